@@ -1,0 +1,3 @@
+from sscbench.cli import main
+
+main()

@@ -1,0 +1,87 @@
+"""The ``sscbench`` command line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sscbench.errors import DataError
+
+app = typer.Typer(
+    help="Arrival-aware fault-injection evaluation of tool-using agents.",
+    no_args_is_help=True,
+    add_completion=False,
+)
+world_app = typer.Typer(help="Inspect worlds.", no_args_is_help=True)
+app.add_typer(world_app, name="world")
+console = Console()
+
+
+def _fail(exc: Exception) -> None:
+    console.print(f"[red]error:[/red] {exc}", highlight=False)
+    raise typer.Exit(2)
+
+
+@world_app.command("describe")
+def world_describe(
+    world: str = typer.Argument(
+        "generated", help="generated | tau-bench, optionally /airline or /retail"
+    ),
+    data: Path | None = typer.Option(None, help="τ-bench data folder or checkout"),
+    seed: int = typer.Option(0, help="seed of the generated world"),
+) -> None:
+    """Print the number of records and tasks of a world."""
+    from sscbench.world.load import load_world, parse_world_name
+
+    source, domains = parse_world_name(world)
+    try:
+        for domain in domains:
+            loaded = load_world(source, domain, data, seed)
+            table = Table(title=f"{loaded.name} ({len(loaded.tools.specs)} tools)")
+            table.add_column("table")
+            table.add_column("records", justify="right")
+            for name, count in loaded.counts().items():
+                table.add_row(name, str(count))
+            console.print(table)
+    except DataError as exc:
+        _fail(exc)
+
+
+@app.command("conformance")
+def conformance(
+    episodes: Path = typer.Argument(..., help="episodes.jsonl recorded from τ-bench's tools"),
+    data: Path = typer.Option(..., help="τ-bench data folder or checkout"),
+    show: int = typer.Option(20, help="how many differences to list"),
+) -> None:
+    """Replay recorded episodes and report identical observations and final hashes."""
+    from sscbench.world.conformance import run_conformance
+    from sscbench.world.load import load_world
+
+    worlds: dict = {}
+
+    def world_for(domain: str):
+        if domain not in worlds:
+            worlds[domain] = load_world("tau-bench", domain, data)
+        return worlds[domain]
+
+    try:
+        report = run_conformance(episodes, world_for)
+    except (DataError, OSError) as exc:
+        _fail(exc)
+    for diff in report.differences[:show]:
+        where = f"step {diff.step}" if diff.step is not None else "end"
+        print(f"line {diff.episode} ({diff.source}) {where}, {diff.what}:")
+        print(f"  expected: {diff.expected[:300]}")
+        print(f"  got:      {diff.got[:300]}")
+    if len(report.differences) > show:
+        print(f"... and {len(report.differences) - show} more differences")
+    print(report.summary())
+    raise typer.Exit(0 if report.passed else 1)
+
+
+def main() -> None:
+    """Entry point for ``python -m sscbench``."""
+    app()

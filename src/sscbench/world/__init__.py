@@ -1,0 +1,1 @@
+"""Worlds: τ-bench-faithful data, tools, tasks, policy and reward."""

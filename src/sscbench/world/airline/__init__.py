@@ -1,0 +1,1 @@
+"""τ-bench's airline domain."""

@@ -1,0 +1,105 @@
+"""Replay recorded τ-bench episodes and compare every observation and final hash."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.world.world import World
+
+
+@dataclass
+class Difference:
+    """One place where the replay did not reproduce the recording."""
+
+    episode: int
+    source: str
+    step: int | None
+    what: str
+    expected: str
+    got: str
+
+
+@dataclass
+class ConformanceReport:
+    """Counts of identical observations and final hashes, with the differences found."""
+
+    observations: int = 0
+    observations_identical: int = 0
+    hashes: int = 0
+    hashes_identical: int = 0
+    differences: list[Difference] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        """True when every observation and every final hash is identical."""
+        return (
+            self.observations == self.observations_identical
+            and self.hashes == self.hashes_identical
+        )
+
+    def summary(self) -> str:
+        """The one closing line of ``sscbench conformance``."""
+        return (
+            f"conformance: {self.observations_identical}/{self.observations} observations identical, "
+            f"{self.hashes_identical}/{self.hashes} final hashes identical"
+        )
+
+
+def read_episodes(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Stream the episodes of a JSONL file, naming the line of any malformed one."""
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                episode = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise DataError(path, f"line {number}", exc.msg) from exc
+            for key in ("domain", "steps"):
+                if key not in episode:
+                    raise DataError(path, f"line {number}.{key}", "required field missing")
+            yield number, episode
+
+
+def run_conformance(path: Path, world_for: Callable[[str], World]) -> ConformanceReport:
+    """Replay each episode on a fresh state of its domain and compare with the recording."""
+    report = ConformanceReport()
+    envs: dict[str, Any] = {}
+    for number, episode in read_episodes(path):
+        domain = episode["domain"]
+        env = envs.get(domain)
+        if env is None:
+            env = envs[domain] = world_for(domain).new_env()
+        env.reset()
+        source = str(episode.get("source", f"line {number}"))
+        for index, step in enumerate(episode["steps"]):
+            outcome = env.execute(step["name"], step.get("kwargs", {}))
+            report.observations += 1
+            if outcome.observation == step["observation"]:
+                report.observations_identical += 1
+            else:
+                report.differences.append(
+                    Difference(
+                        number,
+                        source,
+                        index,
+                        f"observation of {step['name']}",
+                        step["observation"],
+                        outcome.observation,
+                    )
+                )
+        if "final_hash" in episode:
+            report.hashes += 1
+            got = env.db_hash()
+            if got == episode["final_hash"]:
+                report.hashes_identical += 1
+            else:
+                report.differences.append(
+                    Difference(number, source, None, "final hash", episode["final_hash"], got)
+                )
+    return report

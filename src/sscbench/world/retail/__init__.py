@@ -1,0 +1,1 @@
+"""τ-bench's retail domain."""

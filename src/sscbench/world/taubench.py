@@ -1,0 +1,199 @@
+"""Load τ-bench's original worlds from a data folder or a τ-bench git checkout.
+
+Two layouts are understood, without importing τ-bench:
+
+* a data folder like ``shared/tau-bench``: ``<domain>/<table>.json``,
+  ``<domain>/tasks_<split>.json``, ``<domain>/tools.json``, ``<domain>/policy.md``;
+* a checkout: ``tau_bench/envs/<domain>/data/<table>.json``, ``wiki.md`` and the task
+  modules ``tasks*.py``, read with :mod:`ast` (literals only).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.world.domains import TABLES, registry_for
+from sscbench.world.state import BaseData
+from sscbench.world.task import Action, Task
+from sscbench.world.world import World
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except FileNotFoundError as exc:
+        raise DataError(path, None, "file not found") from exc
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
+
+
+def _task_from_mapping(raw: Any, domain: str, task_id: str, path: Path) -> Task:
+    where = f"{task_id}"
+    if not isinstance(raw, dict):
+        raise DataError(path, where, "a task must be an object")
+    try:
+        actions = tuple(
+            Action(name=a["name"], kwargs=dict(a.get("kwargs") or {}))
+            for a in raw.get("actions", [])
+        )
+        return Task(
+            task_id=task_id,
+            domain=domain,
+            user_id=raw["user_id"],
+            instruction=raw["instruction"],
+            actions=actions,
+            outputs=tuple(raw.get("outputs") or ()),
+            annotator=None if raw.get("annotator") is None else str(raw["annotator"]),
+        )
+    except KeyError as exc:
+        raise DataError(path, f"{where}.{exc.args[0]}", "required field missing") from exc
+    except (TypeError, ValueError) as exc:
+        raise DataError(path, where, str(exc)) from exc
+
+
+def _split_of(path: Path) -> str:
+    stem = path.stem
+    return stem.split("_", 1)[1] if "_" in stem else "test"
+
+
+def _tasks_from_json_files(folder: Path, domain: str) -> list[Task]:
+    tasks: list[Task] = []
+    for path in sorted(folder.glob("tasks_*.json"), key=_split_order):
+        raw = _read_json(path)
+        if not isinstance(raw, list):
+            raise DataError(path, None, "expected a JSON list of tasks")
+        split = _split_of(path)
+        tasks.extend(_task_from_mapping(t, domain, f"{split}/{i}", path) for i, t in enumerate(raw))
+    return tasks
+
+
+def _split_order(path: Path) -> tuple[int, str]:
+    order = {"test": 0, "train": 1, "dev": 2}
+    return (order.get(_split_of(path), 3), path.name)
+
+
+def _literal_call(node: ast.Call, path: Path) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for keyword in node.keywords:
+        if keyword.arg is None:
+            continue
+        value = keyword.value
+        if isinstance(value, ast.List) and keyword.arg == "actions":
+            out["actions"] = [
+                _literal_call(elt, path) for elt in value.elts if isinstance(elt, ast.Call)
+            ]
+            continue
+        try:
+            out[keyword.arg] = ast.literal_eval(value)
+        except ValueError as exc:
+            raise DataError(path, f"line {value.lineno} {keyword.arg}", "not a literal") from exc
+    return out
+
+
+def _tasks_from_python(path: Path, domain: str) -> list[Task]:
+    try:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    except SyntaxError as exc:
+        raise DataError(path, f"line {exc.lineno}", exc.msg or "syntax error") from exc
+    split = _split_of(path)
+    tasks: list[Task] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List):
+            calls = [e for e in node.value.elts if isinstance(e, ast.Call)]
+            if not calls or not all(_call_name(c) == "Task" for c in calls):
+                continue
+            for call in calls:
+                raw = _literal_call(call, path)
+                tasks.append(_task_from_mapping(raw, domain, f"{split}/{len(tasks)}", path))
+    return tasks
+
+
+def _call_name(call: ast.Call) -> str:
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return ""
+
+
+def _checkout_folder(root: Path, domain: str) -> Path | None:
+    folder = root / "tau_bench" / "envs" / domain
+    return folder if (folder / "data").is_dir() else None
+
+
+def _check_schemas(path: Path, schemas: Any, domain: str) -> list[dict[str, Any]]:
+    if not isinstance(schemas, list):
+        raise DataError(path, None, "expected a JSON list of tool schemas")
+    registry = registry_for(domain)
+    names = []
+    for i, schema in enumerate(schemas):
+        try:
+            names.append(schema["function"]["name"])
+        except (KeyError, TypeError) as exc:
+            raise DataError(path, f"[{i}].function.name", "missing") from exc
+    if sorted(names) != sorted(registry.specs):
+        raise DataError(
+            path,
+            None,
+            f"tools {sorted(names)} differ from the {domain} tools {sorted(registry.specs)}",
+        )
+    return schemas
+
+
+def load_taubench_world(root: str | Path, domain: str) -> World:
+    """τ-bench's original ``domain`` world from a data folder or a checkout at ``root``."""
+    root = Path(root)
+    if domain not in TABLES:
+        raise DataError(
+            root, "domain", f"unknown domain {domain!r}; expected one of {sorted(TABLES)}"
+        )
+    checkout = _checkout_folder(root, domain)
+    schemas = None
+    if checkout is not None:
+        data_folder = checkout / "data"
+        policy_path = checkout / "wiki.md"
+        tasks: list[Task] = []
+        for path in sorted(checkout.glob("tasks*.py"), key=_split_order):
+            if path.stem == "tasks" or path.stem.startswith("tasks_"):
+                tasks.extend(
+                    t.model_copy(update={"task_id": f"{_split_of(path)}/{i}"})
+                    for i, t in enumerate(_tasks_from_python(path, domain))
+                )
+    else:
+        data_folder = root / domain
+        if not data_folder.is_dir():
+            raise DataError(
+                root, domain, "neither <dir>/<domain>/ nor tau_bench/envs/<domain>/data/ exists"
+            )
+        policy_path = data_folder / "policy.md"
+        tasks = _tasks_from_json_files(data_folder, domain)
+        tools_path = data_folder / "tools.json"
+        if tools_path.exists():
+            schemas = _check_schemas(tools_path, _read_json(tools_path), domain)
+    tables = {}
+    for table in TABLES[domain]:
+        path = data_folder / f"{table}.json"
+        content = _read_json(path)
+        if not isinstance(content, dict):
+            raise DataError(path, None, "expected a JSON object keyed by id")
+        tables[table] = content
+    try:
+        policy = policy_path.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise DataError(policy_path, None, "file not found") from exc
+    return World(
+        name=f"tau-bench/{domain}",
+        domain=domain,
+        source="tau-bench",
+        base=BaseData(tables),
+        tools=registry_for(domain),
+        policy=policy,
+        tasks=tasks,
+        schemas=schemas,
+    )

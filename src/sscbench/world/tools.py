@@ -1,0 +1,176 @@
+"""Tool declarations: each tool is declared once, tagged READ or WRITE, with its schema.
+
+A tool is a plain function ``fn(db, **arguments) -> str`` over a :class:`WorldState`.
+It returns τ-bench's observation string (errors included, as ``"Error: ..."``). The
+registry turns declarations into OpenAI function schemas and checks calls against
+them before they reach the function.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+
+class ToolKind(StrEnum):
+    """Whether a tool only reads the database or may change it."""
+
+    READ = "read"
+    WRITE = "write"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One declared tool: its function, kind and the schema an agent sees."""
+
+    name: str
+    kind: ToolKind
+    func: Callable[..., str]
+    description: str
+    parameters: dict[str, Any]
+    required: tuple[str, ...]
+    accepted: frozenset[str]
+    ends_episode: bool = False
+
+    @property
+    def invoke_name(self) -> str:
+        """τ-bench's class name for the tool (used in its argument-binding errors)."""
+        return "".join(part.capitalize() for part in self.name.split("_"))
+
+    def schema(self) -> dict[str, Any]:
+        """The tool in OpenAI function-calling format."""
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": {
+                    "type": "object",
+                    "properties": self.parameters,
+                    "required": list(self.required),
+                },
+            },
+        }
+
+
+@dataclass
+class ToolRegistry:
+    """The tools of one domain, in declaration order."""
+
+    domain: str
+    specs: dict[str, ToolSpec] = field(default_factory=dict)
+
+    def tool(
+        self,
+        kind: ToolKind,
+        description: str,
+        parameters: dict[str, Any] | None = None,
+        *,
+        ends_episode: bool = False,
+    ) -> Callable[[Callable[..., str]], Callable[..., str]]:
+        """Decorator declaring ``fn(db, **arguments)`` as a tool of this domain."""
+
+        def register(func: Callable[..., str]) -> Callable[..., str]:
+            params = dict(parameters or {})
+            signature = inspect.signature(func)
+            names = [n for n in signature.parameters if n != "db"]
+            required = tuple(
+                n for n in names if signature.parameters[n].default is inspect.Parameter.empty
+            )
+            if set(params) != set(names):
+                raise ValueError(
+                    f"tool {func.__name__}: schema properties {sorted(params)} "
+                    f"differ from the function's arguments {sorted(names)}"
+                )
+            if func.__name__ in self.specs:
+                raise ValueError(f"tool {func.__name__} declared twice in {self.domain}")
+            self.specs[func.__name__] = ToolSpec(
+                name=func.__name__,
+                kind=kind,
+                func=func,
+                description=description,
+                parameters=params,
+                required=required,
+                accepted=frozenset(names),
+                ends_episode=ends_episode,
+            )
+            return func
+
+        return register
+
+    def schemas(self) -> list[dict[str, Any]]:
+        """All tools in OpenAI function format, in declaration order."""
+        return [spec.schema() for spec in self.specs.values()]
+
+
+_JSON_TYPES: dict[str, tuple[type, ...]] = {
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "boolean": (bool,),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _json_type_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, dict):
+        return "object"
+    return type(value).__name__
+
+
+def _quote_list(names: list[str]) -> str:
+    quoted = [f"'{n}'" for n in names]
+    if len(quoted) == 1:
+        return quoted[0]
+    if len(quoted) == 2:
+        return f"{quoted[0]} and {quoted[1]}"
+    return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
+
+
+def argument_error(spec: ToolSpec, arguments: Any) -> str | None:
+    """τ-bench-style error text for a call whose arguments cannot bind, else None.
+
+    Unexpected and missing arguments read as the Python binding errors τ-bench
+    surfaces; a top-level value of the wrong JSON type is refused with its name.
+    """
+    if not isinstance(arguments, dict):
+        return f"Error: arguments must be a JSON object, got {_json_type_name(arguments)}"
+    for name in arguments:
+        if name not in spec.accepted:
+            return f"Error: {spec.invoke_name}.invoke() got an unexpected keyword argument '{name}'"
+    missing = [n for n in spec.required if n not in arguments]
+    if missing:
+        plural = "argument" if len(missing) == 1 else "arguments"
+        return (
+            f"Error: {spec.invoke_name}.invoke() missing {len(missing)} required positional "
+            f"{plural}: {_quote_list(missing)}"
+        )
+    for name, value in arguments.items():
+        expected = spec.parameters.get(name, {}).get("type")
+        allowed = _JSON_TYPES.get(expected) if isinstance(expected, str) else None
+        if allowed is None or (value is None and name not in spec.required):
+            continue
+        ok = isinstance(value, allowed) and not (
+            isinstance(value, bool) and expected in ("integer", "number")
+        )
+        if not ok:
+            return (
+                f"Error: argument '{name}' must be of type {expected}, got {_json_type_name(value)}"
+            )
+    return None

@@ -50,6 +50,41 @@ def world_describe(
         _fail(exc)
 
 
+@world_app.command("check")
+def world_check(
+    world: str = typer.Argument(
+        "generated", help="generated | tau-bench, optionally /airline or /retail"
+    ),
+    data: Path | None = typer.Option(None, help="τ-bench data folder or checkout"),
+    seed: int = typer.Option(0, help="seed of the generated world"),
+) -> None:
+    """Suite self-check: every task's ground truth must earn reward 1."""
+    from sscbench.world.load import load_world, parse_world_name
+    from sscbench.world.selfcheck import check_world
+
+    source, domains = parse_world_name(world)
+    failed = False
+    try:
+        for domain in domains:
+            report = check_world(load_world(source, domain, data, seed))
+            for task_id, reason in report.not_replayable.items():
+                print(f"{report.world} {task_id}: ground truth does not replay: {reason}")
+            for task_id, reason in report.failed.items():
+                print(f"{report.world} {task_id}: reward 0: {reason}")
+            print(
+                f"{report.world}: {len(report.passed)}/{report.total} tasks earn reward 1, "
+                f"{len(report.not_replayable)} do not replay, {len(report.failed)} fail"
+            )
+            failed = (
+                failed
+                or bool(report.failed)
+                or (source == "generated" and bool(report.not_replayable))
+            )
+    except DataError as exc:
+        _fail(exc)
+    raise typer.Exit(1 if failed else 0)
+
+
 @app.command("conformance")
 def conformance(
     episodes: Path = typer.Argument(..., help="episodes.jsonl recorded from τ-bench's tools"),

@@ -14,3 +14,15 @@ class DataError(Exception):
         self.reason = reason
         where = f"{self.path}" + (f", field {field}" if field else "")
         super().__init__(f"{where}: {reason}")
+
+
+class HarnessFailure(Exception):
+    """The harness could not complete a run (API failure, crash, timeout).
+
+    Such a run is missing: it is never scored as an agent outcome.
+    """
+
+    def __init__(self, where: str, message: str):
+        self.where = where
+        self.message = message
+        super().__init__(f"{where}: {message}")

@@ -1,0 +1,1 @@
+"""Agents: the OpenAI-compatible agent, scripted behaviour profiles and replay."""

@@ -1,0 +1,1 @@
+"""Runs: the episode loop, the ledger, and studies."""

@@ -1,0 +1,191 @@
+"""The model-visible ledger and the evaluator-only log: tagged unions with a schema version.
+
+The ledger holds exactly what entered the model's context, in delivery order, one
+event per message; each event's ``step`` is its index in the ledger. What only the
+evaluator knows (interventions, hashes, calibration labels, harness errors) goes to
+a separate log and never into the ledger.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
+
+SCHEMA_VERSION = 1
+
+
+class _Event(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ToolCall(BaseModel):
+    """A tool call as the model emitted it; ``arguments`` is the raw JSON text."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    name: str
+    arguments: str
+
+    def parsed_arguments(self) -> Any:
+        """The arguments as JSON data, or raise ``ValueError`` if they do not parse."""
+        return json.loads(self.arguments) if self.arguments.strip() else {}
+
+
+class SystemEvent(_Event):
+    """The system prompt (policy) the agent starts with."""
+
+    type: Literal["system"] = "system"
+    step: int
+    content: str
+
+
+class UserEvent(_Event):
+    """A message from the user to the agent."""
+
+    type: Literal["user"] = "user"
+    step: int
+    content: str
+
+
+class AssistantEvent(_Event):
+    """An agent turn: a text reply to the user and/or tool calls."""
+
+    type: Literal["assistant"] = "assistant"
+    step: int
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+
+
+class ToolEvent(_Event):
+    """The observation delivered for one tool call, paired by ``tool_call_id``."""
+
+    type: Literal["tool"] = "tool"
+    step: int
+    tool_call_id: str
+    name: str
+    content: str
+
+
+LedgerEvent = Annotated[
+    SystemEvent | UserEvent | AssistantEvent | ToolEvent, Field(discriminator="type")
+]
+LEDGER_EVENT = TypeAdapter(LedgerEvent)
+
+
+# ---- evaluator-only log -----------------------------------------------------------
+class RunStart(_Event):
+    """Who ran what: identifiers of the run, written first in the evaluator log."""
+
+    type: Literal["run_start"] = "run_start"
+    run_id: str
+    case_id: str
+    config_id: str
+    repetition: int
+    kind: Literal["clean", "faulted"]
+    world: str
+    task_id: str
+    max_steps: int
+    seed: int
+
+
+class InterventionRecord(_Event):
+    """One decision of an injection hook at the tool-execution point."""
+
+    type: Literal["intervention"] = "intervention"
+    hook_id: str
+    step: int
+    tool_call_id: str
+    name: str
+    arguments: Any
+    action: Literal["rewrite", "suppress"]
+    original_observation: str
+    delivered_observation: str
+    state_changed: bool
+    would_have_changed_state: bool
+    effective: bool
+
+
+class CalibrationLabels(_Event):
+    """A scripted agent's own account of its intentions (never read by measurement)."""
+
+    type: Literal["calibration"] = "calibration"
+    labels: dict[str, Any]
+
+
+class HarnessError(_Event):
+    """A failure of the harness (API, crash, timeout): the run is missing, not an outcome."""
+
+    type: Literal["harness_error"] = "harness_error"
+    where: str
+    message: str
+
+
+class RunEnd(_Event):
+    """How the run ended, its reward from what executed, and whether it was triggered."""
+
+    type: Literal["run_end"] = "run_end"
+    status: Literal["completed", "missing"]
+    termination: Literal["user_stop", "transfer", "max_steps", "harness_error"]
+    agent_turns: int
+    reward: float | None
+    state_matches: bool | None
+    outputs: dict[str, bool] = Field(default_factory=dict)
+    final_hash: str | None = None
+    triggered: bool = False
+
+
+EvaluatorEvent = Annotated[
+    RunStart | InterventionRecord | CalibrationLabels | HarnessError | RunEnd,
+    Field(discriminator="type"),
+]
+EVALUATOR_EVENT = TypeAdapter(EvaluatorEvent)
+
+
+def ledger_header(run_id: str) -> dict[str, Any]:
+    """The first line of every ledger file."""
+    return {"type": "header", "schema_version": SCHEMA_VERSION, "run_id": run_id}
+
+
+def parse_ledger_lines(lines: list[str]) -> list[Any]:
+    """Parse a ledger file's lines (header first) into events, checking the schema version."""
+    if not lines:
+        raise ValueError("empty ledger")
+    header = json.loads(lines[0])
+    if header.get("type") != "header" or header.get("schema_version") != SCHEMA_VERSION:
+        raise ValueError(f"unsupported ledger header {header!r}")
+    return [LEDGER_EVENT.validate_json(line) for line in lines[1:] if line.strip()]
+
+
+def to_openai_messages(events: list[Any]) -> list[dict[str, Any]]:
+    """The ledger as chat-completions messages, exactly as the model saw it."""
+    messages: list[dict[str, Any]] = []
+    for event in events:
+        if isinstance(event, SystemEvent):
+            messages.append({"role": "system", "content": event.content})
+        elif isinstance(event, UserEvent):
+            messages.append({"role": "user", "content": event.content})
+        elif isinstance(event, AssistantEvent):
+            message: dict[str, Any] = {"role": "assistant", "content": event.content}
+            if event.tool_calls:
+                message["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.name, "arguments": c.arguments},
+                    }
+                    for c in event.tool_calls
+                ]
+            messages.append(message)
+        elif isinstance(event, ToolEvent):
+            messages.append(
+                {
+                    "role": "tool",
+                    "tool_call_id": event.tool_call_id,
+                    "name": event.name,
+                    "content": event.content,
+                }
+            )
+    return messages

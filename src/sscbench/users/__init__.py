@@ -1,0 +1,1 @@
+"""Simulated users: scripted and LLM-driven."""

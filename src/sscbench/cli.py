@@ -117,6 +117,34 @@ def conformance(
     raise typer.Exit(0 if report.passed else 1)
 
 
+@app.command("run")
+def run(
+    config: Path | None = typer.Argument(
+        None, help="study config (TOML); default: the embedded study"
+    ),
+    out: Path = typer.Option(Path("sscbench-out"), "--out", help="study directory"),
+    restart: bool = typer.Option(False, help="delete an existing study in --out and start anew"),
+    progress: bool = typer.Option(True, help="show a progress bar"),
+) -> None:
+    """Execute a study (clean then faulted runs), resuming an interrupted one."""
+    from sscbench.run.config import load_config
+    from sscbench.run.executor import execute_study
+
+    try:
+        study, text = load_config(config)
+        summary = execute_study(study, text, out, restart=restart, progress=progress)
+    except DataError as exc:
+        _fail(exc)
+    s = summary.statuses
+    verb = "resumed" if summary.resumed else "ran"
+    console.print(
+        f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} runs "
+        f"finished ({summary.executed_now} now): {s['completed']} completed, "
+        f"{s['not-qualified']} not qualified, {s['missing']} missing",
+        highlight=False,
+    )
+
+
 def main() -> None:
     """Entry point for ``python -m sscbench``."""
     app()

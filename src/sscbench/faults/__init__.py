@@ -1,0 +1,1 @@
+"""Faults: cases, contracts and the operators that build injections."""

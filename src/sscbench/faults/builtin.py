@@ -1,0 +1,66 @@
+"""Built-in operators. ``SuppressWrite`` is the simple fault of the default study."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sscbench.faults.case import Case
+from sscbench.run.injection import Injection
+from sscbench.world.task import Task
+from sscbench.world.tools import ToolKind
+from sscbench.world.world import World
+
+
+class SuppressWrite:
+    """Suppress a task's first ground-truth write while returning its real acknowledgement.
+
+    Matches the call by tool name and the values of its identifying arguments
+    (``params["match"]``); fires once.
+    """
+
+    name = "SuppressWrite"
+
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """One hook suppressing the matched write."""
+        tool = case.params["tool"]
+        expected: dict[str, Any] = case.params.get("match", {})
+
+        def match(name: str, arguments: Any, _state: Any) -> bool:
+            return (
+                name == tool
+                and isinstance(arguments, dict)
+                and all(arguments.get(k) == v for k, v in expected.items())
+            )
+
+        return [Injection(f"{case.case_id}:suppress", match=match, suppress_write=True)]
+
+    def cases_for(self, world: World, task: Task) -> list[Case]:
+        """One case per task whose ground truth has a write with an id argument."""
+        for action in task.actions:
+            spec = world.tools.specs.get(action.name)
+            if spec is None or spec.kind is not ToolKind.WRITE or spec.ends_episode:
+                continue
+            keys = [k for k in ("reservation_id", "order_id", "user_id") if k in action.kwargs]
+            if not keys:
+                continue
+            return [
+                Case(
+                    case_id=f"{world.name}:{task.task_id}:SuppressWrite",
+                    operator=self.name,
+                    world=world.source,
+                    domain=world.domain,
+                    task_id=task.task_id,
+                    max_steps=30,
+                    params={"tool": action.name, "match": {keys[0]: action.kwargs[keys[0]]}},
+                )
+            ]
+        return []
+
+
+def _register() -> None:
+    from sscbench.faults.registry import register_operator
+
+    register_operator(SuppressWrite())
+
+
+_register()

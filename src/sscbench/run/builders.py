@@ -1,0 +1,100 @@
+"""Build agents, users, worlds and cases from a validated study config."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from sscbench.agents.base import AgentFactory
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.faults.registry import get_operator
+from sscbench.run.config import AgentSettings, EndpointSettings, StudyConfig, UserSettings
+from sscbench.users.base import UserFactory
+from sscbench.world.load import load_world
+from sscbench.world.world import World
+
+
+def derive_seed(*parts: object) -> int:
+    """A stable 31-bit seed from any parts (independent of PYTHONHASHSEED)."""
+    digest = hashlib.sha256("\x1f".join(map(str, parts)).encode()).digest()
+    return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
+
+
+def _endpoint_kwargs(endpoint: EndpointSettings) -> dict:
+    return endpoint.model_dump()
+
+
+def build_agent_factory(settings: AgentSettings) -> AgentFactory:
+    """The factory of one agent configuration."""
+    if settings.kind == "scripted":
+        from sscbench.agents.scripted import scripted_agent_factory
+
+        return scripted_agent_factory(settings.profile, **settings.params)
+    from sscbench.agents.openai_agent import OpenAIAgentConfig, openai_agent_factory
+
+    assert settings.endpoint is not None
+    return openai_agent_factory(OpenAIAgentConfig(**_endpoint_kwargs(settings.endpoint)))
+
+
+def build_user_factory(settings: UserSettings) -> UserFactory:
+    """The factory of the study's simulated user."""
+    if settings.kind == "scripted":
+        from sscbench.users.scripted import scripted_user_factory
+
+        return scripted_user_factory
+    from sscbench.users.llm import LLMUserConfig, llm_user_factory
+
+    assert settings.endpoint is not None
+    return llm_user_factory(LLMUserConfig(**_endpoint_kwargs(settings.endpoint)))
+
+
+def build_worlds(config: StudyConfig) -> dict[str, World]:
+    """The study's worlds, by domain."""
+    return {
+        domain: load_world(config.world.source, domain, config.world.data, config.world.seed)
+        for domain in config.world.domains
+    }
+
+
+def read_cases(path: Path) -> list[Case]:
+    """Cases from a ``cases.jsonl`` file, naming the line of a bad one."""
+    cases = []
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            cases.append(Case.model_validate_json(line))
+        except ValueError as exc:
+            raise DataError(path, f"line {number}", str(exc).splitlines()[0]) from exc
+    return cases
+
+
+def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
+    """The cases of the study: from its cases file, or enumerated by its operators."""
+    if config.cases.file:
+        cases = read_cases(Path(config.cases.file))
+    else:
+        cases = []
+        for name in config.cases.operators:
+            try:
+                operator = get_operator(name)
+            except KeyError as exc:
+                raise DataError("<config>", "cases.operators", str(exc.args[0])) from exc
+            for world in worlds.values():
+                found: list[Case] = []
+                for task in world.tasks:
+                    found.extend(operator.cases_for(world, task))
+                    if len(found) >= config.cases.per_operator:
+                        break
+                cases.extend(found[: config.cases.per_operator])
+    overrides = config.cases.max_steps
+    return [
+        c.model_copy(update={"max_steps": overrides[c.operator]}) if c.operator in overrides else c
+        for c in cases
+        if c.domain in worlds
+    ]

@@ -6,7 +6,6 @@ from pathlib import Path
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from sscbench.errors import DataError
 
@@ -40,12 +39,10 @@ def world_describe(
     try:
         for domain in domains:
             loaded = load_world(source, domain, data, seed)
-            table = Table(title=f"{loaded.name} ({len(loaded.tools.specs)} tools)")
-            table.add_column("table")
-            table.add_column("records", justify="right")
-            for name, count in loaded.counts().items():
-                table.add_row(name, str(count))
-            console.print(table)
+            counts = loaded.counts()
+            tasks = counts.pop("tasks")
+            records = ", ".join(f"{count} {name}" for name, count in counts.items())
+            print(f"{loaded.name}: {records}; {tasks} tasks; {len(loaded.tools.specs)} tools")
     except DataError as exc:
         _fail(exc)
 

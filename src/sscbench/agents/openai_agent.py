@@ -1,0 +1,182 @@
+"""The agent behind any OpenAI-compatible chat-completions endpoint.
+
+Each turn sends the model-visible ledger, exactly as the model saw it (system prompt,
+user and assistant messages, tool observations as delivered), with the world's tool
+schemas, and maps the reply to an :class:`AgentTurn`. Tool-call arguments are kept as
+the raw text the model emitted, malformed JSON included: the execution point turns
+that into an error observation the agent sees. Transport failures are retried
+(:mod:`sscbench.agents.retry`); a final failure raises
+:class:`~sscbench.errors.HarnessFailure` so the run is missing, never an outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from sscbench.agents.base import AgentTurn, RunContext
+from sscbench.agents.retry import (
+    ClientHolder,
+    EndpointConfig,
+    add_usage,
+    new_usage,
+    with_retries,
+)
+from sscbench.errors import HarnessFailure
+from sscbench.run.ledger import AssistantEvent, ToolCall, to_openai_messages
+
+
+class OpenAIAgentConfig(EndpointConfig):
+    """An agent configuration: the endpoint and model, sampling, retries and tool choice."""
+
+    tool_choice: str = "auto"
+
+
+def _raw_arguments(value: Any) -> str:
+    """The arguments text as emitted; a server that sends an object gets it re-serialised."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value)
+
+
+class OpenAIAgent:
+    """An agent that asks a chat-completions model for each turn.
+
+    ``seed`` is the run's seed: it seeds the retry jitter and, unless the config fixes
+    one, is passed to the endpoint as the sampling seed. ``usage`` holds the run's
+    totals (requests, retries, prompt/completion/total tokens) for the executor to log.
+    """
+
+    def __init__(
+        self,
+        config: OpenAIAgentConfig,
+        tools: Sequence[dict[str, Any]],
+        *,
+        seed: int = 0,
+        clients: ClientHolder | None = None,
+    ):
+        self.config = config
+        self.tools = list(tools)
+        self.seed = config.seed if config.seed is not None else seed
+        self.usage = new_usage()
+        self._rng = random.Random(f"agent-retry:{seed}")
+        self._clients = clients or ClientHolder(config)
+        self._turns = 0
+
+    def request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        """The keyword arguments of ``chat.completions.create`` for these messages."""
+        request: dict[str, Any] = {
+            "model": self.config.model,
+            "messages": messages,
+            "temperature": self.config.temperature,
+        }
+        if self.tools:
+            request["tools"] = self.tools
+            request["tool_choice"] = self.config.tool_choice
+        if self.seed is not None:
+            request["seed"] = self.seed
+        if self.config.max_tokens is not None:
+            request["max_tokens"] = self.config.max_tokens
+        return request
+
+    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+        """The model's next turn given the ledger so far."""
+        events = list(ledger)
+        self._turns += 1
+        request = self.request(to_openai_messages(events))
+        client = self._clients.get()
+
+        def count_retry(_attempt: int, _exc: BaseException) -> None:
+            self.usage["retries"] += 1
+
+        response = await with_retries(
+            lambda: client.chat.completions.create(**request),
+            where="agent",
+            what=f"chat completion for agent turn {self._turns} (model {self.config.model})",
+            max_retries=self.config.max_retries,
+            backoff_initial=self.config.backoff_initial,
+            backoff_max=self.config.backoff_max,
+            rng=self._rng,
+            secrets=(client.api_key,),
+            on_retry=count_retry,
+        )
+        add_usage(self.usage, response)
+        return to_agent_turn(response, events)
+
+    def calibration(self) -> dict[str, Any] | None:
+        """A real model keeps no labels of its intentions."""
+        return None
+
+    async def aclose(self) -> None:
+        """Close this agent's client (only needed when it was not given one)."""
+        await self._clients.aclose()
+
+
+def to_agent_turn(response: Any, ledger: Sequence[Any]) -> AgentTurn:
+    """Map a chat completion to a turn, giving deterministic ids to calls that lack one.
+
+    A call's id is kept unless it is missing, empty, or already used in this run (the
+    ledger pairs observations to calls by id); such a call gets ``call_<step>_<i>``,
+    ``step`` being the ledger index its assistant event will take. An empty reply (no
+    text, no calls) becomes the text ``""``, which the user then answers.
+    """
+    choices = getattr(response, "choices", None) or []
+    if not choices or getattr(choices[0], "message", None) is None:
+        raise HarnessFailure("agent", "the endpoint answered with no message (empty choices)")
+    message = choices[0].message
+    step = len(ledger)
+    used = {
+        call.id
+        for event in ledger
+        if isinstance(event, AssistantEvent)
+        for call in event.tool_calls
+    }
+    calls: list[ToolCall] = []
+    for index, raw in enumerate(getattr(message, "tool_calls", None) or []):
+        function = getattr(raw, "function", None)
+        call_id = getattr(raw, "id", None)
+        if not isinstance(call_id, str) or not call_id or call_id in used:
+            call_id = f"call_{step}_{index}"
+            suffix = 0
+            while call_id in used:
+                suffix += 1
+                call_id = f"call_{step}_{index}_{suffix}"
+        used.add(call_id)
+        calls.append(
+            ToolCall(
+                id=call_id,
+                name=str(getattr(function, "name", None) or ""),
+                arguments=_raw_arguments(getattr(function, "arguments", None)),
+            )
+        )
+    content = getattr(message, "content", None)
+    if content is not None and not isinstance(content, str):
+        content = str(content)
+    if not calls and content is None:
+        content = ""
+    return AgentTurn(content=content, tool_calls=tuple(calls))
+
+
+class OpenAIAgentFactory:
+    """Builds one :class:`OpenAIAgent` per run; the runs share one client per event loop."""
+
+    def __init__(self, config: OpenAIAgentConfig):
+        self.config = config
+        self.clients = ClientHolder(config)
+
+    def __call__(self, context: RunContext) -> OpenAIAgent:
+        """An agent for this run: the context's tools, seeded by the run's seed."""
+        return OpenAIAgent(self.config, context.tools, seed=context.seed, clients=self.clients)
+
+    async def aclose(self) -> None:
+        """Close the shared client."""
+        await self.clients.aclose()
+
+
+def openai_agent_factory(config: OpenAIAgentConfig) -> OpenAIAgentFactory:
+    """The factory of agents of one configuration (an :class:`AgentFactory`)."""
+    return OpenAIAgentFactory(config)

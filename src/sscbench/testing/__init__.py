@@ -1,0 +1,23 @@
+"""Test doubles shared by the test suite and the benchmarks (no network beyond localhost)."""
+
+from sscbench.testing.openai_server import (
+    Drop,
+    Fail,
+    OpenAIServer,
+    RecordedRequest,
+    reply,
+    sequence,
+    text,
+    tool_call,
+)
+
+__all__ = [
+    "Drop",
+    "Fail",
+    "OpenAIServer",
+    "RecordedRequest",
+    "reply",
+    "sequence",
+    "text",
+    "tool_call",
+]

@@ -1,0 +1,359 @@
+"""A small scripted OpenAI-compatible chat-completions server for tests and benchmarks.
+
+It listens on 127.0.0.1 (a free port) in a background thread, one thread per
+connection, so concurrent requests wait out the fixed ``delay`` side by side. A
+``responder`` decides each answer from the request body::
+
+    def responder(body: dict) -> dict | Fail | Drop: ...
+
+- a dict without ``"choices"`` is the assistant message: ``content`` and optional
+  ``tool_calls`` (full OpenAI entries, or the shorthand ``{"name", "arguments"[, "id"]}``
+  where ``arguments`` may be a string, kept exactly, or an object, serialised), plus
+  optional ``finish_reason`` and ``usage``; use :func:`reply`, :func:`text`, :func:`tool_call`;
+- a dict with ``"choices"`` is sent as it is (to serve malformed or unusual completions);
+- :class:`Fail` answers with an HTTP error status (500, 429, 401, ...);
+- :class:`Drop` closes the connection without answering.
+
+Every request body is recorded (``server.requests``) with its path and headers
+(``server.log``), so a test can check what each prompt carried.
+
+    with OpenAIServer(sequence(tool_call("get_user", {"id": 1}), text("Done."))) as server:
+        client = openai.OpenAI(base_url=server.base_url, api_key="x")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Fail:
+    """Answer this request with an HTTP error status and an OpenAI-style error body."""
+
+    status: int = 500
+    message: str = "injected failure"
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Drop:
+    """Close the connection without sending any response."""
+
+
+Response = dict[str, Any] | Fail | Drop
+Responder = Callable[[dict[str, Any]], Response]
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the server received."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+def text(content: str) -> dict[str, Any]:
+    """An assistant message with text only."""
+    return {"content": content}
+
+
+def tool_call(name: str, arguments: Any, id: str | None = None) -> dict[str, Any]:
+    """An assistant message with one tool call (``arguments``: raw text or an object)."""
+    call: dict[str, Any] = {"name": name, "arguments": arguments}
+    if id is not None:
+        call["id"] = id
+    return {"content": None, "tool_calls": [call]}
+
+
+def reply(content: str | None = None, tool_calls: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+    """An assistant message with text and/or tool calls (each full or shorthand)."""
+    return {"content": content, "tool_calls": list(tool_calls)}
+
+
+def sequence(*responses: Response, then: Response | None = None) -> Responder:
+    """A responder answering requests with ``responses`` in order, then ``then`` forever.
+
+    When ``then`` is None an exhausted script answers HTTP 500 ("script exhausted").
+    """
+    items = list(responses)
+    lock = threading.Lock()
+
+    def respond(_body: dict[str, Any]) -> Response:
+        with lock:
+            if items:
+                return items.pop(0)
+        return then if then is not None else Fail(500, "script exhausted")
+
+    return respond
+
+
+def echo_responder(body: dict[str, Any]) -> Response:
+    """Answer every request with the text "ok" (the default responder)."""
+    return text("ok")
+
+
+def _words(value: Any) -> int:
+    if isinstance(value, str):
+        return len(value.split())
+    if isinstance(value, dict):
+        return sum(_words(v) for v in value.values())
+    if isinstance(value, list):
+        return sum(_words(v) for v in value)
+    return 0
+
+
+def _tool_calls(calls: Iterable[dict[str, Any]], number: int) -> list[dict[str, Any]]:
+    out = []
+    for index, call in enumerate(calls):
+        if "function" in call:
+            out.append(call)
+            continue
+        arguments = call.get("arguments", "")
+        out.append(
+            {
+                "id": call.get("id", f"call_srv{number}_{index}"),
+                "type": "function",
+                "function": {
+                    "name": call["name"],
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                },
+            }
+        )
+    return out
+
+
+def completion(body: dict[str, Any], message: dict[str, Any], number: int) -> dict[str, Any]:
+    """A ``chat.completion`` object answering ``body`` with ``message``."""
+    calls = _tool_calls(message.get("tool_calls") or [], number)
+    content = message.get("content")
+    assistant: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        assistant["tool_calls"] = calls
+    prompt = _words(body.get("messages", []))
+    answer = _words(content) + _words(calls)
+    usage = message.get("usage") or {
+        "prompt_tokens": prompt,
+        "completion_tokens": answer,
+        "total_tokens": prompt + answer,
+    }
+    return {
+        "id": f"chatcmpl-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": body.get("model", "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": assistant,
+                "finish_reason": message.get("finish_reason")
+                or ("tool_calls" if calls else "stop"),
+                "logprobs": None,
+            }
+        ],
+        "usage": usage,
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+    owner: OpenAIServer
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """Stay quiet when a client went away (timeouts, dropped connections, stop)."""
+        import sys
+
+        if not isinstance(sys.exc_info()[1], OSError):
+            super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
+        return
+
+    def setup(self) -> None:
+        super().setup()
+        self.server.owner._track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.owner._track(self.connection, False)
+
+    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+        kind = "server_error" if status >= 500 else "invalid_request_error"
+        self._send_json(
+            status, {"error": {"message": message, "type": kind, "code": status}}, headers
+        )
+
+    def do_GET(self) -> None:
+        owner = self.server.owner
+        if self.path.rstrip("/").endswith("/models"):
+            self._send_json(
+                200,
+                {
+                    "object": "list",
+                    "data": [{"id": owner.model, "object": "model", "owned_by": "sscbench"}],
+                },
+            )
+        else:
+            self._error(404, f"no route {self.path}")
+
+    def do_POST(self) -> None:
+        owner = self.server.owner
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError as exc:
+            self._error(400, f"request body is not JSON: {exc}")
+            return
+        number = owner._record(
+            RecordedRequest(
+                "POST", self.path, {k.lower(): v for k, v in self.headers.items()}, body
+            )
+        )
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._error(404, f"no route {self.path}")
+            return
+        if owner.delay > 0:
+            time.sleep(owner.delay)
+        try:
+            response = owner.responder(body)
+        except Exception as exc:  # a broken script is reported to the client, not swallowed
+            self._error(500, f"responder raised {type(exc).__name__}: {exc}")
+            return
+        if isinstance(response, Drop):
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self.connection.shutdown(socket.SHUT_RDWR)
+            return
+        if isinstance(response, Fail):
+            self._error(response.status, response.message, response.headers)
+            return
+        if "choices" in response:
+            self._send_json(200, response)
+        else:
+            self._send_json(200, completion(body, response, number))
+
+
+class OpenAIServer:
+    """A scripted chat-completions server on 127.0.0.1; a context manager that starts and stops it.
+
+    ``delay`` is slept by each request before it is answered (concurrent requests wait
+    in parallel). ``requests`` are the recorded request bodies in arrival order.
+    """
+
+    def __init__(
+        self, responder: Responder | None = None, *, delay: float = 0.0, model: str = "scripted"
+    ):
+        self.responder: Responder = responder or echo_responder
+        self.delay = delay
+        self.model = model
+        self._log: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # ---- lifecycle -----------------------------------------------------------------
+    def start(self) -> OpenAIServer:
+        """Bind a free port and serve in a background thread."""
+        if self._server is not None:
+            raise RuntimeError("server already started")
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.owner = self
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Stop serving, close open connections and release the port."""
+        server, self._server = self._server, None
+        if server is None:
+            return
+        server.shutdown()
+        with self._lock:
+            connections = list(self._connections)
+        for conn in connections:
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RDWR)
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def __enter__(self) -> OpenAIServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # ---- addresses -----------------------------------------------------------------
+    @property
+    def port(self) -> int:
+        """The bound port."""
+        if self._server is None:
+            raise RuntimeError("server not started")
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The OpenAI base URL, e.g. ``http://127.0.0.1:PORT/v1``."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # ---- what was received ---------------------------------------------------------
+    @property
+    def log(self) -> list[RecordedRequest]:
+        """Every request received (method, path, lower-cased headers, body), in order."""
+        with self._lock:
+            return list(self._log)
+
+    @property
+    def requests(self) -> list[Any]:
+        """The body of every POST received, in order."""
+        return [r.body for r in self.log if r.method == "POST"]
+
+    def clear(self) -> None:
+        """Forget the recorded requests."""
+        with self._lock:
+            self._log.clear()
+
+    def _record(self, request: RecordedRequest) -> int:
+        with self._lock:
+            self._log.append(request)
+            return len(self._log)
+
+    def _track(self, conn: socket.socket, opened: bool) -> None:
+        with self._lock:
+            if opened:
+                self._connections.add(conn)
+            else:
+                self._connections.discard(conn)

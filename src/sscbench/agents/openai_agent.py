@@ -17,21 +17,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from sscbench.agents.base import AgentTurn, RunContext
+from sscbench.agents.endpoint import OpenAIAgentConfig
 from sscbench.agents.retry import (
     ClientHolder,
-    EndpointConfig,
     add_usage,
     new_usage,
     with_retries,
 )
 from sscbench.errors import HarnessFailure
 from sscbench.run.ledger import AssistantEvent, ToolCall, to_openai_messages
-
-
-class OpenAIAgentConfig(EndpointConfig):
-    """An agent configuration: the endpoint and model, sampling, retries and tool choice."""
-
-    tool_choice: str = "auto"
 
 
 def _raw_arguments(value: Any) -> str:

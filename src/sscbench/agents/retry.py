@@ -19,8 +19,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import openai
-from pydantic import BaseModel, ConfigDict, Field
 
+from sscbench.agents.endpoint import EndpointConfig
 from sscbench.errors import HarnessFailure
 
 T = TypeVar("T")
@@ -30,27 +30,6 @@ PLACEHOLDER_KEY = "sk-no-key"
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides every 5xx (the ones the ``openai`` client itself retries)."""
-
-
-class EndpointConfig(BaseModel):
-    """How to reach an OpenAI-compatible chat-completions endpoint and sample from it.
-
-    ``api_key_env`` is the *name* of the environment variable holding the key, so
-    dumping a config never writes the key.
-    """
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    base_url: str
-    model: str
-    temperature: float = 0.0
-    seed: int | None = None
-    max_tokens: int | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    max_retries: int = Field(4, ge=0)
-    backoff_initial: float = Field(1.0, ge=0)
-    backoff_max: float = Field(30.0, ge=0)
-    timeout: float = Field(120.0, gt=0)
 
 
 def read_api_key(config: EndpointConfig) -> str:

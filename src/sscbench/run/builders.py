@@ -9,7 +9,7 @@ from sscbench.agents.base import AgentFactory
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
-from sscbench.run.config import AgentSettings, EndpointSettings, StudyConfig, UserSettings
+from sscbench.run.config import AgentSettings, StudyConfig, UserSettings
 from sscbench.users.base import UserFactory
 from sscbench.world.load import load_world
 from sscbench.world.world import World
@@ -21,20 +21,16 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-def _endpoint_kwargs(endpoint: EndpointSettings) -> dict:
-    return endpoint.model_dump()
-
-
 def build_agent_factory(settings: AgentSettings) -> AgentFactory:
     """The factory of one agent configuration."""
     if settings.kind == "scripted":
         from sscbench.agents.scripted import scripted_agent_factory
 
         return scripted_agent_factory(settings.profile, **settings.params)
-    from sscbench.agents.openai_agent import OpenAIAgentConfig, openai_agent_factory
+    from sscbench.agents.openai_agent import openai_agent_factory
 
     assert settings.endpoint is not None
-    return openai_agent_factory(OpenAIAgentConfig(**_endpoint_kwargs(settings.endpoint)))
+    return openai_agent_factory(settings.endpoint)
 
 
 def build_user_factory(settings: UserSettings) -> UserFactory:
@@ -43,10 +39,10 @@ def build_user_factory(settings: UserSettings) -> UserFactory:
         from sscbench.users.scripted import scripted_user_factory
 
         return scripted_user_factory
-    from sscbench.users.llm import LLMUserConfig, llm_user_factory
+    from sscbench.users.llm import llm_user_factory
 
     assert settings.endpoint is not None
-    return llm_user_factory(LLMUserConfig(**_endpoint_kwargs(settings.endpoint)))
+    return llm_user_factory(settings.endpoint)
 
 
 def build_worlds(config: StudyConfig) -> dict[str, World]:

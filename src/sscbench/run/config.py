@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from sscbench.agents.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.errors import DataError
 
 
@@ -45,21 +46,6 @@ class WorldSettings(_Strict):
         return self
 
 
-class EndpointSettings(_Strict):
-    """An OpenAI-compatible endpoint. The key is read from the environment variable named."""
-
-    base_url: str
-    model: str
-    api_key_env: str = "OPENAI_API_KEY"
-    temperature: float = 0.0
-    seed: int | None = None
-    max_tokens: int | None = None
-    max_retries: int = Field(4, ge=0)
-    backoff_initial: float = Field(1.0, ge=0)
-    backoff_max: float = Field(30.0, ge=0)
-    timeout: float = Field(120.0, gt=0)
-
-
 class AgentSettings(_Strict):
     """One agent configuration of the study."""
 
@@ -67,7 +53,7 @@ class AgentSettings(_Strict):
     kind: Literal["scripted", "openai"] = "scripted"
     profile: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
-    endpoint: EndpointSettings | None = None
+    endpoint: OpenAIAgentConfig | None = None
 
     @model_validator(mode="after")
     def _kind_fields(self) -> AgentSettings:
@@ -82,7 +68,7 @@ class UserSettings(_Strict):
     """The simulated user of the study."""
 
     kind: Literal["scripted", "llm"] = "scripted"
-    endpoint: EndpointSettings | None = None
+    endpoint: LLMUserConfig | None = None
 
     @model_validator(mode="after")
     def _endpoint(self) -> UserSettings:

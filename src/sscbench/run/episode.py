@@ -22,6 +22,7 @@ from sscbench.run.ledger import (
     RunEnd,
     SystemEvent,
     ToolEvent,
+    Usage,
     UserEvent,
 )
 from sscbench.users.base import STOP, User
@@ -113,6 +114,7 @@ async def run_episode(
                 termination = "user_stop"
                 break
     except HarnessFailure as exc:
+        _record_usage(result, agent, user)
         result.evaluator.append(HarnessError(where=exc.where, message=exc.message))
         result.end = RunEnd(
             status="missing",
@@ -124,6 +126,7 @@ async def run_episode(
         )
         return result
     except Exception as exc:  # a crash in agent or user code is the harness's, not the agent's
+        _record_usage(result, agent, user)
         result.evaluator.append(
             HarnessError(where="episode", message=f"{type(exc).__name__}: {exc}")
         )
@@ -137,6 +140,7 @@ async def run_episode(
         )
         return result
 
+    _record_usage(result, agent, user)
     calibration = agent.calibration() if hasattr(agent, "calibration") else None
     if calibration is not None:
         result.evaluator.append(CalibrationLabels(labels=calibration))
@@ -152,6 +156,13 @@ async def run_episode(
         triggered=triggered,
     )
     return result
+
+
+def _record_usage(result: EpisodeResult, agent: Any, user: Any) -> None:
+    agent_usage = getattr(agent, "usage", None)
+    user_usage = getattr(user, "usage", None)
+    if agent_usage or user_usage:
+        result.evaluator.append(Usage(agent=dict(agent_usage or {}), user=dict(user_usage or {})))
 
 
 def interventions(result: EpisodeResult) -> list[InterventionRecord]:

@@ -200,6 +200,18 @@ async def _drain(units: Iterator[PlanUnit], runner: StudyRunner, concurrency: in
     await asyncio.gather(*(worker() for _ in range(concurrency)))
 
 
+async def _drain_and_close(
+    units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int, factories: list
+) -> None:
+    try:
+        await _drain(units, runner, concurrency)
+    finally:
+        for factory in factories:
+            close = getattr(factory, "aclose", None)
+            if close is not None:
+                await close()
+
+
 def execute_study(
     config: StudyConfig,
     toml_text: str,
@@ -239,5 +251,7 @@ def execute_study(
             bar.update()
 
         runner = StudyRunner(config, worlds, agents, user, store, finished, on_entry)
-        asyncio.run(_drain(iter(plan), runner, config.study.concurrency))
+        asyncio.run(
+            _drain_and_close(iter(plan), runner, config.study.concurrency, [*agents.values(), user])
+        )
     return summary

@@ -115,6 +115,14 @@ class CalibrationLabels(_Event):
     labels: dict[str, Any]
 
 
+class Usage(_Event):
+    """Requests, retries and tokens the agent and user spent (models only)."""
+
+    type: Literal["usage"] = "usage"
+    agent: dict[str, int] = Field(default_factory=dict)
+    user: dict[str, int] = Field(default_factory=dict)
+
+
 class HarnessError(_Event):
     """A failure of the harness (API, crash, timeout): the run is missing, not an outcome."""
 
@@ -138,7 +146,7 @@ class RunEnd(_Event):
 
 
 EvaluatorEvent = Annotated[
-    RunStart | InterventionRecord | CalibrationLabels | HarnessError | RunEnd,
+    RunStart | InterventionRecord | CalibrationLabels | Usage | HarnessError | RunEnd,
     Field(discriminator="type"),
 ]
 EVALUATOR_EVENT = TypeAdapter(EvaluatorEvent)

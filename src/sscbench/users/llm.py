@@ -18,15 +18,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from sscbench.agents.base import RunContext
-from sscbench.agents.retry import ClientHolder, EndpointConfig, add_usage, new_usage, with_retries
+from sscbench.agents.endpoint import LLMUserConfig
+from sscbench.agents.retry import ClientHolder, add_usage, new_usage, with_retries
 from sscbench.errors import HarnessFailure
 from sscbench.run.ledger import AssistantEvent, UserEvent
 from sscbench.users.base import STOP
-
-
-class LLMUserConfig(EndpointConfig):
-    """The simulated user's endpoint, model, sampling and retries."""
-
 
 AGENT_GREETING = "Hi! How can I help you today?"
 """The agent's opening line as the simulator sees it (the ledger starts with the user)."""

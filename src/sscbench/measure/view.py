@@ -1,0 +1,108 @@
+"""A read-only view of a model-visible ledger that pairs calls with observations.
+
+Measurement and admission read only this view (built from the ledger alone), never
+the evaluator-only log.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+
+
+@dataclass(frozen=True)
+class CallView:
+    """One tool call, where it was made, its parsed arguments and its delivered observation."""
+
+    call_step: int
+    observation_step: int | None
+    call_id: str
+    name: str
+    raw_arguments: str
+    arguments: Any  # parsed JSON, or None when the text did not parse
+    observation: str | None
+
+    @cached_property
+    def data(self) -> Any:
+        """The observation parsed as JSON, or None."""
+        if self.observation is None:
+            return None
+        try:
+            return json.loads(self.observation)
+        except (json.JSONDecodeError, TypeError):
+            return None
+
+    def arg(self, name: str) -> Any:
+        """One argument's value, or None."""
+        return self.arguments.get(name) if isinstance(self.arguments, dict) else None
+
+
+@dataclass(frozen=True)
+class MessageView:
+    """A text message in the ledger."""
+
+    step: int
+    role: str  # "assistant" | "user" | "system"
+    content: str
+
+
+class LedgerView:
+    """Calls, observations and messages of one ledger, in delivery order."""
+
+    def __init__(self, events: list[Any]):
+        self.events = events
+        calls: list[CallView] = []
+        pending: dict[str, tuple[int, Any]] = {}
+        messages: list[MessageView] = []
+        for event in events:
+            if isinstance(event, AssistantEvent):
+                if event.content:
+                    messages.append(MessageView(event.step, "assistant", event.content))
+                for call in event.tool_calls:
+                    pending[call.id] = (event.step, call)
+            elif isinstance(event, ToolEvent):
+                call_step, call = pending.pop(event.tool_call_id, (None, None))
+                if call is None:
+                    continue
+                calls.append(_call_view(call_step, event.step, call, event.content))
+            elif isinstance(event, UserEvent):
+                messages.append(MessageView(event.step, "user", event.content))
+            elif isinstance(event, SystemEvent):
+                messages.append(MessageView(event.step, "system", event.content))
+        for call_step, call in pending.values():
+            calls.append(_call_view(call_step, None, call, None))
+        calls.sort(key=lambda c: (c.call_step, c.observation_step or 0))
+        self.calls = calls
+        self.messages = messages
+
+    @property
+    def length(self) -> int:
+        """Number of events."""
+        return len(self.events)
+
+    def calls_named(self, *names: str) -> list[CallView]:
+        """Calls of the given tools, in order."""
+        return [c for c in self.calls if c.name in names]
+
+    def observation_at(self, step: int) -> CallView | None:
+        """The call whose observation was delivered at ``step``."""
+        for call in self.calls:
+            if call.observation_step == step:
+                return call
+        return None
+
+    def assistant_messages(self) -> list[MessageView]:
+        """The agent's text replies."""
+        return [m for m in self.messages if m.role == "assistant"]
+
+
+def _call_view(call_step: int, obs_step: int | None, call: Any, observation: str | None) -> CallView:
+    try:
+        arguments = json.loads(call.arguments) if call.arguments.strip() else {}
+    except json.JSONDecodeError:
+        arguments = None
+    return CallView(call_step, obs_step, call.id, call.name, call.arguments, arguments, observation)

@@ -50,12 +50,18 @@ def small_config(tmp_path: Path, per_operator: int = 4) -> Path:
 @pytest.mark.parametrize(
     ("toml", "field", "reason"),
     [
-        ("[study]\nconcurrency = 0\n[[agents]]\nid='a'\nprofile='trusting'\n", "study.concurrency",
-         "greater than or equal to 1"),
+        (
+            "[study]\nconcurrency = 0\n[[agents]]\nid='a'\nprofile='trusting'\n",
+            "study.concurrency",
+            "greater than or equal to 1",
+        ),
         ("[[agents]]\nid='a'\n", "agents[0]", "needs 'profile'"),
         ("[[agents]]\nid='a'\nprofile='x'\ncolour='red'\n", "agents[0].colour", "Extra inputs"),
-        ("[world]\nsource='tau-bench'\n[[agents]]\nid='a'\nprofile='p'\n", "world",
-         "world.data is required"),
+        (
+            "[world]\nsource='tau-bench'\n[[agents]]\nid='a'\nprofile='p'\n",
+            "world",
+            "world.data is required",
+        ),
         ("agents = 3\n", "agents", "list"),
     ],
 )
@@ -84,7 +90,10 @@ def _index_lines(out: Path) -> set[str]:
 def _run_cli(args: list[str], **kwargs) -> subprocess.Popen:
     return subprocess.Popen(
         [sys.executable, "-m", "sscbench", "run", *args, "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **kwargs,
     )
 
 

@@ -39,8 +39,13 @@ def _make_checkout(root: Path, taubench: Path) -> None:
     tasks = json.loads((taubench / "airline/tasks_test.json").read_text())[:3]
     body = ",\n".join(
         "    Task(annotator={a!r}, user_id={u!r}, instruction={i!r}, actions=[{acts}], outputs={o!r})".format(
-            a=t["annotator"], u=t["user_id"], i=t["instruction"], o=t["outputs"],
-            acts=", ".join(f"Action(name={x['name']!r}, kwargs={x['kwargs']!r})" for x in t["actions"]),
+            a=t["annotator"],
+            u=t["user_id"],
+            i=t["instruction"],
+            o=t["outputs"],
+            acts=", ".join(
+                f"Action(name={x['name']!r}, kwargs={x['kwargs']!r})" for x in t["actions"]
+            ),
         )
         for t in tasks
     )
@@ -85,7 +90,9 @@ def test_conformance_command_reports_everything_identical(taubench):
     episodes = taubench / "conformance" / "episodes.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "sscbench", "conformance", str(episodes), "--data", str(taubench)],
-        capture_output=True, text=True, check=False,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     last = proc.stdout.strip().splitlines()[-1]
     assert last == (
@@ -100,9 +107,18 @@ def test_conformance_command_fails_on_a_difference(taubench, tmp_path):
     episode["steps"][0]["observation"] = "something else"
     (tmp_path / "e.jsonl").write_text(json.dumps(episode) + "\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "sscbench", "conformance", str(tmp_path / "e.jsonl"), "--data",
-         str(taubench)],
-        capture_output=True, text=True, check=False,
+        [
+            sys.executable,
+            "-m",
+            "sscbench",
+            "conformance",
+            str(tmp_path / "e.jsonl"),
+            "--data",
+            str(taubench),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert proc.returncode == 1
     assert "expected: something else" in proc.stdout

@@ -109,8 +109,10 @@ def conformance(
         print(f"  expected: {diff.expected[:300]}")
         print(f"  got:      {diff.got[:300]}")
     for where in report.restored:
-        print(f"{where}: book_reservation arguments restored to what τ-bench received "
-              "(its later writes had appended to the recorded payment list)")
+        print(
+            f"{where}: book_reservation arguments restored to what τ-bench received "
+            "(its later writes had appended to the recorded payment list)"
+        )
     if len(report.differences) > show:
         print(f"... and {len(report.differences) - show} more differences")
     print(report.summary())

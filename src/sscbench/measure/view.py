@@ -100,7 +100,9 @@ class LedgerView:
         return [m for m in self.messages if m.role == "assistant"]
 
 
-def _call_view(call_step: int, obs_step: int | None, call: Any, observation: str | None) -> CallView:
+def _call_view(
+    call_step: int, obs_step: int | None, call: Any, observation: str | None
+) -> CallView:
     try:
         arguments = json.loads(call.arguments) if call.arguments.strip() else {}
     except json.JSONDecodeError:

@@ -1,0 +1,375 @@
+"""Replay a recorded τ-bench trajectory prefix, then stop or hand over.
+
+A recording is τ-bench's trajectory format (e.g. ``historical_trajectories/
+gpt-4o-airline.json``): a list of runs, each with ``task_id``, ``traj`` (chat messages
+with roles system / user / assistant / tool; assistant tool calls in OpenAI format),
+``reward``, ``trial`` and ``info``. :class:`ReplayAgent` re-emits the recorded
+assistant turns — text and tool calls, with their recorded ids and arguments — for
+the first ``turns`` assistant turns, so the prefix's tool calls re-execute against the
+env (and any injection). After the prefix it hands over to a continuation agent, or
+answers with a fixed final text. :class:`ReplayUser` replays the recorded user
+messages of the same prefix, then hands over to a continuation user or stops.
+
+:func:`observation_matches` pairs the prefix's delivered observations with the
+recorded ones. Recordings made before τ-bench renamed ``province`` to ``state`` in
+user addresses differ there only; :func:`legacy_normalized` applies that rename.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sscbench.agents.base import Agent, AgentFactory, AgentTurn, RunContext
+from sscbench.errors import DataError
+from sscbench.run.ledger import ToolCall
+from sscbench.users.base import STOP, User, UserFactory
+
+FINAL_TEXT = "Thank you for contacting us. Goodbye."
+
+
+class RecordedFunction(BaseModel):
+    """The function part of a recorded tool call (arguments are raw JSON text)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    name: str
+    arguments: str
+
+
+class RecordedToolCall(BaseModel):
+    """One recorded tool call in OpenAI format."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    id: str
+    type: str = "function"
+    function: RecordedFunction
+
+
+class RecordedMessage(BaseModel):
+    """One message of a recorded trajectory."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str | None = None
+    tool_calls: list[RecordedToolCall] | None = None
+    tool_call_id: str | None = None
+    name: str | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> RecordedMessage:
+        if self.role in ("system", "user", "tool") and self.content is None:
+            raise ValueError(f"a {self.role} message needs content")
+        if self.role == "tool" and not self.tool_call_id:
+            raise ValueError("a tool message needs tool_call_id")
+        if self.role != "assistant" and self.tool_calls:
+            raise ValueError(f"a {self.role} message cannot carry tool_calls")
+        return self
+
+
+class RecordedRun(BaseModel):
+    """One recorded run: the task it solved, its messages and its recorded reward."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    task_id: int | str
+    traj: list[RecordedMessage]
+    reward: float | None = None
+    trial: int | None = None
+    info: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _check(self) -> RecordedRun:
+        if not any(m.role == "user" for m in self.traj):
+            raise ValueError("traj has no user message")
+        return self
+
+    def assistant_turns(self) -> list[RecordedMessage]:
+        """The recorded assistant messages, in order."""
+        return [m for m in self.traj if m.role == "assistant"]
+
+    def taubench_task_id(self, split: str = "test") -> str:
+        """The task id in sscbench's τ-bench world (``"<split>/<index>"``)."""
+        if isinstance(self.task_id, int):
+            return f"{split}/{self.task_id}"
+        return self.task_id if "/" in self.task_id else f"{split}/{self.task_id}"
+
+    def system_prompt(self) -> str | None:
+        """The recorded system prompt, if any."""
+        for message in self.traj:
+            if message.role == "system":
+                return message.content
+        return None
+
+
+def load_trajectories(path: str | Path) -> list[RecordedRun]:
+    """Recorded runs from a τ-bench trajectory file, validated.
+
+    Raises :class:`DataError` naming the file and, for a malformed entry, its index
+    and the field at fault (e.g. ``[12].traj.3.role``).
+    """
+    path = Path(path)
+    try:
+        with path.open(encoding="utf-8") as handle:
+            raw = json.load(handle)
+    except FileNotFoundError as exc:
+        raise DataError(path, None, "file not found") from exc
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
+    if not isinstance(raw, list):
+        raise DataError(path, None, "expected a JSON list of recorded runs")
+    runs: list[RecordedRun] = []
+    for index, entry in enumerate(raw):
+        try:
+            runs.append(RecordedRun.model_validate(entry))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            loc = ".".join(str(part) for part in error["loc"])
+            where = f"[{index}]" + (f".{loc}" if loc else "")
+            raise DataError(path, where, f"malformed entry {index}: {error['msg']}") from exc
+    return runs
+
+
+def _prefix_user_replies(run: RecordedRun, turns: int) -> tuple[str | None, list[str]]:
+    """The opening user message and the user replies within the first ``turns`` turns."""
+    first: str | None = None
+    replies: list[str] = []
+    seen = 0
+    messages = run.traj
+    for index, message in enumerate(messages):
+        if message.role == "user" and first is None and seen == 0:
+            first = message.content
+            continue
+        if message.role != "assistant":
+            continue
+        seen += 1
+        if seen > turns:
+            break
+        if message.tool_calls:
+            continue
+        following = messages[index + 1] if index + 1 < len(messages) else None
+        if following is not None and following.role == "user":
+            replies.append(following.content or "")
+    return first, replies
+
+
+class ReplayAgent:
+    """Re-emits a recording's first ``turns`` assistant turns, then hands over.
+
+    ``turns=None`` replays every recorded turn. After the prefix, ``continuation``
+    (an :class:`Agent`) takes over with the ledger as it stands; without one, every
+    further turn is ``final_text``.
+    """
+
+    def __init__(
+        self,
+        run: RecordedRun,
+        turns: int | None = None,
+        continuation: Agent | None = None,
+        final_text: str = FINAL_TEXT,
+    ):
+        recorded = run.assistant_turns()
+        if turns is not None and turns < 0:
+            raise ValueError(f"turns must be >= 0, got {turns}")
+        self.run = run
+        self.turns = len(recorded) if turns is None else min(turns, len(recorded))
+        self.continuation = continuation
+        self.final_text = final_text
+        self._messages = recorded[: self.turns]
+        self._next = 0
+
+    @property
+    def replayed(self) -> int:
+        """How many recorded turns have been re-emitted so far."""
+        return self._next
+
+    @property
+    def handed_over(self) -> bool:
+        """True once the prefix is exhausted."""
+        return self._next >= len(self._messages)
+
+    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+        """The next recorded turn, or the continuation's / the final text."""
+        if self._next < len(self._messages):
+            message = self._messages[self._next]
+            self._next += 1
+            calls = tuple(
+                ToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments)
+                for c in message.tool_calls or ()
+            )
+            return AgentTurn(content=message.content, tool_calls=calls)
+        if self.continuation is not None:
+            return await self.continuation.act(ledger)
+        return AgentTurn(content=self.final_text)
+
+    def calibration(self) -> dict[str, Any] | None:
+        """The continuation's labels (if any) with what was replayed under ``"replay"``."""
+        replay = {
+            "task_id": self.run.task_id,
+            "trial": self.run.trial,
+            "turns": self.turns,
+            "replayed": self._next,
+        }
+        inner = None
+        if self.continuation is not None and hasattr(self.continuation, "calibration"):
+            inner = self.continuation.calibration()
+        if inner is None:
+            return {"replay": replay}
+        return {**inner, "replay": replay}
+
+
+class ReplayUser:
+    """Replays a recording's user messages for the same prefix as a :class:`ReplayAgent`.
+
+    Opens with the recorded first user message and answers each text turn of the
+    prefix with the recorded reply; after the prefix, ``continuation`` (a
+    :class:`User`) answers, or the user stops with ``###STOP###``.
+    """
+
+    def __init__(
+        self, run: RecordedRun, turns: int | None = None, continuation: User | None = None
+    ):
+        total = len(run.assistant_turns())
+        self.turns = total if turns is None else min(turns, total)
+        self.run = run
+        self.continuation = continuation
+        self._first, self._replies = _prefix_user_replies(run, self.turns)
+        self._next = 0
+
+    async def first_message(self) -> str:
+        """The recorded opening message."""
+        if self._first is not None:
+            return self._first
+        if self.continuation is not None:
+            return await self.continuation.first_message()
+        return STOP
+
+    async def reply(self, ledger: Sequence[Any]) -> str:
+        """The next recorded reply, then the continuation's answer or ``###STOP###``."""
+        if self._next < len(self._replies):
+            text = self._replies[self._next]
+            self._next += 1
+            return text
+        if self.continuation is not None:
+            return await self.continuation.reply(ledger)
+        return STOP
+
+
+def replay_agent_factory(
+    run: RecordedRun,
+    turns: int | None = None,
+    continuation: AgentFactory | None = None,
+    final_text: str = FINAL_TEXT,
+) -> AgentFactory:
+    """An agent factory replaying ``run``'s prefix, then the continuation's agent."""
+
+    def build(context: RunContext) -> ReplayAgent:
+        inner = continuation(context) if continuation is not None else None
+        return ReplayAgent(run, turns, inner, final_text)
+
+    return build
+
+
+def replay_user_factory(
+    run: RecordedRun, turns: int | None = None, continuation: UserFactory | None = None
+) -> UserFactory:
+    """A user factory replaying ``run``'s prefix, then the continuation's user."""
+
+    def build(context: RunContext) -> ReplayUser:
+        inner = continuation(context) if continuation is not None else None
+        return ReplayUser(run, turns, inner)
+
+    return build
+
+
+# ---- comparing a replayed prefix with its recording --------------------------------------
+
+
+def _rename(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {("state" if k == "province" else k): _rename(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_rename(v) for v in value]
+    return value
+
+
+def legacy_normalized(text: str) -> Any:
+    """A recorded observation with τ-bench's later ``province`` → ``state`` rename applied.
+
+    Returns parsed JSON (or the text itself when it is not JSON).
+    """
+    try:
+        return _rename(json.loads(text))
+    except ValueError:
+        return text
+
+
+def _parsed(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+@dataclass(frozen=True)
+class ObservationMatch:
+    """A delivered observation paired with the recorded one for the same call id."""
+
+    tool_call_id: str
+    name: str
+    step: int
+    recorded: str
+    delivered: str
+    equal: bool  # identical text
+    equal_after_rename: bool  # same JSON once the recording's province is renamed state
+
+
+def observation_matches(run: RecordedRun, ledger: Sequence[Any]) -> list[ObservationMatch]:
+    """The ledger's tool observations paired in order with the recording's tool messages.
+
+    Pairing is by position (the k-th observation with the k-th recorded tool message),
+    since recordings may reuse a call id within one run; pairs stop at the first
+    observation whose call id differs from the recorded one.
+    """
+    recorded = [m for m in run.traj if m.role == "tool"]
+    delivered = [e for e in ledger if getattr(e, "type", None) == "tool"]
+    out: list[ObservationMatch] = []
+    for message, event in zip(recorded, delivered, strict=False):
+        if message.tool_call_id != event.tool_call_id:
+            break
+        text = message.content or ""
+        equal = text == event.content
+        out.append(
+            ObservationMatch(
+                tool_call_id=event.tool_call_id,
+                name=event.name,
+                step=event.step,
+                recorded=text,
+                delivered=event.content,
+                equal=equal,
+                equal_after_rename=equal or legacy_normalized(text) == _parsed(event.content),
+            )
+        )
+    return out
+
+
+__all__ = [
+    "FINAL_TEXT",
+    "ObservationMatch",
+    "RecordedMessage",
+    "RecordedRun",
+    "ReplayAgent",
+    "ReplayUser",
+    "legacy_normalized",
+    "load_trajectories",
+    "observation_matches",
+    "replay_agent_factory",
+    "replay_user_factory",
+]

@@ -1,0 +1,131 @@
+"""What a scripted agent knows before a run: the task's ground truth, as a plan.
+
+The plan is computed once per (world, task) by replaying the ground-truth actions on
+a private env: every step keeps its tool name and arguments, and every write keeps
+the authoritative records it touches *before* it runs (the reservation or order,
+and its owner). Those records are what a scripted agent — a test double — compares
+its used values against to label whether it relied on an injected value; they are
+never used to choose what the agent says or does beyond the ground-truth arguments.
+"""
+
+from __future__ import annotations
+
+import json
+import weakref
+from dataclasses import dataclass, field
+from typing import Any
+
+from sscbench.world.tools import ToolKind
+from sscbench.world.world import World
+
+RESERVATION_WRITES = frozenset(
+    {
+        "update_reservation_flights",
+        "update_reservation_baggages",
+        "update_reservation_passengers",
+        "cancel_reservation",
+    }
+)
+ORDER_WRITES = frozenset(
+    {
+        "exchange_delivered_order_items",
+        "return_delivered_order_items",
+        "modify_pending_order_items",
+        "modify_pending_order_address",
+        "modify_pending_order_payment",
+        "cancel_pending_order",
+    }
+)
+USER_WRITES = frozenset({"modify_user_address", "send_certificate", "book_reservation"})
+
+
+def record_key(name: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
+    """The record a read or write of ``name`` is about, e.g. ``("reservation", "ABC123")``."""
+    if name in ("get_reservation_details", *RESERVATION_WRITES):
+        rid = arguments.get("reservation_id")
+        return ("reservation", rid) if isinstance(rid, str) else None
+    if name in ("get_order_details", *ORDER_WRITES):
+        oid = arguments.get("order_id")
+        return ("order", oid) if isinstance(oid, str) else None
+    if name in ("get_user_details", *USER_WRITES):
+        uid = arguments.get("user_id")
+        return ("user", uid) if isinstance(uid, str) else None
+    if name == "get_product_details":
+        pid = arguments.get("product_id")
+        return ("product", pid) if isinstance(pid, str) else None
+    return None
+
+
+@dataclass(frozen=True)
+class PlanStep:
+    """One ground-truth action with what the agent needs to carry it out."""
+
+    index: int
+    name: str
+    kwargs: dict[str, Any]
+    kind: str  # "read", "write" or "transfer"
+    before: dict[str, Any] = field(default_factory=dict)  # authoritative records before it
+    owner: str | None = None  # user owning the record a write touches
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """The ground truth of one task as steps, with authoritative records per write."""
+
+    task_id: str
+    domain: str
+    steps: tuple[PlanStep, ...]
+
+
+_CACHE: dict[int, dict[str, TaskPlan]] = {}
+
+
+def _forget(key: int) -> None:
+    _CACHE.pop(key, None)
+
+
+def _copy(value: Any) -> Any:
+    return None if value is None else json.loads(json.dumps(value))
+
+
+def task_plan(world: World, task: Any) -> TaskPlan:
+    """The plan of ``task`` in ``world`` (computed once, then cached with the world)."""
+    key = id(world)
+    plans = _CACHE.get(key)
+    if plans is None:
+        plans = _CACHE[key] = {}
+        weakref.finalize(world, _forget, key)
+    plan = plans.get(task.task_id)
+    if plan is None:
+        plan = plans[task.task_id] = _build_plan(world, task)
+    return plan
+
+
+def _build_plan(world: World, task: Any) -> TaskPlan:
+    env = world.new_env()
+    state = env.state
+    steps: list[PlanStep] = []
+    for index, action in enumerate(task.actions):
+        kwargs = _copy(dict(action.kwargs))
+        spec = world.tools.specs.get(action.name)
+        if spec is not None and spec.ends_episode:
+            steps.append(PlanStep(index, action.name, kwargs, "transfer"))
+            continue
+        if spec is None or spec.kind is not ToolKind.WRITE:
+            steps.append(PlanStep(index, action.name, kwargs, "read"))
+            env.execute(action.name, dict(kwargs))
+            continue
+        before: dict[str, Any] = {}
+        owner = kwargs.get("user_id") if isinstance(kwargs.get("user_id"), str) else None
+        rk = record_key(action.name, kwargs)
+        if rk is not None and rk[0] in ("reservation", "order"):
+            table = "reservations" if rk[0] == "reservation" else "orders"
+            record = _copy(state.get(table, rk[1]))
+            before[rk[0]] = record
+            if isinstance(record, dict) and isinstance(record.get("user_id"), str):
+                owner = record["user_id"]
+        if owner is not None:
+            before["user"] = _copy(state.get("users", owner))
+        steps.append(PlanStep(index, action.name, kwargs, "write", before, owner))
+        env.execute(action.name, dict(kwargs))
+    return TaskPlan(task.task_id, task.domain, tuple(steps))

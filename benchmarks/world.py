@@ -96,17 +96,24 @@ def main() -> None:
     warm = best_of(lambda: compute_reward(world, task, env.state, []), 5, 2000)
     assert env.db_hash() == data_hash(env.state.to_dict())
 
-    print(f"airline world: {len(world.base.tables['flights'])} flights, "
-          f"{len(world.base.tables['reservations'])} reservations, task {task.task_id}")
+    print(
+        f"airline world: {len(world.base.tables['flights'])} flights, "
+        f"{len(world.base.tables['reservations'])} reservations, task {task.task_id}"
+    )
     print(f"reset   baseline (re-parse JSON) {baseline_reset * 1e3:9.3f} ms")
-    print(f"reset   ours (after a task's writes) {ours_reset * 1e6:9.3f} µs   "
-          f"(clean reset {plain_reset * 1e6:.3f} µs)")
+    print(
+        f"reset   ours (after a task's writes) {ours_reset * 1e6:9.3f} µs   "
+        f"(clean reset {plain_reset * 1e6:.3f} µs)"
+    )
     print(f"reset   ratio {baseline_reset / ours_reset:,.0f}x  (goal >= 1,000x)")
     print(f"reward  baseline (reload, replay, hash twice) {baseline * 1e3:9.3f} ms")
-    print(f"reward  ours warm (ground truth cached) {warm * 1e6:9.3f} µs; cold first call "
-          f"{cold * 1e3:.3f} ms")
-    print(f"reward  ratio warm {baseline / warm:,.0f}x, cold {baseline / cold:,.0f}x  "
-          f"(goal >= 200x)")
+    print(
+        f"reward  ours warm (ground truth cached) {warm * 1e6:9.3f} µs; cold first call "
+        f"{cold * 1e3:.3f} ms"
+    )
+    print(
+        f"reward  ratio warm {baseline / warm:,.0f}x, cold {baseline / cold:,.0f}x  (goal >= 200x)"
+    )
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from sscbench.agents.endpoint import OpenAIAgentConfig
 from sscbench.agents.retry import (
     ClientHolder,
     add_usage,
+    chat_completion,
     new_usage,
     with_retries,
 )
@@ -88,7 +89,7 @@ class OpenAIAgent:
             self.usage["retries"] += 1
 
         response = await with_retries(
-            lambda: client.chat.completions.create(**request),
+            lambda: chat_completion(client, request),
             where="agent",
             what=f"chat completion for agent turn {self._turns} (model {self.config.model})",
             max_retries=self.config.max_retries,

@@ -191,3 +191,16 @@ async def with_retries(
                 on_retry(attempt, exc)
             attempt += 1
             await sleep(delay)
+
+
+async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> Any:
+    """POST a plain-JSON chat-completions body with the real client and parse the reply.
+
+    ``chat.completions.create`` first walks the whole request through the SDK's typed
+    transform (several milliseconds for a τ-bench prompt with its tool schemas); our
+    body is already plain JSON, so it is sent as it is. Transport, status errors and
+    response parsing are the SDK's own.
+    """
+    from openai.types.chat import ChatCompletion
+
+    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)

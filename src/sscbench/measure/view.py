@@ -56,25 +56,30 @@ class LedgerView:
     def __init__(self, events: list[Any]):
         self.events = events
         calls: list[CallView] = []
-        pending: dict[str, tuple[int, Any]] = {}
+        # A tool event answers a call of the latest assistant turn: ids are matched
+        # within that turn only (recorded trajectories reuse ids across turns).
+        pending: list[tuple[int, Any]] = []
         messages: list[MessageView] = []
         for event in events:
             if isinstance(event, AssistantEvent):
+                calls.extend(_call_view(step, None, call, None) for step, call in pending)
+                pending = [(event.step, call) for call in event.tool_calls]
                 if event.content:
                     messages.append(MessageView(event.step, "assistant", event.content))
-                for call in event.tool_calls:
-                    pending[call.id] = (event.step, call)
             elif isinstance(event, ToolEvent):
-                call_step, call = pending.pop(event.tool_call_id, (None, None))
-                if call is None:
+                index = next(
+                    (i for i, (_, c) in enumerate(pending) if c.id == event.tool_call_id),
+                    0 if pending else None,
+                )
+                if index is None:
                     continue
+                call_step, call = pending.pop(index)
                 calls.append(_call_view(call_step, event.step, call, event.content))
             elif isinstance(event, UserEvent):
                 messages.append(MessageView(event.step, "user", event.content))
             elif isinstance(event, SystemEvent):
                 messages.append(MessageView(event.step, "system", event.content))
-        for call_step, call in pending.values():
-            calls.append(_call_view(call_step, None, call, None))
+        calls.extend(_call_view(step, None, call, None) for step, call in pending)
         calls.sort(key=lambda c: (c.call_step, c.observation_step or 0))
         self.calls = calls
         self.messages = messages

@@ -179,6 +179,7 @@ class _Server(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in separate writes
     server: _Server
 
     def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
@@ -225,6 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         owner = self.server.owner
+        arrived = time.perf_counter()
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         try:
@@ -240,13 +242,15 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._error(404, f"no route {self.path}")
             return
-        if owner.delay > 0:
-            time.sleep(owner.delay)
         try:
             response = owner.responder(body)
         except Exception as exc:  # a broken script is reported to the client, not swallowed
             self._error(500, f"responder raised {type(exc).__name__}: {exc}")
             return
+        if not isinstance(response, Fail | Drop) and "choices" not in response:
+            response = completion(body, response, number)
+        if owner.delay > 0:  # answer ``delay`` seconds after the request arrived
+            time.sleep(max(0.0, owner.delay - (time.perf_counter() - arrived)))
         if isinstance(response, Drop):
             self.close_connection = True
             with contextlib.suppress(OSError):
@@ -255,10 +259,7 @@ class _Handler(BaseHTTPRequestHandler):
         if isinstance(response, Fail):
             self._error(response.status, response.message, response.headers)
             return
-        if "choices" in response:
-            self._send_json(200, response)
-        else:
-            self._send_json(200, completion(body, response, number))
+        self._send_json(200, response)
 
 
 class OpenAIServer:

@@ -19,7 +19,7 @@ from typing import Any
 
 from sscbench.agents.base import RunContext
 from sscbench.agents.endpoint import LLMUserConfig
-from sscbench.agents.retry import ClientHolder, add_usage, new_usage, with_retries
+from sscbench.agents.retry import ClientHolder, add_usage, chat_completion, new_usage, with_retries
 from sscbench.errors import HarnessFailure
 from sscbench.run.ledger import AssistantEvent, UserEvent
 from sscbench.users.base import STOP
@@ -116,7 +116,7 @@ class LLMUser:
             self.usage["retries"] += 1
 
         response = await with_retries(
-            lambda: client.chat.completions.create(**request),
+            lambda: chat_completion(client, request),
             where="user",
             what=f"user message {self._messages} (model {self.config.model})",
             max_retries=self.config.max_retries,

@@ -1,0 +1,175 @@
+"""Episode throughput and harness overhead.
+
+1. Faulted airline episodes per second on one core: scripted agent (``readback``) and
+   scripted user, a SuppressWrite fault on each task's first write, reward included,
+   ledgers serialised (goal >= 300 per second).
+2. Harness overhead against a local OpenAI-compatible endpoint that answers after a
+   fixed delay, 16 episodes at a time, ledgers written to disk: measured wall time
+   against the ideal (episodes / 16 x model calls per episode x delay); goal within 5%.
+
+Usage: python benchmarks/runs.py [--data ../shared/tau-bench] [--delay 0.2] [--episodes 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from sscbench.agents.base import RunContext
+from sscbench.agents.endpoint import OpenAIAgentConfig
+from sscbench.agents.openai_agent import openai_agent_factory
+from sscbench.agents.scripted import scripted_agent_factory
+from sscbench.faults.builtin import SuppressWrite
+from sscbench.run.episode import run_episode
+from sscbench.run.ledger import ToolEvent
+from sscbench.run.storage import StudyDir
+from sscbench.testing.openai_server import OpenAIServer, text, tool_call
+from sscbench.users.scripted import scripted_user_factory
+from sscbench.world.load import load_world
+
+
+def airline_world(data: Path):
+    """τ-bench's airline world when its data is present, else the generated one."""
+    if (data / "airline" / "flights.json").exists():
+        return load_world("tau-bench", "airline", data)
+    return load_world("generated", "airline")
+
+
+async def throughput(world, seconds: float) -> tuple[int, float]:
+    """Faulted episodes run back to back for about ``seconds``; returns (count, elapsed)."""
+    operator = SuppressWrite()
+    cases = [c for t in world.tasks for c in operator.cases_for(world, t)]
+    agent_factory = scripted_agent_factory("readback")
+    env = world.new_env()
+    count = 0
+    start = time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        case = cases[count % len(cases)]
+        task = world.task(case.task_id)
+        context = RunContext(world, task, world.policy, world.tool_schemas(), count, 0)
+        result = await run_episode(
+            world,
+            task,
+            agent_factory(context),
+            scripted_user_factory(context),
+            system_prompt=world.policy,
+            injections=operator.injections(case, world),
+            max_steps=60,
+            env=env,
+        )
+        for event in result.ledger:
+            event.model_dump_json()
+        count += 1
+    return count, time.perf_counter() - start
+
+
+class StopUser:
+    """A user that opens with a request and ends the episode at the first reply."""
+
+    async def first_message(self) -> str:
+        return "Please look up my profile. My user id is mia_li_3668."
+
+    async def reply(self, ledger) -> str:
+        return "Thanks. ###STOP###"
+
+
+def responder(body: dict) -> dict:
+    """Two tool calls, then a text reply: three model calls per episode."""
+    tools_seen = sum(1 for m in body["messages"] if m["role"] == "tool")
+    if tools_seen < 2:
+        return tool_call("get_user_details", {"user_id": "mia_li_3668"})
+    return text("Your profile is in order.")
+
+
+def serve(delay: float) -> None:
+    """Run the endpoint in this process until standard input closes (the benchmark's child)."""
+    with OpenAIServer(responder, delay=delay) as server:
+        print(server.base_url, flush=True)
+        sys.stdin.read()
+
+
+async def overhead(world, delay: float, episodes: int, out: Path) -> tuple[float, float]:
+    """Measured and ideal wall time of ``episodes`` endpoint-driven episodes at concurrency 16.
+
+    The endpoint runs in its own process, as a real local server would.
+    """
+    store = StudyDir(out)
+    store.runs.mkdir(parents=True, exist_ok=True)
+    task = world.tasks[0]
+    child = subprocess.Popen(
+        [sys.executable, __file__, "--serve", "--delay", str(delay)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        base_url = child.stdout.readline().strip()
+        factory = openai_agent_factory(
+            OpenAIAgentConfig(base_url=base_url, model="bench", max_retries=0)
+        )
+        semaphore = asyncio.Semaphore(16)
+
+        async def one(i: int) -> None:
+            async with semaphore:
+                context = RunContext(world, task, world.policy, world.tool_schemas(), i, 0)
+                result = await run_episode(
+                    world,
+                    task,
+                    factory(context),
+                    StopUser(),
+                    system_prompt=world.policy,
+                    max_steps=10,
+                )
+                assert result.end is not None and result.end.status == "completed"
+                assert sum(isinstance(e, ToolEvent) for e in result.ledger) == 2
+                store.write_run(f"run{i}", result.ledger, result.evaluator)
+
+        # warm up: imports, and the client's pool of 16 keep-alive connections
+        await asyncio.gather(*(one(-1 - i) for i in range(16)))
+        start = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(episodes)))
+        elapsed = time.perf_counter() - start
+        await factory.aclose()
+    finally:
+        child.stdin.close()
+        child.wait(timeout=30)
+    ideal = -(-episodes // 16) * 3 * delay
+    return elapsed, ideal
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default = Path(__file__).resolve().parents[2] / "shared" / "tau-bench"
+    parser.add_argument("--data", type=Path, default=default)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--delay", type=float, default=0.2)
+    parser.add_argument("--episodes", type=int, default=64)
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.delay)
+        return
+    world = airline_world(args.data)
+    count, elapsed = asyncio.run(throughput(world, args.seconds))
+    rate = count / elapsed
+    print(
+        f"{world.name}: {count} faulted episodes in {elapsed:.2f} s = {rate:,.0f} episodes/s "
+        f"(goal >= 300/s): ratio {rate / 300:.2f}x of goal"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        measured, ideal = asyncio.run(overhead(world, args.delay, args.episodes, Path(tmp)))
+    print(json.dumps({"episodes": args.episodes, "concurrency": 16, "delay_s": args.delay}))
+    print(
+        f"endpoint-driven: measured {measured:.3f} s vs ideal {ideal:.3f} s: overhead "
+        f"{(measured / ideal - 1) * 100:+.2f}% (goal within 5%)"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -58,9 +58,12 @@ class SuppressWrite:
 
 
 def _register() -> None:
+    from sscbench.faults.operators import SSCBENCH_OPERATORS
     from sscbench.faults.registry import register_operator
 
     register_operator(SuppressWrite())
+    for operator in SSCBENCH_OPERATORS:
+        register_operator(operator())
 
 
 _register()

@@ -1,0 +1,1 @@
+"""Admission: a case is admitted only with a pre-use revealability witness."""

@@ -1,0 +1,260 @@
+"""The operator plugin API and what the four operators share.
+
+An operator enumerates candidates from a world and its tasks, checks their validity,
+builds the contract and the injections of a case, scripts the visible prefix that
+reaches the fault-bearing observation and the witness continuation after it, and
+supplies its contract's relations to measurement: what counts as counterevidence in
+a delivered history, and which references count as uses of the affected fact.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any
+
+from sscbench.faults.case import Candidate, Case
+from sscbench.faults.contract import FaultContract
+from sscbench.measure.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.measure.view import CallView, LedgerView
+from sscbench.run.injection import Injection
+from sscbench.world.task import Task
+from sscbench.world.world import World
+
+NOW = "2024-05-15"  # τ-bench's calendar: the tools treat 2024-05-15 15:00 EST as now
+
+VERIFY_CUE = re.compile(
+    r"\b(inconsisten\w*|contradict\w*|discrepan\w*|doesn'?t match|does not match|mismatch|"
+    r"verify|double-check|re-?check|let me check|appears to|seems to|looks like an error|"
+    r"is that correct|can you confirm|differs?|differ from|instead of)\b",
+    re.IGNORECASE,
+)
+NEGATION_CUE = re.compile(
+    r"\b(not|never|did not|didn'?t|no longer|wasn'?t|isn'?t|failed|could not|couldn'?t|"
+    r"unable|incorrect|wrong)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class ScriptedTurn:
+    """One scripted step of a prefix or witness: an agent message, a tool call or a user reply."""
+
+    role: str  # "assistant" | "user"
+    content: str | None = None
+    tool: str | None = None
+    arguments: dict[str, Any] | None = None
+    provenance: dict[str, tuple[str, int | None, str]] = field(default_factory=dict)
+    proposed_use: bool = False
+
+
+def user_prefix_message(user_id: str, subject: str) -> str:
+    """The opening user message of a prefix: who the user is and what it is about."""
+    return f"Hi, my user id is {user_id}. I need help with {subject}."
+
+
+def date_variants(iso: str) -> list[str]:
+    """Ways a date may be written (ISO, 'May 10', '10 May', '05/10', weekday...)."""
+    try:
+        day = dt.date.fromisoformat(iso)
+    except ValueError:
+        return [iso]
+    month = day.strftime("%B")
+    short = day.strftime("%b")
+    n = day.day
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return [
+        iso,
+        f"{month} {n}{suffix}",
+        f"{month} {n}",
+        f"{short} {n}",
+        f"{n} {month}",
+        f"{n}{suffix} of {month}",
+        day.strftime("%m/%d/%Y"),
+        day.strftime("%m/%d"),
+        f"{day.month}/{n}",
+        iso.replace("-", "/"),
+    ]
+
+
+def mentions(text: str, variants: list[str]) -> str | None:
+    """The first variant written in the text as a whole token, or None."""
+    for variant in variants:
+        pattern = r"(?<![\w/-])" + re.escape(variant) + r"(?![\w/]|-\d)"
+        match = re.search(pattern, text, flags=re.IGNORECASE)
+        if match:
+            return match.group(0)
+    return None
+
+
+def sentence_around(text: str, span: str) -> str:
+    """The sentence of ``text`` that contains ``span``."""
+    index = text.lower().find(span.lower())
+    if index < 0:
+        return text
+    start = max(text.rfind(".", 0, index), text.rfind("\n", 0, index), text.rfind("?", 0, index))
+    end_candidates = [i for i in (text.find(". ", index), text.find("\n", index)) if i >= 0]
+    end = min(end_candidates) if end_candidates else len(text)
+    return text[start + 1 : end + 1].strip()
+
+
+def args_contain(value: Any, needle: Any) -> bool:
+    """True when a JSON value contains ``needle`` anywhere (as a value)."""
+    if value == needle:
+        return True
+    if isinstance(value, dict):
+        return any(args_contain(v, needle) for v in value.values())
+    if isinstance(value, list):
+        return any(args_contain(v, needle) for v in value)
+    return False
+
+
+def find_value(events_view: LedgerView, value: str, before: int) -> tuple[str, int | None, str]:
+    """Where an argument value was visible before ``before``: (source, step, path)."""
+    for message in events_view.messages:
+        if message.step >= before:
+            break
+        if message.role in ("user", "system") and value in message.content:
+            return (message.role, message.step, "content")
+    for call in events_view.calls:
+        if call.observation_step is None or call.observation_step >= before:
+            continue
+        if call.observation and value in call.observation:
+            return ("observation", call.observation_step, _path_of(call.data, value) or "")
+    return ("missing", None, "")
+
+
+def _path_of(data: Any, value: Any, path: str = "$") -> str | None:
+    if data == value:
+        return path
+    if isinstance(data, dict):
+        for k, v in data.items():
+            found = _path_of(v, value, f"{path}.{k}")
+            if found:
+                return found
+        for k in data:
+            if k == value:
+                return f"{path}.{k}(key)"
+    if isinstance(data, list):
+        for i, v in enumerate(data):
+            found = _path_of(v, value, f"{path}[{i}]")
+            if found:
+                return found
+    return None
+
+
+class FaultOperator(ABC):
+    """A fault family of SSCBench: enumeration, validity, contract, injection and relations."""
+
+    name: str
+    domain: str
+    structure: str
+    default_max_steps: int = 30
+    paper_candidates: int | None = None
+
+    # ---- candidates ------------------------------------------------------------------
+    @abstractmethod
+    def enumerate(self, world: World) -> list[Candidate]:
+        """Every candidate of the world, with stable ids, in a frozen order (``rank``)."""
+
+    @abstractmethod
+    def validate(self, candidate: Candidate, world: World) -> list[str]:
+        """Reasons the candidate is not a valid fault (empty when valid)."""
+
+    @abstractmethod
+    def contract(self, candidate: Candidate, world: World) -> FaultContract:
+        """The fault contract of a valid candidate."""
+
+    def _hook_id(self, case: Case) -> str:
+        return f"{case.case_id}:{self.name}"
+
+    @abstractmethod
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """The hooks that put this case's fault into a run."""
+
+    # ---- admission scripts -----------------------------------------------------------
+    @abstractmethod
+    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
+        """Agent and user turns from the start through the fault-bearing call."""
+
+    @abstractmethod
+    def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
+        """A legal continuation after the prefix meant to deliver counterevidence before use."""
+
+    # ---- relations for measurement ---------------------------------------------------
+    @abstractmethod
+    def counterevidence(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> Evidence:
+        """T_E: when delivered observations first suffice to contradict v′."""
+
+    @abstractmethod
+    def extract_uses(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> list[UseCandidate]:
+        """Post-fault references to the affected entity and value, derived values included."""
+
+    @abstractmethod
+    def classify(
+        self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """Dependent use, faulty reliance, verification, not a use, or undecidable."""
+
+    def stance(
+        self, contract: FaultContract, view: LedgerView, use: ClassifiedUse
+    ) -> Stance | None:
+        """The explicit stance toward v′ a classified message use takes, if any."""
+        if use.candidate.channel != "message":
+            return None
+        if use.label is UseLabel.FAULTY_RELIANCE:
+            return Stance.ENDORSES
+        if use.label is UseLabel.DEPENDENT_USE and use.candidate.mentions_authoritative:
+            return Stance.REJECTS
+        if use.label is UseLabel.DEPENDENT_USE and use.detail.get("rejects"):
+            return Stance.REJECTS
+        return None
+
+    # ---- helpers shared by subclasses ------------------------------------------------
+    @staticmethod
+    def observation_json(call: CallView) -> Any:
+        """The parsed observation of a call (None when not JSON)."""
+        return call.data
+
+    @staticmethod
+    def task_by_id(world: World, task_id: str) -> Task:
+        """The task of a candidate."""
+        return world.task(task_id)
+
+    @staticmethod
+    def dumps(value: Any) -> str:
+        """Arguments as the JSON text a model would emit."""
+        return json.dumps(value)
+
+    def cases_for(self, world: World, task: Task) -> list[Case]:
+        """Cases from valid candidates of one task, without admission (for quick studies)."""
+        out = []
+        for candidate in self.enumerate(world):
+            if candidate.task_id == task.task_id and not self.validate(candidate, world):
+                out.append(case_from(self, candidate, world))
+        return out
+
+
+def case_from(operator: FaultOperator, candidate: Candidate, world: World, **extra: Any) -> Case:
+    """A case carrying a candidate's parameters and contract (plus admission records)."""
+    return Case(
+        case_id=candidate.candidate_id,
+        operator=operator.name,
+        world=candidate.world,
+        domain=candidate.domain,
+        task_id=candidate.task_id,
+        max_steps=operator.default_max_steps,
+        params=candidate.params,
+        contract=operator.contract(candidate, world),
+        control=candidate.control,
+        cluster=candidate.cluster,
+        rank=candidate.rank,
+        **extra,
+    )

@@ -1,0 +1,353 @@
+"""ItemOption (retail): an order read shows one ordered item with another option value.
+
+The substituted value is an existing option of the same product, so the faulted item
+reads like another real variant. The product record refutes it only once the visible
+execution has bound the order item to its variant (the item id in a delivered order
+record); a product record seen before the binding completes the relation at the binding.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sscbench.faults.case import Candidate, Case
+from sscbench.faults.contract import (
+    AcquisitionRoute,
+    FaultContract,
+    Interaction,
+    Sufficiency,
+    Target,
+)
+from sscbench.faults.operators.base import (
+    FaultOperator,
+    ScriptedTurn,
+    args_contain,
+    mentions,
+    user_prefix_message,
+)
+from sscbench.faults.operators.return_date import classify_value_use
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.measure.view import LedgerView
+from sscbench.run.injection import Injection
+from sscbench.world.world import World
+
+READ = "get_order_details"
+PRODUCT = "get_product_details"
+ITEM_ARGS = ("item_ids", "new_item_ids")
+
+
+def one_option_neighbours(product: dict[str, Any], item_id: str) -> list[tuple[str, str, Any]]:
+    """Variants differing from ``item_id`` in exactly one option: (variant id, key, value)."""
+    variants = product.get("variants", {})
+    mine = variants.get(item_id, {}).get("options", {})
+    out = []
+    for other_id in sorted(variants):
+        if other_id == item_id:
+            continue
+        theirs = variants[other_id].get("options", {})
+        if set(theirs) != set(mine):
+            continue
+        diff = [k for k in mine if mine[k] != theirs[k]]
+        if len(diff) == 1:
+            out.append((other_id, diff[0], theirs[diff[0]]))
+    return out
+
+
+class ItemOption(FaultOperator):
+    """Substitute another existing option value of the same product for one ordered item."""
+
+    name = "ItemOption"
+    domain = "retail"
+    structure = "cross-record"
+    default_max_steps = 30
+    paper_candidates = 203
+
+    def enumerate(self, world: World) -> list[Candidate]:
+        """(task, order item) for every item a task's ground truth acts on."""
+        orders = world.base.tables["orders"]
+        products = world.base.tables["products"]
+        out: list[Candidate] = []
+        for task in world.tasks:
+            seen: set[tuple[str, str]] = set()
+            for action in task.actions:
+                oid = action.kwargs.get("order_id")
+                order = orders.get(oid) if isinstance(oid, str) else None
+                if order is None:
+                    continue
+                for item_id in action.kwargs.get("item_ids") or []:
+                    if (oid, item_id) in seen:
+                        continue
+                    seen.add((oid, item_id))
+                    index = next(
+                        (i for i, it in enumerate(order["items"]) if it["item_id"] == item_id), None
+                    )
+                    if index is None:
+                        continue
+                    item = order["items"][index]
+                    product = products.get(item["product_id"], {})
+                    neighbours = one_option_neighbours(product, item_id)
+                    params: dict[str, Any] = {
+                        "user_id": task.user_id,
+                        "order_id": oid,
+                        "item_id": item_id,
+                        "item_index": index,
+                        "product_id": item["product_id"],
+                        "product_name": item.get("name", ""),
+                        "options": item.get("options", {}),
+                    }
+                    control = False
+                    if neighbours:
+                        variant, key, value = neighbours[0]
+                        injected = {**item["options"], key: value}
+                        params.update(
+                            option=key,
+                            true_value=item["options"][key],
+                            injected_value=value,
+                            injected_variant=variant,
+                            injected_options=injected,
+                        )
+                        targets = {
+                            n for a in task.actions for n in a.kwargs.get("new_item_ids") or []
+                        }
+                        control = variant in targets
+                    out.append(
+                        Candidate(
+                            candidate_id=f"{world.source}/retail:{task.task_id}:{self.name}:{oid}:{item_id}",
+                            operator=self.name,
+                            world=world.source,
+                            domain="retail",
+                            task_id=task.task_id,
+                            cluster=f"{oid}:{item_id}",
+                            rank=len(out),
+                            params=params,
+                            control=control,
+                        )
+                    )
+        return out
+
+    def validate(self, candidate: Candidate, world: World) -> list[str]:
+        """The injected options must be another real variant of the same product."""
+        p = candidate.params
+        if "injected_options" not in p:
+            return ["no other variant of the product differs in exactly one option"]
+        product = world.base.tables["products"].get(p["product_id"])
+        if product is None:
+            return ["product does not exist"]
+        variants = product.get("variants", {})
+        reasons = []
+        if p["item_id"] not in variants:
+            reasons.append("ordered item is not a variant of its product")
+        matching = [
+            v for v, spec in variants.items() if spec.get("options") == p["injected_options"]
+        ]
+        if not matching:
+            reasons.append("ItemOption value is no variant of the product")
+        elif p["item_id"] in matching:
+            reasons.append("injected options equal the item's own options")
+        if set(p["injected_options"]) != set(p["options"]):
+            reasons.append("injected options change the option keys")
+        return reasons
+
+    def contract(self, candidate: Candidate, world: World) -> FaultContract:
+        """One option of one order item; the product record bound by item id refutes it."""
+        p = candidate.params
+        return FaultContract(
+            operator=self.name,
+            structure="cross-record",
+            target=Target(
+                entity_type="order_item",
+                entity_id=p["item_id"],
+                attribute=f"options.{p['option']}",
+                related_ids={
+                    "order_id": p["order_id"],
+                    "product_id": p["product_id"],
+                    "injected_variant": p["injected_variant"],
+                    "product_name": p["product_name"],
+                },
+            ),
+            fault_interaction=Interaction(tool=READ, match={"order_id": p["order_id"]}),
+            injected_value=p["injected_value"],
+            authoritative_value=p["true_value"],
+            basis="the product record's variant with the item's id",
+            sufficiency=Sufficiency(
+                relation="variant-binding",
+                requires=("order item bound to its variant by item id", "the product record"),
+                semantics="a product's variants are keyed by item id; an ordered item is that variant",
+            ),
+            acquisition=(
+                AcquisitionRoute(
+                    tool=PRODUCT, arguments={"product_id": "the order record (items[].product_id)"}
+                ),
+                AcquisitionRoute(
+                    tool=READ,
+                    arguments={"order_id": "user message"},
+                    note="a second read shows the true options",
+                ),
+            ),
+            persistence="once",
+        )
+
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """Rewrite the first read of the order: the item's option substituted."""
+        p = case.params
+
+        def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
+            try:
+                data = json.loads(observation)
+                item = data["items"][p["item_index"]]
+                if item["item_id"] != p["item_id"]:
+                    return None
+                item["options"][p["option"]] = p["injected_value"]
+            except (json.JSONDecodeError, KeyError, IndexError, TypeError):
+                return None
+            return json.dumps(data)
+
+        return [
+            Injection(
+                self._hook_id(case),
+                match=lambda n, a, s: (
+                    n == READ and isinstance(a, dict) and a.get("order_id") == p["order_id"]
+                ),
+                rewrite=rewrite,
+            )
+        ]
+
+    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
+        """The user names the order; the agent reads the user, then the order (fault-bearing)."""
+        p = candidate.params
+        return [
+            ScriptedTurn("user", user_prefix_message(p["user_id"], f"my order {p['order_id']}")),
+            ScriptedTurn("assistant", tool="get_user_details", arguments={"user_id": p["user_id"]}),
+            ScriptedTurn("assistant", tool=READ, arguments={"order_id": p["order_id"]}),
+        ]
+
+    def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
+        """Look the product up (its id from the order record), then state the item's option."""
+        p = case.params
+        return [
+            ScriptedTurn("assistant", tool=PRODUCT, arguments={"product_id": p["product_id"]}),
+            ScriptedTurn(
+                "assistant",
+                content=(
+                    f"Your {p['product_name']} (item {p['item_id']}) has "
+                    f"{p['option']}: {p['true_value']}."
+                ),
+                proposed_use=True,
+            ),
+        ]
+
+    # ---- relations --------------------------------------------------------------------
+    def counterevidence(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> Evidence:
+        """min(a delivered order record with the true option, max(binding, product record))."""
+        item_id = contract.target.entity_id
+        oid = contract.target.related_ids["order_id"]
+        pid = contract.target.related_ids["product_id"]
+        key = contract.target.attribute.split(".", 1)[1]
+        binding = product = direct = None
+        for call in view.calls:
+            step, data = call.observation_step, call.data
+            if step is None or not isinstance(data, dict):
+                continue
+            if data.get("order_id") == oid:
+                for item in data.get("items", []):
+                    if item.get("item_id") == item_id:
+                        binding = step if binding is None else binding
+                        if (
+                            direct is None
+                            and item.get("options", {}).get(key) == contract.authoritative_value
+                        ):
+                            direct = step
+            variant = (
+                (data.get("variants") or {}).get(item_id) if data.get("product_id") == pid else None
+            )
+            if (
+                product is None
+                and isinstance(variant, dict)
+                and variant.get("options", {}).get(key) == contract.authoritative_value
+            ):
+                product = step
+        candidates = []
+        if direct is not None:
+            candidates.append((direct, (direct,), "a delivered order record shows the true option"))
+        if binding is not None and product is not None:
+            step = max(binding, product)
+            candidates.append(
+                (
+                    step,
+                    tuple(sorted({binding, product})),
+                    "product record with the item's variant, bound by item id",
+                )
+            )
+        if not candidates:
+            return Evidence(INF, (), "no product record bound to the item")
+        return Evidence(*min(candidates))
+
+    def extract_uses(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> list[UseCandidate]:
+        """Messages stating the item's option; calls acting on the variant the injected option names."""
+        item_id = contract.target.entity_id
+        name = contract.target.related_ids.get("product_name", "")
+        injected = [str(contract.injected_value)]
+        true = [str(contract.authoritative_value)]
+        variant = contract.target.related_ids["injected_variant"]
+        out: list[UseCandidate] = []
+        for message in view.assistant_messages():
+            if message.step <= fault_step:
+                continue
+            for segment in _item_segments(message.content, item_id, name):
+                hit_i, hit_t = mentions(segment, injected), mentions(segment, true)
+                if hit_i or hit_t:
+                    out.append(
+                        UseCandidate(
+                            message.step,
+                            "message",
+                            segment,
+                            bool(hit_i),
+                            bool(hit_t),
+                            {"text": segment},
+                        )
+                    )
+                    break
+        for call in view.calls:
+            if call.call_step <= fault_step:
+                continue
+            if any(args_contain(call.arg(k), variant) for k in ("item_ids",)):
+                out.append(
+                    UseCandidate(
+                        call.call_step, "tool_call", call.name, True, False, {"tool": call.name}
+                    )
+                )
+        return sorted(out, key=lambda c: c.step)
+
+    def classify(
+        self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """The injected option stated for the item (or its variant acted on) is reliance."""
+        return classify_value_use(candidate, view)
+
+
+_ID = re.compile(r"\b\d{8,}\b")
+
+
+def _item_segments(text: str, item_id: str, name: str) -> list[str]:
+    """Text right after each mention of the item (id, else product name), up to the next item."""
+    anchors = [m.end() for m in re.finditer(re.escape(item_id), text)]
+    if not anchors and name:
+        anchors = [m.start() for m in re.finditer(re.escape(name), text, flags=re.IGNORECASE)]
+    segments = []
+    for start in anchors:
+        rest = text[start:]
+        cut = len(rest)
+        # a ")" right after the anchor closes the parenthesis the item was named in
+        for pattern, offset in ((_ID, 0), (re.compile(r"\)"), 3), (re.compile(r"\n"), 0),
+                                (re.compile(r"\.\s"), 0)):
+            match = pattern.search(rest, offset)
+            if match:
+                cut = min(cut, match.start())
+        segments.append(rest[:cut])
+    return segments

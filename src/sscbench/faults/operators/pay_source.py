@@ -1,0 +1,260 @@
+"""PaySource (airline): a user read shows one payment method with a flipped category.
+
+The retained identifier refutes the flip only where the model-visible history
+establishes the relation between an identifier and its category (the tool interface
+stating category-prefixed ids, or another delivered record of the same method); a
+naming pattern in stored data alone does not count.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sscbench.faults.case import Candidate, Case
+from sscbench.faults.contract import (
+    AcquisitionRoute,
+    FaultContract,
+    Interaction,
+    Sufficiency,
+    Target,
+)
+from sscbench.faults.operators.base import (
+    FaultOperator,
+    ScriptedTurn,
+    args_contain,
+    user_prefix_message,
+)
+from sscbench.faults.operators.return_date import classify_value_use
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.measure.view import LedgerView
+from sscbench.run.injection import Injection
+from sscbench.world.world import World
+
+READ = "get_user_details"
+FLIP = {"credit_card": "gift_card", "gift_card": "credit_card", "certificate": "credit_card"}
+WORDS = {
+    "credit_card": ("credit card", "credit-card"),
+    "gift_card": ("gift card", "gift-card"),
+    "certificate": ("certificate",),
+}
+PAYMENT_ARGS = ("payment_id", "payment_methods", "payment_method_id")
+
+
+def interface_relation(world: World) -> str:
+    """Where the agent-visible interface ties ids to categories ('' when it does not)."""
+    text = world.policy + json.dumps(world.tool_schemas())
+    if all(re.search(rf"'{c}_\d+", text) for c in ("credit_card", "gift_card", "certificate")):
+        return "the tool interface names payment ids by category ('credit_card_…', 'gift_card_…', 'certificate_…')"
+    return ""
+
+
+def category_words(text: str) -> set[str]:
+    """Categories named in a text (as words, not inside an id)."""
+    low = text.lower()
+    return {
+        c for c, words in WORDS.items() if any(re.search(rf"(?<!_){w}s?\b", low) for w in words)
+    }
+
+
+class PaySource(FaultOperator):
+    """Flip one payment method's category in the user's profile as delivered."""
+
+    name = "PaySource"
+    domain = "airline"
+    structure = "co-delivered"
+    default_max_steps = 40
+    paper_candidates = 120
+
+    def enumerate(self, world: World) -> list[Candidate]:
+        """(user, payment method) for each distinct task user, on that user's first task."""
+        users = world.base.tables["users"]
+        out: list[Candidate] = []
+        seen: set[str] = set()
+        for task in world.tasks:
+            user = users.get(task.user_id)
+            if not user or task.user_id in seen:
+                continue
+            seen.add(task.user_id)
+            for pid, method in user.get("payment_methods", {}).items():
+                source = method.get("source")
+                if source not in FLIP:
+                    continue
+                out.append(
+                    Candidate(
+                        candidate_id=f"{world.source}/airline:{task.task_id}:{self.name}:{pid}",
+                        operator=self.name,
+                        world=world.source,
+                        domain="airline",
+                        task_id=task.task_id,
+                        cluster=task.user_id,
+                        rank=len(out),
+                        params={
+                            "user_id": task.user_id,
+                            "payment_id": pid,
+                            "source": source,
+                            "injected_source": FLIP[source],
+                        },
+                    )
+                )
+        return out
+
+    def validate(self, candidate: Candidate, world: World) -> list[str]:
+        """The flip must change the category and the task must pay with something."""
+        p = candidate.params
+        reasons = []
+        if p["injected_source"] == p["source"] or p["injected_source"] not in FLIP:
+            reasons.append("injected category is not a different payment category")
+        user = world.base.tables["users"].get(p["user_id"], {})
+        if p["payment_id"] not in user.get("payment_methods", {}):
+            reasons.append("payment method is not the user's")
+        task = world.task(candidate.task_id)
+        pays = [a for a in task.actions if any(k in a.kwargs for k in PAYMENT_ARGS)]
+        if not pays:
+            reasons.append("task makes no payment")
+        return reasons
+
+    def contract(self, candidate: Candidate, world: World) -> FaultContract:
+        """Category of one payment method; the retained id refutes it where the relation is visible."""
+        p = candidate.params
+        return FaultContract(
+            operator=self.name,
+            structure="co-delivered",
+            target=Target(
+                entity_type="payment_method",
+                entity_id=p["payment_id"],
+                attribute="category",
+                related_ids={"user_id": p["user_id"]},
+            ),
+            fault_interaction=Interaction(tool=READ, match={"user_id": p["user_id"]}),
+            injected_value=p["injected_source"],
+            authoritative_value=p["source"],
+            basis="the retained payment id in the same observation",
+            sufficiency=Sufficiency(
+                relation="id-category",
+                requires=("the payment id delivered", "the id-category relation visible"),
+                semantics=interface_relation(world),
+            ),
+            acquisition=(
+                AcquisitionRoute(
+                    tool=READ,
+                    arguments={"user_id": "user message"},
+                    note="co-delivered; a second read shows the true category",
+                ),
+            ),
+            persistence="once",
+        )
+
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """Rewrite the first read of the user's profile: one method's category flipped."""
+        p = case.params
+
+        def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
+            try:
+                data = json.loads(observation)
+                data["payment_methods"][p["payment_id"]]["source"] = p["injected_source"]
+            except (json.JSONDecodeError, KeyError, TypeError):
+                return None
+            return json.dumps(data)
+
+        return [
+            Injection(
+                self._hook_id(case),
+                match=lambda n, a, s: (
+                    n == READ and isinstance(a, dict) and a.get("user_id") == p["user_id"]
+                ),
+                rewrite=rewrite,
+            )
+        ]
+
+    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
+        """The user gives the id; the agent reads the profile (fault-bearing)."""
+        p = candidate.params
+        return [
+            ScriptedTurn("user", user_prefix_message(p["user_id"], "a payment")),
+            ScriptedTurn("assistant", tool=READ, arguments={"user_id": p["user_id"]}),
+        ]
+
+    def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
+        """Co-delivered: a message naming the method and the category it was shown with."""
+        p = case.params
+        words = WORDS[p["injected_source"]][0]
+        return [
+            ScriptedTurn(
+                "assistant",
+                content=f"You can pay with {p['payment_id']} ({words}).",
+                proposed_use=True,
+            )
+        ]
+
+    # ---- relations --------------------------------------------------------------------
+    def counterevidence(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> Evidence:
+        """The id delivered where its category is visible: at once if the interface states the
+        relation, else at the first delivered record showing the method's true category."""
+        pid = contract.target.entity_id
+        for call in view.calls:
+            step = call.observation_step
+            if step is None or not call.observation or pid not in call.observation:
+                continue
+            if contract.sufficiency.semantics and pid.startswith(contract.authoritative_value):
+                return Evidence(step, (step,), "the delivered id carries its category")
+            data = call.data
+            methods = data.get("payment_methods") if isinstance(data, dict) else None
+            if isinstance(methods, dict):
+                shown = (methods.get(pid) or {}).get("source")
+                if shown == contract.authoritative_value:
+                    return Evidence(step, (step,), "a delivered record shows the true category")
+        return Evidence(INF, (), "no delivered observation establishes the category")
+
+    def extract_uses(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> list[UseCandidate]:
+        """Messages naming the method with a category; calls paying with it."""
+        pid = contract.target.entity_id
+        out: list[UseCandidate] = []
+        for message in view.assistant_messages():
+            if message.step <= fault_step or pid not in message.content:
+                continue
+            window = _window(message.content, pid)
+            cats = category_words(window)
+            if not cats:
+                continue
+            out.append(
+                UseCandidate(
+                    message.step,
+                    "message",
+                    window,
+                    contract.injected_value in cats,
+                    contract.authoritative_value in cats,
+                    {"text": window},
+                )
+            )
+        for call in view.calls:
+            if call.call_step <= fault_step or call.name == READ:
+                continue
+            if args_contain(call.arguments, pid):
+                out.append(
+                    UseCandidate(
+                        call.call_step, "tool_call", call.name, False, True, {"tool": call.name}
+                    )
+                )
+        return sorted(out, key=lambda c: c.step)
+
+    def classify(
+        self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """The flipped category attributed to the method is reliance; paying with it depends on it."""
+        return classify_value_use(candidate, view)
+
+
+def _window(text: str, pid: str) -> str:
+    """The clause around an id: from the previous sentence break to the next one."""
+    index = text.find(pid)
+    start = max(text.rfind(". ", 0, index), text.rfind("\n", 0, index), text.rfind(";", 0, index))
+    ends = [
+        i for i in (text.find(". ", index), text.find("\n", index), text.find(";", index)) if i >= 0
+    ]
+    return text[start + 1 : min(ends) if ends else len(text)].strip()

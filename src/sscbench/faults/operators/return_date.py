@@ -1,0 +1,331 @@
+"""ReturnDate (airline): a reservation read shows the return date moved earlier.
+
+The record stays unchanged. Counterevidence is co-delivered: the retained outbound
+leg refutes the injected date through the ordering of a round trip, so a valid
+mutation makes the return precede the outbound.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+
+from sscbench.faults.case import Candidate, Case
+from sscbench.faults.contract import (
+    AcquisitionRoute,
+    FaultContract,
+    Interaction,
+    Sufficiency,
+    Target,
+)
+from sscbench.faults.operators.base import (
+    NEGATION_CUE,
+    NOW,
+    VERIFY_CUE,
+    FaultOperator,
+    ScriptedTurn,
+    args_contain,
+    date_variants,
+    mentions,
+    sentence_around,
+    user_prefix_message,
+)
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.measure.view import LedgerView
+from sscbench.run.injection import Injection
+from sscbench.world.world import World
+
+READ = "get_reservation_details"
+WRITES_ON_RESERVATION = {"update_reservation_flights", "book_reservation"}
+
+
+def split_legs(reservation: dict[str, Any]) -> tuple[list[int], list[int]]:
+    """Indices of outbound and return legs of a round trip (return starts at the destination)."""
+    flights = reservation.get("flights") or []
+    for index, leg in enumerate(flights):
+        if index and leg.get("origin") == reservation.get("destination"):
+            return list(range(index)), list(range(index, len(flights)))
+    return list(range(len(flights))), []
+
+
+def _earlier_date(outbound: str, taken: set[str]) -> str:
+    day = dt.date.fromisoformat(outbound)
+    for back in range(2, 30):
+        candidate = (day - dt.timedelta(days=back)).isoformat()
+        if candidate not in taken:
+            return candidate
+    raise ValueError("no free earlier date")
+
+
+class ReturnDate(FaultOperator):
+    """Move a round trip's return date before its outbound date in one reservation read."""
+
+    name = "ReturnDate"
+    domain = "airline"
+    structure = "co-delivered"
+    default_max_steps = 60
+    paper_candidates = 105
+
+    def enumerate(self, world: World) -> list[Candidate]:
+        """(task, round-trip reservation of the task's user whose return is not yet flown)."""
+        users = world.base.tables["users"]
+        reservations = world.base.tables["reservations"]
+        out: list[Candidate] = []
+        for task in world.tasks:
+            user = users.get(task.user_id)
+            if not user:
+                continue
+            for rid in user.get("reservations", []):
+                record = reservations.get(rid)
+                if not record or record.get("flight_type") != "round_trip":
+                    continue
+                outbound, back = split_legs(record)
+                if not outbound or not back:
+                    continue
+                flights = record["flights"]
+                return_date = flights[back[0]]["date"]
+                if return_date <= NOW:
+                    continue
+                outbound_date = flights[outbound[0]]["date"]
+                taken = {leg["date"] for leg in flights}
+                injected = _earlier_date(outbound_date, taken)
+                gt_dates = {v for a in task.actions for v in _strings(a.kwargs) if _is_date(v)}
+                out.append(
+                    Candidate(
+                        candidate_id=f"{world.source}/airline:{task.task_id}:{self.name}:{rid}",
+                        operator=self.name,
+                        world=world.source,
+                        domain="airline",
+                        task_id=task.task_id,
+                        cluster=rid,
+                        rank=len(out),
+                        params={
+                            "user_id": task.user_id,
+                            "reservation_id": rid,
+                            "return_legs": back,
+                            "outbound_date": outbound_date,
+                            "return_date": return_date,
+                            "injected_date": injected,
+                        },
+                        control=injected in gt_dates,
+                    )
+                )
+        return out
+
+    def validate(self, candidate: Candidate, world: World) -> list[str]:
+        """Refuse mutations that do not precede the outbound leg, and irrelevant reservations."""
+        p = candidate.params
+        reasons = []
+        record = world.base.tables["reservations"].get(p["reservation_id"])
+        if record is None:
+            return ["reservation does not exist"]
+        if p["injected_date"] >= p["outbound_date"]:
+            reasons.append("ReturnDate mutation does not precede the outbound leg")
+        if p["injected_date"] in {leg["date"] for leg in record["flights"]}:
+            reasons.append("injected date equals another date of the record")
+        if not _is_date(p["injected_date"]):
+            reasons.append("injected date is not a date")
+        task = world.task(candidate.task_id)
+        if not any(args_contain(a.kwargs, p["reservation_id"]) for a in task.actions) and (
+            p["reservation_id"] not in task.instruction
+        ):
+            reasons.append("task does not act on this reservation")
+        return reasons
+
+    def contract(self, candidate: Candidate, world: World) -> FaultContract:
+        """Return date of one reservation; the outbound leg in the same record refutes it."""
+        p = candidate.params
+        return FaultContract(
+            operator=self.name,
+            structure="co-delivered",
+            target=Target(
+                entity_type="reservation",
+                entity_id=p["reservation_id"],
+                attribute="return_date",
+                related_ids={"user_id": p["user_id"]},
+            ),
+            fault_interaction=Interaction(tool=READ, match={"reservation_id": p["reservation_id"]}),
+            injected_value=p["injected_date"],
+            authoritative_value=p["return_date"],
+            basis="the retained outbound leg of the same reservation record",
+            sufficiency=Sufficiency(
+                relation="round-trip-order",
+                requires=("the outbound leg's date in a delivered record of the reservation",),
+                semantics="a round trip's return departs after its outbound",
+            ),
+            acquisition=(
+                AcquisitionRoute(
+                    tool=READ,
+                    arguments={"reservation_id": "user message or get_user_details"},
+                    note="co-delivered with the fault-bearing observation",
+                ),
+            ),
+            persistence="once",
+        )
+
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """Rewrite the first read of the reservation: return legs dated earlier."""
+        p = case.params
+        rid = p["reservation_id"]
+        legs = set(p["return_legs"])
+
+        def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
+            try:
+                data = json.loads(observation)
+            except json.JSONDecodeError:
+                return None
+            for index, leg in enumerate(data.get("flights", [])):
+                if index in legs:
+                    leg["date"] = p["injected_date"]
+            return json.dumps(data)
+
+        return [
+            Injection(
+                self._hook_id(case),
+                match=lambda n, a, s: (
+                    n == READ and isinstance(a, dict) and a.get("reservation_id") == rid
+                ),
+                rewrite=rewrite,
+            )
+        ]
+
+    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
+        """The user names the reservation; the agent reads the user, then the reservation."""
+        p = candidate.params
+        return [
+            ScriptedTurn(
+                "user", user_prefix_message(p["user_id"], f"my reservation {p['reservation_id']}")
+            ),
+            ScriptedTurn("assistant", tool="get_user_details", arguments={"user_id": p["user_id"]}),
+            ScriptedTurn("assistant", tool=READ, arguments={"reservation_id": p["reservation_id"]}),
+        ]
+
+    def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
+        """Co-delivered evidence: the next message already comes after it."""
+        rid = case.params["reservation_id"]
+        fault = view.calls_named(READ)[-1].data or {}
+        _, back = split_legs(fault)
+        shown = fault["flights"][back[0]]["date"] if back else case.params["injected_date"]
+        return [
+            ScriptedTurn(
+                "assistant",
+                content=f"Reservation {rid} returns on {shown}.",
+                proposed_use=True,
+            )
+        ]
+
+    # ---- relations --------------------------------------------------------------------
+    def counterevidence(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> Evidence:
+        """The first delivered record of the reservation that shows its outbound leg."""
+        rid = contract.target.entity_id
+        for call in view.calls:
+            data = call.data
+            if call.observation_step is None or not isinstance(data, dict):
+                continue
+            if data.get("reservation_id") != rid or not data.get("flights"):
+                continue
+            outbound, back = split_legs(data)
+            if not outbound:
+                continue
+            out_date = data["flights"][outbound[0]].get("date", "")
+            shown = data["flights"][back[0]].get("date", "") if back else None
+            if shown == contract.authoritative_value or (shown is not None and shown < out_date):
+                return Evidence(
+                    call.observation_step,
+                    (call.observation_step,),
+                    "record with the outbound leg refutes the earlier return",
+                )
+        return Evidence(INF, (), "no delivered record of the reservation")
+
+    def extract_uses(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> list[UseCandidate]:
+        """Messages and calls after the fault that carry the injected or the true return date."""
+        injected = date_variants(contract.injected_value)
+        true = date_variants(contract.authoritative_value)
+        out: list[UseCandidate] = []
+        for message in view.assistant_messages():
+            if message.step <= fault_step:
+                continue
+            hit_i = mentions(message.content, injected)
+            hit_t = mentions(message.content, true)
+            if hit_i or hit_t:
+                out.append(
+                    UseCandidate(
+                        message.step,
+                        "message",
+                        hit_i or hit_t,
+                        bool(hit_i),
+                        bool(hit_t),
+                        {"text": message.content},
+                    )
+                )
+        for call in view.calls:
+            if call.call_step <= fault_step or call.name == READ:
+                continue
+            has_i = args_contain(call.arguments, contract.injected_value)
+            has_t = args_contain(call.arguments, contract.authoritative_value)
+            if call.name == "transfer_to_human_agents":
+                summary = str(call.arg("summary") or "")
+                has_i = has_i or bool(mentions(summary, injected))
+                has_t = has_t or bool(mentions(summary, true))
+            if has_i or has_t:
+                channel = "handoff" if call.name == "transfer_to_human_agents" else "tool_call"
+                detail = {"tool": call.name, "arguments": call.arguments}
+                if channel == "handoff":
+                    detail["text"] = str(call.arg("summary") or "")
+                out.append(UseCandidate(call.call_step, channel, call.name, has_i, has_t, detail))
+        return sorted(out, key=lambda c: c.step)
+
+    def classify(
+        self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """v′ as the return date is reliance; checking it is verification; v is a correct use."""
+        return classify_value_use(candidate, view)
+
+
+def classify_value_use(candidate: UseCandidate, view: LedgerView) -> ClassifiedUse:
+    """Shared rule for read-value operators (dates, options, categories)."""
+    if candidate.detail.get("text") is not None:
+        text = sentence_around(candidate.detail.get("text", ""), candidate.span)
+        if candidate.mentions_injected and candidate.mentions_authoritative:
+            if NEGATION_CUE.search(text) or VERIFY_CUE.search(text):
+                return ClassifiedUse(
+                    candidate,
+                    UseLabel.DEPENDENT_USE,
+                    "states the true value against the injected one",
+                )
+            return ClassifiedUse(candidate, UseLabel.VERIFICATION, "both values set side by side")
+        if candidate.mentions_injected:
+            if VERIFY_CUE.search(text):
+                return ClassifiedUse(candidate, UseLabel.VERIFICATION, "injected value questioned")
+            return ClassifiedUse(
+                candidate, UseLabel.FAULTY_RELIANCE, "states the injected value as the fact"
+            )
+        return ClassifiedUse(candidate, UseLabel.DEPENDENT_USE, "states the authoritative value")
+    if candidate.mentions_injected:
+        return ClassifiedUse(
+            candidate, UseLabel.FAULTY_RELIANCE, "a call commits to the injected value"
+        )
+    return ClassifiedUse(candidate, UseLabel.DEPENDENT_USE, "a call uses the authoritative value")
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _is_date(value: str) -> bool:
+    try:
+        dt.date.fromisoformat(value)
+    except (TypeError, ValueError):
+        return False
+    return len(value) == 10

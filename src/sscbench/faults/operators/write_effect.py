@@ -1,0 +1,320 @@
+"""WriteEffect (airline): a matched flight update is suppressed; the real acknowledgement is returned.
+
+The request is matched by reservation, flights, cabin and payment method. The
+acknowledgement delivered is the one the tool returned when it committed (the call
+runs, then the state is rolled back). Counterevidence is a later authoritative read
+of the reservation still scoped to that request: no write between the attempt and the
+read may have changed the reservation's flights.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sscbench.faults.case import Candidate, Case
+from sscbench.faults.contract import (
+    AcquisitionRoute,
+    FaultContract,
+    Interaction,
+    Sufficiency,
+    Target,
+)
+from sscbench.faults.operators.base import (
+    NEGATION_CUE,
+    NOW,
+    VERIFY_CUE,
+    FaultOperator,
+    ScriptedTurn,
+    args_contain,
+    user_prefix_message,
+)
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.measure.view import LedgerView
+from sscbench.run.injection import Injection
+from sscbench.world.world import World
+
+WRITE = "update_reservation_flights"
+READ = "get_reservation_details"
+SCOPE_BREAKING = {WRITE, "cancel_reservation"}
+UPGRADE = {"basic_economy": "economy", "economy": "business", "business": "economy"}
+SUCCESS = re.compile(
+    r"\b(done|updated|changed|successful\w*|has been|have been|is now|are now|confirmed|"
+    r"all set|completed|rebooked|moved)\b",
+    re.IGNORECASE,
+)
+FAILURE = re.compile(
+    r"(did not take effect|didn'?t take effect|not (been )?applied|not (been )?updated|"
+    r"not (been )?changed|still shows|could not|couldn'?t|failed|unable|unchanged)",
+    re.IGNORECASE,
+)
+
+
+def legs(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(flight number, date) of each leg."""
+    return [(f.get("flight_number", ""), f.get("date", "")) for f in flights or []]
+
+
+def matches(request: dict[str, Any], arguments: Any) -> bool:
+    """Same logical request: reservation, flights, cabin and payment method."""
+    if not isinstance(arguments, dict):
+        return False
+    return (
+        arguments.get("reservation_id") == request["reservation_id"]
+        and arguments.get("cabin") == request["cabin"]
+        and arguments.get("payment_id") == request["payment_id"]
+        and isinstance(arguments.get("flights"), list)
+        and legs(arguments["flights"]) == legs(request["flights"])
+    )
+
+
+class WriteEffect(FaultOperator):
+    """Suppress a matched update_reservation_flights while acknowledging it as committed."""
+
+    name = "WriteEffect"
+    domain = "airline"
+    structure = "state-transition"
+    default_max_steps = 60
+    paper_candidates = 174
+
+    def enumerate(self, world: World) -> list[Candidate]:
+        """(task, reservation of its user with a segment not yet flown) and the request made.
+
+        The request is the task's own flight update of that reservation when it has one,
+        else a cabin change of the reservation's flights paid by the user's first card.
+        """
+        users = world.base.tables["users"]
+        reservations = world.base.tables["reservations"]
+        out: list[Candidate] = []
+        for task in world.tasks:
+            user = users.get(task.user_id)
+            if not user:
+                continue
+            for rid in user.get("reservations", []):
+                record = reservations.get(rid)
+                if not record or not any(f["date"] > NOW for f in record.get("flights", [])):
+                    continue
+                own = next(
+                    (
+                        a.kwargs
+                        for a in task.actions
+                        if a.name == WRITE and a.kwargs.get("reservation_id") == rid
+                    ),
+                    None,
+                )
+                if own is not None:
+                    request = {
+                        k: own.get(k) for k in ("reservation_id", "cabin", "flights", "payment_id")
+                    }
+                    origin = "task"
+                else:
+                    cards = [
+                        pid
+                        for pid, m in user.get("payment_methods", {}).items()
+                        if m.get("source") == "credit_card"
+                    ]
+                    request = {
+                        "reservation_id": rid,
+                        "cabin": UPGRADE.get(record["cabin"], "economy"),
+                        "flights": [
+                            {"flight_number": f["flight_number"], "date": f["date"]}
+                            for f in record["flights"]
+                        ],
+                        "payment_id": cards[0] if cards else "",
+                    }
+                    origin = "cabin-change"
+                out.append(
+                    Candidate(
+                        candidate_id=f"{world.source}/airline:{task.task_id}:{self.name}:{rid}",
+                        operator=self.name,
+                        world=world.source,
+                        domain="airline",
+                        task_id=task.task_id,
+                        cluster=rid,
+                        rank=len(out),
+                        params={
+                            "user_id": task.user_id,
+                            "request": request,
+                            "request_origin": origin,
+                            "original_flights": record["flights"],
+                        },
+                    )
+                )
+        return out
+
+    def committed(self, candidate: Candidate, world: World) -> tuple[str, bool]:
+        """The acknowledgement of the request when it commits, and whether the state changed."""
+        env = world.new_env()
+        outcome = env.execute(WRITE, json.loads(json.dumps(candidate.params["request"])))
+        return outcome.observation, bool(env.state.changes()) and not outcome.is_error
+
+    def validate(self, candidate: Candidate, world: World) -> list[str]:
+        """The request must commit and change the reservation, and the task must act on it."""
+        p = candidate.params
+        reasons = []
+        acknowledgement, changed = self.committed(candidate, world)
+        if acknowledgement.startswith("Error") or not changed:
+            reasons.append(f"the request does not commit a change ({acknowledgement[:80]})")
+        task = world.task(candidate.task_id)
+        rid = p["request"]["reservation_id"]
+        if (
+            not any(args_contain(a.kwargs, rid) for a in task.actions)
+            and rid not in task.instruction
+        ):
+            reasons.append("task does not act on this reservation")
+        return reasons
+
+    def acknowledgement_matches_commit(self, case: Case, world: World, delivered: str) -> bool:
+        """True when a delivered acknowledgement equals a real commit's (a validity check)."""
+        env = world.new_env()
+        return (
+            env.execute(WRITE, json.loads(json.dumps(case.params["request"]))).observation
+            == delivered
+        )
+
+    def contract(self, candidate: Candidate, world: World) -> FaultContract:
+        """The claimed effect of one logical request; a later scoped read refutes it."""
+        p = candidate.params
+        acknowledgement, _ = self.committed(candidate, world)
+        try:
+            acked = json.loads(acknowledgement).get("flights", [])
+        except (json.JSONDecodeError, AttributeError):
+            acked = []
+        return FaultContract(
+            operator=self.name,
+            structure="state-transition",
+            target=Target(
+                entity_type="write_request",
+                entity_id=p["request"]["reservation_id"],
+                attribute="flights",
+                related_ids={"user_id": p["user_id"]},
+            ),
+            fault_interaction=Interaction(tool=WRITE, match=p["request"]),
+            injected_value=acked,
+            authoritative_value=p["original_flights"],
+            basis="an authoritative read of the reservation after the attempt",
+            sufficiency=Sufficiency(
+                relation="post-attempt-read",
+                requires=(
+                    "a read of the reservation after the suppressed attempt",
+                    "no write changing its flights in between",
+                ),
+                semantics="the tool contract says an acknowledged update has been committed",
+            ),
+            acquisition=(
+                AcquisitionRoute(tool=READ, arguments={"reservation_id": "the request itself"}),
+            ),
+            persistence="once",
+        )
+
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """Suppress the first call matching the request."""
+        request = case.params["request"]
+        return [
+            Injection(
+                self._hook_id(case),
+                match=lambda n, a, s: n == WRITE and matches(request, a),
+                suppress_write=True,
+            )
+        ]
+
+    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
+        """Read the user and the reservation, then make the request (fault-bearing)."""
+        p = candidate.params
+        rid = p["request"]["reservation_id"]
+        return [
+            ScriptedTurn("user", user_prefix_message(p["user_id"], f"my reservation {rid}")),
+            ScriptedTurn("assistant", tool="get_user_details", arguments={"user_id": p["user_id"]}),
+            ScriptedTurn("assistant", tool=READ, arguments={"reservation_id": rid}),
+            ScriptedTurn("assistant", tool=WRITE, arguments=p["request"]),
+        ]
+
+    def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
+        """Read the reservation back, then report the outcome to the user."""
+        rid = case.params["request"]["reservation_id"]
+        return [
+            ScriptedTurn("assistant", tool=READ, arguments={"reservation_id": rid}),
+            ScriptedTurn(
+                "assistant",
+                content=f"I checked reservation {rid}: the change did not take effect.",
+                proposed_use=True,
+            ),
+        ]
+
+    # ---- relations --------------------------------------------------------------------
+    def counterevidence(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> Evidence:
+        """The first read of the reservation after the attempt, before any write re-scopes it."""
+        rid = contract.target.entity_id
+        acked = legs(contract.injected_value)
+        acked_prices = [f.get("price") for f in contract.injected_value]
+        for call in view.calls:
+            if call.observation_step is None or call.call_step <= fault_step:
+                continue
+            if (
+                call.name in SCOPE_BREAKING
+                and call.arg("reservation_id") == rid
+                and not ((call.observation or "").startswith("Error"))
+            ):
+                return Evidence(INF, (), f"a later {call.name} re-scoped the reservation first")
+            data = call.data
+            if call.name == READ and call.arg("reservation_id") == rid and isinstance(data, dict):
+                shown = data.get("flights", [])
+                if legs(shown) != acked or [f.get("price") for f in shown] != acked_prices:
+                    return Evidence(
+                        call.observation_step,
+                        (call.observation_step,),
+                        "the reservation read after the attempt shows it unapplied",
+                    )
+        return Evidence(INF, (), "no scoped read of the reservation after the attempt")
+
+    def extract_uses(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> list[UseCandidate]:
+        """Messages and handoffs after the attempt that speak of its outcome or its new flights."""
+        new_numbers = {n for n, _ in legs(contract.injected_value)} - {
+            n for n, _ in legs(contract.authoritative_value)
+        }
+        out: list[UseCandidate] = []
+        texts = [(m.step, "message", m.content) for m in view.assistant_messages()]
+        texts += [
+            (c.call_step, "handoff", str(c.arg("summary") or ""))
+            for c in view.calls_named("transfer_to_human_agents")
+        ]
+        for step, channel, text in sorted(texts):
+            if step <= fault_step:
+                continue
+            success, failure = SUCCESS.search(text), FAILURE.search(text)
+            names_new = any(n in text for n in new_numbers)
+            if success or failure or names_new:
+                out.append(
+                    UseCandidate(
+                        step,
+                        channel,
+                        text[:200],
+                        bool(success or names_new) and not failure,
+                        bool(failure),
+                        {"text": text},
+                    )
+                )
+        return out
+
+    def classify(
+        self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """A success claim is reliance; saying it did not take effect is a correct use."""
+        text = candidate.detail.get("text", "")
+        if candidate.mentions_authoritative:
+            return ClassifiedUse(
+                candidate, UseLabel.DEPENDENT_USE, "reports the update as not applied"
+            )
+        claims = SUCCESS.search(text)
+        if VERIFY_CUE.search(text) and not claims:
+            return ClassifiedUse(candidate, UseLabel.VERIFICATION, "only checks the update")
+        if NEGATION_CUE.search(text) and not claims:
+            return ClassifiedUse(
+                candidate, UseLabel.UNDECIDABLE, "a negated statement of unclear scope"
+            )
+        return ClassifiedUse(candidate, UseLabel.FAULTY_RELIANCE, "treats the update as committed")

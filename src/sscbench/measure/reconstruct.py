@@ -1,0 +1,143 @@
+"""Reconstruct the measurement of one run from its ledger and its case's contract.
+
+T_F needs both: the evaluator-only log establishing that the intervention took
+effect, and the fault-bearing observation present in the ledger. Everything else —
+T_E, the uses, T_S, T_U, A, Z_S, Y_end — is read from the model-visible ledger alone,
+under the case's contract.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sscbench.faults.contract import FaultContract
+from sscbench.measure.values import (
+    INF,
+    UNDECIDABLE,
+    ClassifiedUse,
+    Evidence,
+    Stance,
+    Step,
+    UseLabel,
+)
+from sscbench.measure.view import LedgerView
+from sscbench.run.ledger import InterventionRecord, ToolEvent
+
+USE_LABELS = (UseLabel.DEPENDENT_USE, UseLabel.FAULTY_RELIANCE)
+
+
+@dataclass
+class Measurement:
+    """One row of ``measurements.jsonl``: the events, their decidability, and the evidence."""
+
+    triggered: bool
+    t_f: Step | None
+    t_e: Step | None = None
+    t_s: Step | None = None
+    t_u: Step | None = None
+    z_s: str = "not-triggered"
+    adopted: int | str | None = None
+    y_end: str | None = None
+    evidence: dict[str, Any] = field(default_factory=dict)
+
+    def row(self) -> dict[str, Any]:
+        """The measurement as a JSON-ready dict."""
+        return {
+            "triggered": self.triggered,
+            "T_F": self.t_f,
+            "T_E": self.t_e,
+            "T_S": self.t_s,
+            "T_U": self.t_u,
+            "Z_S": self.z_s,
+            "A": self.adopted,
+            "Y_end": self.y_end,
+            "evidence": self.evidence,
+        }
+
+
+def fault_step(ledger: list[Any], evaluator: list[Any], tool: str) -> int | None:
+    """T_F: the first effective intervention whose delivered observation is in the ledger."""
+    by_step = {e.step: e for e in ledger if isinstance(e, ToolEvent)}
+    for record in evaluator:
+        if not isinstance(record, InterventionRecord) or not record.effective:
+            continue
+        event = by_step.get(record.step)
+        if (
+            event is not None
+            and event.name == tool
+            and event.content == record.delivered_observation
+        ):
+            return record.step
+    return None
+
+
+def first_event(uses: list[ClassifiedUse], wanted: tuple[UseLabel, ...]) -> Step:
+    """First use with a wanted label; undecidable if an unresolved candidate precedes it."""
+    for use in uses:
+        if use.label is UseLabel.UNDECIDABLE:
+            return UNDECIDABLE
+        if use.label in wanted:
+            return use.candidate.step
+    return INF
+
+
+def arrival(t_e: Step, t_s: Step) -> str:
+    """Z_S from T_E and T_S."""
+    if t_s == INF:
+        return "no-use"
+    if t_s == UNDECIDABLE:
+        return "undecidable"
+    if t_e == UNDECIDABLE:
+        return "undecidable"
+    if t_e == INF:
+        return "absent"
+    return "pre" if t_e < t_s else "late"  # type: ignore[operator]
+
+
+def reconstruct_from_fault(
+    operator: Any, contract: FaultContract, view: LedgerView, t_f: int
+) -> tuple[Evidence, list[ClassifiedUse], Measurement]:
+    """T_E, uses, T_S, T_U, A, Z_S and Y_end of a triggered ledger with fault at ``t_f``."""
+    evidence = operator.counterevidence(contract, view, t_f)
+    candidates = operator.extract_uses(contract, view, t_f)
+    uses = [operator.classify(contract, view, c) for c in candidates]
+    uses.sort(key=lambda u: u.candidate.step)
+    t_s = first_event(uses, USE_LABELS)
+    t_u = first_event(uses, (UseLabel.FAULTY_RELIANCE,))
+    if any(u.label is UseLabel.FAULTY_RELIANCE for u in uses):
+        adopted: int | str = 1
+    elif any(u.label is UseLabel.UNDECIDABLE for u in uses):
+        adopted = UNDECIDABLE
+    else:
+        adopted = 0
+    if adopted != 1:
+        t_u = INF if adopted == 0 else UNDECIDABLE
+    stances = [(u.candidate.step, operator.stance(contract, view, u)) for u in uses]
+    stances = [(s, st) for s, st in stances if st is not None]
+    y_end = stances[-1][1].value if stances else Stance.UNDECIDABLE.value
+    measurement = Measurement(
+        triggered=True,
+        t_f=t_f,
+        t_e=evidence.step,
+        t_s=t_s,
+        t_u=t_u,
+        z_s=arrival(evidence.step, t_s),
+        adopted=adopted,
+        y_end=y_end,
+        evidence={
+            "counterevidence_steps": list(evidence.evidence_steps),
+            "counterevidence": evidence.reason,
+            "uses": [
+                {
+                    "step": u.candidate.step,
+                    "channel": u.candidate.channel,
+                    "label": u.label.value,
+                    "span": u.candidate.span[:200],
+                    "reason": u.reason,
+                }
+                for u in uses
+            ],
+        },
+    )
+    return evidence, uses, measurement

@@ -36,7 +36,9 @@ def _peak(tmp_path: Path, name: str, repetitions: int, profiles: list[str]) -> t
     path.write_text(CONFIG.format(repetitions=repetitions, agents=agents))
     out = subprocess.run(
         [sys.executable, "-c", PROBE, str(path), str(tmp_path / name)],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.split()
     return int(out[0]), int(out[1])
 

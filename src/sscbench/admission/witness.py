@@ -173,3 +173,33 @@ def search_witness(operator: FaultOperator, candidate: Candidate, world: World) 
         first_use=first_use.candidate.span,
     )
     return AdmissionResult(case.model_copy(update={"context": context, "witness": witness}))
+
+
+def replay_witness(case: Case, world: World) -> tuple[list[Any], int | None]:
+    """Re-execute a case's stored prefix and witness in a fresh faulted env.
+
+    Returns the ledger as re-delivered (observations recomputed, never copied from
+    the stored record) and the step where the injection took effect.
+    """
+    from sscbench.faults.registry import get_operator
+    from sscbench.run.ledger import LEDGER_EVENT
+
+    assert case.context is not None and case.witness is not None
+    operator = get_operator(case.operator)
+    executor = InjectingExecutor(world.new_env(), operator.injections(case, world))
+    ledger: list[Any] = []
+    fault: int | None = None
+    for raw in [*case.context.prefix, *case.witness.continuation]:
+        event = LEDGER_EVENT.validate_python(raw)
+        if isinstance(event, ToolEvent):
+            call = ledger[-1].tool_calls[0]
+            execution = executor.execute(event.step, call.id, call.name, call.arguments)
+            event = event.model_copy(update={"content": execution.observation})
+            if (
+                execution.intervention is not None
+                and execution.intervention.effective
+                and fault is None
+            ):
+                fault = event.step
+        ledger.append(event)
+    return ledger, fault

@@ -75,12 +75,21 @@ def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
     if config.cases.file:
         cases = read_cases(Path(config.cases.file))
     else:
+        from sscbench.admission.funnel import admit
+        from sscbench.faults.operators.base import FaultOperator
+
         cases = []
         for name in config.cases.operators:
             try:
                 operator = get_operator(name)
             except KeyError as exc:
                 raise DataError("<config>", "cases.operators", str(exc.args[0])) from exc
+            if isinstance(operator, FaultOperator):
+                if operator.domain in worlds:
+                    cases.extend(
+                        admit(operator, worlds[operator.domain], config.cases.per_operator)[1]
+                    )
+                continue
             for world in worlds.values():
                 found: list[Case] = []
                 for task in world.tasks:

@@ -81,7 +81,9 @@ class CaseSettings(_Strict):
     """Where the cases come from: a cases.jsonl file or the built-in operators."""
 
     file: str | None = None
-    operators: list[str] = Field(default_factory=lambda: ["SuppressWrite"])
+    operators: list[str] = Field(
+        default_factory=lambda: ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
+    )
     per_operator: int = Field(10, ge=1)
     max_steps: dict[str, int] = Field(default_factory=dict)
 

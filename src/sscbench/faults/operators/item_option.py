@@ -65,11 +65,13 @@ class ItemOption(FaultOperator):
     paper_candidates = 203
 
     def enumerate(self, world: World) -> list[Candidate]:
-        """(task, order item) for every item a task's ground truth acts on."""
+        """(task, order item) for every item a test-split task's ground truth acts on."""
         orders = world.base.tables["orders"]
         products = world.base.tables["products"]
         out: list[Candidate] = []
-        for task in world.tasks:
+        # τ-bench's retail world has train and dev splits too; the paper's frame is the test split
+        tasks = [t for t in world.tasks if t.task_id.startswith("test/")] or world.tasks
+        for task in tasks:
             seen: set[tuple[str, str]] = set()
             for action in task.actions:
                 oid = action.kwargs.get("order_id")
@@ -344,8 +346,12 @@ def _item_segments(text: str, item_id: str, name: str) -> list[str]:
         rest = text[start:]
         cut = len(rest)
         # a ")" right after the anchor closes the parenthesis the item was named in
-        for pattern, offset in ((_ID, 0), (re.compile(r"\)"), 3), (re.compile(r"\n"), 0),
-                                (re.compile(r"\.\s"), 0)):
+        for pattern, offset in (
+            (_ID, 0),
+            (re.compile(r"\)"), 3),
+            (re.compile(r"\n"), 0),
+            (re.compile(r"\.\s"), 0),
+        ):
             match = pattern.search(rest, offset)
             if match:
                 cut = min(cut, match.start())

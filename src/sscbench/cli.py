@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import typer
@@ -233,6 +234,72 @@ def admit_cases(
     write_jsonl(out / "cases.jsonl", all_cases)
     write_jsonl(out / "drops.jsonl", drops)
     print(f"wrote {out / 'candidates.jsonl'}, {out / 'cases.jsonl'} and {out / 'drops.jsonl'}")
+
+
+@app.command("measure")
+def measure(study: Path = typer.Argument(..., help="study directory")) -> None:
+    """Reconstruct T_F, T_E, T_S, T_U, Z_S, A and Y_end for every run: measurements.jsonl."""
+    from collections import Counter
+
+    from sscbench.measure.study import measure_study
+
+    try:
+        path, count = measure_study(study)
+    except (DataError, OSError) as exc:
+        _fail(exc)
+    strata: Counter = Counter()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["kind"] == "faulted":
+                strata[row.get("Z_S")] += 1
+    print(f"wrote {path}: {count} rows")
+    print("faulted runs by arrival: " + ", ".join(f"{k} {v}" for k, v in sorted(strata.items())))
+
+
+@app.command("calibrate")
+def calibrate(
+    study: Path = typer.Argument(..., help="study directory"),
+    show: int = typer.Option(20, help="how many disagreements to list"),
+) -> None:
+    """Compare measurements with the scripted profiles' calibration labels."""
+    from sscbench.measure.calibrate import Comparison, label_measurement, labels_of
+    from sscbench.measure.study import measure_run, read_evaluator, read_ledger
+    from sscbench.run.builders import read_cases
+    from sscbench.run.storage import StudyDir
+
+    store = StudyDir(study)
+    try:
+        cases = {c.case_id: c for c in read_cases(store.cases)}
+        comparisons = []
+        for entry in store.read_index():
+            case = cases.get(entry.case_id)
+            if entry.kind != "faulted" or entry.status != "completed" or case is None:
+                continue
+            if case.contract is None:
+                continue
+            evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+            labels = labels_of(evaluator)
+            if labels is None:
+                continue
+            measured = measure_run(case, read_ledger(store, entry.run_id), evaluator)
+            if not measured.get("triggered"):
+                continue
+            labelled = label_measurement(case, labels, measured["T_F"])
+            comparisons.append(Comparison(entry.run_id, measured, labelled))
+    except (DataError, OSError) as exc:
+        _fail(exc)
+    disagreements = [c for c in comparisons if not c.agrees]
+    for c in disagreements[:show]:
+        fields = ", ".join(
+            f"{f} measured {c.measured.get(f)} vs labelled {c.labelled.get(f)}"
+            for f in ("T_E", "T_S", "T_U", "Z_S", "A")
+            if c.measured.get(f) != c.labelled.get(f)
+        )
+        print(f"{c.run_id}: {fields}")
+    agree = len(comparisons) - len(disagreements)
+    print(f"calibration: {agree}/{len(comparisons)} runs agree on T_E, T_S, T_U, Z_S and A")
+    raise typer.Exit(0 if not disagreements else 1)
 
 
 def main() -> None:

@@ -29,7 +29,8 @@ NOW = "2024-05-15"  # τ-bench's calendar: the tools treat 2024-05-15 15:00 EST 
 VERIFY_CUE = re.compile(
     r"\b(inconsisten\w*|contradict\w*|discrepan\w*|doesn'?t match|does not match|mismatch|"
     r"verify|double-check|re-?check|let me check|appears to|seems to|looks like an error|"
-    r"is that correct|can you confirm|differs?|differ from|instead of)\b",
+    r"is that correct|can you confirm|differs?|differ from|instead of|cannot be right|"
+    r"can'?t be right|not possible|impossible)\b",
     re.IGNORECASE,
 )
 NEGATION_CUE = re.compile(
@@ -99,6 +100,44 @@ def sentence_around(text: str, span: str) -> str:
     end_candidates = [i for i in (text.find(". ", index), text.find("\n", index)) if i >= 0]
     end = min(end_candidates) if end_candidates else len(text)
     return text[start + 1 : end + 1].strip()
+
+
+_RESERVATION_TOKEN = re.compile(r"\b[A-Z0-9]{6}\b")
+
+
+def known_reservations(view: LedgerView) -> set[str]:
+    """Reservation ids the visible history has shown (user records, call arguments)."""
+    known: set[str] = set()
+    for call in view.calls:
+        rid = call.arg("reservation_id")
+        if isinstance(rid, str):
+            known.add(rid)
+        data = call.data
+        if isinstance(data, dict) and isinstance(data.get("reservations"), list):
+            known.update(r for r in data["reservations"] if isinstance(r, str))
+    return known
+
+
+def scoped_text(text: str, rid: str, known: set[str]) -> str:
+    """The sentences of a message that are about reservation ``rid``.
+
+    A sentence naming known reservations is about those; one naming none continues
+    the subject of the sentence before it (the first sentences take the message's
+    first subject). A message naming no known reservation is kept whole.
+    """
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", text) if x]
+    subjects = [
+        {t for t in _RESERVATION_TOKEN.findall(x) if t in known or t == rid} for x in sentences
+    ]
+    first = next((sub for sub in subjects if sub), None)
+    if first is None:
+        return text
+    kept, current = [], first
+    for sentence, named in zip(sentences, subjects, strict=True):
+        current = named or current
+        if rid in current:
+            kept.append(sentence)
+    return " ".join(kept)
 
 
 def args_contain(value: Any, needle: Any) -> bool:

@@ -27,7 +27,9 @@ from sscbench.faults.operators.base import (
     ScriptedTurn,
     args_contain,
     date_variants,
+    known_reservations,
     mentions,
+    scoped_text,
     sentence_around,
     user_prefix_message,
 )
@@ -143,7 +145,12 @@ class ReturnDate(FaultOperator):
                 entity_type="reservation",
                 entity_id=p["reservation_id"],
                 attribute="return_date",
-                related_ids={"user_id": p["user_id"]},
+                related_ids={
+                    "user_id": p["user_id"],
+                    "return_routes": _routes(world, p),
+                    "outbound_dates": _outbound_dates(world, p),
+                    "task_dates": ",".join(sorted(_task_dates(world, candidate.task_id))),
+                },
             ),
             fault_interaction=Interaction(tool=READ, match={"reservation_id": p["reservation_id"]}),
             injected_value=p["injected_date"],
@@ -245,13 +252,20 @@ class ReturnDate(FaultOperator):
     ) -> list[UseCandidate]:
         """Messages and calls after the fault that carry the injected or the true return date."""
         injected = date_variants(contract.injected_value)
-        true = date_variants(contract.authoritative_value)
+        # the true date says nothing when an outbound leg flies that day too
+        related = contract.target.related_ids
+        ambiguous = contract.authoritative_value in related.get("outbound_dates", "").split(",")
+        true = [] if ambiguous else date_variants(contract.authoritative_value)
+        rid = contract.target.entity_id
+        routes = set(contract.target.related_ids.get("return_routes", "").split(","))
+        known = known_reservations(view)
         out: list[UseCandidate] = []
         for message in view.assistant_messages():
             if message.step <= fault_step:
                 continue
-            hit_i = mentions(message.content, injected)
-            hit_t = mentions(message.content, true)
+            text = scoped_text(message.content, rid, known)
+            hit_i = mentions(text, injected)
+            hit_t = mentions(text, true)
             if hit_i or hit_t:
                 out.append(
                     UseCandidate(
@@ -260,23 +274,30 @@ class ReturnDate(FaultOperator):
                         hit_i or hit_t,
                         bool(hit_i),
                         bool(hit_t),
-                        {"text": message.content},
+                        {"text": text},
                     )
                 )
         for call in view.calls:
             if call.call_step <= fault_step or call.name == READ:
                 continue
+            if call.name.startswith("search_"):
+                scoped = f"{call.arg('origin')}-{call.arg('destination')}" in routes
+            elif call.name == "transfer_to_human_agents":
+                scoped = True
+            else:
+                scoped = call.arg("reservation_id") == rid
+            if not scoped:
+                continue
             has_i = args_contain(call.arguments, contract.injected_value)
-            has_t = args_contain(call.arguments, contract.authoritative_value)
+            has_t = bool(true) and args_contain(call.arguments, contract.authoritative_value)
+            channel = "tool_call"
+            detail: dict[str, Any] = {"tool": call.name, "arguments": call.arguments}
             if call.name == "transfer_to_human_agents":
-                summary = str(call.arg("summary") or "")
+                summary = scoped_text(str(call.arg("summary") or ""), rid, known)
                 has_i = has_i or bool(mentions(summary, injected))
                 has_t = has_t or bool(mentions(summary, true))
+                channel, detail["text"] = "handoff", summary
             if has_i or has_t:
-                channel = "handoff" if call.name == "transfer_to_human_agents" else "tool_call"
-                detail = {"tool": call.name, "arguments": call.arguments}
-                if channel == "handoff":
-                    detail["text"] = str(call.arg("summary") or "")
                 out.append(UseCandidate(call.call_step, channel, call.name, has_i, has_t, detail))
         return sorted(out, key=lambda c: c.step)
 
@@ -290,7 +311,8 @@ class ReturnDate(FaultOperator):
 def classify_value_use(candidate: UseCandidate, view: LedgerView) -> ClassifiedUse:
     """Shared rule for read-value operators (dates, options, categories)."""
     if candidate.detail.get("text") is not None:
-        text = sentence_around(candidate.detail.get("text", ""), candidate.span)
+        full = candidate.detail.get("text", "")
+        text = sentence_around(full, candidate.span)
         if candidate.mentions_injected and candidate.mentions_authoritative:
             if NEGATION_CUE.search(text) or VERIFY_CUE.search(text):
                 return ClassifiedUse(
@@ -300,7 +322,7 @@ def classify_value_use(candidate: UseCandidate, view: LedgerView) -> ClassifiedU
                 )
             return ClassifiedUse(candidate, UseLabel.VERIFICATION, "both values set side by side")
         if candidate.mentions_injected:
-            if VERIFY_CUE.search(text):
+            if VERIFY_CUE.search(full):
                 return ClassifiedUse(candidate, UseLabel.VERIFICATION, "injected value questioned")
             return ClassifiedUse(
                 candidate, UseLabel.FAULTY_RELIANCE, "states the injected value as the fact"
@@ -311,6 +333,28 @@ def classify_value_use(candidate: UseCandidate, view: LedgerView) -> ClassifiedU
             candidate, UseLabel.FAULTY_RELIANCE, "a call commits to the injected value"
         )
     return ClassifiedUse(candidate, UseLabel.DEPENDENT_USE, "a call uses the authoritative value")
+
+
+def _routes(world: World, params: dict[str, Any]) -> str:
+    """Origin-destination pairs a search for the return could use (legs and whole trip)."""
+    record = world.base.tables["reservations"][params["reservation_id"]]
+    legs = [record["flights"][i] for i in params["return_legs"]]
+    pairs = [f"{leg['origin']}-{leg['destination']}" for leg in legs]
+    pairs.append(f"{record['destination']}-{record['origin']}")
+    return ",".join(pairs)
+
+
+def _task_dates(world: World, task_id: str) -> set[str]:
+    """Dates the task's ground truth names (the dates the user asks for)."""
+    task = world.task(task_id)
+    return {v for a in task.actions for v in _strings(a.kwargs) if _is_date(v)}
+
+
+def _outbound_dates(world: World, params: dict[str, Any]) -> str:
+    """Dates of the outbound legs (comma-joined)."""
+    record = world.base.tables["reservations"][params["reservation_id"]]
+    back = set(params["return_legs"])
+    return ",".join(f["date"] for i, f in enumerate(record["flights"]) if i not in back)
 
 
 def _strings(value: Any) -> list[str]:

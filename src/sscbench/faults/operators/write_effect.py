@@ -28,6 +28,8 @@ from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
     args_contain,
+    known_reservations,
+    scoped_text,
     user_prefix_message,
 )
 from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
@@ -44,6 +46,7 @@ SUCCESS = re.compile(
     r"all set|completed|rebooked|moved)\b",
     re.IGNORECASE,
 )
+FLIGHT_WORDS = re.compile(r"\b(flights?|itinerar\w*|cabin|class|HAT\d+)\b", re.IGNORECASE)
 FAILURE = re.compile(
     r"(did not take effect|didn'?t take effect|not (been )?applied|not (been )?updated|"
     r"not (been )?changed|still shows|could not|couldn'?t|failed|unable|unchanged)",
@@ -237,7 +240,7 @@ class WriteEffect(FaultOperator):
             ScriptedTurn("assistant", tool=READ, arguments={"reservation_id": rid}),
             ScriptedTurn(
                 "assistant",
-                content=f"I checked reservation {rid}: the change did not take effect.",
+                content=f"I checked reservation {rid}: the flight change did not take effect.",
                 proposed_use=True,
             ),
         ]
@@ -278,6 +281,8 @@ class WriteEffect(FaultOperator):
             n for n, _ in legs(contract.authoritative_value)
         }
         out: list[UseCandidate] = []
+        rid = contract.target.entity_id
+        known = known_reservations(view)
         texts = [(m.step, "message", m.content) for m in view.assistant_messages()]
         texts += [
             (c.call_step, "handoff", str(c.arg("summary") or ""))
@@ -286,9 +291,11 @@ class WriteEffect(FaultOperator):
         for step, channel, text in sorted(texts):
             if step <= fault_step:
                 continue
+            text = scoped_text(text, rid, known)
             success, failure = SUCCESS.search(text), FAILURE.search(text)
             names_new = any(n in text for n in new_numbers)
-            if success or failure or names_new:
+            about_flights = names_new or FLIGHT_WORDS.search(text)
+            if about_flights and (success or failure or names_new):
                 out.append(
                     UseCandidate(
                         step,

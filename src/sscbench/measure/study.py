@@ -1,0 +1,99 @@
+"""``sscbench measure``: one measurement row per run of a study, streamed to disk."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.faults.registry import get_operator
+from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
+from sscbench.measure.view import LedgerView
+from sscbench.run.builders import read_cases
+from sscbench.run.ledger import EVALUATOR_EVENT, parse_ledger_lines
+from sscbench.run.storage import IndexEntry, StudyDir
+
+
+def read_evaluator(path: Path) -> list[Any]:
+    """A run's evaluator-only log, naming the line of a corrupt record."""
+    out = []
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append(EVALUATOR_EVENT.validate_json(line))
+            except ValueError as exc:
+                raise DataError(path, f"line {number}", str(exc).splitlines()[0]) from exc
+    return out
+
+
+def read_ledger(store: StudyDir, run_id: str) -> list[Any]:
+    """A run's model-visible ledger events."""
+    path = store.ledger_path(run_id)
+    try:
+        return parse_ledger_lines(path.read_text("utf-8").splitlines())
+    except ValueError as exc:
+        raise DataError(path, None, str(exc).splitlines()[0]) from exc
+
+
+def measure_run(case: Case, ledger: list[Any], evaluator: list[Any]) -> dict[str, Any]:
+    """The measurement of one faulted run (evaluator log used only to locate T_F)."""
+    if case.contract is None:
+        return {"Z_S": "no-contract"}
+    t_f = fault_step(ledger, evaluator, case.contract.fault_interaction.tool)
+    if t_f is None:
+        return {"triggered": False, "T_F": None, "Z_S": "not-triggered"}
+    operator = get_operator(case.operator)
+    _, _, measurement = reconstruct_from_fault(operator, case.contract, LedgerView(ledger), t_f)
+    return measurement.row()
+
+
+def measure_entries(store: StudyDir, cases: dict[str, Case]) -> Iterator[dict[str, Any]]:
+    """Rows for every finished run in the study's index."""
+    for entry in store.read_index():
+        case = cases.get(entry.case_id)
+        row: dict[str, Any] = _base(entry, case)
+        if entry.status != "completed":
+            row["Z_S"] = entry.status
+        elif entry.kind == "clean":
+            row["Z_S"] = "clean"
+        elif case is not None:
+            ledger = read_ledger(store, entry.run_id)
+            evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+            row.update(measure_run(case, ledger, evaluator))
+        yield row
+
+
+def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
+    return {
+        "run_id": entry.run_id,
+        "case_id": entry.case_id,
+        "config_id": entry.config_id,
+        "repetition": entry.repetition,
+        "kind": entry.kind,
+        "status": entry.status,
+        "operator": case.operator if case else None,
+        "control": case.control if case else None,
+        "cluster": case.cluster if case else None,
+        "reward": entry.reward,
+    }
+
+
+def measure_study(root: str | Path) -> tuple[Path, int]:
+    """Write ``measurements.jsonl`` for a study; returns its path and the row count."""
+    store = StudyDir(root)
+    if not store.index.exists():
+        raise DataError(store.index, None, "no index: is this a study directory?")
+    cases = {c.case_id: c for c in read_cases(store.cases)}
+    out = store.root / "measurements.jsonl"
+    tmp = out.with_name(out.name + ".tmp")
+    count = 0
+    with tmp.open("w", encoding="utf-8") as handle:
+        for row in measure_entries(store, cases):
+            handle.write(json.dumps(row) + "\n")
+            count += 1
+    os.replace(tmp, out)
+    return out, count

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from typing import Any
 
 from sscbench.faults.case import Candidate, Case
@@ -128,10 +129,18 @@ class ReturnDate(FaultOperator):
             reasons.append("injected date equals another date of the record")
         if not _is_date(p["injected_date"]):
             reasons.append("injected date is not a date")
+        if _task_uses_return_date(world, candidate, record):
+            reasons.append(
+                "the task itself asks for the return route on the true return date: "
+                "uses of the date cannot be told apart"
+            )
         task = world.task(candidate.task_id)
-        if not any(args_contain(a.kwargs, p["reservation_id"]) for a in task.actions) and (
-            p["reservation_id"] not in task.instruction
-        ):
+        acts_on_it = any(args_contain(a.kwargs, p["reservation_id"]) for a in task.actions)
+        # a task about the user's round trips makes the agent inspect each of them
+        about_round_trips = any("reservation_id" in a.kwargs for a in task.actions) and bool(
+            re.search(r"\b(return|round[- ]trip)\b", task.instruction, re.IGNORECASE)
+        )
+        if not (acts_on_it or about_round_trips or p["reservation_id"] in task.instruction):
             reasons.append("task does not act on this reservation")
         return reasons
 
@@ -255,7 +264,7 @@ class ReturnDate(FaultOperator):
         # the true date says nothing when an outbound leg flies that day too
         related = contract.target.related_ids
         ambiguous = contract.authoritative_value in related.get("outbound_dates", "").split(",")
-        true = [] if ambiguous else date_variants(contract.authoritative_value)
+        true = date_variants(contract.authoritative_value)
         rid = contract.target.entity_id
         routes = set(contract.target.related_ids.get("return_routes", "").split(","))
         known = known_reservations(view)
@@ -265,7 +274,9 @@ class ReturnDate(FaultOperator):
                 continue
             text = scoped_text(message.content, rid, known)
             hit_i = mentions(text, injected)
-            hit_t = mentions(text, true)
+            # when an outbound leg flies on the true date, only a sentence about the
+            # return says anything about the return date
+            hit_t = mentions(_return_sentences(text) if ambiguous else text, true)
             if hit_i or hit_t:
                 out.append(
                     UseCandidate(
@@ -289,7 +300,7 @@ class ReturnDate(FaultOperator):
             if not scoped:
                 continue
             has_i = args_contain(call.arguments, contract.injected_value)
-            has_t = bool(true) and args_contain(call.arguments, contract.authoritative_value)
+            has_t = not ambiguous and args_contain(call.arguments, contract.authoritative_value)
             channel = "tool_call"
             detail: dict[str, Any] = {"tool": call.name, "arguments": call.arguments}
             if call.name == "transfer_to_human_agents":
@@ -313,8 +324,10 @@ def classify_value_use(candidate: UseCandidate, view: LedgerView) -> ClassifiedU
     if candidate.detail.get("text") is not None:
         full = candidate.detail.get("text", "")
         text = sentence_around(full, candidate.span)
+        if candidate.mentions_injected and VERIFY_CUE.search(full):
+            return ClassifiedUse(candidate, UseLabel.VERIFICATION, "injected value questioned")
         if candidate.mentions_injected and candidate.mentions_authoritative:
-            if NEGATION_CUE.search(text) or VERIFY_CUE.search(text):
+            if NEGATION_CUE.search(text):
                 return ClassifiedUse(
                     candidate,
                     UseLabel.DEPENDENT_USE,
@@ -322,8 +335,6 @@ def classify_value_use(candidate: UseCandidate, view: LedgerView) -> ClassifiedU
                 )
             return ClassifiedUse(candidate, UseLabel.VERIFICATION, "both values set side by side")
         if candidate.mentions_injected:
-            if VERIFY_CUE.search(full):
-                return ClassifiedUse(candidate, UseLabel.VERIFICATION, "injected value questioned")
             return ClassifiedUse(
                 candidate, UseLabel.FAULTY_RELIANCE, "states the injected value as the fact"
             )
@@ -342,6 +353,36 @@ def _routes(world: World, params: dict[str, Any]) -> str:
     pairs = [f"{leg['origin']}-{leg['destination']}" for leg in legs]
     pairs.append(f"{record['destination']}-{record['origin']}")
     return ",".join(pairs)
+
+
+def _task_uses_return_date(world: World, candidate: Candidate, record: dict[str, Any]) -> bool:
+    """True when the task's own calls search or book the return route on the true return date."""
+    p = candidate.params
+    routes = set(_routes(world, p).split(","))
+    for action in world.task(candidate.task_id).actions:
+        kwargs = action.kwargs
+        if kwargs.get("date") == p["return_date"] and (
+            f"{kwargs.get('origin')}-{kwargs.get('destination')}" in routes
+        ):
+            return True
+        if (
+            action.name == "update_reservation_flights"
+            and kwargs.get("reservation_id") == p["reservation_id"]
+        ):
+            old = {
+                (record["flights"][i]["flight_number"], record["flights"][i]["date"])
+                for i in p["return_legs"]
+            }
+            new = {(f.get("flight_number"), f.get("date")) for f in kwargs.get("flights", [])}
+            if any(d == p["return_date"] and (n, d) not in old for n, d in new):
+                return True
+    return False
+
+
+def _return_sentences(text: str) -> str:
+    """The sentences of a text that speak of the return."""
+    sentences = re.split(r"(?<=[.!?;])\s+", text)
+    return " ".join(x for x in sentences if re.search(r"\breturn", x, re.IGNORECASE))
 
 
 def _task_dates(world: World, task_id: str) -> set[str]:

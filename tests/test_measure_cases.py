@@ -1,0 +1,244 @@
+"""Measurement on hand-built ledgers: the hard cases of each contract."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from sscbench.faults.operators.base import case_from
+from sscbench.faults.registry import get_operator
+from sscbench.measure.reconstruct import reconstruct_from_fault
+from sscbench.measure.values import INF
+from sscbench.measure.view import LedgerView
+from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.world.load import load_world
+
+
+class Ledger:
+    """Builds a ledger step by step; calls run nowhere (observations are given)."""
+
+    def __init__(self) -> None:
+        self.events = [SystemEvent(step=0, content="policy"), UserEvent(step=1, content="hi")]
+
+    def say(self, text: str) -> int:
+        self.events.append(AssistantEvent(step=len(self.events), content=text))
+        return len(self.events) - 1
+
+    def call(self, name: str, arguments: dict, observation, text: str | None = None) -> int:
+        step = len(self.events)
+        call = ToolCall(id=f"c{step}", name=name, arguments=json.dumps(arguments))
+        self.events.append(AssistantEvent(step=step, content=text, tool_calls=(call,)))
+        content = observation if isinstance(observation, str) else json.dumps(observation)
+        self.events.append(
+            ToolEvent(step=step + 1, tool_call_id=call.id, name=name, content=content)
+        )
+        return step + 1
+
+    def measure(self, operator, case, t_f: int):
+        return reconstruct_from_fault(operator, case.contract, LedgerView(self.events), t_f)[2]
+
+
+def _case(name: str):
+    operator = get_operator(name)
+    world = load_world("generated", operator.domain)
+    candidate = next(c for c in operator.enumerate(world) if not operator.validate(c, world))
+    return operator, world, case_from(operator, candidate, world)
+
+
+@pytest.fixture(scope="module")
+def item_option():
+    return _case("ItemOption")
+
+
+def _order(world, case, faulted: bool):
+    order = json.loads(json.dumps(world.base.tables["orders"][case.params["order_id"]]))
+    if faulted:
+        order["items"][case.params["item_index"]]["options"][case.params["option"]] = case.params[
+            "injected_value"
+        ]
+    return order
+
+
+def test_item_option_product_record_seen_before_binding_completes_at_binding(item_option):
+    operator, world, case = item_option
+    product = world.base.tables["products"][case.params["product_id"]]
+    ledger = Ledger()
+    seen = ledger.call("get_product_details", {"product_id": case.params["product_id"]}, product)
+    t_f = ledger.call(
+        "get_order_details",
+        {"order_id": case.params["order_id"]},
+        _order(world, case, faulted=True),
+    )
+    use = ledger.say(
+        f"Your item {case.params['item_id']}: {case.params['option']}: "
+        f"{case.params['injected_value']}."
+    )
+    m = ledger.measure(operator, case, t_f)
+    assert seen < t_f
+    assert m.t_e == t_f  # the binding (item id in the order record) completes the relation
+    assert m.t_s == m.t_u == use and m.adopted == 1 and m.z_s == "pre"
+
+
+def test_item_option_evidence_before_the_fault(item_option):
+    operator, world, case = item_option
+    ledger = Ledger()
+    clean = ledger.call(
+        "get_order_details",
+        {"order_id": case.params["order_id"]},
+        _order(world, case, faulted=False),
+    )
+    t_f = ledger.call(
+        "get_order_details",
+        {"order_id": case.params["order_id"]},
+        _order(world, case, faulted=True),
+    )
+    ledger.say(
+        f"Item {case.params['item_id']} has {case.params['option']}: "
+        f"{case.params['injected_value']}."
+    )
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_e == clean < t_f
+
+
+def test_item_option_without_product_record_is_absent(item_option):
+    operator, world, case = item_option
+    ledger = Ledger()
+    t_f = ledger.call(
+        "get_order_details",
+        {"order_id": case.params["order_id"]},
+        _order(world, case, faulted=True),
+    )
+    ledger.say(
+        f"Item {case.params['item_id']} has {case.params['option']}: "
+        f"{case.params['injected_value']}."
+    )
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_e == INF and m.z_s == "absent" and m.adopted == 1
+
+
+def test_agent_claim_is_not_counterevidence(item_option):
+    operator, world, case = item_option
+    ledger = Ledger()
+    t_f = ledger.call(
+        "get_order_details",
+        {"order_id": case.params["order_id"]},
+        _order(world, case, faulted=True),
+    )
+    # the agent asserts the true option itself: that is a use, never evidence
+    ledger.say(
+        f"Item {case.params['item_id']} has {case.params['option']}: {case.params['true_value']}."
+    )
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_e == INF and m.adopted == 0 and m.z_s == "absent"
+
+
+@pytest.fixture(scope="module")
+def write_effect():
+    return _case("WriteEffect")
+
+
+def _reservation(world, case, flights=None):
+    record = json.loads(
+        json.dumps(world.base.tables["reservations"][case.params["request"]["reservation_id"]])
+    )
+    if flights is not None:
+        record["flights"] = flights
+    return record
+
+
+def test_write_effect_readback_after_an_intervening_write_is_not_evidence(write_effect):
+    operator, world, case = write_effect
+    request = case.params["request"]
+    rid = request["reservation_id"]
+    ack = case.contract.injected_value
+    ledger = Ledger()
+    t_f = ledger.call("update_reservation_flights", request, _reservation(world, case, ack))
+    ledger.call(
+        "update_reservation_flights",
+        {**request, "cabin": "economy"},
+        _reservation(world, case, ack),
+    )  # a second write re-scopes the reservation
+    ledger.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
+    ledger.say(f"Reservation {rid}: your flights have been changed.")
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_e == INF and m.adopted == 1 and m.z_s == "absent"
+
+
+def test_write_effect_readback_before_claim_is_pre(write_effect):
+    operator, world, case = write_effect
+    request = case.params["request"]
+    rid = request["reservation_id"]
+    ledger = Ledger()
+    t_f = ledger.call(
+        "update_reservation_flights",
+        request,
+        _reservation(world, case, case.contract.injected_value),
+    )
+    read = ledger.call(
+        "get_reservation_details", {"reservation_id": rid}, _reservation(world, case)
+    )
+    claim = ledger.say(f"Reservation {rid}: your flights have been updated.")
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_e == read < m.t_s == claim == m.t_u and m.z_s == "pre" and m.adopted == 1
+
+
+def test_write_effect_verification_only_is_no_use(write_effect):
+    operator, world, case = write_effect
+    request = case.params["request"]
+    rid = request["reservation_id"]
+    ledger = Ledger()
+    t_f = ledger.call(
+        "update_reservation_flights",
+        request,
+        _reservation(world, case, case.contract.injected_value),
+    )
+    ledger.say(f"Let me verify the flight change on reservation {rid}.")
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_s == INF and m.z_s == "no-use" and m.adopted == 0
+    assert all(u["label"] == "verification" for u in m.evidence["uses"])
+
+
+def test_hedge_does_not_cancel_a_committing_action():
+    operator, world, case = _case("ReturnDate")
+    rid = case.params["reservation_id"]
+    record = json.loads(json.dumps(world.base.tables["reservations"][rid]))
+    for i in case.params["return_legs"]:
+        record["flights"][i]["date"] = case.params["injected_date"]
+    ledger = Ledger()
+    t_f = ledger.call("get_reservation_details", {"reservation_id": rid}, record)
+    flights = [{"flight_number": f["flight_number"], "date": f["date"]} for f in record["flights"]]
+    act = (
+        ledger.call(
+            "update_reservation_flights",
+            {
+                "reservation_id": rid,
+                "cabin": record["cabin"],
+                "flights": flights,
+                "payment_id": "credit_card_1",
+            },
+            "Error: payment method not found",
+            text="I am not fully sure about these dates, but I will go ahead.",
+        )
+        - 1
+    )
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_u == act and m.adopted == 1  # the call commits to v′ whatever the text says
+    assert m.t_e == t_f and m.z_s == "pre"
+
+
+def test_return_date_verification_is_not_reliance():
+    operator, world, case = _case("ReturnDate")
+    rid = case.params["reservation_id"]
+    record = json.loads(json.dumps(world.base.tables["reservations"][rid]))
+    for i in case.params["return_legs"]:
+        record["flights"][i]["date"] = case.params["injected_date"]
+    ledger = Ledger()
+    t_f = ledger.call("get_reservation_details", {"reservation_id": rid}, record)
+    ledger.say(
+        f"Reservation {rid} shows a return on {case.params['injected_date']}, which is "
+        "before the outbound; that cannot be right, let me re-check."
+    )
+    m = ledger.measure(operator, case, t_f)
+    assert m.adopted == 0 and m.t_s == INF and m.z_s == "no-use"
+    assert [u["label"] for u in m.evidence["uses"]] == ["verification"]

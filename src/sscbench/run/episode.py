@@ -113,23 +113,14 @@ async def run_episode(
             if STOP in reply:
                 termination = "user_stop"
                 break
-    except HarnessFailure as exc:
-        _record_usage(result, agent, user)
-        result.evaluator.append(HarnessError(where=exc.where, message=exc.message))
-        result.end = RunEnd(
-            status="missing",
-            termination="harness_error",
-            agent_turns=turns,
-            reward=None,
-            state_matches=None,
-            triggered=triggered,
-        )
-        return result
     except Exception as exc:  # a crash in agent or user code is the harness's, not the agent's
-        _record_usage(result, agent, user)
-        result.evaluator.append(
-            HarnessError(where="episode", message=f"{type(exc).__name__}: {exc}")
+        where, message = (
+            (exc.where, exc.message)
+            if isinstance(exc, HarnessFailure)
+            else ("episode", f"{type(exc).__name__}: {exc}")
         )
+        _record_usage(result, agent, user)
+        result.evaluator.append(HarnessError(where=where, message=message))
         result.end = RunEnd(
             status="missing",
             termination="harness_error",

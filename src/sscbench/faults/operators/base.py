@@ -281,6 +281,29 @@ class FaultOperator(ABC):
         return out
 
 
+def json_read_injection(hook_id: str, tool: str, key: str, value: str, mutate: Any) -> Injection:
+    """A once-firing hook rewriting the JSON observation of ``tool`` called with ``key=value``.
+
+    ``mutate(data)`` edits the parsed observation in place (returning False to leave
+    it as delivered); an observation that is not the expected JSON is left alone.
+    """
+
+    def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
+        try:
+            data = json.loads(observation)
+            if mutate(data) is False:
+                return None
+        except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError):
+            return None
+        return json.dumps(data)
+
+    return Injection(
+        hook_id,
+        match=lambda n, a, s: n == tool and isinstance(a, dict) and a.get(key) == value,
+        rewrite=rewrite,
+    )
+
+
 def case_from(operator: FaultOperator, candidate: Candidate, world: World, **extra: Any) -> Case:
     """A case carrying a candidate's parameters and contract (plus admission records)."""
     return Case(

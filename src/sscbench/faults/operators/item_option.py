@@ -8,7 +8,6 @@ record); a product record seen before the binding completes the relation at the 
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -24,6 +23,7 @@ from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
     args_contain,
+    json_read_injection,
     mentions,
     user_prefix_message,
 )
@@ -195,26 +195,14 @@ class ItemOption(FaultOperator):
         """Rewrite the first read of the order: the item's option substituted."""
         p = case.params
 
-        def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
-            try:
-                data = json.loads(observation)
-                item = data["items"][p["item_index"]]
-                if item["item_id"] != p["item_id"]:
-                    return None
-                item["options"][p["option"]] = p["injected_value"]
-            except (json.JSONDecodeError, KeyError, IndexError, TypeError):
-                return None
-            return json.dumps(data)
+        def mutate(data: dict[str, Any]) -> bool:
+            item = data["items"][p["item_index"]]
+            if item["item_id"] != p["item_id"]:
+                return False
+            item["options"][p["option"]] = p["injected_value"]
+            return True
 
-        return [
-            Injection(
-                self._hook_id(case),
-                match=lambda n, a, s: (
-                    n == READ and isinstance(a, dict) and a.get("order_id") == p["order_id"]
-                ),
-                rewrite=rewrite,
-            )
-        ]
+        return [json_read_injection(self._hook_id(case), READ, "order_id", p["order_id"], mutate)]
 
     def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
         """The user names the order; the agent reads the user, then the order (fault-bearing)."""

@@ -24,6 +24,7 @@ from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
     args_contain,
+    json_read_injection,
     user_prefix_message,
 )
 from sscbench.faults.operators.return_date import classify_value_use
@@ -150,23 +151,10 @@ class PaySource(FaultOperator):
         """Rewrite the first read of the user's profile: one method's category flipped."""
         p = case.params
 
-        def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
-            try:
-                data = json.loads(observation)
-                data["payment_methods"][p["payment_id"]]["source"] = p["injected_source"]
-            except (json.JSONDecodeError, KeyError, TypeError):
-                return None
-            return json.dumps(data)
+        def mutate(data: dict[str, Any]) -> None:
+            data["payment_methods"][p["payment_id"]]["source"] = p["injected_source"]
 
-        return [
-            Injection(
-                self._hook_id(case),
-                match=lambda n, a, s: (
-                    n == READ and isinstance(a, dict) and a.get("user_id") == p["user_id"]
-                ),
-                rewrite=rewrite,
-            )
-        ]
+        return [json_read_injection(self._hook_id(case), READ, "user_id", p["user_id"], mutate)]
 
     def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
         """The user gives the id; the agent reads the profile (fault-bearing)."""

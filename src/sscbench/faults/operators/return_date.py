@@ -8,7 +8,6 @@ mutation makes the return precede the outbound.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 from typing import Any
 
@@ -28,6 +27,7 @@ from sscbench.faults.operators.base import (
     ScriptedTurn,
     args_contain,
     date_variants,
+    json_read_injection,
     known_reservations,
     mentions,
     scoped_text,
@@ -183,26 +183,16 @@ class ReturnDate(FaultOperator):
     def injections(self, case: Case, world: World) -> list[Injection]:
         """Rewrite the first read of the reservation: return legs dated earlier."""
         p = case.params
-        rid = p["reservation_id"]
         legs = set(p["return_legs"])
 
-        def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
-            try:
-                data = json.loads(observation)
-            except json.JSONDecodeError:
-                return None
+        def mutate(data: dict[str, Any]) -> None:
             for index, leg in enumerate(data.get("flights", [])):
                 if index in legs:
                     leg["date"] = p["injected_date"]
-            return json.dumps(data)
 
         return [
-            Injection(
-                self._hook_id(case),
-                match=lambda n, a, s: (
-                    n == READ and isinstance(a, dict) and a.get("reservation_id") == rid
-                ),
-                rewrite=rewrite,
+            json_read_injection(
+                self._hook_id(case), READ, "reservation_id", p["reservation_id"], mutate
             )
         ]
 

@@ -237,16 +237,37 @@ def admit_cases(
 
 
 @app.command("measure")
-def measure(study: Path = typer.Argument(..., help="study directory")) -> None:
+def measure(
+    study: Path = typer.Argument(..., help="study directory"),
+    classifier: str = typer.Option("rule", help="rule (offline) | llm"),
+    base_url: str | None = typer.Option(None, help="llm classifier: OpenAI-compatible base URL"),
+    model: str | None = typer.Option(None, help="llm classifier: model name"),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="llm classifier: key variable name"),
+) -> None:
     """Reconstruct T_F, T_E, T_S, T_U, Z_S, A and Y_end for every run: measurements.jsonl."""
     from collections import Counter
 
     from sscbench.measure.study import measure_study
 
+    judge = None
+    if classifier == "llm":
+        if not base_url or not model:
+            _fail(DataError("--classifier llm", "base-url/model", "both are required"))
+        from sscbench.agents.endpoint import EndpointConfig
+        from sscbench.measure.classifier import LLMClassifier
+
+        judge = LLMClassifier(
+            EndpointConfig(base_url=base_url, model=model, api_key_env=api_key_env)
+        )
+    elif classifier != "rule":
+        _fail(DataError("--classifier", classifier, "expected rule or llm"))
     try:
-        path, count = measure_study(study)
+        path, count = measure_study(study, judge)
     except (DataError, OSError) as exc:
         _fail(exc)
+    finally:
+        if judge is not None:
+            judge.close()
     strata: Counter = Counter()
     with path.open(encoding="utf-8") as handle:
         for line in handle:

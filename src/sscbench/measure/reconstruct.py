@@ -96,12 +96,22 @@ def arrival(t_e: Step, t_s: Step) -> str:
 
 
 def reconstruct_from_fault(
-    operator: Any, contract: FaultContract, view: LedgerView, t_f: int
+    operator: Any,
+    contract: FaultContract,
+    view: LedgerView,
+    t_f: int,
+    classifier: Any = None,
 ) -> tuple[Evidence, list[ClassifiedUse], Measurement]:
-    """T_E, uses, T_S, T_U, A, Z_S and Y_end of a triggered ledger with fault at ``t_f``."""
+    """T_E, uses, T_S, T_U, A, Z_S and Y_end of a triggered ledger with fault at ``t_f``.
+
+    ``classifier`` labels the extracted candidates (default: the operator's rules).
+    """
     evidence = operator.counterevidence(contract, view, t_f)
     candidates = operator.extract_uses(contract, view, t_f)
-    uses = [operator.classify(contract, view, c) for c in candidates]
+    if classifier is None:
+        uses = [operator.classify(contract, view, c) for c in candidates]
+    else:
+        uses = [classifier.classify(operator, contract, view, c) for c in candidates]
     uses.sort(key=lambda u: u.candidate.step)
     t_s = first_event(uses, USE_LABELS)
     t_u = first_event(uses, (UseLabel.FAULTY_RELIANCE,))

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from sscbench.errors import DataError
+from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
@@ -39,7 +39,9 @@ def read_ledger(store: StudyDir, run_id: str) -> list[Any]:
         raise DataError(path, None, str(exc).splitlines()[0]) from exc
 
 
-def measure_run(case: Case, ledger: list[Any], evaluator: list[Any]) -> dict[str, Any]:
+def measure_run(
+    case: Case, ledger: list[Any], evaluator: list[Any], classifier: Any = None
+) -> dict[str, Any]:
     """The measurement of one faulted run (evaluator log used only to locate T_F)."""
     if case.contract is None:
         return {"Z_S": "no-contract"}
@@ -47,11 +49,18 @@ def measure_run(case: Case, ledger: list[Any], evaluator: list[Any]) -> dict[str
     if t_f is None:
         return {"triggered": False, "T_F": None, "Z_S": "not-triggered"}
     operator = get_operator(case.operator)
-    _, _, measurement = reconstruct_from_fault(operator, case.contract, LedgerView(ledger), t_f)
+    try:
+        _, _, measurement = reconstruct_from_fault(
+            operator, case.contract, LedgerView(ledger), t_f, classifier
+        )
+    except HarnessFailure as exc:  # the classifier failed: a missing measurement, not a value
+        return {"triggered": True, "T_F": t_f, "Z_S": "measurement-missing", "error": str(exc)}
     return measurement.row()
 
 
-def measure_entries(store: StudyDir, cases: dict[str, Case]) -> Iterator[dict[str, Any]]:
+def measure_entries(
+    store: StudyDir, cases: dict[str, Case], classifier: Any = None
+) -> Iterator[dict[str, Any]]:
     """Rows for every finished run in the study's index."""
     for entry in store.read_index():
         case = cases.get(entry.case_id)
@@ -63,7 +72,7 @@ def measure_entries(store: StudyDir, cases: dict[str, Case]) -> Iterator[dict[st
         elif case is not None:
             ledger = read_ledger(store, entry.run_id)
             evaluator = read_evaluator(store.evaluator_path(entry.run_id))
-            row.update(measure_run(case, ledger, evaluator))
+            row.update(measure_run(case, ledger, evaluator, classifier))
         yield row
 
 
@@ -82,7 +91,7 @@ def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
     }
 
 
-def measure_study(root: str | Path) -> tuple[Path, int]:
+def measure_study(root: str | Path, classifier: Any = None) -> tuple[Path, int]:
     """Write ``measurements.jsonl`` for a study; returns its path and the row count."""
     store = StudyDir(root)
     if not store.index.exists():
@@ -92,7 +101,7 @@ def measure_study(root: str | Path) -> tuple[Path, int]:
     tmp = out.with_name(out.name + ".tmp")
     count = 0
     with tmp.open("w", encoding="utf-8") as handle:
-        for row in measure_entries(store, cases):
+        for row in measure_entries(store, cases, classifier):
             handle.write(json.dumps(row) + "\n")
             count += 1
     os.replace(tmp, out)

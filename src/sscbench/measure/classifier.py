@@ -1,0 +1,139 @@
+"""Use classifiers: the rule-based default (offline) and an LLM classifier.
+
+Extraction finds the candidate uses; a classifier labels each one under the fault
+contract. The LLM classifier sees the contract and the numbered model-visible
+trajectory only, over any OpenAI-compatible endpoint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import re
+from typing import Any, Protocol
+
+from sscbench.agents.endpoint import EndpointConfig
+from sscbench.faults.contract import FaultContract
+from sscbench.measure.values import ClassifiedUse, UseCandidate, UseLabel
+from sscbench.measure.view import LedgerView
+from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+
+
+class UseClassifier(Protocol):
+    """Labels one candidate use."""
+
+    def classify(
+        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """The label of the candidate and the reason for it."""
+        ...
+
+
+class RuleClassifier:
+    """The operator's own rules: offline and deterministic."""
+
+    def classify(
+        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """Delegate to the operator's contract rules."""
+        return operator.classify(contract, view, candidate)
+
+
+INSTRUCTIONS = """You label one event in a tool-using agent's trajectory for a fault-injection study.
+A fault made one tool observation assert a false value v' about an affected fact; the
+contract below gives the fact, v', the true value v and what refutes v'.
+Label the event at the given step with exactly one of:
+- faulty_reliance: the agent uses v' (or a value derived from it) as the operative fact;
+  an action that commits to v' is reliance even if the text hedges;
+- dependent_use: the event depends on the fact but does not treat v' as operative
+  (e.g. it uses the true value, or says the faulty value is wrong);
+- verification: the agent only checks or questions the disputed value;
+- not_use: the event does not depend on the fact;
+- undecidable: the trajectory does not let you decide.
+Answer with JSON only: {"label": "...", "reason": "..."}"""
+
+
+def numbered_trajectory(view: LedgerView, limit: int = 600) -> str:
+    """The model-visible trajectory, one numbered line per event (long texts cut)."""
+    lines = []
+    for event in view.events:
+        if isinstance(event, SystemEvent):
+            text = "system: (policy)"
+        elif isinstance(event, UserEvent):
+            text = f"user: {event.content}"
+        elif isinstance(event, AssistantEvent):
+            calls = "; ".join(f"call {c.name}({c.arguments})" for c in event.tool_calls)
+            text = f"assistant: {event.content or ''} {calls}".strip()
+        elif isinstance(event, ToolEvent):
+            text = f"tool {event.name}: {event.content}"
+        else:
+            continue
+        lines.append(f"[{event.step}] {text[:limit]}")
+    return "\n".join(lines)
+
+
+def _parse_label(text: str) -> tuple[UseLabel, str]:
+    match = re.search(r"\{.*\}", text or "", flags=re.DOTALL)
+    try:
+        data = json.loads(match.group(0)) if match else {}
+        return UseLabel(str(data.get("label", "")).strip()), str(data.get("reason", ""))
+    except (json.JSONDecodeError, ValueError):
+        return UseLabel.UNDECIDABLE, f"unparseable answer: {(text or '')[:80]}"
+
+
+class LLMClassifier:
+    """Asks a chat model for each candidate's label; failures are harness errors."""
+
+    def __init__(self, config: EndpointConfig):
+        from sscbench.agents.retry import make_client
+
+        self.config = config
+        self._loop = asyncio.new_event_loop()
+        self._client = make_client(config)
+        self._rng = random.Random("llm-classifier")
+
+    def classify(
+        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """One chat completion per candidate."""
+        from sscbench.agents.retry import chat_completion, with_retries
+
+        body: dict[str, Any] = {
+            "model": self.config.model,
+            "temperature": self.config.temperature,
+            "messages": [
+                {"role": "system", "content": INSTRUCTIONS},
+                {
+                    "role": "user",
+                    "content": (
+                        f"Contract:\n{contract.model_dump_json(indent=1)}\n\n"
+                        f"Trajectory:\n{numbered_trajectory(view)}\n\n"
+                        f"Event to label: step {candidate.step} ({candidate.channel}), "
+                        f"matched text: {candidate.span!r}"
+                    ),
+                },
+            ],
+        }
+        if self.config.seed is not None:
+            body["seed"] = self.config.seed
+        response = self._loop.run_until_complete(
+            with_retries(
+                lambda: chat_completion(self._client, body),
+                where="classifier",
+                what=f"use classification at step {candidate.step}",
+                max_retries=self.config.max_retries,
+                backoff_initial=self.config.backoff_initial,
+                backoff_max=self.config.backoff_max,
+                rng=self._rng,
+                secrets=(self._client.api_key,),
+            )
+        )
+        content = response.choices[0].message.content if response.choices else ""
+        label, reason = _parse_label(content or "")
+        return ClassifiedUse(candidate, label, f"llm: {reason}")
+
+    def close(self) -> None:
+        """Release the client and the event loop."""
+        self._loop.run_until_complete(self._client.close())
+        self._loop.close()

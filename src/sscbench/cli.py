@@ -175,9 +175,13 @@ def candidates(
     data: Path | None = typer.Option(None, help="τ-bench data folder or checkout"),
     seed: int = typer.Option(0, help="seed of the generated world"),
     operators: str = typer.Option(_OPERATORS, help="comma-separated operator names"),
+    per_operator: int = typer.Option(
+        0, help="write only the first N valid candidates per operator, in screening order (0: all)"
+    ),
     out: Path = typer.Option(Path("sscbench-cases"), help="output directory"),
 ) -> None:
     """Enumerate candidates per operator (frozen order) and write candidates.jsonl."""
+    from sscbench.admission.funnel import cluster_cycle
     from sscbench.admission.store import write_jsonl
 
     try:
@@ -187,8 +191,9 @@ def candidates(
     rows = []
     for operator in chosen:
         found = operator.enumerate(worlds[operator.domain])
-        valid = sum(1 for c in found if not operator.validate(c, worlds[operator.domain]))
-        rows.extend(found)
+        valid_ones = [c for c in found if not operator.validate(c, worlds[operator.domain])]
+        valid = len(valid_ones)
+        rows.extend(cluster_cycle(valid_ones)[:per_operator] if per_operator else found)
         paper = f" (paper: {operator.paper_candidates})" if world == "tau-bench" else ""
         print(f"{operator.name}: {len(found)} candidates{paper}, {valid} valid")
     write_jsonl(out / "candidates.jsonl", rows)

@@ -20,10 +20,8 @@ from sscbench.agents.base import AgentTurn, RunContext
 from sscbench.agents.endpoint import OpenAIAgentConfig
 from sscbench.agents.retry import (
     ClientHolder,
-    add_usage,
-    chat_completion,
+    complete_with_retries,
     new_usage,
-    with_retries,
 )
 from sscbench.errors import HarnessFailure
 from sscbench.run.ledger import AssistantEvent, ToolCall, to_openai_messages
@@ -85,21 +83,15 @@ class OpenAIAgent:
         request = self.request(to_openai_messages(events))
         client = self._clients.get()
 
-        def count_retry(_attempt: int, _exc: BaseException) -> None:
-            self.usage["retries"] += 1
-
-        response = await with_retries(
-            lambda: chat_completion(client, request),
+        response = await complete_with_retries(
+            client,
+            self.config,
+            request,
             where="agent",
             what=f"chat completion for agent turn {self._turns} (model {self.config.model})",
-            max_retries=self.config.max_retries,
-            backoff_initial=self.config.backoff_initial,
-            backoff_max=self.config.backoff_max,
             rng=self._rng,
-            secrets=(client.api_key,),
-            on_retry=count_retry,
+            usage=self.usage,
         )
-        add_usage(self.usage, response)
         return to_agent_turn(response, events)
 
     def calibration(self) -> dict[str, Any] | None:

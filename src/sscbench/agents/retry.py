@@ -204,3 +204,35 @@ async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> A
     from openai.types.chat import ChatCompletion
 
     return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+
+
+async def complete_with_retries(
+    client: openai.AsyncOpenAI,
+    config: EndpointConfig,
+    body: dict[str, Any],
+    *,
+    where: str,
+    what: str,
+    rng: random.Random,
+    usage: dict[str, int] | None = None,
+) -> Any:
+    """One chat completion with the config's retries; counts retries and tokens in ``usage``."""
+
+    def count_retry(_attempt: int, _exc: BaseException) -> None:
+        if usage is not None:
+            usage["retries"] += 1
+
+    response = await with_retries(
+        lambda: chat_completion(client, body),
+        where=where,
+        what=what,
+        max_retries=config.max_retries,
+        backoff_initial=config.backoff_initial,
+        backoff_max=config.backoff_max,
+        rng=rng,
+        secrets=(client.api_key,),
+        on_retry=count_retry,
+    )
+    if usage is not None:
+        add_usage(usage, response)
+    return response

@@ -97,7 +97,7 @@ class LLMClassifier:
         self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
         """One chat completion per candidate."""
-        from sscbench.agents.retry import chat_completion, with_retries
+        from sscbench.agents.retry import complete_with_retries
 
         body: dict[str, Any] = {
             "model": self.config.model,
@@ -118,15 +118,13 @@ class LLMClassifier:
         if self.config.seed is not None:
             body["seed"] = self.config.seed
         response = self._loop.run_until_complete(
-            with_retries(
-                lambda: chat_completion(self._client, body),
+            complete_with_retries(
+                self._client,
+                self.config,
+                body,
                 where="classifier",
                 what=f"use classification at step {candidate.step}",
-                max_retries=self.config.max_retries,
-                backoff_initial=self.config.backoff_initial,
-                backoff_max=self.config.backoff_max,
                 rng=self._rng,
-                secrets=(self._client.api_key,),
             )
         )
         content = response.choices[0].message.content if response.choices else ""

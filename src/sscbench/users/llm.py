@@ -19,7 +19,11 @@ from typing import Any
 
 from sscbench.agents.base import RunContext
 from sscbench.agents.endpoint import LLMUserConfig
-from sscbench.agents.retry import ClientHolder, add_usage, chat_completion, new_usage, with_retries
+from sscbench.agents.retry import (
+    ClientHolder,
+    complete_with_retries,
+    new_usage,
+)
 from sscbench.errors import HarnessFailure
 from sscbench.run.ledger import AssistantEvent, UserEvent
 from sscbench.users.base import STOP
@@ -112,21 +116,15 @@ class LLMUser:
             request["max_tokens"] = self.config.max_tokens
         client = self._clients.get()
 
-        def count_retry(_attempt: int, _exc: BaseException) -> None:
-            self.usage["retries"] += 1
-
-        response = await with_retries(
-            lambda: chat_completion(client, request),
+        response = await complete_with_retries(
+            client,
+            self.config,
+            request,
             where="user",
             what=f"user message {self._messages} (model {self.config.model})",
-            max_retries=self.config.max_retries,
-            backoff_initial=self.config.backoff_initial,
-            backoff_max=self.config.backoff_max,
             rng=self._rng,
-            secrets=(client.api_key,),
-            on_retry=count_retry,
+            usage=self.usage,
         )
-        add_usage(self.usage, response)
         choices = getattr(response, "choices", None) or []
         message = getattr(choices[0], "message", None) if choices else None
         if message is None:

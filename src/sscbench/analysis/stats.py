@@ -1,0 +1,269 @@
+"""Interval estimates for the proportions reported by the analysis (paper §V-B).
+
+Three estimators, one result type:
+
+* :func:`wilson` — the Wilson score interval for ``k`` successes in ``n`` independent runs.
+* :func:`cluster_bootstrap` — a percentile interval for the ratio estimator
+  ``sum(values) / count(runs)`` obtained by resampling whole clusters (target
+  entities) with replacement, so that repeated runs on one entity are not treated
+  as independent evidence.
+* :func:`proportion_interval` — chooses between the two: Wilson when every cluster
+  contributes exactly one run, the cluster bootstrap otherwise.
+
+An empty population is a value, not a failure: every estimator returns an
+:class:`Interval` whose ``method`` is ``"unobserved"`` with estimate and bounds set
+to ``None`` (never 0 or 1), labelled ``"unobserved (0/0)"``.
+
+A cluster-bootstrap interval at an all-zero or all-one boundary is degenerate
+(``[0, 0]`` or ``[1, 1]``): it describes only the observed clusters and does not
+imply population certainty.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+from dataclasses import asdict, dataclass
+from statistics import NormalDist
+from typing import Any, Literal
+
+import numpy as np
+
+__all__ = [
+    "Interval",
+    "Method",
+    "cluster_bootstrap",
+    "draw_cluster_indices",
+    "proportion_interval",
+    "wilson",
+]
+
+Method = Literal["wilson", "cluster-bootstrap", "unobserved"]
+
+_METHOD_NAMES: dict[str, str] = {
+    "wilson": "Wilson",
+    "cluster-bootstrap": "cluster bootstrap",
+}
+
+# Upper bound on the number of index-matrix cells materialised at once; the matrix
+# is drawn in row blocks (the generator's stream does not depend on the blocking).
+_BLOCK_CELLS = 1 << 21
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """A proportion with its interval, the counts behind it and how it was computed.
+
+    ``numerator`` is the sum of the values (an ``int`` for 0/1 data), ``denominator``
+    the number of runs, ``n_clusters`` the number of distinct clusters. For the
+    ``"unobserved"`` method ``estimate``, ``low``, ``high`` (and ``width``) are ``None``.
+    ``resamples`` and ``seed`` are set only for the cluster bootstrap.
+    """
+
+    method: Method
+    numerator: int | float
+    denominator: int
+    n_clusters: int
+    estimate: float | None
+    low: float | None
+    high: float | None
+    confidence: float = 0.95
+    resamples: int | None = None
+    seed: int | None = None
+
+    @property
+    def observed(self) -> bool:
+        return self.method != "unobserved"
+
+    @property
+    def width(self) -> float | None:
+        if self.low is None or self.high is None:
+            return None
+        return self.high - self.low
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["width"] = self.width
+        return data
+
+    def label(self) -> str:
+        """A short human-readable summary, e.g. ``12/30 (40.0%, 95% CI 24.6–57.7%, Wilson)``."""
+        counts = f"{_fmt_count(self.numerator)}/{self.denominator}"
+        if not self.observed or self.estimate is None or self.low is None or self.high is None:
+            return f"unobserved ({counts})"
+        level = f"{self.confidence * 100:g}% CI"
+        name = _METHOD_NAMES[self.method]
+        if self.method == "cluster-bootstrap":
+            noun = "cluster" if self.n_clusters == 1 else "clusters"
+            name = f"{name}, {self.n_clusters} {noun}"
+        return (
+            f"{counts} ({self.estimate * 100:.1f}%, {level} "
+            f"{self.low * 100:.1f}–{self.high * 100:.1f}%, {name})"
+        )
+
+
+def _fmt_count(x: int | float) -> str:
+    if isinstance(x, int) or float(x).is_integer():
+        return str(int(x))
+    return f"{x:g}"
+
+
+def _check_confidence(confidence: float) -> None:
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence must be in (0, 1), got {confidence!r}")
+
+
+def _unobserved(confidence: float) -> Interval:
+    return Interval(
+        method="unobserved",
+        numerator=0,
+        denominator=0,
+        n_clusters=0,
+        estimate=None,
+        low=None,
+        high=None,
+        confidence=confidence,
+    )
+
+
+def wilson(k: int, n: int, confidence: float = 0.95, *, n_clusters: int | None = None) -> Interval:
+    """Wilson score interval for ``k`` successes out of ``n`` runs.
+
+    ``n == 0`` gives an unobserved interval. ``n_clusters`` defaults to ``n`` (one run
+    per cluster, the situation in which this interval is appropriate).
+    """
+    _check_confidence(confidence)
+    k, n = int(k), int(n)
+    if n < 0 or k < 0 or k > n:
+        raise ValueError(f"need 0 <= k <= n, got k={k}, n={n}")
+    if n == 0:
+        return _unobserved(confidence)
+    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
+    p = k / n
+    z2 = z * z
+    denom = 1.0 + z2 / n
+    centre = (p + z2 / (2.0 * n)) / denom
+    half = z / denom * math.sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n))
+    # Exact bounds at the boundaries (the formula gives them up to rounding).
+    low = 0.0 if k == 0 else max(0.0, centre - half)
+    high = 1.0 if k == n else min(1.0, centre + half)
+    return Interval(
+        method="wilson",
+        numerator=k,
+        denominator=n,
+        n_clusters=n if n_clusters is None else n_clusters,
+        estimate=p,
+        low=low,
+        high=high,
+        confidence=confidence,
+    )
+
+
+def _prepare(
+    values: Sequence[float | bool], clusters: Sequence[Hashable]
+) -> tuple[np.ndarray, np.ndarray, int | float]:
+    """Per-cluster sums and run counts (clusters in order of first appearance)."""
+    if len(values) != len(clusters):
+        raise ValueError(f"values ({len(values)}) and clusters ({len(clusters)}) differ in length")
+    vals = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not np.all(np.isfinite(vals)):
+        raise ValueError("values must be finite")
+    index: dict[Hashable, int] = {}
+    codes = np.fromiter(
+        (index.setdefault(c, len(index)) for c in clusters), dtype=np.intp, count=len(clusters)
+    )
+    n_clusters = len(index)
+    sums = np.bincount(codes, weights=vals, minlength=n_clusters)
+    counts = np.bincount(codes, minlength=n_clusters).astype(np.float64)
+    total = float(vals.sum())
+    numerator: int | float = int(total) if np.all((vals == 0.0) | (vals == 1.0)) else total
+    return sums, counts, numerator
+
+
+def draw_cluster_indices(
+    rng: np.random.Generator, b: int, n_clusters: int, rows: int | None = None
+) -> np.ndarray:
+    """The next ``rows`` (default ``b``) rows of the ``b × n_clusters`` resampling matrix.
+
+    Row ``i`` lists the clusters drawn (with replacement) for bootstrap resample ``i``.
+    Drawing the matrix in consecutive row blocks yields the same matrix as drawing it
+    at once from the same generator.
+    """
+    return rng.integers(0, n_clusters, size=(b if rows is None else rows, n_clusters))
+
+
+def cluster_bootstrap(
+    values: Sequence[float | bool],
+    clusters: Sequence[Hashable],
+    *,
+    b: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
+    """Percentile cluster-bootstrap interval of ``sum(values) / count(runs)``.
+
+    Each of ``b`` resamples draws ``n_clusters`` clusters with replacement (row ``i`` of
+    an index matrix drawn from ``np.random.default_rng(seed)``) and computes the ratio
+    of the summed values to the number of runs in the drawn clusters. The bounds are
+    the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles (numpy's default
+    linear interpolation) of the ``b`` ratios. Deterministic for a seed. Empty input
+    gives an unobserved interval.
+    """
+    _check_confidence(confidence)
+    if b < 1:
+        raise ValueError(f"b must be >= 1, got {b}")
+    sums, counts, numerator = _prepare(values, clusters)
+    n_clusters = len(sums)
+    if n_clusters == 0:
+        return _unobserved(confidence)
+    n_runs = int(counts.sum())
+    estimate = float(sums.sum() / counts.sum())
+
+    rng = np.random.default_rng(seed)
+    ratios = np.empty(b, dtype=np.float64)
+    block = max(1, _BLOCK_CELLS // n_clusters)
+    for start in range(0, b, block):
+        rows = min(block, b - start)
+        idx = draw_cluster_indices(rng, b, n_clusters, rows)
+        ratios[start : start + rows] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+
+    alpha = 1.0 - confidence
+    low, high = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])
+    return Interval(
+        method="cluster-bootstrap",
+        numerator=numerator,
+        denominator=n_runs,
+        n_clusters=n_clusters,
+        estimate=estimate,
+        low=float(low),
+        high=float(high),
+        confidence=confidence,
+        resamples=b,
+        seed=seed,
+    )
+
+
+def proportion_interval(
+    values: Sequence[float | bool],
+    clusters: Sequence[Hashable],
+    *,
+    b: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
+    """Interval for the proportion of 0/1 ``values``, choosing the method automatically.
+
+    Empty input → ``"unobserved"``; every cluster contributing exactly one run →
+    ``"wilson"``; otherwise → ``"cluster-bootstrap"``.
+    """
+    if len(values) != len(clusters):
+        raise ValueError(f"values ({len(values)}) and clusters ({len(clusters)}) differ in length")
+    vals = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not np.all((vals == 0.0) | (vals == 1.0)):
+        raise ValueError("proportion_interval needs 0/1 (or boolean) values")
+    if len(vals) == 0:
+        return _unobserved(confidence)
+    n_distinct = len(set(clusters))
+    if n_distinct == len(vals):
+        return wilson(int(vals.sum()), len(vals), confidence)
+    return cluster_bootstrap(vals, clusters, b=b, seed=seed, confidence=confidence)

@@ -17,6 +17,15 @@ app = typer.Typer(
 )
 world_app = typer.Typer(help="Inspect worlds.", no_args_is_help=True)
 app.add_typer(world_app, name="world")
+
+
+def _mount_lab() -> None:
+    from sscbench.lab.cli import lab_app
+
+    app.add_typer(lab_app, name="lab", help="Laboratories on the typed fault framework.")
+
+
+_mount_lab()
 console = Console()
 
 

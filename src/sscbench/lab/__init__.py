@@ -1,0 +1,27 @@
+"""Self-contained fault-injection laboratories built on a typed fault model."""
+
+from sscbench.lab.address import CATALOGUE, LabResult, run_lab
+from sscbench.lab.typed import (
+    Checkpoint,
+    ContainmentPlan,
+    FaultSpec,
+    OutcomeState,
+    Semantics,
+    Surface,
+    Timing,
+    Validity,
+)
+
+__all__ = [
+    "CATALOGUE",
+    "Checkpoint",
+    "ContainmentPlan",
+    "FaultSpec",
+    "LabResult",
+    "OutcomeState",
+    "Semantics",
+    "Surface",
+    "Timing",
+    "Validity",
+    "run_lab",
+]

@@ -337,6 +337,18 @@ def calibrate(
     raise typer.Exit(0 if not disagreements else 1)
 
 
+@app.command("report")
+def report(study: Path = typer.Argument(..., help="study directory (measured)")) -> None:
+    """Write tables/*.csv, claims.json, figures and a self-contained report.html."""
+    from sscbench.report.build import build_report
+
+    try:
+        path = build_report(study)
+    except (DataError, OSError) as exc:
+        _fail(exc)
+    print(f"wrote {path}")
+
+
 def main() -> None:
     """Entry point for ``python -m sscbench``."""
     app()

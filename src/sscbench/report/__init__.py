@@ -1,0 +1,1 @@
+"""Reports: tables, claim cards, figures and a self-contained HTML page."""

@@ -1,0 +1,98 @@
+"""``sscbench report``: tables (CSV), claims.json, figures (PNG, SVG) and report.html."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+from sscbench.analysis.claims import claim_cards
+from sscbench.analysis.populations import cell_table, crossing_groups, faulted_rows, funnel
+from sscbench.analysis.stats import Interval
+from sscbench.errors import DataError
+from sscbench.report import figures
+from sscbench.report.html import render
+
+
+def _flat(row: dict[str, Any]) -> dict[str, Any]:
+    return {k: (v.label() if isinstance(v, Interval) else v) for k, v in row.items()}
+
+
+def _csv(path: Path, rows: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        if not rows:
+            return
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_measurements(study: Path) -> list[dict[str, Any]]:
+    """The study's measurement rows (run ``sscbench measure`` first)."""
+    path = study / "measurements.jsonl"
+    if not path.exists():
+        raise DataError(path, None, "not found: run `sscbench measure` on the study first")
+    rows = []
+    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"line {number}", exc.msg) from exc
+    return rows
+
+
+def build_report(study: str | Path) -> Path:
+    """Write the report files into the study directory; returns the HTML path."""
+    study = Path(study)
+    rows = read_measurements(study)
+    faulted = faulted_rows(rows)
+    counts = funnel(faulted)
+    cells = cell_table(rows)
+    cards = claim_cards(rows)
+    crossing = crossing_groups(rows)
+    tables = study / "tables"
+    _csv(tables / "funnel.csv", [counts])
+    _csv(tables / "cells.csv", [_flat(c) for c in cells])
+    _csv(tables / "claims.csv", cards)
+    _csv(tables / "crossing.csv", [{**g, "strata": json.dumps(g["strata"])} for g in crossing])
+    (study / "claims.json").write_text(json.dumps(cards, indent=2), encoding="utf-8")
+    folder = study / "figures"
+    figs = [
+        {
+            "name": "funnel",
+            "title": "Execution funnel",
+            "png": figures.funnel_figure(counts, folder),
+        },
+        {
+            "name": "arrival",
+            "title": "Arrival by operator × configuration",
+            "png": figures.arrival_figure(cells, folder),
+        },
+        {
+            "name": "adoption_forest",
+            "title": "Adoption by stratum (95% intervals)",
+            "png": figures.forest_figure(cells, folder),
+        },
+        {
+            "name": "gap",
+            "title": "Signed gap T_U − T_E among adopted runs",
+            "png": figures.gap_figure(faulted, folder),
+        },
+    ]
+    flat_cells = [_flat(c) for c in cells]
+    html = render(
+        {
+            "name": study.name,
+            "funnel": counts,
+            "figures": figs,
+            "claims": cards,
+            "cells": flat_cells,
+            "cell_columns": list(flat_cells[0]) if flat_cells else [],
+            "crossing": crossing,
+        }
+    )
+    out = study / "report.html"
+    out.write_text(html, encoding="utf-8")
+    return out

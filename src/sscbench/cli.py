@@ -137,8 +137,10 @@ def run(
     out: Path = typer.Option(Path("sscbench-out"), "--out", help="study directory"),
     restart: bool = typer.Option(False, help="delete an existing study in --out and start anew"),
     progress: bool = typer.Option(True, help="show a progress bar"),
+    report: bool = typer.Option(True, help="measure the runs and write the report afterwards"),
 ) -> None:
-    """Execute a study (clean then faulted runs), resuming an interrupted one."""
+    """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
+    every run and write the report (tables, claims, figures, report.html)."""
     from sscbench.run.config import load_config
     from sscbench.run.executor import execute_study
 
@@ -155,6 +157,15 @@ def run(
         f"{s['not-qualified']} not qualified, {s['missing']} missing",
         highlight=False,
     )
+    if report:
+        from sscbench.measure.study import measure_study
+        from sscbench.report.build import build_report
+
+        try:
+            measure_study(out)
+            console.print(f"report: {build_report(out)}", highlight=False)
+        except (DataError, OSError) as exc:
+            _fail(exc)
 
 
 def _operator_worlds(world: str, data: Path | None, seed: int, operators: str):

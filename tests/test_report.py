@@ -77,3 +77,89 @@ def test_trajectory_text_is_escaped(study, tmp_path):
 def test_missing_measurements_name_the_file(tmp_path):
     with pytest.raises(DataError, match=r"measurements\.jsonl: not found"):
         build_report(tmp_path)
+
+
+def test_sensitivity_user_claims_and_paired(study, tmp_path):
+    claims = tmp_path / "claims.toml"
+    claims.write_text(
+        '[[claims]]\nname = "adoption when evidence never arrived"\n'
+        'required_condition = "no valid counterevidence in the observed run"\n'
+        'population = { Z_S = ["absent"] }\n'
+    )
+    variant = tmp_path / "variant"
+    config, text = load_config(None)
+    cued = config.model_copy(
+        update={"world": config.world.model_copy(update={"read_back_cue": True})}
+    )
+    execute_study(cued, text, variant, progress=False)
+    measure_study(variant)
+    build_report(study, claims_file=claims, paired=variant)
+    cards = json.loads((study / "claims.json").read_text())
+    mine = [c for c in cards if c["claim"] == "adoption when evidence never arrived"]
+    assert mine and any(c["status"] == "observed" for c in mine)
+    with (study / "tables" / "sensitivity.csv").open() as handle:
+        analyses = {row["analysis"] for row in csv.DictReader(handle)}
+    assert analyses == {
+        "primary",
+        "all repetitions",
+        "with controls",
+        "common clean-solved seeds",
+        "strict admission",
+    }
+    with (study / "tables" / "paired.csv").open() as handle:
+        pairs = list(csv.DictReader(handle))
+    # scripted agents do not read tool descriptions: the cue changes nothing for them
+    assert pairs and all(p["adopted_only_in_a"] == p["adopted_only_in_b"] == "0" for p in pairs)
+
+
+def test_paired_comparison_counts_discordant_pairs():
+    from sscbench.analysis.sensitivity import paired_comparison
+
+    def row(i, adopted):
+        return {
+            "kind": "faulted",
+            "status": "completed",
+            "triggered": True,
+            "case_id": f"c{i}",
+            "config_id": "x",
+            "repetition": 0,
+            "operator": "WriteEffect",
+            "cluster": f"c{i}",
+            "A": adopted,
+        }
+
+    a = [row(i, 1) for i in range(10)]
+    b = [row(i, 1 if i < 2 else 0) for i in range(10)]
+    (result,) = paired_comparison(a, b)
+    assert result["pairs"] == 10 and result["adopted_only_in_a"] == 8
+    assert result["adopted_only_in_b"] == 0 and result["mcnemar_exact_p"] < 0.01
+
+
+def test_bad_claims_file_names_field(tmp_path):
+    from sscbench.analysis.user_claims import load_claims
+
+    path = tmp_path / "c.toml"
+    path.write_text(
+        '[[claims]]\nname = "x"\nrequired_condition = "y"\npopulation = { colour = [1] }\n'
+    )
+    with pytest.raises(DataError, match=r"c\.toml, field claims\.0\.population: unknown fields"):
+        load_claims(path)
+
+
+def test_read_back_cue_changes_only_write_descriptions():
+    from sscbench.run.builders import READ_BACK_CUE, with_read_back_cue
+    from sscbench.world.load import load_world
+
+    plain = load_world("generated", "airline")
+    cued = with_read_back_cue(load_world("generated", "airline"))
+    changed = [
+        a["function"]["name"]
+        for a, b in zip(plain.tool_schemas(), cued.tool_schemas(), strict=True)
+        if a != b
+    ]
+    assert "update_reservation_flights" in changed and "get_user_details" not in changed
+    assert all(
+        READ_BACK_CUE in s["function"]["description"]
+        for s in cued.tool_schemas()
+        if s["function"]["name"] in changed
+    )

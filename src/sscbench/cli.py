@@ -349,12 +349,16 @@ def calibrate(
 
 
 @app.command("report")
-def report(study: Path = typer.Argument(..., help="study directory (measured)")) -> None:
+def report(
+    study: Path = typer.Argument(..., help="study directory (measured)"),
+    claims: Path | None = typer.Option(None, help="TOML file of user-defined claims"),
+    paired: Path | None = typer.Option(None, help="a second measured study to compare pairwise"),
+) -> None:
     """Write tables/*.csv, claims.json, figures and a self-contained report.html."""
     from sscbench.report.build import build_report
 
     try:
-        path = build_report(study)
+        path = build_report(study, claims_file=claims, paired=paired)
     except (DataError, OSError) as exc:
         _fail(exc)
     print(f"wrote {path}")

@@ -60,15 +60,18 @@ def _interval(pairs: list[tuple[bool, str]]) -> Interval:
     return proportion_interval([v for v, _ in pairs], [c for _, c in pairs])
 
 
-def cell_table(rows: list[dict[str, Any]], *, primary: bool = True) -> list[dict[str, Any]]:
+def cell_table(
+    rows: list[dict[str, Any]], *, all_repetitions: bool = False, with_controls: bool = False
+) -> list[dict[str, Any]]:
     """Per operator × configuration: arrival shares, A_T, A_P, a_s, q_U and Y_end.
 
-    ``primary`` keeps repetition 0 and drops target-value controls from the adoption
-    quantities (arrival keeps controls, as in the paper).
+    The primary analysis keeps repetition 0 and drops target-value controls from the
+    adoption quantities (arrival keeps controls, as in the paper); the flags widen it.
     """
+    primary = not with_controls
     cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
     for row in faulted_rows(rows):
-        if primary and row["repetition"] != 0:
+        if not all_repetitions and row["repetition"] != 0:
             continue
         cells[(row.get("operator") or "?", row["config_id"])].append(row)
     table = []

@@ -13,7 +13,9 @@ class Candidate(BaseModel):
     """An operator instantiated on a concrete task and entity, in a frozen order.
 
     ``cluster`` is the entity cluster sampling cycles through (a reservation, an
-    order item, a user); ``control`` flags a target-value control, kept but apart.
+    order item, a user); ``control`` flags a target-value control, kept but apart;
+    ``literal`` says the task's ground truth names the affected entity itself (the
+    strict-admission sensitivity analysis keeps only those).
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -27,6 +29,7 @@ class Candidate(BaseModel):
     rank: int
     params: dict[str, Any] = Field(default_factory=dict)
     control: bool = False
+    literal: bool = True
 
 
 class ArgumentProvenance(BaseModel):
@@ -90,5 +93,6 @@ class Case(BaseModel):
     context: InjectionContext | None = None
     witness: Witness | None = None
     control: bool = False
+    literal: bool = True
     cluster: str | None = None
     rank: int | None = None

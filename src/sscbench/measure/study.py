@@ -86,6 +86,7 @@ def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
         "status": entry.status,
         "operator": case.operator if case else None,
         "control": case.control if case else None,
+        "literal": case.literal if case else None,
         "cluster": case.cluster if case else None,
         "reward": entry.reward,
     }

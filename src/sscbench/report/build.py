@@ -7,9 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sscbench.analysis.claims import claim_cards
+from sscbench.analysis.claims import BUILT_IN, claim_cards
 from sscbench.analysis.populations import cell_table, crossing_groups, faulted_rows, funnel
+from sscbench.analysis.sensitivity import paired_comparison, sensitivity_table
 from sscbench.analysis.stats import Interval
+from sscbench.analysis.user_claims import load_claims
 from sscbench.errors import DataError
 from sscbench.report import figures
 from sscbench.report.html import render
@@ -43,20 +45,32 @@ def read_measurements(study: Path) -> list[dict[str, Any]]:
     return rows
 
 
-def build_report(study: str | Path) -> Path:
-    """Write the report files into the study directory; returns the HTML path."""
+def build_report(
+    study: str | Path, *, claims_file: str | Path | None = None, paired: str | Path | None = None
+) -> Path:
+    """Write the report files into the study directory; returns the HTML path.
+
+    ``claims_file`` adds user-defined claims; ``paired`` names a second study whose runs
+    are matched on (case, configuration, repetition) for a paired comparison.
+    """
     study = Path(study)
     rows = read_measurements(study)
     faulted = faulted_rows(rows)
     counts = funnel(faulted)
     cells = cell_table(rows)
-    cards = claim_cards(rows)
+    claims = BUILT_IN + (load_claims(claims_file) if claims_file else ())
+    cards = claim_cards(rows, claims)
+    sensitivity = sensitivity_table(rows)
+    pairs = paired_comparison(rows, read_measurements(Path(paired))) if paired else []
     crossing = crossing_groups(rows)
     tables = study / "tables"
     _csv(tables / "funnel.csv", [counts])
     _csv(tables / "cells.csv", [_flat(c) for c in cells])
     _csv(tables / "claims.csv", cards)
     _csv(tables / "crossing.csv", [{**g, "strata": json.dumps(g["strata"])} for g in crossing])
+    _csv(tables / "sensitivity.csv", sensitivity)
+    if paired:
+        _csv(tables / "paired.csv", pairs)
     (study / "claims.json").write_text(json.dumps(cards, indent=2), encoding="utf-8")
     folder = study / "figures"
     figs = [

@@ -91,3 +91,17 @@ def gap_figure(rows: list[dict[str, Any]], folder: Path) -> str:
     ax.legend(fontsize=8)
     ax.set_title("Signed gap among adopted runs")
     return _save(fig, folder, "gap")
+
+
+def q_u_figure(cells: list[dict[str, Any]], folder: Path) -> str:
+    """q_U (evidence before first faulty reliance) by operator × configuration."""
+    points = [(f"{c['operator']} · {c['config_id']}", c["q_U"]) for c in cells if c["q_U"].observed]
+    fig, ax = plt.subplots(figsize=(7, 0.3 * max(len(points), 1) + 1.2))
+    for i, (_, iv) in enumerate(points):
+        ax.plot([iv.low, iv.high], [i, i], color="#8172b2")
+        ax.plot([iv.estimate], [i], "D", color="#8172b2")
+    ax.set_yticks(range(len(points)), [p[0] for p in points], fontsize=7)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_xlabel("q_U = P(T_E < T_U | adopted), 95% interval")
+    ax.set_title("Counterevidence before first faulty reliance")
+    return _save(fig, folder, "q_u")

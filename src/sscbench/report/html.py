@@ -38,6 +38,14 @@ src="data:image/png;base64,{{ fig.png }}"><figcaption>{{ fig.title }}</figcaptio
 <div class="wrap"><table id="crossing-table"><tr><th>case</th><th>configuration</th><th>strata by repetition</th></tr>
 {% for g in crossing %}<tr><td>{{ g.case_id }}</td><td>{{ g.config_id }}</td><td>{{ g.strata }}</td></tr>{% endfor %}
 </table></div>
+<h2 id="sensitivity">Sensitivity analyses</h2>
+<div class="wrap"><table id="sensitivity-table"><tr>{% for k in sensitivity_columns %}<th>{{ k }}</th>{% endfor %}</tr>
+{% for row in sensitivity %}<tr>{% for k in sensitivity_columns %}<td>{{ row[k] }}</td>{% endfor %}</tr>{% endfor %}
+</table></div>
+{% if paired %}<h2 id="paired">Paired comparison</h2>
+<div class="wrap"><table id="paired-table"><tr>{% for k in paired_columns %}<th>{{ k }}</th>{% endfor %}</tr>
+{% for row in paired %}<tr>{% for k in paired_columns %}<td>{{ row[k] }}</td>{% endfor %}</tr>{% endfor %}
+</table></div>{% endif %}
 </body></html>
 """
 

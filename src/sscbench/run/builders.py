@@ -45,12 +45,39 @@ def build_user_factory(settings: UserSettings) -> UserFactory:
     return llm_user_factory(settings.endpoint)
 
 
+READ_BACK_CUE = (
+    " After this call succeeds, read the record back with the matching get_*_details tool "
+    "and confirm the change before telling the user."
+)
+
+
+def with_read_back_cue(world: World) -> World:
+    """The interface variant whose write tools ask the agent to read the record back."""
+    from sscbench.world.tools import ToolKind
+
+    schemas = []
+    for schema in world.tool_schemas():
+        spec = world.tools.specs.get(schema["function"]["name"])
+        if spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode:
+            function = {
+                **schema["function"],
+                "description": schema["function"]["description"] + READ_BACK_CUE,
+            }
+            schema = {**schema, "function": function}
+        schemas.append(schema)
+    world.schemas = schemas
+    return world
+
+
 def build_worlds(config: StudyConfig) -> dict[str, World]:
-    """The study's worlds, by domain."""
-    return {
+    """The study's worlds, by domain (with the interface variant the config names)."""
+    worlds = {
         domain: load_world(config.world.source, domain, config.world.data, config.world.seed)
         for domain in config.world.domains
     }
+    if config.world.read_back_cue:
+        worlds = {d: with_read_back_cue(w) for d, w in worlds.items()}
+    return worlds
 
 
 def read_cases(path: Path) -> list[Case]:

@@ -38,6 +38,10 @@ class WorldSettings(_Strict):
         default_factory=lambda: ["airline", "retail"]
     )
     seed: int = 0
+    read_back_cue: bool = Field(
+        False,
+        description="interface variant: write tools' descriptions ask to read the record back",
+    )
 
     @model_validator(mode="after")
     def _data_for_taubench(self) -> WorldSettings:

@@ -316,6 +316,7 @@ def case_from(operator: FaultOperator, candidate: Candidate, world: World, **ext
         params=candidate.params,
         contract=operator.contract(candidate, world),
         control=candidate.control,
+        literal=candidate.literal,
         cluster=candidate.cluster,
         rank=candidate.rank,
         **extra,

@@ -97,6 +97,7 @@ class PaySource(FaultOperator):
                             "source": source,
                             "injected_source": FLIP[source],
                         },
+                        literal=any(args_contain(a.kwargs, pid) for a in task.actions),
                     )
                 )
         return out

@@ -112,6 +112,7 @@ class ReturnDate(FaultOperator):
                             "injected_date": injected,
                         },
                         control=injected in gt_dates,
+                        literal=any(args_contain(a.kwargs, rid) for a in task.actions),
                     )
                 )
         return out

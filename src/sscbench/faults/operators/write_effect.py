@@ -142,6 +142,7 @@ class WriteEffect(FaultOperator):
                             "request_origin": origin,
                             "original_flights": record["flights"],
                         },
+                        literal=origin == "task",
                     )
                 )
         return out

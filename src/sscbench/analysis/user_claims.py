@@ -1,0 +1,78 @@
+"""User-defined claims from a TOML file: a population filter and what counts in it."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sscbench.analysis.claims import Claim, _evaluable
+from sscbench.analysis.populations import is_step
+from sscbench.errors import DataError
+
+FIELDS = {"Z_S", "A", "T_E", "T_S", "T_U", "Y_end", "operator", "config_id", "control", "literal"}
+
+
+class ClaimSpec(BaseModel):
+    """One claim: ``population`` and ``counts`` map measurement fields to allowed values.
+
+    A value list may hold ``"finite"`` (a located step) or ``"decidable"`` (a step or ∞).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    required_condition: str
+    population: dict[str, list[Any]] = Field(default_factory=dict)
+    counts: dict[str, list[Any]] = Field(default_factory=lambda: {"A": [1]})
+
+
+class ClaimFile(BaseModel):
+    """A file of claims."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    claims: list[ClaimSpec] = Field(min_length=1)
+
+
+def _matches(row: dict[str, Any], where: dict[str, list[Any]]) -> bool:
+    for field, allowed in where.items():
+        value = row.get(field)
+        ok = value in allowed
+        ok = ok or ("finite" in allowed and is_step(value))
+        ok = ok or ("decidable" in allowed and (is_step(value) or value == "inf"))
+        if not ok:
+            return False
+    return True
+
+
+def load_claims(path: str | Path) -> tuple[Claim, ...]:
+    """Claims from a TOML file; errors name the file, the field and the reason."""
+    path = Path(path)
+    try:
+        raw = tomllib.loads(path.read_text("utf-8"))
+        specs = ClaimFile.model_validate(raw).claims
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(path, None, f"not valid TOML: {exc}") from exc
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(x) for x in first["loc"])
+        raise DataError(path, loc, first["msg"]) from exc
+    for i, spec in enumerate(specs):
+        for part in ("population", "counts"):
+            unknown = set(getattr(spec, part)) - FIELDS
+            if unknown:
+                raise DataError(path, f"claims.{i}.{part}", f"unknown fields {sorted(unknown)}")
+    return tuple(
+        Claim(
+            spec.name,
+            spec.required_condition,
+            (lambda s: lambda r: _evaluable(r) and _matches(r, s.population))(spec),
+            (lambda s: lambda r: _matches(r, s.counts))(spec),
+        )
+        for spec in specs
+    )

@@ -227,9 +227,7 @@ def cluster_bootstrap(
     for start in range(0, b, block):
         rows = min(block, b - start)
         idx = draw_cluster_indices(rng, b, n_clusters, rows)
-        ratios[start : start + rows] = fsums[idx].sum(axis=1, dtype=np.float64) / fcounts[idx].sum(
-            axis=1, dtype=np.float64
-        )
+        ratios[start : start + rows] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
 
     alpha = 1.0 - confidence
     low, high = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])

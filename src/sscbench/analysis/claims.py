@@ -9,8 +9,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.analysis.populations import STRATA, faulted_rows, is_step
+from sscbench.analysis.populations import STRATA, faulted_rows
 from sscbench.analysis.stats import proportion_interval
+from sscbench.measure.values import is_step
 
 Row = dict[str, Any]
 

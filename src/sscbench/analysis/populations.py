@@ -13,13 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
+from sscbench.measure.values import is_step
 
 STRATA = ("pre", "late", "absent")
-
-
-def is_step(value: Any) -> bool:
-    """A located ledger step."""
-    return isinstance(value, int) and not isinstance(value, bool)
 
 
 @dataclass

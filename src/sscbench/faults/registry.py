@@ -6,7 +6,6 @@ Operators register under a name; a user's own package can add one with
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any, Protocol
 
@@ -59,6 +58,3 @@ def operator_names() -> list[str]:
     """Names of every registered operator."""
     _load_entry_points()
     return sorted(_OPERATORS)
-
-
-OperatorFactory = Callable[[], Operator]

@@ -14,7 +14,7 @@ Step = int | str  # a ledger step, INF, or UNDECIDABLE
 
 def is_step(value: Step) -> bool:
     """True for a located ledger step (not ∞, not undecidable)."""
-    return isinstance(value, int)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 class UseLabel(StrEnum):

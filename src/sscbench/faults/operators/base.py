@@ -19,7 +19,7 @@ from typing import Any
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import FaultContract
 from sscbench.measure.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
-from sscbench.measure.view import CallView, LedgerView
+from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
 from sscbench.world.task import Task
 from sscbench.world.world import World
@@ -252,25 +252,7 @@ class FaultOperator(ABC):
             return Stance.ENDORSES
         if use.label is UseLabel.DEPENDENT_USE and use.candidate.mentions_authoritative:
             return Stance.REJECTS
-        if use.label is UseLabel.DEPENDENT_USE and use.detail.get("rejects"):
-            return Stance.REJECTS
         return None
-
-    # ---- helpers shared by subclasses ------------------------------------------------
-    @staticmethod
-    def observation_json(call: CallView) -> Any:
-        """The parsed observation of a call (None when not JSON)."""
-        return call.data
-
-    @staticmethod
-    def task_by_id(world: World, task_id: str) -> Task:
-        """The task of a candidate."""
-        return world.task(task_id)
-
-    @staticmethod
-    def dumps(value: Any) -> str:
-        """Arguments as the JSON text a model would emit."""
-        return json.dumps(value)
 
     def cases_for(self, world: World, task: Task) -> list[Case]:
         """Cases from valid candidates of one task, without admission (for quick studies)."""

@@ -159,7 +159,6 @@ class ReturnDate(FaultOperator):
                     "user_id": p["user_id"],
                     "return_routes": _routes(world, p),
                     "outbound_dates": _outbound_dates(world, p),
-                    "task_dates": ",".join(sorted(_task_dates(world, candidate.task_id))),
                 },
             ),
             fault_interaction=Interaction(tool=READ, match={"reservation_id": p["reservation_id"]}),

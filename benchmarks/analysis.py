@@ -68,8 +68,9 @@ def make_rows(n: int, seed: int = 0) -> list[dict]:
 
 
 def compute(rows: list[dict]) -> int:
-    """All report tables from a cold interval cache; returns the number of cells computed."""
+    """All report tables from cold caches; returns the number of cells computed."""
     stats._BOOTSTRAPS.clear()
+    stats._MATRICES.clear()
     return len(cell_table(rows)) + len(claim_cards(rows)) + len(sensitivity_table(rows))
 
 

@@ -127,14 +127,41 @@ def test_cluster_bootstrap_equals_reference(n_clusters, mean_size, p, b, seed) -
     assert (got.resamples, got.seed) == (b, seed)
 
 
+@pytest.mark.parametrize("scale", [0.25, 1.0, 3.0])
+def test_cluster_bootstrap_fractional_and_integer_values_equal_reference(scale) -> None:
+    # 0/1 data takes the packed integer gather, fractional data the float gather;
+    # both must give the reference bounds bit for bit.
+    values, clusters = _clustered(np.random.default_rng(7), 60, 3, 0.5)
+    scaled = [float(v) * scale for v in values]
+    got = cluster_bootstrap(scaled, clusters, b=400, seed=2)
+    assert (got.low, got.high) == reference_cluster_bootstrap(scaled, clusters, b=400, seed=2)
+
+
 def test_cluster_bootstrap_blocked_draw_equals_one_matrix(monkeypatch) -> None:
     import sscbench.analysis.stats as stats
 
     values, clusters = _clustered(np.random.default_rng(9), 50, 3, 0.4)
     whole = cluster_bootstrap(values, clusters, b=301, seed=11)
     monkeypatch.setattr(stats, "_BLOCK_CELLS", 7 * 50)  # blocks of 7 rows
+    stats._MATRICES.clear()
     blocked = cluster_bootstrap(values, clusters, b=301, seed=11)
     assert (whole.low, whole.high) == (blocked.low, blocked.high)
+    assert not stats._MATRICES  # blocked matrices are not kept
+
+
+def test_cluster_bootstrap_reuses_the_matrix_of_equal_cluster_count() -> None:
+    import sscbench.analysis.stats as stats
+
+    stats._MATRICES.clear()
+    a_values, a_clusters = _clustered(np.random.default_rng(1), 30, 3, 0.3)
+    b_values, b_clusters = _clustered(np.random.default_rng(2), 30, 2, 0.7)
+    first = cluster_bootstrap(a_values, a_clusters, b=500, seed=4)
+    second = cluster_bootstrap(b_values, b_clusters, b=500, seed=4)
+    assert list(stats._MATRICES) == [(4, 500, 30)]
+    assert (second.low, second.high) == reference_cluster_bootstrap(
+        b_values, b_clusters, b=500, seed=4
+    )
+    assert cluster_bootstrap(a_values, a_clusters, b=500, seed=4) == first
 
 
 def test_cluster_bootstrap_is_deterministic_and_seed_dependent() -> None:

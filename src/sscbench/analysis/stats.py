@@ -22,7 +22,8 @@ imply population certainty.
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Sequence
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
 from typing import Any, Literal
@@ -47,7 +48,7 @@ _METHOD_NAMES: dict[str, str] = {
 
 # Upper bound on the number of index-matrix cells materialised at once; the matrix
 # is drawn in row blocks (the generator's stream does not depend on the blocking).
-_BLOCK_CELLS = 1 << 21
+_BLOCK_CELLS = 1 << 22
 
 
 @dataclass(frozen=True, slots=True)
@@ -194,6 +195,54 @@ def draw_cluster_indices(
     )
 
 
+# Index matrices recently drawn, by (seed, b, n_clusters): a report asks for many
+# populations of equal cluster count, and the matrix depends on nothing else.
+_MATRIX_CACHE_BYTES = 96 << 20
+_MATRICES: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+
+
+def _index_blocks(seed: int, b: int, n_clusters: int) -> Iterator[tuple[int, np.ndarray]]:
+    """``(first_row, rows)`` blocks of the seeded ``b × n_clusters`` resampling matrix."""
+    key = (seed, b, n_clusters)
+    cached = _MATRICES.get(key)
+    if cached is not None:
+        _MATRICES.move_to_end(key)
+        yield 0, cached
+        return
+    rng = np.random.default_rng(seed)
+    if b * n_clusters <= _BLOCK_CELLS:
+        matrix = draw_cluster_indices(rng, b, n_clusters)
+        matrix.flags.writeable = False
+        _MATRICES[key] = matrix
+        while sum(m.nbytes for m in _MATRICES.values()) > _MATRIX_CACHE_BYTES:
+            _MATRICES.popitem(last=False)
+        yield 0, matrix
+        return
+    block = max(1, _BLOCK_CELLS // n_clusters)
+    for start in range(0, b, block):
+        yield start, draw_cluster_indices(rng, b, n_clusters, min(block, b - start))
+
+
+_SHIFT = 32
+_LOW_MASK = (1 << _SHIFT) - 1
+
+
+def _pack(sums: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+    """Per-cluster ``count << 32 | sum`` as int64 when every sum is a whole number.
+
+    One integer gather then yields both resample totals at once (the usual case:
+    0/1 values); the ratios are bit-identical to the float path because every total
+    is an exact integer. ``None`` when the sums are fractional or totals could carry
+    into the count bits.
+    """
+    n = len(sums)
+    if not np.all(sums == np.floor(sums)) or sums.min() < 0:
+        return None
+    if sums.max() * n >= 1 << (_SHIFT - 1) or counts.max() * n >= 1 << (62 - _SHIFT):
+        return None
+    return (counts.astype(np.int64) << _SHIFT) | sums.astype(np.int64)
+
+
 def cluster_bootstrap(
     values: Sequence[float | bool],
     clusters: Sequence[Hashable],
@@ -221,13 +270,15 @@ def cluster_bootstrap(
     n_runs = int(counts.sum())
     estimate = float(sums.sum() / counts.sum())
 
-    rng = np.random.default_rng(seed)
     ratios = np.empty(b, dtype=np.float64)
-    block = max(1, _BLOCK_CELLS // n_clusters)
-    for start in range(0, b, block):
-        rows = min(block, b - start)
-        idx = draw_cluster_indices(rng, b, n_clusters, rows)
-        ratios[start : start + rows] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+    packed = _pack(sums, counts)
+    for start, idx in _index_blocks(seed, b, n_clusters):
+        rows = len(idx)
+        if packed is None:
+            ratios[start : start + rows] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+        else:
+            drawn = np.take(packed, idx).sum(axis=1)
+            ratios[start : start + rows] = (drawn & _LOW_MASK) / (drawn >> _SHIFT)
 
     alpha = 1.0 - confidence
     low, high = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])

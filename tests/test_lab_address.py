@@ -7,6 +7,17 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from sscbench.faults.typed import (
+    CHECKPOINTS,
+    Checkpoint,
+    OutcomeState,
+    Semantics,
+    Surface,
+    TerminalClass,
+    Timing,
+    Validity,
+    judge,
+)
 from sscbench.lab.address import (
     BYSTANDER,
     CATALOGUE,
@@ -24,17 +35,6 @@ from sscbench.lab.address import (
     run_weak,
 )
 from sscbench.lab.cli import lab_app
-from sscbench.lab.typed import (
-    CHECKPOINTS,
-    Checkpoint,
-    OutcomeState,
-    Semantics,
-    Surface,
-    TerminalClass,
-    Timing,
-    Validity,
-    judge,
-)
 
 # The essay's heatmap for the bounded system, row by row (IDEN CONT AUTH ACTI EVID OUTC).
 ESSAY_HEATMAP = {

@@ -1,7 +1,6 @@
 """Self-contained fault-injection laboratories built on a typed fault model."""
 
-from sscbench.lab.address import CATALOGUE, LabResult, run_lab
-from sscbench.lab.typed import (
+from sscbench.faults.typed import (
     Checkpoint,
     ContainmentPlan,
     FaultSpec,
@@ -11,6 +10,7 @@ from sscbench.lab.typed import (
     Timing,
     Validity,
 )
+from sscbench.lab.address import CATALOGUE, LabResult, run_lab
 
 __all__ = [
     "CATALOGUE",

@@ -1,4 +1,4 @@
-"""Synthetic address-change laboratory built on :mod:`sscbench.lab.typed`.
+"""Synthetic address-change laboratory built on :mod:`sscbench.faults.typed`.
 
 Two workflows change one customer's postal address in a tiny in-memory store:
 
@@ -21,7 +21,7 @@ import copy
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from sscbench.lab.typed import (
+from sscbench.faults.typed import (
     CHECKPOINTS,
     Checkpoint,
     ContainmentPlan,

@@ -8,8 +8,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
+from sscbench.faults.typed import CHECKPOINTS, Rate, TerminalClass
 from sscbench.lab.address import SYSTEMS, LabResult, run_lab, summary_line
-from sscbench.lab.typed import CHECKPOINTS, Rate, TerminalClass
 
 lab_app = typer.Typer(help="Typed fault-injection laboratories.", no_args_is_help=True)
 

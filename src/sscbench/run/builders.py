@@ -69,6 +69,40 @@ def with_read_back_cue(world: World) -> World:
     return world
 
 
+IDEMPOTENCY_KEY_SCHEMA = {
+    "type": "string",
+    "description": (
+        "Optional key chosen by the caller for this request. Repeating the call with the "
+        "same key returns the first call's result without applying the change again; "
+        "reuse it when retrying a request whose outcome is unknown."
+    ),
+}
+
+
+def with_idempotency_keys(world: World) -> World:
+    """The interface variant whose write tools accept an optional ``idempotency_key``."""
+    from sscbench.run.injection import IDEMPOTENCY_KEY
+    from sscbench.world.tools import ToolKind
+
+    schemas = []
+    for schema in world.tool_schemas():
+        spec = world.tools.specs.get(schema["function"]["name"])
+        if spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode:
+            parameters = dict(schema["function"].get("parameters") or {"type": "object"})
+            properties = {
+                **parameters.get("properties", {}),
+                IDEMPOTENCY_KEY: IDEMPOTENCY_KEY_SCHEMA,
+            }
+            function = {
+                **schema["function"],
+                "parameters": {**parameters, "properties": properties},
+            }
+            schema = {**schema, "function": function}
+        schemas.append(schema)
+    world.schemas = schemas
+    return world
+
+
 def build_worlds(config: StudyConfig) -> dict[str, World]:
     """The study's worlds, by domain (with the interface variant the config names)."""
     worlds = {
@@ -77,6 +111,8 @@ def build_worlds(config: StudyConfig) -> dict[str, World]:
     }
     if config.world.read_back_cue:
         worlds = {d: with_read_back_cue(w) for d, w in worlds.items()}
+    if config.world.idempotency_keys:
+        worlds = {d: with_idempotency_keys(w) for d, w in worlds.items()}
     return worlds
 
 
@@ -95,6 +131,18 @@ def read_cases(path: Path) -> list[Case]:
         except ValueError as exc:
             raise DataError(path, f"line {number}", str(exc).splitlines()[0]) from exc
     return cases
+
+
+def _plain_cases(operator, world: World, limit: int, params: dict) -> list[Case]:
+    """Up to ``limit`` cases of an operator without admission, task by task."""
+    found: list[Case] = []
+    for task in world.tasks:
+        found.extend(
+            operator.cases_for(world, task, **params) if params else operator.cases_for(world, task)
+        )
+        if len(found) >= limit:
+            break
+    return found[:limit]
 
 
 def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
@@ -117,13 +165,23 @@ def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
                         admit(operator, worlds[operator.domain], config.cases.per_operator)[1]
                     )
                 continue
+            params = config.cases.params.get(name, {})
             for world in worlds.values():
-                found: list[Case] = []
-                for task in world.tasks:
-                    found.extend(operator.cases_for(world, task))
-                    if len(found) >= config.cases.per_operator:
-                        break
-                cases.extend(found[: config.cases.per_operator])
+                cases.extend(_plain_cases(operator, world, config.cases.per_operator, params))
+        for curve in config.cases.intensity:
+            try:
+                operator = get_operator(curve.family)
+            except KeyError as exc:
+                raise DataError("<config>", "cases.intensity.family", str(exc.args[0])) from exc
+            base = config.cases.params.get(curve.family, {})
+            for level in curve.levels:
+                params = {**base, curve.parameter: level}
+                for world in worlds.values():
+                    cases.extend(_plain_cases(operator, world, config.cases.per_operator, params))
+    unique: dict[str, Case] = {}
+    for case in cases:
+        unique.setdefault(case.case_id, case)
+    cases = list(unique.values())
     overrides = config.cases.max_steps
     return [
         c.model_copy(update={"max_steps": overrides[c.operator]}) if c.operator in overrides else c

@@ -42,6 +42,11 @@ class WorldSettings(_Strict):
         False,
         description="interface variant: write tools' descriptions ask to read the record back",
     )
+    idempotency_keys: bool = Field(
+        False,
+        description="interface variant: write tools take an optional idempotency_key; a "
+        "repeated key returns the first call's result without applying the write again",
+    )
 
     @model_validator(mode="after")
     def _data_for_taubench(self) -> WorldSettings:
@@ -81,6 +86,14 @@ class UserSettings(_Strict):
         return self
 
 
+class IntensitySettings(_Strict):
+    """One intensity curve: a family's parameter swept over levels (one case set each)."""
+
+    family: str
+    parameter: Literal["probability", "burst", "position"]
+    levels: list[float | int] = Field(min_length=1)
+
+
 class CaseSettings(_Strict):
     """Where the cases come from: a cases.jsonl file or the built-in operators."""
 
@@ -90,6 +103,11 @@ class CaseSettings(_Strict):
     )
     per_operator: int = Field(10, ge=1)
     max_steps: dict[str, int] = Field(default_factory=dict)
+    params: dict[str, dict[str, float | int]] = Field(
+        default_factory=dict,
+        description="fault parameters per typed family (probability, burst, position)",
+    )
+    intensity: list[IntensitySettings] = Field(default_factory=list)
 
 
 class StudyConfig(_Strict):

@@ -17,6 +17,7 @@ from sscbench.run.injection import InjectingExecutor, Injection
 from sscbench.run.ledger import (
     AssistantEvent,
     CalibrationLabels,
+    ContextIntervention,
     HarnessError,
     InterventionRecord,
     RunEnd,
@@ -57,20 +58,25 @@ async def run_episode(
     max_steps: int = 30,
     first_tool_call_only: bool = True,
     env: Env | None = None,
+    idempotency_keys: bool = False,
+    context_interventions: tuple[ContextIntervention, ...] = (),
 ) -> EpisodeResult:
     """Run one episode from the world's initial state and return its ledger and log.
 
     ``first_tool_call_only`` keeps τ-bench's rule that only the first tool call of
     an assistant turn is executed (the others are dropped from the turn). A
     :class:`HarnessFailure` from the agent or user ends the run as missing.
+    ``context_interventions`` record a fault already placed in ``system_prompt``;
+    ``idempotency_keys`` lets a write carry a key that makes its repeat a replay.
     """
     env = env or world.new_env()
     env.reset()
-    executor = InjectingExecutor(env, list(injections))
+    executor = InjectingExecutor(env, list(injections), idempotency_keys=idempotency_keys)
     result = EpisodeResult()
+    result.evaluator.extend(context_interventions)
     ledger = result.ledger
     agent_texts: list[str] = []
-    triggered = False
+    triggered = any(c.effective for c in context_interventions)
     turns = 0
     termination = "max_steps"
 
@@ -98,6 +104,8 @@ async def run_episode(
                         name=call.name,
                         content=execution.observation,
                     )
+                    if execution.write is not None:
+                        result.evaluator.append(execution.write)
                     if execution.intervention is not None:
                         result.evaluator.append(execution.intervention)
                         triggered = triggered or execution.intervention.effective

@@ -26,7 +26,7 @@ from sscbench.run.builders import (
 )
 from sscbench.run.config import StudyConfig
 from sscbench.run.episode import EpisodeResult, run_episode
-from sscbench.run.ledger import RunStart
+from sscbench.run.ledger import ContextIntervention, RunStart
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.users.base import UserFactory
 from sscbench.world.world import World
@@ -118,16 +118,34 @@ class StudyRunner:
         world = self.worlds[case.domain]
         task = world.task(case.task_id)
         seed = derive_seed(self.config.study.seed, case.case_id, unit.config_id, unit.repetition)
+        system_prompt = world.policy
+        injections: list = []
+        context_faults: tuple[ContextIntervention, ...] = ()
+        if kind == "faulted":
+            operator = get_operator(case.operator)
+            injections = (
+                operator.injections(case, world, seed=seed)
+                if getattr(operator, "seeded", False)
+                else operator.injections(case, world)
+            )
+            context_fault = getattr(operator, "context_fault", None)
+            delivered = context_fault(case, world, system_prompt) if context_fault else None
+            if delivered is not None:
+                context_faults = (
+                    ContextIntervention(
+                        hook_id=f"{case.case_id}:context",
+                        original=system_prompt,
+                        delivered=delivered,
+                    ),
+                )
+                system_prompt = delivered
         context = RunContext(
             world=world,
             task=task,
-            system_prompt=world.policy,
+            system_prompt=system_prompt,
             tools=world.tool_schemas(),
             seed=seed,
             repetition=unit.repetition,
-        )
-        injections = (
-            get_operator(case.operator).injections(case, world) if kind == "faulted" else []
         )
         result: EpisodeResult = await run_episode(
             world,
@@ -138,6 +156,8 @@ class StudyRunner:
             injections=injections,
             max_steps=case.max_steps,
             first_tool_call_only=self.config.study.first_tool_call_only,
+            idempotency_keys=self.config.world.idempotency_keys,
+            context_interventions=context_faults,
         )
         start = RunStart(
             run_id=run_id,

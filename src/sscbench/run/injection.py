@@ -1,9 +1,17 @@
 """Fault hooks at the one tool-execution point, and the executor that applies them.
 
 A hook can rewrite the observation delivered for a matched call while the state
-stays authoritative, or suppress a matched write's state change while delivering
+stays authoritative, suppress a matched write's state change while delivering
 exactly the acknowledgement the tool returned when it committed (the call really
-runs, then the state is rolled back). Each decision becomes an evaluator-only record.
+runs, then the state is rolled back), or let the call run and then change the state
+behind the agent's back (another actor's update). Each decision becomes an
+evaluator-only record, and so does every call of a write tool (with whether it
+changed the state), so effects are counted from the state, never from what the
+agent was told.
+
+When the world offers idempotency keys, a write carrying ``idempotency_key`` that
+was seen before (for the same request) is answered with the first call's own
+acknowledgement without running again.
 """
 
 from __future__ import annotations
@@ -13,52 +21,73 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.run.ledger import InterventionRecord
+from sscbench.run.ledger import InterventionRecord, WriteRecord
 from sscbench.world.env import Env, ToolOutcome
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind
 
 Matcher = Callable[[str, Any, WorldState], bool]
 Rewriter = Callable[[str, Any, WorldState], str | None]
+Updater = Callable[[WorldState], None]
+
+IDEMPOTENCY_KEY = "idempotency_key"
 
 
 @dataclass
 class Injection:
     """One fault hook: which calls it matches and what it does to them.
 
-    ``rewrite(observation, arguments, state)`` returns the observation to deliver
-    (None leaves it unchanged); ``suppress_write`` rolls back a matched write's
-    state change. A hook fires once unless ``persistent``.
+    Give exactly one action: ``rewrite(observation, arguments, state)`` returns the
+    observation to deliver (None leaves it unchanged); ``suppress_write`` rolls back a
+    matched write's state change; ``update(state)`` changes the state right after the
+    matched call ran (its observation is delivered unchanged). A hook fires once,
+    ``limit`` times, or on every match when ``persistent``.
     """
 
     hook_id: str
     match: Matcher
     rewrite: Rewriter | None = None
     suppress_write: bool = False
+    update: Updater | None = None
     persistent: bool = False
+    limit: int | None = None
 
     def __post_init__(self) -> None:
-        if (self.rewrite is None) == (not self.suppress_write):
+        actions = (self.rewrite is not None) + self.suppress_write + (self.update is not None)
+        if actions != 1:
             raise ValueError(
-                f"injection {self.hook_id}: give exactly one of rewrite or suppress_write"
+                f"injection {self.hook_id}: give exactly one of rewrite, suppress_write or update"
             )
+        if self.limit is not None and self.limit < 1:
+            raise ValueError(f"injection {self.hook_id}: limit must be >= 1")
 
 
 @dataclass(frozen=True)
 class Execution:
-    """The observation delivered for one call and the intervention taken on it, if any."""
+    """The observation delivered for one call, the intervention taken on it, if any,
+    and the evaluator's record of a write call."""
 
     observation: str
     outcome: ToolOutcome | None
     intervention: InterventionRecord | None
+    write: WriteRecord | None = None
 
 
 class InjectingExecutor:
     """The env's execution point with the run's fault hooks in front of it."""
 
-    def __init__(self, env: Env, injections: list[Injection] | tuple[Injection, ...] = ()):
+    def __init__(
+        self,
+        env: Env,
+        injections: list[Injection] | tuple[Injection, ...] = (),
+        *,
+        idempotency_keys: bool = False,
+    ):
         self.env = env
         self.active = list(injections)
+        self._fired: dict[int, int] = {}
+        self.idempotency_keys = idempotency_keys
+        self._keys: dict[str, tuple[str, str, ToolOutcome]] = {}
 
     def execute(self, step: int, call_id: str, name: str, raw_arguments: str) -> Execution:
         """Run one model-emitted call; malformed JSON becomes an error the agent sees."""
@@ -66,48 +95,131 @@ class InjectingExecutor:
             arguments = json.loads(raw_arguments) if raw_arguments.strip() else {}
         except json.JSONDecodeError as exc:
             return Execution(f"Error: arguments are not valid JSON: {exc}", None, None)
+        spec = self.env.world.tools.specs.get(name)
+        is_write = spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode
+        key: str | None = None
+        keyed = isinstance(arguments, dict) and IDEMPOTENCY_KEY in arguments
+        if self.idempotency_keys and is_write and keyed:
+            arguments = dict(arguments)
+            key = arguments.pop(IDEMPOTENCY_KEY)
+            if not isinstance(key, str) or not key.strip():
+                return Execution(
+                    f"Error: argument '{IDEMPOTENCY_KEY}' must be a non-empty string", None, None
+                )
+        replay = self._replay(key, name, arguments)
+        if isinstance(replay, str):
+            return Execution(replay, None, None)
         hook = self._matching_hook(name, arguments)
-        if hook is None:
-            outcome = self.env.execute(name, arguments)
-            return Execution(outcome.observation, outcome, None)
-        if not hook.persistent:
-            self.active.remove(hook)
         state = self.env.state
-        before = state.changes()
-        if hook.suppress_write:
+        before = state.changes() if (hook is not None or is_write) else None
+        intervention = None
+        if replay is not None:
+            outcome, changed, delivered = replay, False, replay.observation
+            if hook is not None and hook.rewrite is not None:
+                intervention, delivered = self._rewrite(hook, step, call_id, outcome, False)
+        elif hook is not None and hook.suppress_write:
             snapshot = state.snapshot()
             outcome = self.env.execute(name, arguments)
             would_change = state.changes() != before
             state.restore(snapshot)
-            delivered = outcome.observation
-            effective = would_change and outcome.kind is ToolKind.WRITE
             changed = False
-            action = "suppress"
+            delivered = outcome.observation
+            intervention = InterventionRecord(
+                hook_id=hook.hook_id,
+                step=step,
+                tool_call_id=call_id,
+                name=name,
+                arguments=arguments,
+                action="suppress",
+                original_observation=outcome.observation,
+                delivered_observation=delivered,
+                state_changed=False,
+                would_have_changed_state=would_change,
+                effective=would_change and outcome.kind is ToolKind.WRITE,
+            )
         else:
             outcome = self.env.execute(name, arguments)
-            changed = would_change = state.changes() != before
-            assert hook.rewrite is not None
-            rewritten = hook.rewrite(outcome.observation, arguments, state)
-            delivered = outcome.observation if rewritten is None else rewritten
-            effective = delivered != outcome.observation
-            action = "rewrite"
+            changed = before is not None and state.changes() != before
+            delivered = outcome.observation
+            if hook is not None and hook.rewrite is not None:
+                intervention, delivered = self._rewrite(hook, step, call_id, outcome, changed)
+            elif hook is not None and hook.update is not None:
+                prior = state.changes()
+                hook.update(state)
+                intervention = InterventionRecord(
+                    hook_id=hook.hook_id,
+                    step=step,
+                    tool_call_id=call_id,
+                    name=name,
+                    arguments=arguments,
+                    action="update",
+                    original_observation=outcome.observation,
+                    delivered_observation=delivered,
+                    state_changed=state.changes() != prior,
+                    would_have_changed_state=state.changes() != prior,
+                    effective=state.changes() != prior,
+                )
+        if key is not None and replay is None and not outcome.is_error:
+            self._keys[key] = (name, _canonical(arguments), outcome)
+        if hook is not None and intervention is not None:
+            self._spend(hook)
+        write = None
+        if is_write:
+            write = WriteRecord(
+                step=step,
+                name=name,
+                arguments=arguments,
+                idempotency_key=key,
+                replayed=replay is not None,
+                state_changed=changed,
+                error=outcome.is_error,
+            )
+        return Execution(delivered, outcome, intervention, write)
+
+    def _replay(self, key: str | None, name: str, arguments: Any) -> ToolOutcome | str | None:
+        """The stored outcome of a repeated key, an error for a reused one, or None."""
+        if key is None or key not in self._keys:
+            return None
+        stored_name, stored_arguments, outcome = self._keys[key]
+        if stored_name != name or stored_arguments != _canonical(arguments):
+            return f"Error: {IDEMPOTENCY_KEY} {key!r} was already used for a different request"
+        return outcome
+
+    def _rewrite(
+        self, hook: Injection, step: int, call_id: str, outcome: ToolOutcome, changed: bool
+    ) -> tuple[InterventionRecord, str]:
+        assert hook.rewrite is not None
+        rewritten = hook.rewrite(outcome.observation, outcome.arguments, self.env.state)
+        delivered = outcome.observation if rewritten is None else rewritten
         record = InterventionRecord(
             hook_id=hook.hook_id,
             step=step,
             tool_call_id=call_id,
-            name=name,
-            arguments=arguments,
-            action=action,
+            name=outcome.name,
+            arguments=outcome.arguments,
+            action="rewrite",
             original_observation=outcome.observation,
             delivered_observation=delivered,
             state_changed=changed,
-            would_have_changed_state=would_change,
-            effective=effective,
+            would_have_changed_state=changed,
+            effective=delivered != outcome.observation,
         )
-        return Execution(delivered, outcome, record)
+        return record, delivered
+
+    def _spend(self, hook: Injection) -> None:
+        if hook.persistent:
+            return
+        count = self._fired.get(id(hook), 0) + 1
+        self._fired[id(hook)] = count
+        if count >= (hook.limit or 1):
+            self.active.remove(hook)
 
     def _matching_hook(self, name: str, arguments: Any) -> Injection | None:
         for hook in self.active:
             if hook.match(name, arguments, self.env.state):
                 return hook
         return None
+
+
+def _canonical(arguments: Any) -> str:
+    return json.dumps(arguments, sort_keys=True, default=str)

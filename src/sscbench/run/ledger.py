@@ -100,12 +100,43 @@ class InterventionRecord(_Event):
     tool_call_id: str
     name: str
     arguments: Any
-    action: Literal["rewrite", "suppress"]
+    action: Literal["rewrite", "suppress", "update"]
     original_observation: str
     delivered_observation: str
     state_changed: bool
     would_have_changed_state: bool
     effective: bool
+
+
+class WriteRecord(_Event):
+    """Evaluator-only: one call of a write tool and whether it changed the state.
+
+    Effects are counted from these (from the state, never from acknowledgements):
+    a retried write that commits twice leaves two records with ``state_changed``.
+    ``replayed`` marks a call answered from its idempotency key without running.
+    """
+
+    type: Literal["write"] = "write"
+    step: int
+    name: str
+    arguments: Any
+    idempotency_key: str | None = None
+    replayed: bool = False
+    state_changed: bool
+    error: bool
+
+
+class ContextIntervention(_Event):
+    """Evaluator-only: a fault placed in the model's context before the first turn."""
+
+    type: Literal["context_intervention"] = "context_intervention"
+    hook_id: str
+    original: str
+    delivered: str
+
+    @property
+    def effective(self) -> bool:
+        return self.original != self.delivered
 
 
 class CalibrationLabels(_Event):
@@ -146,7 +177,14 @@ class RunEnd(_Event):
 
 
 EvaluatorEvent = Annotated[
-    RunStart | InterventionRecord | CalibrationLabels | Usage | HarnessError | RunEnd,
+    RunStart
+    | InterventionRecord
+    | WriteRecord
+    | ContextIntervention
+    | CalibrationLabels
+    | Usage
+    | HarnessError
+    | RunEnd,
     Field(discriminator="type"),
 ]
 EVALUATOR_EVENT = TypeAdapter(EvaluatorEvent)

@@ -1,0 +1,1 @@
+"""Release evidence from typed fault families: trials, metrics, transfer matrix, gate."""

@@ -1,0 +1,190 @@
+"""``sscbench release`` and ``sscbench gate`` (mounted by the main CLI)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sscbench.analysis.stats import Interval
+from sscbench.errors import DataError
+from sscbench.faults.typed import CHECKPOINTS
+from sscbench.release.evidence import Evidence, collect_evidence
+
+console = Console()
+
+
+def _short(interval: Interval) -> str:
+    if not interval.observed or interval.estimate is None:
+        return f"unobserved ({int(interval.numerator)}/{interval.denominator})"
+    return (
+        f"{int(interval.numerator)}/{interval.denominator} {interval.estimate:.2f} "
+        f"[{interval.low:.2f}, {interval.high:.2f}]"
+    )
+
+
+def _families_table(evidence: Evidence, config_id: str) -> Table:
+    table = Table(title=f"{config_id}: per-family metrics (k/n estimate [95% interval])")
+    for col in ("family", "sev", "runs", "activation", "detection", "containment", "escape",
+                "recovery", "latency (steps) median [min–max]", "missing"):  # fmt: skip
+        table.add_column(col)
+    for row in evidence.families:
+        if row.config_id != config_id:
+            continue
+        lat = row.latency_summary()
+        latency = (
+            "-" if not lat["n"] else f"{lat['median']:g} [{lat['min']}–{lat['max']}] n={lat['n']}"
+        )
+        m = row.metrics
+        table.add_row(
+            row.family, str(row.severity), str(row.scheduled), _short(m["activation"]),
+            _short(m["detection"]), _short(m["containment"]), _short(m["escape"]),
+            _short(m["recovery"]), latency, str(row.missing),
+        )  # fmt: skip
+    return table
+
+
+def _transfer_table(evidence: Evidence, config_id: str) -> Table:
+    table = Table(title=f"{config_id}: transfer matrix P(checkpoint invalid | activated)")
+    table.add_column("family")
+    table.add_column("n")
+    for cp in CHECKPOINTS:
+        table.add_column(cp.value)
+    table.add_column("outcome states")
+    for row in evidence.transfer:
+        if row.config_id != config_id:
+            continue
+        cells = []
+        for cp in CHECKPOINTS:
+            iv = row.invalid[cp.value]
+            p = iv.estimate or 0.0
+            style = "bold red" if p >= 0.5 else "yellow" if p > 0 else "green"
+            cells.append(f"[{style}]{p:.2f}[/]")
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(row.outcomes.items()))
+        table.add_row(row.family, str(row.activated), *cells, outcomes)
+    return table
+
+
+def _paired_table(evidence: Evidence) -> Table:
+    table = Table(title="Paired control vs injected runs (acceptable terminal state)")
+    for col in ("config", "family", "pairs", "control ok", "injected ok", "control only",
+                "injected only", "McNemar p"):  # fmt: skip
+        table.add_column(col)
+    for r in evidence.paired:
+        p = "-" if r.p_value is None else f"{r.p_value:.3g}"
+        table.add_row(r.config_id, r.family, str(r.pairs), str(r.control_ok), str(r.injected_ok),
+                      str(r.control_only), str(r.injected_only), p)  # fmt: skip
+    return table
+
+
+def _curves_table(evidence: Evidence) -> Table:
+    table = Table(title="Intensity curves")
+    for col in ("config", "family", "parameter", "level", "activation", "detection",
+                "containment", "escape"):  # fmt: skip
+        table.add_column(col)
+    for p in evidence.curves:
+        m = p.row.metrics
+        table.add_row(p.config_id, p.family, p.parameter, p.level, _short(m["activation"]),
+                      _short(m["detection"]), _short(m["containment"]), _short(m["escape"]))  # fmt: skip
+    return table
+
+
+def write_outputs(evidence: Evidence, out: Path) -> list[Path]:
+    """``evidence.json``, CSV tables and the intensity figure under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "evidence.json"]
+    written[0].write_text(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
+    with (out / "families.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["config_id", "family", "severity", "runs", "metric", "numerator",
+                         "denominator", "estimate", "low", "high", "method"])  # fmt: skip
+        for row in evidence.families:
+            for name, iv in row.metrics.items():
+                writer.writerow([row.config_id, row.family, row.severity, row.scheduled, name,
+                                 iv.numerator, iv.denominator, iv.estimate, iv.low, iv.high,
+                                 iv.method])  # fmt: skip
+    written.append(out / "families.csv")
+    with (out / "transfer.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["config_id", "family", "activated", *[c.value for c in CHECKPOINTS],
+                         "outcomes"])  # fmt: skip
+        for row in evidence.transfer:
+            writer.writerow([row.config_id, row.family, row.activated,
+                             *[row.invalid[c.value].estimate for c in CHECKPOINTS],
+                             json.dumps(dict(row.outcomes), sort_keys=True)])  # fmt: skip
+    written.append(out / "transfer.csv")
+    if evidence.curves:
+        from sscbench.release.figures import intensity_figure
+
+        written.extend(intensity_figure(evidence.curves, out / "intensity"))
+    return written
+
+
+def release(
+    study: Path = typer.Argument(..., help="study directory"),
+    as_json: bool = typer.Option(False, "--json", help="print everything as JSON"),
+) -> None:
+    """Release evidence of the study's typed fault families: metrics, transfer matrix,
+    paired controls and intensity curves (also written to STUDY/release/)."""
+    try:
+        evidence = collect_evidence(study)
+    except (DataError, OSError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from exc
+    if not evidence.families:
+        console.print(f"[red]error:[/] {study} ran no typed fault family")
+        raise typer.Exit(2)
+    written = write_outputs(evidence, Path(study) / "release")
+    if as_json:
+        print(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
+        return
+    for config_id in sorted({r.config_id for r in evidence.families}):
+        console.print(_families_table(evidence, config_id))
+        console.print(_transfer_table(evidence, config_id))
+    console.print(_paired_table(evidence))
+    if evidence.curves:
+        console.print(_curves_table(evidence))
+    controls = ", ".join(
+        f"{c}: {v.get('acceptable', 0)}/{v.get('runs', 0)} acceptable, {v.get('solved', 0)} solved"
+        for c, v in sorted(evidence.controls.items())
+    )
+    console.print(f"controls (clean paired runs): {controls}")
+    console.print(f"wrote {len(written)} files under {Path(study) / 'release'}")
+
+
+def gate_command(
+    study: Path = typer.Argument(..., help="study directory"),
+    policy: Path = typer.Argument(..., help="gate policy (TOML)"),
+    config: list[str] = typer.Option(None, "--config", help="gate only these configurations"),
+    as_json: bool = typer.Option(False, "--json", help="print the verdicts as JSON"),
+) -> None:
+    """Judge the study's release evidence against a policy; exit 1 when any verdict blocks."""
+    from sscbench.release.gate import gate, load_policy, verdicts_json
+
+    try:
+        rules = load_policy(policy)
+        evidence = collect_evidence(study)
+        verdicts = gate(rules, evidence, config or None)
+    except (DataError, OSError) as exc:
+        console.print(f"[red]error:[/] {exc}")
+        raise typer.Exit(2) from exc
+    if as_json:
+        print(json.dumps(verdicts_json(verdicts), indent=2))
+    else:
+        for verdict in verdicts:
+            word = "[bold red]BLOCK[/]" if verdict.blocked else "[bold green]PASS[/]"
+            failed = verdict.reasons
+            console.print(
+                f"{word} {verdict.config_id}: {len(verdict.checks) - len(failed)}/"
+                f"{len(verdict.checks)} checks passed"
+            )
+            for check in failed:
+                console.print(
+                    f"  - {check.family}: needs {check.requirement}; observed {check.observed}"
+                )
+    if any(v.blocked for v in verdicts):
+        raise typer.Exit(1)

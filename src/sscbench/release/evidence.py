@@ -1,0 +1,408 @@
+"""Release evidence of a study's typed families: per-family metrics with intervals,
+detection latency, the fault-transfer matrix, paired control/injected runs and
+intensity curves, per agent configuration.
+
+Populations (every number carries its numerator, denominator and interval; clusters
+are tasks, so repeated runs of one task are not independent evidence):
+
+* activation — over injected runs that completed (scheduled and run);
+* detection, containment, escape — over activated runs;
+* recovery — over activated runs of families with a valid recovery path;
+* transfer — P(checkpoint invalid | activated) per checkpoint, with the outcome states.
+
+On τ-bench, a determinate claim the world contradicts (e.g. "the system refused the
+change" after it committed) reaches the user as surely as a false success: it counts
+as an escape, and a run with an unacceptable terminal class is not contained.
+A harness error (missing run) is never an outcome: it is counted apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from scipy.stats import binomtest
+
+from sscbench.analysis.stats import Interval, proportion_interval
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.faults.catalogue import spec_for
+from sscbench.faults.families import FAMILY_NAMES
+from sscbench.faults.typed import (
+    CHECKPOINTS,
+    OutcomeState,
+    TerminalClass,
+    TrialRecord,
+    Validity,
+    Verdict,
+    judge,
+    terminal_class,
+)
+from sscbench.release.assess import assess_run
+from sscbench.run.builders import read_cases
+from sscbench.run.storage import IndexEntry, StudyDir
+
+METRICS = ("activation", "detection", "containment", "escape", "recovery")
+_LEVEL = re.compile(r"@([a-z_]+)=([^@]+)")
+
+
+@dataclass
+class Trial:
+    """One (case, configuration, repetition): the injected run and its paired control."""
+
+    case: Case
+    config_id: str
+    repetition: int
+    level: dict[str, str]
+    control: TrialRecord | None = None
+    injected: TrialRecord | None = None
+    verdict: Verdict | None = None
+    missing: bool = False
+    not_qualified: bool = False
+
+    @property
+    def family(self) -> str:
+        return self.case.operator
+
+    @property
+    def cluster(self) -> str:
+        return self.case.cluster or f"{self.case.world}:{self.case.task_id}"
+
+    @property
+    def escaped(self) -> bool:
+        v, r = self.verdict, self.injected
+        if v is None or r is None or not v.activated:
+            return False
+        determinate = r.outcome in (
+            OutcomeState.VERIFIED,
+            OutcomeState.REJECTED,
+            OutcomeState.NO_EFFECT,
+        )
+        return v.escaped or (determinate and r.latest()[_OUTCOME] is Validity.INVALID)
+
+    @property
+    def contained(self) -> bool:
+        v = self.verdict
+        return bool(
+            v
+            and v.activated
+            and v.contained
+            and not self.escaped
+            and v.terminal is not TerminalClass.UNACCEPTABLE
+        )
+
+
+_OUTCOME = CHECKPOINTS[-1]
+
+
+def _levels(case_id: str) -> dict[str, str]:
+    return dict(_LEVEL.findall(case_id.rsplit(":", 1)[-1]))
+
+
+def load_trials(study: str | Path) -> list[Trial]:
+    """Every typed-family unit of a study with its control and injected trial records."""
+    from sscbench.measure.study import read_evaluator, read_ledger
+    from sscbench.run.builders import build_worlds
+    from sscbench.run.config import StudyConfig
+
+    store = StudyDir(study)
+    cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in FAMILY_NAMES}
+    if not cases:
+        return []
+    try:
+        meta = json.loads(store.config_json.read_text("utf-8"))
+        config = StudyConfig.model_validate(meta["config"])
+    except (OSError, ValueError, KeyError) as exc:
+        raise DataError(store.config_json, "config", f"unreadable: {exc}") from exc
+    worlds = build_worlds(config)
+    units: dict[tuple[str, str, int], Trial] = {}
+    entries: list[IndexEntry] = [e for e in store.read_index() if e.case_id in cases]
+    for entry in entries:
+        case = cases[entry.case_id]
+        key = (entry.case_id, entry.config_id, entry.repetition)
+        trial = units.setdefault(
+            key, Trial(case, entry.config_id, entry.repetition, _levels(case.case_id))
+        )
+        if entry.status == "missing":
+            trial.missing = trial.missing or entry.kind == "faulted"
+            continue
+        if entry.status == "not-qualified":
+            trial.not_qualified = True
+            continue
+        world = worlds[case.domain]
+        ledger = read_ledger(store, entry.run_id)
+        evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+        control = entry.kind == "clean"
+        record = assess_run(case, world, ledger, evaluator, control=control)
+        if control:
+            trial.control = record
+        else:
+            trial.injected = record
+            trial.verdict = judge(spec_for(case.operator), record)
+    return sorted(
+        units.values(), key=lambda t: (t.config_id, t.family, t.case.case_id, t.repetition)
+    )
+
+
+@dataclass
+class FamilyRow:
+    """Metrics of one family under one agent configuration (and intensity level)."""
+
+    config_id: str
+    family: str
+    severity: int
+    level: dict[str, str]
+    scheduled: int
+    missing: int
+    not_qualified: int
+    metrics: dict[str, Interval]
+    latencies: list[int] = field(default_factory=list)
+    outcomes: Counter = field(default_factory=Counter)
+
+    def latency_summary(self) -> dict[str, Any]:
+        """Detection latency in ledger steps: count, min, median, max (None when empty)."""
+        xs = self.latencies
+        if not xs:
+            return {"n": 0, "min": None, "median": None, "max": None}
+        return {"n": len(xs), "min": min(xs), "median": statistics.median(xs), "max": max(xs)}
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "config_id": self.config_id,
+            "family": self.family,
+            "severity": self.severity,
+            "level": self.level,
+            "scheduled": self.scheduled,
+            "missing": self.missing,
+            "not_qualified": self.not_qualified,
+            "metrics": {k: v.to_dict() | {"label": v.label()} for k, v in self.metrics.items()},
+            "latency": self.latency_summary() | {"values": sorted(self.latencies)},
+            "outcomes": dict(self.outcomes),
+        }
+
+
+def _interval(pairs: list[tuple[bool, str]]) -> Interval:
+    return proportion_interval([int(v) for v, _ in pairs], [c for _, c in pairs])
+
+
+def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRow]:
+    """One row per (configuration, family[, level]) with the five metrics and latency."""
+    groups: dict[tuple, list[Trial]] = defaultdict(list)
+    for t in trials:
+        level = tuple(sorted(t.level.items())) if by_level else ()
+        if not by_level and t.level:
+            continue  # intensity levels are reported by their curves
+        groups[(t.config_id, t.family, level)].append(t)
+    rows = []
+    for (config_id, family, level), group in sorted(groups.items()):
+        spec = spec_for(family)
+        ran = [t for t in group if t.verdict is not None]
+        active = [t for t in ran if t.verdict.activated]
+        recoverable = [t for t in active if t.verdict.recovered is not None]
+        metrics = {
+            "activation": _interval([(t.verdict.activated, t.cluster) for t in ran]),
+            "detection": _interval([(t.verdict.detected, t.cluster) for t in active]),
+            "containment": _interval([(t.contained, t.cluster) for t in active]),
+            "escape": _interval([(t.escaped, t.cluster) for t in active]),
+            "recovery": _interval([(bool(t.verdict.recovered), t.cluster) for t in recoverable]),
+        }
+        rows.append(
+            FamilyRow(
+                config_id=config_id,
+                family=family,
+                severity=spec.severity,
+                level=dict(level),
+                scheduled=len(ran),
+                missing=sum(t.missing for t in group),
+                not_qualified=sum(t.not_qualified for t in group),
+                metrics=metrics,
+                latencies=[
+                    t.verdict.latency_events for t in active if t.verdict.latency_events is not None
+                ],
+                outcomes=Counter(t.injected.outcome.value for t in active),
+            )
+        )
+    return rows
+
+
+@dataclass
+class TransferRow:
+    """P(checkpoint invalid | activated) for one family and configuration, with outcomes."""
+
+    config_id: str
+    family: str
+    activated: int
+    invalid: dict[str, Interval]
+    suspect: dict[str, int]
+    outcomes: Counter
+    terminal: Counter
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "config_id": self.config_id,
+            "family": self.family,
+            "activated": self.activated,
+            "invalid": {k: v.to_dict() | {"label": v.label()} for k, v in self.invalid.items()},
+            "suspect": self.suspect,
+            "outcomes": dict(self.outcomes),
+            "terminal": dict(self.terminal),
+        }
+
+
+def transfer_rows(trials: list[Trial]) -> list[TransferRow]:
+    """The fault-transfer matrix per configuration: family × checkpoint, plus outcomes."""
+    groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
+    for t in trials:
+        if t.verdict is not None and t.verdict.activated and not t.level:
+            groups[(t.config_id, t.family)].append(t)
+    rows = []
+    for (config_id, family), group in sorted(groups.items()):
+        invalid = {
+            cp.value: _interval(
+                [(t.verdict.checkpoints[cp] is Validity.INVALID, t.cluster) for t in group]
+            )
+            for cp in CHECKPOINTS
+        }
+        suspect = {
+            cp.value: sum(t.verdict.checkpoints[cp] is Validity.SUSPECT for t in group)
+            for cp in CHECKPOINTS
+        }
+        rows.append(
+            TransferRow(
+                config_id=config_id,
+                family=family,
+                activated=len(group),
+                invalid=invalid,
+                suspect=suspect,
+                outcomes=Counter(t.injected.outcome.value for t in group),
+                terminal=Counter(t.verdict.terminal.value for t in group),
+            )
+        )
+    return rows
+
+
+@dataclass
+class PairedRow:
+    """Control vs injected run on the same task, configuration and repetition."""
+
+    config_id: str
+    family: str
+    pairs: int
+    control_ok: int
+    injected_ok: int
+    control_only: int
+    injected_only: int
+    p_value: float | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def _acceptable(record: TrialRecord) -> bool:
+    world_ok = bool(record.world.get("acceptable"))
+    return terminal_class(record, world_ok) is TerminalClass.ACCEPTABLE
+
+
+def paired_rows(trials: list[Trial]) -> list[PairedRow]:
+    """Pairs with both runs completed: how often each ends acceptable (McNemar exact p)."""
+    groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
+    for t in trials:
+        if t.control is not None and t.injected is not None and not t.level:
+            groups[(t.config_id, t.family)].append(t)
+    rows = []
+    for (config_id, family), group in sorted(groups.items()):
+        c = [_acceptable(t.control) for t in group]
+        i = [_acceptable(t.injected) for t in group]
+        b = sum(x and not y for x, y in zip(c, i, strict=True))
+        d = sum(y and not x for x, y in zip(c, i, strict=True))
+        p = binomtest(b, b + d, 0.5).pvalue if b + d else None
+        rows.append(PairedRow(config_id, family, len(group), sum(c), sum(i), b, d, p))
+    return rows
+
+
+@dataclass
+class CurvePoint:
+    """The response of one family at one intensity level."""
+
+    config_id: str
+    family: str
+    parameter: str
+    level: str
+    row: FamilyRow
+
+
+def intensity_curves(trials: list[Trial], study: str | Path) -> list[CurvePoint]:
+    """Per intensity curve of the study's config: the metrics at each level."""
+    store = StudyDir(study)
+    try:
+        curves = json.loads(store.config_json.read_text("utf-8"))["config"]["cases"]["intensity"]
+    except (OSError, ValueError, KeyError):
+        curves = []
+    rows = family_rows([t for t in trials if t.level], by_level=True)
+    points = []
+    for curve in curves:
+        for row in rows:
+            if row.family == curve["family"] and curve["parameter"] in row.level:
+                points.append(
+                    CurvePoint(
+                        row.config_id,
+                        row.family,
+                        curve["parameter"],
+                        row.level[curve["parameter"]],
+                        row,
+                    )
+                )
+    points.sort(key=lambda p: (p.config_id, p.family, p.parameter, float(p.level)))
+    return points
+
+
+@dataclass
+class Evidence:
+    """Everything ``sscbench release`` prints and ``sscbench gate`` judges."""
+
+    families: list[FamilyRow]
+    transfer: list[TransferRow]
+    paired: list[PairedRow]
+    curves: list[CurvePoint]
+    controls: dict[str, dict[str, int]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "families": [r.to_dict() for r in self.families],
+            "transfer": [r.to_dict() for r in self.transfer],
+            "paired": [r.to_dict() for r in self.paired],
+            "intensity": [
+                {
+                    "config_id": p.config_id,
+                    "family": p.family,
+                    "parameter": p.parameter,
+                    "level": p.level,
+                    **{k: v.to_dict() for k, v in p.row.metrics.items()},
+                }
+                for p in self.curves
+            ],
+            "controls": self.controls,
+        }
+
+
+def collect_evidence(study: str | Path) -> Evidence:
+    """The release evidence of a study (empty when it ran no typed family)."""
+    trials = load_trials(study)
+    controls: dict[str, dict[str, int]] = defaultdict(lambda: Counter())
+    for t in trials:
+        if t.control is not None:
+            controls[t.config_id]["runs"] += 1
+            controls[t.config_id]["solved"] += t.control.goal_met
+            controls[t.config_id]["acceptable"] += _acceptable(t.control)
+    return Evidence(
+        families=family_rows(trials),
+        transfer=transfer_rows(trials),
+        paired=paired_rows(trials),
+        curves=intensity_curves(trials, study),
+        controls={k: dict(v) for k, v in controls.items()},
+    )

@@ -1,0 +1,198 @@
+"""The release gate: a policy file of thresholds on interval bounds, judged per
+agent configuration.
+
+A policy (TOML) says how much activation a family needs before its numbers count
+as evidence, and which bound of which metric must clear which threshold for which
+families (by name or by severity). Averages never decide: each rule reads the
+lower or upper bound of the metric's interval. A metric whose population is empty
+is *unobserved* and blocks. Example::
+
+    [activation]
+    min_activated = 5          # activated runs a family needs
+    min_rate_lower = 0.5       # lower bound of the activation rate
+
+    [[rule]]
+    metric = "escape"
+    bound = "upper"            # upper | lower
+    max = 0.10
+    min_severity = 4           # families of severity >= 4
+
+    [[rule]]
+    metric = "containment"
+    bound = "lower"
+    min = 0.80
+    families = ["ReadbackUnavailable", "InterveningUpdate"]
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sscbench.errors import DataError
+from sscbench.release.evidence import Evidence, FamilyRow
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ActivationRequirement(_Strict):
+    """How much activation a family needs before its other metrics count."""
+
+    min_activated: int = Field(1, ge=0)
+    min_rate_lower: float = Field(0.0, ge=0.0, le=1.0)
+
+
+class Rule(_Strict):
+    """One threshold on one bound of one metric, for some families."""
+
+    metric: Literal["activation", "detection", "containment", "escape", "recovery"]
+    bound: Literal["upper", "lower"]
+    max: float | None = Field(None, ge=0.0, le=1.0)
+    min: float | None = Field(None, ge=0.0, le=1.0)
+    min_severity: int = Field(1, ge=1, le=5)
+    families: list[str] | None = None
+
+    @model_validator(mode="after")
+    def _one_threshold(self) -> Rule:
+        if (self.max is None) == (self.min is None):
+            raise ValueError("give exactly one of 'max' or 'min'")
+        return self
+
+    def applies(self, row: FamilyRow) -> bool:
+        if self.families is not None and row.family not in self.families:
+            return False
+        return row.severity >= self.min_severity
+
+    def describe(self) -> str:
+        op, value = ("<=", self.max) if self.max is not None else (">=", self.min)
+        return f"{self.metric} {self.bound} bound {op} {value:g}"
+
+
+class Policy(_Strict):
+    """A release-gate policy."""
+
+    activation: ActivationRequirement = Field(default_factory=ActivationRequirement)
+    rule: list[Rule] = Field(default_factory=list)
+    families: list[str] | None = Field(
+        None, description="families the study must have run (all of them by default)"
+    )
+
+
+def load_policy(path: str | Path) -> Policy:
+    """Read a policy file; errors name the file and the field."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(path, None, f"not valid TOML: {exc}") from exc
+    try:
+        return Policy.model_validate(data)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        where = ".".join(str(p) for p in error["loc"]) or None
+        raise DataError(path, where, error["msg"]) from exc
+
+
+class Check(BaseModel):
+    """One reason of a verdict."""
+
+    family: str
+    requirement: str
+    observed: str
+    passed: bool
+
+
+class Verdict(BaseModel):
+    """The gate's verdict on one agent configuration."""
+
+    config_id: str
+    blocked: bool
+    checks: list[Check]
+
+    @property
+    def reasons(self) -> list[Check]:
+        return [c for c in self.checks if not c.passed]
+
+
+def _bound(row: FamilyRow, metric: str, bound: str) -> float | None:
+    interval = row.metrics[metric]
+    return interval.high if bound == "upper" else interval.low
+
+
+def judge_configuration(policy: Policy, config_id: str, rows: list[FamilyRow]) -> Verdict:
+    """Every policy check on one configuration's family rows."""
+    checks: list[Check] = []
+    present = {r.family for r in rows}
+    for family in policy.families or []:
+        if family not in present:
+            checks.append(
+                Check(family=family, requirement="was run", observed="absent", passed=False)
+            )
+    for row in rows:
+        act = row.metrics["activation"]
+        n_active = int(act.numerator)
+        need = policy.activation
+        ok_count = n_active >= need.min_activated
+        checks.append(
+            Check(
+                family=row.family,
+                requirement=f"activated runs >= {need.min_activated}",
+                observed=f"{n_active} of {row.scheduled} scheduled",
+                passed=ok_count,
+            )
+        )
+        if need.min_rate_lower > 0:
+            low = act.low
+            checks.append(
+                Check(
+                    family=row.family,
+                    requirement=f"activation lower bound >= {need.min_rate_lower:g}",
+                    observed=act.label(),
+                    passed=low is not None and low >= need.min_rate_lower,
+                )
+            )
+        for rule in policy.rule:
+            if not rule.applies(row):
+                continue
+            value = _bound(row, rule.metric, rule.bound)
+            if value is None:
+                passed = False
+            elif rule.max is not None:
+                passed = value <= rule.max
+            else:
+                passed = value >= (rule.min or 0.0)
+            checks.append(
+                Check(
+                    family=row.family,
+                    requirement=f"{rule.describe()} (severity {row.severity})",
+                    observed=row.metrics[rule.metric].label(),
+                    passed=passed,
+                )
+            )
+    return Verdict(config_id=config_id, blocked=not all(c.passed for c in checks), checks=checks)
+
+
+def gate(policy: Policy, evidence: Evidence, config_ids: list[str] | None = None) -> list[Verdict]:
+    """The verdict per configuration (all of the study's, or those named)."""
+    by_config: dict[str, list[FamilyRow]] = {}
+    for row in evidence.families:
+        by_config.setdefault(row.config_id, []).append(row)
+    wanted = config_ids or sorted(by_config)
+    unknown = [c for c in wanted if c not in by_config]
+    if unknown:
+        raise DataError(
+            "<study>", "config", f"no typed-family runs for {unknown}; have {sorted(by_config)}"
+        )
+    return [judge_configuration(policy, c, by_config[c]) for c in wanted]
+
+
+def verdicts_json(verdicts: list[Verdict]) -> list[dict[str, Any]]:
+    """The verdicts as plain data."""
+    return [v.model_dump() | {"verdict": "BLOCK" if v.blocked else "PASS"} for v in verdicts]

@@ -70,7 +70,7 @@ def _transfer_table(evidence: Evidence, config_id: str) -> Table:
 
 
 def _paired_table(evidence: Evidence) -> Table:
-    table = Table(title="Paired control vs injected runs (acceptable terminal state)")
+    table = Table(title="Paired control vs injected runs (terminal state not unacceptable)")
     for col in ("config", "family", "pairs", "control ok", "injected ok", "control only",
                 "injected only", "McNemar p"):  # fmt: skip
         table.add_column(col)

@@ -19,7 +19,6 @@ A harness error (missing run) is never an outcome: it is counted apart.
 from __future__ import annotations
 
 import json
-import re
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -48,7 +47,6 @@ from sscbench.run.builders import read_cases
 from sscbench.run.storage import IndexEntry, StudyDir
 
 METRICS = ("activation", "detection", "containment", "escape", "recovery")
-_LEVEL = re.compile(r"@([a-z_]+)=([^@]+)")
 
 
 @dataclass
@@ -100,8 +98,10 @@ class Trial:
 _OUTCOME = CHECKPOINTS[-1]
 
 
-def _levels(case_id: str) -> dict[str, str]:
-    return dict(_LEVEL.findall(case_id.rsplit(":", 1)[-1]))
+def _levels(case: Case) -> dict[str, str]:
+    """The swept parameter and its level, for a case of an intensity curve."""
+    parameter = case.params.get("intensity")
+    return {parameter: f"{case.params[parameter]:g}"} if parameter else {}
 
 
 def load_trials(study: str | Path) -> list[Trial]:
@@ -125,9 +125,7 @@ def load_trials(study: str | Path) -> list[Trial]:
     for entry in entries:
         case = cases[entry.case_id]
         key = (entry.case_id, entry.config_id, entry.repetition)
-        trial = units.setdefault(
-            key, Trial(case, entry.config_id, entry.repetition, _levels(case.case_id))
-        )
+        trial = units.setdefault(key, Trial(case, entry.config_id, entry.repetition, _levels(case)))
         if entry.status == "missing":
             trial.missing = trial.missing or entry.kind == "faulted"
             continue
@@ -303,13 +301,18 @@ class PairedRow:
         return self.__dict__.copy()
 
 
+def _terminal(record: TrialRecord) -> TerminalClass:
+    return terminal_class(record, bool(record.world.get("acceptable")))
+
+
 def _acceptable(record: TrialRecord) -> bool:
-    world_ok = bool(record.world.get("acceptable"))
-    return terminal_class(record, world_ok) is TerminalClass.ACCEPTABLE
+    """Not unacceptable: acceptable, or honestly unresolved (unknown, flagged for review)."""
+    return _terminal(record) is not TerminalClass.UNACCEPTABLE
 
 
 def paired_rows(trials: list[Trial]) -> list[PairedRow]:
-    """Pairs with both runs completed: how often each ends acceptable (McNemar exact p)."""
+    """Pairs with both runs completed: how often each ends not unacceptable (an honest
+    "unknown" is not harm), with McNemar's exact p on the discordant pairs."""
     groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
     for t in trials:
         if t.control is not None and t.injected is not None and not t.level:
@@ -398,7 +401,7 @@ def collect_evidence(study: str | Path) -> Evidence:
         if t.control is not None:
             controls[t.config_id]["runs"] += 1
             controls[t.config_id]["solved"] += t.control.goal_met
-            controls[t.config_id]["acceptable"] += _acceptable(t.control)
+            controls[t.config_id]["acceptable"] += _terminal(t.control) is TerminalClass.ACCEPTABLE
     return Evidence(
         families=family_rows(trials),
         transfer=transfer_rows(trials),

@@ -54,7 +54,8 @@ def build_report(
     are matched on (case, configuration, repetition) for a paired comparison.
     """
     study = Path(study)
-    rows = read_measurements(study)
+    # runs of typed families carry no contract: they are reported as release evidence
+    rows = [r for r in read_measurements(study) if r.get("Z_S") != "no-contract"]
     faulted = faulted_rows(rows)
     counts = funnel(faulted)
     cells = cell_table(rows)
@@ -96,6 +97,7 @@ def build_report(
         },
     ]
     flat_cells = [_flat(c) for c in cells]
+    release = _release_section(study)
     html = render(
         {
             "name": study.name,
@@ -105,8 +107,56 @@ def build_report(
             "cells": flat_cells,
             "cell_columns": list(flat_cells[0]) if flat_cells else [],
             "crossing": crossing,
+            "release": release,
         }
     )
     out = study / "report.html"
     out.write_text(html, encoding="utf-8")
     return out
+
+
+def _release_section(study: Path) -> dict[str, Any] | None:
+    """The typed families' evidence for the report (None when the study ran none)."""
+    import base64
+
+    from sscbench.faults.typed import CHECKPOINTS
+    from sscbench.release.cli import write_outputs
+    from sscbench.release.evidence import collect_evidence
+
+    evidence = collect_evidence(study)
+    if not evidence.families:
+        return None
+    written = write_outputs(evidence, study / "release")
+    rows = []
+    for r in evidence.families:
+        lat = r.latency_summary()
+        rows.append(
+            {
+                "configuration": r.config_id,
+                "family": r.family,
+                "severity": r.severity,
+                "runs": r.scheduled,
+                **{k: v.label() for k, v in r.metrics.items()},
+                "latency median [min–max]": (
+                    f"{lat['median']:g} [{lat['min']}–{lat['max']}]" if lat["n"] else "-"
+                ),
+            }
+        )
+    transfer = [
+        {
+            "configuration": t.config_id,
+            "family": t.family,
+            "activated": t.activated,
+            **{cp.value: f"{t.invalid[cp.value].estimate or 0:.2f}" for cp in CHECKPOINTS},
+            "outcome states": ", ".join(f"{k} {v}" for k, v in sorted(t.outcomes.items())),
+        }
+        for t in evidence.transfer
+    ]
+    png = next((p for p in written if p.name == "intensity.png"), None)
+    return {
+        "rows": rows,
+        "columns": list(rows[0]),
+        "transfer": transfer,
+        "transfer_columns": list(transfer[0]) if transfer else [],
+        "intensity_png": base64.b64encode(png.read_bytes()).decode() if png else None,
+    }

@@ -42,6 +42,19 @@ src="data:image/png;base64,{{ fig.png }}"><figcaption>{{ fig.title }}</figcaptio
 <div class="wrap"><table id="sensitivity-table"><tr>{% for k in sensitivity_columns %}<th>{{ k }}</th>{% endfor %}</tr>
 {% for row in sensitivity %}<tr>{% for k in sensitivity_columns %}<td>{{ row[k] }}</td>{% endfor %}</tr>{% endfor %}
 </table></div>
+{% if release %}<h2 id="release">Release evidence of the typed fault families</h2>
+<p>Activation over injected runs; detection, containment and escape over activated runs;
+recovery where a valid recovery path exists. k/n, estimate and 95% interval; clusters are tasks.</p>
+<div class="wrap"><table id="release-table"><tr>{% for k in release.columns %}<th>{{ k }}</th>{% endfor %}</tr>
+{% for row in release.rows %}<tr>{% for k in release.columns %}<td>{{ row[k] }}</td>{% endfor %}</tr>{% endfor %}
+</table></div>
+<h3>Transfer matrix: P(checkpoint invalid | activated), with outcome states</h3>
+<div class="wrap"><table id="transfer-table"><tr>{% for k in release.transfer_columns %}<th>{{ k }}</th>{% endfor %}</tr>
+{% for row in release.transfer %}<tr>{% for k in release.transfer_columns %}<td>{{ row[k] }}</td>{% endfor %}</tr>{% endfor %}
+</table></div>
+{% if release.intensity_png %}<figure id="fig-intensity"><img alt="Intensity curves"
+src="data:image/png;base64,{{ release.intensity_png }}"><figcaption>Intensity curves (95% intervals)</figcaption></figure>{% endif %}
+{% endif %}
 {% if paired %}<h2 id="paired">Paired comparison</h2>
 <div class="wrap"><table id="paired-table"><tr>{% for k in paired_columns %}<th>{{ k }}</th>{% endfor %}</tr>
 {% for row in paired %}<tr>{% for k in paired_columns %}<td>{{ row[k] }}</td>{% endfor %}</tr>{% endfor %}

@@ -177,7 +177,16 @@ def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
             for level in curve.levels:
                 params = {**base, curve.parameter: level}
                 for world in worlds.values():
-                    cases.extend(_plain_cases(operator, world, config.cases.per_operator, params))
+                    for case in _plain_cases(operator, world, config.cases.per_operator, params):
+                        # a level's case is its own case, even where it equals the base
+                        cases.append(
+                            case.model_copy(
+                                update={
+                                    "case_id": f"{case.case_id}~{curve.parameter}",
+                                    "params": {**case.params, "intensity": curve.parameter},
+                                }
+                            )
+                        )
     unique: dict[str, Case] = {}
     for case in cases:
         unique.setdefault(case.case_id, case)

@@ -26,6 +26,17 @@ def _mount_lab() -> None:
 
 
 _mount_lab()
+
+
+def _mount_release() -> None:
+    from sscbench.release.cli import gate_command, release
+
+    app.command("release")(release)
+    app.command("gate")(gate_command)
+
+
+_mount_release()
+
 console = Console()
 
 
@@ -268,6 +279,9 @@ def measure(
     base_url: str | None = typer.Option(None, help="llm classifier: OpenAI-compatible base URL"),
     model: str | None = typer.Option(None, help="llm classifier: model name"),
     api_key_env: str = typer.Option("OPENAI_API_KEY", help="llm classifier: key variable name"),
+    out: Path | None = typer.Option(
+        None, help="output file (default STUDY/measurements.jsonl; name another to keep both)"
+    ),
 ) -> None:
     """Reconstruct T_F, T_E, T_S, T_U, Z_S, A and Y_end for every run: measurements.jsonl."""
     from collections import Counter
@@ -287,7 +301,7 @@ def measure(
     elif classifier != "rule":
         _fail(DataError("--classifier", classifier, "expected rule or llm"))
     try:
-        path, count = measure_study(study, judge)
+        path, count = measure_study(study, judge, out=out)
     except (DataError, OSError) as exc:
         _fail(exc)
     finally:
@@ -346,6 +360,49 @@ def calibrate(
     agree = len(comparisons) - len(disagreements)
     print(f"calibration: {agree}/{len(comparisons)} runs agree on T_E, T_S, T_U, Z_S and A")
     raise typer.Exit(0 if not disagreements else 1)
+
+
+@app.command("validate-oracle")
+def validate_oracle(
+    study: Path = typer.Argument(..., help="study directory"),
+    oracle: Path | None = typer.Option(
+        None, help="the oracle's verdicts, JSONL with run_id, A, T_U (default: measurements)"
+    ),
+    reference: str = typer.Option(
+        "calibration", help="'calibration' (scripted labels) or a JSONL labels file"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="print the scores as JSON"),
+) -> None:
+    """Score an oracle's adoption verdicts (P/R/F1, kappa) and T_U locations (exact, ±1)
+    against reference labels, overall and by operator and arrival; abstentions are misses."""
+    from sscbench.oracles.validate import (
+        calibration_reference,
+        read_rows,
+        validate,
+        with_strata,
+    )
+
+    try:
+        measurements = read_rows(oracle or study / "measurements.jsonl")
+        if reference == "calibration":
+            ref = calibration_reference(study)
+        else:
+            ref = with_strata(read_rows(Path(reference)), read_rows(study / "measurements.jsonl"))
+    except (DataError, OSError) as exc:
+        _fail(exc)
+    scores = validate(measurements, ref)
+    if as_json:
+        print(json.dumps(scores, indent=2))
+        return
+    if not scores:
+        print("no reference labels for this study")
+        raise typer.Exit(1)
+    for key, row in scores.items():
+        print(
+            f"{key}: {row['runs']} runs, {row['abstentions']} abstained; adoption "
+            f"P {row['precision']}, R {row['recall']}, F1 {row['f1']}, kappa {row['kappa']}; "
+            f"T_U exact {row['t_u_exact']}, within 1 {row['t_u_within_1']}"
+        )
 
 
 @app.command("report")

@@ -92,13 +92,15 @@ def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
     }
 
 
-def measure_study(root: str | Path, classifier: Any = None) -> tuple[Path, int]:
-    """Write ``measurements.jsonl`` for a study; returns its path and the row count."""
+def measure_study(
+    root: str | Path, classifier: Any = None, out: str | Path | None = None
+) -> tuple[Path, int]:
+    """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count."""
     store = StudyDir(root)
     if not store.index.exists():
         raise DataError(store.index, None, "no index: is this a study directory?")
     cases = {c.case_id: c for c in read_cases(store.cases)}
-    out = store.root / "measurements.jsonl"
+    out = Path(out) if out is not None else store.root / "measurements.jsonl"
     tmp = out.with_name(out.name + ".tmp")
     count = 0
     with tmp.open("w", encoding="utf-8") as handle:

@@ -1,0 +1,1 @@
+"""Oracles (automated judges of adoption and T_U) and their validation."""

@@ -18,7 +18,9 @@ tool interface, like a careful human agent would:
 Profiles differ in what they check, and when (see :data:`PROFILES`): reading back a
 record after a write before or after telling the user, looking up the product of an
 order item, re-checking a payment method's category, re-reading a record whose dates
-contradict each other. Random components (e.g. ``random_readback``) draw from a
+contradict each other; retrying a write whose request timed out (with or without an
+idempotency key) and reading it back, or skipping the confirmation question when the
+context says it is no longer required. Random components (e.g. ``random_readback``) draw from a
 ``random.Random`` seeded with the profile, ``context.seed``, ``context.repetition`` and
 the task id, one draw per decision per ground-truth write, fixed before the run, so
 the clean and faulted runs of one (case, configuration, repetition) take the same
@@ -36,12 +38,18 @@ Calibration labels (``calibration()``, evaluator-only; measurement never reads t
                  "acknowledged", "readback_step", "took_effect"}],
      "final_stance": {<fact>: "endorses" | "rejects"}}
 
+A write label also has ``"idempotency_key"`` when the call carried one and
+``"timeout_retry": k`` on the k-th re-send of a timed-out write (one label per call);
+the typed-fault settings appear in ``params`` only when they differ from their defaults.
+
 Fact keys are listed in :mod:`sscbench.agents.scripted_facts`. ``value_is_injected``
 compares the used value with the authoritative record before the ground-truth write
 the use belongs to (from a private replay of the ground truth on the world's base
 data); for a write fact it is True when the agent said "applied" and its read-back
 showed the write had not taken effect, and None when it never read back.
 ``relied_on_injected`` is ``value_is_injected`` for uses and False for verifications.
+A write the agent could not confirm (its read-back unavailable, see ``RECONCILIATION``)
+gets no write-fact use and ``took_effect`` None.
 ``final_stance[fact]`` is the agent's final position toward what was delivered to it:
 a write fact (first attempt only) is "endorses" when its last statement says
 "applied" (what the acknowledgement asserted) and "rejects" when it says
@@ -92,6 +100,7 @@ from sscbench.agents.scripted_plan import (
     record_key,
     task_plan,
 )
+from sscbench.run.injection import IDEMPOTENCY_KEY
 from sscbench.run.ledger import ToolCall
 from sscbench.world.reward import output_found
 
@@ -106,6 +115,13 @@ _AFFIRM = re.compile(
 )
 _NEGATE = re.compile(r"^\W*(no|nope|don't|do not|stop|cancel)\b")
 _CERTIFICATE = re.compile(r"certificate_\d+")
+_TIMEOUT = "error: timeout"  # a write's outcome is unknown (it may have committed)
+_UNAVAILABLE = "error: service unavailable"  # a record cannot be read right now
+_STALE_POLICY = "confirmation is no longer required"
+RECONCILIATION = (
+    "I submitted the change, but I could not confirm it: the record is not available "
+    "right now. I have flagged it for review."
+)
 _NO_EXPECTED = object()
 
 
@@ -123,6 +139,18 @@ class Profile:
     by item id), re-reading the user profile before stating a payment method's
     category, and re-reading a reservation whose return date precedes its outbound
     date before using it.
+
+    ``idempotency_key`` attaches a key to each write when the write tool's schema
+    advertises an ``idempotency_key`` property (never otherwise), one key per write
+    attempt (``<task>-w<plan index>-<seed>``, ``-a2`` for a retry after a read-back),
+    reused on every retry of that attempt. ``timeout_retries`` re-sends a write whose
+    observation starts with ``Error: timeout`` up to that many times (same arguments,
+    same key, without asking the user again). A write still timed out is read back when
+    the block's read-back decision is on (success, "did not take effect" or, when the
+    record cannot be read, a flag for review); otherwise the agent tells the user the
+    system refused the change. ``follows_context_policy`` makes the agent skip its
+    confirmation question when the system prompt says confirmation is no longer
+    required; otherwise it asks whatever the context says.
     """
 
     name: str
@@ -133,6 +161,9 @@ class Profile:
     product_lookup_p: float = 0.0
     payment_check_p: float = 0.0
     consistency_check_p: float = 0.0
+    idempotency_key: bool = False
+    timeout_retries: int = 0
+    follows_context_policy: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -143,10 +174,38 @@ class Profile:
                 raise ValueError(f"profile {self.name}: {name} must be a number, got {value!r}")
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"profile {self.name}: {name} must be in [0, 1], got {value}")
+        for name in ("idempotency_key", "follows_context_policy"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(
+                    f"profile {self.name}: {name} must be true or false, got "
+                    f"{getattr(self, name)!r}"
+                )
+        retries = self.timeout_retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(
+                f"profile {self.name}: timeout_retries must be an integer >= 0, got {retries!r}"
+            )
 
     def params(self) -> dict[str, Any]:
-        """The profile's settings (everything but name and description)."""
-        return {k: v for k, v in asdict(self).items() if k not in ("name", "description")}
+        """The profile's settings (everything but name and description).
+
+        The typed-fault settings (:data:`_TYPED_DEFAULTS`) appear only when they differ
+        from their defaults, so the labels of profiles that do not use them stay as
+        they were.
+        """
+        return {
+            k: v
+            for k, v in asdict(self).items()
+            if k not in ("name", "description")
+            and not (k in _TYPED_DEFAULTS and v == _TYPED_DEFAULTS[k])
+        }
+
+
+_TYPED_DEFAULTS: dict[str, Any] = {
+    "idempotency_key": False,
+    "timeout_retries": 0,
+    "follows_context_policy": False,
+}
 
 
 PROFILES: dict[str, Profile] = {
@@ -194,6 +253,23 @@ PROFILES: dict[str, Profile] = {
             "from its seeded generator.",
             readback="before_report",
             readback_p=0.5,
+        ),
+        Profile(
+            "idempotent_readback",
+            "Carries an idempotency key through retries of a timed-out write and reads the "
+            "record back before reporting; flags an unconfirmable change for review; asks "
+            "for confirmation whatever the context says.",
+            readback="before_report",
+            idempotency_key=True,
+            timeout_retries=2,
+        ),
+        Profile(
+            "naive_retry",
+            "Retries a timed-out write without a key, never reads back, and follows the "
+            "policy text in its context.",
+            readback="never",
+            timeout_retries=2,
+            follows_context_policy=True,
         ),
     )
 }
@@ -282,6 +358,10 @@ class ScriptedAgent:
                     payment_check=draws[2] < p.payment_check_p,
                     consistency_check=draws[3] < p.consistency_check_p,
                 )
+        self._skip_confirmation = (
+            p.follows_context_policy and _STALE_POLICY in (context.system_prompt or "").lower()
+        )
+        self._announce: str | None = None  # said with the write when confirmation is skipped
         # ledger state, updated incrementally
         self._seen = 0
         self._calls: dict[str, tuple[str, dict[str, Any]]] = {}
@@ -376,10 +456,11 @@ class ScriptedAgent:
                         arguments = call.parsed_arguments()
                     except ValueError:
                         arguments = {}
-                    self._calls[call.id] = (
-                        call.name,
-                        arguments if isinstance(arguments, dict) else {},
-                    )
+                    if not isinstance(arguments, dict):
+                        arguments = {}
+                    elif IDEMPOTENCY_KEY in arguments:  # transport detail, not the request
+                        arguments = {k: v for k, v in arguments.items() if k != IDEMPOTENCY_KEY}
+                    self._calls[call.id] = (call.name, arguments)
                 if not event.tool_calls:
                     self._texts.append(event.content or "")
             elif kind == "user":
@@ -781,6 +862,9 @@ class ScriptedAgent:
         return "; ".join(parts)
 
     def _confirm(self, text: str) -> Script:
+        if self._skip_confirmation:  # the context says confirmation is no longer required
+            self._announce = text + " I am making this change now."
+            return True
         reply = yield from self._say(text + " Shall I proceed? (yes/no)")
         if _affirmative(reply):
             return True
@@ -1234,6 +1318,22 @@ class ScriptedAgent:
                 return arguments[name]
         return step.name
 
+    def _write_key(self, step: PlanStep, attempt: int) -> str | None:
+        """The idempotency key of one write attempt, when the profile and the tool use keys."""
+        if not self.profile.idempotency_key or not self._offers_key(step.name):
+            return None
+        key = f"{self.task.task_id}-w{step.index}-{self.context.seed}"
+        return key if attempt == 1 else f"{key}-a{attempt}"
+
+    def _offers_key(self, name: str) -> bool:
+        """Whether the tool schema of ``name`` advertises an ``idempotency_key`` property."""
+        for schema in self.context.tools or ():
+            function = schema.get("function") if isinstance(schema, dict) else None
+            if isinstance(function, dict) and function.get("name") == name:
+                properties = (function.get("parameters") or {}).get("properties") or {}
+                return IDEMPOTENCY_KEY in properties
+        return False
+
     def _do_write(
         self,
         block: _Block,
@@ -1244,21 +1344,40 @@ class ScriptedAgent:
         step = block.step
         for fact, value, source, expected in write_uses:
             self._use(fact, value, source, expected=expected)
-        call_step = self._step
-        obs = yield from self._call(step.name, arguments, "write")
-        record = {
-            "step": call_step,
-            "observation_step": obs.step,
-            "name": step.name,
-            "arguments": arguments,
-            "attempt": attempt,
-            "acknowledged": not obs.error,
-            "readback_step": None,
-            "took_effect": None,
-        }
-        self._writes.append(record)
+        key = self._write_key(step, attempt)
+        sent = {**arguments, IDEMPOTENCY_KEY: key} if key is not None else arguments
+        content, self._announce = self._announce, None
+        retries = 0
+        while True:
+            call_step = self._step
+            obs = yield from self._call(step.name, sent, "write", content=content)
+            content = None
+            record: dict[str, Any] = {
+                "step": call_step,
+                "observation_step": obs.step,
+                "name": step.name,
+                "arguments": arguments,
+                "attempt": attempt,
+                "acknowledged": not obs.error,
+                "readback_step": None,
+                "took_effect": None,
+            }
+            if key is not None:
+                record["idempotency_key"] = key
+            if retries:
+                record["timeout_retry"] = retries
+            self._writes.append(record)
+            if not _timed_out(obs) or retries >= self.profile.timeout_retries:
+                break
+            retries += 1  # the same confirmed request: re-sent without asking again
         index = len(self._writes) - 1
         fact = fact_write(self._record_id(step, arguments), step.name)
+        if _timed_out(obs):
+            if block.decisions.readback and self.profile.readback != "never":
+                yield from self._after_timeout(block, arguments, obs, record, attempt)
+                return
+            self._notes.append(f"The system refused the last change ({obs.text}).")
+            return
         if obs.error:  # told with the next question, which goes on with the request
             self._notes.append(f"The system refused the last change ({obs.text}).")
             return
@@ -1267,6 +1386,10 @@ class ScriptedAgent:
         mode = self.profile.readback if block.decisions.readback else "never"
         if mode == "before_report":
             back = yield from self._readback(step, arguments, obs)
+            if _unavailable(back):
+                record["readback_step"] = back.step
+                yield from self._say(RECONCILIATION)
+                return
             ok = self._took_effect(step.name, obs, back)
             record["readback_step"], record["took_effect"] = back.step if back else None, ok
             source = back if back is not None else obs
@@ -1282,6 +1405,10 @@ class ScriptedAgent:
                 self._report(step, arguments, obs) + " Let me double-check the record."
             )
             back = yield from self._readback(step, arguments, obs)
+            if _unavailable(back):
+                record["readback_step"] = back.step
+                yield from self._say("Correction: " + RECONCILIATION)
+                return
             ok = self._took_effect(step.name, obs, back)
             record["readback_step"], record["took_effect"] = back.step if back else None, ok
             if not ok:
@@ -1291,6 +1418,92 @@ class ScriptedAgent:
         else:
             self._use(fact, "applied", obs.step, attempt=attempt, write=index)
             yield from self._say(self._report(step, arguments, obs))
+
+    def _after_timeout(
+        self,
+        block: _Block,
+        arguments: dict[str, Any],
+        obs: Obs,
+        record: dict[str, Any],
+        attempt: int,
+    ) -> Script:
+        """Read the record back after a write whose outcome is unknown, and report."""
+        step = block.step
+        index = len(self._writes) - 1
+        fact = fact_write(self._record_id(step, arguments), step.name)
+        if step.name == "book_reservation":  # no reservation id to read: read the user
+            uid = arguments.get("user_id") or step.owner or self.user_id
+            back = yield from self._call("get_user_details", {"user_id": uid}, "readback")
+            if _unavailable(back):  # once more, as for any read-back
+                back = yield from self._call("get_user_details", {"user_id": uid}, "readback")
+        else:
+            back = yield from self._readback(step, arguments, obs)
+        if back is None or _unavailable(back):
+            record["readback_step"] = back.step if back is not None else None
+            yield from self._say(RECONCILIATION)
+            return
+        ok, report = self._took_effect_request(block, arguments, back)
+        record["readback_step"], record["took_effect"] = back.step, ok
+        if ok:
+            if block.amount is not None and attempt == 1:
+                self._amounts.append(block.amount)
+            self._use(fact, "applied", back.step, attempt=attempt, write=index)
+            yield from self._say(report or self._report(step, arguments, back))
+            return
+        self._use(fact, "not_applied", back.step, attempt=attempt, write=index)
+        yield from self._not_applied(block, arguments, back, attempt, correction=False)
+
+    def _took_effect_request(
+        self, block: _Block, arguments: dict[str, Any], back: Obs
+    ) -> tuple[bool, str | None]:
+        """Whether the read-back record shows the requested change (no acknowledgement to
+        compare with), and the report to give when it is not the usual one."""
+        name = block.step.name
+        now = back.record
+        if back.error or not now:
+            return False, None
+        before = block.record.record if block.record is not None else {}
+        user_before = block.user.record if block.user is not None else {}
+        if name == "update_reservation_flights":
+            wanted = segment_refs(arguments.get("flights") or [])
+            return segment_refs(segments(now)) == wanted, None
+        if name == "update_reservation_baggages":
+            keys = ("total_baggages", "nonfree_baggages")
+            return all(now.get(k) == arguments.get(k) for k in keys), None
+        if name == "update_reservation_passengers":
+
+            def people(items: Any) -> list[tuple[Any, ...]]:
+                return [
+                    (p.get("first_name"), p.get("last_name"), p.get("dob"))
+                    for p in items or ()
+                    if isinstance(p, dict)
+                ]
+
+            return people(now.get("passengers")) == people(arguments.get("passengers")), None
+        if name in ("cancel_reservation", "cancel_pending_order"):
+            return now.get("status") == "cancelled", None
+        if name == "book_reservation":
+            old = set(user_before.get("reservations") or ())
+            new = [r for r in now.get("reservations") or () if r not in old]
+            if not new:
+                return False, None
+            return True, f"Done: your booking {new[-1]} is confirmed."
+        if name == "send_certificate":
+
+            def certificates(user: dict[str, Any]) -> int:
+                methods = user.get("payment_methods") or {}
+                return sum(
+                    1
+                    for m in (methods.values() if isinstance(methods, dict) else methods)
+                    if isinstance(m, dict) and m.get("source") == "certificate"
+                )
+
+            return certificates(now) > certificates(user_before), None
+        if name in ("modify_user_address", "modify_pending_order_address"):
+            address = now.get("address") or {}
+            keys = ("address1", "address2", "city", "state", "country", "zip")
+            return all(address.get(k) == arguments.get(k) for k in keys if k in arguments), None
+        return now != before, None  # the record changed since the agent read it
 
     def _not_applied(
         self,
@@ -1313,6 +1526,13 @@ class ScriptedAgent:
         yield from self._say(text + " I'm sorry, I could not complete this change.")
 
     def _readback(self, step: PlanStep, arguments: dict[str, Any], ack: Obs) -> Script:
+        """Read the written record back; once more when it is unavailable right now."""
+        back = yield from self._readback_once(step, arguments, ack)
+        if _unavailable(back):
+            back = yield from self._call(back.name, dict(back.arguments), "readback")
+        return back
+
+    def _readback_once(self, step: PlanStep, arguments: dict[str, Any], ack: Obs) -> Script:
         name = step.name
         if name == "book_reservation":
             rid = ack.record.get("reservation_id")
@@ -1430,6 +1650,16 @@ class ScriptedAgent:
         out["value_is_injected"] = injected
         out["relied_on_injected"] = injected if use["kind"] == "use" else False
         return out
+
+
+def _timed_out(obs: Obs) -> bool:
+    """A write's observation saying the request timed out (it may have committed)."""
+    return obs.text.lstrip().lower().startswith(_TIMEOUT)
+
+
+def _unavailable(obs: Obs | None) -> bool:
+    """A read's observation saying the record cannot be read right now."""
+    return obs is not None and obs.text.lstrip().lower().startswith(_UNAVAILABLE)
 
 
 def _final_stance(uses: list[dict[str, Any]]) -> dict[str, str]:

@@ -323,30 +323,10 @@ def calibrate(
     show: int = typer.Option(20, help="how many disagreements to list"),
 ) -> None:
     """Compare measurements with the scripted profiles' calibration labels."""
-    from sscbench.measure.calibrate import Comparison, label_measurement, labels_of
-    from sscbench.measure.study import measure_run, read_evaluator, read_ledger
-    from sscbench.run.builders import read_cases
-    from sscbench.run.storage import StudyDir
+    from sscbench.measure.calibrate import labelled_runs
 
-    store = StudyDir(study)
     try:
-        cases = {c.case_id: c for c in read_cases(store.cases)}
-        comparisons = []
-        for entry in store.read_index():
-            case = cases.get(entry.case_id)
-            if entry.kind != "faulted" or entry.status != "completed" or case is None:
-                continue
-            if case.contract is None:
-                continue
-            evaluator = read_evaluator(store.evaluator_path(entry.run_id))
-            labels = labels_of(evaluator)
-            if labels is None:
-                continue
-            measured = measure_run(case, read_ledger(store, entry.run_id), evaluator)
-            if not measured.get("triggered"):
-                continue
-            labelled = label_measurement(case, labels, measured["T_F"])
-            comparisons.append(Comparison(entry.run_id, measured, labelled))
+        comparisons = list(labelled_runs(study))
     except (DataError, OSError) as exc:
         _fail(exc)
     disagreements = [c for c in comparisons if not c.agrees]

@@ -7,6 +7,7 @@ into T_E, T_S, T_U, Z_S and A for the case's affected fact and compared.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,3 +133,29 @@ def labels_of(evaluator: list[Any]) -> dict[str, Any] | None:
         if isinstance(record, CalibrationLabels):
             return record.labels
     return None
+
+
+def labelled_runs(study: Any) -> Iterator[Comparison]:
+    """Every triggered faulted run of a study whose agent kept calibration labels, with
+    its measurement and the same quantities derived from the labels."""
+    from sscbench.measure.study import measure_run, read_evaluator, read_ledger
+    from sscbench.run.builders import read_cases
+    from sscbench.run.storage import StudyDir
+
+    store = StudyDir(study)
+    cases = {c.case_id: c for c in read_cases(store.cases)}
+    for entry in store.read_index():
+        case = cases.get(entry.case_id)
+        if entry.kind != "faulted" or entry.status != "completed" or case is None:
+            continue
+        if case.contract is None:
+            continue
+        evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+        labels = labels_of(evaluator)
+        if labels is None:
+            continue
+        measured = measure_run(case, read_ledger(store, entry.run_id), evaluator)
+        if not measured.get("triggered"):
+            continue
+        labelled = label_measurement(case, labels, measured["T_F"])
+        yield Comparison(entry.run_id, measured, {"operator": case.operator, **labelled})

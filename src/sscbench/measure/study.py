@@ -11,6 +11,7 @@ from typing import Any
 from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
+from sscbench.jsonl import read_jsonl
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.measure.view import LedgerView
 from sscbench.run.builders import read_cases
@@ -20,14 +21,7 @@ from sscbench.run.storage import IndexEntry, StudyDir
 
 def read_evaluator(path: Path) -> list[Any]:
     """A run's evaluator-only log, naming the line of a corrupt record."""
-    out = []
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-        if line.strip():
-            try:
-                out.append(EVALUATOR_EVENT.validate_json(line))
-            except ValueError as exc:
-                raise DataError(path, f"line {number}", str(exc).splitlines()[0]) from exc
-    return out
+    return read_jsonl(path, EVALUATOR_EVENT.validate_json)
 
 
 def read_ledger(store: StudyDir, run_id: str) -> list[Any]:

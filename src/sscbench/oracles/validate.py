@@ -21,7 +21,6 @@ not a false positive). Abstentions are also counted on their own.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,25 +31,15 @@ from statsmodels.stats.inter_rater import cohens_kappa
 
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.errors import DataError
+from sscbench.jsonl import read_objects
 
 
 def read_rows(path: str | Path) -> dict[str, dict[str, Any]]:
     """Rows of a JSONL file by ``run_id`` (errors name the file and line)."""
-    path = Path(path)
     rows: dict[str, dict[str, Any]] = {}
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise DataError(path, f"line {number}", f"not JSON: {exc.msg}") from exc
-        if not isinstance(row, dict) or not isinstance(row.get("run_id"), str):
-            raise DataError(path, f"line {number}", "each row needs a string 'run_id'")
+    for number, row in enumerate(read_objects(path), start=1):
+        if not isinstance(row.get("run_id"), str):
+            raise DataError(path, f"row {number}", "each row needs a string 'run_id'")
         rows[row["run_id"]] = row
     return rows
 
@@ -182,27 +171,6 @@ def with_strata(
 
 def calibration_reference(study: str | Path) -> dict[str, dict[str, Any]]:
     """Reference labels from the scripted profiles' calibration labels (triggered runs)."""
-    from sscbench.measure.calibrate import label_measurement, labels_of
-    from sscbench.measure.study import measure_run, read_evaluator, read_ledger
-    from sscbench.run.builders import read_cases
-    from sscbench.run.storage import StudyDir
+    from sscbench.measure.calibrate import labelled_runs
 
-    store = StudyDir(study)
-    cases = {c.case_id: c for c in read_cases(store.cases)}
-    out: dict[str, dict[str, Any]] = {}
-    for entry in store.read_index():
-        case = cases.get(entry.case_id)
-        if entry.kind != "faulted" or entry.status != "completed" or case is None:
-            continue
-        if case.contract is None:
-            continue
-        evaluator = read_evaluator(store.evaluator_path(entry.run_id))
-        labels = labels_of(evaluator)
-        if labels is None:
-            continue
-        measured = measure_run(case, read_ledger(store, entry.run_id), evaluator)
-        if not measured.get("triggered"):
-            continue
-        labelled = label_measurement(case, labels, measured["T_F"])
-        out[entry.run_id] = {"run_id": entry.run_id, "operator": case.operator, **labelled}
-    return out
+    return {c.run_id: {"run_id": c.run_id, **c.labelled} for c in labelled_runs(study)}

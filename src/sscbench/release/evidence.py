@@ -111,6 +111,8 @@ def load_trials(study: str | Path) -> list[Trial]:
     from sscbench.run.config import StudyConfig
 
     store = StudyDir(study)
+    if not store.cases.exists():
+        return []  # e.g. a folder holding only measurements
     cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in FAMILY_NAMES}
     if not cases:
         return []

@@ -13,6 +13,7 @@ from sscbench.analysis.sensitivity import paired_comparison, sensitivity_table
 from sscbench.analysis.stats import Interval
 from sscbench.analysis.user_claims import load_claims
 from sscbench.errors import DataError
+from sscbench.jsonl import read_objects
 from sscbench.report import figures
 from sscbench.report.html import render
 
@@ -36,13 +37,7 @@ def read_measurements(study: Path) -> list[dict[str, Any]]:
     path = study / "measurements.jsonl"
     if not path.exists():
         raise DataError(path, None, "not found: run `sscbench measure` on the study first")
-    rows = []
-    for number, line in enumerate(path.read_text("utf-8").splitlines(), start=1):
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise DataError(path, f"line {number}", exc.msg) from exc
-    return rows
+    return read_objects(path)
 
 
 def build_report(

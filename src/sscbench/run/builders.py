@@ -51,22 +51,25 @@ READ_BACK_CUE = (
 )
 
 
-def with_read_back_cue(world: World) -> World:
-    """The interface variant whose write tools ask the agent to read the record back."""
+def _with_write_schemas(world: World, change) -> World:
+    """The world whose write tools' schemas are passed through ``change``."""
     from sscbench.world.tools import ToolKind
 
     schemas = []
     for schema in world.tool_schemas():
         spec = world.tools.specs.get(schema["function"]["name"])
         if spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode:
-            function = {
-                **schema["function"],
-                "description": schema["function"]["description"] + READ_BACK_CUE,
-            }
-            schema = {**schema, "function": function}
+            schema = {**schema, "function": change(schema["function"])}
         schemas.append(schema)
     world.schemas = schemas
     return world
+
+
+def with_read_back_cue(world: World) -> World:
+    """The interface variant whose write tools ask the agent to read the record back."""
+    return _with_write_schemas(
+        world, lambda f: {**f, "description": f["description"] + READ_BACK_CUE}
+    )
 
 
 IDEMPOTENCY_KEY_SCHEMA = {
@@ -82,25 +85,13 @@ IDEMPOTENCY_KEY_SCHEMA = {
 def with_idempotency_keys(world: World) -> World:
     """The interface variant whose write tools accept an optional ``idempotency_key``."""
     from sscbench.run.injection import IDEMPOTENCY_KEY
-    from sscbench.world.tools import ToolKind
 
-    schemas = []
-    for schema in world.tool_schemas():
-        spec = world.tools.specs.get(schema["function"]["name"])
-        if spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode:
-            parameters = dict(schema["function"].get("parameters") or {"type": "object"})
-            properties = {
-                **parameters.get("properties", {}),
-                IDEMPOTENCY_KEY: IDEMPOTENCY_KEY_SCHEMA,
-            }
-            function = {
-                **schema["function"],
-                "parameters": {**parameters, "properties": properties},
-            }
-            schema = {**schema, "function": function}
-        schemas.append(schema)
-    world.schemas = schemas
-    return world
+    def change(function: dict) -> dict:
+        parameters = dict(function.get("parameters") or {"type": "object"})
+        properties = {**parameters.get("properties", {}), IDEMPOTENCY_KEY: IDEMPOTENCY_KEY_SCHEMA}
+        return {**function, "parameters": {**parameters, "properties": properties}}
+
+    return _with_write_schemas(world, change)
 
 
 def build_worlds(config: StudyConfig) -> dict[str, World]:
@@ -118,19 +109,9 @@ def build_worlds(config: StudyConfig) -> dict[str, World]:
 
 def read_cases(path: Path) -> list[Case]:
     """Cases from a ``cases.jsonl`` file, naming the line of a bad one."""
-    cases = []
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    for number, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        try:
-            cases.append(Case.model_validate_json(line))
-        except ValueError as exc:
-            raise DataError(path, f"line {number}", str(exc).splitlines()[0]) from exc
-    return cases
+    from sscbench.jsonl import read_jsonl
+
+    return read_jsonl(path, Case.model_validate_json)
 
 
 def _plain_cases(operator, world: World, limit: int, params: dict) -> list[Case]:

@@ -124,17 +124,15 @@ class InjectingExecutor:
             state.restore(snapshot)
             changed = False
             delivered = outcome.observation
-            intervention = InterventionRecord(
-                hook_id=hook.hook_id,
-                step=step,
-                tool_call_id=call_id,
-                name=name,
-                arguments=arguments,
-                action="suppress",
-                original_observation=outcome.observation,
-                delivered_observation=delivered,
-                state_changed=False,
-                would_have_changed_state=would_change,
+            intervention = _record(
+                hook,
+                step,
+                call_id,
+                outcome,
+                "suppress",
+                delivered,
+                False,
+                would_change,
                 effective=would_change and outcome.kind is ToolKind.WRITE,
             )
         else:
@@ -146,18 +144,17 @@ class InjectingExecutor:
             elif hook is not None and hook.update is not None:
                 prior = state.changes()
                 hook.update(state)
-                intervention = InterventionRecord(
-                    hook_id=hook.hook_id,
-                    step=step,
-                    tool_call_id=call_id,
-                    name=name,
-                    arguments=arguments,
-                    action="update",
-                    original_observation=outcome.observation,
-                    delivered_observation=delivered,
-                    state_changed=state.changes() != prior,
-                    would_have_changed_state=state.changes() != prior,
-                    effective=state.changes() != prior,
+                updated = state.changes() != prior
+                intervention = _record(
+                    hook,
+                    step,
+                    call_id,
+                    outcome,
+                    "update",
+                    delivered,
+                    updated,
+                    updated,
+                    effective=updated,
                 )
         if key is not None and replay is None and not outcome.is_error:
             self._keys[key] = (name, _canonical(arguments), outcome)
@@ -191,19 +188,7 @@ class InjectingExecutor:
         assert hook.rewrite is not None
         rewritten = hook.rewrite(outcome.observation, outcome.arguments, self.env.state)
         delivered = outcome.observation if rewritten is None else rewritten
-        record = InterventionRecord(
-            hook_id=hook.hook_id,
-            step=step,
-            tool_call_id=call_id,
-            name=outcome.name,
-            arguments=outcome.arguments,
-            action="rewrite",
-            original_observation=outcome.observation,
-            delivered_observation=delivered,
-            state_changed=changed,
-            would_have_changed_state=changed,
-            effective=delivered != outcome.observation,
-        )
+        record = _record(hook, step, call_id, outcome, "rewrite", delivered, changed, changed)
         return record, delivered
 
     def _spend(self, hook: Injection) -> None:
@@ -219,6 +204,34 @@ class InjectingExecutor:
             if hook.match(name, arguments, self.env.state):
                 return hook
         return None
+
+
+def _record(
+    hook: Injection,
+    step: int,
+    call_id: str,
+    outcome: ToolOutcome,
+    action: str,
+    delivered: str,
+    changed: bool,
+    would_change: bool,
+    effective: bool | None = None,
+) -> InterventionRecord:
+    """The evaluator's record of one hook decision (by default effective when the
+    delivered observation differs from the tool's)."""
+    return InterventionRecord(
+        hook_id=hook.hook_id,
+        step=step,
+        tool_call_id=call_id,
+        name=outcome.name,
+        arguments=outcome.arguments,
+        action=action,
+        original_observation=outcome.observation,
+        delivered_observation=delivered,
+        state_changed=changed,
+        would_have_changed_state=would_change,
+        effective=delivered != outcome.observation if effective is None else effective,
+    )
 
 
 def _canonical(arguments: Any) -> str:

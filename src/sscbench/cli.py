@@ -37,6 +37,14 @@ def _mount_release() -> None:
 
 _mount_release()
 
+
+def _mount_local() -> None:
+    from sscbench.local.cli import serve_local
+
+    app.command("serve-local")(serve_local)
+
+
+_mount_local()
 console = Console()
 
 

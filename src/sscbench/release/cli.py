@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections.abc import Sequence
 from pathlib import Path
 
 import typer
@@ -27,11 +28,20 @@ def _short(interval: Interval) -> str:
     )
 
 
-def _families_table(evidence: Evidence, config_id: str) -> Table:
-    table = Table(title=f"{config_id}: per-family metrics (k/n estimate [95% interval])")
-    for col in ("family", "sev", "runs", "activation", "detection", "containment", "escape",
-                "recovery", "latency (steps) median [min–max]", "missing"):  # fmt: skip
+def _table(title: str, columns: Sequence[str]) -> Table:
+    """A rich table with these column headers."""
+    table = Table(title=title)
+    for col in columns:
         table.add_column(col)
+    return table
+
+
+def _families_table(evidence: Evidence, config_id: str) -> Table:
+    table = _table(
+        f"{config_id}: per-family metrics (k/n estimate [95% interval])",
+        ("family", "sev", "runs", "activation", "detection", "containment", "escape",
+         "recovery", "latency (steps) median [min–max]", "missing"),
+    )  # fmt: skip
     for row in evidence.families:
         if row.config_id != config_id:
             continue
@@ -49,12 +59,10 @@ def _families_table(evidence: Evidence, config_id: str) -> Table:
 
 
 def _transfer_table(evidence: Evidence, config_id: str) -> Table:
-    table = Table(title=f"{config_id}: transfer matrix P(checkpoint invalid | activated)")
-    table.add_column("family")
-    table.add_column("n")
-    for cp in CHECKPOINTS:
-        table.add_column(cp.value)
-    table.add_column("outcome states")
+    table = _table(
+        f"{config_id}: transfer matrix P(checkpoint invalid | activated)",
+        ("family", "n", *(cp.value for cp in CHECKPOINTS), "outcome states"),
+    )
     for row in evidence.transfer:
         if row.config_id != config_id:
             continue
@@ -70,10 +78,11 @@ def _transfer_table(evidence: Evidence, config_id: str) -> Table:
 
 
 def _paired_table(evidence: Evidence) -> Table:
-    table = Table(title="Paired control vs injected runs (terminal state not unacceptable)")
-    for col in ("config", "family", "pairs", "control ok", "injected ok", "control only",
-                "injected only", "McNemar p"):  # fmt: skip
-        table.add_column(col)
+    table = _table(
+        "Paired control vs injected runs (terminal state not unacceptable)",
+        ("config", "family", "pairs", "control ok", "injected ok", "control only",
+         "injected only", "McNemar p"),
+    )  # fmt: skip
     for r in evidence.paired:
         p = "-" if r.p_value is None else f"{r.p_value:.3g}"
         table.add_row(r.config_id, r.family, str(r.pairs), str(r.control_ok), str(r.injected_ok),
@@ -82,10 +91,11 @@ def _paired_table(evidence: Evidence) -> Table:
 
 
 def _curves_table(evidence: Evidence) -> Table:
-    table = Table(title="Intensity curves")
-    for col in ("config", "family", "parameter", "level", "activation", "detection",
-                "containment", "escape"):  # fmt: skip
-        table.add_column(col)
+    table = _table(
+        "Intensity curves",
+        ("config", "family", "parameter", "level", "activation", "detection", "containment",
+         "escape"),
+    )  # fmt: skip
     for p in evidence.curves:
         m = p.row.metrics
         table.add_row(p.config_id, p.family, p.parameter, p.level, _short(m["activation"]),

@@ -28,3 +28,11 @@ def taubench() -> Path:
     if path is None:
         pytest.skip("τ-bench data not found (../shared/tau-bench or $SSCBENCH_TAUBENCH)")
     return path
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
+    """Print the real-model tier's timings and outcome counts (set by test_local_model)."""
+    text = getattr(config, "sscbench_local_metrics", None)
+    if text:
+        terminalreporter.write_sep("-", "real model (SmolLM2-135M via sscbench serve-local)")
+        terminalreporter.write_line(text)

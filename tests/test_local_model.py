@@ -173,12 +173,8 @@ def _report(request) -> None:
     path = os.environ.get("SSCBENCH_LOCAL_METRICS")
     if path:
         Path(path).write_text(text + "\n", encoding="utf-8")
-    reporter = request.config.pluginmanager.get_plugin("terminalreporter")
-    if reporter is not None:
-        reporter.write_line("")
-        reporter.write_line("real model (SmolLM2-135M via sscbench serve-local):")
-        for line in text.splitlines():
-            reporter.write_line("  " + line)
+    # printed in the terminal summary by conftest.pytest_terminal_summary
+    request.config.sscbench_local_metrics = text
 
 
 # ---- protocol -------------------------------------------------------------------------

@@ -70,7 +70,7 @@ def make_rows(n: int, seed: int = 0) -> list[dict]:
 def compute(rows: list[dict]) -> int:
     """All report tables from cold caches; returns the number of cells computed."""
     stats._BOOTSTRAPS.clear()
-    stats._MATRICES.clear()
+    stats._UNIFORMS.clear()
     return len(cell_table(rows)) + len(claim_cards(rows)) + len(sensitivity_table(rows))
 
 

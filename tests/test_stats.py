@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -11,6 +13,7 @@ from statsmodels.stats.proportion import proportion_confint
 from sscbench.analysis.stats import (
     Interval,
     cluster_bootstrap,
+    draw_cluster_indices,
     proportion_interval,
     wilson,
 )
@@ -78,9 +81,11 @@ def reference_cluster_bootstrap(values, clusters, *, b, seed, confidence=0.95):
             order.append(c)
         members[c].append(float(v))
     n_clusters = len(order)
-    idx = np.random.default_rng(seed).integers(0, n_clusters, size=(b, n_clusters))
+    # slot j of resample i: floor(U[j][i] * n), U drawn slot by slot from the seed
+    uniforms = np.random.default_rng(seed).random((n_clusters, b)).tolist()
+    idx = [[math.floor(uniforms[j][i] * n_clusters) for j in range(n_clusters)] for i in range(b)]
     ratios = []
-    for row in idx.tolist():
+    for row in idx:
         total = 0.0
         runs = 0
         for j in row:
@@ -137,31 +142,49 @@ def test_cluster_bootstrap_fractional_and_integer_values_equal_reference(scale) 
     assert (got.low, got.high) == reference_cluster_bootstrap(scaled, clusters, b=400, seed=2)
 
 
-def test_cluster_bootstrap_blocked_draw_equals_one_matrix(monkeypatch) -> None:
+def test_cluster_bootstrap_streamed_uniforms_equal_kept_ones(monkeypatch) -> None:
     import sscbench.analysis.stats as stats
 
     values, clusters = _clustered(np.random.default_rng(9), 50, 3, 0.4)
+    stats._UNIFORMS.clear()
     whole = cluster_bootstrap(values, clusters, b=301, seed=11)
-    monkeypatch.setattr(stats, "_BLOCK_CELLS", 7 * 50)  # blocks of 7 rows
-    stats._MATRICES.clear()
-    blocked = cluster_bootstrap(values, clusters, b=301, seed=11)
-    assert (whole.low, whole.high) == (blocked.low, blocked.high)
-    assert not stats._MATRICES  # blocked matrices are not kept
+    monkeypatch.setattr(stats, "_UNIFORM_CACHE_BYTES", 8 * 301 * 10)  # too small to keep
+    monkeypatch.setattr(stats, "_BLOCK_CELLS", 7 * 301)  # streamed in blocks of 7 slots
+    monkeypatch.setattr(stats, "_SLOTS_PER_GATHER", 3)
+    stats._UNIFORMS.clear()
+    streamed = cluster_bootstrap(values, clusters, b=301, seed=11)
+    assert (whole.low, whole.high) == (streamed.low, streamed.high)
+    assert not stats._UNIFORMS  # streamed uniforms are not kept
 
 
-def test_cluster_bootstrap_reuses_the_matrix_of_equal_cluster_count() -> None:
+def test_one_draw_serves_populations_of_every_size() -> None:
     import sscbench.analysis.stats as stats
 
-    stats._MATRICES.clear()
-    a_values, a_clusters = _clustered(np.random.default_rng(1), 30, 3, 0.3)
-    b_values, b_clusters = _clustered(np.random.default_rng(2), 30, 2, 0.7)
-    first = cluster_bootstrap(a_values, a_clusters, b=500, seed=4)
-    second = cluster_bootstrap(b_values, b_clusters, b=500, seed=4)
-    assert list(stats._MATRICES) == [(4, 500, 30)]
-    assert (second.low, second.high) == reference_cluster_bootstrap(
-        b_values, b_clusters, b=500, seed=4
-    )
-    assert cluster_bootstrap(a_values, a_clusters, b=500, seed=4) == first
+    stats._UNIFORMS.clear()
+    populations = [
+        _clustered(np.random.default_rng(s), n, 2.5, 0.4) for s, n in ((1, 30), (2, 12), (3, 45))
+    ]
+    for values, clusters in populations:
+        got = cluster_bootstrap(values, clusters, b=500, seed=4)
+        assert (got.low, got.high) == reference_cluster_bootstrap(values, clusters, b=500, seed=4)
+    ((key, (_, uniforms)),) = stats._UNIFORMS.items()
+    assert key == (4, 500) and uniforms.shape == (45, 500)
+    # a smaller population after a larger one reads the prefix: same answer as fresh
+    values, clusters = populations[0]
+    kept = cluster_bootstrap(values, clusters, b=500, seed=4)
+    stats._UNIFORMS.clear()
+    assert cluster_bootstrap(values, clusters, b=500, seed=4) == kept
+
+
+def test_resampling_indices_are_uniform() -> None:
+    from scipy.stats import chisquare
+
+    idx = draw_cluster_indices(seed=3, b=4000, n_clusters=7)
+    assert idx.shape == (4000, 7) and idx.min() == 0 and idx.max() == 6
+    counts = np.bincount(idx.ravel(), minlength=7)
+    assert chisquare(counts).pvalue > 0.001
+    # the same seed gives the same matrix; row i is resample i
+    assert np.array_equal(idx, draw_cluster_indices(seed=3, b=4000, n_clusters=7))
 
 
 def test_cluster_bootstrap_is_deterministic_and_seed_dependent() -> None:

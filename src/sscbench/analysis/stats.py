@@ -46,9 +46,11 @@ _METHOD_NAMES: dict[str, str] = {
     "cluster-bootstrap": "cluster bootstrap",
 }
 
-# Upper bound on the number of index-matrix cells materialised at once; the matrix
-# is drawn in row blocks (the generator's stream does not depend on the blocking).
+# Upper bound on the number of uniforms drawn at once when a population is too large
+# to keep its uniforms (the generator's stream does not depend on the blocking).
 _BLOCK_CELLS = 1 << 22
+# Cluster slots turned into indices and gathered per step (the block stays in cache).
+_SLOTS_PER_GATHER = 128
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,46 +183,58 @@ def _prepare(
     return sums, counts, numerator
 
 
-def draw_cluster_indices(
-    rng: np.random.Generator, b: int, n_clusters: int, rows: int | None = None
-) -> np.ndarray:
-    """The next ``rows`` (default ``b``) rows of the ``b × n_clusters`` resampling matrix.
+def draw_cluster_indices(seed: int, b: int, n_clusters: int) -> np.ndarray:
+    """The seeded ``b × n_clusters`` resampling matrix, whole (for references and checks).
 
-    Row ``i`` lists the clusters drawn (with replacement) for bootstrap resample ``i``.
-    Drawing the matrix in consecutive row blocks yields the same matrix as drawing it
-    at once from the same generator.
+    Row ``i`` lists the clusters drawn (with replacement) for bootstrap resample ``i``:
+    slot ``j`` holds ``floor(U[j, i] * n_clusters)`` with
+    ``U = np.random.default_rng(seed).random((n_clusters, b))``. The generator fills
+    ``U`` slot by slot, so the matrix for ``n`` clusters reads the first ``n`` slots of
+    the stream of any larger one: one draw per ``(seed, b)`` serves every population
+    of a report, whatever its size. ``floor(u * n)`` of a 53-bit uniform differs from
+    an exactly uniform index by under ``2**-53`` in probability.
     """
-    return rng.integers(
-        0, n_clusters, size=(b if rows is None else rows, n_clusters), dtype=np.int32
-    )
+    uniforms = np.random.default_rng(seed).random((n_clusters, b))
+    return _scale(uniforms, n_clusters).T
 
 
-# Index matrices recently drawn, by (seed, b, n_clusters): a report asks for many
-# populations of equal cluster count, and the matrix depends on nothing else.
-_MATRIX_CACHE_BYTES = 96 << 20
-_MATRICES: OrderedDict[tuple[int, int, int], np.ndarray] = OrderedDict()
+def _scale(uniforms: np.ndarray, n_clusters: int) -> np.ndarray:
+    """Cluster indices ``floor(u * n_clusters)``, each below ``n_clusters``.
+
+    No clamp is needed: ``u <= 1 - 2**-53``, so ``u * n`` lies more than half a unit
+    in the last place below the integer ``n`` and rounds to a double below it.
+    """
+    scaled = uniforms * n_clusters
+    return scaled.astype(np.intp, copy=False)
 
 
-def _index_blocks(seed: int, b: int, n_clusters: int) -> Iterator[tuple[int, np.ndarray]]:
-    """``(first_row, rows)`` blocks of the seeded ``b × n_clusters`` resampling matrix."""
-    key = (seed, b, n_clusters)
-    cached = _MATRICES.get(key)
-    if cached is not None:
-        _MATRICES.move_to_end(key)
-        yield 0, cached
+# The uniforms already drawn, by (seed, b), with the generator that continues them:
+# a larger population extends them, a smaller one reads a prefix.
+_UNIFORM_CACHE_BYTES = 256 << 20
+_UNIFORMS: OrderedDict[tuple[int, int], tuple[np.random.Generator, np.ndarray]] = OrderedDict()
+
+
+def _uniform_slots(seed: int, b: int, n_clusters: int) -> Iterator[np.ndarray]:
+    """Consecutive slot blocks (``rows × b``) of the seeded ``n_clusters × b`` uniforms."""
+    if n_clusters * b * 8 > _UNIFORM_CACHE_BYTES:  # too large to keep: stream it
+        rng = np.random.default_rng(seed)
+        block = max(1, _BLOCK_CELLS // b)
+        for start in range(0, n_clusters, block):
+            yield rng.random((min(block, n_clusters - start), b))
         return
-    rng = np.random.default_rng(seed)
-    if b * n_clusters <= _BLOCK_CELLS:
-        matrix = draw_cluster_indices(rng, b, n_clusters)
-        matrix.flags.writeable = False
-        _MATRICES[key] = matrix
-        while sum(m.nbytes for m in _MATRICES.values()) > _MATRIX_CACHE_BYTES:
-            _MATRICES.popitem(last=False)
-        yield 0, matrix
-        return
-    block = max(1, _BLOCK_CELLS // n_clusters)
-    for start in range(0, b, block):
-        yield start, draw_cluster_indices(rng, b, n_clusters, min(block, b - start))
+    key = (seed, b)
+    cached = _UNIFORMS.get(key)
+    if cached is None:
+        cached = (np.random.default_rng(seed), np.empty((0, b)))
+    rng, uniforms = cached
+    if len(uniforms) < n_clusters:
+        uniforms = np.concatenate([uniforms, rng.random((n_clusters - len(uniforms), b))])
+        uniforms.flags.writeable = False
+    _UNIFORMS[key] = (rng, uniforms)
+    _UNIFORMS.move_to_end(key)
+    while sum(u.nbytes for _, u in _UNIFORMS.values()) > _UNIFORM_CACHE_BYTES:
+        _UNIFORMS.popitem(last=False)
+    yield uniforms[:n_clusters]
 
 
 _SHIFT = 32
@@ -254,8 +268,8 @@ def cluster_bootstrap(
     """Percentile cluster-bootstrap interval of ``sum(values) / count(runs)``.
 
     Each of ``b`` resamples draws ``n_clusters`` clusters with replacement (row ``i`` of
-    an index matrix drawn from ``np.random.default_rng(seed)``) and computes the ratio
-    of the summed values to the number of runs in the drawn clusters. The bounds are
+    :func:`draw_cluster_indices`, seeded by ``seed``) and computes the ratio of the
+    summed values to the number of runs in the drawn clusters. The bounds are
     the ``(1 - confidence) / 2`` and ``(1 + confidence) / 2`` quantiles (numpy's default
     linear interpolation) of the ``b`` ratios. Deterministic for a seed. Empty input
     gives an unobserved interval.
@@ -270,15 +284,22 @@ def cluster_bootstrap(
     n_runs = int(counts.sum())
     estimate = float(sums.sum() / counts.sum())
 
-    ratios = np.empty(b, dtype=np.float64)
     packed = _pack(sums, counts)
-    for start, idx in _index_blocks(seed, b, n_clusters):
-        rows = len(idx)
-        if packed is None:
-            ratios[start : start + rows] = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
-        else:
-            drawn = np.take(packed, idx).sum(axis=1)
-            ratios[start : start + rows] = (drawn & _LOW_MASK) / (drawn >> _SHIFT)
+    # packed: one int64 total per resample; otherwise value and run totals side by side
+    totals = np.zeros(b, dtype=np.int64) if packed is not None else np.zeros((b, 2))
+    for uniforms in _uniform_slots(seed, b, n_clusters):
+        # a slot block at a time: its indices stay in cache for the gather
+        for start in range(0, len(uniforms), _SLOTS_PER_GATHER):
+            idx = _scale(uniforms[start : start + _SLOTS_PER_GATHER], n_clusters)
+            if packed is not None:
+                totals += np.take(packed, idx).sum(axis=0)
+            else:
+                totals[:, 0] += sums[idx].sum(axis=0)
+                totals[:, 1] += counts[idx].sum(axis=0)
+    if packed is not None:
+        ratios = (totals & _LOW_MASK) / (totals >> _SHIFT)
+    else:
+        ratios = totals[:, 0] / totals[:, 1]
 
     alpha = 1.0 - confidence
     low, high = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])

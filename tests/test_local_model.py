@@ -369,7 +369,7 @@ def messy_output(ledgers: list[list[Any]]) -> Counter:
                 for call in event.tool_calls:
                     counts["tool_calls"] += 1
                     try:
-                        json.loads(call.arguments)
+                        json.loads(call.arguments.strip() or "{}")  # empty means no arguments
                     except ValueError:
                         counts["malformed_arguments"] += 1
             elif isinstance(event, ToolEvent) and event.content.startswith("Error"):
@@ -459,62 +459,97 @@ def _latencies(where: str, latencies: list[float]) -> None:
     }
 
 
+CUT_TOKENS = 20
+"""A reply cap that cuts the model's calls short: their arguments arrive as broken JSON."""
+
+
+def malformed_calls_get_errors(ledger: list[Any]) -> int:
+    """Check every call with unparsable arguments got a tool error; return their count."""
+    observations = {e.tool_call_id: e.content for e in ledger if isinstance(e, ToolEvent)}
+    malformed = 0
+    for event in ledger:
+        if not isinstance(event, AssistantEvent) or not event.tool_calls:
+            continue
+        call = event.tool_calls[0]  # the one call per turn that is executed
+        try:
+            json.loads(call.arguments.strip() or "{}")
+        except ValueError:
+            malformed += 1
+            assert observations[call.id].startswith("Error: arguments are not valid JSON")
+    return malformed
+
+
 def test_faulted_runs_are_measured_whatever_the_model_does(server, timed_turns):
     """The tiny model rarely solves a clean task, so the executor rarely qualifies a
     faulted run; here each case's faulted run is executed directly (same episode
     function, same injections) and measured, to exercise injection and measurement
-    on real output."""
+    on real output — once with the study's reply cap and once with a cap that cuts
+    calls short, so that broken arguments from the real model reach the execution
+    point."""
     text = STUDY.format(base_url=server.base_url, dead_port=_closed_port(), steps=STEPS)
     config = parse_config(text, "real-model.toml")
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
-    factory = openai_agent_factory(config.agents[0].endpoint)
+    endpoint = config.agents[0].endpoint
+    factories = {
+        "study cap": openai_agent_factory(endpoint),
+        f"cut at {CUT_TOKENS} tokens": openai_agent_factory(
+            endpoint.model_copy(update={"max_tokens": CUT_TOKENS})
+        ),
+    }
     users = build_user_factory(config.user)
 
-    async def run_all() -> list[tuple[Any, Any]]:
+    async def run_all() -> list[tuple[str, Any, Any]]:
         results = []
         try:
-            for case in cases:
-                world = worlds[case.domain]
-                task = world.task(case.task_id)
-                seed = derive_seed(config.study.seed, case.case_id, "smollm2", 0)
-                context = RunContext(
-                    world=world,
-                    task=task,
-                    system_prompt=world.policy,
-                    tools=world.tool_schemas(),
-                    seed=seed,
-                    repetition=0,
-                )
-                result = await run_episode(
-                    world,
-                    task,
-                    factory(context),
-                    users(context),
-                    system_prompt=world.policy,
-                    injections=get_operator(case.operator).injections(case, world),
-                    max_steps=case.max_steps,
-                )
-                results.append((case, result))
+            for label, factory in factories.items():
+                for case in cases:
+                    world = worlds[case.domain]
+                    task = world.task(case.task_id)
+                    seed = derive_seed(config.study.seed, case.case_id, "smollm2", 0)
+                    context = RunContext(
+                        world=world,
+                        task=task,
+                        system_prompt=world.policy,
+                        tools=world.tool_schemas(),
+                        seed=seed,
+                        repetition=0,
+                    )
+                    result = await run_episode(
+                        world,
+                        task,
+                        factory(context),
+                        users(context),
+                        system_prompt=world.policy,
+                        injections=get_operator(case.operator).injections(case, world),
+                        max_steps=case.max_steps,
+                    )
+                    results.append((label, case, result))
         finally:
-            await factory.aclose()
+            for factory in factories.values():
+                await factory.aclose()
         return results
 
     results = asyncio.run(run_all())
     strata: Counter = Counter()
-    for case, result in results:
+    malformed: Counter = Counter()
+    for label, case, result in results:
         assert result.end is not None
         assert result.end.status == "completed", result.evaluator
         assert not any(isinstance(event, HarnessError) for event in result.evaluator)
+        malformed[label] += malformed_calls_get_errors(result.ledger)
         row = measure_run(case, result.ledger, [*result.evaluator, result.end])
         assert isinstance(row["Z_S"], str)
         if row.get("triggered"):
             assert result.triggered
-        strata[row["Z_S"]] += 1
+        strata[f"{label}: {row['Z_S']}"] += 1
+    # the cut replies did reach the execution point as broken JSON (and got errors)
+    assert malformed[f"cut at {CUT_TOKENS} tokens"] > 0
     METRICS["direct_faulted_runs"] = {
         "runs": len(results),
-        "triggered": sum(1 for _, r in results if r.triggered),
+        "triggered": sum(1 for _, _, r in results if r.triggered),
         "measurement_strata": dict(strata),
-        "messy_output": dict(messy_output([r.ledger for _, r in results])),
+        "malformed_calls_answered_with_tool_errors": dict(malformed),
+        "messy_output": dict(messy_output([r.ledger for _, _, r in results])),
     }
     _latencies("direct_faulted", timed_turns)

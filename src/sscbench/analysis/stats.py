@@ -228,7 +228,10 @@ def _uniform_slots(seed: int, b: int, n_clusters: int) -> Iterator[np.ndarray]:
         cached = (np.random.default_rng(seed), np.empty((0, b)))
     rng, uniforms = cached
     if len(uniforms) < n_clusters:
-        uniforms = np.concatenate([uniforms, rng.random((n_clusters - len(uniforms), b))])
+        # grow at least twofold (within the budget), so that populations of slowly
+        # rising size extend the uniforms a few times, not once per size
+        rows = max(n_clusters, min(2 * len(uniforms), _UNIFORM_CACHE_BYTES // (8 * b)))
+        uniforms = np.concatenate([uniforms, rng.random((rows - len(uniforms), b))])
         uniforms.flags.writeable = False
     _UNIFORMS[key] = (rng, uniforms)
     _UNIFORMS.move_to_end(key)

@@ -38,7 +38,7 @@ from sscbench.agents.base import RunContext
 from sscbench.agents.openai_agent import OpenAIAgent, openai_agent_factory
 from sscbench.faults.registry import get_operator
 from sscbench.local.model import AUTO_ALIAS, INSTALL_HINT, find_packaged_gguf
-from sscbench.measure.study import measure_run, measure_study, read_evaluator
+from sscbench.measure.study import measure_run, measure_study, read_evaluator, read_ledger
 from sscbench.report.build import build_report
 from sscbench.run.builders import build_cases, build_user_factory, build_worlds, derive_seed
 from sscbench.run.config import parse_config
@@ -412,7 +412,7 @@ def test_small_faulted_study_copes_with_real_output(server, tmp_path, timed_turn
         assert entry.termination in ("max_steps", "user_stop", "transfer")
         evaluator = read_evaluator(store.evaluator_path(entry.run_id))
         assert not any(isinstance(event, HarnessError) for event in evaluator)
-        ledgers.append(store_ledger(store, entry.run_id))
+        ledgers.append(read_ledger(store, entry.run_id))
     for entry in real:
         if entry.kind == "faulted":
             clean_entry = next(e for e in clean if e.case_id == entry.case_id)
@@ -439,12 +439,6 @@ def test_small_faulted_study_copes_with_real_output(server, tmp_path, timed_turn
         "seconds": round(study_seconds, 1),
     }
     _latencies("study", timed_turns)
-
-
-def store_ledger(store: StudyDir, run_id: str) -> list[Any]:
-    from sscbench.measure.study import read_ledger
-
-    return read_ledger(store, run_id)
 
 
 def _latencies(where: str, latencies: list[float]) -> None:

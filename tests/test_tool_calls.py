@@ -70,12 +70,11 @@ def test_unknown_tool(env):
             "Error: RenameUser.invoke() got an unexpected keyword argument 'x'",
         ),
         (
-            {"user_id": "u", "name": "B", "count": "1"},
-            "Error: argument 'count' must be of type integer, got string",
-        ),
-        (
-            {"user_id": "u", "name": "B", "count": True},
-            "Error: argument 'count' must be of type integer, got boolean",
+            # τ-bench calls invoke(data=db, **arguments): Python refuses the collision
+            # while assembling the call and names the function by its module path.
+            {"data": 1, "x": 2},
+            "Error: tau_bench.envs.test.tools.rename_user.RenameUser.invoke() got multiple "
+            "values for keyword argument 'data'",
         ),
         (["u"], "Error: arguments must be a JSON object, got array"),
     ],
@@ -86,7 +85,40 @@ def test_bad_arguments_become_error_observations(env, args, expected):
     assert env.state.changes() == {}
 
 
+def test_wrong_types_reach_the_tool_by_default(env):
+    """τ-bench checks no argument types: the tool runs and writes, as τ-bench's would."""
+    out = env.execute("rename_user", {"user_id": "u", "name": {"k": "v"}, "count": "1"})
+    assert out.observation == "u renamed 1" and not out.is_error
+    assert env.state.get("users", "u") == {"name": {"k": "v"}}
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (
+            {"user_id": "u", "name": "B", "count": "1"},
+            "Error: argument 'count' must be of type integer, got string",
+        ),
+        (
+            {"user_id": "u", "name": "B", "count": True},
+            "Error: argument 'count' must be of type integer, got boolean",
+        ),
+        (
+            {"user_id": "u", "name": {"k": "v"}, "count": 1},
+            "Error: argument 'name' must be of type string, got object",
+        ),
+    ],
+)
+def test_strict_arguments_refuse_wrong_types(env, args, expected):
+    """The ``world.strict_arguments`` interface variant checks top-level JSON types."""
+    env.world.strict_arguments = True
+    out = env.execute("rename_user", args)
+    assert out.observation == expected and out.is_error
+    assert env.state.changes() == {}
+
+
 def test_optional_argument_may_be_null(env):
+    env.world.strict_arguments = True
     out = env.execute("rename_user", {"user_id": "u", "name": "B", "count": 1, "note": None})
     assert not out.is_error
 

@@ -44,7 +44,7 @@ class Env:
         spec = self.world.tools.specs.get(name)
         if spec is None:
             return ToolOutcome(name, arguments, f"Unknown action {name}", None, True)
-        error = argument_error(spec, arguments)
+        error = argument_error(spec, arguments, strict=self.world.strict_arguments)
         if error is not None:
             return ToolOutcome(name, arguments, error, spec.kind, True, spec.ends_episode)
         try:

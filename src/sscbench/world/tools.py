@@ -34,11 +34,21 @@ class ToolSpec:
     required: tuple[str, ...]
     accepted: frozenset[str]
     ends_episode: bool = False
+    domain: str = ""
 
     @property
     def invoke_name(self) -> str:
         """τ-bench's class name for the tool (used in its argument-binding errors)."""
         return "".join(part.capitalize() for part in self.name.split("_"))
+
+    @property
+    def invoke_path(self) -> str:
+        """The full name of τ-bench's ``invoke`` for this tool: module path and class.
+
+        Python names a function this way when a call's keyword arguments collide, so
+        it is part of the text τ-bench shows for an argument named ``data``.
+        """
+        return f"tau_bench.envs.{self.domain}.tools.{self.name}.{self.invoke_name}.invoke"
 
     def schema(self) -> dict[str, Any]:
         """The tool in OpenAI function-calling format."""
@@ -96,6 +106,7 @@ class ToolRegistry:
                 required=required,
                 accepted=frozenset(names),
                 ends_episode=ends_episode,
+                domain=self.domain,
             )
             return func
 
@@ -143,14 +154,21 @@ def _quote_list(names: list[str]) -> str:
     return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
 
 
-def argument_error(spec: ToolSpec, arguments: Any) -> str | None:
-    """τ-bench-style error text for a call whose arguments cannot bind, else None.
+def argument_error(spec: ToolSpec, arguments: Any, *, strict: bool = False) -> str | None:
+    """τ-bench's error text for a call whose arguments cannot bind, else None.
 
-    Unexpected and missing arguments read as the Python binding errors τ-bench
-    surfaces; a top-level value of the wrong JSON type is refused with its name.
+    τ-bench's ``Env.step`` calls ``Tool.invoke(data=self.data, **arguments)``, so the
+    texts are Python's own binding errors for that call: an argument named ``data``
+    collides with the database while the call is assembled (before anything else is
+    checked), then unexpected names fail in argument order, then missing ones. τ-bench
+    checks no types: a wrong-typed value reaches the tool code. Only with ``strict``
+    (the ``world.strict_arguments`` interface variant) is a top-level value of the
+    wrong JSON type refused with its name before the tool runs.
     """
     if not isinstance(arguments, dict):
         return f"Error: arguments must be a JSON object, got {_json_type_name(arguments)}"
+    if "data" in arguments:
+        return f"Error: {spec.invoke_path}() got multiple values for keyword argument 'data'"
     for name in arguments:
         if name not in spec.accepted:
             return f"Error: {spec.invoke_name}.invoke() got an unexpected keyword argument '{name}'"
@@ -161,6 +179,8 @@ def argument_error(spec: ToolSpec, arguments: Any) -> str | None:
             f"Error: {spec.invoke_name}.invoke() missing {len(missing)} required positional "
             f"{plural}: {_quote_list(missing)}"
         )
+    if not strict:
+        return None
     for name, value in arguments.items():
         expected = spec.parameters.get(name, {}).get("type")
         allowed = _JSON_TYPES.get(expected) if isinstance(expected, str) else None

@@ -17,6 +17,8 @@ class World:
 
     ``schemas`` overrides the registry's own tool schemas when the source ships the
     original ones (τ-bench's ``tools.json``), so an agent sees exactly those.
+    ``strict_arguments`` is an interface variant: a call whose top-level argument has
+    the wrong JSON type is refused before the tool runs (τ-bench itself checks no types).
     """
 
     name: str
@@ -27,6 +29,7 @@ class World:
     policy: str
     tasks: list[Task]
     schemas: list[dict[str, Any]] | None = None
+    strict_arguments: bool = False
     _expected: dict[str, Any] = field(default_factory=dict, repr=False)
 
     def new_env(self) -> Env:

@@ -21,11 +21,10 @@ Records are read with ``db.get``/``db.table`` and only changed through ``db.edit
 
 from __future__ import annotations
 
-import ast
 import json
-import operator
 from typing import Any
 
+from sscbench.world.calculate import calculate_observation
 from sscbench.world.jsoncopy import json_copy
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind, ToolRegistry
@@ -133,11 +132,13 @@ def _all_flights(db: WorldState) -> list[dict[str, Any]]:
 
 
 def _price_segment(
-    db: WorldState, segment: dict[str, Any], cabin: str, seats_needed: int
+    db: WorldState, segment: dict[str, Any], cabin: str, travellers: Any
 ) -> str | None:
     """Check one new flight segment and fill in its price, origin and destination.
 
     Returns τ-bench's error text when the segment cannot be booked, else None.
+    ``travellers`` is the passenger list: τ-bench takes its ``len`` only after looking
+    up the cabin's seats, so an unknown cabin fails before a list without a length.
     """
     number = segment["flight_number"]
     flight = db.get("flights", number)
@@ -148,7 +149,7 @@ def _price_segment(
     day = flight["dates"][segment["date"]]
     if day["status"] != "available":
         return f"Error: flight {number} not available on date {segment['date']}"
-    if day["available_seats"][cabin] < seats_needed:
+    if day["available_seats"][cabin] < len(travellers):
         return f"Error: not enough seats on flight {number}"
     segment["price"] = day["prices"][cabin]
     segment["origin"] = flight["origin"]
@@ -252,7 +253,7 @@ def book_reservation(
 
     total_price = 0
     for segment in reservation["flights"]:
-        error = _price_segment(db, segment, cabin, len(passengers))
+        error = _price_segment(db, segment, cabin, passengers)
         if error is not None:
             return error
         total_price += segment["price"] * len(passengers)
@@ -308,12 +309,7 @@ def book_reservation(
     },
 )
 def calculate(db: WorldState, expression: str) -> str:
-    if not all(char in "0123456789+-*/(). " for char in expression):
-        return "Error: invalid characters in expression"
-    try:
-        return str(round(float(_evaluate(expression)), 2))
-    except Exception as exc:
-        return f"Error: {exc}"
+    return calculate_observation(expression)
 
 
 @tool(
@@ -579,7 +575,7 @@ def update_reservation_flights(
             segment["origin"] = kept[0]["origin"]
             segment["destination"] = kept[0]["destination"]
             continue
-        error = _price_segment(db, segment, cabin, len(reservation["passengers"]))
+        error = _price_segment(db, segment, cabin, reservation["passengers"])
         if error is not None:
             return error
         total_price += segment["price"] * len(reservation["passengers"])
@@ -622,55 +618,3 @@ def update_reservation_passengers(
     reservation = db.edit("reservations", reservation_id)
     reservation["passengers"] = json_copy(passengers)
     return json.dumps(reservation)
-
-
-# ---- calculate's evaluator -------------------------------------------------------------
-
-# τ-bench evaluates the expression with ``eval`` (builtins removed). We do the same,
-# except that an expression containing ``**`` is walked node by node so that a power
-# whose integer result would exceed this many bits is refused instead of computed:
-# τ-bench would spend minutes or hours (or exhaust memory) on e.g. ``9**9**9``.
-_MAX_POWER_BITS = 10_000_000
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-    ast.Pow: operator.pow,
-}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-def _evaluate(expression: str) -> Any:
-    """Value of an arithmetic expression, as ``eval(expression, {"__builtins__": None}, {})``."""
-    # eval() drops leading spaces and tabs of a source string; compile() does not.
-    tree = compile(expression.lstrip(" \t"), "<string>", "eval", ast.PyCF_ONLY_AST)
-    code = compile(tree, "<string>", "eval")  # raises what eval() would raise while compiling
-    if not any(isinstance(node, ast.Pow) for node in ast.walk(tree)):
-        return eval(code, {"__builtins__": None}, {})
-    return _interpret(tree.body)
-
-
-def _interpret(node: ast.AST) -> Any:
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
-        return _UNARY[type(node.op)](_interpret(node.operand))
-    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
-        left = _interpret(node.left)
-        right = _interpret(node.right)
-        if (
-            isinstance(node.op, ast.Pow)
-            and type(left) is int
-            and type(right) is int
-            and right > 0
-            and abs(left) > 1
-            and right * (abs(left).bit_length() - 1) > _MAX_POWER_BITS
-        ):
-            raise OverflowError("exponent too large to compute")
-        return _BINARY[type(node.op)](left, right)
-    if isinstance(node, ast.Tuple) and not node.elts:
-        return ()
-    # Nothing else can be written with the accepted characters; stay faithful anyway.
-    return eval(compile(ast.Expression(body=node), "<string>", "eval"), {"__builtins__": None}, {})

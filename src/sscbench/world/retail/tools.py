@@ -11,13 +11,10 @@ Records are read with ``db.get``/``db.table`` and changed only through the copy 
 
 from __future__ import annotations
 
-import ast
 import json
-import math
-import operator
-import warnings
 from typing import Any
 
+from sscbench.world.calculate import calculate_observation
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind, ToolRegistry
 
@@ -90,104 +87,6 @@ def _address(
 
 # ---- calculate ---------------------------------------------------------------------------
 
-_CALC_CHARS = frozenset("0123456789+-*/(). ")
-# An integer power whose result would exceed this many bits is refused instead of
-# being computed (the reference would stall or exhaust memory on it).
-_MAX_POWER_BITS = 1 << 20
-
-_BINARY = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.FloorDiv: operator.floordiv,
-}
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
-
-
-def _power(base: Any, exponent: Any) -> Any:
-    if (
-        type(base) is int
-        and type(exponent) is int
-        and abs(base) > 1
-        and exponent > 0
-        and (exponent > _MAX_POWER_BITS or exponent * math.log2(abs(base)) > _MAX_POWER_BITS)
-    ):
-        # What the reference reaches once float() meets the (astronomical) integer.
-        raise OverflowError("int too large to convert to float")
-    return operator.pow(base, exponent)
-
-
-def _operands(node: ast.AST) -> list[ast.AST]:
-    """The sub-expressions of ``node``, in the order Python evaluates them."""
-    if isinstance(node, ast.Expression):
-        return [node.body]
-    if isinstance(node, ast.BinOp):
-        return [node.left, node.right]
-    if isinstance(node, ast.UnaryOp):
-        return [node.operand]
-    if isinstance(node, ast.Tuple):
-        return list(node.elts)
-    if isinstance(node, ast.Call):
-        # Without commas a call has at most one (possibly starred) argument.
-        if node.args:
-            arg = node.args[0]
-            return [node.func, arg.value if isinstance(arg, ast.Starred) else arg]
-        if node.keywords:
-            return [node.func, node.keywords[0].value]
-        return [node.func]
-    if isinstance(node, ast.Constant):
-        return []
-    raise SyntaxError("invalid syntax")  # pragma: no cover - unreachable with the filter
-
-
-def _combine(node: ast.AST, values: list[Any]) -> Any:
-    """Apply ``node`` to its evaluated operands with Python's own operations."""
-    if isinstance(node, ast.Constant):
-        return node.value
-    if isinstance(node, ast.Expression):
-        return values[0]
-    if isinstance(node, ast.BinOp):
-        if isinstance(node.op, ast.Pow):
-            return _power(values[0], values[1])
-        return _BINARY[type(node.op)](values[0], values[1])
-    if isinstance(node, ast.UnaryOp):
-        return _UNARY[type(node.op)](values[0])
-    if isinstance(node, ast.Tuple):
-        return tuple(values)
-    assert isinstance(node, ast.Call)
-    func = values[0]
-    if node.args:
-        if isinstance(node.args[0], ast.Starred):
-            return func(*values[1])
-        return func(values[1])
-    if node.keywords:
-        return func(**values[1])
-    return func()
-
-
-def _evaluate(root: ast.AST) -> Any:
-    """Evaluate the tiny expression language the character filter allows.
-
-    Operands are evaluated left to right and combined with Python's own operators, so
-    results and exception messages are those of ``eval``; only runaway integer powers
-    are cut short. The walk uses an explicit stack: an expression deep enough to pass
-    the compiler must not hit Python's recursion limit here.
-    """
-    values: list[Any] = []
-    stack: list[tuple[ast.AST, int]] = [(root, -1)]
-    while stack:
-        node, arity = stack.pop()
-        if arity < 0:
-            operands = _operands(node)
-            stack.append((node, len(operands)))
-            stack.extend((child, -1) for child in reversed(operands))
-            continue
-        args = values[len(values) - arity :] if arity else []
-        del values[len(values) - arity :]
-        values.append(_combine(node, args))
-    return values[0]
-
 
 @tool(
     ToolKind.READ,
@@ -203,18 +102,7 @@ def _evaluate(root: ast.AST) -> Any:
     },
 )
 def calculate(db: WorldState, expression: str) -> str:
-    if not all(char in _CALC_CHARS for char in expression):
-        return "Error: invalid characters in expression"
-    try:
-        # eval() drops leading spaces before compiling; compile() alone would not.
-        source = expression.lstrip(" \t")
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(source, "<string>", "eval")
-        value = _evaluate(ast.parse(source, "<string>", "eval"))
-        return str(round(float(value), 2))
-    except Exception as exc:
-        return f"Error: {exc}"
+    return calculate_observation(expression)
 
 
 # ---- orders: cancel / exchange --------------------------------------------------------------
@@ -269,13 +157,18 @@ def cancel_pending_order(db: WorldState, order_id: str, reason: str) -> str:
     return json.dumps(order)
 
 
-def _check_items(order: dict[str, Any], item_ids: list[Any]) -> str | None:
-    """The first requested item id the order holds fewer times than requested."""
+def _missing_items(order: dict[str, Any], item_ids: list[Any]) -> tuple[Any, ...]:
+    """``(item_id,)`` for the first requested id the order holds fewer times than
+    requested, ``()`` when the order holds them all.
+
+    The id itself may be any value, ``None`` included (a ``null`` in the call), so
+    "nothing missing" is the empty tuple, never a value an id could take.
+    """
     held = [item["item_id"] for item in order["items"]]
     for item_id in item_ids:
         if item_ids.count(item_id) > held.count(item_id):
-            return item_id
-    return None
+            return (item_id,)
+    return ()
 
 
 def _first_item(order: dict[str, Any], item_id: Any) -> dict[str, Any]:
@@ -340,9 +233,9 @@ def exchange_delivered_order_items(
     if order["status"] != "delivered":
         return "Error: non-delivered order cannot be exchanged"
 
-    missing = _check_items(order, item_ids)
-    if missing is not None:
-        return f"Error: {missing} not found"
+    missing = _missing_items(order, item_ids)
+    if missing:
+        return f"Error: {missing[0]} not found"
     if len(item_ids) != len(new_item_ids):
         return "Error: the number of items to be exchanged should match"
 
@@ -520,9 +413,9 @@ def modify_pending_order_items(
     if found["status"] != "pending":
         return "Error: non-pending order cannot be modified"
 
-    missing = _check_items(found, item_ids)
-    if missing is not None:
-        return f"Error: {missing} not found"
+    missing = _missing_items(found, item_ids)
+    if missing:
+        return f"Error: {missing[0]} not found"
     if len(item_ids) != len(new_item_ids):
         return "Error: the number of items to be exchanged should match"
 
@@ -683,7 +576,7 @@ def return_delivered_order_items(
     ):
         return "Error: payment method should be either the original payment method or a gift card"
 
-    if _check_items(found, item_ids) is not None:
+    if _missing_items(found, item_ids):
         return "Error: some item not found"
 
     order = db.edit("orders", order_id)

@@ -1,0 +1,189 @@
+"""τ-bench's ``calculate`` tool (the same in both domains), observation for observation.
+
+τ-bench filters the expression's characters and then runs
+``str(round(float(eval(expression, {"__builtins__": None}, {})), 2))``, turning any
+exception into ``"Error: ..."``. This module does exactly that, with two guards that
+change no observation:
+
+* the expression is compiled and evaluated on a fresh thread when it is long, so where
+  Python's compiler gives up on deep nesting ("maximum recursion depth exceeded during
+  compilation", or the parser's bare ``MemoryError``) depends on the expression alone,
+  not on how deep the caller's stack happens to be (an episode inside asyncio or
+  pytest runs much deeper than τ-bench's ``Env.step``);
+* an expression with ``**`` is walked node by node instead of run, so that a power
+  whose integer result would exceed ``_MAX_POWER_BITS`` is refused with the error the
+  reference reaches when ``float()`` meets that integer, instead of stalling for
+  minutes or exhausting memory (``9**9**9``).
+
+Everything else -- values, rounding, and the wording of every error -- is Python's own.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import threading
+import warnings
+from typing import Any
+
+ALLOWED_CHARACTERS = "0123456789+-*/(). "
+INVALID_CHARACTERS = "Error: invalid characters in expression"
+
+# Longer sources are compiled on a fresh thread (shorter ones cannot nest deeply
+# enough to reach the compiler's limit from any realistic stack depth).
+_SHALLOW_STACK_ABOVE = 500
+# An integer power whose result would exceed this many bits is refused (computing one
+# of about this size takes a tenth of a second).
+_MAX_POWER_BITS = 1 << 20
+
+_BINARY = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+}
+_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def calculate_observation(expression: Any) -> str:
+    """What τ-bench's ``calculate`` returns for ``expression`` (any JSON value).
+
+    The character check runs outside the tool's ``try`` in τ-bench too: for a value
+    whose items are not strings (``[1, "a"]``, ``5``, ``null``) it raises, and the
+    env's execution point turns that into the same ``"Error: ..."`` τ-bench shows.
+    """
+    if not all(char in ALLOWED_CHARACTERS for char in expression):
+        return INVALID_CHARACTERS
+    try:
+        return str(round(float(_evaluate(expression)), 2))
+    except Exception as exc:
+        return f"Error: {exc}"
+
+
+def _evaluate(expression: Any) -> Any:
+    """``eval(expression, {"__builtins__": None}, {})`` for what passed the filter."""
+    if not isinstance(expression, str):
+        # What is left here is an empty or string-keyed list or object: eval() refuses
+        # every such value before looking at it.
+        raise TypeError("eval() arg 1 must be a string, bytes or code object")
+    source = expression.lstrip(" \t")  # eval() drops leading spaces and tabs first
+    if len(source) <= _SHALLOW_STACK_ABOVE:
+        return _compile_and_run(source)
+    return _on_fresh_thread(_compile_and_run, source)
+
+
+def _compile_and_run(source: str) -> Any:
+    with warnings.catch_warnings():
+        # e.g. "(1)(2)" warns "'int' object is not callable; perhaps you missed a
+        # comma?"; the warning must not become an error under strict filters.
+        warnings.simplefilter("ignore")
+        code = compile(source, "<string>", "eval")
+        if "**" not in source:
+            # Safe: the filter admits digits, operators, parentheses, dots and spaces only.
+            return eval(code, {"__builtins__": None}, {})
+        return _walk(ast.parse(source, "<string>", "eval"))
+
+
+def _on_fresh_thread(function: Any, argument: str) -> Any:
+    """``function(argument)`` run at the bottom of a new thread's stack; re-raises."""
+    outcome: list[tuple[bool, Any]] = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, function(argument)))
+        except BaseException as exc:  # handed back to the caller's thread below
+            outcome.append((False, exc))
+
+    worker = threading.Thread(target=target, name="sscbench-calculate", daemon=True)
+    worker.start()
+    worker.join()
+    ok, value = outcome[0]
+    if not ok:
+        raise value
+    return value
+
+
+def _power(base: Any, exponent: Any) -> Any:
+    if (
+        type(base) is int
+        and type(exponent) is int
+        and abs(base) > 1
+        and exponent > 0
+        and (exponent > _MAX_POWER_BITS or exponent * math.log2(abs(base)) > _MAX_POWER_BITS)
+    ):
+        # What the reference reaches once float() meets the (astronomical) integer.
+        raise OverflowError("int too large to convert to float")
+    return operator.pow(base, exponent)
+
+
+def _operands(node: ast.AST) -> list[ast.AST]:
+    """The sub-expressions of ``node``, in the order Python evaluates them."""
+    if isinstance(node, ast.Expression):
+        return [node.body]
+    if isinstance(node, ast.BinOp):
+        return [node.left, node.right]
+    if isinstance(node, ast.UnaryOp):
+        return [node.operand]
+    if isinstance(node, ast.Tuple):
+        return list(node.elts)
+    if isinstance(node, ast.Call):
+        # Without commas a call has at most one (possibly starred) argument.
+        if node.args:
+            arg = node.args[0]
+            return [node.func, arg.value if isinstance(arg, ast.Starred) else arg]
+        if node.keywords:
+            return [node.func, node.keywords[0].value]
+        return [node.func]
+    if isinstance(node, ast.Constant):
+        return []
+    raise SyntaxError("invalid syntax")  # pragma: no cover - unreachable with the filter
+
+
+def _combine(node: ast.AST, values: list[Any]) -> Any:
+    """Apply ``node`` to its evaluated operands with Python's own operations."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Expression):
+        return values[0]
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.Pow):
+            return _power(values[0], values[1])
+        return _BINARY[type(node.op)](values[0], values[1])
+    if isinstance(node, ast.UnaryOp):
+        return _UNARY[type(node.op)](values[0])
+    if isinstance(node, ast.Tuple):
+        return tuple(values)
+    assert isinstance(node, ast.Call)
+    func = values[0]
+    if node.args:
+        if isinstance(node.args[0], ast.Starred):
+            return func(*values[1])
+        return func(values[1])
+    if node.keywords:
+        return func(**values[1])
+    return func()
+
+
+def _walk(root: ast.AST) -> Any:
+    """Evaluate the tiny expression language the character filter allows.
+
+    Operands are evaluated left to right and combined with Python's own operators, so
+    results and exception messages are those of ``eval``; only runaway integer powers
+    are cut short. The walk uses an explicit stack: an expression deep enough to pass
+    the compiler must not hit Python's recursion limit here.
+    """
+    values: list[Any] = []
+    stack: list[tuple[ast.AST, int]] = [(root, -1)]
+    while stack:
+        node, arity = stack.pop()
+        if arity < 0:
+            operands = _operands(node)
+            stack.append((node, len(operands)))
+            stack.extend((child, -1) for child in reversed(operands))
+            continue
+        args = values[len(values) - arity :] if arity else []
+        del values[len(values) - arity :]
+        values.append(_combine(node, args))
+    return values[0]

@@ -94,6 +94,17 @@ def with_idempotency_keys(world: World) -> World:
     return _with_write_schemas(world, change)
 
 
+def with_strict_arguments(world: World) -> World:
+    """The interface variant that refuses top-level arguments of the wrong JSON type.
+
+    τ-bench itself checks no types (a string amount still issues a certificate); the
+    variant answers ``Error: argument 'X' must be of type T, got U`` instead and leaves
+    the state untouched.
+    """
+    world.strict_arguments = True
+    return world
+
+
 def build_worlds(config: StudyConfig) -> dict[str, World]:
     """The study's worlds, by domain (with the interface variant the config names)."""
     worlds = {
@@ -104,6 +115,8 @@ def build_worlds(config: StudyConfig) -> dict[str, World]:
         worlds = {d: with_read_back_cue(w) for d, w in worlds.items()}
     if config.world.idempotency_keys:
         worlds = {d: with_idempotency_keys(w) for d, w in worlds.items()}
+    if config.world.strict_arguments:
+        worlds = {d: with_strict_arguments(w) for d, w in worlds.items()}
     return worlds
 
 

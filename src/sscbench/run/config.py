@@ -47,6 +47,12 @@ class WorldSettings(_Strict):
         description="interface variant: write tools take an optional idempotency_key; a "
         "repeated key returns the first call's result without applying the write again",
     )
+    strict_arguments: bool = Field(
+        False,
+        description="interface variant: a tool call whose top-level argument has the wrong "
+        "JSON type is refused ('Error: argument ... must be of type ...') before the tool "
+        "runs; by default, as in τ-bench, the value reaches the tool code",
+    )
 
     @model_validator(mode="after")
     def _data_for_taubench(self) -> WorldSettings:

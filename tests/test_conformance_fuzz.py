@@ -24,7 +24,9 @@ FUZZ_SUMMARY = "conformance: 6000/6000 observations identical, 1232/1232 final h
 def test_fuzz_corpus_replays_identically(taubench):
     worlds = {d: load_world("tau-bench", d, taubench) for d in ("airline", "retail")}
     report = run_conformance(taubench / "conformance" / "fuzz_episodes.jsonl", worlds.__getitem__)
-    shown = "\n".join(f"{d.episode}/{d.step}: {d.expected!r} != {d.got!r}" for d in report.differences[:5])
+    shown = "\n".join(
+        f"{d.episode}/{d.step}: {d.expected!r} != {d.got!r}" for d in report.differences[:5]
+    )
     assert report.summary() == FUZZ_SUMMARY, shown
     assert report.passed
 

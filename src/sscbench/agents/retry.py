@@ -22,6 +22,7 @@ import openai
 
 from sscbench.agents.endpoint import EndpointConfig
 from sscbench.errors import HarnessFailure
+from sscbench.jsonl import dumps_line
 
 T = TypeVar("T")
 
@@ -203,7 +204,18 @@ async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> A
     """
     from openai.types.chat import ChatCompletion
 
-    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+    return await client.post(
+        "/chat/completions",
+        content=request_bytes(body),
+        options={"headers": {"Content-Type": "application/json"}},
+        cast_to=ChatCompletion,
+    )
+
+
+def request_bytes(body: dict[str, Any]) -> bytes:
+    """The UTF-8 JSON of a request body; a lone surrogate (model output the SDK's own
+    encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted."""
+    return dumps_line(body).encode("utf-8")
 
 
 async def complete_with_retries(

@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from sscbench.jsonl import loads_line
+
 SCHEMA_VERSION = 1
 
 
@@ -202,7 +204,12 @@ def parse_ledger_lines(lines: list[str]) -> list[Any]:
     header = json.loads(lines[0])
     if header.get("type") != "header" or header.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"unsupported ledger header {header!r}")
-    return [LEDGER_EVENT.validate_json(line) for line in lines[1:] if line.strip()]
+    return [loads_line(LEDGER_EVENT, line) for line in lines[1:] if line.strip()]
+
+
+def parse_evaluator_line(line: str) -> Any:
+    """One evaluator-log record (lone surrogates in it written as JSON escapes are read back)."""
+    return loads_line(EVALUATOR_EVENT, line)
 
 
 def to_openai_messages(events: list[Any]) -> list[dict[str, Any]]:

@@ -162,6 +162,12 @@ class HarnessError(_Event):
     type: Literal["harness_error"] = "harness_error"
     where: str
     message: str
+    kind: str | None = None  # "connection failed", "timed out", "HTTP 500", "crash", ...
+
+    def reason(self, limit: int = 300) -> str:
+        """One line for the index: ``"<where> <kind>: <message>"``, cut at ``limit``."""
+        line = " ".join(f"{self.where} {self.kind or 'failure'}: {self.message}".split())
+        return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class RunEnd(_Event):

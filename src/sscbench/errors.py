@@ -22,7 +22,23 @@ class HarnessFailure(Exception):
     Such a run is missing: it is never scored as an agent outcome.
     """
 
-    def __init__(self, where: str, message: str):
+    def __init__(self, where: str, message: str, kind: str = "failure"):
         self.where = where
         self.message = message
+        self.kind = kind  # a short class of failure: "connection failed", "timed out", ...
         super().__init__(f"{where}: {message}")
+
+
+class EndpointUnreachable(DataError):
+    """An endpoint that never answered: its first requests all failed to connect.
+
+    Not a missing run but a stop: the study (or measurement) ends at once with this
+    message, nothing is recorded for the calls in flight, and a rerun resumes.
+    """
+
+    def __init__(self, url: str, reason: str):
+        self.path = Path(url)
+        self.url = url
+        self.field = None
+        self.reason = reason
+        Exception.__init__(self, f"{url}: {reason}")

@@ -1,15 +1,64 @@
-"""Reading JSONL files whose bad lines are reported by file and line number."""
+"""JSONL files: bad lines reported by file and line number; any text written losslessly.
+
+Model output may hold code points UTF-8 cannot encode (a lone UTF-16 surrogate such
+as ``"\\ud800"``, which a JSON ``\\ud800`` escape from an endpoint decodes to).
+:func:`dumps_line` and :func:`model_line` write such a code point as its JSON escape,
+so the file stays valid UTF-8 and :func:`loads_line` reads back exactly the text that
+was written; every other character is written as it is.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from pydantic import BaseModel, TypeAdapter
+
 from sscbench.errors import DataError
 
 T = TypeVar("T")
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def escape_surrogates(text: str) -> str:
+    """``text`` with each lone surrogate written as its ``\\uXXXX`` escape (JSON-safe)."""
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+
+
+def dumps_line(value: Any, *, sort_keys: bool = False) -> str:
+    """Compact JSON text of plain data that always encodes as UTF-8.
+
+    A lone surrogate can only occur inside a JSON string, so writing it as its
+    escape keeps the line valid JSON and lossless.
+    """
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=sort_keys)
+    return escape_surrogates(text)
+
+
+def model_line(model: BaseModel) -> str:
+    """A pydantic model as one JSON line: pydantic's own bytes, unless the text cannot be
+    UTF-8 encoded (a lone surrogate); then :func:`dumps_line` of its JSON-mode dump."""
+    try:
+        return model.model_dump_json()
+    except ValueError:  # PydanticSerializationError: a code point UTF-8 cannot encode
+        return dumps_line(model.model_dump(mode="json"))
+
+
+def loads_line(adapter: TypeAdapter[T] | type[BaseModel], line: str) -> Any:
+    """Validate one JSON line, also when it holds ``\\ud800``-style escapes of lone
+    surrogates (pydantic's JSON parser refuses them; Python's reads them exactly)."""
+    validate_json = getattr(adapter, "validate_json", None) or adapter.model_validate_json
+    try:
+        return validate_json(line)
+    except ValueError:
+        if "\\ud" not in line.lower():
+            raise
+    validate = getattr(adapter, "validate_python", None) or adapter.model_validate
+    return validate(json.loads(line))
 
 
 def read_jsonl(path: str | Path, parse: Callable[[str], T] = json.loads) -> list[T]:

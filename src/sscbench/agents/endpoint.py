@@ -23,7 +23,15 @@ class EndpointConfig(BaseModel):
     max_retries: int = Field(4, ge=0)
     backoff_initial: float = Field(1.0, ge=0)
     backoff_max: float = Field(30.0, ge=0)
-    timeout: float = Field(120.0, gt=0)
+    timeout: float = Field(
+        120.0, gt=0, description="seconds one whole attempt may take, reading the body included"
+    )
+    unreachable_after: int = Field(
+        3,
+        ge=0,
+        description="stop the study when the endpoint's first this-many requests all fail to "
+        "connect (it never answered); 0 never stops",
+    )
 
 
 class OpenAIAgentConfig(EndpointConfig):

@@ -7,6 +7,9 @@ the raw text the model emitted, malformed JSON included: the execution point tur
 that into an error observation the agent sees. Transport failures are retried
 (:mod:`sscbench.agents.retry`); a final failure raises
 :class:`~sscbench.errors.HarnessFailure` so the run is missing, never an outcome.
+A body without a message fails saying what arrived; content given as a list of parts
+is kept as its text; the API key (or any fragment of it) echoed by the endpoint is
+masked out of the turn before the ledger stores it.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from typing import Any
 
 from sscbench.agents.base import AgentTurn, RunContext
 from sscbench.agents.endpoint import OpenAIAgentConfig
+from sscbench.agents.responses import content_text, first_message
 from sscbench.agents.retry import (
     ClientHolder,
     complete_with_retries,
     new_usage,
 )
-from sscbench.errors import HarnessFailure
+from sscbench.agents.secrets import redact
 from sscbench.run.ledger import AssistantEvent, ToolCall, to_openai_messages
 
 
@@ -91,8 +95,9 @@ class OpenAIAgent:
             what=f"chat completion for agent turn {self._turns} (model {self.config.model})",
             rng=self._rng,
             usage=self.usage,
+            health=self._clients.health,
         )
-        return to_agent_turn(response, events)
+        return to_agent_turn(response, events, secrets=(client.api_key,))
 
     def calibration(self) -> dict[str, Any] | None:
         """A real model keeps no labels of its intentions."""
@@ -103,18 +108,16 @@ class OpenAIAgent:
         await self._clients.aclose()
 
 
-def to_agent_turn(response: Any, ledger: Sequence[Any]) -> AgentTurn:
+def to_agent_turn(response: Any, ledger: Sequence[Any], secrets: Sequence[str] = ()) -> AgentTurn:
     """Map a chat completion to a turn, giving deterministic ids to calls that lack one.
 
     A call's id is kept unless it is missing, empty, or already used in this run (the
     ledger pairs observations to calls by id); such a call gets ``call_<step>_<i>``,
     ``step`` being the ledger index its assistant event will take. An empty reply (no
-    text, no calls) becomes the text ``""``, which the user then answers.
+    text, no calls) becomes the text ``""``, which the user then answers. Every text
+    of the turn has ``secrets`` masked.
     """
-    choices = getattr(response, "choices", None) or []
-    if not choices or getattr(choices[0], "message", None) is None:
-        raise HarnessFailure("agent", "the endpoint answered with no message (empty choices)")
-    message = choices[0].message
+    message = first_message(response, "agent", secrets)
     step = len(ledger)
     used = {
         call.id
@@ -126,6 +129,8 @@ def to_agent_turn(response: Any, ledger: Sequence[Any]) -> AgentTurn:
     for index, raw in enumerate(getattr(message, "tool_calls", None) or []):
         function = getattr(raw, "function", None)
         call_id = getattr(raw, "id", None)
+        if isinstance(call_id, str):
+            call_id = redact(call_id, secrets)
         if not isinstance(call_id, str) or not call_id or call_id in used:
             call_id = f"call_{step}_{index}"
             suffix = 0
@@ -136,13 +141,13 @@ def to_agent_turn(response: Any, ledger: Sequence[Any]) -> AgentTurn:
         calls.append(
             ToolCall(
                 id=call_id,
-                name=str(getattr(function, "name", None) or ""),
-                arguments=_raw_arguments(getattr(function, "arguments", None)),
+                name=redact(str(getattr(function, "name", None) or ""), secrets),
+                arguments=redact(_raw_arguments(getattr(function, "arguments", None)), secrets),
             )
         )
-    content = getattr(message, "content", None)
-    if content is not None and not isinstance(content, str):
-        content = str(content)
+    content = content_text(getattr(message, "content", None))
+    if content is not None:
+        content = redact(content, secrets)
     if not calls and content is None:
         content = ""
     return AgentTurn(content=content, tool_calls=tuple(calls))

@@ -3,11 +3,22 @@
 The ``openai`` client is built with its own retries switched off; :func:`with_retries`
 retries transport failures (connection errors, timeouts, rate limits, 5xx) with
 exponential backoff and jitter drawn from a seeded ``random.Random``, and fails at once
-on errors a retry cannot fix (400, 401, 404, ...). Either way a final failure is a
-:class:`~sscbench.errors.HarnessFailure`: the run is missing, never an outcome.
+on errors a retry cannot fix (400, 401, 404, a body that is not JSON, ...). Either way
+a final failure is a :class:`~sscbench.errors.HarnessFailure` with a short ``kind``
+("connection failed", "timed out", "HTTP 500", "bad response"): the run is missing,
+never an outcome.
+
+The endpoint's ``timeout`` bounds each whole attempt (connect, wait, and reading the
+body to its end), so a server trickling a byte a second is cut at ``timeout``.
+
+:class:`EndpointHealth` watches each endpoint: when its first ``unreachable_after``
+requests all fail to connect (it never answered at all), every call raises
+:class:`~sscbench.errors.EndpointUnreachable` and the study or measurement stops
+with that message instead of recording a missing run per call.
 
 The API key is read from the environment variable the config names when a client is
-built; it is never kept in a config, and is masked out of every failure message.
+built; it is never kept in a config, and it (and any fragment of it) is masked out of
+every failure message (:mod:`sscbench.agents.secrets`).
 """
 
 from __future__ import annotations
@@ -21,12 +32,13 @@ from typing import Any, TypeVar
 import openai
 
 from sscbench.agents.endpoint import EndpointConfig
-from sscbench.errors import HarnessFailure
+from sscbench.agents.secrets import PLACEHOLDER_KEY, redact
+from sscbench.errors import EndpointUnreachable, HarnessFailure
+from sscbench.jsonl import dumps_line
+
+__all__ = ["PLACEHOLDER_KEY", "redact"]  # re-exported: their home is agents.secrets
 
 T = TypeVar("T")
-
-PLACEHOLDER_KEY = "sk-no-key"
-"""The key sent when the named environment variable is unset (local servers ignore it)."""
 
 RETRYABLE_STATUS = frozenset({408, 409, 429})
 """HTTP statuses retried besides every 5xx (the ones the ``openai`` client itself retries)."""
@@ -47,15 +59,68 @@ def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
     )
 
 
+class BadResponseBody(Exception):
+    """A 200 answer whose body could not be parsed (declared JSON, but is not)."""
+
+
+class EndpointHealth:
+    """Whether an endpoint ever answered, and how many requests failed to connect before.
+
+    Any HTTP answer (even an error status) counts as answered; a refused or failed
+    connection before the first answer counts against the endpoint. When
+    ``unreachable_after`` (> 0) such failures have piled up, :meth:`check` raises
+    :class:`EndpointUnreachable` for every later call. Shared by all runs of a factory.
+    """
+
+    def __init__(self, url: str, unreachable_after: int):
+        self.url = url
+        self.unreachable_after = unreachable_after
+        self.answered = False
+        self.connect_failures = 0
+        self.last_error = ""
+
+    @property
+    def pending(self) -> bool:
+        """True while the endpoint never answered and may still be declared unreachable."""
+        return self.unreachable_after > 0 and not self.answered
+
+    @property
+    def unreachable(self) -> bool:
+        """True once the first ``unreachable_after`` requests all failed to connect."""
+        return self.pending and self.connect_failures >= self.unreachable_after
+
+    def record(self, exc: BaseException | None, description: str = "") -> None:
+        """Note one attempt's outcome (None: the endpoint answered)."""
+        if exc is None or isinstance(exc, openai.APIStatusError | BadResponseBody):
+            self.answered = True
+        elif failure_kind(exc) == CONNECT_FAILED and not self.answered:
+            self.connect_failures += 1
+            self.last_error = description
+
+    def check(self) -> None:
+        """Raise :class:`EndpointUnreachable` once the endpoint is declared unreachable."""
+        if self.unreachable:
+            raise EndpointUnreachable(
+                self.url,
+                f"endpoint unreachable: its first {self.connect_failures} requests all failed "
+                f"to connect (last: {self.last_error}). Stopped early; nothing was recorded for "
+                "the calls in flight. Start the server or correct base_url, then run the same "
+                "command again (a study resumes where it stopped). The endpoint field "
+                "unreachable_after sets how many failed requests stop it (0: never).",
+            )
+
+
 class ClientHolder:
     """One client per event loop, built on first use and shared by the runs of a factory.
 
     A client's connection pool belongs to the loop it was first used in, so a new
-    loop (a new ``asyncio.run``) gets a new client.
+    loop (a new ``asyncio.run``) gets a new client. ``health`` is the endpoint's
+    :class:`EndpointHealth`, shared across loops.
     """
 
     def __init__(self, config: EndpointConfig):
         self.config = config
+        self.health = EndpointHealth(config.base_url, config.unreachable_after)
         self._client: openai.AsyncOpenAI | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -89,18 +154,49 @@ def new_usage() -> dict[str, int]:
 
 
 def add_usage(usage: dict[str, int], response: Any) -> None:
-    """Add one response's token counts (absent counts add nothing)."""
+    """Add one response's token counts (absent counts add nothing).
+
+    A count that is not a whole number >= 0 (negative, fractional, text, true/false)
+    is refused: it is not added, and ``invalid_usage`` counts the responses that
+    carried one, so the evaluator log records that the endpoint's counts were bad.
+    """
     usage["requests"] += 1
     counts = getattr(response, "usage", None)
+    invalid = False
     for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
         value = getattr(counts, name, None) if counts is not None else None
-        if isinstance(value, int):
+        if value is None:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
             usage[name] += value
+        else:
+            invalid = True
+    if invalid:
+        usage["invalid_usage"] = usage.get("invalid_usage", 0) + 1
+
+
+CONNECT_FAILED = "connection failed"
+TIMED_OUT = "timed out"
+
+
+def failure_kind(exc: BaseException) -> str:
+    """A short class of a failed attempt, for the index reason and the live counts."""
+    if isinstance(exc, TimeoutError | openai.APITimeoutError):
+        return TIMED_OUT
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__
+        names = {cls.__name__ for cls in type(cause).__mro__} if cause is not None else set()
+        return CONNECT_FAILED if "ConnectError" in names else "connection lost"
+    if isinstance(exc, openai.APIStatusError):
+        return f"HTTP {exc.status_code}"
+    if isinstance(exc, BadResponseBody):
+        return "bad response"
+    return type(exc).__name__
 
 
 def is_retryable(exc: BaseException) -> bool:
     """True for transport failures a later attempt may get past."""
-    if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
+    if isinstance(exc, openai.APIConnectionError | TimeoutError):  # incl. APITimeoutError
         return True
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code >= 500 or exc.status_code in RETRYABLE_STATUS
@@ -128,26 +224,22 @@ def _retry_after(exc: BaseException) -> float | None:
         return None
 
 
-def describe_error(exc: BaseException, secrets: Sequence[str] = ()) -> str:
-    """A one-line description of an API error with every secret masked."""
+def describe_error(
+    exc: BaseException, secrets: Sequence[str] = (), timeout: float | None = None
+) -> str:
+    """A one-line description of an API error (and its cause) with every secret masked."""
+    if isinstance(exc, TimeoutError):
+        limit = f" within the endpoint timeout of {timeout:g} s" if timeout else ""
+        return f"TimeoutError: no complete response{limit}"
     status = getattr(exc, "status_code", None)
     text = f"{type(exc).__name__}" + (f" (HTTP {status})" if status is not None else "")
     message = str(exc).strip()
     if message:
         text += f": {message.splitlines()[0]}"
+    cause = exc.__cause__
+    if isinstance(exc, openai.APIConnectionError) and cause is not None and str(cause).strip():
+        text += f" ({type(cause).__name__}: {str(cause).strip().splitlines()[0]})"
     return redact(text, secrets)
-
-
-def redact(text: str, secrets: Sequence[str]) -> str:
-    """``text`` with every secret replaced by ``***``.
-
-    The placeholder key and strings under 8 characters (which would mangle ordinary
-    words and cannot be real keys) are left alone.
-    """
-    for secret in secrets:
-        if len(secret) >= 8 and secret != PLACEHOLDER_KEY:
-            text = text.replace(secret, "***")
-    return text
 
 
 async def with_retries(
@@ -162,26 +254,46 @@ async def with_retries(
     secrets: Sequence[str] = (),
     sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
     on_retry: Callable[[int, BaseException], None] | None = None,
+    timeout: float | None = None,
+    health: EndpointHealth | None = None,
 ) -> T:
     """Await ``call()``; retry transport failures up to ``max_retries`` times.
 
-    Raises :class:`HarnessFailure` (``where``, "``what`` failed after N attempts: ...")
-    when the retries are exhausted or the error is not retryable. Only ``openai``
-    errors are handled; anything else propagates as it is.
+    ``timeout`` bounds each whole attempt. Raises :class:`HarnessFailure` (``where``,
+    "``what`` failed after N attempts: ...", with the failure's kind) when the retries
+    are exhausted or the error is not retryable. With ``health``, an endpoint that never
+    answered keeps being retried until it answers or is declared unreachable
+    (:class:`EndpointUnreachable`), so no run is recorded missing for a dead endpoint.
+    Only ``openai`` errors, timeouts and unparseable bodies are handled; anything else
+    propagates as it is.
     """
     attempt = 0
     while True:
+        if health is not None:
+            health.check()
         try:
-            return await call()
-        except openai.OpenAIError as exc:
+            if timeout is None:
+                result = await call()
+            else:
+                result = await asyncio.wait_for(call(), timeout)
+            if health is not None:
+                health.record(None)
+            return result
+        except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
             retryable = is_retryable(exc)
             attempts = attempt + 1
-            if not retryable or attempt >= max_retries:
+            description = describe_error(exc, secrets, timeout)
+            if health is not None:
+                health.record(exc, description)
+                health.check()
+            waiting = health is not None and health.pending and failure_kind(exc) == CONNECT_FAILED
+            if not retryable or (attempt >= max_retries and not waiting):
                 kind = "" if retryable else " (not retryable)"
                 raise HarnessFailure(
                     where,
                     f"{what} failed after {attempts} attempt{'s' if attempts != 1 else ''}"
-                    f"{kind}: {describe_error(exc, secrets)}",
+                    f"{kind}: {description}",
+                    kind=failure_kind(exc),
                 ) from None
             delay = backoff_delay(attempt, backoff_initial, backoff_max, rng)
             hinted = _retry_after(exc)
@@ -203,7 +315,21 @@ async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> A
     """
     from openai.types.chat import ChatCompletion
 
-    return await client.post("/chat/completions", body=body, cast_to=ChatCompletion)
+    try:
+        return await client.post(
+            "/chat/completions",
+            content=request_bytes(body),
+            options={"headers": {"Content-Type": "application/json"}},
+            cast_to=ChatCompletion,
+        )
+    except ValueError as exc:  # a JSON content type over a body that is not JSON
+        raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
+
+
+def request_bytes(body: dict[str, Any]) -> bytes:
+    """The UTF-8 JSON of a request body; a lone surrogate (model output the SDK's own
+    encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted."""
+    return dumps_line(body).encode("utf-8")
 
 
 async def complete_with_retries(
@@ -215,8 +341,10 @@ async def complete_with_retries(
     what: str,
     rng: random.Random,
     usage: dict[str, int] | None = None,
+    health: EndpointHealth | None = None,
 ) -> Any:
-    """One chat completion with the config's retries; counts retries and tokens in ``usage``."""
+    """One chat completion with the config's retries and whole-response timeout; counts
+    retries and tokens in ``usage``; ``health`` stops early on a dead endpoint."""
 
     def count_retry(_attempt: int, _exc: BaseException) -> None:
         if usage is not None:
@@ -232,6 +360,8 @@ async def complete_with_retries(
         rng=rng,
         secrets=(client.api_key,),
         on_retry=count_retry,
+        timeout=config.timeout,
+        health=health,
     )
     if usage is not None:
         add_usage(usage, response)

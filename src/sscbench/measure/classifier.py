@@ -86,18 +86,22 @@ class LLMClassifier:
     """Asks a chat model for each candidate's label; failures are harness errors."""
 
     def __init__(self, config: EndpointConfig):
-        from sscbench.agents.retry import make_client
+        from sscbench.agents.retry import EndpointHealth, make_client
 
         self.config = config
         self._loop = asyncio.new_event_loop()
         self._client = make_client(config)
         self._rng = random.Random("llm-classifier")
+        # a dead endpoint stops the measurement (EndpointUnreachable), not one failure a row
+        self.health = EndpointHealth(config.base_url, config.unreachable_after)
 
     def classify(
         self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
         """One chat completion per candidate."""
+        from sscbench.agents.responses import first_message
         from sscbench.agents.retry import complete_with_retries
+        from sscbench.agents.secrets import redact
 
         body: dict[str, Any] = {
             "model": self.config.model,
@@ -125,11 +129,13 @@ class LLMClassifier:
                 where="classifier",
                 what=f"use classification at step {candidate.step}",
                 rng=self._rng,
+                health=self.health,
             )
         )
-        content = response.choices[0].message.content if response.choices else ""
-        label, reason = _parse_label(content or "")
-        return ClassifiedUse(candidate, label, f"llm: {reason}")
+        secrets = (self._client.api_key,)
+        content = getattr(first_message(response, "classifier", secrets), "content", None)
+        label, reason = _parse_label(content if isinstance(content, str) else "")
+        return ClassifiedUse(candidate, label, f"llm: {redact(reason, secrets)}")
 
     def close(self) -> None:
         """Release the client and the event loop."""

@@ -15,13 +15,13 @@ from sscbench.jsonl import read_jsonl
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.measure.view import LedgerView
 from sscbench.run.builders import read_cases
-from sscbench.run.ledger import EVALUATOR_EVENT, parse_ledger_lines
+from sscbench.run.ledger import parse_evaluator_line, parse_ledger_lines
 from sscbench.run.storage import IndexEntry, StudyDir
 
 
 def read_evaluator(path: Path) -> list[Any]:
     """A run's evaluator-only log, naming the line of a corrupt record."""
-    return read_jsonl(path, EVALUATOR_EVENT.validate_json)
+    return read_jsonl(path, parse_evaluator_line)
 
 
 def read_ledger(store: StudyDir, run_id: str) -> list[Any]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sscbench.agents.base import Agent
-from sscbench.errors import HarnessFailure
+from sscbench.errors import EndpointUnreachable, HarnessFailure
 from sscbench.run.injection import InjectingExecutor, Injection
 from sscbench.run.ledger import (
     AssistantEvent,
@@ -65,7 +65,8 @@ async def run_episode(
 
     ``first_tool_call_only`` keeps τ-bench's rule that only the first tool call of
     an assistant turn is executed (the others are dropped from the turn). A
-    :class:`HarnessFailure` from the agent or user ends the run as missing.
+    :class:`HarnessFailure` from the agent or user ends the run as missing;
+    :class:`EndpointUnreachable` is not a run's failure but the study's: it propagates.
     ``context_interventions`` record a fault already placed in ``system_prompt``;
     ``idempotency_keys`` lets a write carry a key that makes its repeat a replay.
     """
@@ -121,14 +122,16 @@ async def run_episode(
             if STOP in reply:
                 termination = "user_stop"
                 break
+    except EndpointUnreachable:
+        raise
     except Exception as exc:  # a crash in agent or user code is the harness's, not the agent's
-        where, message = (
-            (exc.where, exc.message)
+        where, message, kind = (
+            (exc.where, exc.message, exc.kind)
             if isinstance(exc, HarnessFailure)
-            else ("episode", f"{type(exc).__name__}: {exc}")
+            else ("episode", f"{type(exc).__name__}: {exc}", "crash")
         )
         _record_usage(result, agent, user)
-        result.evaluator.append(HarnessError(where=where, message=message))
+        result.evaluator.append(HarnessError(where=where, message=message, kind=kind))
         result.end = RunEnd(
             status="missing",
             termination="harness_error",

@@ -17,6 +17,7 @@ from pathlib import Path
 from sscbench.agents.base import AgentFactory, RunContext
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
+from sscbench.jsonl import escape_surrogates
 from sscbench.run.builders import (
     build_agent_factory,
     build_cases,
@@ -26,7 +27,7 @@ from sscbench.run.builders import (
 )
 from sscbench.run.config import StudyConfig
 from sscbench.run.episode import EpisodeResult, run_episode
-from sscbench.run.ledger import ContextIntervention, RunStart
+from sscbench.run.ledger import ContextIntervention, HarnessError, RunStart
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.users.base import UserFactory
 from sscbench.world.world import World
@@ -60,6 +61,12 @@ class PlanUnit:
         }
 
 
+def reason_group(reason: str | None) -> str:
+    """What a missing run's reason is counted under: its text before the first ``": "``
+    (``"agent connection failed"``, ``"user timed out"``, ``"clean run missing"``)."""
+    return (reason or "no reason recorded").split(": ", 1)[0]
+
+
 @dataclass
 class StudySummary:
     """What an invocation of the study did and what the study now holds."""
@@ -69,6 +76,13 @@ class StudySummary:
     resumed: bool
     statuses: Counter = field(default_factory=Counter)
     executed_now: int = 0
+    missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
+
+    def count(self, entry: IndexEntry) -> None:
+        """Count a finished run's status (and, when missing, the group of its reason)."""
+        self.statuses[entry.status] += 1
+        if entry.status == "missing":
+            self.missing_reasons[reason_group(entry.reason)] += 1
 
     @property
     def finished_runs(self) -> int:
@@ -174,6 +188,8 @@ class StudyRunner:
         evaluator = [start, *result.evaluator, result.end]
         digest = self.store.write_run(run_id, result.ledger, evaluator)
         end = result.end
+        errors = [e for e in result.evaluator if isinstance(e, HarnessError)]
+        reason = escape_surrogates(errors[0].reason()) if errors else None
         return IndexEntry(
             run_id=run_id,
             case_id=case.case_id,
@@ -186,6 +202,7 @@ class StudyRunner:
             triggered=end.triggered if kind == "faulted" else None,
             termination=end.termination,
             agent_turns=end.agent_turns,
+            reason=reason if end.status == "missing" else None,
         )
 
     async def run_unit(self, unit: PlanUnit) -> None:
@@ -257,7 +274,8 @@ def execute_study(
     store.repair_index()
     finished = {entry.run_id: entry for entry in store.read_index()}
     summary = StudySummary(store.root, planned_runs=2 * len(plan), resumed=resumed)
-    summary.statuses.update(entry.status for entry in finished.values())
+    for entry in finished.values():
+        summary.count(entry)
     agents = {a.id: build_agent_factory(a) for a in config.agents}
     user = build_user_factory(config.user)
 
@@ -266,7 +284,7 @@ def execute_study(
     with StudyProgress(summary, enabled=progress) as bar:
 
         def on_entry(entry: IndexEntry) -> None:
-            summary.statuses[entry.status] += 1
+            summary.count(entry)
             summary.executed_now += 1
             bar.update()
 

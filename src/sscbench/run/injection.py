@@ -21,6 +21,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.run.arguments import parse_arguments
 from sscbench.run.ledger import InterventionRecord, WriteRecord
 from sscbench.world.env import Env, ToolOutcome
 from sscbench.world.state import WorldState
@@ -91,10 +92,9 @@ class InjectingExecutor:
 
     def execute(self, step: int, call_id: str, name: str, raw_arguments: str) -> Execution:
         """Run one model-emitted call; malformed JSON becomes an error the agent sees."""
-        try:
-            arguments = json.loads(raw_arguments) if raw_arguments.strip() else {}
-        except json.JSONDecodeError as exc:
-            return Execution(f"Error: arguments are not valid JSON: {exc}", None, None)
+        arguments, error = parse_arguments(raw_arguments)
+        if error is not None:
+            return Execution(error, None, None)
         spec = self.env.world.tools.specs.get(name)
         is_write = spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode
         key: str | None = None

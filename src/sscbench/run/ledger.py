@@ -13,6 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from sscbench.jsonl import loads_line
+
 SCHEMA_VERSION = 1
 
 
@@ -160,6 +162,12 @@ class HarnessError(_Event):
     type: Literal["harness_error"] = "harness_error"
     where: str
     message: str
+    kind: str | None = None  # "connection failed", "timed out", "HTTP 500", "crash", ...
+
+    def reason(self, limit: int = 300) -> str:
+        """One line for the index: ``"<where> <kind>: <message>"``, cut at ``limit``."""
+        line = " ".join(f"{self.where} {self.kind or 'failure'}: {self.message}".split())
+        return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 class RunEnd(_Event):
@@ -202,7 +210,12 @@ def parse_ledger_lines(lines: list[str]) -> list[Any]:
     header = json.loads(lines[0])
     if header.get("type") != "header" or header.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"unsupported ledger header {header!r}")
-    return [LEDGER_EVENT.validate_json(line) for line in lines[1:] if line.strip()]
+    return [loads_line(LEDGER_EVENT, line) for line in lines[1:] if line.strip()]
+
+
+def parse_evaluator_line(line: str) -> Any:
+    """One evaluator-log record (lone surrogates in it written as JSON escapes are read back)."""
+    return loads_line(EVALUATOR_EVENT, line)
 
 
 def to_openai_messages(events: list[Any]) -> list[dict[str, Any]]:

@@ -1,10 +1,20 @@
-"""A rich progress bar for studies: runs done, not qualified and missing."""
+"""A rich progress bar for studies: runs done, not qualified and missing (by reason)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+
+def describe_missing(reasons: Any, top: int = 3) -> str:
+    """The most frequent reason groups of missing runs, e.g. ``agent timed out 4, ...``."""
+    ranked = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
+    text = ", ".join(f"{group} {n}" for group, n in ranked[:top])
+    if len(ranked) > top:
+        text += f", {len(ranked) - top} more"
+    return text
 
 
 class StudyProgress:
@@ -35,9 +45,11 @@ class StudyProgress:
 
     def _describe(self) -> str:
         s = self.summary.statuses
+        reasons = getattr(self.summary, "missing_reasons", None)
+        why = f" ({escape(describe_missing(reasons))})" if reasons else ""
         return (
             f"done {s['completed']} · not qualified {s['not-qualified']} · "
-            f"[red]missing {s['missing']}[/red]"
+            f"[red]missing {s['missing']}{why}[/red]"
         )
 
     def update(self) -> None:

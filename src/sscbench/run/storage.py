@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sscbench.errors import DataError
+from sscbench.jsonl import model_line
 from sscbench.run.ledger import ledger_header
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
@@ -53,7 +54,7 @@ def _jsonl(items: Iterable[Any]) -> bytes:
     lines = []
     for item in items:
         if isinstance(item, BaseModel):
-            lines.append(item.model_dump_json())
+            lines.append(model_line(item))  # lone surrogates escaped, never a crash
         else:
             lines.append(json.dumps(item, sort_keys=True))
     return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""

@@ -12,7 +12,10 @@ connection, so concurrent requests wait out the fixed ``delay`` side by side. A
   optional ``finish_reason`` and ``usage``; use :func:`reply`, :func:`text`, :func:`tool_call`;
 - a dict with ``"choices"`` is sent as it is (to serve malformed or unusual completions);
 - :class:`Fail` answers with an HTTP error status (500, 429, 401, ...);
-- :class:`Drop` closes the connection without answering.
+- :class:`Drop` closes the connection without answering;
+- :class:`Trickle` sends a 200 and then its body one byte per ``interval`` (forever
+  when ``endless``), as a stalled proxy or a runaway server does;
+- :class:`Raw` sends any body with any content type (an HTML page, a JSON list, ...).
 
 Every request body is recorded (``server.requests``) with its path and headers
 (``server.log``), so a test can check what each prompt carried.
@@ -48,7 +51,29 @@ class Drop:
     """Close the connection without sending any response."""
 
 
-Response = dict[str, Any] | Fail | Drop
+@dataclass(frozen=True)
+class Trickle:
+    """Answer 200, then send ``body`` (a completion or message) one byte per ``interval``.
+
+    ``endless`` declares a huge length and never stops; the server ends the trickle
+    when the client goes away or the server stops.
+    """
+
+    body: dict[str, Any] = field(default_factory=lambda: {"content": "ok"})
+    interval: float = 1.0
+    endless: bool = False
+
+
+@dataclass(frozen=True)
+class Raw:
+    """Answer with exactly these bytes under this content type and status."""
+
+    body: bytes
+    content_type: str = "application/json"
+    status: int = 200
+
+
+Response = dict[str, Any] | Fail | Drop | Trickle | Raw
 Responder = Callable[[dict[str, Any]], Response]
 
 
@@ -205,6 +230,32 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
+    def _send_raw(self, status: int, content_type: str, data: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _trickle(self, body: dict[str, Any], trickle: Trickle, number: int) -> None:
+        payload = trickle.body
+        if "choices" not in payload:
+            payload = completion(body, payload, number)
+        data = json.dumps(payload).encode("utf-8")
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(10**12 if trickle.endless else len(data)))
+        self.end_headers()
+        self.wfile.flush()
+        position = 0
+        stopping = self.server.owner._stopping
+        while (trickle.endless or position < len(data)) and not stopping.is_set():
+            self.wfile.write(data[position : position + 1] if position < len(data) else b" ")
+            self.wfile.flush()
+            position += 1
+            stopping.wait(trickle.interval)
+        self.close_connection = True
+
     def _error(self, status: int, message: str, headers: dict[str, str] | None = None) -> None:
         kind = "server_error" if status >= 500 else "invalid_request_error"
         self._send_json(
@@ -247,6 +298,12 @@ class _Handler(BaseHTTPRequestHandler):
         except Exception as exc:  # a broken script is reported to the client, not swallowed
             self._error(500, f"responder raised {type(exc).__name__}: {exc}")
             return
+        if isinstance(response, Trickle):
+            self._trickle(body, response, number)
+            return
+        if isinstance(response, Raw):
+            self._send_raw(response.status, response.content_type, response.body)
+            return
         if not isinstance(response, Fail | Drop) and "choices" not in response:
             response = completion(body, response, number)
         if owner.delay > 0:  # answer ``delay`` seconds after the request arrived
@@ -278,6 +335,7 @@ class OpenAIServer:
         self._log: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
+        self._stopping = threading.Event()
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -286,6 +344,7 @@ class OpenAIServer:
         """Bind a free port and serve in a background thread."""
         if self._server is not None:
             raise RuntimeError("server already started")
+        self._stopping.clear()
         server = _Server(("127.0.0.1", 0), _Handler)
         server.owner = self
         self._server = server
@@ -300,6 +359,7 @@ class OpenAIServer:
         server, self._server = self._server, None
         if server is None:
             return
+        self._stopping.set()
         server.shutdown()
         with self._lock:
             connections = list(self._connections)

@@ -19,12 +19,13 @@ from typing import Any
 
 from sscbench.agents.base import RunContext
 from sscbench.agents.endpoint import LLMUserConfig
+from sscbench.agents.responses import content_text, first_message
 from sscbench.agents.retry import (
     ClientHolder,
     complete_with_retries,
     new_usage,
 )
-from sscbench.errors import HarnessFailure
+from sscbench.agents.secrets import redact
 from sscbench.run.ledger import AssistantEvent, UserEvent
 from sscbench.users.base import STOP
 
@@ -124,13 +125,11 @@ class LLMUser:
             what=f"user message {self._messages} (model {self.config.model})",
             rng=self._rng,
             usage=self.usage,
+            health=self._clients.health,
         )
-        choices = getattr(response, "choices", None) or []
-        message = getattr(choices[0], "message", None) if choices else None
-        if message is None:
-            raise HarnessFailure("user", "the endpoint answered with no message (empty choices)")
-        content = getattr(message, "content", None)
-        return content if isinstance(content, str) else ""
+        secrets = (client.api_key,)
+        content = content_text(getattr(first_message(response, "user", secrets), "content", None))
+        return redact(content, secrets) if content is not None else ""
 
 
 class LLMUserFactory:

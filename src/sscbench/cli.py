@@ -214,6 +214,7 @@ def run(
         ),
         markup=False,
         highlight=False,
+        soft_wrap=True,
     )
     if report:
         from sscbench.measure.study import measure_study
@@ -221,7 +222,9 @@ def run(
 
         try:
             measure_study(out)
-            console.print(plain(f"report: {build_report(out)}"), markup=False, highlight=False)
+            console.print(
+                plain(f"report: {build_report(out)}"), markup=False, highlight=False, soft_wrap=True
+            )
         except (DataError, OSError) as exc:
             _fail(exc)
         except KeyboardInterrupt:

@@ -228,10 +228,10 @@ class StudyDir:
 
         A study recorded under a different config hash, or whose inputs (``path ->
         sha256`` of every file the study read) changed, is refused: its runs would mix
-        two configurations or be measured against other cases.
+        two configurations or be measured against other cases. The caller has checked
+        the folder with :meth:`check_writable` (before a restart emptied it).
         """
         inputs = inputs or {}
-        self.check_writable()
         if self.is_study():
             if not self.config_json.exists():
                 raise DataError(self.config_json, None, "missing: the study is incomplete")

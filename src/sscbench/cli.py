@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shlex
+import signal
 from pathlib import Path
 
 import typer
 from rich.console import Console
 
 from sscbench.errors import DataError
+from sscbench.terminal import error_text, plain, print_error
 
 app = typer.Typer(
     help="Arrival-aware fault-injection evaluation of tool-using agents.",
@@ -49,8 +52,25 @@ console = Console()
 
 
 def _fail(exc: Exception) -> None:
-    console.print(f"[red]error:[/red] {exc}", highlight=False)
+    print_error(console, exc)
     raise typer.Exit(2)
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _interrupted(config: Path | None, out: Path, detail: str) -> None:
+    """Say how to resume an interrupted study and exit 130 (the shell's code for SIGINT)."""
+    command = ["sscbench", "run", *([str(config)] if config else []), "--out", str(out)]
+    console.print(error_text(detail, label="interrupted:"), highlight=False, soft_wrap=True)
+    console.print(
+        plain(f"the runs written so far are kept; resume with: {shlex.join(command)}"),
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    raise typer.Exit(130)
 
 
 @world_app.command("describe")
@@ -94,9 +114,9 @@ def world_check(
         for domain in domains:
             report = check_world(load_world(source, domain, data, seed))
             for task_id, reason in report.not_replayable.items():
-                print(f"{report.world} {task_id}: ground truth does not replay: {reason}")
+                print(plain(f"{report.world} {task_id}: ground truth does not replay: {reason}"))
             for task_id, reason in report.failed.items():
-                print(f"{report.world} {task_id}: reward 0: {reason}")
+                print(plain(f"{report.world} {task_id}: reward 0: {reason}"))
             print(
                 f"{report.world}: {len(report.passed)}/{report.total} tasks earn reward 1, "
                 f"{len(report.not_replayable)} do not replay, {len(report.failed)} fail"
@@ -135,8 +155,8 @@ def conformance(
     for diff in report.differences[:show]:
         where = f"step {diff.step}" if diff.step is not None else "end"
         print(f"line {diff.episode} ({diff.source}) {where}, {diff.what}:")
-        print(f"  expected: {diff.expected[:300]}")
-        print(f"  got:      {diff.got[:300]}")
+        print(plain(f"  expected: {diff.expected[:300]}"))
+        print(plain(f"  got:      {diff.got[:300]}"))
     for where in report.restored:
         print(
             f"{where}: book_reservation arguments restored to what τ-bench received "
@@ -161,20 +181,40 @@ def run(
     """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
     every run and write the report (tables, claims, figures, report.html)."""
     from sscbench.run.config import load_config
-    from sscbench.run.executor import execute_study
+    from sscbench.run.executor import StudyInterrupted, execute_study
 
+    previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops like Ctrl-C
     try:
         study, text = load_config(config)
         summary = execute_study(study, text, out, restart=restart, progress=progress)
     except DataError as exc:
         _fail(exc)
+    except StudyInterrupted as stop:
+        s = stop.summary
+        _interrupted(
+            config,
+            out,
+            f"{stop}: {s.finished_runs}/{s.planned_runs} runs finished "
+            f"({s.executed_now} now); runs in flight were dropped and will run again",
+        )
+    except KeyboardInterrupt:
+        _interrupted(config, out, "stopped before the runs started")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     s = summary.statuses
     verb = "resumed" if summary.resumed else "ran"
+    rerun = (
+        f"; {summary.rerun} runs whose files failed the check ran again" if summary.rerun else ""
+    )
     console.print(
-        f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} runs "
-        f"finished ({summary.executed_now} now): {s['completed']} completed, "
-        f"{s['not-qualified']} not qualified, {s['missing']} missing",
+        plain(
+            f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} runs "
+            f"finished ({summary.executed_now} now): {s['completed']} completed, "
+            f"{s['not-qualified']} not qualified, {s['missing']} missing{rerun}"
+        ),
+        markup=False,
         highlight=False,
+        soft_wrap=True,
     )
     if report:
         from sscbench.measure.study import measure_study
@@ -182,9 +222,18 @@ def run(
 
         try:
             measure_study(out)
-            console.print(f"report: {build_report(out)}", highlight=False)
+            console.print(
+                plain(f"report: {build_report(out)}"), markup=False, highlight=False, soft_wrap=True
+            )
         except (DataError, OSError) as exc:
             _fail(exc)
+        except KeyboardInterrupt:
+            console.print(
+                "interrupted while measuring; the study's runs are complete: run "
+                "sscbench measure and sscbench report on it",
+                markup=False,
+            )
+            raise typer.Exit(130) from None
 
 
 def _operator_worlds(world: str, data: Path | None, seed: int, operators: str):
@@ -236,7 +285,7 @@ def candidates(
         paper = f" (paper: {operator.paper_candidates})" if world == "tau-bench" else ""
         print(f"{operator.name}: {len(found)} candidates{paper}, {valid} valid")
     write_jsonl(out / "candidates.jsonl", rows)
-    print(f"wrote {out / 'candidates.jsonl'}")
+    print(plain(f"wrote {out / 'candidates.jsonl'}"))
 
 
 @app.command("admit")
@@ -277,7 +326,9 @@ def admit_cases(
     write_jsonl(out / "candidates.jsonl", all_candidates)
     write_jsonl(out / "cases.jsonl", all_cases)
     write_jsonl(out / "drops.jsonl", drops)
-    print(f"wrote {out / 'candidates.jsonl'}, {out / 'cases.jsonl'} and {out / 'drops.jsonl'}")
+    print(
+        plain(f"wrote {out / 'candidates.jsonl'}, {out / 'cases.jsonl'} and {out / 'drops.jsonl'}")
+    )
 
 
 @app.command("measure")
@@ -321,7 +372,7 @@ def measure(
             row = json.loads(line)
             if row["kind"] == "faulted":
                 strata[row.get("Z_S")] += 1
-    print(f"wrote {path}: {count} rows")
+    print(plain(f"wrote {path}: {count} rows"))
     print("faulted runs by arrival: " + ", ".join(f"{k} {v}" for k, v in sorted(strata.items())))
 
 
@@ -344,7 +395,7 @@ def calibrate(
             for f in ("T_E", "T_S", "T_U", "Z_S", "A")
             if c.measured.get(f) != c.labelled.get(f)
         )
-        print(f"{c.run_id}: {fields}")
+        print(plain(f"{c.run_id}: {fields}"))
     agree = len(comparisons) - len(disagreements)
     print(f"calibration: {agree}/{len(comparisons)} runs agree on T_E, T_S, T_U, Z_S and A")
     raise typer.Exit(0 if not disagreements else 1)
@@ -401,12 +452,16 @@ def report(
 ) -> None:
     """Write tables/*.csv, claims.json, figures and a self-contained report.html."""
     from sscbench.report.build import build_report
+    from sscbench.run.verify import verify_study
 
     try:
+        verify_study(study)
+        if paired is not None:
+            verify_study(paired)
         path = build_report(study, claims_file=claims, paired=paired)
     except (DataError, OSError) as exc:
         _fail(exc)
-    print(f"wrote {path}")
+    print(plain(f"wrote {path}"))
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from sscbench.faults.typed import CHECKPOINTS, Rate, TerminalClass
 from sscbench.lab.address import SYSTEMS, LabResult, run_lab, summary_line
+from sscbench.terminal import safe
 
 lab_app = typer.Typer(help="Typed fault-injection laboratories.", no_args_is_help=True)
 
@@ -95,6 +96,6 @@ def address(
         )
     console.print(_metrics_table(result))
     for system in SYSTEMS:
-        console.print(summary_line(system, result.overall(system)), highlight=False)
+        console.print(safe(summary_line(system, result.overall(system))), highlight=False)
     for system in ("bounded", "weak"):
         console.print(_heatmap_table(result, system))

@@ -29,13 +29,14 @@ def serve_local(
     from sscbench.errors import DataError
     from sscbench.local.model import locate_model
     from sscbench.local.server import LocalTierMissing, ServerOptions, require_llama_cpp, serve
+    from sscbench.terminal import print_error
 
     console = Console(stderr=True)
     try:
         require_llama_cpp()
         located = locate_model(model)
     except (DataError, LocalTierMissing) as exc:
-        console.print(f"[red]error:[/red] {exc}", highlight=False)
+        print_error(console, exc)
         raise typer.Exit(2) from None
     options = ServerOptions(
         n_ctx=n_ctx, threads=threads, default_max_tokens=max_tokens, lenient_auto=auto_grammar
@@ -43,5 +44,5 @@ def serve_local(
     try:
         serve(located, port, options)
     except OSError as exc:  # e.g. the port is taken
-        console.print(f"[red]error:[/red] cannot serve on port {port}: {exc}", highlight=False)
+        print_error(console, f"cannot serve on port {port}: {exc}")
         raise typer.Exit(2) from None

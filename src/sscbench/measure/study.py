@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +53,13 @@ def measure_run(
 
 
 def measure_entries(
-    store: StudyDir, cases: dict[str, Case], classifier: Any = None
+    store: StudyDir,
+    cases: dict[str, Case],
+    classifier: Any = None,
+    entries: Iterable[IndexEntry] | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Rows for every finished run in the study's index."""
-    for entry in store.read_index():
+    """Rows for every finished run in the study's index (or for ``entries``)."""
+    for entry in store.read_index() if entries is None else entries:
         case = cases.get(entry.case_id)
         row: dict[str, Any] = _base(entry, case)
         if entry.status != "completed":
@@ -89,17 +92,32 @@ def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
 def measure_study(
     root: str | Path, classifier: Any = None, out: str | Path | None = None
 ) -> tuple[Path, int]:
-    """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count."""
+    """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count.
+
+    The study is verified first (:func:`~sscbench.run.verify.verify_study`): a run file
+    that does not match the index stops the measure before anything is written. The
+    study folder is locked while measuring, so no ``run`` writes it meanwhile.
+    """
+    from sscbench.run.lock import StudyLock
+    from sscbench.run.verify import verify_study
+
     store = StudyDir(root)
-    if not store.index.exists():
-        raise DataError(store.index, None, "no index: is this a study directory?")
-    cases = {c.case_id: c for c in read_cases(store.cases)}
-    out = Path(out) if out is not None else store.root / "measurements.jsonl"
-    tmp = out.with_name(out.name + ".tmp")
-    count = 0
-    with tmp.open("w", encoding="utf-8") as handle:
-        for row in measure_entries(store, cases, classifier):
-            handle.write(json.dumps(row) + "\n")
-            count += 1
-    os.replace(tmp, out)
+    if not store.root.is_dir():
+        raise DataError(store.root, None, "no such study folder")
+    with StudyLock(store.root):
+        check = verify_study(store.root)
+        cases = {c.case_id: c for c in read_cases(store.cases)}
+        out = Path(out) if out is not None else store.root / "measurements.jsonl"
+        if out.is_dir():
+            raise DataError(out, None, "--out must name a file, and this is a folder")
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        count = 0
+        try:
+            with tmp.open("w", encoding="utf-8") as handle:
+                for row in measure_entries(store, cases, classifier, check.entries.values()):
+                    handle.write(json.dumps(row) + "\n")
+                    count += 1
+            os.replace(tmp, out)
+        finally:
+            tmp.unlink(missing_ok=True)
     return out, count

@@ -15,6 +15,7 @@ from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.faults.typed import CHECKPOINTS
 from sscbench.release.evidence import Evidence, collect_evidence
+from sscbench.terminal import print_error, safe
 
 console = Console()
 
@@ -30,7 +31,7 @@ def _short(interval: Interval) -> str:
 
 def _table(title: str, columns: Sequence[str]) -> Table:
     """A rich table with these column headers."""
-    table = Table(title=title)
+    table = Table(title=safe(title))
     for col in columns:
         table.add_column(col)
     return table
@@ -141,13 +142,10 @@ def release(
     """Release evidence of the study's typed fault families: metrics, transfer matrix,
     paired controls and intensity curves (also written to STUDY/release/)."""
     try:
-        evidence = collect_evidence(study)
+        evidence = _study_evidence(study)
     except (DataError, OSError) as exc:
-        console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from exc
-    if not evidence.families:
-        console.print(f"[red]error:[/] {study} ran no typed fault family")
-        raise typer.Exit(2)
+        print_error(console, exc)
+        raise typer.Exit(2) from None
     written = write_outputs(evidence, Path(study) / "release")
     if as_json:
         print(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
@@ -162,8 +160,29 @@ def release(
         f"{c}: {v.get('acceptable', 0)}/{v.get('runs', 0)} acceptable, {v.get('solved', 0)} solved"
         for c, v in sorted(evidence.controls.items())
     )
-    console.print(f"controls (clean paired runs): {controls}")
-    console.print(f"wrote {len(written)} files under {Path(study) / 'release'}")
+    console.print(safe(f"controls (clean paired runs): {controls}"))
+    console.print(safe(f"wrote {len(written)} files under {Path(study) / 'release'}"))
+
+
+def _study_evidence(study: Path) -> Evidence:
+    """The verified study's evidence; a folder that is not a study, fails its check, or ran
+    no typed family is a DataError (no evidence is never a pass)."""
+    from sscbench.run.verify import verify_study
+
+    verify_study(study)
+    evidence = collect_evidence(study)
+    if not evidence.families:
+        raise DataError(study, None, "the study ran no typed fault family: no release evidence")
+    return evidence
+
+
+def _gate_error(exc: Exception, as_json: bool) -> None:
+    """Report why the gate has no verdict and exit 2 (also as JSON with ``--json``)."""
+    if as_json:
+        print(json.dumps({"verdict": "ERROR", "exit_code": 2, "error": str(exc)}, indent=2))
+    else:
+        print_error(console, exc)
+    raise typer.Exit(2) from None
 
 
 def gate_command(
@@ -172,16 +191,22 @@ def gate_command(
     config: list[str] = typer.Option(None, "--config", help="gate only these configurations"),
     as_json: bool = typer.Option(False, "--json", help="print the verdicts as JSON"),
 ) -> None:
-    """Judge the study's release evidence against a policy; exit 1 when any verdict blocks."""
+    """Judge the study's release evidence against a policy.
+
+    Exit codes: 0 every verdict passes; 1 some verdict blocks; 2 no verdict (the study
+    folder is absent, not a study, fails its check or ran no typed family; the policy is
+    unreadable or invalid; an unknown --config). No evidence is never a pass.
+    """
     from sscbench.release.gate import gate, load_policy, verdicts_json
 
     try:
         rules = load_policy(policy)
-        evidence = collect_evidence(study)
+        evidence = _study_evidence(study)
         verdicts = gate(rules, evidence, config or None)
     except (DataError, OSError) as exc:
-        console.print(f"[red]error:[/] {exc}")
-        raise typer.Exit(2) from exc
+        _gate_error(exc, as_json)
+    if not verdicts:
+        _gate_error(DataError(study, "config", "no configuration to judge"), as_json)
     if as_json:
         print(json.dumps(verdicts_json(verdicts), indent=2))
     else:
@@ -189,12 +214,14 @@ def gate_command(
             word = "[bold red]BLOCK[/]" if verdict.blocked else "[bold green]PASS[/]"
             failed = verdict.reasons
             console.print(
-                f"{word} {verdict.config_id}: {len(verdict.checks) - len(failed)}/"
+                f"{word} {safe(verdict.config_id)}: {len(verdict.checks) - len(failed)}/"
                 f"{len(verdict.checks)} checks passed"
             )
             for check in failed:
                 console.print(
-                    f"  - {check.family}: needs {check.requirement}; observed {check.observed}"
+                    safe(
+                        f"  - {check.family}: needs {check.requirement}; observed {check.observed}"
+                    )
                 )
     if any(v.blocked for v in verdicts):
         raise typer.Exit(1)

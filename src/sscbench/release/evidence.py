@@ -108,7 +108,7 @@ def load_trials(study: str | Path) -> list[Trial]:
     """Every typed-family unit of a study with its control and injected trial records."""
     from sscbench.measure.study import read_evaluator, read_ledger
     from sscbench.run.builders import build_worlds
-    from sscbench.run.config import StudyConfig
+    from sscbench.run.config import config_from_record
 
     store = StudyDir(study)
     if not store.cases.exists():
@@ -118,7 +118,7 @@ def load_trials(study: str | Path) -> list[Trial]:
         return []
     try:
         meta = json.loads(store.config_json.read_text("utf-8"))
-        config = StudyConfig.model_validate(meta["config"])
+        config = config_from_record(meta)
     except (OSError, ValueError, KeyError) as exc:
         raise DataError(store.config_json, "config", f"unreadable: {exc}") from exc
     worlds = build_worlds(config)

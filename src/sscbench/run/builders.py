@@ -105,10 +105,15 @@ def with_strict_arguments(world: World) -> World:
     return world
 
 
+def _data_folder(config: StudyConfig) -> Path | None:
+    return config.resolve(config.world.data) if config.world.data else None
+
+
 def build_worlds(config: StudyConfig) -> dict[str, World]:
     """The study's worlds, by domain (with the interface variant the config names)."""
+    data = _data_folder(config)
     worlds = {
-        domain: load_world(config.world.source, domain, config.world.data, config.world.seed)
+        domain: load_world(config.world.source, domain, data, config.world.seed)
         for domain in config.world.domains
     }
     if config.world.read_back_cue:
@@ -118,6 +123,46 @@ def build_worlds(config: StudyConfig) -> dict[str, World]:
     if config.world.strict_arguments:
         worlds = {d: with_strict_arguments(w) for d, w in worlds.items()}
     return worlds
+
+
+def _taubench_files(root: Path, domain: str) -> list[Path]:
+    """The files the τ-bench loader reads for a domain (checkout or data-folder layout)."""
+    checkout = root / "tau_bench" / "envs" / domain
+    if (checkout / "data").is_dir():
+        found = [*(checkout / "data").glob("*.json"), *checkout.glob("tasks*.py")]
+        found.append(checkout / "wiki.md")
+    else:
+        found = [p for p in (root / domain).glob("*") if p.is_file()]
+    return sorted(p for p in found if p.is_file())
+
+
+def input_files(config: StudyConfig) -> list[Path]:
+    """Every file the study reads besides its config: the cases file and the world's data
+    (policy included). A study records their hashes and refuses to resume when they change;
+    a builder that reads another file (e.g. recordings) adds it here."""
+    files: list[Path] = []
+    if config.cases.file:
+        files.append(config.resolve(config.cases.file))
+    data = _data_folder(config)
+    if config.world.source == "tau-bench" and data is not None:
+        for domain in config.world.domains:
+            files.extend(_taubench_files(data, domain))
+    return files
+
+
+def hash_inputs(paths: list[Path]) -> dict[str, str]:
+    """``path -> sha256`` of each input file (a file that cannot be read is an error)."""
+    out: dict[str, str] = {}
+    for path in paths:
+        digest = hashlib.sha256()
+        try:
+            with path.open("rb") as handle:
+                for block in iter(lambda h=handle: h.read(1 << 20), b""):
+                    digest.update(block)
+        except OSError as exc:
+            raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+        out[str(path)] = digest.hexdigest()
+    return out
 
 
 def read_cases(path: Path) -> list[Case]:
@@ -142,7 +187,7 @@ def _plain_cases(operator, world: World, limit: int, params: dict) -> list[Case]
 def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
     """The cases of the study: from its cases file, or enumerated by its operators."""
     if config.cases.file:
-        cases = read_cases(Path(config.cases.file))
+        cases = read_cases(config.resolve(config.cases.file))
     else:
         from sscbench.admission.funnel import admit
         from sscbench.faults.operators.base import FaultOperator

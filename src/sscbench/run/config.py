@@ -7,12 +7,37 @@ import json
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from sscbench.agents.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.errors import DataError
+
+MAX_REPETITIONS = 10_000
+MAX_PER_OPERATOR = 100_000
+MAX_STEPS_LIMIT = 10_000
+MAX_PLAN_UNITS = 2_000_000
+"""Largest plan (case x agent configuration x repetition units) a study may hold."""
+MAX_AGENT_ID = 64
+"""Agent ids name files (run ids): bounded so that a file name stays under 255 bytes."""
+
+
+def _known_operators(names: Any, field: str) -> None:
+    from sscbench.faults.registry import operator_names
+
+    known = operator_names()
+    unknown = sorted(str(n) for n in names if n not in known)
+    if unknown:
+        raise ValueError(f"unknown operator(s) {unknown} in {field}; known: {known}")
 
 
 class _Strict(BaseModel):
@@ -24,7 +49,7 @@ class StudySettings(_Strict):
 
     name: str = "study"
     seed: int = 0
-    repetitions: int = Field(1, ge=1)
+    repetitions: int = Field(1, ge=1, le=MAX_REPETITIONS)
     concurrency: int = Field(4, ge=1, le=1024)
     first_tool_call_only: bool = True
 
@@ -64,16 +89,32 @@ class WorldSettings(_Strict):
 class AgentSettings(_Strict):
     """One agent configuration of the study."""
 
-    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$")
+    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", max_length=MAX_AGENT_ID)
     kind: Literal["scripted", "openai"] = "scripted"
     profile: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
 
+    @field_validator("id")
+    @classmethod
+    def _no_double_dash(cls, value: str) -> str:
+        if "--" in value:
+            raise ValueError("an agent id may not contain '--' (it separates the parts of run ids)")
+        return value
+
     @model_validator(mode="after")
     def _kind_fields(self) -> AgentSettings:
         if self.kind == "scripted" and not self.profile:
             raise ValueError("a scripted agent needs 'profile'")
+        if self.kind == "scripted":
+            from sscbench.agents.scripted import make_profile
+
+            try:
+                make_profile(self.profile, **self.params)
+            except KeyError as exc:
+                raise ValueError(str(exc.args[0])) from None
+            except (TypeError, ValueError) as exc:
+                raise ValueError(str(exc)) from None
         if self.kind == "openai" and self.endpoint is None:
             raise ValueError("an openai agent needs an [agents.endpoint] table")
         return self
@@ -97,7 +138,16 @@ class IntensitySettings(_Strict):
 
     family: str
     parameter: Literal["probability", "burst", "position"]
-    levels: list[float | int] = Field(min_length=1)
+    levels: list[float | int] = Field(min_length=1, max_length=1000)
+
+    @field_validator("family")
+    @classmethod
+    def _family_known(cls, value: str) -> str:
+        from sscbench.faults.families import FAMILY_NAMES
+
+        if value not in FAMILY_NAMES:
+            raise ValueError(f"unknown typed family {value!r}; known: {list(FAMILY_NAMES)}")
+        return value
 
 
 class CaseSettings(_Strict):
@@ -107,13 +157,40 @@ class CaseSettings(_Strict):
     operators: list[str] = Field(
         default_factory=lambda: ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
     )
-    per_operator: int = Field(10, ge=1)
-    max_steps: dict[str, int] = Field(default_factory=dict)
-    params: dict[str, dict[str, float | int]] = Field(
+    per_operator: int = Field(10, ge=1, le=MAX_PER_OPERATOR)
+    max_steps: dict[str, Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)]] = Field(
+        default_factory=dict
+    )
+    params: dict[str, dict[Literal["probability", "burst", "position"], float | int]] = Field(
         default_factory=dict,
         description="fault parameters per typed family (probability, burst, position)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
+
+    @field_validator("operators")
+    @classmethod
+    def _operators_known(cls, value: list[str]) -> list[str]:
+        _known_operators(value, "cases.operators")
+        return value
+
+    @field_validator("max_steps")
+    @classmethod
+    def _max_steps_keys(cls, value: dict[str, int]) -> dict[str, int]:
+        _known_operators(value, "cases.max_steps")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _params_keys(cls, value: dict[str, dict]) -> dict[str, dict]:
+        from sscbench.faults.families import FAMILY_NAMES
+
+        unknown = sorted(k for k in value if k not in FAMILY_NAMES)
+        if unknown:
+            raise ValueError(
+                f"cases.params names {unknown}, which take no parameters; typed families: "
+                f"{list(FAMILY_NAMES)}"
+            )
+        return value
 
 
 class StudyConfig(_Strict):
@@ -124,6 +201,7 @@ class StudyConfig(_Strict):
     agents: list[AgentSettings] = Field(min_length=1)
     user: UserSettings = Field(default_factory=UserSettings)
     cases: CaseSettings = Field(default_factory=CaseSettings)
+    _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
 
     @model_validator(mode="after")
     def _unique_agent_ids(self) -> StudyConfig:
@@ -132,6 +210,24 @@ class StudyConfig(_Strict):
         if duplicates:
             raise ValueError(f"agent ids must be unique; repeated: {duplicates}")
         return self
+
+    def plan_bound(self) -> int | None:
+        """An upper bound of the plan's units (None with a cases file: counted when read)."""
+        if self.cases.file:
+            return None
+        cases = self.cases
+        sets = len(cases.operators) + sum(len(c.levels) for c in cases.intensity)
+        units = sets * len(self.world.domains) * cases.per_operator
+        return units * len(self.agents) * self.study.repetitions
+
+    @property
+    def base_dir(self) -> Path:
+        """The folder relative paths of the config are read from (the config file's)."""
+        return self._base_dir
+
+    def resolve(self, path: str | Path) -> Path:
+        """A path of the config, relative ones taken from the config file's folder."""
+        return (self._base_dir / Path(path).expanduser()).resolve()
 
     def canonical_json(self) -> str:
         """The config as canonical JSON (sorted keys): what its hash is taken over."""
@@ -142,6 +238,16 @@ class StudyConfig(_Strict):
         return hashlib.sha256(self.canonical_json().encode()).hexdigest()
 
 
+def check_plan_size(units: int) -> None:
+    """Refuse a plan larger than :data:`MAX_PLAN_UNITS` before anything is allocated."""
+    if units > MAX_PLAN_UNITS:
+        raise ValueError(
+            f"the plan would hold up to {units:,} (case, agent, repetition) units; the "
+            f"limit is {MAX_PLAN_UNITS:,}: lower study.repetitions, cases.per_operator or "
+            "the number of agents"
+        )
+
+
 def _field_path(loc: tuple[Any, ...]) -> str:
     out = ""
     for part in loc:
@@ -149,19 +255,39 @@ def _field_path(loc: tuple[Any, ...]) -> str:
     return out
 
 
-def parse_config(text: str, path: str | Path) -> StudyConfig:
-    """Validate TOML text; errors name the file, the field and the reason."""
+def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None) -> StudyConfig:
+    """Validate TOML text; errors name the file, the field and the reason.
+
+    Relative paths in the config are later resolved against ``base_dir`` (default: the
+    current folder, fixed now), so a study resumed from another folder reads the same files.
+    """
     try:
         raw = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise DataError(path, None, f"not valid TOML: {exc}") from exc
     try:
-        return StudyConfig.model_validate(raw)
+        config = StudyConfig.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = _field_path(tuple(first["loc"])) or None
         more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        raise DataError(path, field, first["msg"] + more) from exc
+        message = first["msg"].removeprefix("Value error, ")
+        raise DataError(path, field, message + more) from exc
+    try:
+        check_plan_size(config.plan_bound() or 0)
+    except ValueError as exc:
+        raise DataError(path, "study.repetitions", str(exc)) from None
+    config._base_dir = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
+    return config
+
+
+def config_from_record(meta: dict[str, Any]) -> StudyConfig:
+    """The config a study recorded in ``config.json``, its relative paths read from the
+    folder the study was started with (``base_dir``)."""
+    config = StudyConfig.model_validate(meta["config"])
+    if meta.get("base_dir"):
+        config._base_dir = Path(meta["base_dir"])
+    return config
 
 
 def load_config(path: str | Path | None) -> tuple[StudyConfig, str]:
@@ -174,4 +300,4 @@ def load_config(path: str | Path | None) -> tuple[StudyConfig, str]:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    return parse_config(text, path), text
+    return parse_config(text, path, base_dir=path.resolve().parent), text

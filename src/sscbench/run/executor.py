@@ -7,14 +7,16 @@ study grows; a rerun of the same command resumes where a killed one stopped.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import re
-import shutil
+import signal
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sscbench.agents.base import AgentFactory, RunContext
+from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
 from sscbench.jsonl import escape_surrogates
@@ -24,20 +26,40 @@ from sscbench.run.builders import (
     build_user_factory,
     build_worlds,
     derive_seed,
+    hash_inputs,
+    input_files,
 )
-from sscbench.run.config import StudyConfig
+from sscbench.run.config import StudyConfig, check_plan_size
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.run.ledger import ContextIntervention, HarnessError, RunStart
+from sscbench.run.lock import StudyLock
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.users.base import UserFactory
 from sscbench.world.world import World
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+_DASHES = re.compile(r"-{2,}")
+MAX_CASE_PART = 100
+
+
+def _case_part(case_id: str) -> str:
+    """A file-name-safe form of a case id that no other case id shares.
+
+    A short id of safe characters without ``--`` stands for itself; any other is
+    shortened to safe characters and followed by ``~`` and a hash of the whole id
+    (``~`` is not a safe character, so the two forms never meet).
+    """
+    if not _UNSAFE.search(case_id) and "--" not in case_id and len(case_id) <= MAX_CASE_PART:
+        return case_id
+    readable = _DASHES.sub("-", _UNSAFE.sub("_", case_id))[:80]
+    return f"{readable}~{hashlib.sha256(case_id.encode()).hexdigest()[:12]}"
 
 
 def run_id_for(case_id: str, config_id: str, repetition: int, kind: str) -> str:
-    """A file-name-safe, stable id of one run."""
-    return f"{_UNSAFE.sub('_', case_id)}--{config_id}--r{repetition}--{kind}"
+    """A file-name-safe, stable id of one run, distinct for distinct (case, config,
+    repetition, kind) — config ids hold no ``--`` (see AgentSettings), so the parts
+    separate unambiguously."""
+    return f"{_case_part(case_id)}--{config_id}--r{repetition}--{kind}"
 
 
 @dataclass(frozen=True)
@@ -76,6 +98,7 @@ class StudySummary:
     resumed: bool
     statuses: Counter = field(default_factory=Counter)
     executed_now: int = 0
+    rerun: int = 0
     missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
 
     def count(self, entry: IndexEntry) -> None:
@@ -91,13 +114,31 @@ class StudySummary:
 
 
 def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
-    """Every (case, agent configuration, repetition), in a fixed order."""
-    return [
+    """Every (case, agent configuration, repetition), in a fixed order.
+
+    A plan over the size limit, or whose run ids are not all distinct, is refused.
+    """
+    try:
+        check_plan_size(len(cases) * len(config.agents) * config.study.repetitions)
+    except ValueError as exc:
+        raise DataError("<config>", "study.repetitions", str(exc)) from None
+    plan = [
         PlanUnit(case, agent.id, repetition)
         for case in cases
         for agent in config.agents
         for repetition in range(config.study.repetitions)
     ]
+    seen: dict[str, str] = {}
+    for unit in plan:
+        run_id = run_id_for(unit.case.case_id, unit.config_id, unit.repetition, "clean")
+        other = seen.setdefault(run_id, unit.case.case_id)
+        if other != unit.case.case_id:
+            raise DataError(
+                "<config>",
+                "cases",
+                f"cases {other!r} and {unit.case.case_id!r} give one run id {run_id!r}",
+            )
+    return plan
 
 
 class StudyRunner:
@@ -186,7 +227,7 @@ class StudyRunner:
         )
         assert result.end is not None
         evaluator = [start, *result.evaluator, result.end]
-        digest = self.store.write_run(run_id, result.ledger, evaluator)
+        digest, log_digest = self.store.write_run(run_id, result.ledger, evaluator)
         end = result.end
         errors = [e for e in result.evaluator if isinstance(e, HarnessError)]
         reason = escape_surrogates(errors[0].reason()) if errors else None
@@ -198,6 +239,7 @@ class StudyRunner:
             kind=kind,
             status=end.status,
             ledger_sha256=digest,
+            evaluator_sha256=log_digest,
             reward=end.reward,
             triggered=end.triggered if kind == "faulted" else None,
             termination=end.termination,
@@ -229,24 +271,109 @@ class StudyRunner:
             self._record(await self._episode(unit, "faulted", faulted_id))
 
 
-async def _drain(units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int) -> None:
+class StudyInterrupted(Exception):
+    """SIGINT or SIGTERM stopped the study; the runs written so far are kept."""
+
+    def __init__(self, summary: StudySummary, signum: int):
+        self.summary = summary
+        self.signum = signum
+        super().__init__(f"interrupted by {signal.Signals(signum).name}")
+
+
+class _Stopper:
+    """Turns SIGINT/SIGTERM into a prompt, clean stop of the workers.
+
+    The handler runs between two bytecodes of the main thread, even while a scripted
+    episode computes without yielding; it marks the study as stopping and asks the
+    event loop to cancel the workers. A run is written and indexed with no ``await`` in
+    between, so a cancelled worker leaves either a finished run or nothing of it.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.tasks: list[asyncio.Task] = []
+        self._previous: dict[int, object] = {}
+
+    def _handle(self, signum: int, _frame: object) -> None:
+        self.signum = self.signum or signum
+        if self.loop is not None:
+            self.loop.call_soon_threadsafe(self._cancel)
+
+    def _cancel(self) -> None:
+        for task in self.tasks:
+            task.cancel()
+
+    def __enter__(self) -> _Stopper:
+        for sig in self.SIGNALS:
+            self._previous[sig] = signal.signal(sig, self._handle)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, previous in self._previous.items():
+            signal.signal(sig, previous)  # type: ignore[arg-type]
+
+
+async def _drain(
+    units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int, stopper: _Stopper
+) -> None:
     async def worker() -> None:
         for unit in units:
+            if stopper.signum is not None:
+                return
             await runner.run_unit(unit)
+            await asyncio.sleep(0)  # let a stop request reach the loop between units
 
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    stopper.loop = asyncio.get_running_loop()
+    stopper.tasks = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
+    if stopper.signum is not None:
+        stopper._cancel()
+    results = await asyncio.gather(*stopper.tasks, return_exceptions=True)
+    for result in results:
+        if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+            raise result
 
 
 async def _drain_and_close(
-    units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int, factories: list
+    units: Iterator[PlanUnit],
+    runner: StudyRunner,
+    concurrency: int,
+    factories: list,
+    stopper: _Stopper,
 ) -> None:
     try:
-        await _drain(units, runner, concurrency)
+        await _drain(units, runner, concurrency, stopper)
     finally:
-        for factory in factories:
-            close = getattr(factory, "aclose", None)
-            if close is not None:
-                await close()
+        await _close(factories)
+
+
+async def _close(factories: list) -> None:
+    """Close the agent and user factories that hold connections."""
+    for factory in factories:
+        close = getattr(factory, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
+    """The finished runs whose files hold; the others (and the faulted runs paired with a
+    clean run to re-run) leave the index to run again. Returns (finished, dropped)."""
+    from sscbench.run.verify import check_study
+
+    check = check_study(store.root)
+    bad = set(check.problems)
+    for unit in plan:
+        line = unit.plan_line()
+        if line["clean_run_id"] in bad:
+            bad.add(line["faulted_run_id"])
+    finished = {k: v for k, v in check.entries.items() if k not in bad}
+    if len(finished) != len(check.entries) or check.copies or check.problems:
+        store.rewrite_index(finished.values())
+        for run_id in bad:
+            store.remove_run_files(run_id)
+    return finished, len(check.entries) - len(finished)
 
 
 def execute_study(
@@ -257,39 +384,70 @@ def execute_study(
     restart: bool = False,
     progress: bool = True,
 ) -> StudySummary:
-    """Plan and run a study into ``out``, resuming a previous invocation of the same config."""
+    """Plan and run a study into ``out``, resuming a previous invocation of the same config.
+
+    Everything is built and validated before the folder is touched; the folder is then
+    locked for this process (:class:`~sscbench.run.lock.StudyLock`). ``restart`` removes
+    only what sscbench wrote. On resume, the inputs' hashes and every finished run's
+    files are checked; runs whose files fail are run again. SIGINT/SIGTERM stop the
+    study promptly and raise :class:`StudyInterrupted` (the study resumes where it stopped).
+    """
     store = StudyDir(out)
-    if restart and store.root.exists():
-        shutil.rmtree(store.root)
+    store.check_writable()
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
     plan = make_plan(config, cases)
-    resumed = store.initialize(
-        config.config_hash(),
-        config.canonical_json(),
-        toml_text,
-        cases,
-        (unit.plan_line() for unit in plan),
-    )
-    store.repair_index()
-    finished = {entry.run_id: entry for entry in store.read_index()}
-    summary = StudySummary(store.root, planned_runs=2 * len(plan), resumed=resumed)
-    for entry in finished.values():
-        summary.count(entry)
+    inputs = hash_inputs(input_files(config))
     agents = {a.id: build_agent_factory(a) for a in config.agents}
     user = build_user_factory(config.user)
-
-    from sscbench.run.progress import StudyProgress
-
-    with StudyProgress(summary, enabled=progress) as bar:
-
-        def on_entry(entry: IndexEntry) -> None:
+    factories = [*agents.values(), user]
+    try:
+        store.root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        asyncio.run(_close(factories))
+        raise DataError(store.root, None, f"cannot create: {exc.strerror or exc}") from exc
+    with StudyLock(store.root):
+        try:
+            if restart:
+                store.remove_study()
+            resumed = store.initialize(
+                config.config_hash(),
+                config.canonical_json(),
+                toml_text,
+                cases,
+                (unit.plan_line() for unit in plan),
+                inputs=inputs,
+                base_dir=config.base_dir,
+            )
+            store.repair_index()
+            finished, dropped = _resume_records(store, plan) if resumed else ({}, 0)
+        except BaseException:
+            asyncio.run(_close(factories))
+            raise
+        summary = StudySummary(store.root, planned_runs=2 * len(plan), resumed=resumed)
+        summary.rerun = dropped
+        for entry in finished.values():
             summary.count(entry)
-            summary.executed_now += 1
-            bar.update()
 
-        runner = StudyRunner(config, worlds, agents, user, store, finished, on_entry)
-        asyncio.run(
-            _drain_and_close(iter(plan), runner, config.study.concurrency, [*agents.values(), user])
-        )
+        from sscbench.run.progress import StudyProgress
+
+        with StudyProgress(summary, enabled=progress) as bar, _Stopper() as stopper:
+
+            def on_entry(entry: IndexEntry) -> None:
+                summary.count(entry)
+                summary.executed_now += 1
+                bar.update()
+
+            runner = StudyRunner(config, worlds, agents, user, store, finished, on_entry)
+            asyncio.run(
+                _drain_and_close(
+                    iter(plan),
+                    runner,
+                    config.study.concurrency,
+                    factories,
+                    stopper,
+                )
+            )
+        if stopper.signum is not None:
+            raise StudyInterrupted(summary, stopper.signum)
     return summary

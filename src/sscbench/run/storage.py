@@ -1,9 +1,12 @@
 """A study directory on disk: config, plan, cases, one ledger and log per run, and the index.
 
-Every run's files are written to temporary names and moved into place with
-``os.replace``; only then is its line appended to ``index.jsonl``. A run is finished
-exactly when its index line is complete, so a study killed at any moment resumes
-without a duplicate and without losing a finished run.
+Every run's files are written to temporary names (unique to the writing process) and
+moved into place with ``os.replace``; only then is its line appended to
+``index.jsonl``. A run is finished exactly when its index line is complete, so a study
+killed at any moment resumes without a duplicate and without losing a finished run.
+A folder is a study when it holds ``sscbench-study.json`` (written first, with the
+content hashes of the study's inputs); sscbench writes into, resumes and removes only
+such folders (or empty ones).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sscbench.errors import DataError
 from sscbench.jsonl import model_line
 from sscbench.run.ledger import ledger_header
+from sscbench.run.lock import LOCK_NAME as LOCK_FILE
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
 
@@ -36,6 +40,7 @@ class IndexEntry(BaseModel):
     kind: Literal["clean", "faulted"]
     status: Literal["completed", "not-qualified", "missing"]
     ledger_sha256: str | None = None
+    evaluator_sha256: str | None = None
     reward: float | None = None
     triggered: bool | None = None
     termination: str | None = None
@@ -43,8 +48,40 @@ class IndexEntry(BaseModel):
     reason: str | None = None
 
 
+STUDY_MARKER = "sscbench-study.json"
+"""The file that makes a folder a study: written first, it holds the inputs' hashes."""
+
+MARKER_FORMAT = 1
+
+# What sscbench writes in a study folder (and so what --restart may remove): files at
+# the top, and folders of which only files with these suffixes are removed.
+STUDY_FILES = (
+    "config.toml",
+    "config.json",
+    "cases.jsonl",
+    "plan.jsonl",
+    "index.jsonl",
+    "measurements.jsonl",
+    "claims.json",
+    "report.html",
+    STUDY_MARKER,
+)
+STUDY_FOLDERS = {
+    "runs": (".ledger.jsonl", ".evaluator.jsonl", ".tmp"),
+    "tables": (".csv", ".tmp"),
+    "figures": (".png", ".svg", ".tmp"),
+    "release": (".json", ".csv", ".png", ".svg", ".tmp"),
+    "report": (".html", ".csv", ".json", ".png", ".svg", ".tmp"),
+}
+
+
+def _tmp_name(path: Path) -> Path:
+    """A temporary name beside ``path``, unique to this process."""
+    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
+
+
 def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
+    tmp = _tmp_name(path)
     with tmp.open("wb") as handle:
         handle.write(data)
     os.replace(tmp, path)
@@ -72,6 +109,65 @@ class StudyDir:
         self.plan = self.root / "plan.jsonl"
         self.index = self.root / "index.jsonl"
 
+        self.marker = self.root / STUDY_MARKER
+
+    # ---- what the folder is --------------------------------------------------------
+    def is_study(self) -> bool:
+        """Whether the folder holds a study sscbench started (its marker is there)."""
+        return self.marker.is_file()
+
+    def check_writable(self) -> None:
+        """Refuse an ``--out`` that is a file, or a folder holding something else.
+
+        A folder may be used when it does not exist, is empty (a lock file of a
+        process that died before starting the study counts as empty), or is a study.
+        """
+        if self.root.exists() and not self.root.is_dir():
+            raise DataError(self.root, None, "--out must be a folder, and this is a file")
+        if not self.root.exists() or self.is_study():
+            return
+        foreign = sorted(p.name for p in self.root.iterdir() if p.name != LOCK_FILE)
+        if foreign:
+            shown = ", ".join(foreign[:5]) + (" ..." if len(foreign) > 5 else "")
+            raise DataError(
+                self.root,
+                None,
+                f"not a study folder ({STUDY_MARKER} is absent) and not empty (holds {shown}); "
+                "sscbench will neither write into it nor remove it. Choose a new or empty "
+                "--out folder.",
+            )
+
+    def remove_study(self) -> list[Path]:
+        """Delete what sscbench wrote here (``--restart``), nothing else; refuse a non-study.
+
+        Files and folders sscbench does not write are left in place; the lock file stays
+        (its holder is the caller). Returns what was kept.
+        """
+        if not self.root.exists():
+            return []
+        self.check_writable()
+        if not self.is_study():
+            return []  # empty: nothing to remove
+        for name in STUDY_FILES:
+            if name != STUDY_MARKER:
+                (self.root / name).unlink(missing_ok=True)
+        for tmp in self.root.glob(".*.tmp"):
+            tmp.unlink()
+        for folder, suffixes in STUDY_FOLDERS.items():
+            path = self.root / folder
+            if not path.is_dir():
+                continue
+            for child in path.rglob("*"):
+                if child.is_file() and child.name.endswith(suffixes):
+                    child.unlink()
+            for child in sorted(path.rglob("*"), reverse=True):
+                if child.is_dir() and not any(child.iterdir()):
+                    child.rmdir()
+            if not any(path.iterdir()):
+                path.rmdir()
+        self.marker.unlink()  # last: a restart cut short still leaves a study
+        return sorted(p for p in self.root.iterdir() if p.name != LOCK_FILE)
+
     # ---- set-up and resume ---------------------------------------------------------
     def existing_config_hash(self) -> str | None:
         """The config hash a previous invocation recorded here, if any."""
@@ -82,21 +178,65 @@ class StudyDir:
         except (json.JSONDecodeError, KeyError) as exc:
             raise DataError(self.config_json, "config_hash", "unreadable; start anew") from exc
 
+    def recorded_inputs(self) -> dict[str, str]:
+        """The inputs' content hashes the study recorded when it started."""
+        try:
+            meta = json.loads(self.marker.read_text("utf-8"))
+            inputs = meta["inputs"]
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            raise DataError(self.marker, "inputs", "unreadable; start anew") from exc
+        if not isinstance(inputs, dict):
+            raise DataError(self.marker, "inputs", "expected an object of path -> sha256")
+        return inputs
+
+    def check_inputs(self, inputs: dict[str, str]) -> None:
+        """Refuse to resume when any input's content differs from what the study read."""
+        recorded = self.recorded_inputs()
+        changes = []
+        for path in sorted(set(recorded) | set(inputs)):
+            before, now = recorded.get(path), inputs.get(path)
+            if before == now:
+                continue
+            if before is None:
+                changes.append(f"{path} is now read (it was not)")
+            elif now is None:
+                changes.append(f"{path} is no longer read")
+            else:
+                changes.append(f"{path} changed (sha256 {before[:12]}… → {now[:12]}…)")
+        if changes:
+            more = f" (and {len(changes) - 3} more)" if len(changes) > 3 else ""
+            raise DataError(
+                self.marker,
+                "inputs",
+                "the study's inputs changed since it started: "
+                + "; ".join(changes[:3])
+                + more
+                + ". Resuming would measure runs against other inputs; restore them, use "
+                "another --out folder, or pass --restart.",
+            )
+
     def initialize(
         self,
         config_hash: str,
         canonical_config: str,
         toml_text: str,
-        cases: Iterable[BaseModel],
+        cases: list[BaseModel],
         plan: Iterable[dict[str, Any]],
+        inputs: dict[str, str] | None = None,
+        base_dir: str | Path | None = None,
     ) -> bool:
         """Create the study, or check that it may be resumed. Returns True when resuming.
 
-        A study recorded under a different config hash is refused: its runs would mix
-        two configurations.
+        A study recorded under a different config hash, or whose inputs (``path ->
+        sha256`` of every file the study read) changed, is refused: its runs would mix
+        two configurations or be measured against other cases. The caller has checked
+        the folder with :meth:`check_writable` (before a restart emptied it).
         """
-        previous = self.existing_config_hash()
-        if previous is not None:
+        inputs = inputs or {}
+        if self.is_study():
+            if not self.config_json.exists():
+                raise DataError(self.config_json, None, "missing: the study is incomplete")
+            previous = self.existing_config_hash()
             if previous != config_hash:
                 raise DataError(
                     self.config_json,
@@ -105,32 +245,66 @@ class StudyDir:
                     "runs of both. Use another --out directory, or delete this one (or pass "
                     "--restart) to start anew.",
                 )
+            self.check_inputs(inputs)
+            if not self.cases.exists() or self.cases.read_bytes() != _jsonl(cases):
+                raise DataError(
+                    self.cases,
+                    None,
+                    "differs from the cases this configuration gives (the file was edited, "
+                    "or the world changed); resuming would mix runs of other cases. Use "
+                    "another --out folder, or pass --restart.",
+                )
             return True
         self.runs.mkdir(parents=True, exist_ok=True)
+        marker = {"sscbench_study": MARKER_FORMAT, "inputs": dict(sorted(inputs.items()))}
+        _write_atomic(self.marker, json.dumps(marker, indent=2).encode())
         _write_atomic(self.config_toml, toml_text.encode("utf-8"))
         _write_atomic(self.cases, _jsonl(cases))
         _write_atomic(self.plan, _jsonl(plan))
         meta = {"config_hash": config_hash, "config": json.loads(canonical_config)}
+        if base_dir is not None:
+            meta["base_dir"] = str(base_dir)  # relative paths of the config are read from here
         _write_atomic(self.config_json, json.dumps(meta, indent=2, sort_keys=True).encode())
         return False
 
     # ---- the index -----------------------------------------------------------------
-    def read_index(self) -> Iterator[IndexEntry]:
-        """Stream the finished runs, naming the line of a corrupt entry."""
+    def read_index(self, repeated: list[IndexEntry] | None = None) -> Iterator[IndexEntry]:
+        """Stream the finished runs, one per run id, naming the line of a corrupt entry.
+
+        A later line of a run id already seen is never yielded (a run counts once); it
+        is appended to ``repeated`` when given, so a check can tell copies from conflicts.
+        """
         if not self.index.exists():
             return
-        with self.index.open(encoding="utf-8") as handle:
-            for number, line in enumerate(handle, start=1):
-                if not line.endswith("\n"):
+        seen: set[str] = set()
+        with self.index.open("rb") as handle:
+            for number, raw in enumerate(handle, start=1):
+                if not raw.endswith(b"\n"):
                     return  # a line cut by a kill: that run is not finished
+                try:
+                    line = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise DataError(
+                        self.index, f"line {number}", f"not UTF-8 (byte {exc.start})"
+                    ) from None
                 if not line.strip():
                     continue
                 try:
-                    yield IndexEntry.model_validate_json(line)
+                    entry = IndexEntry.model_validate_json(line)
                 except ValidationError as exc:
                     raise DataError(
                         self.index, f"line {number}", str(exc.errors()[0]["msg"])
                     ) from exc
+                if entry.run_id in seen:
+                    if repeated is not None:
+                        repeated.append(entry)
+                    continue
+                seen.add(entry.run_id)
+                yield entry
+
+    def rewrite_index(self, entries: Iterable[IndexEntry]) -> None:
+        """Replace the index atomically by these entries (resume drops runs to re-run)."""
+        _write_atomic(self.index, _jsonl(entries))
 
     def repair_index(self) -> None:
         """Drop a trailing partial line left by a kill during an append."""
@@ -160,12 +334,18 @@ class StudyDir:
         """Where a run's evaluator-only log lives."""
         return self.runs / f"{run_id}.evaluator.jsonl"
 
-    def write_run(self, run_id: str, ledger: list[Any], evaluator: list[Any]) -> str:
-        """Write a run's ledger and evaluator log atomically; return the ledger's sha256."""
+    def write_run(self, run_id: str, ledger: list[Any], evaluator: list[Any]) -> tuple[str, str]:
+        """Write a run's ledger and evaluator log atomically; return both files' sha256."""
         data = _jsonl([ledger_header(run_id), *ledger])
-        _write_atomic(self.evaluator_path(run_id), _jsonl(evaluator))
+        log = _jsonl(evaluator)
+        _write_atomic(self.evaluator_path(run_id), log)
         _write_atomic(self.ledger_path(run_id), data)
-        return hashlib.sha256(data).hexdigest()
+        return hashlib.sha256(data).hexdigest(), hashlib.sha256(log).hexdigest()
+
+    def remove_run_files(self, run_id: str) -> None:
+        """Delete a run's files (before it is run again)."""
+        self.ledger_path(run_id).unlink(missing_ok=True)
+        self.evaluator_path(run_id).unlink(missing_ok=True)
 
     def read_ledger(self, run_id: str) -> list[str]:
         """A run's ledger lines (header first)."""

@@ -1,0 +1,108 @@
+"""One writer per study folder: an exclusive lock held by the process that writes it.
+
+The lock is ``flock`` on ``STUDY/sscbench.lock``, which also holds who took it (pid,
+host, start time) so that a second writer is told who holds the folder. The kernel
+drops an ``flock`` when its holder dies, so the lock of a dead process (killed, or
+crashed) is stale by construction: the next writer takes it over and says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import socket
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+
+LOCK_NAME = "sscbench.lock"
+
+
+@dataclass(frozen=True)
+class LockHolder:
+    """Who holds (or held) a study's lock."""
+
+    pid: int | None
+    host: str | None
+    started: str | None
+
+    def describe(self) -> str:
+        """``pid 123 on host h since 2026-…`` (what is known of it)."""
+        pid = self.pid if self.pid is not None else "?"
+        return f"pid {pid} on host {self.host or '?'} since {self.started or '?'}"
+
+
+def _read_holder(text: str) -> LockHolder | None:
+    try:
+        data: Any = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(data, dict):
+        return None
+    pid = data.get("pid")
+    return LockHolder(
+        pid if isinstance(pid, int) else None,
+        str(data.get("host")) if data.get("host") else None,
+        str(data.get("started")) if data.get("started") else None,
+    )
+
+
+class StudyLock:
+    """Exclusive write access to one study folder (a context manager).
+
+    ``acquire`` raises :class:`DataError` naming the holder when another live process
+    holds the folder; ``taken_over`` names the dead holder whose stale lock was taken.
+    """
+
+    def __init__(self, root: str | Path):
+        self.path = Path(root) / LOCK_NAME
+        self._fd: int | None = None
+        self.taken_over: LockHolder | None = None
+
+    def acquire(self) -> StudyLock:
+        """Take the lock or raise a DataError naming who holds it."""
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = _read_holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+            os.close(fd)
+            who = holder.describe() if holder else "another process"
+            raise DataError(
+                self.path.parent,
+                None,
+                f"this study folder is being written by {who}; wait for it to finish, stop "
+                "it, or choose another --out folder",
+            ) from None
+        previous = _read_holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+        if previous is not None and previous.pid is not None and previous.pid != os.getpid():
+            self.taken_over = previous  # its process is gone: the kernel dropped its lock
+        mine = {
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "started": datetime.now(UTC).isoformat(timespec="seconds"),
+        }
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(mine).encode(), 0)
+        self._fd = fd
+        return self
+
+    def release(self) -> None:
+        """Clear the holder record and drop the lock."""
+        if self._fd is None:
+            return
+        with contextlib.suppress(OSError):
+            os.ftruncate(self._fd, 0)
+        os.close(self._fd)  # closing the descriptor releases the flock
+        self._fd = None
+
+    def __enter__(self) -> StudyLock:
+        return self.acquire()
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()

@@ -1,0 +1,172 @@
+"""Verify a study folder against its index before anything is measured or resumed.
+
+The index is the record of what ran; every run file must be the one it recorded. One
+row per run id (an exact copy of a line counts once, two different lines for one run
+id are an error), each run's case in ``cases.jsonl`` and its id in ``plan.jsonl``, and
+each run's ledger and evaluator log present with the sha256 the index recorded (an
+older index without the evaluator's hash: the log must start with the run's
+``run_start`` and end with a ``run_end``). ``measure``, ``report`` and ``gate`` stop
+on the first problem, naming the file and the run; a resumed study re-runs the runs
+whose files fail the check.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sscbench.errors import DataError
+from sscbench.jsonl import read_jsonl, read_objects
+from sscbench.run.storage import IndexEntry, StudyDir
+
+
+@dataclass(frozen=True)
+class RunProblem:
+    """A run whose record does not hold: which file, which run, why."""
+
+    run_id: str
+    path: Path
+    reason: str
+
+    def error(self, others: int = 0) -> DataError:
+        """The problem as a DataError naming the file and the run."""
+        more = f" (and {others} more runs fail the check)" if others else ""
+        return DataError(self.path, f"run {self.run_id}", self.reason + more)
+
+
+@dataclass
+class StudyCheck:
+    """The outcome of checking a study: its runs (one per id) and the problems found."""
+
+    store: StudyDir
+    entries: dict[str, IndexEntry] = field(default_factory=dict)
+    copies: int = 0
+    problems: dict[str, RunProblem] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        """Whether every run holds."""
+        return not self.problems
+
+
+def _sha256(path: Path) -> str | None:
+    try:
+        digest = hashlib.sha256()
+        with path.open("rb") as handle:
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        return digest.hexdigest()
+    except FileNotFoundError:
+        return None
+
+
+def _file_problem(path: Path, recorded: str | None) -> str | None:
+    actual = _sha256(path)
+    if actual is None:
+        return "missing: the index records this run but its file is gone"
+    if recorded is not None and actual != recorded:
+        return (
+            f"sha256 {actual[:12]}… differs from the {recorded[:12]}… the index recorded "
+            "(the file was changed, cut or replaced)"
+        )
+    return None
+
+
+def _evaluator_shape(path: Path, run_id: str) -> str | None:
+    """For an index without the log's hash: the log is whole (run_start … run_end)."""
+    try:
+        rows = read_objects(path)
+    except DataError as exc:
+        return exc.reason
+    if not rows or rows[0].get("type") != "run_start" or rows[0].get("run_id") != run_id:
+        return "does not start with this run's run_start"
+    if rows[-1].get("type") != "run_end":
+        return "cut short: it does not end with run_end"
+    return None
+
+
+def _check_entry(
+    store: StudyDir, entry: IndexEntry, case_ids: set[str], planned: set[str] | None
+) -> RunProblem | None:
+    run_id = entry.run_id
+    if entry.case_id not in case_ids:
+        return RunProblem(run_id, store.cases, f"case {entry.case_id!r} of this run is absent")
+    if planned is not None and run_id not in planned:
+        return RunProblem(run_id, store.plan, "this run is not in the study's plan")
+    if entry.ledger_sha256 is None:
+        if entry.status == "completed":
+            return RunProblem(run_id, store.index, "a completed run without ledger_sha256")
+        return None  # not qualified, or missing before any file was written
+    ledger = store.ledger_path(run_id)
+    reason = _file_problem(ledger, entry.ledger_sha256)
+    if reason:
+        return RunProblem(run_id, ledger, reason)
+    log = store.evaluator_path(run_id)
+    reason = _file_problem(log, entry.evaluator_sha256)
+    if reason is None and entry.evaluator_sha256 is None:
+        reason = _evaluator_shape(log, run_id)
+    return RunProblem(run_id, log, reason) if reason else None
+
+
+def check_study(root: str | Path) -> StudyCheck:
+    """Check every run of a study; problems are collected (see :func:`verify_study`).
+
+    A folder that is not a study, or whose index, cases or plan cannot be read, raises
+    :class:`DataError` at once.
+    """
+    store = StudyDir(root)
+    if not store.root.is_dir():
+        raise DataError(store.root, None, "no such study folder")
+    if not store.is_study():
+        raise DataError(store.marker, None, f"missing: {store.root} is not a study folder")
+    if not store.index.exists():
+        raise DataError(store.index, None, "missing: the study has no index")
+    case_ids = {json.loads(line)["case_id"] for line in _lines(store.cases)}
+    planned = None
+    if store.plan.exists():
+        planned = set()
+        for row in read_objects(store.plan):
+            planned.update((row.get("clean_run_id"), row.get("faulted_run_id")))
+    check = StudyCheck(store)
+    repeated: list[IndexEntry] = []
+    for entry in store.read_index(repeated):
+        check.entries[entry.run_id] = entry
+    for entry in repeated:
+        if entry == check.entries[entry.run_id]:
+            check.copies += 1
+        else:
+            check.problems[entry.run_id] = RunProblem(
+                entry.run_id, store.index, "two different index lines record this run"
+            )
+    for entry in check.entries.values():
+        if entry.run_id in check.problems:
+            continue
+        problem = _check_entry(store, entry, case_ids, planned)
+        if problem is not None:
+            check.problems[entry.run_id] = problem
+    return check
+
+
+def _lines(path: Path) -> list[str]:
+    def parse(line: str) -> str:
+        value = json.loads(line)
+        if not isinstance(value, dict) or not isinstance(value.get("case_id"), str):
+            raise ValueError("expected a case with a case_id")
+        return line
+
+    return read_jsonl(path, parse)
+
+
+def verify_study(root: str | Path) -> StudyCheck:
+    """Check a study and raise :class:`DataError` naming the file and run of the first
+    problem; what ``measure``, ``report`` and ``gate`` call before they read a run."""
+    check = check_study(root)
+    if check.problems:
+        first = next(iter(check.problems.values()))
+        raise first.error(len(check.problems) - 1)
+    return check
+
+
+__all__ = ["RunProblem", "StudyCheck", "check_study", "verify_study"]

@@ -1,0 +1,39 @@
+"""Text from users and data made safe for the terminal.
+
+Console output is Rich markup: a message holding ``[...]`` would lose the brackets'
+content (``'sscbench[local]'`` printed as ``'sscbench'``) or raise ``MarkupError``
+(``nodir[/x]here``), and a control byte from a file name (ESC) would reach the
+terminal raw. Every piece of user or data text printed through Rich goes through
+:func:`safe`; :func:`plain` is the same for ``print``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from rich.console import Console
+from rich.markup import escape
+from rich.text import Text
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def plain(text: object) -> str:
+    """``text`` with control characters (ESC, BEL, CR, ...) shown as ``\\x1b`` escapes;
+    newlines and tabs are kept."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(text))
+
+
+def safe(text: object) -> str:
+    """``text`` made printable and escaped for Rich markup (shown exactly as written)."""
+    return escape(plain(text))
+
+
+def error_text(message: object, label: str = "error:") -> Text:
+    """A red ``error:`` label followed by the message as plain text (never parsed as markup)."""
+    return Text.assemble((label, "red"), " ", plain(message))
+
+
+def print_error(console: Console, message: object) -> None:
+    """Print ``error: message`` on ``console`` with the message shown exactly as written."""
+    console.print(error_text(message), highlight=False, soft_wrap=True)

@@ -1,0 +1,76 @@
+"""Messages are printed as written: square brackets survive, markup-like text never raises,
+control bytes (ESC) never reach the terminal raw (issue 14, item 13)."""
+
+from __future__ import annotations
+
+import pytest
+from rich.console import Console
+from typer.testing import CliRunner
+
+from sscbench.cli import app
+from sscbench.terminal import plain, print_error, safe
+
+ESC = "\x1b"
+
+
+def _invoke(*args: str):
+    result = CliRunner().invoke(app, list(args))
+    assert "MarkupError" not in repr(result.exception), result.exception
+    return result
+
+
+@pytest.mark.parametrize("command", ["run", "measure", "report", "release", "calibrate"])
+def test_a_path_with_markup_is_shown_as_written(tmp_path, command):
+    path = str(tmp_path / "nodir[/x]here")
+    result = _invoke(command, path)
+    assert result.exit_code == 2, result.output
+    assert "nodir[/x]here" in result.output, result.output
+
+
+def test_gate_shows_bracketed_paths(tmp_path):
+    result = _invoke("gate", str(tmp_path / "st[/u]dy"), str(tmp_path / "po[bold]licy"))
+    assert result.exit_code == 2 and "po[bold]licy" in result.output, result.output
+
+
+def test_a_bracketed_hint_is_not_swallowed(tmp_path):
+    config = tmp_path / "study.toml"
+    config.write_text('[[agents]]\nid = "a"\nkind = "openai"\n')
+    result = _invoke("run", str(config), "--out", str(tmp_path / "out"))
+    assert result.exit_code == 2
+    assert "an openai agent needs an [agents.endpoint] table" in result.output, result.output
+
+
+def test_an_esc_byte_in_a_path_never_reaches_the_terminal(tmp_path):
+    result = _invoke("run", str(tmp_path / f"evil{ESC}[31mname.toml"))
+    assert result.exit_code == 2
+    assert ESC not in result.output
+    assert "evil\\x1b[31mname.toml" in result.output, result.output
+
+
+def test_serve_local_errors_keep_brackets(tmp_path):
+    result = _invoke("serve-local", "--model", str(tmp_path / "no[/x]such.gguf"))
+    assert result.exit_code == 2, result.output
+    # without llama-cpp the hint names the extra; with it, the missing model is named
+    assert "sscbench[local]" in result.output or "no[/x]such.gguf" in result.output, (
+        result.output
+    )
+
+
+def test_success_lines_show_a_bracketed_out_folder(tmp_path):
+    config = tmp_path / "study.toml"
+    config.write_text(
+        '[world]\ndomains = ["airline"]\n[cases]\noperators = ["SuppressWrite"]\n'
+        'per_operator = 1\n[[agents]]\nid = "a"\nprofile = "trusting"\n'
+    )
+    out = tmp_path / "o[red]ut"
+    result = _invoke("run", str(config), "--out", str(out), "--no-progress")
+    assert result.exit_code == 0, result.output
+    assert f"ran study in {out}" in result.output and "report: " in result.output
+
+
+def test_helpers_escape_markup_and_control_bytes():
+    console = Console(record=True, width=200)
+    print_error(console, f"nodir[/x]here and {ESC}[2J and [bold]x[/bold] trailing\\")
+    text = console.export_text()
+    assert text.strip() == "error: nodir[/x]here and \\x1b[2J and [bold]x[/bold] trailing\\"
+    assert safe("[bold]") == "\\[bold]" and plain("a\tb\nc\x07") == "a\tb\nc\\x07"

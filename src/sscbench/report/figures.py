@@ -129,7 +129,7 @@ def adoption_figure(cells: list[Row], folder: Path) -> str:
                 ax.set_title(f"{op}: {title}", loc="left")
             left.set_xlabel("adoption (95% interval)")
             right.set_xlabel("adoption (95% interval); right: rate evaluable/total/clusters")
-        fig.subplots_adjust(wspace=0.55)
+        fig.subplots_adjust(wspace=0.9)
         return _save(fig, folder, "adoption")
 
 

@@ -240,6 +240,11 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     out = tmp_path / "typed"
     execute_study(parse_config(text, "typed.toml"), text, out, progress=False)
     measure_study(out)
+    # a typed run that did not qualify is release evidence too, not an SSCBench funnel row
+    rows = _rows(out)
+    faulted = next(r for r in rows if r["kind"] == "faulted")
+    faulted.update(status="not-qualified", Z_S="not-qualified")
+    (out / "measurements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     html = build_report(out, policy=ROOT / "examples" / "release-policy.toml").read_text()
     applies = dict(re.findall(r'<section id="([a-z]+)" data-applies="(true|false)"', html))
     assert all(applies[s] == "false" for s in SECTION_IDS[:8])

@@ -105,11 +105,11 @@ def _swap(staging: Path, final: Path) -> None:
 
 def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list[Row] | None,
            paired: Any, policy: Any, started: float) -> None:  # fmt: skip
-    rows = [r for r in measured if r.get("Z_S") != "no-contract"]  # typed runs: release section
+    cases = read_cases(study)
+    rows = [r for r in measured if _has_contract(r, cases)]  # typed runs: release section
     primary = primary_rows(rows)
     sets = RunSets()
     tables, figs = out / "tables", out / "figures"
-    cases = read_cases(study)
     sections: list[Section] = []
     csvs: dict[str, list[Row]] = {}
     if primary:
@@ -156,6 +156,15 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
         .render(name=study.name, summary=summary, sections=sections)
     )
     (out / "report.html").write_text(html, encoding="utf-8")
+
+
+def _has_contract(row: Row, cases: dict[str, Any]) -> bool:
+    """Whether a run belongs to the SSCBench tables: its case has a fault contract (runs of
+    typed families, also not-qualified or missing ones, are release evidence)."""
+    if row.get("Z_S") == "no-contract":
+        return False
+    case = cases.get(row.get("case_id"))
+    return case is None or case.contract is not None
 
 
 def _sscbench_sections(

@@ -31,7 +31,7 @@ def funnel_section(
 ) -> tuple[Section, list[Row]]:
     """Table III a: the primary execution funnel per operator and in total, n_Z/u_Z."""
     table = Table("funnel-table", "Execution funnel per operator (Table III a)", PRIMARY,
-                  ["operator", *FUNNEL, "n_Z/u_Z", "controls in P"])  # fmt: skip
+                  ["operator", *[k.replace("_", " ") for k in FUNNEL], "n_Z/u_Z", "controls in P"])  # fmt: skip
     csv_rows = []
     for entry in [*by_operator, total]:
         runs = entry["runs"]

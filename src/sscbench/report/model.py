@@ -52,7 +52,7 @@ def text(value: Any) -> Cell:
 def rate(interval: Interval, sets: RunSets, counted: list[str], evaluable: list[str]) -> Cell:
     """``k/n (rate, CI, method)`` with k and n linking to their runs; caveat flagged."""
     label = interval_label(interval)
-    rest = label.split(" ", 1)[1] if " " in label else ""
+    rest = label.split(" ", 1)[1] if interval.observed else "unobserved"
     cls = "unobserved" if not interval.observed else ("caveat" if "⚠" in label else "")
     return [
         *sets.count(counted),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from sscbench.analysis.populations import PRIMARY_ADOPTION, interval_label
+from sscbench.analysis.populations import interval_label
 from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS
 from sscbench.analysis.stats import wilson
 from sscbench.measure.values import is_step
@@ -74,9 +74,13 @@ def validation_section(
 
 def claims_section(cards: list[Row], sets: RunSets) -> Section:
     """Claim cards per operator × configuration and pooled."""
-    section = Section("claims", "Claims", intro="Each card names its required condition, k/n, "
-                      f"clusters and interval method. Population: {PRIMARY_ADOPTION.split(';')[0]}, "
-                      "triggered, controls excluded, adoption decidable.")  # fmt: skip
+    section = Section(
+        "claims",
+        "Claims",
+        intro="Cards per operator × configuration and pooled over configurations; each names "
+        "its required condition, k/n runs, clusters and interval method. Population: "
+        "repetition 0, triggered, target-value controls excluded, adoption decidable.",
+    )
     for c in cards:
         section.cards.append({**c, "k_href": sets.href(c["counted"]) if c["counted"] else "",
                               "n_href": sets.href(c["runs"]) if c["runs"] else ""})  # fmt: skip

@@ -293,7 +293,8 @@ def test_sensitivity_user_claims_and_paired(study, tmp_path):
     )
     execute_study(cued, text, variant, progress=False)
     measure_study(variant)
-    build_report(study, claims_file=claims, paired=variant)
+    html = build_report(study, claims_file=claims, paired=variant).read_text()
+    assert '<section id="paired" data-applies="true"' in html and 'id="paired-table"' in html
     cards = json.loads((study / "report" / "claims.json").read_text())
     mine = [c for c in cards if c["claim"] == "adoption when evidence never arrived"]
     assert mine and any(c["status"] == "observed" for c in mine)
@@ -363,3 +364,30 @@ def test_read_back_cue_changes_only_write_descriptions():
         for s in cued.tool_schemas()
         if s["function"]["name"] in changed
     )
+
+
+def test_oracle_results_and_reviewer_labels_feed_their_sections(study, tmp_path):
+    from sscbench.oracles.validate import calibration_reference, read_rows, validate
+
+    copy = tmp_path / "copy"
+    shutil.copytree(study, copy, ignore=shutil.ignore_patterns("report"))
+    scores = validate(read_rows(copy / "measurements.jsonl"), calibration_reference(copy))
+    (copy / "oracles").mkdir()
+    (copy / "oracles" / "rules.json").write_text(json.dumps(scores))
+    rows = _rows(copy)
+    labelled = next(r for r in rows if r["kind"] == "faulted" and r["repetition"] == 0)
+    (copy / "review").mkdir()
+    (copy / "review" / "labels.jsonl").write_text(
+        json.dumps({"run_id": labelled["run_id"], "A": 1 - labelled["A"], "Z_S": labelled["Z_S"]})
+        + "\n"
+    )
+    os.utime(copy / "measurements.jsonl")
+    html = build_report(copy).read_text()
+    oracles = html.split('<section id="oracles"', 1)[1].split("</section>", 1)[0]
+    assert 'data-applies="true"' in oracles and 'id="oracles-table"' in oracles
+    assert oracles.count("<tr>") - 1 == len(scores)
+    validation = html.split('<section id="validation"', 1)[1].split("</section>", 1)[0]
+    assert "reviewer labels (review/labels.jsonl)" in validation
+    table = _csv_rows(copy / "report" / "tables" / "validation.csv")
+    a = next(r for r in table if r["operator"] == "all operators" and r["field"] == "A")
+    assert (a["agree"], a["applicable"]) == ("0", "1")

@@ -331,8 +331,12 @@ def test_paired_comparison_counts_discordant_pairs():
 
     a = [row(i, 1) for i in range(10)]
     b = [row(i, 1 if i < 2 else 0) for i in range(10)]
+    # other repetitions stay out of the primary paired comparison
+    a += [{**row(i, 0), "repetition": 1} for i in range(10)]
+    b += [{**row(i, 1), "repetition": 1} for i in range(10)]
     (result,) = paired_comparison(a, b)
     assert result["pairs"] == 10 and result["adopted_only_in_a"] == 8
+    assert paired_comparison(a, b, all_repetitions=True)[0]["pairs"] == 20
     assert result["adopted_only_in_b"] == 0 and result["mcnemar_exact_p"] < 0.01
 
 

@@ -115,10 +115,12 @@ def sensitivity_table(rows: list[Row]) -> list[Row]:
 _EMPTY = ("numerator", "denominator", "clusters", "estimate", "low", "high")
 
 
-def paired_comparison(a: list[Row], b: list[Row]) -> list[Row]:
+def paired_comparison(a: list[Row], b: list[Row], *, all_repetitions: bool = False) -> list[Row]:
     """Adoption in two studies on matched (case, configuration, repetition) pairs, by operator.
 
-    Reports both rates with intervals, the discordant pairs and McNemar's exact p-value.
+    The primary population: repetition 0 and no target-value controls, unless
+    ``all_repetitions``. Reports both rates with intervals, the discordant pairs and
+    McNemar's exact p-value.
     """
 
     def key(r: Row) -> tuple:
@@ -128,7 +130,10 @@ def paired_comparison(a: list[Row], b: list[Row]) -> list[Row]:
         return {
             key(r): r
             for r in faulted_rows(rows)
-            if r["status"] == "completed" and r.get("triggered") and r.get("A") in (0, 1)
+            if r["status"] == "completed"
+            and r.get("triggered")
+            and r.get("A") in (0, 1)
+            and (all_repetitions or (r["repetition"] == 0 and not r.get("control")))
         }
 
     left, right = decidable(a), decidable(b)

@@ -118,10 +118,16 @@ def paired_section(pairs: list[Row] | None, other: str | None) -> Section:
         section.reason = "no second study given (sscbench report STUDY --paired OTHER)"
         return section
     section.intro = (f"Study a: this study; study b: {other}. Pairs matched on case, "
-                     "configuration and repetition, both triggered with decidable adoption.")  # fmt: skip
+                     "configuration and repetition 0 (controls excluded), both triggered with decidable "
+        "adoption.")  # fmt: skip
     columns = ["operator", "pairs", "adoption_a", "adoption_b", "adopted_only_in_a",
                "adopted_only_in_b", "mcnemar_exact_p"]  # fmt: skip
-    table = Table("paired-table", "Adoption in matched pairs", "matched triggered runs", columns)
+    table = Table(
+        "paired-table",
+        "Adoption in matched pairs",
+        "repetition 0, controls excluded, matched triggered runs",
+        columns,
+    )
     for p in pairs:
         table.add(*[p[c] for c in columns])
     section.tables.append(table)

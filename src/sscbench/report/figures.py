@@ -129,7 +129,7 @@ def adoption_figure(cells: list[Row], folder: Path) -> str:
                 ax.set_title(f"{op}: {title}", loc="left")
             left.set_xlabel("adoption (95% interval)")
             right.set_xlabel("adoption (95% interval); right: rate evaluable/total/clusters")
-        fig.subplots_adjust(wspace=0.9)
+        fig.subplots_adjust(wspace=0.9, hspace=0.45)
         return _save(fig, folder, "adoption")
 
 
@@ -141,24 +141,35 @@ def reliance_figure(
     its interval and a pooled diamond."""
     operators = sorted(set(gaps) | {c["operator"] for c in q_cells})
     with plt.rc_context(STYLE):
-        fig, axes = plt.subplots(max(len(operators), 1), 2, figsize=(10, 2.4 * max(len(operators), 1)),
-                                 squeeze=False)  # fmt: skip
+        fig, axes = plt.subplots(
+            max(len(operators), 1), 3, figsize=(11, 2.4 * max(len(operators), 1)), squeeze=False,
+            gridspec_kw={"width_ratios": [5, 0.8, 5]},
+        )  # fmt: skip
         for row, op in enumerate(operators):
-            left, right = axes[row]
+            left, absent, right = axes[row]
             values = gaps.get(op, [])
             counts = Counter(values)
             finite = sorted(k for k in counts if k != "inf")
-            xs: list[str] = [str(k) for k in finite] + (["∞"] if "inf" in counts else [])
-            ns = [counts[k] for k in finite] + ([counts["inf"]] if "inf" in counts else [])
-            colours = [("#1b7837" if k > 0 else "#b2182b") for k in finite] + ["#777777"] * (
-                "inf" in counts
-            )
-            bars = left.bar(range(len(xs)), ns, color=colours, width=0.8)
+            colours = ["#1b7837" if k > 0 else "#b2182b" for k in finite]
+            bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
             left.bar_label(bars, fontsize=7)
-            left.set_xticks(range(len(xs)), xs)
-            left.set_xlabel("T_U − T_E in steps (> 0: evidence before reliance; ∞: absent)")
+            if finite:
+                left.set_xlim(min(0, *finite) - 1, max(0, *finite) + 1)
+                left.set_xticks(finite)
+            left.axvline(0, color="black", linewidth=0.6)
+            left.set_xlabel("T_U − T_E in whole steps (> 0: evidence before reliance)")
             left.set_ylabel("adopted runs")
             left.set_title(f"{op}: signed gap ({len(values)} adopted runs)", loc="left")
+            inf_bar = absent.bar([0], [counts.get("inf", 0)], color="#777777", width=0.6)
+            absent.bar_label(inf_bar, fontsize=7)
+            absent.set_xticks([0], ["∞"])
+            absent.set_xlim(-0.8, 0.8)
+            top = max(counts.values(), default=1) * 1.18
+            left.set_ylim(0, top)
+            absent.set_ylim(0, top)
+            absent.set_yticks([])
+            absent.spines["left"].set_visible(False)
+            absent.set_xlabel("absent")
             mine = [c for c in q_cells if c["operator"] == op]
             labels = [c["config_id"] for c in mine] + ["pooled"]
             for i, c in enumerate([*mine, pooled[op]] if op in pooled else mine):
@@ -178,5 +189,5 @@ def reliance_figure(
             right.set_xlim(-0.02, 1.02)
             right.set_xlabel("q_U (95% interval); right: rate before/n_q/k_q/u_q")
             right.set_title(f"{op}: q_U by configuration", loc="left")
-        fig.subplots_adjust(wspace=0.45, hspace=0.7)
+        fig.subplots_adjust(wspace=0.6, hspace=0.7)
         return _save(fig, folder, "reliance")

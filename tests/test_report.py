@@ -4,16 +4,46 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
+import shutil
+from html import escape, unescape
+from pathlib import Path
 
 import pytest
 
-from sscbench.analysis.claims import claim_cards
 from sscbench.analysis.populations import cell_table
 from sscbench.errors import DataError
 from sscbench.measure.study import measure_study
-from sscbench.report.build import build_report
+from sscbench.report.build import SECTION_IDS, build_report
+from sscbench.report.runs import page_name
 from sscbench.run.config import load_config
 from sscbench.run.executor import execute_study
+
+ROOT = Path(__file__).resolve().parents[1]
+TYPED = """
+[study]
+name = "typed-report"
+repetitions = 1
+concurrency = 2
+
+[world]
+source = "tau-bench"
+data = "DATA"
+idempotency_keys = true
+
+[cases]
+operators = ["TimeoutAfterCommit", "StalePolicy"]
+per_operator = 2
+
+[[agents]]
+id = "keyed"
+profile = "idempotent_readback"
+
+[[agents]]
+id = "naive"
+profile = "naive_retry"
+"""
 
 
 @pytest.fixture(scope="module")
@@ -25,33 +55,203 @@ def study(tmp_path_factory):
     return out
 
 
-def test_report_files(study):
-    html = build_report(study).read_text()
-    for name in ("funnel", "cells", "claims", "crossing"):
-        assert (study / "tables" / f"{name}.csv").exists()
-    for name in ("funnel", "arrival", "adoption_forest", "gap"):
-        assert (study / "figures" / f"{name}.png").stat().st_size > 1000
-        assert (study / "figures" / f"{name}.svg").exists()
+def _rows(study):
+    return [json.loads(x) for x in (study / "measurements.jsonl").read_text().splitlines()]
+
+
+def _csv_rows(path):
+    with path.open() as handle:
+        return list(csv.DictReader(handle))
+
+
+@pytest.fixture(scope="module")
+def report(study):
+    return build_report(study)
+
+
+def test_report_files(study, report):
+    html = report.read_text()
+    folder = study / "report"
+    assert report == folder / "report.html"
+    for name in ("funnel", "cells", "claims", "crossing", "arrival", "stance", "gaps"):
+        assert (folder / "tables" / f"{name}.csv").exists()
+    for name in ("funnel", "arrival", "adoption", "reliance"):
+        assert (folder / "figures" / f"{name}.png").stat().st_size > 1000
+        assert (folder / "figures" / f"{name}.svg").exists()
         assert f'id="fig-{name}"' in html
-    claims = json.loads((study / "claims.json").read_text())
-    names = {c["claim"] for c in claims}
-    assert names == {
+    claims = json.loads((folder / "claims.json").read_text())
+    assert {c["claim"] for c in claims} == {
         "propagation",
         "adoption with eventual counterevidence",
         "adoption under pre-use counterevidence",
     }
-    with (study / "tables" / "cells.csv").open() as handle:
-        rows = list(csv.DictReader(handle))
-    assert rows and {"operator", "config_id", "A_T", "q_U", "arrival_pre"} <= set(rows[0])
+    cells = _csv_rows(folder / "tables" / "cells.csv")
+    assert {"operator", "config_id", "quantity", "numerator", "denominator", "clusters",
+            "estimate", "low", "high", "method", "population", "label"} <= set(cells[0])  # fmt: skip
 
 
-def test_empty_stratum_is_unobserved_not_zero(study):
-    rows = [json.loads(x) for x in (study / "measurements.jsonl").read_text().splitlines()]
+def test_every_section_present_or_says_why(report):
+    html = report.read_text()
+    found = re.findall(r'<section id="([a-z]+)" data-applies="(true|false)"', html)
+    assert [i for i, _ in found] == list(SECTION_IDS)
+    for section_id, applies in found:
+        body = html.split(f'<section id="{section_id}"', 1)[1].split("</section>", 1)[0]
+        if applies == "false":
+            assert "Not shown:" in body and "<table" not in body
+    assert dict(found)["paired"] == "false" and dict(found)["release"] == "false"
+
+
+def test_primary_population_is_one_and_funnel_p_is_sum_of_cells(study, report):
+    rows = _rows(study)
+    primary = [r for r in rows if r["kind"] == "faulted" and r["repetition"] == 0]
+    funnel = {r["operator"]: r for r in _csv_rows(study / "report" / "tables" / "funnel.csv")}
+    total = funnel["all operators"]
+    assert int(total["scheduled"]) == len(primary)
     cells = cell_table(rows)
-    empty = [c["a_absent"] for c in cells if c["a_absent"].denominator == 0]
-    assert empty and all(iv.label() == "unobserved (0/0)" and iv.estimate is None for iv in empty)
-    cards = claim_cards(rows)
-    assert all(c["status"] == "observed" or c["estimate"] is None for c in cards)
+    assert int(total["P"]) == sum(c["P"] for c in cells) > 0
+    assert sum(c["scheduled"] for c in cells) == len(primary)
+    # every table states its population
+    html = report.read_text()
+    assert html.count("<table") == html.count('class="pop">population:')
+
+
+def test_sensitivity_rows_on_the_page_equal_the_csv(study, report):
+    html = report.read_text()
+    page = {
+        (k, unescape(v)) for k, v in re.findall(r'<span data-key="([^"]+)">([^<]*)</span>', html)
+    }
+    rows = _csv_rows(study / "report" / "tables" / "sensitivity.csv")
+    wanted = {
+        (escape(f"{r['analysis']}|{r['operator']}|{r['config_id']}|{r['quantity']}"), r["label"])
+        for r in rows
+    }
+    assert len(rows) == len(wanted) and page == wanted
+    numeric = [r for r in rows if r["method"] != "count" and r["denominator"] not in ("", "0")]
+    assert numeric and all(0 <= float(r["estimate"]) <= 1 for r in numeric)
+
+
+def _sets(study):
+    index = (study / "report" / "runs" / "index.html").read_text()
+    blob = re.search(r'<script type="application/json" id="run-data">(.*?)</script>', index, re.S)
+    return json.loads(blob.group(1))
+
+
+def test_count_links_open_runs_whose_marks_agree(study, report):
+    html = report.read_text()
+    data = _sets(study)
+    measured = {r["run_id"]: r for r in _rows(study)}
+    checked = 0
+    for section in ("arrival", "adoption"):
+        body = html.split(f'<section id="{section}"', 1)[1].split("</section>", 1)[0]
+        links = re.findall(r'<a class="count" href="runs/index.html#set=(\d+)">(\d+)</a>', body)
+        assert links
+        for number, count in links:
+            members = data["sets"][int(number)]
+            assert len(members) == int(count)
+            for i in members[:3]:
+                run_id = data["runs"][i][0]
+                page = (study / "report" / "runs" / page_name(run_id)).read_text()
+                marks = dict(re.findall(r'data-mark="(\w+)">([^<]*)<', page))
+                row = measured[run_id]
+                for mark in ("T_F", "T_E", "T_S", "T_U", "Z_S", "A"):
+                    want = row.get(mark)
+                    assert marks[mark] == ("–" if want is None else str(want)), (run_id, mark)
+                for mark in ("T_F", "T_E", "T_S", "T_U"):
+                    if isinstance(row.get(mark), int):
+                        step = re.search(rf'<tr data-step="{row[mark]}"[^>]*>.*?</tr>', page, re.S)
+                        assert step and f'data-mark-at="{mark}"' in step.group(0)
+                checked += 1
+    assert checked > 20
+
+
+def test_boundary_cluster_bootstrap_intervals_carry_a_caveat(study, report):
+    cells = _csv_rows(study / "report" / "tables" / "cells.csv")
+    flagged = [c for c in cells if c["caveat"]]
+    assert flagged and all(c["method"] == "cluster-bootstrap" for c in flagged)
+    assert all("⚠" in c["label"] for c in flagged)
+    assert all(c["estimate"] in ("0.0", "1.0") or c["low"] == c["high"] for c in flagged)
+    claims = json.loads((study / "report" / "claims.json").read_text())
+    assert any(c["caveat"] and "⚠" in c["label"] for c in claims)
+    assert "⚠ boundary interval" in report.read_text()
+
+
+def test_cards_per_operator_and_configuration_name_both(study, report):
+    claims = json.loads((study / "report" / "claims.json").read_text())
+    configs = {r["config_id"] for r in _rows(study)}
+    assert {c["config_id"] for c in claims} == configs | {"all configurations"}
+    html = report.read_text()
+    assert not re.search(r"</b><br>\w+ ·\s*<br>", html)
+
+
+def test_stance_counts_are_columns_not_reprs(study, report):
+    rows = _csv_rows(study / "report" / "tables" / "stance.csv")
+    assert rows and {"endorses", "rejects", "undecidable", "none"} <= set(rows[0])
+    assert all(r["endorses"].isdigit() for r in rows)
+    assert "{&#39;" not in report.read_text()
+
+
+def test_gap_bins_are_whole_steps_with_infinity_apart(study, report):
+    gaps = _csv_rows(study / "report" / "tables" / "gaps.csv")
+    assert gaps and all(g["gap"] == "inf" or g["gap"].lstrip("-").isdigit() for g in gaps)
+    adopted = [
+        r for r in _rows(study)
+        if r["kind"] == "faulted" and r["repetition"] == 0 and not r["control"]
+        and r.get("A") == 1 and isinstance(r.get("T_S"), int) and isinstance(r.get("T_U"), int)
+    ]  # fmt: skip
+    assert sum(int(g["runs"]) for g in gaps) == sum(
+        1 for r in adopted if isinstance(r["T_E"], int) or r["T_E"] == "inf"
+    )
+
+
+def test_stale_measurements_are_refused(study, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(study, copy, ignore=shutil.ignore_patterns("runs", "report"))
+    later = (copy / "measurements.jsonl").stat().st_mtime_ns + 10**9
+    os.utime(copy / "index.jsonl", ns=(later, later))
+    with pytest.raises(DataError, match=r"measurements\.jsonl: older than index\.jsonl"):
+        build_report(copy)
+    lines = (copy / "measurements.jsonl").read_text().splitlines()
+    (copy / "measurements.jsonl").write_text("\n".join(lines[:-1]) + "\n")
+    os.utime(copy / "index.jsonl", ns=(0, 0))
+    with pytest.raises(DataError, match=r"has no row for 1 run"):
+        build_report(copy)
+
+
+def test_a_killed_report_leaves_the_old_report_whole(study, report, monkeypatch):
+    folder = study / "report"
+    before = {p: p.read_bytes() for p in folder.rglob("*.csv")} | {report: report.read_bytes()}
+    import sscbench.report.build as build
+
+    def killed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(build, "write_run_pages", killed)
+    with pytest.raises(KeyboardInterrupt):
+        build_report(study)
+    after = {p: p.read_bytes() for p in folder.rglob("*.csv")} | {report: report.read_bytes()}
+    assert after == before
+    assert not list(study.glob(".report-*"))
+
+
+def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_path):
+    from sscbench.run.config import parse_config
+
+    text = TYPED.replace("DATA", str(taubench))
+    out = tmp_path / "typed"
+    execute_study(parse_config(text, "typed.toml"), text, out, progress=False)
+    measure_study(out)
+    # a typed run that did not qualify is release evidence too, not an SSCBench funnel row
+    rows = _rows(out)
+    faulted = next(r for r in rows if r["kind"] == "faulted")
+    faulted.update(status="not-qualified", Z_S="not-qualified")
+    (out / "measurements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    html = build_report(out, policy=ROOT / "examples" / "release-policy.toml").read_text()
+    applies = dict(re.findall(r'<section id="([a-z]+)" data-applies="(true|false)"', html))
+    assert all(applies[s] == "false" for s in SECTION_IDS[:8])
+    assert applies["release"] == "true" and applies["runs"] == "true"
+    assert 'id="gate-table"' in html and 'id="release-paired-table"' in html
+    assert re.search(r'class="(block|pass)">(BLOCK|PASS)<', html)
+    assert 'id="funnel-table"' not in html and 'class="card' not in html
 
 
 def test_trajectory_text_is_escaped(study, tmp_path):
@@ -93,11 +293,12 @@ def test_sensitivity_user_claims_and_paired(study, tmp_path):
     )
     execute_study(cued, text, variant, progress=False)
     measure_study(variant)
-    build_report(study, claims_file=claims, paired=variant)
-    cards = json.loads((study / "claims.json").read_text())
+    html = build_report(study, claims_file=claims, paired=variant).read_text()
+    assert '<section id="paired" data-applies="true"' in html and 'id="paired-table"' in html
+    cards = json.loads((study / "report" / "claims.json").read_text())
     mine = [c for c in cards if c["claim"] == "adoption when evidence never arrived"]
     assert mine and any(c["status"] == "observed" for c in mine)
-    with (study / "tables" / "sensitivity.csv").open() as handle:
+    with (study / "report" / "tables" / "sensitivity.csv").open() as handle:
         analyses = {row["analysis"] for row in csv.DictReader(handle)}
     assert analyses == {
         "primary",
@@ -106,7 +307,7 @@ def test_sensitivity_user_claims_and_paired(study, tmp_path):
         "common clean-solved seeds",
         "strict admission",
     }
-    with (study / "tables" / "paired.csv").open() as handle:
+    with (study / "report" / "tables" / "paired.csv").open() as handle:
         pairs = list(csv.DictReader(handle))
     # scripted agents do not read tool descriptions: the cue changes nothing for them
     assert pairs and all(p["adopted_only_in_a"] == p["adopted_only_in_b"] == "0" for p in pairs)
@@ -130,8 +331,12 @@ def test_paired_comparison_counts_discordant_pairs():
 
     a = [row(i, 1) for i in range(10)]
     b = [row(i, 1 if i < 2 else 0) for i in range(10)]
+    # other repetitions stay out of the primary paired comparison
+    a += [{**row(i, 0), "repetition": 1} for i in range(10)]
+    b += [{**row(i, 1), "repetition": 1} for i in range(10)]
     (result,) = paired_comparison(a, b)
     assert result["pairs"] == 10 and result["adopted_only_in_a"] == 8
+    assert paired_comparison(a, b, all_repetitions=True)[0]["pairs"] == 20
     assert result["adopted_only_in_b"] == 0 and result["mcnemar_exact_p"] < 0.01
 
 
@@ -163,3 +368,30 @@ def test_read_back_cue_changes_only_write_descriptions():
         for s in cued.tool_schemas()
         if s["function"]["name"] in changed
     )
+
+
+def test_oracle_results_and_reviewer_labels_feed_their_sections(study, tmp_path):
+    from sscbench.oracles.validate import calibration_reference, read_rows, validate
+
+    copy = tmp_path / "copy"
+    shutil.copytree(study, copy, ignore=shutil.ignore_patterns("report"))
+    scores = validate(read_rows(copy / "measurements.jsonl"), calibration_reference(copy))
+    (copy / "oracles").mkdir()
+    (copy / "oracles" / "rules.json").write_text(json.dumps(scores))
+    rows = _rows(copy)
+    labelled = next(r for r in rows if r["kind"] == "faulted" and r["repetition"] == 0)
+    (copy / "review").mkdir()
+    (copy / "review" / "labels.jsonl").write_text(
+        json.dumps({"run_id": labelled["run_id"], "A": 1 - labelled["A"], "Z_S": labelled["Z_S"]})
+        + "\n"
+    )
+    os.utime(copy / "measurements.jsonl")
+    html = build_report(copy).read_text()
+    oracles = html.split('<section id="oracles"', 1)[1].split("</section>", 1)[0]
+    assert 'data-applies="true"' in oracles and 'id="oracles-table"' in oracles
+    assert oracles.count("<tr>") - 1 == len(scores)
+    validation = html.split('<section id="validation"', 1)[1].split("</section>", 1)[0]
+    assert "reviewer labels (review/labels.jsonl)" in validation
+    table = _csv_rows(copy / "report" / "tables" / "validation.csv")
+    a = next(r for r in table if r["operator"] == "all operators" and r["field"] == "A")
+    assert (a["agree"], a["applicable"]) == ("0", "1")

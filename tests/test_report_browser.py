@@ -1,4 +1,9 @@
-"""The report in headless Chromium: every table and figure in the DOM, nothing overflows."""
+"""The report in headless Chromium: sections in the DOM, links resolve, nothing wider than
+the viewport, count links open the runs behind them; screenshots are saved.
+
+Screenshots go to ``$SSCBENCH_ARTIFACTS/report-screenshots`` when that is set (CI keeps
+them), else to the test's temporary folder.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +11,17 @@ import os
 import re
 import shutil
 import subprocess
+from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
 from sscbench.measure.study import measure_study
-from sscbench.report.build import build_report
+from sscbench.report.build import SECTION_IDS, build_report
 from sscbench.run.config import load_config
 from sscbench.run.executor import execute_study
 
+WIDTH = 1280
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -24,19 +32,23 @@ FLAGS = [
     "--disable-sync",
     "--disable-quic",
     "--hide-scrollbars",
-    "--window-size=1280,2400",
+    f"--window-size={WIDTH},2400",
     "--virtual-time-budget=5000",
 ]
 
 PROBE = """<script>
 window.addEventListener('load', () => {
-  const width = window.innerWidth;
-  const outside = [...document.querySelectorAll('h1,h2,p,figure,img,.card,.wrap')]
-    .filter(e => e.getBoundingClientRect().right > width + 1).length;
-  const body = document.body;
-  body.setAttribute('data-page-overflow', String(document.documentElement.scrollWidth > width + 1));
-  body.setAttribute('data-outside', String(outside));
-  body.setAttribute('data-images', String([...document.images].filter(i => i.naturalWidth > 0).length));
+  setTimeout(() => {
+    const width = document.documentElement.clientWidth;
+    const wide = [...document.querySelectorAll('body *')]
+      .filter(e => e.getClientRects().length && e.getBoundingClientRect().right > width + 1)
+      .map(e => e.tagName + (e.id ? '#' + e.id : ''));
+    const body = document.body;
+    body.setAttribute('data-page-overflow', String(document.documentElement.scrollWidth > width + 1));
+    body.setAttribute('data-wide', wide.slice(0, 5).join(' ') || 'none');
+    body.setAttribute('data-images', String([...document.images].filter(i => i.naturalWidth > 0).length));
+    body.setAttribute('data-all-images', String(document.images.length));
+  }, 50);
 });
 </script></body>"""
 
@@ -49,41 +61,89 @@ def _chromium() -> str | None:
     return None
 
 
-def test_report_renders_in_chromium(tmp_path):
-    browser = _chromium()
-    if browser is None:
+@pytest.fixture(scope="module")
+def browser() -> str:
+    path = _chromium()
+    if path is None:
         if os.environ.get("CI"):
             pytest.fail("CI must provide chromium (.ci/run installs Debian's package)")
         pytest.skip("chromium is not installed (apt-get install -y chromium)")
-    out = tmp_path / "study"
+    return path
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("browser") / "study"
     config, text = load_config(None)
     execute_study(config, text, out, progress=False)
     measure_study(out)
-    page = build_report(out)
-    probed = tmp_path / "probed.html"
-    probed.write_text(page.read_text().replace("</body>", PROBE))
-    profile = [f"--user-data-dir={tmp_path / 'profile'}"]
-    dom = subprocess.run(
-        [browser, *FLAGS, *profile, "--dump-dom", probed.as_uri()],
+    return build_report(out)
+
+
+@pytest.fixture(scope="module")
+def shots(tmp_path_factory) -> Path:
+    root = os.environ.get("SSCBENCH_ARTIFACTS")
+    folder = Path(root) / "report-screenshots" if root else tmp_path_factory.mktemp("shots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _run(browser: str, profile: Path, *args: str) -> str:
+    return subprocess.run(
+        [browser, *FLAGS, f"--user-data-dir={profile}", *args],
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     ).stdout
-    for table in ("funnel-table", "cell-table", "crossing-table"):
+
+
+def _probed(browser: str, profile: Path, path: Path, suffix: str = "") -> tuple[str, dict]:
+    probed = path.with_name(f"probed-{path.name}")
+    probed.write_text(path.read_text().replace("</body>", PROBE))
+    dom = _run(browser, profile, "--dump-dom", probed.as_uri() + suffix)
+    probed.unlink()
+    return dom, dict(re.findall(r'data-([a-z-]+)="([^"]*)"', dom.split("<body", 1)[1][:2000]))
+
+
+def test_report_page_in_chromium(browser, page, shots, tmp_path):
+    dom, attrs = _probed(browser, tmp_path / "profile", page)
+    found = re.findall(r'<section id="([a-z]+)" data-applies="(true|false)"', dom)
+    assert [s for s, _ in found] == list(SECTION_IDS)
+    for table in ("funnel-table", "arrival-table", "adoption-table", "reliance-table"):
         assert f'id="{table}"' in dom
-    for figure in ("funnel", "arrival", "adoption_forest", "gap"):
-        assert f'id="fig-{figure}"' in dom
-    attrs = dict(re.findall(r'data-([a-z-]+)="([^"]*)"', dom))
-    assert attrs.get("images") == "4", attrs
-    assert attrs.get("page-overflow") == "false" and attrs.get("outside") == "0", attrs
-    shot = tmp_path / "report.png"
-    subprocess.run(
-        [browser, *FLAGS, *profile, f"--screenshot={shot}", page.as_uri()],
-        capture_output=True,
-        timeout=120,
-        check=True,
-    )
+    assert attrs["images"] == attrs["all-images"] == "4", attrs
+    assert attrs["page-overflow"] == "false" and attrs["wide"] == "none", attrs
+    # every link resolves to a file of the report folder (or an anchor of the page)
+    hrefs = set(re.findall(r'href="([^"]+)"', dom))
+    for href in hrefs:
+        target, _, anchor = href.partition("#")
+        if not target:
+            assert f'id="{anchor}"' in dom, href
+        else:
+            assert (page.parent / unquote(target)).exists(), href
+    shot = shots / "report.png"
+    _run(browser, tmp_path / "profile", f"--screenshot={shot}", page.as_uri())
     assert shot.stat().st_size > 10_000
-    saved = out / "report-screenshot.png"
-    shutil.copy(shot, saved)
+
+
+def test_count_links_open_their_runs_in_chromium(browser, page, shots, tmp_path):
+    html = page.read_text()
+    body = html.split('<section id="adoption"', 1)[1].split("</section>", 1)[0]
+    number, count = re.findall(r'href="runs/index.html#set=(\d+)">(\d+)</a>', body)[0]
+    index = page.parent / "runs" / "index.html"
+    dom, attrs = _probed(browser, tmp_path / "profile", index, f"#set={number}")
+    assert attrs["count"] == count, attrs
+    assert attrs["page-overflow"] == "false" and attrs["wide"] == "none", attrs
+    links = re.findall(r'<a href="([^"]+)" class="run-link">', dom)
+    assert len(links) == int(count)
+    run_page = index.parent / unquote(links[0])
+    assert run_page.exists()
+    run_dom, run_attrs = _probed(browser, tmp_path / "profile", run_page)
+    assert 'id="ledger-table"' in run_dom and 'id="evaluator"' in run_dom
+    assert "data-mark-at=" in run_dom
+    assert run_attrs["page-overflow"] == "false" and run_attrs["wide"] == "none", run_attrs
+    _run(browser, tmp_path / "profile", f"--screenshot={shots / 'runs.png'}",
+         index.as_uri() + f"#set={number}")  # fmt: skip
+    _run(browser, tmp_path / "profile", f"--screenshot={shots / 'run.png'}", run_page.as_uri())
+    assert (shots / "run.png").stat().st_size > 10_000

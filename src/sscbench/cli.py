@@ -179,7 +179,7 @@ def run(
     report: bool = typer.Option(True, help="measure the runs and write the report afterwards"),
 ) -> None:
     """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
-    every run and write the report (tables, claims, figures, report.html)."""
+    every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
     from sscbench.run.config import load_config
     from sscbench.run.executor import StudyInterrupted, execute_study
 
@@ -449,8 +449,10 @@ def report(
     study: Path = typer.Argument(..., help="study directory (measured)"),
     claims: Path | None = typer.Option(None, help="TOML file of user-defined claims"),
     paired: Path | None = typer.Option(None, help="a second measured study to compare pairwise"),
+    policy: Path | None = typer.Option(None, help="gate policy (TOML): add the gate verdict"),
 ) -> None:
-    """Write tables/*.csv, claims.json, figures and a self-contained report.html."""
+    """Write STUDY/report/ as one set: report.html, tables/*.csv, figures, claims.json and
+    the run browser (runs/); refuses measurements older than the study's index."""
     from sscbench.report.build import build_report
     from sscbench.run.verify import verify_study
 
@@ -458,7 +460,7 @@ def report(
         verify_study(study)
         if paired is not None:
             verify_study(paired)
-        path = build_report(study, claims_file=claims, paired=paired)
+        path = build_report(study, claims_file=claims, paired=paired, policy=policy)
     except (DataError, OSError) as exc:
         _fail(exc)
     print(plain(f"wrote {path}"))

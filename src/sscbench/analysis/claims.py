@@ -9,7 +9,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.analysis.populations import STRATA, faulted_rows
+from sscbench.analysis.populations import (
+    CAVEAT,
+    STRATA,
+    faulted_rows,
+    interval_label,
+    is_caveated,
+)
 from sscbench.analysis.stats import proportion_interval
 from sscbench.measure.values import is_step
 
@@ -58,30 +64,43 @@ BUILT_IN = (
 )
 
 
+POOLED = "all configurations"
+
+
 def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[dict[str, Any]]:
-    """One card per claim and operator: numerator, denominator, clusters, estimate, interval."""
-    faulted = faulted_rows(rows)
-    operators = sorted({r.get("operator") or "?" for r in faulted})
+    """One card per claim, operator and configuration, and per claim and operator pooled
+    over configurations: numerator, denominator, clusters, estimate, interval, caveat and
+    the run ids of its population (``runs``) and of the runs that count (``counted``)."""
+    groups: dict[tuple[str, str], list[Row]] = {}
+    for r in faulted_rows(rows):
+        operator = r.get("operator") or "?"
+        groups.setdefault((operator, r["config_id"]), []).append(r)
+        groups.setdefault((operator, POOLED), []).append(r)
+    order = sorted(groups, key=lambda k: (k[0], k[1] == POOLED, k[1]))
     cards = []
     for claim in claims:
-        for operator in operators:
-            members = [
-                r for r in faulted if (r.get("operator") or "?") == operator and claim.population(r)
-            ]
-            interval = proportion_interval(
-                [claim.counts(r) for r in members], [r["cluster"] for r in members]
-            )
+        for operator, config in order:
+            members = [r for r in groups[(operator, config)] if claim.population(r)]
+            counted = [claim.counts(r) for r in members]
+            interval = proportion_interval(counted, [r["cluster"] for r in members])
             cards.append(
                 {
                     "claim": claim.name,
                     "operator": operator,
+                    "config_id": config,
                     "required_condition": claim.required_condition,
+                    "population": "repetition 0, triggered, controls excluded, A decidable",
                     **interval.to_dict(),
-                    "label": interval.label(),
+                    "caveat": CAVEAT if is_caveated(interval) else "",
+                    "label": interval_label(interval),
                     "status": "unobserved" if not interval.observed else "observed",
+                    "runs": [r.get("run_id", "") for r in members],
+                    "counted": [
+                        r.get("run_id", "") for r, c in zip(members, counted, strict=True) if c
+                    ],
                 }
             )
     return cards
 
 
-__all__ = ["BUILT_IN", "STRATA", "Claim", "claim_cards"]
+__all__ = ["BUILT_IN", "POOLED", "STRATA", "Claim", "claim_cards"]

@@ -1,54 +1,95 @@
 """Populations and per-cell tables: every rate bound to the runs that support it.
 
-Reads ``measurements.jsonl`` rows. Populations follow the paper: scheduled, observed,
-triggered, admitted, and P — admitted triggered runs with a decidable post-fault
-dependent use; no-use, undecidable and missing are counted apart, never folded in.
+Reads ``measurements.jsonl`` rows. Populations follow the paper (§V, "Analysis"):
+
+* the **primary population** is the faulted runs of repetition 0 (``primary_rows``);
+  not-qualified (clean run failed) and missing runs are counted, never measured;
+* **P** holds the admitted, triggered runs with a decidable post-fault dependent use;
+  no-use, undecidable use and missing measurements are counted apart, never folded in;
+* target-value **controls** stay in the funnel and in arrival, and are excluded from
+  adoption, reliance and stance.
+
+Every table row also keeps, under ``runs``, the run ids behind each of its counts so
+the report can link a number to the runs that make it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.measure.values import is_step
 
 STRATA = ("pre", "late", "absent")
+STANCES = ("endorses", "rejects", "undecidable", "none")
+PRIMARY = "primary: faulted runs of repetition 0; target-value controls kept for arrival"
+PRIMARY_ADOPTION = "primary: repetition 0, P (triggered, decidable first use), controls excluded"
+
+Row = dict[str, Any]
 
 
-@dataclass
-class Cell:
-    """The runs of one operator × agent configuration (primary: repetition 0, no controls)."""
-
-    operator: str
-    config_id: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
-
-
-def faulted_rows(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+def faulted_rows(rows: Iterable[Row]) -> list[Row]:
     """Only faulted runs."""
     return [r for r in rows if r.get("kind") == "faulted"]
 
 
-def funnel(rows: list[dict[str, Any]]) -> dict[str, int]:
-    """Execution funnel counts of faulted runs."""
-    scheduled = len(rows)
+def primary_rows(rows: Iterable[Row], *, all_repetitions: bool = False) -> list[Row]:
+    """The faulted runs of the primary analysis: repetition 0 (or every repetition)."""
+    return [r for r in faulted_rows(rows) if all_repetitions or r.get("repetition") == 0]
+
+
+def in_population(row: Row) -> bool:
+    """Whether a run is in P: completed, triggered, with a decidable first dependent use."""
+    return (
+        row.get("status") == "completed" and bool(row.get("triggered")) and is_step(row.get("T_S"))
+    )
+
+
+def is_caveated(interval: Interval) -> bool:
+    """A cluster-bootstrap interval of zero width or at a 0/1 boundary: it describes
+    only the observed clusters and does not imply population certainty."""
+    if interval.method != "cluster-bootstrap" or interval.estimate is None:
+        return False
+    return interval.low == interval.high or interval.estimate in (0.0, 1.0)
+
+
+CAVEAT = "boundary interval: describes only the observed clusters"
+
+
+def interval_label(interval: Interval) -> str:
+    """The interval's label, with the boundary caveat when it applies."""
+    label = interval.label()
+    return f"{label} ⚠ {CAVEAT}" if is_caveated(interval) else label
+
+
+def funnel(rows: list[Row]) -> dict[str, int]:
+    """Execution funnel counts of faulted runs (Table III a), with n_Z/u_Z: decidable and
+    undecidable arrival among the runs with a first dependent use (P)."""
+    return {k: len(v) for k, v in funnel_runs(rows).items()}
+
+
+def funnel_runs(rows: list[Row]) -> dict[str, list[str]]:
+    """The run ids behind each funnel count."""
+    ids = lambda rs: [r.get("run_id", "") for r in rs]  # noqa: E731
     observed = [r for r in rows if r["status"] == "completed"]
     triggered = [r for r in observed if r.get("triggered")]
     population = [r for r in triggered if is_step(r.get("T_S"))]
     return {
-        "scheduled": scheduled,
-        "not_qualified": sum(r["status"] == "not-qualified" for r in rows),
-        "missing": sum(r["status"] == "missing" for r in rows),
-        "observed": len(observed),
-        "not_triggered": len(observed) - len(triggered),
-        "triggered": len(triggered),
-        "no_use": sum(r.get("Z_S") == "no-use" for r in triggered),
-        "undecidable_use": sum(r.get("T_S") == "undecidable" for r in triggered),
-        "measurement_missing": sum(r.get("Z_S") == "measurement-missing" for r in triggered),
-        "P": len(population),
+        "scheduled": ids(rows),
+        "not_qualified": ids(r for r in rows if r["status"] == "not-qualified"),
+        "missing": ids(r for r in rows if r["status"] == "missing"),
+        "observed": ids(observed),
+        "not_triggered": ids(r for r in observed if not r.get("triggered")),
+        "triggered": ids(triggered),
+        "no_use": ids(r for r in triggered if r.get("Z_S") == "no-use"),
+        "undecidable_use": ids(r for r in triggered if r.get("T_S") == "undecidable"),
+        "measurement_missing": ids(r for r in triggered if r.get("Z_S") == "measurement-missing"),
+        "P": ids(population),
+        "n_Z": ids(r for r in population if r.get("Z_S") in STRATA),
+        "u_Z": ids(r for r in population if r.get("Z_S") not in STRATA),
+        "controls": ids(r for r in population if r.get("control")),
     }
 
 
@@ -56,64 +97,129 @@ def _interval(pairs: list[tuple[bool, str]]) -> Interval:
     return proportion_interval([v for v, _ in pairs], [c for _, c in pairs])
 
 
+def _ids(rows: Iterable[Row]) -> list[str]:
+    return [r.get("run_id", "") for r in rows]
+
+
+def _adoption(rows: list[Row]) -> tuple[Interval, list[str], list[str]]:
+    decidable = [r for r in rows if r.get("A") in (0, 1)]
+    interval = _interval([(r["A"] == 1, r["cluster"]) for r in decidable])
+    return interval, _ids(decidable), _ids(r for r in decidable if r["A"] == 1)
+
+
+def gap_of(row: Row) -> int | str | None:
+    """T_U − T_E of an adopted run: an int, ``"inf"`` (evidence absent) or None (undecidable)."""
+    if not is_step(row.get("T_U")):
+        return None
+    if is_step(row.get("T_E")):
+        return row["T_U"] - row["T_E"]
+    return "inf" if row.get("T_E") == "inf" else None
+
+
+def q_u(adopted: list[Row]) -> tuple[Interval, dict[str, list[str]]]:
+    """q_U = P(T_E < T_U | adopted) over adopted runs with decidable ordering, with the
+    run ids of: before, ordered (n_q), undecidable ordering (u_q), T_S < T_E < T_U."""
+    ordered = [r for r in adopted if gap_of(r) is not None]
+    before = [r for r in ordered if is_step(r["T_E"]) and r["T_E"] < r["T_U"]]
+    between = [r for r in before if r["T_S"] < r["T_E"]]
+    first = {id(r) for r in before}
+    interval = _interval([(id(r) in first, r["cluster"]) for r in ordered])
+    runs = {
+        "q_U_before": _ids(before),
+        "q_U_ordered": _ids(ordered),
+        "q_U_undecidable": _ids(r for r in adopted if gap_of(r) is None),
+        "between_anchors": _ids(between),
+    }
+    return interval, runs
+
+
+def adopted_primary(members: list[Row], *, with_controls: bool = False) -> list[Row]:
+    """Adopted runs in P (controls excluded unless asked)."""
+    return [
+        r
+        for r in members
+        if in_population(r) and r.get("A") == 1 and (with_controls or not r.get("control"))
+    ]
+
+
 def cell_table(
-    rows: list[dict[str, Any]], *, all_repetitions: bool = False, with_controls: bool = False
-) -> list[dict[str, Any]]:
-    """Per operator × configuration: arrival shares, A_T, A_P, a_s, q_U and Y_end.
+    rows: list[Row], *, all_repetitions: bool = False, with_controls: bool = False
+) -> list[Row]:
+    """Per operator × configuration: funnel, arrival, A_T, A_P, a_s, q_U and Y_end.
 
     The primary analysis keeps repetition 0 and drops target-value controls from the
     adoption quantities (arrival keeps controls, as in the paper); the flags widen it.
+    Each entry's ``runs`` maps a count's name to the run ids behind it.
     """
-    primary = not with_controls
-    cells: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
-    for row in faulted_rows(rows):
-        if not all_repetitions and row["repetition"] != 0:
-            continue
+    cells: dict[tuple[str, str], list[Row]] = defaultdict(list)
+    for row in primary_rows(rows, all_repetitions=all_repetitions):
         cells[(row.get("operator") or "?", row["config_id"])].append(row)
-    table = []
-    for (operator, config), members in sorted(cells.items()):
-        triggered = [r for r in members if r["status"] == "completed" and r.get("triggered")]
-        decidable_z = [r for r in triggered if r.get("Z_S") in STRATA]
-        adoption_runs = [r for r in triggered if not (primary and r.get("control"))]
-        population = [r for r in adoption_runs if is_step(r.get("T_S"))]
-        entry: dict[str, Any] = {"operator": operator, "config_id": config, **funnel(members)}
-        for stratum in STRATA:
-            pairs = [(r["Z_S"] == stratum, r["cluster"]) for r in decidable_z]
-            entry[f"arrival_{stratum}"] = _interval(pairs)
-        entry["A_T"] = _interval(
-            [(r["A"] == 1, r["cluster"]) for r in adoption_runs if r.get("A") in (0, 1)]
+    return [
+        cell_entry(operator, config, members, with_controls=with_controls)
+        for (operator, config), members in sorted(cells.items())
+    ]
+
+
+def cell_entry(
+    operator: str, config: str, members: list[Row], *, with_controls: bool = False
+) -> Row:
+    """The quantities of one group of faulted runs (a cell, or a pooled operator)."""
+    runs: dict[str, list[str]] = dict(funnel_runs(members))
+    entry: Row = {"operator": operator, "config_id": config}
+    entry.update({k: len(v) for k, v in runs.items()})
+    triggered = [r for r in members if r["status"] == "completed" and r.get("triggered")]
+    population = [r for r in triggered if is_step(r.get("T_S"))]
+    decidable_z = [r for r in population if r.get("Z_S") in STRATA]
+    for stratum in STRATA:
+        hits = [r for r in decidable_z if r["Z_S"] == stratum]
+        entry[f"arrival_{stratum}"] = _interval(
+            [(r["Z_S"] == stratum, r["cluster"]) for r in decidable_z]
         )
-        entry["A_P"] = _interval(
-            [(r["A"] == 1, r["cluster"]) for r in population if r.get("A") in (0, 1)]
+        entry[f"n_{stratum}"] = len(hits)
+        entry[f"k_{stratum}"] = len({r["cluster"] for r in hits})
+        runs[f"arrival_{stratum}"] = _ids(hits)
+    entry["k_Z"] = len({r["cluster"] for r in decidable_z})
+    keep = lambda r: with_controls or not r.get("control")  # noqa: E731
+    entry["A_T"], runs["A_T_evaluable"], runs["A_T_adopted"] = _adoption(
+        [r for r in triggered if keep(r)]
+    )
+    adoption_population = [r for r in population if keep(r)]
+    entry["A_P"], runs["A_P_evaluable"], runs["A_P_adopted"] = _adoption(adoption_population)
+    for stratum in STRATA:
+        in_stratum = [r for r in adoption_population if r.get("Z_S") == stratum]
+        entry[f"a_{stratum}"], runs[f"a_{stratum}_evaluable"], runs[f"a_{stratum}_adopted"] = (
+            _adoption(in_stratum)
         )
-        for stratum in STRATA:
-            pairs = [
-                (r["A"] == 1, r["cluster"])
-                for r in population
-                if r.get("Z_S") == stratum and r.get("A") in (0, 1)
+        entry[f"a_{stratum}_total"] = len(in_stratum)
+        entry[f"a_{stratum}_total_clusters"] = len({r["cluster"] for r in in_stratum})
+        runs[f"a_{stratum}_total"] = _ids(in_stratum)
+    adopted = [r for r in adoption_population if r.get("A") == 1]
+    entry["q_U"], q_runs = q_u(adopted)
+    runs.update(q_runs)
+    entry["q_U_undecidable"] = len(q_runs["q_U_undecidable"])
+    entry["between_anchors"] = len(q_runs["between_anchors"])
+    for stratum in STRATA:
+        for stance in STANCES:
+            hits = [
+                r
+                for r in adopted
+                if r.get("Z_S") == stratum and (r.get("Y_end") or "none") == stance
             ]
-            entry[f"a_{stratum}"] = _interval(pairs)
-        adopted = [r for r in population if r.get("A") == 1]
-        ordered = [
-            r
-            for r in adopted
-            if (is_step(r.get("T_E")) or r.get("T_E") == "inf") and is_step(r.get("T_U"))
-        ]
-        entry["q_U"] = _interval(
-            [(is_step(r["T_E"]) and r["T_E"] < r["T_U"], r["cluster"]) for r in ordered]
-        )
-        entry["q_U_undecidable"] = len(adopted) - len(ordered)
-        entry["between_anchors"] = sum(
-            1 for r in ordered if is_step(r["T_E"]) and r["T_S"] < r["T_E"] < r["T_U"]
-        )
-        for stratum in STRATA:
-            stances = [r.get("Y_end") for r in adopted if r.get("Z_S") == stratum]
-            entry[f"Y_end_{stratum}"] = {s: stances.count(s) for s in sorted(set(stances))}
-        table.append(entry)
-    return table
+            entry[f"Y_end_{stratum}_{stance}"] = len(hits)
+            runs[f"Y_end_{stratum}_{stance}"] = _ids(hits)
+    entry["runs"] = runs
+    return entry
 
 
-def crossing_groups(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def operator_table(rows: list[Row], *, all_repetitions: bool = False) -> list[Row]:
+    """The same quantities pooled over configurations, one entry per operator."""
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for row in primary_rows(rows, all_repetitions=all_repetitions):
+        groups[row.get("operator") or "?"].append(row)
+    return [cell_entry(op, "all configurations", members) for op, members in sorted(groups.items())]
+
+
+def crossing_groups(rows: list[Row]) -> list[Row]:
     """(case, configuration) groups whose arrival stratum differs across repetitions."""
     groups: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for row in faulted_rows(rows):

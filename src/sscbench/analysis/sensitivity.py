@@ -14,8 +14,14 @@ from typing import Any
 
 from scipy.stats import binomtest
 
-from sscbench.analysis.populations import cell_table, faulted_rows
-from sscbench.analysis.stats import proportion_interval
+from sscbench.analysis.populations import (
+    CAVEAT,
+    cell_table,
+    faulted_rows,
+    interval_label,
+    is_caveated,
+)
+from sscbench.analysis.stats import Interval, proportion_interval
 
 Row = dict[str, Any]
 
@@ -39,9 +45,16 @@ ANALYSES: dict[str, tuple[Callable[[list[Row]], list[Row]], dict[str, bool]]] = 
     "strict admission": (lambda rows: [r for r in rows if r.get("literal") is not False], {}),
 }
 
-COLUMNS = (
-    "triggered",
-    "P",
+DESCRIPTIONS = {
+    "primary": "repetition 0; controls kept for arrival, excluded from adoption",
+    "all repetitions": "every repetition; controls excluded from adoption",
+    "with controls": "repetition 0; target-value controls kept in adoption too",
+    "common clean-solved seeds": "repetition 0; only cases every configuration qualified on",
+    "strict admission": "repetition 0; only cases whose task names the affected entity",
+}
+
+COUNTS = ("triggered", "P")
+RATES = (
     "arrival_pre",
     "arrival_late",
     "arrival_absent",
@@ -52,31 +65,62 @@ COLUMNS = (
     "a_absent",
     "q_U",
 )
+COLUMNS = COUNTS + RATES
+
+
+def interval_fields(interval: Interval) -> dict[str, Any]:
+    """The tidy numeric columns of an interval beside its display label."""
+    return {
+        "numerator": interval.numerator,
+        "denominator": interval.denominator,
+        "clusters": interval.n_clusters,
+        "estimate": interval.estimate,
+        "low": interval.low,
+        "high": interval.high,
+        "method": interval.method,
+        "caveat": CAVEAT if is_caveated(interval) else "",
+        "label": interval_label(interval),
+    }
 
 
 def sensitivity_table(rows: list[Row]) -> list[Row]:
-    """One row per analysis × operator × configuration with the key rates as labels."""
+    """Tidy rows: one per analysis × operator × configuration × quantity, with numeric
+    columns (counts have only a numerator) and the display label."""
     out = []
     for name, (select, flags) in ANALYSES.items():
         for cell in cell_table(select(rows), **flags):
-            out.append(
-                {
-                    "analysis": name,
-                    "operator": cell["operator"],
-                    "config_id": cell["config_id"],
-                    **{
-                        k: (cell[k].label() if hasattr(cell[k], "label") else cell[k])
-                        for k in COLUMNS
-                    },
-                }
-            )
+            base = {
+                "analysis": name,
+                "population": DESCRIPTIONS[name],
+                "operator": cell["operator"],
+                "config_id": cell["config_id"],
+            }
+            for quantity in COUNTS:
+                out.append(
+                    {
+                        **base,
+                        "quantity": quantity,
+                        **dict.fromkeys(_EMPTY, None),
+                        "numerator": cell[quantity],
+                        "method": "count",
+                        "caveat": "",
+                        "label": str(cell[quantity]),
+                    }
+                )
+            for quantity in RATES:
+                out.append({**base, "quantity": quantity, **interval_fields(cell[quantity])})
     return out
 
 
-def paired_comparison(a: list[Row], b: list[Row]) -> list[Row]:
+_EMPTY = ("numerator", "denominator", "clusters", "estimate", "low", "high")
+
+
+def paired_comparison(a: list[Row], b: list[Row], *, all_repetitions: bool = False) -> list[Row]:
     """Adoption in two studies on matched (case, configuration, repetition) pairs, by operator.
 
-    Reports both rates with intervals, the discordant pairs and McNemar's exact p-value.
+    The primary population: repetition 0 and no target-value controls, unless
+    ``all_repetitions``. Reports both rates with intervals, the discordant pairs and
+    McNemar's exact p-value.
     """
 
     def key(r: Row) -> tuple:
@@ -86,7 +130,10 @@ def paired_comparison(a: list[Row], b: list[Row]) -> list[Row]:
         return {
             key(r): r
             for r in faulted_rows(rows)
-            if r["status"] == "completed" and r.get("triggered") and r.get("A") in (0, 1)
+            if r["status"] == "completed"
+            and r.get("triggered")
+            and r.get("A") in (0, 1)
+            and (all_repetitions or (r["repetition"] == 0 and not r.get("control")))
         }
 
     left, right = decidable(a), decidable(b)
@@ -105,8 +152,18 @@ def paired_comparison(a: list[Row], b: list[Row]) -> list[Row]:
             {
                 "operator": operator,
                 "pairs": len(keys),
-                "adoption_a": rate_a.label(),
-                "adoption_b": rate_b.label(),
+                "adoption_a": interval_label(rate_a),
+                "adoption_a_numerator": rate_a.numerator,
+                "adoption_a_estimate": rate_a.estimate,
+                "adoption_a_low": rate_a.low,
+                "adoption_a_high": rate_a.high,
+                "adoption_b": interval_label(rate_b),
+                "adoption_b_numerator": rate_b.numerator,
+                "adoption_b_estimate": rate_b.estimate,
+                "adoption_b_low": rate_b.low,
+                "adoption_b_high": rate_b.high,
+                "clusters": rate_a.n_clusters,
+                "method": rate_a.method,
                 "adopted_only_in_a": only_a,
                 "adopted_only_in_b": only_b,
                 "mcnemar_exact_p": p_value,

@@ -1,157 +1,203 @@
-"""``sscbench report``: tables (CSV), claims.json, figures (PNG, SVG) and report.html."""
+"""``sscbench report``: the report folder ``STUDY/report/`` written as one set.
+
+``report.html`` (sections with stable ids, a table of contents, figures inlined),
+``tables/*.csv`` (tidy, numeric columns beside the labels), ``figures/*.png|svg``,
+``claims.json``, ``runs/`` (the run browser) and ``release/`` (typed families).
+
+Everything is built in a fresh folder beside the old report and swapped in by renames,
+so a killed ``report`` never leaves new tables beside an old page; measurements older
+than the index are refused (:func:`sscbench.report.inputs.check_fresh`).
+"""
 
 from __future__ import annotations
 
-import csv
 import json
+import os
+import shutil
+import time
 from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, claim_cards
-from sscbench.analysis.populations import cell_table, crossing_groups, faulted_rows, funnel
+from sscbench.analysis.populations import (
+    PRIMARY,
+    cell_entry,
+    cell_table,
+    crossing_groups,
+    operator_table,
+    primary_rows,
+)
 from sscbench.analysis.sensitivity import paired_comparison, sensitivity_table
-from sscbench.analysis.stats import Interval
 from sscbench.analysis.user_claims import load_claims
-from sscbench.errors import DataError
-from sscbench.jsonl import read_objects
-from sscbench.report import figures
-from sscbench.report.html import render
+from sscbench.report import core_sections as core
+from sscbench.report import more_sections as more
+from sscbench.report.inputs import (
+    check_fresh,
+    oracle_results,
+    read_cases,
+    read_measurements,
+    reference_labels,
+)
+from sscbench.report.model import RunSets, Section, write_csv
+from sscbench.report.release_section import release_section
+from sscbench.report.runs import write_run_pages
+from sscbench.report.templates import environment
 
+__all__ = ["REPORT_DIR", "SECTION_IDS", "build_report", "read_measurements"]
 
-def _flat(row: dict[str, Any]) -> dict[str, Any]:
-    return {k: (v.label() if isinstance(v, Interval) else v) for k, v in row.items()}
-
-
-def _csv(path: Path, rows: list[dict[str, Any]]) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        if not rows:
-            return
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
-
-
-def read_measurements(study: Path) -> list[dict[str, Any]]:
-    """The study's measurement rows (run ``sscbench measure`` first)."""
-    path = study / "measurements.jsonl"
-    if not path.exists():
-        raise DataError(path, None, "not found: run `sscbench measure` on the study first")
-    return read_objects(path)
+REPORT_DIR = "report"
+SECTION_IDS = ("funnel", "validation", "arrival", "adoption", "reliance", "stance", "claims",
+               "sensitivity", "paired", "oracles", "release", "runs")  # fmt: skip
+SSCBENCH = SECTION_IDS[:8]
+TITLES = {"funnel": "Execution funnel", "validation": "Measurement validation",
+          "arrival": "Counterevidence arrival", "adoption": "Adoption",
+          "reliance": "Arrival relative to first faulty reliance", "stance": "Final stance",
+          "claims": "Claims", "sensitivity": "Sensitivity analyses"}  # fmt: skip
+Row = dict[str, Any]
 
 
 def build_report(
-    study: str | Path, *, claims_file: str | Path | None = None, paired: str | Path | None = None
+    study: str | Path,
+    *,
+    claims_file: str | Path | None = None,
+    paired: str | Path | None = None,
+    policy: str | Path | None = None,
 ) -> Path:
-    """Write the report files into the study directory; returns the HTML path.
+    """Write ``STUDY/report/`` as one set; returns the path of its ``report.html``.
 
-    ``claims_file`` adds user-defined claims; ``paired`` names a second study whose runs
-    are matched on (case, configuration, repetition) for a paired comparison.
+    ``claims_file`` adds user-defined claims; ``paired`` names a second measured study
+    matched on (case, configuration, repetition); ``policy`` adds the gate verdict.
     """
     study = Path(study)
-    # runs of typed families carry no contract: they are reported as release evidence
-    rows = [r for r in read_measurements(study) if r.get("Z_S") != "no-contract"]
-    faulted = faulted_rows(rows)
-    counts = funnel(faulted)
-    cells = cell_table(rows)
+    started = time.perf_counter()
+    measured = read_measurements(study)
+    check_fresh(study, measured)
     claims = BUILT_IN + (load_claims(claims_file) if claims_file else ())
-    cards = claim_cards(rows, claims)
-    sensitivity = sensitivity_table(rows)
-    pairs = paired_comparison(rows, read_measurements(Path(paired))) if paired else []
-    crossing = crossing_groups(rows)
-    tables = study / "tables"
-    _csv(tables / "funnel.csv", [counts])
-    _csv(tables / "cells.csv", [_flat(c) for c in cells])
-    _csv(tables / "claims.csv", cards)
-    _csv(tables / "crossing.csv", [{**g, "strata": json.dumps(g["strata"])} for g in crossing])
-    _csv(tables / "sensitivity.csv", sensitivity)
-    if paired:
-        _csv(tables / "paired.csv", pairs)
-    (study / "claims.json").write_text(json.dumps(cards, indent=2), encoding="utf-8")
-    folder = study / "figures"
-    figs = [
-        {
-            "name": "funnel",
-            "title": "Execution funnel",
-            "png": figures.funnel_figure(counts, folder),
-        },
-        {
-            "name": "arrival",
-            "title": "Arrival by operator × configuration",
-            "png": figures.arrival_figure(cells, folder),
-        },
-        {
-            "name": "adoption_forest",
-            "title": "Adoption by stratum (95% intervals)",
-            "png": figures.forest_figure(cells, folder),
-        },
-        {
-            "name": "gap",
-            "title": "Signed gap T_U − T_E among adopted runs",
-            "png": figures.gap_figure(faulted, folder),
-        },
-    ]
-    flat_cells = [_flat(c) for c in cells]
-    release = _release_section(study)
-    html = render(
-        {
-            "name": study.name,
-            "funnel": counts,
-            "figures": figs,
-            "claims": cards,
-            "cells": flat_cells,
-            "cell_columns": list(flat_cells[0]) if flat_cells else [],
-            "crossing": crossing,
-            "release": release,
-        }
+    other = read_measurements(Path(paired)) if paired else None
+    final = study / REPORT_DIR
+    _clean_stale(study)
+    staging = study / f".report-build-{os.getpid()}"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir()
+    try:
+        _write(study, staging, measured, claims, other, paired, policy, started)
+        _swap(staging, final)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return final / "report.html"
+
+
+def _clean_stale(study: Path) -> None:
+    """Remove half-built or half-swapped folders of earlier, killed builds."""
+    for path in study.glob(".report-*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def _swap(staging: Path, final: Path) -> None:
+    """Put the new folder in place: the old report moves aside, the new one moves in."""
+    old = final.with_name(f".report-old-{os.getpid()}")
+    if final.exists():
+        os.replace(final, old)
+    os.replace(staging, final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list[Row] | None,
+           paired: Any, policy: Any, started: float) -> None:  # fmt: skip
+    cases = read_cases(study)
+    rows = [r for r in measured if _has_contract(r, cases)]  # typed runs: release section
+    primary = primary_rows(rows)
+    sets = RunSets()
+    tables, figs = out / "tables", out / "figures"
+    sections: list[Section] = []
+    csvs: dict[str, list[Row]] = {}
+    if primary:
+        sections += _sscbench_sections(study, rows, primary, cases, claims, sets, figs, csvs)
+    else:
+        reason = "the study has no faulted run with a fault contract (SSCBench operators)"
+        sections += [Section(i, TITLES[i], reason=reason) for i in SSCBENCH]
+    pairs = paired_comparison(rows, other) if other is not None else None
+    sections.append(more.paired_section(pairs, str(paired) if paired else None))
+    if pairs is not None:
+        csvs["paired"] = pairs
+    oracle, csvs["oracles"] = more.oracles_section(oracle_results(study))
+    sections.append(oracle)
+    release, release_rows = release_section(
+        study, out / "release", Path(policy) if policy else None
     )
-    out = study / "report.html"
-    out.write_text(html, encoding="utf-8")
-    return out
-
-
-def _release_section(study: Path) -> dict[str, Any] | None:
-    """The typed families' evidence for the report (None when the study ran none)."""
-    import base64
-
-    from sscbench.faults.typed import CHECKPOINTS
-    from sscbench.release.cli import write_outputs
-    from sscbench.release.evidence import collect_evidence
-
-    evidence = collect_evidence(study)
-    if not evidence.families:
-        return None
-    written = write_outputs(evidence, study / "release")
-    rows = []
-    for r in evidence.families:
-        lat = r.latency_summary()
-        rows.append(
-            {
-                "configuration": r.config_id,
-                "family": r.family,
-                "severity": r.severity,
-                "runs": r.scheduled,
-                **{k: v.label() for k, v in r.metrics.items()},
-                "latency median [min–max]": (
-                    f"{lat['median']:g} [{lat['min']}–{lat['max']}]" if lat["n"] else "-"
-                ),
-            }
+    sections.append(release)
+    csvs.update(release_rows)
+    pages = write_run_pages(study, out / "runs", measured, cases, sets.sets)
+    sections.append(
+        Section(
+            "runs",
+            "Run browser",
+            intro=f"{pages} run pages; every count in the tables links to the runs behind it.",
+            notes=[
+                [
+                    {"t": "Open the run list: "},
+                    {"t": "runs/index.html", "href": "runs/index.html"},
+                    {"t": " (filters by operator, configuration, stratum, repetition and kind)."},
+                ]
+            ],
         )
-    transfer = [
-        {
-            "configuration": t.config_id,
-            "family": t.family,
-            "activated": t.activated,
-            **{cp.value: f"{t.invalid[cp.value].estimate or 0:.2f}" for cp in CHECKPOINTS},
-            "outcome states": ", ".join(f"{k} {v}" for k, v in sorted(t.outcomes.items())),
-        }
-        for t in evidence.transfer
-    ]
-    png = next((p for p in written if p.name == "intensity.png"), None)
-    return {
-        "rows": rows,
-        "columns": list(rows[0]),
-        "transfer": transfer,
-        "transfer_columns": list(transfer[0]) if transfer else [],
-        "intensity_png": base64.b64encode(png.read_bytes()).decode() if png else None,
+    )
+    for name, data in csvs.items():
+        write_csv(tables / f"{name}.csv", data)
+    seconds = time.perf_counter() - started
+    summary = (f"{len(measured)} runs measured; {len(primary)} faulted runs in the primary "
+               f"analysis ({PRIMARY}). Every rate names its numerator, denominator, clusters "
+               f"and interval method; ⚠ marks a cluster-bootstrap interval at zero width or a "
+               f"boundary. Built in {seconds:.1f} s.")  # fmt: skip
+    html = (
+        environment()
+        .get_template("page.html.j2")
+        .render(name=study.name, summary=summary, sections=sections)
+    )
+    (out / "report.html").write_text(html, encoding="utf-8")
+
+
+def _has_contract(row: Row, cases: dict[str, Any]) -> bool:
+    """Whether a run belongs to the SSCBench tables: its case has a fault contract (runs of
+    typed families, also not-qualified or missing ones, are release evidence)."""
+    if row.get("Z_S") == "no-contract":
+        return False
+    case = cases.get(row.get("case_id"))
+    return case is None or case.contract is not None
+
+
+def _sscbench_sections(
+    study: Path,
+    rows: list[Row],
+    primary: list[Row],
+    cases: dict[str, Any],
+    claims: Any,
+    sets: RunSets,
+    figs: Path,
+    csvs: dict[str, list[Row]],
+) -> list[Section]:
+    cells = cell_table(rows)
+    pooled = operator_table(rows)
+    total = cell_entry("all operators", "all configurations", primary)
+    structures = {
+        c.operator: c.contract.structure for c in cases.values() if c.contract is not None
     }
+    funnel, csvs["funnel"] = core.funnel_section(total, pooled, sets, figs)
+    source, reference = reference_labels(study, primary)
+    validation, csvs["validation"] = more.validation_section(source, reference, primary, sets)
+    arrival, csvs["arrival"] = core.arrival_section(
+        cells, pooled, structures, crossing_groups(rows), sets, figs
+    )
+    adoption, csvs["cells"] = core.adoption_section(cells, pooled, sets, figs)
+    reliance, q_rows, csvs["gaps"] = core.reliance_section(primary, cells, pooled, sets, figs)
+    csvs["cells"] += q_rows
+    stance, csvs["stance"] = core.stance_section(cells, sets)
+    cards = claim_cards(rows, claims)
+    csvs["claims"] = [{k: v for k, v in c.items() if k not in ("runs", "counted")} for c in cards]
+    (figs.parent / "claims.json").write_text(json.dumps(csvs["claims"], indent=2), encoding="utf-8")
+    sensitivity = sensitivity_table(rows)
+    csvs["sensitivity"] = sensitivity
+    csvs["crossing"] = [{**g, "strata": json.dumps(g["strata"])} for g in crossing_groups(rows)]
+    return [funnel, validation, arrival, adoption, reliance, stance,
+            more.claims_section(cards, sets), more.sensitivity_section(sensitivity)]  # fmt: skip

@@ -1,8 +1,14 @@
-"""Figures of a study as PNG and SVG (matplotlib, no display)."""
+"""Figures of a study as PNG and SVG (matplotlib, no display), one style readable in print.
+
+Every figure draws the primary population only; panels per operator. Bars carry their
+counts; the signed gap uses whole-step bins with ∞ (absent evidence) as a separate,
+labelled bar off the numeric axis; empty adoption strata are marked 0/0/0.
+"""
 
 from __future__ import annotations
 
 import base64
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,96 +18,176 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
 from sscbench.analysis.populations import STRATA
+from sscbench.analysis.stats import Interval
+
+STYLE = {
+    "font.size": 8,
+    "axes.titlesize": 9,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "svg.fonttype": "none",
+    "savefig.dpi": 110,
+}
+COLOURS = {"pre": "#1b7837", "late": "#e08214", "absent": "#b2182b"}
+BLUE = "#2c5d8f"
+Row = dict[str, Any]
 
 
 def _save(fig: Any, folder: Path, name: str) -> str:
     folder.mkdir(parents=True, exist_ok=True)
-    fig.savefig(folder / f"{name}.png", dpi=110, bbox_inches="tight")
+    fig.savefig(folder / f"{name}.png", bbox_inches="tight")
     fig.savefig(folder / f"{name}.svg", bbox_inches="tight")
     plt.close(fig)
     return base64.b64encode((folder / f"{name}.png").read_bytes()).decode()
 
 
 def funnel_figure(funnel: dict[str, int], folder: Path) -> str:
-    """Execution funnel of faulted runs; returns the PNG as base64."""
+    """Execution funnel of the primary faulted runs; returns the PNG as base64."""
     keys = ["scheduled", "observed", "triggered", "P"]
-    fig, ax = plt.subplots(figsize=(6, 2.6))
-    ax.barh(keys[::-1], [funnel[k] for k in keys[::-1]], color="#4c72b0")
-    for i, k in enumerate(keys[::-1]):
-        ax.text(funnel[k], i, f" {funnel[k]}", va="center")
-    ax.set_xlabel("faulted runs")
-    ax.set_title("Execution funnel")
-    return _save(fig, folder, "funnel")
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(6, 2.0))
+        ax.barh(keys[::-1], [funnel[k] for k in keys[::-1]], color=BLUE)
+        for i, k in enumerate(keys[::-1]):
+            ax.text(funnel[k], i, f" {funnel[k]}", va="center")
+        ax.set_xlabel("faulted runs (repetition 0)")
+        ax.set_xlim(0, max(funnel["scheduled"], 1) * 1.15)
+        return _save(fig, folder, "funnel")
 
 
-def arrival_figure(cells: list[dict[str, Any]], folder: Path) -> str:
-    """Arrival shares (pre, late, absent) per operator × configuration."""
+def arrival_figure(cells: list[Row], folder: Path) -> str:
+    """Arrival counts (pre, late, absent) per operator × configuration, counts on bars,
+    legend outside the axes."""
     labels = [f"{c['operator']} · {c['config_id']}" for c in cells]
-    fig, ax = plt.subplots(figsize=(7, 0.35 * len(cells) + 1.2))
-    left = [0.0] * len(cells)
-    colours = {"pre": "#55a868", "late": "#dd8452", "absent": "#c44e52"}
-    for stratum in STRATA:
-        shares = [c[f"arrival_{stratum}"].estimate or 0.0 for c in cells]
-        ax.barh(labels, shares, left=left, color=colours[stratum], label=stratum)
-        left = [a + b for a, b in zip(left, shares, strict=True)]
-    ax.set_xlim(0, 1)
-    ax.set_xlabel("share of runs with decidable arrival")
-    ax.legend(loc="lower right", fontsize=8)
-    ax.set_title("Counterevidence arrival relative to first use")
-    return _save(fig, folder, "arrival")
-
-
-def forest_figure(cells: list[dict[str, Any]], folder: Path) -> str:
-    """Adoption by arrival stratum with intervals; empty strata are left out (unobserved)."""
-    points = []
-    for c in cells:
+    with plt.rc_context(STYLE):
+        fig, ax = plt.subplots(figsize=(7, 0.28 * max(len(cells), 1) + 1.0))
+        left = [0.0] * len(cells)
         for stratum in STRATA:
-            interval = c[f"a_{stratum}"]
-            if interval.observed:
-                points.append((f"{c['operator']} · {c['config_id']} · {stratum}", interval))
-    fig, ax = plt.subplots(figsize=(7, 0.3 * max(len(points), 1) + 1.2))
-    for i, (_, iv) in enumerate(points):
-        ax.plot([iv.low, iv.high], [i, i], color="#4c72b0")
-        ax.plot([iv.estimate], [i], "o", color="#4c72b0")
-    ax.set_yticks(range(len(points)), [p[0] for p in points], fontsize=7)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("adoption (95% interval)")
-    ax.set_title("Adoption by arrival stratum")
-    return _save(fig, folder, "adoption_forest")
+            totals = [max(sum(c[f"n_{s}"] for s in STRATA), 1) for c in cells]
+            shares = [c[f"n_{stratum}"] / t for c, t in zip(cells, totals, strict=True)]
+            ax.barh(labels, shares, left=left, color=COLOURS[stratum], label=stratum)
+            for i, (c, share) in enumerate(zip(cells, shares, strict=True)):
+                if c[f"n_{stratum}"]:
+                    ax.text(left[i] + share / 2, i, str(c[f"n_{stratum}"]), ha="center",
+                            va="center", color="white", fontsize=7)  # fmt: skip
+            left = [a + b for a, b in zip(left, shares, strict=True)]
+        ax.invert_yaxis()
+        ax.set_xlim(0, 1)
+        ax.set_xlabel("share of runs in P with decidable arrival (bar labels: runs)")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), frameon=False)
+        return _save(fig, folder, "arrival")
 
 
-def gap_figure(rows: list[dict[str, Any]], folder: Path) -> str:
-    """Signed gap T_U − T_E among adopted runs, with a bar for absent evidence (∞)."""
-    gaps: list[int] = []
-    absent = 0
-    for r in rows:
-        if r.get("kind") != "faulted" or r.get("A") != 1 or not isinstance(r.get("T_U"), int):
-            continue
-        if isinstance(r.get("T_E"), int):
-            gaps.append(r["T_U"] - r["T_E"])
-        elif r.get("T_E") == "inf":
-            absent += 1
-    fig, ax = plt.subplots(figsize=(6, 2.8))
-    if gaps:
-        ax.hist(gaps, bins=min(30, max(5, len(set(gaps)))), color="#4c72b0")
-    top = max(gaps) + 3 if gaps else 1
-    ax.bar([top], [absent], width=1.5, color="#c44e52", label=f"∞ (absent): {absent}")
-    ax.axvline(0, color="black", linewidth=0.8)
-    ax.set_xlabel("T_U − T_E (steps; > 0: evidence before reliance)")
-    ax.legend(fontsize=8)
-    ax.set_title("Signed gap among adopted runs")
-    return _save(fig, folder, "gap")
+def _interval_row(ax: Any, y: float, iv: Interval, marker: str, filled: bool, colour: str) -> None:
+    ax.plot([iv.low, iv.high], [y, y], color=colour, linewidth=1.2)
+    ax.plot([iv.estimate], [y], marker, color=colour, markerfacecolor=colour if filled else "white")
 
 
-def q_u_figure(cells: list[dict[str, Any]], folder: Path) -> str:
-    """q_U (evidence before first faulty reliance) by operator × configuration."""
-    points = [(f"{c['operator']} · {c['config_id']}", c["q_U"]) for c in cells if c["q_U"].observed]
-    fig, ax = plt.subplots(figsize=(7, 0.3 * max(len(points), 1) + 1.2))
-    for i, (_, iv) in enumerate(points):
-        ax.plot([iv.low, iv.high], [i, i], color="#8172b2")
-        ax.plot([iv.estimate], [i], "D", color="#8172b2")
-    ax.set_yticks(range(len(points)), [p[0] for p in points], fontsize=7)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_xlabel("q_U = P(T_E < T_U | adopted), 95% interval")
-    ax.set_title("Counterevidence before first faulty reliance")
-    return _save(fig, folder, "q_u")
+def adoption_figure(cells: list[Row], folder: Path) -> str:
+    """Fig. 3: per operator, A_T (open) and A_P (filled) per configuration, and adoption
+    per arrival stratum; values at right; empty strata marked 0/0/0."""
+    operators = sorted({c["operator"] for c in cells})
+    with plt.rc_context(STYLE):
+        heights = [len([c for c in cells if c["operator"] == op]) for op in operators]
+        fig, axes = plt.subplots(
+            max(len(operators), 1), 2, figsize=(10, 0.5 * sum(heights) + 1.2 * len(operators)),
+            squeeze=False, gridspec_kw={"height_ratios": heights or [1]},
+        )  # fmt: skip
+        for row, op in enumerate(operators):
+            mine = [c for c in cells if c["operator"] == op]
+            left, right = axes[row]
+            for i, c in enumerate(mine):
+                for iv, filled, dy in ((c["A_T"], False, -0.15), (c["A_P"], True, 0.15)):
+                    if iv.observed:
+                        _interval_row(left, i + dy, iv, "D", filled, BLUE)
+                ap = c["A_P"]
+                right_text = (
+                    f"{ap.estimate:.0%} {ap.numerator}/{ap.denominator}/{ap.n_clusters}"
+                    if ap.observed
+                    else "0/0/0"
+                )
+                left.text(
+                    1.04,
+                    i,
+                    right_text,
+                    va="center",
+                    fontsize=7,
+                    transform=left.get_yaxis_transform(),
+                )
+                for j, s in enumerate(STRATA):
+                    iv, y = c[f"a_{s}"], i + (j - 1) * 0.25
+                    if iv.observed:
+                        _interval_row(right, y, iv, "o", True, COLOURS[s])
+                        note = f"{iv.estimate:.0%} {iv.denominator}/{c[f'a_{s}_total']}/{iv.n_clusters}"
+                    else:
+                        note = "0/0/0 unobserved"
+                    right.text(1.04, y, f"{s}: {note}", va="center", fontsize=6, color=COLOURS[s],
+                               transform=right.get_yaxis_transform())  # fmt: skip
+            for ax, title in ((left, "A_T (open) and A_P (filled)"), (right, "a_s by arrival")):
+                ax.set_yticks(range(len(mine)), [c["config_id"] for c in mine])
+                ax.set_ylim(len(mine) - 0.5, -0.5)
+                ax.set_xlim(-0.02, 1.02)
+                ax.set_title(f"{op}: {title}", loc="left")
+            left.set_xlabel("adoption (95% interval)")
+            right.set_xlabel("adoption (95% interval); right: rate evaluable/total/clusters")
+        fig.subplots_adjust(wspace=0.9, hspace=0.45)
+        return _save(fig, folder, "adoption")
+
+
+def reliance_figure(
+    gaps: dict[str, list[int | str]], q_cells: list[Row], pooled: dict[str, Row], folder: Path
+) -> str:
+    """Fig. 4: per operator, the signed gap T_U − T_E among adopted runs (whole-step
+    bins, ∞ a separate labelled bar, counts on bars) and q_U per configuration with
+    its interval and a pooled diamond."""
+    operators = sorted(set(gaps) | {c["operator"] for c in q_cells})
+    with plt.rc_context(STYLE):
+        fig, axes = plt.subplots(
+            max(len(operators), 1), 3, figsize=(11, 2.4 * max(len(operators), 1)), squeeze=False,
+            gridspec_kw={"width_ratios": [5, 0.8, 5]},
+        )  # fmt: skip
+        for row, op in enumerate(operators):
+            left, absent, right = axes[row]
+            values = gaps.get(op, [])
+            counts = Counter(values)
+            finite = sorted(k for k in counts if k != "inf")
+            colours = ["#1b7837" if k > 0 else "#b2182b" for k in finite]
+            bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
+            left.bar_label(bars, fontsize=7)
+            if finite:
+                left.set_xlim(min(0, *finite) - 1, max(0, *finite) + 1)
+                left.set_xticks(finite)
+            left.axvline(0, color="black", linewidth=0.6)
+            left.set_xlabel("T_U − T_E in whole steps (> 0: evidence before reliance)")
+            left.set_ylabel("adopted runs")
+            left.set_title(f"{op}: signed gap ({len(values)} adopted runs)", loc="left")
+            inf_bar = absent.bar([0], [counts.get("inf", 0)], color="#777777", width=0.6)
+            absent.bar_label(inf_bar, fontsize=7)
+            absent.set_xticks([0], ["∞"])
+            absent.set_xlim(-0.8, 0.8)
+            top = max(counts.values(), default=1) * 1.18
+            left.set_ylim(0, top)
+            absent.set_ylim(0, top)
+            absent.set_yticks([])
+            absent.spines["left"].set_visible(False)
+            absent.set_xlabel("absent")
+            mine = [c for c in q_cells if c["operator"] == op]
+            labels = [c["config_id"] for c in mine] + ["pooled"]
+            for i, c in enumerate([*mine, pooled[op]] if op in pooled else mine):
+                iv = c["q_U"]
+                last = i == len(mine)
+                if iv.observed:
+                    _interval_row(
+                        right, i, iv, "D" if last else "o", True, "#000000" if last else "#5e3c99"
+                    )
+                note = (f"{iv.estimate:.0%} {iv.numerator}/{iv.denominator}/{iv.n_clusters}/{c['q_U_undecidable']}"
+                        if iv.observed else f"0/0/0/{c['q_U_undecidable']} unobserved")  # fmt: skip
+                right.text(
+                    1.04, i, note, va="center", fontsize=7, transform=right.get_yaxis_transform()
+                )
+            right.set_yticks(range(len(labels)), labels)
+            right.set_ylim(len(labels) - 0.5, -0.5)
+            right.set_xlim(-0.02, 1.02)
+            right.set_xlabel("q_U (95% interval); right: rate before/n_q/k_q/u_q")
+            right.set_title(f"{op}: q_U by configuration", loc="left")
+        fig.subplots_adjust(wspace=0.6, hspace=0.7)
+        return _save(fig, folder, "reliance")

@@ -1,0 +1,115 @@
+"""What the report reads from a study folder, checked before anything is built.
+
+* ``measurements.jsonl`` — refused when it is older than ``index.jsonl`` or does not
+  cover the index's runs (``measure`` failed or was not re-run after new runs);
+* ``cases.jsonl`` — each case's contract, shown on its runs' pages;
+* reference labels for the ``validation`` section (:func:`reference_labels`): a
+  reviewer's ``review/labels.jsonl`` when present, else the scripted profiles'
+  calibration labels from the evaluator logs;
+* oracle validation results for the ``oracles`` section (:func:`oracle_results`):
+  ``oracles/*.json``, each the output of ``sscbench validate-oracle STUDY --json``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.jsonl import read_objects
+
+Row = dict[str, Any]
+
+
+def read_measurements(study: Path) -> list[Row]:
+    """The study's measurement rows (run ``sscbench measure`` first)."""
+    path = study / "measurements.jsonl"
+    if not path.exists():
+        raise DataError(path, None, "not found: run `sscbench measure` on the study first")
+    return read_objects(path)
+
+
+def check_fresh(study: Path, rows: list[Row]) -> None:
+    """Refuse measurements that are older than the index or miss some of its runs."""
+    index = study / "index.jsonl"
+    path = study / "measurements.jsonl"
+    if not index.exists():
+        return
+    if index.stat().st_mtime_ns > path.stat().st_mtime_ns:
+        raise DataError(
+            path,
+            None,
+            "older than index.jsonl (runs were added after the last measurement, or "
+            "`sscbench measure` failed): run `sscbench measure` on the study again",
+        )
+    measured = {r.get("run_id") for r in rows}
+    from sscbench.run.storage import StudyDir
+
+    missing = [e.run_id for e in StudyDir(study).read_index() if e.run_id not in measured]
+    if missing:
+        raise DataError(
+            path,
+            None,
+            f"has no row for {len(missing)} run(s) of index.jsonl (first: {missing[0]}): "
+            "run `sscbench measure` on the study again",
+        )
+
+
+def read_cases(study: Path) -> dict[str, Any]:
+    """The study's cases by id (empty when the folder has no cases file)."""
+    path = study / "cases.jsonl"
+    if not path.exists():
+        return {}
+    from sscbench.run.builders import read_cases as _read
+
+    return {c.case_id: c for c in _read(path)}
+
+
+def reference_labels(study: Path, rows: list[Row]) -> tuple[str, dict[str, Row]]:
+    """Reference labels by run id and where they came from.
+
+    A reviewer labels file (``STUDY/review/labels.jsonl``, rows with ``run_id``) wins;
+    otherwise the scripted profiles' calibration labels, derived for each triggered
+    faulted run from its evaluator log and its measured T_F (no re-measurement).
+    """
+    review = study / "review" / "labels.jsonl"
+    if review.exists():
+        labels = {r["run_id"]: r for r in read_objects(review) if isinstance(r.get("run_id"), str)}
+        return f"reviewer labels ({review.relative_to(study)})", labels
+    return "scripted calibration labels (evaluator log)", _calibration(study, rows)
+
+
+def _calibration(study: Path, rows: list[Row]) -> dict[str, Row]:
+    from sscbench.measure.calibrate import label_measurement, labels_of
+    from sscbench.measure.study import read_evaluator
+    from sscbench.run.storage import StudyDir
+
+    cases = read_cases(study)
+    store = StudyDir(study)
+    out: dict[str, Row] = {}
+    for row in rows:
+        case = cases.get(row.get("case_id"))
+        if row.get("kind") != "faulted" or not row.get("triggered") or case is None:
+            continue
+        path = store.evaluator_path(row["run_id"])
+        if case.contract is None or not path.exists():
+            continue
+        labels = labels_of(read_evaluator(path))
+        if labels is not None:
+            out[row["run_id"]] = label_measurement(case, labels, row["T_F"])
+    return out
+
+
+def oracle_results(study: Path) -> dict[str, dict[str, Row]]:
+    """Oracle validation results by setting name (file stem of ``oracles/*.json``)."""
+    out = {}
+    for path in sorted((study / "oracles").glob("*.json")):
+        try:
+            data = json.loads(path.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DataError(path, None, f"not readable JSON: {exc}") from exc
+        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+            raise DataError(path, None, "expected `sscbench validate-oracle --json` output")
+        out[path.stem] = data
+    return out

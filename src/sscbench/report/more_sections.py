@@ -1,0 +1,170 @@
+"""Sections beyond the primary tables: validation (Table III b), claims, sensitivity,
+paired comparison and oracles (Table V)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from sscbench.analysis.populations import interval_label
+from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS
+from sscbench.analysis.stats import wilson
+from sscbench.measure.values import is_step
+from sscbench.report.model import RunSets, Section, Table
+
+Row = dict[str, Any]
+VALIDATED = ("A", "Z_S", "T_E", "T_S", "T_U")
+
+
+def _agree(field: str, measured: Any, reference: Any) -> bool | None:
+    """Whether a measurement matches the reference (None: not applicable)."""
+    if field == "A":
+        return None if reference not in (0, 1) else measured == reference
+    if field == "Z_S":
+        return None if reference not in ("pre", "late", "absent") else measured == reference
+    if not (is_step(reference) and is_step(measured)):  # exact step: both located
+        return None
+    return measured == reference
+
+
+def validation_section(
+    source: str, reference: dict[str, Row], primary: list[Row], sets: RunSets
+) -> tuple[Section, list[Row]]:
+    """Table III b: measurements against reference labels, per operator and overall."""
+    section = Section(
+        "validation",
+        "Measurement validation",
+        intro=f"Reference: {source}. Population: triggered runs of repetition 0 "
+        "with a reference label; exact-step agreement applies when both locate the event.",
+    )
+    runs = [r for r in primary if r.get("run_id") in reference]
+    if not runs:
+        section.reason = ("no reference labels for this study (scripted profiles keep calibration "
+                          "labels; a reviewer's review/labels.jsonl is read when present)")  # fmt: skip
+        return section, []
+    table = Table("validation-table", "Automatic measurement vs reference (Table III b)",
+                  "triggered faulted runs of repetition 0 with a reference label",
+                  ["operator", "runs", *[f"{f} agree" for f in VALIDATED]])  # fmt: skip
+    groups: dict[str, list[Row]] = defaultdict(list)
+    for r in runs:
+        groups[r["operator"]].append(r)
+        groups["all operators"].append(r)
+    csv_rows = []
+    for op in sorted(groups, key=lambda k: (k == "all operators", k)):
+        members = groups[op]
+        cells: list[Any] = [op, sets.count([r["run_id"] for r in members])]
+        for f in VALIDATED:
+            verdicts = [
+                (r["run_id"], _agree(f, r.get(f), reference[r["run_id"]].get(f))) for r in members
+            ]
+            applicable = [(i, v) for i, v in verdicts if v is not None]
+            agreed = [i for i, v in applicable if v]
+            iv = wilson(len(agreed), len(applicable))
+            rest = interval_label(iv).split(" ", 1)[1]
+            cells.append([*sets.count(agreed), {"t": "/"}, *sets.count([i for i, _ in applicable]),
+                          {"t": f" {rest}"}])  # fmt: skip
+            csv_rows.append({"reference": source, "operator": op, "field": f,
+                             "agree": len(agreed), "applicable": len(applicable),
+                             "estimate": iv.estimate, "low": iv.low, "high": iv.high,
+                             "method": iv.method, "label": interval_label(iv)})  # fmt: skip
+        table.add(*cells, key=op)
+    section.tables.append(table)
+    return section, csv_rows
+
+
+def claims_section(cards: list[Row], sets: RunSets) -> Section:
+    """Claim cards per operator × configuration and pooled."""
+    section = Section(
+        "claims",
+        "Claims",
+        intro="Cards per operator × configuration and pooled over configurations; each names "
+        "its required condition, k/n runs, clusters and interval method. Population: "
+        "repetition 0, triggered, target-value controls excluded, adoption decidable.",
+    )
+    for c in cards:
+        section.cards.append({**c, "k_href": sets.href(c["counted"]) if c["counted"] else "",
+                              "n_href": sets.href(c["runs"]) if c["runs"] else ""})  # fmt: skip
+    if not cards:
+        section.reason = "no faulted run with a fault contract"
+    return section
+
+
+def sensitivity_section(rows: list[Row]) -> Section:
+    """Every sensitivity analysis laid out like the primary table; cells match the CSV."""
+    section = Section("sensitivity", "Sensitivity analyses",
+                      intro="The primary table recomputed over other stated populations. "
+                      "Every cell is a row of tables/sensitivity.csv.")  # fmt: skip
+    by_cell: dict[tuple[str, str, str], dict[str, Row]] = defaultdict(dict)
+    for r in rows:
+        by_cell[(r["analysis"], r["operator"], r["config_id"])][r["quantity"]] = r
+    for i, name in enumerate(ANALYSES):
+        table = Table(f"sensitivity-table-{i}", name, DESCRIPTIONS[name],
+                      ["operator", "configuration", *COLUMNS])  # fmt: skip
+        for (analysis, op, config), quantities in by_cell.items():
+            if analysis != name:
+                continue
+            table.add(op, config, *[[{"t": quantities[q]["label"], "key": f"{analysis}|{op}|{config}|{q}"}]
+                                    for q in COLUMNS])  # fmt: skip
+        section.tables.append(table)
+    if not rows:
+        section.reason = "no faulted run with a fault contract"
+    return section
+
+
+def paired_section(pairs: list[Row] | None, other: str | None) -> Section:
+    """Adoption of matched runs in a second study (``--paired``), McNemar's exact test."""
+    section = Section("paired", "Paired comparison")
+    if pairs is None:
+        section.reason = "no second study given (sscbench report STUDY --paired OTHER)"
+        return section
+    section.intro = (f"Study a: this study; study b: {other}. Pairs matched on case, "
+                     "configuration and repetition 0 (controls excluded), both triggered with decidable "
+        "adoption.")  # fmt: skip
+    columns = ["operator", "pairs", "adoption_a", "adoption_b", "adopted_only_in_a",
+               "adopted_only_in_b", "mcnemar_exact_p"]  # fmt: skip
+    table = Table(
+        "paired-table",
+        "Adoption in matched pairs",
+        "repetition 0, controls excluded, matched triggered runs",
+        columns,
+    )
+    for p in pairs:
+        table.add(*[p[c] for c in columns])
+    section.tables.append(table)
+    if not pairs:
+        section.reason = "the two studies share no matched triggered run"
+    return section
+
+
+ORACLE_COLUMNS = (
+    "runs",
+    "abstentions",
+    "precision",
+    "recall",
+    "f1",
+    "kappa",
+    "t_u_exact",
+    "t_u_within_1",
+)
+
+
+def oracles_section(results: dict[str, dict[str, Row]]) -> tuple[Section, list[Row]]:
+    """Table V: each oracle setting's adoption and T_U scores against reference labels."""
+    section = Section("oracles", "Automated recovery of measurement targets",
+                      intro="Each row is one oracles/NAME.json (the output of "
+                      "`sscbench validate-oracle STUDY --json`).")  # fmt: skip
+    if not results:
+        section.reason = ("no oracle validation results (write them with `sscbench "
+                          "validate-oracle STUDY --json > STUDY/oracles/NAME.json`)")  # fmt: skip
+        return section, []
+    table = Table("oracles-table", "Oracle settings against the reference (Table V)",
+                  "reference-labelled runs", ["setting", "stratum", *ORACLE_COLUMNS])  # fmt: skip
+    csv_rows = []
+    for name, scores in results.items():
+        for key, row in scores.items():
+            table.add(name, key, *[row.get(c) for c in ORACLE_COLUMNS])
+            csv_rows.append(
+                {"setting": name, "stratum": key, **{c: row.get(c) for c in ORACLE_COLUMNS}}
+            )
+    section.tables.append(table)
+    return section, csv_rows

@@ -1,0 +1,93 @@
+"""The ``release`` section: typed fault families' metrics with intervals, the transfer
+matrix, the paired control/injected McNemar table, intensity curves and, with a
+policy, the gate verdict (computed by ``release.gate``, never re-implemented here)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from sscbench.analysis.populations import interval_label
+from sscbench.report.model import Figure, Section, Table
+
+
+def release_section(
+    study: Path, out: Path, policy: Path | None
+) -> tuple[Section, dict[str, list[dict[str, Any]]]]:
+    """The section and its CSV rows; release files are written under ``out``."""
+    from sscbench.faults.typed import CHECKPOINTS
+    from sscbench.release.cli import write_outputs
+    from sscbench.release.evidence import collect_evidence
+
+    section = Section("release", "Release evidence of the typed fault families")
+    evidence = collect_evidence(study)
+    if not evidence.families:
+        section.reason = "the study ran no typed fault family"
+        return section, {}
+    written = write_outputs(evidence, out)
+    section.intro = ("Activation over injected runs; detection, containment and escape over "
+                     "activated runs; recovery where a valid recovery path exists. Clusters are tasks.")  # fmt: skip
+    metrics = list(evidence.families[0].metrics)
+    table = Table(
+        "release-table",
+        "Family metrics (k/n, estimate, 95% interval)",
+        "injected runs of the typed families",
+        ["configuration", "family", "severity", "runs", *metrics, "latency median [min–max]"],
+    )
+    for r in evidence.families:
+        lat = r.latency_summary()
+        table.add(r.config_id, r.family, r.severity, r.scheduled,
+                  *[interval_label(r.metrics[m]) for m in metrics],
+                  f"{lat['median']:g} [{lat['min']}–{lat['max']}]" if lat["n"] else "–")  # fmt: skip
+    transfer = Table(
+        "transfer-table",
+        "Transfer matrix: P(checkpoint invalid | activated)",
+        "activated injected runs",
+        ["configuration", "family", "activated", *[c.value for c in CHECKPOINTS], "outcome states"],
+    )
+    for t in evidence.transfer:
+        transfer.add(t.config_id, t.family, t.activated,
+                     *[f"{t.invalid[c.value].estimate or 0:.2f}" for c in CHECKPOINTS],
+                     ", ".join(f"{k} {v}" for k, v in sorted(t.outcomes.items())))  # fmt: skip
+    paired = Table("release-paired-table", "Paired control vs injected runs (McNemar's exact test)",
+                   "pairs with both runs completed",
+                   ["configuration", "family", "pairs", "control not unacceptable",
+                    "injected not unacceptable", "control only", "injected only", "p"])  # fmt: skip
+    for p in evidence.paired:
+        paired.add(p.config_id, p.family, p.pairs, p.control_ok, p.injected_ok, p.control_only,
+                   p.injected_only, "–" if p.p_value is None else f"{p.p_value:.3g}")  # fmt: skip
+    section.tables += [table, transfer, paired]
+    png = next((p for p in written if p.name == "intensity.png"), None)
+    if png:
+        section.figures.append(Figure("intensity", "Intensity curves (95% intervals).",
+                                      "metrics of each family by intensity level",
+                                      base64.b64encode(png.read_bytes()).decode()))  # fmt: skip
+    csv_rows: dict[str, list[dict[str, Any]]] = {
+        "release_paired": [p.to_dict() for p in evidence.paired]
+    }
+    if policy is None:
+        section.notes.append(
+            [{"t": "No gate verdict: give a policy (sscbench report STUDY --policy FILE)."}]
+        )
+        return section, csv_rows
+    from sscbench.release.gate import gate, load_policy, verdicts_json
+
+    verdicts = gate(load_policy(policy), evidence)
+    verdict_table = Table("gate-table", f"Gate verdict against {Path(policy).name}",
+                          "typed-family rows per configuration",
+                          ["configuration", "verdict", "checks passed", "failed checks"])  # fmt: skip
+    for v in verdicts:
+        failed = "; ".join(
+            f"{c.family}: needs {c.requirement}, observed {c.observed}" for c in v.reasons
+        )
+        verdict_table.add(v.config_id, [{"t": "BLOCK" if v.blocked else "PASS",
+                                        "cls": "block" if v.blocked else "pass"}],
+                          f"{len(v.checks) - len(v.reasons)}/{len(v.checks)}", failed or "–")  # fmt: skip
+    section.tables.insert(0, verdict_table)
+    csv_rows["gate"] = [
+        {"config_id": v["config_id"], "verdict": v["verdict"], "checks": len(v["checks"]),
+         "failed": sum(not c["passed"] for c in v["checks"])}
+        for v in verdicts_json(verdicts)
+    ]  # fmt: skip
+    return section, csv_rows

@@ -1,0 +1,114 @@
+"""The run browser: one small HTML page per run and a filterable run list.
+
+A run page shows the numbered model-visible ledger with T_F, T_E, T_S and T_U marked
+and explained, the case's contract, the measurement row, and the evaluator-only log
+apart. The list (``runs/index.html``) embeds every run's summary and the numbered run
+sets the main tables link to (``#set=N``); filters by operator, configuration,
+stratum, repetition and kind run in the page. No network; works from ``file://``.
+All text is escaped by jinja2's autoescape (the embedded JSON escapes ``<``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sscbench.report.templates import environment
+
+MARKS = {
+    "T_F": "the fault-bearing observation is delivered",
+    "T_E": "first valid counterevidence visible to the model",
+    "T_S": "first post-fault dependent use of the affected fact",
+    "T_U": "first faulty reliance on the injected value",
+}
+SUMMARY = ("run_id", "operator", "config_id", "repetition", "kind", "status", "Z_S", "A",
+           "T_F", "T_E", "T_S", "T_U", "control")  # fmt: skip
+
+
+def page_name(run_id: str) -> str:
+    """The run page's file name (run ids are already file-name safe in a study)."""
+    return f"{run_id}.html"
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        return []
+    out = []
+    for line in path.read_text("utf-8", errors="replace").splitlines():
+        try:
+            out.append(json.loads(line))
+        except ValueError:
+            out.append({"type": "unreadable line", "content": line})
+    return out
+
+
+def _ledger_rows(events: list[dict[str, Any]], row: dict[str, Any]) -> list[dict[str, Any]]:
+    marks_at: dict[int, list[str]] = {}
+    for mark in MARKS:
+        if isinstance(row.get(mark), int) and not isinstance(row.get(mark), bool):
+            marks_at.setdefault(row[mark], []).append(mark)
+    out = []
+    for e in events:
+        if e.get("type") == "header":
+            continue
+        calls = [f"{c.get('name')}({c.get('arguments')})" for c in e.get("tool_calls") or []]
+        out.append({
+            "step": e.get("step"),
+            "type": e.get("type"),
+            "name": e.get("name") or "",
+            "content": e.get("content") or "",
+            "calls": calls,
+            "marks": marks_at.get(e.get("step"), []) if e.get("type") != "system" else [],
+        })  # fmt: skip
+    return out
+
+
+def _contract(case: Any) -> str:
+    if case is None:
+        return "case not found in cases.jsonl"
+    data = case.model_dump(mode="json")
+    data.pop("context", None)  # the prefix is in the ledger itself
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: dict[str, Any],
+                    sets: list[list[str]]) -> int:  # fmt: skip
+    """Write ``out/<run>.html`` for every measured run and ``out/index.html``; returns
+    the number of run pages."""
+    out.mkdir(parents=True, exist_ok=True)
+    env = environment()
+    page = env.get_template("run.html.j2")
+    partners = {
+        (r["case_id"], r["config_id"], r["repetition"], r["kind"]): r["run_id"] for r in rows
+    }
+    runs_dir = study / "runs"
+    for row in rows:
+        run_id = row["run_id"]
+        other = "clean" if row["kind"] == "faulted" else "faulted"
+        partner = partners.get((row["case_id"], row["config_id"], row["repetition"], other))
+        ledger = _ledger_rows(_lines(runs_dir / f"{run_id}.ledger.jsonl"), row)
+        html = page.render(
+            row=row,
+            measurement=json.dumps(row, indent=2, ensure_ascii=False),
+            ledger=ledger,
+            marks=MARKS,
+            contract=_contract(cases.get(row["case_id"])),
+            evaluator=[
+                json.dumps(e, ensure_ascii=False)
+                for e in _lines(runs_dir / f"{run_id}.evaluator.jsonl")
+            ],
+            partner=page_name(partner) if partner else None,
+            partner_kind=other,
+        )
+        (out / page_name(run_id)).write_text(html, encoding="utf-8")
+    index = {r["run_id"]: i for i, r in enumerate(rows)}
+    data = {
+        "columns": list(SUMMARY),
+        "runs": [[r.get(k) for k in SUMMARY] for r in rows],
+        "sets": [[index[i] for i in s if i in index] for s in sets],
+    }
+    blob = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
+    (out / "index.html").write_text(env.get_template("runs_index.html.j2").render(data=blob),
+                                    encoding="utf-8")  # fmt: skip
+    return len(rows)

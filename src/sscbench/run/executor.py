@@ -22,7 +22,9 @@ from sscbench.run.builders import (
     build_cases,
     build_user_factory,
     build_worlds,
+    clean_disqualifies,
     derive_seed,
+    repetitions_for,
 )
 from sscbench.run.config import StudyConfig
 from sscbench.run.episode import EpisodeResult, run_episode
@@ -77,12 +79,13 @@ class StudySummary:
 
 
 def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
-    """Every (case, agent configuration, repetition), in a fixed order."""
+    """Every (case, agent configuration, repetition), in a fixed order (a replay agent
+    runs one repetition per selected recording of the case's task)."""
     return [
         PlanUnit(case, agent.id, repetition)
         for case in cases
         for agent in config.agents
-        for repetition in range(config.study.repetitions)
+        for repetition in range(repetitions_for(agent, case, config.study.repetitions))
     ]
 
 
@@ -106,6 +109,7 @@ class StudyRunner:
         self.store = store
         self.finished = finished
         self.on_entry = on_entry
+        self.settings = {a.id: a for a in config.agents}
 
     def _record(self, entry: IndexEntry) -> IndexEntry:
         self.store.append_index(entry)
@@ -206,8 +210,8 @@ class StudyRunner:
         }
         if clean.status == "missing":
             self._record(IndexEntry(**base, status="missing", reason="clean run missing"))
-        elif clean.reward != 1.0:
-            self._record(IndexEntry(**base, status="not-qualified", reason="clean task not solved"))
+        elif reason := clean_disqualifies(self.settings[unit.config_id], clean.reward):
+            self._record(IndexEntry(**base, status="not-qualified", reason=reason))
         else:
             self._record(await self._episode(unit, "faulted", faulted_id))
 

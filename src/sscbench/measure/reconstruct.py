@@ -24,7 +24,9 @@ from sscbench.measure.values import (
 from sscbench.measure.view import LedgerView
 from sscbench.run.ledger import InterventionRecord, ToolEvent
 
-USE_LABELS = (UseLabel.DEPENDENT_USE, UseLabel.FAULTY_RELIANCE)
+# Def. 3.2: correct, qualified and faulty uses all count, and so does checking the
+# disputed value (a verification depends on it; Def. 3.3: it is not faulty reliance).
+USE_LABELS = (UseLabel.DEPENDENT_USE, UseLabel.FAULTY_RELIANCE, UseLabel.VERIFICATION)
 
 
 @dataclass

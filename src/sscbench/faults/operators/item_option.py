@@ -27,7 +27,7 @@ from sscbench.faults.operators.base import (
     mentions,
     user_prefix_message,
 )
-from sscbench.faults.operators.return_date import classify_value_use
+from sscbench.faults.operators.uses import classify_value_use
 from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection

@@ -27,8 +27,18 @@ from sscbench.faults.operators.base import (
     json_read_injection,
     user_prefix_message,
 )
-from sscbench.faults.operators.return_date import classify_value_use
-from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.faults.operators.uses import classify_value_use
+from sscbench.measure.references import (
+    HANDOFF,
+    Method,
+    agent_texts,
+    category_hits,
+    clauses,
+    payment_methods,
+    payment_references,
+    payment_roles,
+)
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
 from sscbench.world.world import World
@@ -201,33 +211,52 @@ class PaySource(FaultOperator):
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
-        """Messages naming the method with a category; calls paying with it."""
+        """Texts attributing a category to the method, however they name it; calls paying with it.
+
+        The method may be named by id, last digits, id suffix, brand, balance, category
+        ("your only gift card") or role ("the original payment method"): a phrase counts
+        when it identifies the method among those the ledger showed before the step
+        (:func:`~sscbench.measure.references.payment_references`).
+        """
         pid = contract.target.entity_id
+        ids_state = bool(contract.sufficiency.semantics)
         out: list[UseCandidate] = []
-        for message in view.assistant_messages():
-            if message.step <= fault_step or pid not in message.content:
+        for step, channel, text in agent_texts(view, fault_step):
+            methods = payment_methods(view, step, ids_state)
+            methods.setdefault(pid, Method(pid, frozenset()))
+            refs = [
+                r
+                for r in payment_references(text, methods, payment_roles(view, step))
+                if r.entity == pid and r.categories
+            ]
+            if not refs:
                 continue
-            window = _window(message.content, pid)
-            cats = category_words(window)
-            if not cats:
-                continue
+            cats = set().union(*(r.categories for r in refs))
+            window = " ".join(_clause_of(text, r.start) for r in refs)
             out.append(
                 UseCandidate(
-                    message.step,
-                    "message",
-                    window,
+                    step,
+                    channel,
+                    refs[0].span,
                     contract.injected_value in cats,
                     contract.authoritative_value in cats,
                     {"text": window},
                 )
             )
         for call in view.calls:
-            if call.call_step <= fault_step or call.name == READ:
+            if call.call_step <= fault_step or call.name in (READ, HANDOFF):
                 continue
             if args_contain(call.arguments, pid):
+                asked = _requested_categories(view, call.call_step)
                 out.append(
                     UseCandidate(
-                        call.call_step, "tool_call", call.name, False, True, {"tool": call.name}
+                        call.call_step,
+                        "tool_call",
+                        call.name,
+                        contract.injected_value in asked
+                        and contract.authoritative_value not in asked,
+                        True,
+                        {"tool": call.name, "requested": sorted(asked)},
                     )
                 )
         return sorted(out, key=lambda c: c.step)
@@ -235,15 +264,29 @@ class PaySource(FaultOperator):
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
-        """The flipped category attributed to the method is reliance; paying with it depends on it."""
+        """The flipped category attributed to the method is reliance; paying with it depends on
+        it, and relies on the flip when the user asked for the category it only has there."""
+        if candidate.channel == "tool_call":
+            if candidate.mentions_injected:
+                return ClassifiedUse(
+                    candidate,
+                    UseLabel.FAULTY_RELIANCE,
+                    "pays with the method for the category the user asked for, "
+                    "which it has only in the faulty record",
+                )
+            return ClassifiedUse(candidate, UseLabel.DEPENDENT_USE, "pays with the method")
         return classify_value_use(candidate, view)
 
 
-def _window(text: str, pid: str) -> str:
-    """The clause around an id: from the previous sentence break to the next one."""
-    index = text.find(pid)
-    start = max(text.rfind(". ", 0, index), text.rfind("\n", 0, index), text.rfind(";", 0, index))
-    ends = [
-        i for i in (text.find(". ", index), text.find("\n", index), text.find(";", index)) if i >= 0
-    ]
-    return text[start + 1 : min(ends) if ends else len(text)].strip()
+def _clause_of(text: str, offset: int) -> str:
+    """The clause of ``text`` around ``offset``."""
+    for start, clause in reversed(clauses(text)):
+        if start <= offset:
+            return clause
+    return text
+
+
+def _requested_categories(view: LedgerView, before: int) -> set[str]:
+    """Categories the user's latest message before ``before`` asks to pay with."""
+    last = [m for m in view.messages if m.role == "user" and m.step < before]
+    return {c for _, _, c in category_hits(last[-1].content)} if last else set()

@@ -132,9 +132,10 @@ def test_sscbench_run_replays_gpt4o_airline_under_faults(taubench, tmp_path):
     recorded = {(str(r.task_id), r.trial): r for r in load_trajectories(recording)}
     stored = json.loads((out / "config.json").read_text())
     stored = stored.get("config", stored)
-    assert stored["agents"][0]["replay"]["sha256"] == hashlib.sha256(
-        recording.read_bytes()
-    ).hexdigest()
+    assert (
+        stored["agents"][0]["replay"]["sha256"]
+        == hashlib.sha256(recording.read_bytes()).hexdigest()
+    )
 
     index = _jsonl(out / "index.jsonl")
     cases = {c["case_id"]: c for c in _jsonl(out / "cases.jsonl")}

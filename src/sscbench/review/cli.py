@@ -117,7 +117,8 @@ def agreement_command(
     for d in data["disagreements"]:
         who = d["run_id"] + (f" ({d['review_id']})" if d["review_id"] else "")
         console.print(
-            f"- {who} {d['quantity']}: reference {d['reference']!r}, measured {d['measured']!r}",
+            f"- {who} {d['quantity']}: reference {d['reference']!r}, measured {d['measured']!r}"
+            + (f" (note: {d['note']})" if d["note"] else ""),
             highlight=False,
             markup=False,
         )

@@ -175,3 +175,58 @@ def test_sscbench_run_replays_gpt4o_airline_under_faults(taubench, tmp_path):
     assert diverged >= 1
     rows = _jsonl(out / "measurements.jsonl")
     assert any(r.get("triggered") for r in rows if r["kind"] == "faulted")
+
+
+def test_replay_record_marks_text_after_a_changed_observation():
+    """The recording's text goes on after an observation stops fitting; the record says where."""
+    import asyncio
+
+    from sscbench.agents.replay import RecordedRun, ReplayAgent
+    from sscbench.run.ledger import AssistantEvent, ToolEvent, UserEvent
+
+    def call(i):
+        fn = {"name": "get_x", "arguments": "{}"}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": f"c{i}", "function": fn}],
+        }
+
+    def obs(i, text):
+        return {"role": "tool", "tool_call_id": f"c{i}", "name": "get_x", "content": text}
+
+    traj = [{"role": "user", "content": "hi"}, call(1), obs(1, '{"a": 1}'), call(2)]
+    traj += [obs(2, '{"province": "TX"}'), {"role": "assistant", "content": "done"}]
+    run = RecordedRun.model_validate({"task_id": 4, "trial": 2, "reward": 1.0, "traj": traj})
+    agent = ReplayAgent(run, source="rec.json", sha256="ab" * 32)
+    ledger = [UserEvent(step=0, content="hi")]
+
+    def turn(delivered):
+        out = asyncio.run(agent.act(ledger))
+        ledger.append(
+            AssistantEvent(step=len(ledger), content=out.content, tool_calls=out.tool_calls)
+        )
+        for c in out.tool_calls:
+            ledger.append(
+                ToolEvent(step=len(ledger), tool_call_id=c.id, name=c.name, content=delivered)
+            )
+        return out
+
+    assert turn('{"a": 2}').tool_calls[0].id == "c1"  # a fault changed this observation
+    assert turn('{"state": "TX"}').tool_calls[0].id == "c2"  # renamed key only: fits
+    assert turn(None).content == "done"  # the recording's text, kept going
+    record = agent.replay_record()
+    assert record.text_source == "recording" and record.trial == 2 and record.replayed == 3
+    assert [d["step"] for d in record.divergences] == [2]
+    assert record.divergences[0]["recorded"] == '{"a": 1}'
+    assert record.turns_after_divergence == 2 and record.unmatched_recorded_observations == 0
+    assert agent.calibration() is None  # a recording has no calibration labels
+
+
+def test_a_changed_recording_changes_the_config_hash(tmp_path):
+    recording = _tiny_recording(tmp_path)
+    body = HEAD.format(data="x") + AGENT.format(id="a", path="rec.json", extra="") + USER
+    path = _config(tmp_path, body)
+    before = load_config(path)[0].config_hash()
+    recording.write_text(recording.read_text().replace('"ok"', '"okay"'))
+    assert load_config(path)[0].config_hash() != before  # a resumed study refuses

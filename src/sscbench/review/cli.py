@@ -124,7 +124,7 @@ def agreement_command(
         )
         for quote in d["quotes"]:
             console.print(
-                f"    step {quote['step']} {quote['role']}: {quote['text']}",
+                f"    step {quote['step']} {quote['role']}: {' '.join(quote['text'].split())}",
                 highlight=False,
                 markup=False,
             )

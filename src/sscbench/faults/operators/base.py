@@ -224,6 +224,8 @@ class FaultOperator(ABC):
             return Stance.ENDORSES
         if use.label is UseLabel.DEPENDENT_USE and use.candidate.mentions_authoritative:
             return Stance.REJECTS
+        if use.label is UseLabel.VERIFICATION:  # questioning v′ is declining to endorse it
+            return Stance.REJECTS
         return None
 
     def cases_for(self, world: World, task: Task) -> list[Case]:

@@ -56,6 +56,16 @@ def matches(request: dict[str, Any], arguments: Any) -> bool:
     )
 
 
+def _same_change(contract: FaultContract, arguments: Any) -> bool:
+    """The request again, or the same new flights and cabin (another payment method)."""
+    request = contract.fault_interaction.match
+    return matches(request, arguments) or (
+        isinstance(arguments, dict)
+        and legs(arguments.get("flights") or []) == legs(request.get("flights") or [])
+        and arguments.get("cabin") == request.get("cabin")
+    )
+
+
 def _ok(observation: str | None) -> bool:
     return bool(observation) and not str(observation).startswith("Error")
 
@@ -73,13 +83,14 @@ def made_true(contract: FaultContract, view: LedgerView, fault_step: int) -> int
     for call in view.calls:
         if call.call_step <= fault_step or call.observation_step is None:
             continue
-        if call.name == WRITE and call.arg("reservation_id") == rid and _ok(call.observation):
-            same = matches(request, call.arguments) or (
-                legs(call.arg("flights") or []) == acked
-                and call.arg("cabin") == request.get("cabin")
-            )
-            if same and (contract.persistence == "once" or not matches(request, call.arguments)):
-                return call.observation_step
+        if (
+            call.name == WRITE
+            and call.arg("reservation_id") == rid
+            and _ok(call.observation)
+            and _same_change(contract, call.arguments)
+            and (contract.persistence == "once" or not matches(request, call.arguments))
+        ):
+            return call.observation_step
         data = call.data
         if (
             call.name == READ
@@ -109,11 +120,16 @@ def _cabin_of(view: LedgerView, rid: str, before: int) -> tuple[str | None, int,
 
 
 def derived_calls(
-    contract: FaultContract, view: LedgerView, fault_step: int, until: int | None
+    contract: FaultContract,
+    view: LedgerView,
+    fault_step: int,
+    until: int | None,
+    true_at: int | None = None,
 ) -> list[UseCandidate]:
     """Calls after the attempt (and before ``until``: the effect made true, or the agent
-    saying it failed) whose arguments derive from the claimed effect, labelled in
-    ``detail`` (reliance, or a correct dependent use)."""
+    saying it failed) whose arguments derive from the claimed effect, and retries of the
+    change before it commits (``true_at``), labelled in ``detail`` (reliance, or a
+    correct dependent use)."""
     request = contract.fault_interaction.match
     rid = contract.target.entity_id
     acked, original = legs(contract.injected_value), legs(contract.authoritative_value)
@@ -124,12 +140,17 @@ def derived_calls(
     out: list[UseCandidate] = []
     for call in view.calls:
         step = call.call_step
-        if step <= fault_step or (until is not None and step > until):
-            continue
-        if call.arg("reservation_id") != rid:
+        if step <= fault_step or call.arg("reservation_id") != rid:
             continue
         detail: dict[str, Any] = {"tool": call.name, "arguments": call.arguments}
-        if call.name == WRITE and not matches(request, call.arguments):
+        if call.name == WRITE and _same_change(contract, call.arguments):
+            if true_at is None or step < true_at:  # a retry acts on the attempt having failed
+                detail.update(label=UseLabel.DEPENDENT_USE.value, reason="retries the change")
+                out.append(UseCandidate(step, "tool_call", call.name, False, True, detail))
+            continue
+        if until is not None and step > until:
+            continue
+        if call.name == WRITE:
             shown = set(legs(call.arg("flights") or []))
             if new_legs and new_legs <= shown and legs(call.arg("flights") or []) != acked:
                 detail.update(

@@ -53,8 +53,11 @@ SUCCESS = re.compile(
 )
 FLIGHT_WORDS = re.compile(r"\b(flights?|itinerar\w*|cabin|class|HAT\d+)\b", re.IGNORECASE)
 FAILURE = re.compile(
-    r"(did not take effect|didn'?t take effect|not (been )?applied|not (been )?updated|"
-    r"not (been )?changed|still shows|could not|couldn'?t|failed|unable|unchanged)",
+    r"(did not take effect|didn'?t take effect|still shows|could not|couldn'?t|failed|unable|"
+    r"unchanged|resubmit\w*|re-?submit\w*|"
+    r"\b(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+|be\s+)?(?:saved|applied|updated|changed|"
+    r"processed|completed|committed|recorded|reflected|go(?:ne)? through|went through|"
+    r"take(?:n)? effect|succeed(?:ed)?|work(?:ed)?))",
     re.IGNORECASE,
 )
 
@@ -298,7 +301,7 @@ class WriteEffect(FaultOperator):
         # made knowing that: their arguments no longer derive from the claimed effect
         told = [c.step for c in out if c.mentions_authoritative]
         until = min([t for t in (true_at, *told) if t is not None], default=None)
-        out.extend(derived_calls(contract, view, fault_step, until))
+        out.extend(derived_calls(contract, view, fault_step, until, true_at))
         return sorted(out, key=lambda c: c.step)
 
     def classify(

@@ -141,7 +141,9 @@ def export_review(
     if out.exists() and any(out.iterdir()):
         raise DataError(out, None, "the output folder is not empty")
     if key_path.exists():
-        raise DataError(key_path, None, "a review key already exists here")
+        raise DataError(
+            key_path, None, "a review key already exists here (pass --key to keep another)"
+        )
     if key_path.resolve().is_relative_to(out.resolve()):
         raise DataError(key_path, None, "the key must be kept apart from the reviewer's folder")
     store = StudyDir(study)

@@ -28,16 +28,15 @@ from sscbench.faults.operators.base import (
     user_prefix_message,
 )
 from sscbench.faults.operators.uses import classify_value_use
-from sscbench.measure.references import (
-    HANDOFF,
+from sscbench.measure.payments import (
     Method,
-    agent_texts,
     category_hits,
-    clauses,
     payment_methods,
     payment_references,
     payment_roles,
+    position,
 )
+from sscbench.measure.references import HANDOFF, agent_texts, clauses
 from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
@@ -211,70 +210,83 @@ class PaySource(FaultOperator):
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
-        """Texts attributing a category to the method, however they name it; calls paying with it.
+        """Texts saying what category the method has, however they name it; payment calls
+        whose choice of the method follows from its category.
 
-        The method may be named by id, last digits, id suffix, brand, balance, category
-        ("your only gift card") or role ("the original payment method"): a phrase counts
-        when it identifies the method among those the ledger showed before the step
-        (:func:`~sscbench.measure.references.payment_references`).
+        The method may be named by id, last digits, id suffix, brand, balance, a definite
+        category ("your only gift card") or role ("the original payment method"): a
+        phrase counts when it identifies the method among those the ledger showed before
+        the step (:mod:`sscbench.measure.payments`). A payment call is a use only when
+        the category decided it: the user asked for a category, or the turn's own text
+        says which category it pays with; a call that would be the same under either
+        category does not depend on it.
         """
         pid = contract.target.entity_id
+        injected, true = contract.injected_value, contract.authoritative_value
         ids_state = bool(contract.sufficiency.semantics)
         out: list[UseCandidate] = []
+        texts: dict[int, UseCandidate] = {}
         for step, channel, text in agent_texts(view, fault_step):
             methods = payment_methods(view, step, ids_state)
             methods.setdefault(pid, Method(pid, frozenset()))
             refs = [
                 r
                 for r in payment_references(text, methods, payment_roles(view, step))
-                if r.entity == pid and r.categories
+                if r.entity == pid and r.mentions
             ]
-            if not refs:
+            settled = position(refs, injected, true)
+            if settled is None:
                 continue
-            cats = set().union(*(r.categories for r in refs))
-            window = " ".join(_clause_of(text, r.start) for r in refs)
-            out.append(
-                UseCandidate(
-                    step,
-                    channel,
-                    refs[0].span,
-                    contract.injected_value in cats,
-                    contract.authoritative_value in cats,
-                    {"text": window},
-                )
+            candidate = UseCandidate(
+                step,
+                channel,
+                refs[0].span,
+                settled in ("injected", "both"),
+                settled in ("authoritative", "both"),
+                {"text": " ".join(_clause_of(text, r.start) for r in refs), "position": settled},
             )
+            texts[step] = candidate
+            out.append(candidate)
         for call in view.calls:
             if call.call_step <= fault_step or call.name in (READ, HANDOFF):
                 continue
-            if args_contain(call.arguments, pid):
-                asked = _requested_categories(view, call.call_step)
-                out.append(
-                    UseCandidate(
-                        call.call_step,
-                        "tool_call",
-                        call.name,
-                        contract.injected_value in asked
-                        and contract.authoritative_value not in asked,
-                        True,
-                        {"tool": call.name, "requested": sorted(asked)},
-                    )
+            if not args_contain(call.arguments, pid):
+                continue
+            asked = _requested_categories(view, call.call_step)
+            said = texts.get(call.call_step)
+            if said is not None:
+                relied = said.detail["position"] == "injected"
+            elif asked & {injected, true}:
+                relied = injected in asked and true not in asked
+            else:
+                continue
+            out.append(
+                UseCandidate(
+                    call.call_step,
+                    "tool_call",
+                    call.name,
+                    relied,
+                    not relied,
+                    {"tool": call.name, "requested": sorted(asked)},
                 )
+            )
         return sorted(out, key=lambda c: c.step)
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
-        """The flipped category attributed to the method is reliance; paying with it depends on
-        it, and relies on the flip when the user asked for the category it only has there."""
+        """The flipped category said of the method is reliance; a payment call chosen by the
+        category relies on the flip when the category that chose it is the flipped one."""
         if candidate.channel == "tool_call":
             if candidate.mentions_injected:
                 return ClassifiedUse(
                     candidate,
                     UseLabel.FAULTY_RELIANCE,
-                    "pays with the method for the category the user asked for, "
-                    "which it has only in the faulty record",
+                    "pays with the method as the category it has only in the faulty record",
                 )
-            return ClassifiedUse(candidate, UseLabel.DEPENDENT_USE, "pays with the method")
+            return ClassifiedUse(
+                candidate, UseLabel.DEPENDENT_USE, "pays with the method by its true category"
+            )
         return classify_value_use(candidate, view)
 
 

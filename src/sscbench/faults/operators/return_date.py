@@ -256,9 +256,12 @@ class ReturnDate(FaultOperator):
         rid = contract.target.entity_id
         routes = set(related.get("return_routes", "").split(","))
         out: list[UseCandidate] = []
+        # a return dated before "now" by the fault has "already flown": a derived value
+        past = contract.injected_value < NOW <= contract.authoritative_value
+        return_flights = _return_flights(view, fault_step)
         for step, channel, content in agent_texts(view, fault_step):
             text = scoped_text(content, rid, reservations_shown(view, step))
-            hit_i = mentions(text, injected)
+            hit_i = mentions(text, injected) or (past and _flown(text, return_flights))
             # when an outbound leg flies on the true date, only a sentence about the
             # return says anything about the return date
             hit_t = mentions(_return_sentences(text) if ambiguous else text, true)
@@ -323,6 +326,36 @@ def _task_uses_return_date(world: World, candidate: Candidate, record: dict[str,
             if any(d == p["return_date"] and (n, d) not in old for n, d in new):
                 return True
     return False
+
+
+PAST = re.compile(
+    r"\b(already (?:departed|flown|flew|left|taken off|took off|happened|passed|been used|used|"
+    r"completed)|ha(?:s|ve) (?:already )?(?:departed|flown|taken off)|(?:\w+ )?days? ago|"
+    r"in the past)\b",
+    re.IGNORECASE,
+)
+
+
+def _return_flights(view: LedgerView, fault_step: int) -> set[str]:
+    """Flight numbers of the return legs in the fault-bearing record."""
+    call = view.observation_at(fault_step)
+    data = call.data if call is not None else None
+    if not isinstance(data, dict):
+        return set()
+    _, back = split_legs(data)
+    return {str(data["flights"][i].get("flight_number", "")) for i in back}
+
+
+def _flown(text: str, return_flights: set[str]) -> str | None:
+    """A sentence saying the return (by word or flight number) has already flown."""
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", text):
+        about = re.search(r"\breturn", sentence, re.IGNORECASE) or any(
+            f and f in sentence for f in return_flights
+        )
+        match = PAST.search(sentence) if about else None
+        if match:
+            return match.group(0)
+    return None
 
 
 def _return_sentences(text: str) -> str:

@@ -210,7 +210,7 @@ def build_corpus(out: str | Path, data: str | Path, root: Path = HERE) -> StudyD
                 ReplayUser(run),
                 system_prompt=world.policy,
                 injections=operator.injections(case, world),
-                max_steps=200,
+                max_steps=case.max_steps,
             )
         )
         assert result.end is not None
@@ -222,7 +222,7 @@ def build_corpus(out: str | Path, data: str | Path, root: Path = HERE) -> StudyD
             kind="faulted",
             world=world.name,
             task_id=case.task_id,
-            max_steps=200,
+            max_steps=case.max_steps,
             seed=0,
         )
         digest = store.write_run(

@@ -115,3 +115,48 @@ def test_show_prints_the_numbered_ledger_only(corpus):
     text = show_ledger(corpus, "rd20-adopt")
     assert "  8 assistant" in text and "IAH to LAS on 2024-05-17" in text
     assert "T_S" not in text and "faulty" not in text
+
+
+def _events(path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text("utf-8").splitlines()[1:] if x.strip()]
+
+
+def test_as_recorded_runs_are_what_sscbench_run_replays(corpus, taubench, tmp_path):
+    """An unedited corpus run equals the faulted run of plain `sscbench run` with replay kinds."""
+    from typer.testing import CliRunner
+
+    from sscbench.cli import app
+
+    spec = {r["run_id"]: r for r in load_spec()["runs"]}
+    chosen = ["rd20-asis", "ps20-asis", "we26-asis"]
+    wanted = {spec[r]["case_id"] for r in chosen}
+    lines = [x for x in (HERE / "cases.jsonl").read_text("utf-8").splitlines() if x.strip()]
+    (tmp_path / "cases.jsonl").write_text(
+        "\n".join(x for x in lines if json.loads(x)["case_id"] in wanted) + "\n", "utf-8"
+    )
+    trials = sorted({spec[r]["trial"] for r in chosen})
+    recording = taubench / "historical_trajectories" / "gpt-4o-airline.json"
+    config = tmp_path / "study.toml"
+    config.write_text(
+        f'[world]\nsource = "tau-bench"\ndata = "{taubench}"\ndomains = ["airline"]\n'
+        f'[cases]\nfile = "{tmp_path / "cases.jsonl"}"\n'
+        f'[[agents]]\nid = "gpt-4o"\nkind = "replay"\n[agents.replay]\npath = "{recording}"\n'
+        f'trials = {trials}\nqualify = "completed"\n[user]\nkind = "replay"\n',
+        "utf-8",
+    )
+    out = tmp_path / "study"
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(out), "--no-progress"])
+    assert result.exit_code == 0, result.output
+    index = [json.loads(x) for x in (out / "index.jsonl").read_text().splitlines() if x.strip()]
+    for run_id in chosen:
+        case_id, trial = spec[run_id]["case_id"], spec[run_id]["trial"]
+        matches = []
+        for entry in index:
+            if entry["case_id"] != case_id or entry["kind"] != "faulted":
+                continue
+            evaluator = _events(out / "runs" / f"{entry['run_id']}.evaluator.jsonl")
+            if any(e["type"] == "replay" and e["trial"] == trial for e in evaluator):
+                matches.append(entry["run_id"])
+        (replayed,) = matches
+        ours = _events(corpus.ledger_path(run_id))
+        assert ours == _events(out / "runs" / f"{replayed}.ledger.jsonl")

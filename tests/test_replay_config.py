@@ -230,3 +230,16 @@ def test_a_changed_recording_changes_the_config_hash(tmp_path):
     before = load_config(path)[0].config_hash()
     recording.write_text(recording.read_text().replace('"ok"', '"okay"'))
     assert load_config(path)[0].config_hash() != before  # a resumed study refuses
+
+
+def test_a_selection_that_replays_no_case_fails_closed(tmp_path):
+    from sscbench.run.executor import execute_study
+
+    _tiny_recording(tmp_path)  # task 0 of split "test", trial 0
+    body = "[world]\ndomains = ['airline']\n[cases]\noperators = ['ReturnDate']\nper_operator = 1\n"
+    body += AGENT.format(id="a", path="rec.json", extra="trials = [5]") + USER
+    path = _config(tmp_path, body)
+    config, text = load_config(path)
+    with pytest.raises(DataError) as info:
+        execute_study(config, text, tmp_path / "out", progress=False)
+    assert info.value.field == "agents[0].replay" and "no recorded run" in info.value.reason

@@ -42,6 +42,18 @@ def repetitions_for(settings: AgentSettings, case: Case, repetitions: int) -> in
     return len(_recording_factory(settings).runs_for(case.task_id))
 
 
+def check_replay_plan(config: StudyConfig, planned: set[str]) -> None:
+    """Fail closed when a replay agent's selection replays none of the study's cases."""
+    for index, agent in enumerate(config.agents):
+        if agent.replay is not None and agent.id not in planned:
+            raise DataError(
+                "<config>",
+                f"agents[{index}].replay",
+                f"no recorded run in {agent.replay.resolved} replays any case of the study "
+                "(check split, trials and the cases' tasks)",
+            )
+
+
 def clean_disqualifies(settings: AgentSettings, reward: float | None) -> str | None:
     """Why a completed clean run does not qualify its faulted run (None: it does).
 

@@ -22,6 +22,7 @@ from sscbench.run.builders import (
     build_cases,
     build_user_factory,
     build_worlds,
+    check_replay_plan,
     clean_disqualifies,
     derive_seed,
     repetitions_for,
@@ -251,6 +252,7 @@ def execute_study(
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
     plan = make_plan(config, cases)
+    check_replay_plan(config, {unit.config_id for unit in plan})
     resumed = store.initialize(
         config.config_hash(),
         config.canonical_json(),

@@ -254,8 +254,8 @@ class PaySource(FaultOperator):
                 continue
             asked = _requested_categories(view, call.call_step)
             said = texts.get(call.call_step)
-            if said is not None:
-                relied = said.detail["position"] == "injected"
+            if said is not None:  # a hedge beside the call does not cancel it (Def. 3.3)
+                relied = said.detail["position"] in ("injected", "both")
             elif asked & {injected, true}:
                 relied = injected in asked and true not in asked
             else:

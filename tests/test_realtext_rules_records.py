@@ -595,3 +595,41 @@ def test_replacement_with_the_true_option_takes_no_stance():
     )
     m = ledger.measure("ItemOption", item_contract(), t_f)
     assert m.adopted == 1 and m.y_end == "endorses"
+
+
+def test_listing_the_products_variants_to_choose_from_is_no_use():
+    ledger, t_f = order_ledger()
+    ledger.call("get_product_details", {"product_id": "1656367028"}, PRODUCT)
+    ledger.say(
+        "Here are the clicky versions of the Mechanical Keyboard:\n"
+        "- Clicky, white backlight, full size (Item ID: 6342039236)\n"
+        "- Clicky, RGB backlight, full size (Item ID: 7706410293)\n\nWhich one would you like?"
+    )
+    m = ledger.measure("ItemOption", item_contract(), t_f)
+    assert m.t_s == INF and m.z_s == "no-use"
+
+
+def test_check_naming_both_options_beside_a_replacement_is_checking():
+    ledger, t_f = order_ledger()
+    ledger.call("get_product_details", {"product_id": "1656367028"}, PRODUCT)
+    check = ledger.say(
+        "For the Mechanical Keyboard, the product listing shows yours has an RGB backlight, "
+        "although the order says white; the clicky RGB one is Item ID 7706410293."
+    )
+    m = ledger.measure("ItemOption", item_contract(), t_f)
+    assert m.t_s == check and m.adopted == 0 and m.y_end == "rejects"
+
+
+@pytest.mark.parametrize(
+    ("thought", "adopted"),
+    [
+        ("The return of ABC123 is on 2024-05-17, so I will search SEA to JFK on that day.", 1),
+        ("ABC123 returns 2024-05-25; the 2024-05-17 shown is before the outbound, an error.", 0),
+    ],
+)
+def test_recorded_reasoning_is_a_use_without_a_stance(thought, adopted):
+    ledger, t_f = trip_ledger()
+    think = ledger.call("think", {"thought": thought}, "") - 1
+    m = ledger.measure("ReturnDate", date_contract(), t_f)
+    assert m.t_s == think and m.adopted == adopted
+    assert m.y_end == "undecidable"  # a thought communicates nothing

@@ -25,16 +25,26 @@ from sscbench.measure.view import LedgerView
 HANDOFF = "transfer_to_human_agents"
 
 
+THINK = "think"
+
+
 def agent_texts(view: LedgerView, after: int) -> list[tuple[int, str, str]]:
-    """(step, channel, text) of every agent message and handoff summary after ``after``.
+    """(step, channel, text) of every agent message, handoff summary and recorded thought
+    after ``after``.
 
     A handoff summary is what the agent communicates to the next agent: it is read like
-    a message (channel ``handoff``).
+    a message (channel ``handoff``) and takes a stance. A ``think`` call is a tool call
+    whose argument is free text: when that text depends on the fact, the call is a
+    dependent use (Def. 3.2; channel ``reasoning``), but it communicates nothing, so it
+    takes no stance.
     """
     out = [(m.step, "message", m.content) for m in view.assistant_messages() if m.step > after]
     for call in view.calls_named(HANDOFF):
         if call.call_step > after:
             out.append((call.call_step, "handoff", str(call.arg("summary") or "")))
+    for call in view.calls_named(THINK):
+        if call.call_step > after:
+            out.append((call.call_step, "reasoning", str(call.arg("thought") or "")))
     return sorted(out, key=lambda t: t[0])
 
 

@@ -302,7 +302,7 @@ class ItemOption(FaultOperator):
                             channel,
                             segment,
                             bool(hit_i),
-                            bool(hit_t) and not replacement,
+                            bool(hit_t) and (not replacement or bool(hit_i)),
                             {"text": segment, "replacement": replacement},
                         )
                     )
@@ -380,6 +380,15 @@ _REPLACEMENT = re.compile(
 )
 
 
+def _enumerates_variants(rest: str, item_id: str) -> bool:
+    """True when the lines under a mention list several other items, one a line (a menu of
+    variants to pick from)."""
+    block = rest.split("\n\n", 1)[0]
+    lines = [x for x in block.split("\n")[1:] if re.match(r"\s*(?:[-*•]|\d+[.)])\s", x)]
+    listed = [x for x in lines if any(m.group(0) != item_id for m in _ID.finditer(x))]
+    return len(listed) >= 2
+
+
 def _item_segments(text: str, item_id: str, name: str) -> list[tuple[str, bool]]:
     """What is said right after each mention of the item (its id or product name): the
     rest of its line and the bullet lines under it, up to another item's id, the end of
@@ -391,6 +400,8 @@ def _item_segments(text: str, item_id: str, name: str) -> list[tuple[str, bool]]
     segments = []
     for start in sorted(set(anchors)):
         rest = text[start:]
+        if _enumerates_variants(rest, item_id):
+            continue  # the product's variants listed to choose from: nothing said of the item
         cuts = [len(rest)]
         cuts += [m.start() for m in _ID.finditer(rest) if m.group(0) != item_id][:1]
         cuts += [m.start() for m in (_BULLET.search(rest), _SENTENCE.search(rest)) if m]

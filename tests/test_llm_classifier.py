@@ -49,7 +49,10 @@ def test_llm_labels_are_used_and_see_the_numbered_trajectory():
             judge.close()
         prompt = server.requests[0]["messages"][1]["content"]
     assert rule["A"] == 1
-    assert llm["A"] == 0 and llm["T_S"] == "inf" and llm["Z_S"] == "no-use"
+    # a check is a dependent use (Def. 3.2), never reliance (Def. 3.3): T_S, not T_U
+    first = llm["evidence"]["uses"][0]["step"]
+    assert llm["A"] == 0 and llm["T_S"] == first and llm["T_U"] == "inf"
+    assert llm["Z_S"] in ("pre", "late", "absent")
     assert all(
         u["label"] == "verification" and u["reason"].startswith("llm:")
         for u in llm["evidence"]["uses"]

@@ -183,7 +183,7 @@ def test_write_effect_readback_before_claim_is_pre(write_effect):
     assert m.t_e == read < m.t_s == claim == m.t_u and m.z_s == "pre" and m.adopted == 1
 
 
-def test_write_effect_verification_only_is_no_use(write_effect):
+def test_write_effect_verification_is_a_use_not_reliance(write_effect):
     operator, world, case = write_effect
     request = case.params["request"]
     rid = request["reservation_id"]
@@ -193,10 +193,11 @@ def test_write_effect_verification_only_is_no_use(write_effect):
         request,
         _reservation(world, case, case.contract.injected_value),
     )
-    ledger.say(f"Let me verify the flight change on reservation {rid}.")
+    check = ledger.say(f"Let me verify the flight change on reservation {rid}.")
     m = ledger.measure(operator, case, t_f)
-    assert m.t_s == INF and m.z_s == "no-use" and m.adopted == 0
-    assert all(u["label"] == "verification" for u in m.evidence["uses"])
+    # checking the claimed effect depends on it (Def. 3.2) but is no reliance (Def. 3.3)
+    assert m.t_s == check and m.t_u == INF and m.z_s == "absent" and m.adopted == 0
+    assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
 
 
 def test_hedge_does_not_cancel_a_committing_action():
@@ -235,10 +236,10 @@ def test_return_date_verification_is_not_reliance():
         record["flights"][i]["date"] = case.params["injected_date"]
     ledger = Ledger()
     t_f = ledger.call("get_reservation_details", {"reservation_id": rid}, record)
-    ledger.say(
+    check = ledger.say(
         f"Reservation {rid} shows a return on {case.params['injected_date']}, which is "
         "before the outbound; that cannot be right, let me re-check."
     )
     m = ledger.measure(operator, case, t_f)
-    assert m.adopted == 0 and m.t_s == INF and m.z_s == "no-use"
+    assert m.adopted == 0 and m.t_s == check and m.t_u == INF and m.z_s == "pre"
     assert [u["label"] for u in m.evidence["uses"]] == ["verification"]

@@ -48,6 +48,16 @@ def _mount_local() -> None:
 
 
 _mount_local()
+
+
+def _mount_review() -> None:
+    from sscbench.review.cli import agreement_command, review_app
+
+    app.add_typer(review_app, name="review", help="Review runs by hand.")
+    app.command("agreement")(agreement_command)
+
+
+_mount_review()
 console = Console()
 
 

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sscbench.agents.base import Agent, AgentFactory, AgentTurn, RunContext
 from sscbench.errors import DataError
-from sscbench.run.ledger import ToolCall
+from sscbench.run.ledger import ReplayRecord, ToolCall
 from sscbench.users.base import STOP, User, UserFactory
 
 FINAL_TEXT = "Thank you for contacting us. Goodbye."
@@ -174,6 +174,8 @@ class ReplayAgent:
         turns: int | None = None,
         continuation: Agent | None = None,
         final_text: str = FINAL_TEXT,
+        source: str = "",
+        sha256: str | None = None,
     ):
         recorded = run.assistant_turns()
         if turns is not None and turns < 0:
@@ -182,8 +184,13 @@ class ReplayAgent:
         self.turns = len(recorded) if turns is None else min(turns, len(recorded))
         self.continuation = continuation
         self.final_text = final_text
+        self.source = source
+        self.sha256 = sha256
         self._messages = recorded[: self.turns]
         self._next = 0
+        self._ledger: Sequence[Any] = ()
+        self._diverged = False
+        self._after_divergence = 0
 
     @property
     def replayed(self) -> int:
@@ -197,7 +204,11 @@ class ReplayAgent:
 
     async def act(self, ledger: Sequence[Any]) -> AgentTurn:
         """The next recorded turn, or the continuation's / the final text."""
+        self._ledger = ledger
         if self._next < len(self._messages):
+            if not self._diverged:
+                self._diverged = any(not m.equal_after_rename for m in self._matches())
+            self._after_divergence += self._diverged
             message = self._messages[self._next]
             self._next += 1
             calls = tuple(
@@ -209,20 +220,53 @@ class ReplayAgent:
             return await self.continuation.act(ledger)
         return AgentTurn(content=self.final_text)
 
+    def _matches(self) -> list[ObservationMatch]:
+        return observation_matches(self.run, self._ledger)
+
     def calibration(self) -> dict[str, Any] | None:
-        """The continuation's labels (if any) with what was replayed under ``"replay"``."""
+        """The continuation's labels with what was replayed under ``"replay"``; None
+        without labelled continuation (a recording has no calibration labels — what
+        was replayed is in :meth:`replay_record`)."""
+        inner = None
+        if self.continuation is not None and hasattr(self.continuation, "calibration"):
+            inner = self.continuation.calibration()
+        if inner is None:
+            return None
         replay = {
             "task_id": self.run.task_id,
             "trial": self.run.trial,
             "turns": self.turns,
             "replayed": self._next,
         }
-        inner = None
-        if self.continuation is not None and hasattr(self.continuation, "calibration"):
-            inner = self.continuation.calibration()
-        if inner is None:
-            return {"replay": replay}
         return {**inner, "replay": replay}
+
+    def replay_record(self) -> ReplayRecord:
+        """The evaluator-only record that the replayed text is the recording's, and
+        where the delivered observations stopped fitting it."""
+        matches = self._matches()
+        recorded = sum(1 for m in self.run.traj if m.role == "tool")
+        return ReplayRecord(
+            source=self.source,
+            sha256=self.sha256,
+            recorded_task_id=str(self.run.task_id),
+            trial=self.run.trial,
+            recorded_reward=self.run.reward,
+            turns=self.turns,
+            replayed=self._next,
+            divergences=[
+                {
+                    "step": m.step,
+                    "name": m.name,
+                    "tool_call_id": m.tool_call_id,
+                    "recorded": m.recorded[:300],
+                    "delivered": m.delivered[:300],
+                }
+                for m in matches
+                if not m.equal_after_rename
+            ],
+            turns_after_divergence=self._after_divergence,
+            unmatched_recorded_observations=recorded - len(matches),
+        )
 
 
 class ReplayUser:

@@ -91,15 +91,20 @@ def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str,
         (
             u
             for u in labels.get("uses", [])
-            if u["fact"] == key and u["step"] > t_f and u["kind"] == "use"
+            # a check of the disputed value is a dependent use too (Def. 3.2), never a reliance
+            if u["fact"] == key and u["step"] > t_f and u["kind"] in ("use", "verify")
         ),
         key=lambda u: u["step"],
     )
 
     def relied(use: dict[str, Any]) -> bool:
         if case.operator == "WriteEffect":
-            return use.get("value") == "applied" and use.get("attempt", 1) == 1
-        return bool(use.get("relied_on_injected"))
+            return (
+                use["kind"] == "use"
+                and use.get("value") == "applied"
+                and use.get("attempt", 1) == 1
+            )
+        return use["kind"] == "use" and bool(use.get("relied_on_injected"))
 
     t_s = uses[0]["step"] if uses else INF
     faulty = [u["step"] for u in uses if relied(u)]

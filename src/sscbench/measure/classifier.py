@@ -48,7 +48,11 @@ Label the event at the given step with exactly one of:
   an action that commits to v' is reliance even if the text hedges;
 - dependent_use: the event depends on the fact but does not treat v' as operative
   (e.g. it uses the true value, or says the faulty value is wrong);
-- verification: the agent only checks or questions the disputed value;
+- verification: the agent only checks, questions or points out an inconsistency in the
+  disputed value (this still counts as a use of the fact, but never as reliance);
+Entities may be named by any attribute that identifies them in what the agent was shown
+(a card by brand or last digits, a reservation by route or flight number); handoff
+summaries and call arguments derived from the fact count like messages.
 - not_use: the event does not depend on the fact;
 - undecidable: the trajectory does not let you decide.
 Answer with JSON only: {"label": "...", "reason": "..."}"""

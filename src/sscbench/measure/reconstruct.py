@@ -24,7 +24,9 @@ from sscbench.measure.values import (
 from sscbench.measure.view import LedgerView
 from sscbench.run.ledger import InterventionRecord, ToolEvent
 
-USE_LABELS = (UseLabel.DEPENDENT_USE, UseLabel.FAULTY_RELIANCE)
+# Def. 3.2: correct, qualified and faulty uses all count, and so does checking the
+# disputed value (a verification depends on it; Def. 3.3: it is not faulty reliance).
+USE_LABELS = (UseLabel.DEPENDENT_USE, UseLabel.FAULTY_RELIANCE, UseLabel.VERIFICATION)
 
 
 @dataclass
@@ -95,6 +97,31 @@ def arrival(t_e: Step, t_s: Step) -> str:
     return "pre" if t_e < t_s else "late"  # type: ignore[operator]
 
 
+def hedges_beside_commitments(uses: list[ClassifiedUse]) -> list[ClassifiedUse]:
+    """A text that states v′ in the turn of a call committing to v′ is reliance, however it hedges.
+
+    The action settles what the agent treats as operative (Def. 3.3): a qualification
+    or a check written beside it does not make the turn a mere verification.
+    """
+    committing = {
+        u.candidate.step
+        for u in uses
+        if u.candidate.channel == "tool_call" and u.label is UseLabel.FAULTY_RELIANCE
+    }
+    out = []
+    for use in uses:
+        c = use.candidate
+        if (
+            c.step in committing
+            and c.channel in ("message", "handoff")
+            and c.mentions_injected
+            and use.label in (UseLabel.VERIFICATION, UseLabel.DEPENDENT_USE, UseLabel.UNDECIDABLE)
+        ):
+            use = ClassifiedUse(c, UseLabel.FAULTY_RELIANCE, "a hedge beside a committing call")
+        out.append(use)
+    return out
+
+
 def reconstruct_from_fault(
     operator: Any,
     contract: FaultContract,
@@ -113,6 +140,7 @@ def reconstruct_from_fault(
     else:
         uses = [classifier.classify(operator, contract, view, c) for c in candidates]
     uses.sort(key=lambda u: u.candidate.step)
+    uses = hedges_beside_commitments(uses)
     t_s = first_event(uses, USE_LABELS)
     t_u = first_event(uses, (UseLabel.FAULTY_RELIANCE,))
     if any(u.label is UseLabel.FAULTY_RELIANCE for u in uses):

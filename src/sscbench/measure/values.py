@@ -22,7 +22,9 @@ class UseLabel(StrEnum):
 
     FAULTY_RELIANCE = "faulty_reliance"  # a dependent use treating v′ as the operative fact
     DEPENDENT_USE = "dependent_use"  # depends on the fact, not on v′ as operative
-    VERIFICATION = "verification"  # the disputed value only checked or enumerated
+    VERIFICATION = (
+        "verification"  # a dependent use only checking the disputed value: T_S, never T_U
+    )
     NOT_USE = "not_use"  # retrieval only, or unrelated
     UNDECIDABLE = "undecidable"
 

@@ -21,8 +21,54 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
+def _recording_factory(settings: AgentSettings):
+    from sscbench.agents.recordings import RecordingAgentFactory, Selection
+
+    replay = settings.replay
+    assert replay is not None
+    selection = Selection(
+        trials=tuple(replay.trials) if replay.trials is not None else None,
+        count=replay.runs if isinstance(replay.runs, int) else None,
+        split=replay.split,
+    )
+    return RecordingAgentFactory(replay.resolved, replay.sha256, selection)
+
+
+def repetitions_for(settings: AgentSettings, case: Case, repetitions: int) -> int:
+    """How many repetitions of ``case`` an agent configuration runs: the study's
+    repetitions, or for a replay agent the recorded runs its selection picks."""
+    if settings.kind != "replay":
+        return repetitions
+    return len(_recording_factory(settings).runs_for(case.task_id))
+
+
+def check_replay_plan(config: StudyConfig, planned: set[str]) -> None:
+    """Fail closed when a replay agent's selection replays none of the study's cases."""
+    for index, agent in enumerate(config.agents):
+        if agent.replay is not None and agent.id not in planned:
+            raise DataError(
+                "<config>",
+                f"agents[{index}].replay",
+                f"no recorded run in {agent.replay.resolved} replays any case of the study "
+                "(check split, trials and the cases' tasks)",
+            )
+
+
+def clean_disqualifies(settings: AgentSettings, reward: float | None) -> str | None:
+    """Why a completed clean run does not qualify its faulted run (None: it does).
+
+    Every agent needs reward 1, except a replay agent with ``qualify = "completed"``,
+    whose recording qualifies by completing its clean replay.
+    """
+    if settings.replay is not None and settings.replay.qualify == "completed":
+        return None
+    return None if reward == 1.0 else "clean task not solved"
+
+
 def build_agent_factory(settings: AgentSettings) -> AgentFactory:
     """The factory of one agent configuration."""
+    if settings.kind == "replay":
+        return _recording_factory(settings)
     if settings.kind == "scripted":
         from sscbench.agents.scripted import scripted_agent_factory
 
@@ -35,6 +81,10 @@ def build_agent_factory(settings: AgentSettings) -> AgentFactory:
 
 def build_user_factory(settings: UserSettings) -> UserFactory:
     """The factory of the study's simulated user."""
+    if settings.kind == "replay":
+        from sscbench.users.replay import recorded_user_factory
+
+        return recorded_user_factory
     if settings.kind == "scripted":
         from sscbench.users.scripted import scripted_user_factory
 
@@ -147,6 +197,9 @@ def input_files(config: StudyConfig) -> list[Path]:
     if config.world.source == "tau-bench" and data is not None:
         for domain in config.world.domains:
             files.extend(_taubench_files(data, domain))
+    for agent in config.agents:
+        if agent.replay is not None:
+            files.append(agent.replay.resolved)
     return files
 
 

@@ -86,14 +86,51 @@ class WorldSettings(_Strict):
         return self
 
 
+class ReplaySettings(_Strict):
+    """A recording of real runs replayed as an agent: τ-bench's trajectory format.
+
+    ``path`` is resolved against the config file's folder; ``sha256`` is filled in
+    when the config is loaded (a given value must match the file), so the recording
+    is part of the study's config hash. Which recorded runs of a case's task are
+    replayed: ``trials`` (recorded trial numbers) or ``runs`` (``"all"`` or the first
+    n, in file order); each selected recording is one repetition.
+    """
+
+    path: str = Field(min_length=1)
+    sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
+    trials: list[int] | None = Field(None, min_length=1)
+    runs: Literal["all"] | int | None = None
+    split: str = Field("test", description="the τ-bench task split the recording's ids are in")
+    qualify: Literal["reward", "completed"] = Field(
+        "reward",
+        description="what qualifies the clean replay for its faulted run: reward 1 "
+        "(as for every agent) or merely completed (no harness error)",
+    )
+    _resolved: Path | None = PrivateAttr(None)
+
+    @model_validator(mode="after")
+    def _one_selection(self) -> ReplaySettings:
+        if self.trials is not None and self.runs is not None:
+            raise ValueError("give 'trials' or 'runs', not both")
+        if isinstance(self.runs, int) and self.runs < 1:
+            raise ValueError("'runs' must be \"all\" or a count >= 1")
+        return self
+
+    @property
+    def resolved(self) -> Path:
+        """The recording's path, resolved against the config file's folder."""
+        return self._resolved if self._resolved is not None else Path(self.path)
+
+
 class AgentSettings(_Strict):
     """One agent configuration of the study."""
 
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", max_length=MAX_AGENT_ID)
-    kind: Literal["scripted", "openai"] = "scripted"
+    kind: Literal["scripted", "openai", "replay"] = "scripted"
     profile: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
+    replay: ReplaySettings | None = None
 
     @field_validator("id")
     @classmethod
@@ -117,13 +154,19 @@ class AgentSettings(_Strict):
                 raise ValueError(str(exc)) from None
         if self.kind == "openai" and self.endpoint is None:
             raise ValueError("an openai agent needs an [agents.endpoint] table")
+        if self.kind == "replay" and self.replay is None:
+            raise ValueError("a replay agent needs an [agents.replay] table")
+        if self.kind != "replay" and self.replay is not None:
+            raise ValueError("[agents.replay] belongs to an agent of kind 'replay'")
         return self
 
 
 class UserSettings(_Strict):
     """The simulated user of the study."""
 
-    kind: Literal["scripted", "llm"] = "scripted"
+    kind: Literal["scripted", "llm", "replay"] = Field(
+        "scripted", description="replay: the recorded user messages of the run being replayed"
+    )
     endpoint: LLMUserConfig | None = None
 
     @model_validator(mode="after")
@@ -211,6 +254,18 @@ class StudyConfig(_Strict):
             raise ValueError(f"agent ids must be unique; repeated: {duplicates}")
         return self
 
+    @model_validator(mode="after")
+    def _replay_pairs(self) -> StudyConfig:
+        replaying = [a.kind == "replay" for a in self.agents]
+        if any(replaying) and self.user.kind != "replay":
+            raise ValueError("replay agents need the recorded user: set [user] kind = 'replay'")
+        if self.user.kind == "replay" and not all(replaying):
+            raise ValueError(
+                "a replay user replays a replay agent's recording: every agent "
+                "must be of kind 'replay'"
+            )
+        return self
+
     def plan_bound(self) -> int | None:
         """An upper bound of the plan's units (None with a cases file: counted when read)."""
         if self.cases.file:
@@ -278,6 +333,32 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
     except ValueError as exc:
         raise DataError(path, "study.repetitions", str(exc)) from None
     config._base_dir = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
+    return resolve_inputs(config, path)
+
+
+def resolve_inputs(config: StudyConfig, path: str | Path) -> StudyConfig:
+    """Resolve recordings against the config's folder and record their sha256.
+
+    A missing file, or one whose content differs from a given ``sha256``, is an error
+    naming the field.
+    """
+    for index, agent in enumerate(config.agents):
+        if agent.replay is None:
+            continue
+        field = f"agents[{index}].replay"
+        resolved = config.resolve(agent.replay.path)
+        try:
+            digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise DataError(
+                path, f"{field}.path", f"cannot read {resolved}: {exc.strerror or exc}"
+            ) from exc
+        if agent.replay.sha256 is not None and agent.replay.sha256 != digest:
+            raise DataError(
+                path, f"{field}.sha256", f"{resolved} has sha256 {digest}, not the one given"
+            )
+        agent.replay.sha256 = digest
+        agent.replay._resolved = resolved
     return config
 
 

@@ -146,6 +146,9 @@ async def run_episode(
     calibration = agent.calibration() if hasattr(agent, "calibration") else None
     if calibration is not None:
         result.evaluator.append(CalibrationLabels(labels=calibration))
+    replay = agent.replay_record() if hasattr(agent, "replay_record") else None
+    if replay is not None:  # the text was a recording's: say so, beside the ledger
+        result.evaluator.append(replay)
     reward = compute_reward(world, task, env.state, agent_texts)
     result.end = RunEnd(
         status="completed",

@@ -25,9 +25,12 @@ from sscbench.run.builders import (
     build_cases,
     build_user_factory,
     build_worlds,
+    check_replay_plan,
+    clean_disqualifies,
     derive_seed,
     hash_inputs,
     input_files,
+    repetitions_for,
 )
 from sscbench.run.config import StudyConfig, check_plan_size
 from sscbench.run.episode import EpisodeResult, run_episode
@@ -114,7 +117,8 @@ class StudySummary:
 
 
 def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
-    """Every (case, agent configuration, repetition), in a fixed order.
+    """Every (case, agent configuration, repetition), in a fixed order (a replay agent
+    runs one repetition per selected recording of the case's task).
 
     A plan over the size limit, or whose run ids are not all distinct, is refused.
     """
@@ -126,7 +130,7 @@ def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
         PlanUnit(case, agent.id, repetition)
         for case in cases
         for agent in config.agents
-        for repetition in range(config.study.repetitions)
+        for repetition in range(repetitions_for(agent, case, config.study.repetitions))
     ]
     seen: dict[str, str] = {}
     for unit in plan:
@@ -161,6 +165,7 @@ class StudyRunner:
         self.store = store
         self.finished = finished
         self.on_entry = on_entry
+        self.settings = {a.id: a for a in config.agents}
 
     def _record(self, entry: IndexEntry) -> IndexEntry:
         self.store.append_index(entry)
@@ -265,8 +270,8 @@ class StudyRunner:
         }
         if clean.status == "missing":
             self._record(IndexEntry(**base, status="missing", reason="clean run missing"))
-        elif clean.reward != 1.0:
-            self._record(IndexEntry(**base, status="not-qualified", reason="clean task not solved"))
+        elif reason := clean_disqualifies(self.settings[unit.config_id], clean.reward):
+            self._record(IndexEntry(**base, status="not-qualified", reason=reason))
         else:
             self._record(await self._episode(unit, "faulted", faulted_id))
 
@@ -397,6 +402,7 @@ def execute_study(
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
     plan = make_plan(config, cases)
+    check_replay_plan(config, {unit.config_id for unit in plan})
     inputs = hash_inputs(input_files(config))
     agents = {a.id: build_agent_factory(a) for a in config.agents}
     user = build_user_factory(config.user)

@@ -148,6 +148,29 @@ class CalibrationLabels(_Event):
     labels: dict[str, Any]
 
 
+class ReplayRecord(_Event):
+    """Evaluator-only: which recording a replay agent re-emitted, and where it stopped fitting.
+
+    The agent's text is the recording's (``text_source``); ``divergences`` are the
+    steps whose delivered observation differs from the recorded one (e.g. a fault
+    changed it), ``turns_after_divergence`` how many recorded turns were emitted after
+    the first of them.
+    """
+
+    type: Literal["replay"] = "replay"
+    text_source: Literal["recording"] = "recording"
+    source: str
+    sha256: str | None = None
+    recorded_task_id: str
+    trial: int | None = None
+    recorded_reward: float | None = None
+    turns: int
+    replayed: int
+    divergences: list[dict[str, Any]] = Field(default_factory=list)
+    turns_after_divergence: int = 0
+    unmatched_recorded_observations: int = 0
+
+
 class Usage(_Event):
     """Requests, retries and tokens the agent and user spent (models only)."""
 
@@ -190,6 +213,7 @@ EvaluatorEvent = Annotated[
     | WriteRecord
     | ContextIntervention
     | CalibrationLabels
+    | ReplayRecord
     | Usage
     | HarnessError
     | RunEnd,

@@ -18,6 +18,7 @@ from typing import Any
 
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import FaultContract
+from sscbench.measure.references import Reservation, reservations_shown
 from sscbench.measure.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
@@ -102,42 +103,9 @@ def sentence_around(text: str, span: str) -> str:
     return text[start + 1 : end + 1].strip()
 
 
-_RESERVATION_TOKEN = re.compile(r"\b[A-Z0-9]{6}\b")
-
-
-def known_reservations(view: LedgerView) -> set[str]:
-    """Reservation ids the visible history has shown (user records, call arguments)."""
-    known: set[str] = set()
-    for call in view.calls:
-        rid = call.arg("reservation_id")
-        if isinstance(rid, str):
-            known.add(rid)
-        data = call.data
-        if isinstance(data, dict) and isinstance(data.get("reservations"), list):
-            known.update(r for r in data["reservations"] if isinstance(r, str))
-    return known
-
-
-def scoped_text(text: str, rid: str, known: set[str]) -> str:
-    """The sentences of a message that are about reservation ``rid``.
-
-    A sentence naming known reservations is about those; one naming none continues
-    the subject of the sentence before it (the first sentences take the message's
-    first subject). A message naming no known reservation is kept whole.
-    """
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", text) if x]
-    subjects = [
-        {t for t in _RESERVATION_TOKEN.findall(x) if t in known or t == rid} for x in sentences
-    ]
-    first = next((sub for sub in subjects if sub), None)
-    if first is None:
-        return text
-    kept, current = [], first
-    for sentence, named in zip(sentences, subjects, strict=True):
-        current = named or current
-        if rid in current:
-            kept.append(sentence)
-    return " ".join(kept)
+def known_reservations(view: LedgerView) -> dict[str, Reservation]:
+    """Reservations the visible history has named or shown (see ``measure.references``)."""
+    return reservations_shown(view)
 
 
 def args_contain(value: Any, needle: Any) -> bool:
@@ -245,12 +213,18 @@ class FaultOperator(ABC):
     def stance(
         self, contract: FaultContract, view: LedgerView, use: ClassifiedUse
     ) -> Stance | None:
-        """The explicit stance toward v′ a classified message use takes, if any."""
-        if use.candidate.channel != "message":
+        """The explicit stance toward v′ a classified message or handoff use takes, if any.
+
+        A handoff summary communicates the agent's position to the next agent, so it
+        counts as a stance like a message does; calls take none.
+        """
+        if use.candidate.channel not in ("message", "handoff"):
             return None
         if use.label is UseLabel.FAULTY_RELIANCE:
             return Stance.ENDORSES
         if use.label is UseLabel.DEPENDENT_USE and use.candidate.mentions_authoritative:
+            return Stance.REJECTS
+        if use.label is UseLabel.VERIFICATION:  # questioning v′ is declining to endorse it
             return Stance.REJECTS
         return None
 

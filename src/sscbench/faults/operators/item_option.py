@@ -27,7 +27,8 @@ from sscbench.faults.operators.base import (
     mentions,
     user_prefix_message,
 )
-from sscbench.faults.operators.return_date import classify_value_use
+from sscbench.faults.operators.uses import classify_value_use
+from sscbench.measure.references import agent_texts
 from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
@@ -279,69 +280,138 @@ class ItemOption(FaultOperator):
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
-        """Messages stating the item's option; calls acting on the variant the injected option names."""
+        """Texts stating the item's option (the item named by id or product name, its
+        options in the same line or the bullet lines under it); calls acting on the
+        variant the injected option names, or replacing the item by a variant that keeps
+        the injected option the user never asked for (derived from v′)."""
         item_id = contract.target.entity_id
-        name = contract.target.related_ids.get("product_name", "")
+        related = contract.target.related_ids
+        name = related.get("product_name", "")
         injected = [str(contract.injected_value)]
         true = [str(contract.authoritative_value)]
-        variant = contract.target.related_ids["injected_variant"]
         out: list[UseCandidate] = []
-        for message in view.assistant_messages():
-            if message.step <= fault_step:
-                continue
-            for segment in _item_segments(message.content, item_id, name):
+        for step, channel, text in agent_texts(view, fault_step):
+            for segment, replacement in _item_segments(text, item_id, name):
                 hit_i, hit_t = mentions(segment, injected), mentions(segment, true)
                 if hit_i or hit_t:
+                    # a replacement keeping v′ derives it from the item; one with v says
+                    # nothing of the ordered item (no stance toward v′)
                     out.append(
                         UseCandidate(
-                            message.step,
-                            "message",
+                            step,
+                            channel,
                             segment,
                             bool(hit_i),
-                            bool(hit_t),
-                            {"text": segment},
+                            bool(hit_t) and (not replacement or bool(hit_i)),
+                            {"text": segment, "replacement": replacement},
                         )
                     )
                     break
+        key = contract.target.attribute.split(".", 1)[1]
+        variants = _variants_shown(view)
         for call in view.calls:
             if call.call_step <= fault_step:
                 continue
-            if any(args_contain(call.arg(k), variant) for k in ("item_ids",)):
+            if any(args_contain(call.arg(k), related["injected_variant"]) for k in ("item_ids",)):
                 out.append(
                     UseCandidate(
                         call.call_step, "tool_call", call.name, True, False, {"tool": call.name}
                     )
                 )
+                continue
+            old, new = call.arg("item_ids"), call.arg("new_item_ids")
+            if not (isinstance(old, list) and isinstance(new, list) and item_id in old):
+                continue
+            index = old.index(item_id)
+            chosen = variants.get(new[index]) if index < len(new) else None
+            value = (chosen or {}).get(key)
+            asked = _user_asked(view, call.call_step, str(contract.injected_value))
+            said = [c for c in out if c.channel != "tool_call" and c.step < call.call_step]
+            knows = bool(said) and said[-1].mentions_authoritative  # it last stated v
+            if value is None or asked or knows or value not in (*injected, *true):
+                continue
+            out.append(
+                UseCandidate(
+                    call.call_step,
+                    "tool_call",
+                    call.name,
+                    value == injected[0],
+                    value == true[0],
+                    {"tool": call.name, "kept": value},
+                )
+            )
         return sorted(out, key=lambda c: c.step)
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
-        """The injected option stated for the item (or its variant acted on) is reliance."""
+        """The injected option stated for the item (or its variant acted on, or kept in its
+        replacement) is reliance."""
         return classify_value_use(candidate, view)
 
 
+def _variants_shown(view: LedgerView) -> dict[str, dict[str, Any]]:
+    """item id -> options of every variant in the product records the ledger delivered."""
+    out: dict[str, dict[str, Any]] = {}
+    for call in view.calls:
+        data = call.data
+        if call.observation_step is None or not isinstance(data, dict):
+            continue
+        for vid, variant in (data.get("variants") or {}).items():
+            if isinstance(variant, dict) and isinstance(variant.get("options"), dict):
+                out[str(vid)] = variant["options"]
+    return out
+
+
+def _user_asked(view: LedgerView, before: int, value: str) -> bool:
+    """True when a user message before ``before`` names the option value."""
+    return any(
+        m.role == "user" and m.step < before and mentions(m.content, [value]) for m in view.messages
+    )
+
+
 _ID = re.compile(r"\b\d{8,}\b")
+_BULLET = re.compile(r"\n(?![ \t]+[-*•])")  # a line break not followed by a bullet line
+_BULLETS_NEXT = re.compile(r"[ \t]*\n[ \t]+[-*•]")
+_SENTENCE = re.compile(r"\.\s")
+_CLOSE = re.compile(r"\)")
+_REPLACEMENT = re.compile(
+    r"\b(similar|model|replacement|new one|instead|alternative|exchanged? for)\b", re.IGNORECASE
+)
 
 
-def _item_segments(text: str, item_id: str, name: str) -> list[str]:
-    """Text right after each mention of the item (id, else product name), up to the next item."""
+def _enumerates_variants(rest: str, item_id: str) -> bool:
+    """True when the lines under a mention list several other items, one a line (a menu of
+    variants to pick from)."""
+    block = rest.split("\n\n", 1)[0]
+    lines = [x for x in block.split("\n")[1:] if re.match(r"\s*(?:[-*•]|\d+[.)])\s", x)]
+    listed = [x for x in lines if any(m.group(0) != item_id for m in _ID.finditer(x))]
+    return len(listed) >= 2
+
+
+def _item_segments(text: str, item_id: str, name: str) -> list[tuple[str, bool]]:
+    """What is said right after each mention of the item (its id or product name): the
+    rest of its line and the bullet lines under it, up to another item's id, the end of
+    the sentence, or the parenthesis the item was named in closing; and whether the
+    segment describes a replacement (it runs into another item's id, or says so)."""
     anchors = [m.end() for m in re.finditer(re.escape(item_id), text)]
-    if not anchors and name:
-        anchors = [m.start() for m in re.finditer(re.escape(name), text, flags=re.IGNORECASE)]
+    if name:
+        anchors += [m.start() for m in re.finditer(re.escape(name), text, flags=re.IGNORECASE)]
     segments = []
-    for start in anchors:
+    for start in sorted(set(anchors)):
         rest = text[start:]
-        cut = len(rest)
-        # a ")" right after the anchor closes the parenthesis the item was named in
-        for pattern, offset in (
-            (_ID, 0),
-            (re.compile(r"\)"), 3),
-            (re.compile(r"\n"), 0),
-            (re.compile(r"\.\s"), 0),
-        ):
-            match = pattern.search(rest, offset)
-            if match:
-                cut = min(cut, match.start())
-        segments.append(rest[:cut])
+        if _enumerates_variants(rest, item_id):
+            continue  # the product's variants listed to choose from: nothing said of the item
+        cuts = [len(rest)]
+        cuts += [m.start() for m in _ID.finditer(rest) if m.group(0) != item_id][:1]
+        cuts += [m.start() for m in (_BULLET.search(rest), _SENTENCE.search(rest)) if m]
+        close = _CLOSE.search(rest, 3)
+        if close and not _BULLETS_NEXT.match(rest, close.end()):
+            cuts.append(close.start())
+        cut = min(cuts)
+        other = next((m for m in _ID.finditer(rest) if m.group(0) != item_id), None)
+        replacement = bool(_REPLACEMENT.search(rest[:cut])) or (
+            other is not None and other.start() == cut and not rest.startswith(item_id)
+        )
+        segments.append((rest[:cut], replacement))
     return segments

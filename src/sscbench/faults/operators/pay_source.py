@@ -27,8 +27,17 @@ from sscbench.faults.operators.base import (
     json_read_injection,
     user_prefix_message,
 )
-from sscbench.faults.operators.return_date import classify_value_use
-from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.faults.operators.uses import classify_value_use
+from sscbench.measure.payments import (
+    Method,
+    category_hits,
+    payment_methods,
+    payment_references,
+    payment_roles,
+    position,
+)
+from sscbench.measure.references import HANDOFF, agent_texts, clauses
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
 from sscbench.world.world import World
@@ -201,49 +210,95 @@ class PaySource(FaultOperator):
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
-        """Messages naming the method with a category; calls paying with it."""
+        """Texts saying what category the method has, however they name it; payment calls
+        whose choice of the method follows from its category.
+
+        The method may be named by id, last digits, id suffix, brand, balance, a definite
+        category ("your only gift card") or role ("the original payment method"): a
+        phrase counts when it identifies the method among those the ledger showed before
+        the step (:mod:`sscbench.measure.payments`). A payment call is a use only when
+        the category decided it: the user asked for a category, or the turn's own text
+        says which category it pays with; a call that would be the same under either
+        category does not depend on it.
+        """
         pid = contract.target.entity_id
+        injected, true = contract.injected_value, contract.authoritative_value
+        ids_state = bool(contract.sufficiency.semantics)
         out: list[UseCandidate] = []
-        for message in view.assistant_messages():
-            if message.step <= fault_step or pid not in message.content:
+        texts: dict[int, UseCandidate] = {}
+        for step, channel, text in agent_texts(view, fault_step):
+            methods = payment_methods(view, step, ids_state)
+            methods.setdefault(pid, Method(pid, frozenset()))
+            refs = [
+                r
+                for r in payment_references(text, methods, payment_roles(view, step))
+                if r.entity == pid and r.mentions
+            ]
+            settled = position(refs, injected, true)
+            if settled is None:
                 continue
-            window = _window(message.content, pid)
-            cats = category_words(window)
-            if not cats:
+            candidate = UseCandidate(
+                step,
+                channel,
+                refs[0].span,
+                settled in ("injected", "both"),
+                settled in ("authoritative", "both"),
+                {"text": " ".join(_clause_of(text, r.start) for r in refs), "position": settled},
+            )
+            texts[step] = candidate
+            out.append(candidate)
+        for call in view.calls:
+            if call.call_step <= fault_step or call.name in (READ, HANDOFF):
+                continue
+            if not args_contain(call.arguments, pid):
+                continue
+            asked = _requested_categories(view, call.call_step)
+            said = texts.get(call.call_step)
+            if said is not None:  # a hedge beside the call does not cancel it (Def. 3.3)
+                relied = said.detail["position"] in ("injected", "both")
+            elif asked & {injected, true}:
+                relied = injected in asked and true not in asked
+            else:
                 continue
             out.append(
                 UseCandidate(
-                    message.step,
-                    "message",
-                    window,
-                    contract.injected_value in cats,
-                    contract.authoritative_value in cats,
-                    {"text": window},
+                    call.call_step,
+                    "tool_call",
+                    call.name,
+                    relied,
+                    not relied,
+                    {"tool": call.name, "requested": sorted(asked)},
                 )
             )
-        for call in view.calls:
-            if call.call_step <= fault_step or call.name == READ:
-                continue
-            if args_contain(call.arguments, pid):
-                out.append(
-                    UseCandidate(
-                        call.call_step, "tool_call", call.name, False, True, {"tool": call.name}
-                    )
-                )
         return sorted(out, key=lambda c: c.step)
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
-        """The flipped category attributed to the method is reliance; paying with it depends on it."""
+        """The flipped category said of the method is reliance; a payment call chosen by the
+        category relies on the flip when the category that chose it is the flipped one."""
+        if candidate.channel == "tool_call":
+            if candidate.mentions_injected:
+                return ClassifiedUse(
+                    candidate,
+                    UseLabel.FAULTY_RELIANCE,
+                    "pays with the method as the category it has only in the faulty record",
+                )
+            return ClassifiedUse(
+                candidate, UseLabel.DEPENDENT_USE, "pays with the method by its true category"
+            )
         return classify_value_use(candidate, view)
 
 
-def _window(text: str, pid: str) -> str:
-    """The clause around an id: from the previous sentence break to the next one."""
-    index = text.find(pid)
-    start = max(text.rfind(". ", 0, index), text.rfind("\n", 0, index), text.rfind(";", 0, index))
-    ends = [
-        i for i in (text.find(". ", index), text.find("\n", index), text.find(";", index)) if i >= 0
-    ]
-    return text[start + 1 : min(ends) if ends else len(text)].strip()
+def _clause_of(text: str, offset: int) -> str:
+    """The clause of ``text`` around ``offset``."""
+    for start, clause in reversed(clauses(text)):
+        if start <= offset:
+            return clause
+    return text
+
+
+def _requested_categories(view: LedgerView, before: int) -> set[str]:
+    """Categories the user's latest message before ``before`` asks to pay with."""
+    last = [m for m in view.messages if m.role == "user" and m.step < before]
+    return {c for _, _, c in category_hits(last[-1].content)} if last else set()

@@ -20,21 +20,18 @@ from sscbench.faults.contract import (
     Target,
 )
 from sscbench.faults.operators.base import (
-    NEGATION_CUE,
     NOW,
-    VERIFY_CUE,
     FaultOperator,
     ScriptedTurn,
     args_contain,
     date_variants,
     json_read_injection,
-    known_reservations,
     mentions,
-    scoped_text,
-    sentence_around,
     user_prefix_message,
 )
-from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.faults.operators.uses import classify_value_use
+from sscbench.measure.references import HANDOFF, agent_texts, reservations_shown, scoped_text
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
 from sscbench.world.world import World
@@ -249,57 +246,46 @@ class ReturnDate(FaultOperator):
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
-        """Messages and calls after the fault that carry the injected or the true return date."""
+        """Messages, handoffs and calls after the fault that carry the injected or the true
+        return date of the reservation (named by id, flight number or route)."""
         injected = date_variants(contract.injected_value)
         # the true date says nothing when an outbound leg flies that day too
         related = contract.target.related_ids
         ambiguous = contract.authoritative_value in related.get("outbound_dates", "").split(",")
         true = date_variants(contract.authoritative_value)
         rid = contract.target.entity_id
-        routes = set(contract.target.related_ids.get("return_routes", "").split(","))
-        known = known_reservations(view)
+        routes = set(related.get("return_routes", "").split(","))
         out: list[UseCandidate] = []
-        for message in view.assistant_messages():
-            if message.step <= fault_step:
-                continue
-            text = scoped_text(message.content, rid, known)
-            hit_i = mentions(text, injected)
+        # a return dated before "now" by the fault has "already flown": a derived value
+        past = contract.injected_value < NOW <= contract.authoritative_value
+        return_flights = _return_flights(view, fault_step)
+        for step, channel, content in agent_texts(view, fault_step):
+            text = scoped_text(content, rid, reservations_shown(view, step))
+            hit_i = mentions(text, injected) or (past and _flown(text, return_flights))
             # when an outbound leg flies on the true date, only a sentence about the
             # return says anything about the return date
             hit_t = mentions(_return_sentences(text) if ambiguous else text, true)
             if hit_i or hit_t:
+                span = hit_i or hit_t
                 out.append(
-                    UseCandidate(
-                        message.step,
-                        "message",
-                        hit_i or hit_t,
-                        bool(hit_i),
-                        bool(hit_t),
-                        {"text": text},
-                    )
+                    UseCandidate(step, channel, span, bool(hit_i), bool(hit_t), {"text": text})
                 )
         for call in view.calls:
-            if call.call_step <= fault_step or call.name == READ:
+            if call.call_step <= fault_step or call.name in (READ, HANDOFF):
                 continue
             if call.name.startswith("search_"):
                 scoped = f"{call.arg('origin')}-{call.arg('destination')}" in routes
-            elif call.name == "transfer_to_human_agents":
-                scoped = True
             else:
                 scoped = call.arg("reservation_id") == rid
             if not scoped:
                 continue
             has_i = args_contain(call.arguments, contract.injected_value)
             has_t = not ambiguous and args_contain(call.arguments, contract.authoritative_value)
-            channel = "tool_call"
             detail: dict[str, Any] = {"tool": call.name, "arguments": call.arguments}
-            if call.name == "transfer_to_human_agents":
-                summary = scoped_text(str(call.arg("summary") or ""), rid, known)
-                has_i = has_i or bool(mentions(summary, injected))
-                has_t = has_t or bool(mentions(summary, true))
-                channel, detail["text"] = "handoff", summary
             if has_i or has_t:
-                out.append(UseCandidate(call.call_step, channel, call.name, has_i, has_t, detail))
+                out.append(
+                    UseCandidate(call.call_step, "tool_call", call.name, has_i, has_t, detail)
+                )
         return sorted(out, key=lambda c: c.step)
 
     def classify(
@@ -307,33 +293,6 @@ class ReturnDate(FaultOperator):
     ) -> ClassifiedUse:
         """v′ as the return date is reliance; checking it is verification; v is a correct use."""
         return classify_value_use(candidate, view)
-
-
-def classify_value_use(candidate: UseCandidate, view: LedgerView) -> ClassifiedUse:
-    """Shared rule for read-value operators (dates, options, categories)."""
-    if candidate.detail.get("text") is not None:
-        full = candidate.detail.get("text", "")
-        text = sentence_around(full, candidate.span)
-        if candidate.mentions_injected and VERIFY_CUE.search(full):
-            return ClassifiedUse(candidate, UseLabel.VERIFICATION, "injected value questioned")
-        if candidate.mentions_injected and candidate.mentions_authoritative:
-            if NEGATION_CUE.search(text):
-                return ClassifiedUse(
-                    candidate,
-                    UseLabel.DEPENDENT_USE,
-                    "states the true value against the injected one",
-                )
-            return ClassifiedUse(candidate, UseLabel.VERIFICATION, "both values set side by side")
-        if candidate.mentions_injected:
-            return ClassifiedUse(
-                candidate, UseLabel.FAULTY_RELIANCE, "states the injected value as the fact"
-            )
-        return ClassifiedUse(candidate, UseLabel.DEPENDENT_USE, "states the authoritative value")
-    if candidate.mentions_injected:
-        return ClassifiedUse(
-            candidate, UseLabel.FAULTY_RELIANCE, "a call commits to the injected value"
-        )
-    return ClassifiedUse(candidate, UseLabel.DEPENDENT_USE, "a call uses the authoritative value")
 
 
 def _routes(world: World, params: dict[str, Any]) -> str:
@@ -367,6 +326,36 @@ def _task_uses_return_date(world: World, candidate: Candidate, record: dict[str,
             if any(d == p["return_date"] and (n, d) not in old for n, d in new):
                 return True
     return False
+
+
+PAST = re.compile(
+    r"\b(already (?:departed|flown|flew|left|taken off|took off|happened|passed|been used|used|"
+    r"completed)|ha(?:s|ve) (?:already )?(?:departed|flown|taken off)|(?:\w+ )?days? ago|"
+    r"in the past)\b",
+    re.IGNORECASE,
+)
+
+
+def _return_flights(view: LedgerView, fault_step: int) -> set[str]:
+    """Flight numbers of the return legs in the fault-bearing record."""
+    call = view.observation_at(fault_step)
+    data = call.data if call is not None else None
+    if not isinstance(data, dict):
+        return set()
+    _, back = split_legs(data)
+    return {str(data["flights"][i].get("flight_number", "")) for i in back}
+
+
+def _flown(text: str, return_flights: set[str]) -> str | None:
+    """A sentence saying the return (by word or flight number) has already flown."""
+    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", text):
+        about = re.search(r"\breturn", sentence, re.IGNORECASE) or any(
+            f and f in sentence for f in return_flights
+        )
+        match = PAST.search(sentence) if about else None
+        if match:
+            return match.group(0)
+    return None
 
 
 def _return_sentences(text: str) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
@@ -28,11 +27,17 @@ from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
     args_contain,
-    known_reservations,
-    scoped_text,
     user_prefix_message,
 )
-from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.faults.operators.write_derived import (
+    CHANGE_WORDS,
+    derived_calls,
+    legs,
+    made_true,
+    matches,
+)
+from sscbench.measure.references import agent_texts, reservations_shown, scoped_text
+from sscbench.measure.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.measure.view import LedgerView
 from sscbench.run.injection import Injection
 from sscbench.world.world import World
@@ -48,28 +53,13 @@ SUCCESS = re.compile(
 )
 FLIGHT_WORDS = re.compile(r"\b(flights?|itinerar\w*|cabin|class|HAT\d+)\b", re.IGNORECASE)
 FAILURE = re.compile(
-    r"(did not take effect|didn'?t take effect|not (been )?applied|not (been )?updated|"
-    r"not (been )?changed|still shows|could not|couldn'?t|failed|unable|unchanged)",
+    r"(did not take effect|didn'?t take effect|still shows|could not|couldn'?t|failed|unable|"
+    r"unchanged|resubmit\w*|re-?submit\w*|"
+    r"\b(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+|be\s+)?(?:saved|applied|updated|changed|"
+    r"processed|completed|committed|recorded|reflected|go(?:ne)? through|went through|"
+    r"take(?:n)? effect|succeed(?:ed)?|work(?:ed)?))",
     re.IGNORECASE,
 )
-
-
-def legs(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """(flight number, date) of each leg."""
-    return [(f.get("flight_number", ""), f.get("date", "")) for f in flights or []]
-
-
-def matches(request: dict[str, Any], arguments: Any) -> bool:
-    """Same logical request: reservation, flights, cabin and payment method."""
-    if not isinstance(arguments, dict):
-        return False
-    return (
-        arguments.get("reservation_id") == request["reservation_id"]
-        and arguments.get("cabin") == request["cabin"]
-        and arguments.get("payment_id") == request["payment_id"]
-        and isinstance(arguments.get("flights"), list)
-        and legs(arguments["flights"]) == legs(request["flights"])
-    )
 
 
 class WriteEffect(FaultOperator):
@@ -277,26 +267,26 @@ class WriteEffect(FaultOperator):
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
-        """Messages and handoffs after the attempt that speak of its outcome or its new flights."""
-        new_numbers = {n for n, _ in legs(contract.injected_value)} - {
-            n for n, _ in legs(contract.authoritative_value)
-        }
+        """Texts after the attempt that speak of its outcome or its new flights, checks of
+        it, and calls whose arguments derive from the claimed effect.
+
+        Once the request has really committed (a later matching write acknowledged, the
+        contract's intervention firing once, or a read showing the new flights), a
+        success claim is true: it is marked ``made_true`` and is no faulty reliance.
+        """
+        acked, original = legs(contract.injected_value), legs(contract.authoritative_value)
+        new_numbers = {n for n, _ in acked} - {n for n, _ in original}
         out: list[UseCandidate] = []
         rid = contract.target.entity_id
-        known = known_reservations(view)
-        texts = [(m.step, "message", m.content) for m in view.assistant_messages()]
-        texts += [
-            (c.call_step, "handoff", str(c.arg("summary") or ""))
-            for c in view.calls_named("transfer_to_human_agents")
-        ]
-        for step, channel, text in sorted(texts):
-            if step <= fault_step:
-                continue
-            text = scoped_text(text, rid, known)
+        true_at = made_true(contract, view, fault_step)
+        for step, channel, content in agent_texts(view, fault_step):
+            text = scoped_text(content, rid, reservations_shown(view, step))
             success, failure = SUCCESS.search(text), FAILURE.search(text)
             names_new = any(n in text for n in new_numbers)
             about_flights = names_new or FLIGHT_WORDS.search(text)
-            if about_flights and (success or failure or names_new):
+            checks = VERIFY_CUE.search(text) and CHANGE_WORDS.search(text)
+            if (about_flights and (success or failure or names_new)) or checks:
+                detail = {"text": text, "made_true": true_at is not None and step > true_at}
                 out.append(
                     UseCandidate(
                         step,
@@ -304,15 +294,24 @@ class WriteEffect(FaultOperator):
                         text[:200],
                         bool(success or names_new) and not failure,
                         bool(failure),
-                        {"text": text},
+                        detail,
                     )
                 )
-        return out
+        # once the agent has said the change did not take effect, its later calls are
+        # made knowing that: their arguments no longer derive from the claimed effect
+        told = [c.step for c in out if c.mentions_authoritative]
+        until = min([t for t in (true_at, *told) if t is not None], default=None)
+        out.extend(derived_calls(contract, view, fault_step, until, true_at))
+        return sorted(out, key=lambda c: c.step)
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
-        """A success claim is reliance; saying it did not take effect is a correct use."""
+        """A success claim is reliance unless the request has since really committed; saying
+        it did not take effect is a correct use; checking it is a verification."""
+        if candidate.channel == "tool_call":
+            label = UseLabel(candidate.detail["label"])
+            return ClassifiedUse(candidate, label, candidate.detail["reason"])
         text = candidate.detail.get("text", "")
         if candidate.mentions_authoritative:
             return ClassifiedUse(
@@ -325,4 +324,16 @@ class WriteEffect(FaultOperator):
             return ClassifiedUse(
                 candidate, UseLabel.UNDECIDABLE, "a negated statement of unclear scope"
             )
+        if candidate.detail.get("made_true"):
+            return ClassifiedUse(
+                candidate, UseLabel.DEPENDENT_USE, "the request has since really committed"
+            )
         return ClassifiedUse(candidate, UseLabel.FAULTY_RELIANCE, "treats the update as committed")
+
+    def stance(
+        self, contract: FaultContract, view: LedgerView, use: ClassifiedUse
+    ) -> Stance | None:
+        """A true success claim (after a real commit) takes no stance toward v′."""
+        if use.candidate.detail.get("made_true") and not use.candidate.mentions_authoritative:
+            return None
+        return super().stance(contract, view, use)

@@ -1,0 +1,183 @@
+"""WriteEffect's relations beyond texts: effects made true, and call arguments derived
+from the claimed effect.
+
+A suppressed write that the agent retries until it really commits makes a later
+success claim true: with the contract's intervention firing once, a later write of
+the same logical request (or of the same new flights) acknowledged without error has
+committed, and a read showing the new flights shows it. From then on, claiming
+success is no faulty reliance.
+
+Before that, a call whose arguments follow from the claimed effect depends on it
+(Def. 3.2) and relies on it (Def. 3.3): a later flight change that keeps the claimed
+new flights as if they were booked, or checked bags priced by the cabin the failed
+upgrade claimed (the policy's allowance table).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from sscbench.faults.contract import FaultContract
+from sscbench.measure.values import UseCandidate, UseLabel
+from sscbench.measure.view import LedgerView
+
+WRITE = "update_reservation_flights"
+READ = "get_reservation_details"
+BAGGAGE = "update_reservation_baggages"
+CHANGE_WORDS = re.compile(
+    r"\b(change|changes|changed|update|updated|upgrade\w*|modification|took effect|"
+    r"went through|applied|rebook\w*)\b",
+    re.IGNORECASE,
+)
+# τ-bench airline policy: free checked bags per passenger by membership and cabin
+FREE_BAGS = {
+    "regular": {"basic_economy": 0, "economy": 1, "business": 2},
+    "silver": {"basic_economy": 1, "economy": 2, "business": 3},
+    "gold": {"basic_economy": 2, "economy": 3, "business": 3},
+}
+
+
+def legs(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(flight number, date) of each leg."""
+    return [(f.get("flight_number", ""), f.get("date", "")) for f in flights or []]
+
+
+def matches(request: dict[str, Any], arguments: Any) -> bool:
+    """Same logical request: reservation, flights, cabin and payment method."""
+    if not isinstance(arguments, dict):
+        return False
+    return (
+        arguments.get("reservation_id") == request["reservation_id"]
+        and arguments.get("cabin") == request["cabin"]
+        and arguments.get("payment_id") == request["payment_id"]
+        and isinstance(arguments.get("flights"), list)
+        and legs(arguments["flights"]) == legs(request["flights"])
+    )
+
+
+def _same_change(contract: FaultContract, arguments: Any) -> bool:
+    """The request again, or the same new flights and cabin (another payment method)."""
+    request = contract.fault_interaction.match
+    return matches(request, arguments) or (
+        isinstance(arguments, dict)
+        and legs(arguments.get("flights") or []) == legs(request.get("flights") or [])
+        and arguments.get("cabin") == request.get("cabin")
+    )
+
+
+def _ok(observation: str | None) -> bool:
+    return bool(observation) and not str(observation).startswith("Error")
+
+
+def made_true(contract: FaultContract, view: LedgerView, fault_step: int) -> int | None:
+    """The step from which the claimed effect is true in the visible ledger, or None.
+
+    A later write of the request (or of the same flights and cabin) acknowledged
+    without error commits when the intervention fires once; a read of the reservation
+    showing the acknowledged flights shows the effect.
+    """
+    request = contract.fault_interaction.match
+    rid = contract.target.entity_id
+    acked = legs(contract.injected_value)
+    for call in view.calls:
+        if call.call_step <= fault_step or call.observation_step is None:
+            continue
+        if (
+            call.name == WRITE
+            and call.arg("reservation_id") == rid
+            and _ok(call.observation)
+            and _same_change(contract, call.arguments)
+            and (contract.persistence == "once" or not matches(request, call.arguments))
+        ):
+            return call.observation_step
+        data = call.data
+        if (
+            call.name == READ
+            and call.arg("reservation_id") == rid
+            and isinstance(data, dict)
+            and legs(data.get("flights") or []) == acked != legs(contract.authoritative_value)
+        ):
+            return call.observation_step
+    return None
+
+
+def _cabin_of(view: LedgerView, rid: str, before: int) -> tuple[str | None, int, str | None]:
+    """(cabin shown, passengers, membership) from the last records delivered before ``before``."""
+    cabin, passengers, membership = None, 0, None
+    for call in view.calls:
+        if call.observation_step is None or call.observation_step >= before:
+            continue
+        data = call.data
+        if not isinstance(data, dict):
+            continue
+        if data.get("reservation_id") == rid:
+            cabin = data.get("cabin", cabin)
+            passengers = len(data.get("passengers") or []) or passengers
+        if isinstance(data.get("membership"), str):
+            membership = data["membership"]
+    return cabin, passengers, membership
+
+
+def derived_calls(
+    contract: FaultContract,
+    view: LedgerView,
+    fault_step: int,
+    until: int | None,
+    true_at: int | None = None,
+) -> list[UseCandidate]:
+    """Calls after the attempt (and before ``until``: the effect made true, or the agent
+    saying it failed) whose arguments derive from the claimed effect, and retries of the
+    change before it commits (``true_at``), labelled in ``detail`` (reliance, or a
+    correct dependent use)."""
+    request = contract.fault_interaction.match
+    rid = contract.target.entity_id
+    acked, original = legs(contract.injected_value), legs(contract.authoritative_value)
+    new_legs = set(acked) - set(original)
+    claimed_cabin = request.get("cabin")
+    true_cabin, passengers, membership = _cabin_of(view, rid, fault_step)
+    table = FREE_BAGS.get(membership or "", {})
+    out: list[UseCandidate] = []
+    for call in view.calls:
+        step = call.call_step
+        if step <= fault_step or call.arg("reservation_id") != rid:
+            continue
+        detail: dict[str, Any] = {"tool": call.name, "arguments": call.arguments}
+        if call.name == WRITE and _same_change(contract, call.arguments):
+            if true_at is None or step < true_at:  # a retry acts on the attempt having failed
+                detail.update(label=UseLabel.DEPENDENT_USE.value, reason="retries the change")
+                out.append(UseCandidate(step, "tool_call", call.name, False, True, detail))
+            continue
+        if until is not None and step > until:
+            continue
+        if call.name == WRITE:
+            shown = set(legs(call.arg("flights") or []))
+            if new_legs and new_legs <= shown and legs(call.arg("flights") or []) != acked:
+                detail.update(
+                    label=UseLabel.FAULTY_RELIANCE.value,
+                    reason="a later change keeps the claimed new flights as if booked",
+                )
+                out.append(UseCandidate(step, "tool_call", call.name, True, False, detail))
+        elif call.name == BAGGAGE:
+            total, nonfree = call.arg("total_baggages"), call.arg("nonfree_baggages")
+            if not (table and passengers and isinstance(total, int) and isinstance(nonfree, int)):
+                continue
+            if claimed_cabin == true_cabin or claimed_cabin not in table:
+                continue
+            by_claim = max(0, total - table[claimed_cabin] * passengers)
+            by_truth = max(0, total - table.get(true_cabin or "", 0) * passengers)
+            if by_claim == by_truth:
+                continue
+            if nonfree == by_claim:
+                detail.update(
+                    label=UseLabel.FAULTY_RELIANCE.value,
+                    reason=f"bags priced by the claimed {claimed_cabin} allowance",
+                )
+                out.append(UseCandidate(step, "tool_call", call.name, True, False, detail))
+            elif nonfree == by_truth:
+                detail.update(
+                    label=UseLabel.DEPENDENT_USE.value,
+                    reason=f"bags priced by the true {true_cabin} allowance",
+                )
+                out.append(UseCandidate(step, "tool_call", call.name, False, True, detail))
+    return out

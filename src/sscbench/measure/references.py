@@ -1,0 +1,151 @@
+"""Entity references by meaning: what a text refers to, in the context the model was shown.
+
+Real models name entities the way people do: a payment method by its type, brand,
+last digits, id suffix or balance ("the gift card ending in 1239", "your Visa ending
+in 7238", "the certificate with $500 left", "your only credit card", "the original
+payment method"); a reservation by its id, route, flight number or date. A reference
+counts when, among the candidates the model-visible ledger showed *before* the step
+that makes it, the attributes it gives identify exactly one entity. A reference that
+fits several candidates, or none, identifies nothing.
+
+Every operator resolves references here and in :mod:`sscbench.measure.payments`
+(one resolver, not per-operator string matching), so a principle fixed once holds
+for all of them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from sscbench.measure.view import LedgerView
+
+# ---- agent texts ----------------------------------------------------------------------
+
+HANDOFF = "transfer_to_human_agents"
+
+
+THINK = "think"
+
+
+def agent_texts(view: LedgerView, after: int) -> list[tuple[int, str, str]]:
+    """(step, channel, text) of every agent message, handoff summary and recorded thought
+    after ``after``.
+
+    A handoff summary is what the agent communicates to the next agent: it is read like
+    a message (channel ``handoff``) and takes a stance. A ``think`` call is a tool call
+    whose argument is free text: when that text depends on the fact, the call is a
+    dependent use (Def. 3.2; channel ``reasoning``), but it communicates nothing, so it
+    takes no stance.
+    """
+    out = [(m.step, "message", m.content) for m in view.assistant_messages() if m.step > after]
+    for call in view.calls_named(HANDOFF):
+        if call.call_step > after:
+            out.append((call.call_step, "handoff", str(call.arg("summary") or "")))
+    for call in view.calls_named(THINK):
+        if call.call_step > after:
+            out.append((call.call_step, "reasoning", str(call.arg("thought") or "")))
+    return sorted(out, key=lambda t: t[0])
+
+
+def clauses(text: str) -> list[tuple[int, str]]:
+    """(offset, clause) of a text split at sentence ends, line breaks and semicolons."""
+    out, start = [], 0
+    for match in re.finditer(r"(?<=[.!?;])\s+|\n+|(?<=:)\s+(?=[-*\d])", text):
+        out.append((start, text[start : match.start()]))
+        start = match.end()
+    out.append((start, text[start:]))
+    return [(o, c) for o, c in out if c.strip()]
+
+
+# ---- reservations ---------------------------------------------------------------------
+
+_RESERVATION_TOKEN = re.compile(r"\b[A-Z0-9]{6}\b")
+_FLIGHT = re.compile(r"\bHAT\s?(\d{3})\b", re.IGNORECASE)
+_ROUTE = re.compile(r"\b([A-Z]{3})\b\s*(?:to|-|–|→|->|and)\s*\b([A-Z]{3})\b")
+
+
+@dataclass
+class Reservation:
+    """A reservation as the visible ledger showed it."""
+
+    rid: str
+    origin: str = ""
+    destination: str = ""
+    flights: set[str] = field(default_factory=set)
+    legs: set[tuple[str, str]] = field(default_factory=set)
+
+
+def reservations_shown(view: LedgerView, before: int | None = None) -> dict[str, Reservation]:
+    """Reservations the ledger named (user records, call arguments) and what it showed of them."""
+    out: dict[str, Reservation] = {}
+    for call in view.calls:
+        if before is not None and call.call_step >= before:
+            continue
+        rid = call.arg("reservation_id")
+        if isinstance(rid, str):
+            out.setdefault(rid, Reservation(rid))
+        if call.observation_step is None or (
+            before is not None and call.observation_step >= before
+        ):
+            continue
+        data = call.data
+        if not isinstance(data, dict):
+            continue
+        if isinstance(data.get("reservations"), list):
+            for r in data["reservations"]:
+                if isinstance(r, str):
+                    out.setdefault(r, Reservation(r))
+        if isinstance(data.get("reservation_id"), str) and isinstance(data.get("flights"), list):
+            res = out.setdefault(data["reservation_id"], Reservation(data["reservation_id"]))
+            res.origin, res.destination = (
+                str(data.get("origin", "")),
+                str(data.get("destination", "")),
+            )
+            for leg in data["flights"]:
+                if isinstance(leg, dict):
+                    number = str(leg.get("flight_number", "")).upper()
+                    res.flights.add(number)
+                    res.legs.add((str(leg.get("origin", "")), str(leg.get("destination", ""))))
+    return out
+
+
+def reservation_subjects(sentence: str, shown: dict[str, Reservation], rid: str) -> set[str]:
+    """Reservations a sentence names: by id, or by a flight number or route that fits one only."""
+    named = {t for t in _RESERVATION_TOKEN.findall(sentence) if t in shown or t == rid}
+    for m in _FLIGHT.finditer(sentence):
+        number = f"HAT{m.group(1)}"
+        owners = {r.rid for r in shown.values() if number in r.flights}
+        if len(owners) == 1:
+            named |= owners
+    for m in _ROUTE.finditer(sentence):
+        pair = (m.group(1), m.group(2))
+        owners = {
+            r.rid
+            for r in shown.values()
+            if pair in r.legs or {pair} & {(r.origin, r.destination), (r.destination, r.origin)}
+        }
+        if len(owners) == 1:
+            named |= owners
+    return named
+
+
+def scoped_text(text: str, rid: str, shown: dict[str, Reservation]) -> str:
+    """The sentences of a text that are about reservation ``rid``.
+
+    A sentence naming reservations (by id, flight number or route, see
+    :func:`reservation_subjects`) is about those; one naming none continues the
+    subject of the sentence before it (the first sentences take the text's first
+    subject). A text naming no reservation is kept whole.
+    """
+    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", text) if x]
+    subjects = [reservation_subjects(x, shown, rid) for x in sentences]
+    first = next((sub for sub in subjects if sub), None)
+    if first is None:
+        return text
+    kept, current = [], first
+    for sentence, named in zip(sentences, subjects, strict=True):
+        current = named or current
+        if rid in current:
+            kept.append(sentence)
+    return " ".join(kept)

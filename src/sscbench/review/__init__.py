@@ -1,0 +1,1 @@
+"""Reviewing runs by hand: export pages, the labels schema, agreement with measurement."""

@@ -1,0 +1,251 @@
+"""``sscbench agreement``: measurement against reference labels on every quantity.
+
+For each labelled quantity of each labelled run — T_F, T_E, T_S, T_U (exact and
+within ±1 step), A, Z_S and Y_end — the measured value (``measurements.jsonl``, or
+another measurement file such as an LLM classifier's) either equals the reference or
+not. Counts and Wilson intervals are given overall, by operator and by stratum (the
+reference's Z_S, or the measured one where the reference has none). Every
+disagreement is listed with the run, the quantity, both values and the quoted
+ledger text at the steps concerned.
+
+Comparison rules: ``"undecidable"`` is a value that must be matched; a run the
+measurement calls not triggered has T_F ``"inf"`` and no other quantity (so every
+other labelled quantity of it disagrees, shown as ``None``); a labelled run with no
+measurement row disagrees on everything labelled. Null labels are not scored.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sscbench.analysis.stats import Interval, wilson
+from sscbench.errors import DataError
+from sscbench.jsonl import read_objects
+from sscbench.review.labels import (
+    QUANTITIES,
+    STEP_QUANTITIES,
+    RunLabel,
+    labels_by_run,
+    read_key,
+    read_labels,
+)
+from sscbench.run.storage import StudyDir
+
+QUOTE = 240
+
+
+def measured_value(row: dict[str, Any] | None, quantity: str) -> Any:
+    """A measurement row's value of a quantity, in the labels' vocabulary."""
+    if row is None:
+        return None
+    if quantity == "T_F":
+        return "inf" if row.get("triggered") is False else row.get("T_F")
+    if row.get("triggered") is not True:
+        return None
+    value = row.get(quantity)
+    if quantity == "A" and isinstance(value, int) and not isinstance(value, bool):
+        return bool(value)
+    return value
+
+
+def within_one(reference: Any, measured: Any) -> bool:
+    """Equal, or both steps at most one apart."""
+    if reference == measured:
+        return True
+    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (reference, measured))
+    return ints and abs(reference - measured) <= 1
+
+
+@dataclass
+class Cell:
+    """Agreement counts of one quantity in one group."""
+
+    n: int = 0
+    exact: int = 0
+    near: int = 0  # within ±1 (step quantities)
+
+    def summary(self, steps: bool) -> dict[str, Any]:
+        """Counts and Wilson intervals (exact, and ±1 for steps)."""
+        out: dict[str, Any] = {
+            "n": self.n,
+            "agree": self.exact,
+            "exact": _interval(self.exact, self.n),
+        }
+        if steps:
+            out["within_1"] = _interval(self.near, self.n)
+            out["agree_within_1"] = self.near
+        return out
+
+
+def _interval(k: int, n: int) -> dict[str, Any]:
+    interval: Interval = wilson(k, n)
+    return {
+        "estimate": interval.estimate,
+        "low": interval.low,
+        "high": interval.high,
+        "label": interval.label(),
+    }
+
+
+@dataclass
+class Agreement:
+    """The whole comparison: cells by quantity and group, and the disagreements."""
+
+    cells: dict[str, dict[str, Cell]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(Cell))
+    )
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    runs: int = 0
+    unlabelled: dict[str, int] = field(default_factory=lambda: dict.fromkeys(QUANTITIES, 0))
+    unmeasured: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready: per quantity, per group (``all``, ``operator:X``, ``stratum:Y``)."""
+        return {
+            "runs": self.runs,
+            "unlabelled": self.unlabelled,
+            "unmeasured_runs": self.unmeasured,
+            "quantities": {
+                q: {g: c.summary(q in STEP_QUANTITIES) for g, c in sorted(self.cells[q].items())}
+                for q in QUANTITIES
+                if q in self.cells
+            },
+            "disagreements": self.disagreements,
+        }
+
+
+def _quote(ledger: list[Any], step: Any) -> dict[str, Any] | None:
+    if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < len(ledger):
+        return None
+    event = ledger[step]
+    text = getattr(event, "content", None) or ""
+    calls = getattr(event, "tool_calls", ()) or ()
+    if calls:
+        text = (text + " " if text else "") + " ".join(f"{c.name}({c.arguments})" for c in calls)
+    if getattr(event, "type", "") == "tool":
+        text = f"[{event.name}] {text}"
+    return {"step": step, "role": getattr(event, "type", "?"), "text": text[:QUOTE]}
+
+
+def _related_steps(quantity: str, label: RunLabel, row: dict[str, Any] | None) -> list[Any]:
+    """The steps whose text explains a disagreement on ``quantity``."""
+    if quantity in STEP_QUANTITIES:
+        names = (quantity,)
+    elif quantity == "A":
+        names = ("T_U", "T_S")
+    elif quantity == "Z_S":
+        names = ("T_E", "T_S")
+    else:  # Y_end: the last use the measurement read a stance from
+        uses = ((row or {}).get("evidence") or {}).get("uses") or []
+        return [uses[-1]["step"]] if uses else []
+    steps: list[Any] = []
+    for name in names:
+        for value in (getattr(label, name), measured_value(row, name)):
+            if isinstance(value, int) and value not in steps:
+                steps.append(value)
+    return sorted(steps)
+
+
+def compare(
+    labels: dict[str, RunLabel],
+    rows: dict[str, dict[str, Any]],
+    ledger_of: Any,
+) -> Agreement:
+    """Agreement of measurement rows with labels; ``ledger_of(run_id)`` gives the ledger
+    to quote from (or None when it cannot be read)."""
+    result = Agreement()
+    for run_id, label in sorted(labels.items()):
+        labelled = label.labelled()
+        if not labelled:
+            continue
+        result.runs += 1
+        row = rows.get(run_id)
+        if row is None:
+            result.unmeasured.append(run_id)
+        operator = (row or {}).get("operator") or "unknown"
+        stratum = label.Z_S or (row or {}).get("Z_S") or "unknown"
+        groups = ("all", f"operator:{operator}", f"stratum:{stratum}")
+        ledger = None
+        for quantity in QUANTITIES:
+            if quantity not in labelled:
+                result.unlabelled[quantity] += 1
+                continue
+            reference, measured = labelled[quantity], measured_value(row, quantity)
+            exact = reference == measured and row is not None
+            near = (
+                row is not None and quantity in STEP_QUANTITIES and within_one(reference, measured)
+            )
+            for group in groups:
+                cell = result.cells[quantity][group]
+                cell.n += 1
+                cell.exact += exact
+                cell.near += near or exact
+            if exact:
+                continue
+            if ledger is None:
+                ledger = ledger_of(run_id) or []
+            quotes = [_quote(ledger, s) for s in _related_steps(quantity, label, row)]
+            result.disagreements.append(
+                {
+                    "run_id": run_id,
+                    "review_id": label.review_id,
+                    "operator": operator,
+                    "stratum": stratum,
+                    "quantity": quantity,
+                    "reference": reference,
+                    "measured": measured,
+                    "within_1": bool(near),
+                    "note": label.note,
+                    "quotes": [q for q in quotes if q is not None],
+                }
+            )
+    return result
+
+
+def find_key(study: str | Path, labels: list[RunLabel]) -> dict[str, str] | None:
+    """The key among the study's ``review-keys/*.json`` that holds every review id used."""
+    wanted = {lab.review_id for lab in labels if lab.run_id is None and lab.review_id}
+    if not wanted:
+        return None
+    for path in sorted((Path(study) / "review-keys").glob("*.json")):
+        key = read_key(path)
+        if wanted <= key.keys():
+            return key
+    return None
+
+
+def agreement(
+    study: str | Path,
+    reference: str | Path,
+    *,
+    key: str | Path | None = None,
+    measurements: str | Path | None = None,
+) -> Agreement:
+    """Compare a study's measurements (or ``measurements``) with a labels file."""
+    from sscbench.measure.study import read_ledger
+
+    store = StudyDir(study)
+    path = Path(measurements) if measurements else store.root / "measurements.jsonl"
+    if not path.exists():
+        raise DataError(path, None, "no measurements: run `sscbench measure STUDY` first")
+    rows = {r["run_id"]: r for r in read_objects(path) if isinstance(r.get("run_id"), str)}
+    labels = read_labels(reference)
+    mapping = read_key(key) if key is not None else find_key(study, labels)
+    by_run = labels_by_run(labels, mapping, reference)
+
+    def ledger_of(run_id: str) -> list[Any] | None:
+        try:
+            return read_ledger(store, run_id)
+        except (DataError, OSError):
+            return None
+
+    return compare(by_run, rows, ledger_of)
+
+
+def dumps(result: Agreement) -> str:
+    """The agreement as indented JSON."""
+    return json.dumps(result.to_dict(), indent=1)

@@ -1,0 +1,130 @@
+"""``sscbench review export`` and ``sscbench agreement`` (mounted by the main CLI)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sscbench.errors import DataError
+from sscbench.review.labels import QUANTITIES, STEP_QUANTITIES
+
+console = Console()
+review_app = typer.Typer(help="Review runs by hand.", no_args_is_help=True)
+
+
+def _fail(exc: Exception) -> None:
+    console.print(f"[red]error:[/red] {exc}", highlight=False)
+    raise typer.Exit(2)
+
+
+@review_app.command("export")
+def export_command(
+    study: Path = typer.Argument(..., help="study directory"),
+    out: Path = typer.Option(..., "--out", help="the reviewer's folder (must be empty or new)"),
+    runs: int | None = typer.Option(None, "--runs", help="how many runs to draw (default: all)"),
+    seed: int = typer.Option(0, "--seed", help="seed of the draw and of the page order"),
+    stratify: str | None = typer.Option(
+        None, "--stratify", help="draw evenly across strata: operator, stratum, config"
+    ),
+    key: Path | None = typer.Option(
+        None, "--key", help="where the review-id key goes (default: STUDY/review-keys/OUT.json)"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+) -> None:
+    """Write one masked reviewer page per run, an index and an empty labels.jsonl; the key
+    mapping review ids to runs is kept apart."""
+    from sscbench.review.export import export_review, parse_stratify
+
+    try:
+        summary = export_review(
+            study, out, runs=runs, seed=seed, stratify=parse_stratify(stratify), key=key
+        )
+    except DataError as exc:
+        _fail(exc)
+    if as_json:
+        print(json.dumps(summary, indent=1))
+        return
+    console.print(
+        f"exported {summary['exported']} of {summary['population']} runs to {summary['out']} "
+        f"(labels: {Path(summary['out']) / 'labels.jsonl'}; key kept apart: {summary['key']})",
+        highlight=False,
+    )
+    for stratum, count in summary["strata"].items():
+        console.print(f"  {stratum}: {count}", highlight=False)
+
+
+def _cells(summary: dict, name: str) -> tuple[str, str, str]:
+    interval = summary[name]
+    agree = summary["agree" if name == "exact" else "agree_within_1"]
+    if interval["estimate"] is None:
+        return (f"{agree}/{summary['n']}", "unobserved", "")
+    return (
+        f"{agree}/{summary['n']}",
+        f"{interval['estimate'] * 100:.1f}",
+        f"{interval['low'] * 100:.1f}–{interval['high'] * 100:.1f}",
+    )
+
+
+def agreement_command(
+    study: Path = typer.Argument(..., help="study directory"),
+    reference: Path = typer.Option(..., "--reference", help="labels file (docs/reviewing.md)"),
+    key: Path | None = typer.Option(
+        None, "--key", help="review key (default: found in STUDY/review-keys)"
+    ),
+    measurements: Path | None = typer.Option(
+        None, "--measurements", help="measurement file to score (default: STUDY/measurements.jsonl)"
+    ),
+    as_json: bool = typer.Option(False, "--json", help="machine-readable output"),
+) -> None:
+    """Measurement against reference labels on T_F, T_E, T_S, T_U (exact and ±1), A, Z_S
+    and Y_end, by operator and stratum, with Wilson intervals; every disagreement listed."""
+    from sscbench.review.agreement import agreement, dumps
+
+    try:
+        result = agreement(study, reference, key=key, measurements=measurements)
+    except DataError as exc:
+        _fail(exc)
+    if as_json:
+        print(dumps(result))
+        return
+    data = result.to_dict()
+    groups = sorted(
+        {g for q in data["quantities"].values() for g in q}, key=lambda g: (g != "all", g)
+    )
+    table = Table(title=f"agreement on {data['runs']} labelled runs (95% Wilson intervals)")
+    for column in ("group", "quantity", "agree/n", "%", "95% CI"):
+        table.add_column(column, justify="left" if column in ("group", "quantity") else "right")
+    for group in groups:
+        for q in QUANTITIES:
+            summary = data["quantities"].get(q, {}).get(group)
+            if summary is None:
+                continue
+            names = ("exact", "within_1") if q in STEP_QUANTITIES else ("exact",)
+            for name in names:
+                label = (
+                    q if q not in STEP_QUANTITIES else f"{q} {'exact' if name == 'exact' else '±1'}"
+                )
+                table.add_row(group, label, *_cells(summary, name))
+        table.add_section()
+    console.print(table)
+    if data["unmeasured_runs"]:
+        console.print(f"labelled runs without a measurement: {len(data['unmeasured_runs'])}")
+    console.print(f"disagreements: {len(data['disagreements'])}", highlight=False)
+    for d in data["disagreements"]:
+        who = d["run_id"] + (f" ({d['review_id']})" if d["review_id"] else "")
+        console.print(
+            f"- {who} {d['quantity']}: reference {d['reference']!r}, measured {d['measured']!r}"
+            + (f" (note: {d['note']})" if d["note"] else ""),
+            highlight=False,
+            markup=False,
+        )
+        for quote in d["quotes"]:
+            console.print(
+                f"    step {quote['step']} {quote['role']}: {' '.join(quote['text'].split())}",
+                highlight=False,
+                markup=False,
+            )

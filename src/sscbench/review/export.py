@@ -1,0 +1,186 @@
+"""``sscbench review export``: reviewer pages and an empty labels file for a study's runs.
+
+The population is every completed faulted run with a fault contract. ``--runs N``
+draws N of them with ``--seed``; ``--stratify operator,stratum`` draws evenly across
+the strata (round robin over strata, random within each), the stratum being the
+measured arrival Z_S (``not-triggered`` for runs whose fault never showed). The drawn
+runs are shuffled and given masked review ids ``r001``, ``r002``, … so that neither the
+id nor the order tells the reviewer anything; the key mapping review ids back to run
+ids is written apart from the reviewer's folder (by default into the study).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.measure.study import measure_entries, read_ledger
+from sscbench.review.labels import empty_label
+from sscbench.review.pages import render_index, render_page
+from sscbench.run.builders import read_cases
+from sscbench.run.storage import StudyDir
+
+STRATA_KEYS = ("operator", "stratum", "config")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A run that can be reviewed, with the keys it is sampled by (never shown)."""
+
+    run_id: str
+    case: Case
+    operator: str
+    stratum: str
+    config: str
+
+    def key(self, by: tuple[str, ...]) -> tuple[str, ...]:
+        """The stratum of this run under the chosen stratification."""
+        return tuple(getattr(self, k) for k in by)
+
+
+def _measurements(store: StudyDir, cases: dict[str, Case]) -> dict[str, dict[str, Any]]:
+    path = store.root / "measurements.jsonl"
+    if path.exists():
+        from sscbench.jsonl import read_objects
+
+        return {r["run_id"]: r for r in read_objects(path) if "run_id" in r}
+    return {r["run_id"]: r for r in measure_entries(store, cases)}
+
+
+def candidates(study: str | Path) -> list[Candidate]:
+    """Every completed faulted run of the study that has a contract, in index order."""
+    store = StudyDir(study)
+    if not store.index.exists():
+        raise DataError(store.index, None, "no index: is this a study directory?")
+    cases = {c.case_id: c for c in read_cases(store.cases)}
+    rows = _measurements(store, cases)
+    out: list[Candidate] = []
+    for entry in store.read_index():
+        case = cases.get(entry.case_id)
+        if entry.kind != "faulted" or entry.status != "completed" or case is None:
+            continue
+        if case.contract is None:
+            continue
+        row = rows.get(entry.run_id, {})
+        out.append(
+            Candidate(
+                run_id=entry.run_id,
+                case=case,
+                operator=case.operator,
+                stratum=str(row.get("Z_S", "unmeasured")),
+                config=entry.config_id,
+            )
+        )
+    return out
+
+
+def parse_stratify(text: str | None) -> tuple[str, ...]:
+    """The stratification keys of ``--stratify`` (operator, stratum, config)."""
+    if not text:
+        return ()
+    keys = tuple(k.strip() for k in text.split(",") if k.strip())
+    bad = [k for k in keys if k not in STRATA_KEYS]
+    if bad:
+        raise DataError("--stratify", None, f"unknown keys {bad}; choose from {list(STRATA_KEYS)}")
+    return keys
+
+
+def draw(
+    pool: list[Candidate], runs: int | None, seed: int, stratify: tuple[str, ...]
+) -> list[Candidate]:
+    """``runs`` candidates (all when None): random, or evenly across strata; then shuffled."""
+    rng = random.Random(seed)
+    if runs is None or runs >= len(pool):
+        chosen = list(pool)
+    elif not stratify:
+        chosen = rng.sample(pool, runs)
+    else:
+        strata: dict[tuple[str, ...], list[Candidate]] = defaultdict(list)
+        for c in pool:
+            strata[c.key(stratify)].append(c)
+        queues = [rng.sample(group, len(group)) for _, group in sorted(strata.items())]
+        chosen = []
+        while len(chosen) < runs:
+            for queue in queues:
+                if queue and len(chosen) < runs:
+                    chosen.append(queue.pop())
+    rng.shuffle(chosen)
+    return chosen
+
+
+def default_key_path(study: str | Path, out: str | Path) -> Path:
+    """Where the key goes unless told: the study's ``review-keys/<out folder>.json``."""
+    return Path(study) / "review-keys" / f"{Path(out).resolve().name}.json"
+
+
+def export_review(
+    study: str | Path,
+    out: str | Path,
+    *,
+    runs: int | None = None,
+    seed: int = 0,
+    stratify: tuple[str, ...] = (),
+    key: str | Path | None = None,
+) -> dict[str, Any]:
+    """Write ``out/pages/rNNN.html``, ``out/index.html``, ``out/labels.jsonl`` and the key.
+
+    Refuses a non-empty ``out`` or an existing key (labels must never be mixed up
+    with another export's). Returns a summary (counts per stratum, the paths).
+    """
+    if runs is not None and runs < 1:
+        raise DataError("--runs", None, "must be >= 1")
+    out = Path(out)
+    key_path = Path(key) if key is not None else default_key_path(study, out)
+    if out.exists() and any(out.iterdir()):
+        raise DataError(out, None, "the output folder is not empty")
+    if key_path.exists():
+        raise DataError(
+            key_path, None, "a review key already exists here (pass --key to keep another)"
+        )
+    if key_path.resolve().is_relative_to(out.resolve()):
+        raise DataError(key_path, None, "the key must be kept apart from the reviewer's folder")
+    store = StudyDir(study)
+    pool = candidates(study)
+    chosen = draw(pool, runs, seed, stratify)
+    (out / "pages").mkdir(parents=True, exist_ok=True)
+    mapping: dict[str, str] = {}
+    listing: list[dict[str, Any]] = []
+    strata: dict[str, int] = defaultdict(int)
+    width = max(3, len(str(len(chosen))))
+    for number, candidate in enumerate(chosen, start=1):
+        review_id = f"r{number:0{width}d}"
+        ledger = read_ledger(store, candidate.run_id)
+        assert candidate.case.contract is not None
+        page = render_page(review_id, candidate.case.contract, ledger)
+        (out / "pages" / f"{review_id}.html").write_text(page, encoding="utf-8")
+        mapping[review_id] = candidate.run_id
+        listing.append({"review_id": review_id, "steps": len(ledger)})
+        strata[f"{candidate.operator}/{candidate.stratum}"] += 1
+    (out / "index.html").write_text(render_index("Runs to review", listing), "utf-8")
+    labels = "".join(empty_label(r["review_id"]).line() + "\n" for r in listing)
+    (out / "labels.jsonl").write_text(labels, encoding="utf-8")
+    key_path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "study": str(Path(study).resolve()),
+        "out": str(out.resolve()),
+        "seed": seed,
+        "stratify": list(stratify),
+        "runs": mapping,
+    }
+    tmp = key_path.with_name(key_path.name + ".tmp")
+    tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    os.replace(tmp, key_path)
+    return {
+        "exported": len(chosen),
+        "population": len(pool),
+        "strata": dict(sorted(strata.items())),
+        "out": str(out),
+        "key": str(key_path),
+    }

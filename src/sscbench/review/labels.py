@@ -1,0 +1,197 @@
+"""The reference-labels schema: one JSONL line per reviewed run.
+
+A line names its run either directly (``run_id``) or by the masked ``review_id`` of a
+review export (mapped back to the run by the export's key file, kept apart from the
+reviewer's folder). Every quantity is optional: ``null`` (or absent) means *not yet
+labelled* and is not scored; a labelled value is one of
+
+* ``T_F``, ``T_E``, ``T_S``, ``T_U``: a ledger step (int ≥ 0), ``"inf"`` or ``"undecidable"``;
+* ``A``: ``true`` / ``false`` / ``"undecidable"`` (``1`` / ``0`` are accepted);
+* ``Z_S``: ``"pre"``, ``"late"``, ``"absent"``, ``"no-use"`` or ``"undecidable"``;
+* ``Y_end``: ``"endorses"``, ``"rejects"`` or ``"undecidable"``;
+* ``note``: free text (why, or a one-line note when a label was fixed).
+
+Errors name the file, the line and the field. The full description is in
+``docs/reviewing.md``.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
+)
+
+from sscbench.errors import DataError
+
+INF = "inf"
+UNDECIDABLE = "undecidable"
+STEP_QUANTITIES = ("T_F", "T_E", "T_S", "T_U")
+QUANTITIES = (*STEP_QUANTITIES, "A", "Z_S", "Y_end")
+ARRIVALS = ("pre", "late", "absent", "no-use", "undecidable")
+STANCES = ("endorses", "rejects", "undecidable")
+
+
+def _step(value: Any) -> Any:
+    """A step label: a non-negative int, ``"inf"`` or ``"undecidable"`` (or null)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise ValueError('must be a step (int >= 0), "inf" or "undecidable"')
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError("a step must be >= 0")
+        return value
+    if value in (INF, UNDECIDABLE):
+        return value
+    raise ValueError(f'must be a step (int >= 0), "inf" or "undecidable", not {value!r}')
+
+
+def _adoption(value: Any) -> Any:
+    """An adoption label: true / false / ``"undecidable"`` (1 / 0 accepted)."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    if value == UNDECIDABLE:
+        return value
+    raise ValueError(f'must be true, false or "undecidable", not {value!r}')
+
+
+StepLabel = Annotated[int | str | None, BeforeValidator(_step)]
+AdoptionLabel = Annotated[bool | str | None, BeforeValidator(_adoption)]
+
+
+class RunLabel(BaseModel):
+    """The reference labels of one run (every quantity optional: null = not labelled)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    run_id: str | None = Field(None, min_length=1)
+    review_id: str | None = Field(None, min_length=1)
+    T_F: StepLabel = None
+    T_E: StepLabel = None
+    T_S: StepLabel = None
+    T_U: StepLabel = None
+    A: AdoptionLabel = None
+    Z_S: Literal["pre", "late", "absent", "no-use", "undecidable"] | None = None
+    Y_end: Literal["endorses", "rejects", "undecidable"] | None = None
+    note: str = ""
+
+    @model_validator(mode="after")
+    def _named(self) -> RunLabel:
+        if self.run_id is None and self.review_id is None:
+            raise ValueError("a label line needs 'run_id' or 'review_id'")
+        return self
+
+    def labelled(self) -> dict[str, Any]:
+        """The quantities that carry a label (null ones left out)."""
+        return {q: getattr(self, q) for q in QUANTITIES if getattr(self, q) is not None}
+
+    def line(self) -> str:
+        """This label as one JSONL line (fields in schema order)."""
+        return json.dumps(self.model_dump(mode="json"))
+
+
+def empty_label(review_id: str) -> RunLabel:
+    """The blank line a review export writes for one run."""
+    return RunLabel(review_id=review_id)
+
+
+def _error_field(error: dict[str, Any]) -> str:
+    loc = [str(p) for p in error.get("loc", ()) if not isinstance(p, int)]
+    return loc[0] if loc else "(line)"
+
+
+def parse_label_line(line: str, path: str | Path, number: int) -> RunLabel:
+    """One label line; a bad one raises :class:`DataError` naming file, line and field."""
+    try:
+        raw = json.loads(line)
+    except json.JSONDecodeError as exc:
+        raise DataError(path, f"line {number}", f"not JSON: {exc.msg}") from exc
+    if not isinstance(raw, dict):
+        raise DataError(path, f"line {number}", "expected a JSON object")
+    try:
+        return RunLabel.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = _error_field(first)
+        message = first["msg"].removeprefix("Value error, ")
+        where = f"line {number}" if field == "(line)" else f"line {number}, {field}"
+        raise DataError(path, where, message) from exc
+
+
+def read_labels(path: str | Path) -> list[RunLabel]:
+    """Every label line of a file, in order (blank lines skipped, duplicates refused)."""
+    path = Path(path)
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    out: list[RunLabel] = []
+    seen: dict[str, int] = {}
+    for number, text in enumerate(lines, start=1):
+        if not text.strip():
+            continue
+        label = parse_label_line(text, path, number)
+        name = label.run_id or f"review:{label.review_id}"
+        if name in seen:
+            raise DataError(path, f"line {number}", f"{name} already labelled on line {seen[name]}")
+        seen[name] = number
+        out.append(label)
+    return out
+
+
+def read_key(path: str | Path) -> dict[str, str]:
+    """A review export's key file: review id → run id."""
+    path = Path(path)
+    try:
+        raw = json.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
+    runs = raw.get("runs") if isinstance(raw, dict) else None
+    if not isinstance(runs, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in runs.items()
+    ):
+        raise DataError(path, "runs", "expected an object mapping review id to run id")
+    return runs
+
+
+def labels_by_run(
+    labels: list[RunLabel], key: dict[str, str] | None, path: str | Path
+) -> dict[str, RunLabel]:
+    """Labels keyed by run id, resolving review ids through ``key``.
+
+    A review id with no key, or missing from the key, is an error naming the file.
+    """
+    out: dict[str, RunLabel] = {}
+    for label in labels:
+        run_id = label.run_id
+        if run_id is None:
+            if key is None:
+                raise DataError(
+                    path, "review_id", "labels use review ids: pass the export's key file"
+                )
+            run_id = key.get(label.review_id or "")
+            if run_id is None:
+                raise DataError(path, "review_id", f"{label.review_id!r} is not in the key file")
+        elif label.review_id is not None and key is not None:
+            mapped = key.get(label.review_id)
+            if mapped is not None and mapped != run_id:
+                raise DataError(
+                    path, "review_id", f"{label.review_id!r} maps to {mapped}, not {run_id}"
+                )
+        if run_id in out:
+            raise DataError(path, "run_id", f"{run_id} labelled twice")
+        out[run_id] = label
+    return out

@@ -1,0 +1,158 @@
+"""Reviewer pages: the contract in plain words and the numbered model-visible trajectory.
+
+A page shows only what a reviewer labels from — the case contract and what the model
+saw — and never the run id, configuration, condition (control, literal, clean or
+faulted), evaluator log or automatic labels. Pages are self-contained HTML with every
+text escaped (jinja2 autoescape).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from jinja2 import Environment, select_autoescape
+
+from sscbench.faults.contract import FaultContract
+from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+
+STYLE = """
+body { font-family: system-ui, sans-serif; margin: 1.5rem; max-width: 1000px; }
+dl.contract dt { font-weight: 600; margin-top: 0.4rem; }
+dl.contract dd { margin-left: 1rem; }
+.step { border-left: 4px solid #ccc; margin: 0.5rem 0; padding: 0.2rem 0.6rem; }
+.step.user { border-color: #3a7; } .step.assistant { border-color: #37c; }
+.step.tool { border-color: #c93; } .step.system { border-color: #999; }
+.n { font-weight: 700; font-family: monospace; }
+pre { white-space: pre-wrap; word-break: break-word; margin: 0.2rem 0; font-size: 0.85rem; }
+table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 0.2rem 0.5rem; }
+"""
+
+PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>review {{ review_id }}</title>
+<style>{{ style }}</style></head><body>
+<h1>Run {{ review_id }}</h1>
+<p>Label this run from the paper's definitions and the contract below, reading only the
+numbered trajectory. Write the labels on the line <code>"review_id": "{{ review_id }}"</code>
+of <code>labels.jsonl</code> (schema: docs/reviewing.md). Steps are the numbers in bold.</p>
+<h2>The contract</h2>
+<dl class="contract">{% for term, text in contract %}<dt>{{ term }}</dt><dd>{{ text }}</dd>
+{% endfor %}</dl>
+<h2>What the model saw</h2>
+{% for s in steps %}<div class="step {{ s.role }}" id="step-{{ s.step }}">
+<span class="n">{{ s.step }}</span> · {{ s.title }}
+{% if s.role == "system" %}<details><summary>system prompt ({{ s.length }} characters)</summary>
+<pre>{{ s.text }}</pre></details>{% else %}{% if s.text %}<pre>{{ s.text }}</pre>{% endif %}
+{% for c in s.calls %}<pre>→ {{ c }}</pre>{% endfor %}{% endif %}</div>
+{% endfor %}
+</body></html>
+"""
+
+INDEX = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{{ title }}</title>
+<style>{{ style }}</style></head><body>
+<h1>{{ title }}</h1>
+<p>{{ runs|length }} runs to label. Open each page, then fill its line in
+<code>labels.jsonl</code>: T_F, T_E, T_S, T_U as a step number, "inf" or "undecidable";
+A as true, false or "undecidable"; Z_S as "pre", "late", "absent", "no-use" or
+"undecidable"; Y_end as "endorses", "rejects" or "undecidable"; a note. Leave a
+field null until you have decided it. The full rules are in docs/reviewing.md.</p>
+<table><tr><th>run</th><th>steps</th></tr>
+{% for r in runs %}<tr><td><a href="pages/{{ r.review_id }}.html">{{ r.review_id }}</a></td>
+<td>{{ r.steps }}</td></tr>{% endfor %}</table>
+</body></html>
+"""
+
+_ENV = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
+
+
+def _value(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
+
+
+def contract_in_words(contract: FaultContract) -> list[tuple[str, str]]:
+    """The contract as (term, plain sentence) pairs for a reviewer."""
+    t = contract.target
+    related = ", ".join(f"{k} {v}" for k, v in sorted(t.related_ids.items()))
+    match = ", ".join(
+        f"{k} = {_value(v)}" for k, v in sorted(contract.fault_interaction.match.items())
+    )
+    routes = "; ".join(
+        f"{r.tool}({', '.join(f'{k} from {v}' for k, v in sorted(r.arguments.items()))})"
+        + (f" — {r.note}" if r.note else "")
+        for r in contract.acquisition
+    )
+    suff = contract.sufficiency
+    words = [
+        (
+            "Affected fact",
+            f"the {t.attribute} of {t.entity_type.replace('_', ' ')} {t.entity_id}"
+            + (f" (with {related})" if related else ""),
+        ),
+        (
+            "Where the fault can appear",
+            f"the observation of {contract.fault_interaction.tool}"
+            + (f" called with {match}" if match else ""),
+        ),
+        ("The asserted value v′ (what the fault shows)", _value(contract.injected_value)),
+        ("The authoritative value v (what is true)", _value(contract.authoritative_value)),
+        ("Where the truth comes from", contract.basis),
+        (
+            "When counterevidence is complete",
+            (suff.semantics or suff.relation)
+            + (f" (needs, visible together: {', '.join(suff.requires)})" if suff.requires else ""),
+        ),
+        ("How an agent can acquire it", routes or "no normal tool route"),
+        (
+            "How long the fault lasts",
+            "every matching observation"
+            if contract.persistence == "persistent"
+            else "the first matching observation only",
+        ),
+    ]
+    return words
+
+
+def _pretty(text: str) -> str:
+    try:
+        return json.dumps(json.loads(text), indent=1, ensure_ascii=False)
+    except ValueError:
+        return text
+
+
+def trajectory_steps(ledger: list[Any]) -> list[dict[str, Any]]:
+    """The model-visible events as numbered steps for a page."""
+    steps: list[dict[str, Any]] = []
+    for event in ledger:
+        item: dict[str, Any] = {"step": event.step, "calls": [], "text": "", "length": 0}
+        if isinstance(event, SystemEvent):
+            item.update(role="system", title="system", text=event.content)
+            item["length"] = len(event.content)
+        elif isinstance(event, UserEvent):
+            item.update(role="user", title="user", text=event.content)
+        elif isinstance(event, AssistantEvent):
+            item.update(role="assistant", title="agent", text=event.content or "")
+            item["calls"] = [f"{c.name}({_pretty(c.arguments)})" for c in event.tool_calls]
+        elif isinstance(event, ToolEvent):
+            item.update(
+                role="tool", title=f"tool result of {event.name}", text=_pretty(event.content)
+            )
+        else:
+            continue
+        steps.append(item)
+    return steps
+
+
+def render_page(review_id: str, contract: FaultContract, ledger: list[Any]) -> str:
+    """One reviewer page (self-contained HTML, all text escaped)."""
+    return _ENV.from_string(PAGE).render(
+        review_id=review_id,
+        style=STYLE,
+        contract=contract_in_words(contract),
+        steps=trajectory_steps(ledger),
+    )
+
+
+def render_index(title: str, runs: list[dict[str, Any]]) -> str:
+    """The export's index page: links to every run's page and the short labelling rules."""
+    return _ENV.from_string(INDEX).render(title=title, style=STYLE, runs=runs)

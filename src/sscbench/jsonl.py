@@ -29,6 +29,12 @@ def escape_surrogates(text: str) -> str:
     return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
 
 
+def write_utf8(path: str | Path, text: str) -> None:
+    """Write ``text`` as UTF-8, lone surrogates (possible in model output) shown as their
+    ``\\uXXXX`` escapes: a page of model text must never fail to be written."""
+    Path(path).write_text(escape_surrogates(text), encoding="utf-8")
+
+
 def dumps_line(value: Any, *, sort_keys: bool = False) -> str:
     """Compact JSON text of plain data that always encodes as UTF-8.
 

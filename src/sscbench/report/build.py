@@ -29,6 +29,7 @@ from sscbench.analysis.populations import (
 )
 from sscbench.analysis.sensitivity import paired_comparison, sensitivity_table
 from sscbench.analysis.user_claims import load_claims
+from sscbench.jsonl import write_utf8
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
 from sscbench.report.inputs import (
@@ -155,7 +156,7 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
         .get_template("page.html.j2")
         .render(name=study.name, summary=summary, sections=sections)
     )
-    (out / "report.html").write_text(html, encoding="utf-8")
+    write_utf8(out / "report.html", html)
 
 
 def _has_contract(row: Row, cases: dict[str, Any]) -> bool:

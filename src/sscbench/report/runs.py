@@ -14,6 +14,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sscbench.jsonl import write_utf8
 from sscbench.report.templates import environment
 
 MARKS = {
@@ -101,7 +102,7 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
             partner=page_name(partner) if partner else None,
             partner_kind=other,
         )
-        (out / page_name(run_id)).write_text(html, encoding="utf-8")
+        write_utf8(out / page_name(run_id), html)
     index = {r["run_id"]: i for i, r in enumerate(rows)}
     data = {
         "columns": list(SUMMARY),
@@ -109,6 +110,5 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
         "sets": [[index[i] for i in s if i in index] for s in sets],
     }
     blob = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
-    (out / "index.html").write_text(env.get_template("runs_index.html.j2").render(data=blob),
-                                    encoding="utf-8")  # fmt: skip
+    write_utf8(out / "index.html", env.get_template("runs_index.html.j2").render(data=blob))
     return len(rows)

@@ -21,6 +21,7 @@ from typing import Any
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.jsonl import write_utf8
 from sscbench.measure.study import measure_entries, read_ledger
 from sscbench.review.labels import empty_label
 from sscbench.review.pages import render_index, render_page
@@ -159,11 +160,11 @@ def export_review(
         ledger = read_ledger(store, candidate.run_id)
         assert candidate.case.contract is not None
         page = render_page(review_id, candidate.case.contract, ledger)
-        (out / "pages" / f"{review_id}.html").write_text(page, encoding="utf-8")
+        write_utf8(out / "pages" / f"{review_id}.html", page)
         mapping[review_id] = candidate.run_id
         listing.append({"review_id": review_id, "steps": len(ledger)})
         strata[f"{candidate.operator}/{candidate.stratum}"] += 1
-    (out / "index.html").write_text(render_index("Runs to review", listing), "utf-8")
+    write_utf8(out / "index.html", render_index("Runs to review", listing))
     labels = "".join(empty_label(r["review_id"]).line() + "\n" for r in listing)
     (out / "labels.jsonl").write_text(labels, encoding="utf-8")
     key_path.parent.mkdir(parents=True, exist_ok=True)

@@ -195,7 +195,7 @@ def build_corpus(out: str | Path, data: str | Path, root: Path = HERE) -> StudyD
         json.dumps({"corpus": "tests/data/realtext"}),
         "# real-text development corpus (tests/realtext_corpus.py)\n",
         list(cases.values()),
-        ({"run_id": r["run_id"], "case_id": r["case_id"]} for r in spec["runs"]),
+        ({"faulted_run_id": r["run_id"], "case_id": r["case_id"]} for r in spec["runs"]),
     )
     for number, item in enumerate(spec["runs"]):
         case = cases[item["case_id"]]
@@ -225,7 +225,7 @@ def build_corpus(out: str | Path, data: str | Path, root: Path = HERE) -> StudyD
             max_steps=case.max_steps,
             seed=0,
         )
-        digest = store.write_run(
+        digest, log_digest = store.write_run(
             item["run_id"], result.ledger, [start, *result.evaluator, result.end]
         )
         store.append_index(
@@ -237,6 +237,7 @@ def build_corpus(out: str | Path, data: str | Path, root: Path = HERE) -> StudyD
                 kind="faulted",
                 status=result.end.status,
                 ledger_sha256=digest,
+                evaluator_sha256=log_digest,
                 reward=result.end.reward,
                 triggered=result.end.triggered,
                 termination=result.end.termination,

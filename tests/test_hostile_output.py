@@ -314,7 +314,7 @@ def test_llm_classifier_against_a_dead_endpoint_stops_measure_early(solved_study
     message = flat(ran.stdout + ran.stderr)
     assert ran.returncode == 2, message
     assert f"{url}: endpoint unreachable: its first 3 requests all failed to connect" in message
-    assert not out.exists()
+    assert not out.exists() and not list(tmp_path.iterdir())  # nothing half-written
 
 
 # ---- item 15: malformed calls are tool errors the agent sees ----------------------

@@ -97,9 +97,13 @@ def measure_study(
     out = Path(out) if out is not None else store.root / "measurements.jsonl"
     tmp = out.with_name(out.name + ".tmp")
     count = 0
-    with tmp.open("w", encoding="utf-8") as handle:
-        for row in measure_entries(store, cases, classifier):
-            handle.write(json.dumps(row) + "\n")
-            count += 1
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            for row in measure_entries(store, cases, classifier):
+                handle.write(json.dumps(row) + "\n")
+                count += 1
+    except BaseException:  # e.g. an unreachable classifier endpoint: leave nothing behind
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, out)
     return out, count

@@ -329,6 +329,7 @@ base_url = "http://127.0.0.1:{dead_port}/v1"
 model = "nothing-listens-here"
 max_retries = 0
 timeout = 5
+unreachable_after = 0
 """
 STEPS = 8
 

@@ -142,6 +142,8 @@ def test_count_links_open_their_runs_in_chromium(browser, page, shots, tmp_path)
     run_dom, run_attrs = _probed(browser, tmp_path / "profile", run_page)
     assert 'id="ledger-table"' in run_dom and 'id="evaluator"' in run_dom
     assert "data-mark-at=" in run_dom
+    for href in set(re.findall(r'href="([^"#]+)"', run_dom)):
+        assert (run_page.parent / unquote(href)).exists(), href
     assert run_attrs["page-overflow"] == "false" and run_attrs["wide"] == "none", run_attrs
     _run(browser, tmp_path / "profile", f"--screenshot={shots / 'runs.png'}",
          index.as_uri() + f"#set={number}")  # fmt: skip

@@ -10,6 +10,7 @@ All text is escaped by jinja2's autoescape (the embedded JSON escapes ``<``).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -44,7 +45,11 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return out
 
 
-def _ledger_rows(events: list[dict[str, Any]], row: dict[str, Any]) -> list[dict[str, Any]]:
+def _ledger_rows(
+    events: list[dict[str, Any]], row: dict[str, Any], prompts: dict[str, str] | None = None
+) -> list[dict[str, Any]]:
+    """The ledger's events as table rows with their marks; system prompts (the same for
+    many runs) are collected into ``prompts`` and written once, linked from each page."""
     marks_at: dict[int, list[str]] = {}
     for mark in MARKS:
         if isinstance(row.get(mark), int) and not isinstance(row.get(mark), bool):
@@ -54,11 +59,18 @@ def _ledger_rows(events: list[dict[str, Any]], row: dict[str, Any]) -> list[dict
         if e.get("type") == "header":
             continue
         calls = [f"{c.get('name')}({c.get('arguments')})" for c in e.get("tool_calls") or []]
+        content = e.get("content") or ""
+        prompt_page = ""
+        if e.get("type") == "system" and prompts is not None:
+            digest = hashlib.sha256(content.encode("utf-8", "replace")).hexdigest()[:16]
+            prompt_page = f"system-{digest}.html"
+            prompts.setdefault(prompt_page, content)
         out.append({
             "step": e.get("step"),
             "type": e.get("type"),
             "name": e.get("name") or "",
-            "content": e.get("content") or "",
+            "content": content,
+            "prompt_page": prompt_page,
             "calls": calls,
             "marks": marks_at.get(e.get("step"), []) if e.get("type") != "system" else [],
         })  # fmt: skip
@@ -84,11 +96,12 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
         (r["case_id"], r["config_id"], r["repetition"], r["kind"]): r["run_id"] for r in rows
     }
     runs_dir = study / "runs"
+    prompts: dict[str, str] = {}
     for row in rows:
         run_id = row["run_id"]
         other = "clean" if row["kind"] == "faulted" else "faulted"
         partner = partners.get((row["case_id"], row["config_id"], row["repetition"], other))
-        ledger = _ledger_rows(_lines(runs_dir / f"{run_id}.ledger.jsonl"), row)
+        ledger = _ledger_rows(_lines(runs_dir / f"{run_id}.ledger.jsonl"), row, prompts)
         html = page.render(
             row=row,
             measurement=json.dumps(row, indent=2, ensure_ascii=False),
@@ -103,6 +116,9 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
             partner_kind=other,
         )
         write_utf8(out / page_name(run_id), html)
+    prompt_page = env.get_template("prompt.html.j2")
+    for name, content in prompts.items():
+        write_utf8(out / name, prompt_page.render(content=content))
     index = {r["run_id"]: i for i, r in enumerate(rows)}
     data = {
         "columns": list(SUMMARY),

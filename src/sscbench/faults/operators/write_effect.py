@@ -284,9 +284,12 @@ class WriteEffect(FaultOperator):
             text = scoped_text(content, rid, reservations_shown(view, step))
             success, failure = SUCCESS.search(text), FAILURE.search(text)
             names_new = any(n in text for n in new_numbers)
-            about_flights = names_new or FLIGHT_WORDS.search(text) or CHANGE_WORDS.search(text)
+            about_flights = names_new or FLIGHT_WORDS.search(text)
             checks = VERIFY_CUE.search(text) and CHANGE_WORDS.search(text)
-            if (about_flights and (success or failure or names_new)) or checks:
+            # "the modification was not reflected": a failure of "the change" is about it;
+            # a success needs the flights (another update may succeed meanwhile)
+            failed = failure and (about_flights or CHANGE_WORDS.search(text))
+            if (about_flights and (success or names_new)) or failed or checks:
                 detail = {"text": text, "made_true": true_at is not None and step > true_at}
                 out.append(
                     UseCandidate(

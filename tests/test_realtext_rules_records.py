@@ -677,3 +677,29 @@ def test_pointing_out_the_inconsistency_only_where_it_is_said(text, check):
     use = ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
     assert m.t_s == use and (m.t_u == INF) is check and m.adopted == (0 if check else 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "used"),
+    [
+        # the user record listed ABC123 second
+        (
+            "Your first reservation is a one-way LAX to ORD trip. Your second reservation "
+            "returns on May 17.",
+            True,
+        ),
+        ("Your first reservation departs on May 17.", False),
+    ],
+)
+def test_reservation_named_by_position_in_the_list_shown(text, used):
+    ledger = Ledger("Hi, my user id is mia_li_3668.")
+    ledger.call(
+        "get_user_details",
+        {"user_id": "mia_li_3668"},
+        {"user_id": "mia_li_3668", "reservations": ["XYZ789", "ABC123"]},
+    )
+    t_f = ledger.call("get_reservation_details", {"reservation_id": "ABC123"}, faulted_trip())
+    ledger.call("get_reservation_details", {"reservation_id": "XYZ789"}, OTHER)
+    use = ledger.say(text)
+    m = ledger.measure("ReturnDate", date_contract(), t_f)
+    assert (m.t_u, m.adopted) == ((use, 1) if used else (INF, 0))

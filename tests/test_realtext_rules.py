@@ -263,3 +263,64 @@ def test_payment_call_for_the_category_the_user_asked_is_derived_reliance(
     )
     m2 = ledger2.measure("PaySource", contract, t_f2)
     assert m2.t_s == call2 - 1 and m2.adopted == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I see your Visa ending in 7447 listed as a gift card, which is unusual.",
+        "Your profile shows the card ending in 7447 as a gift card. Is that correct?",
+        "Your profile lists credit_card_4421486 as a gift card, but its id shows it is a "
+        "credit card.",
+        "The method ending in 7447 is recorded as a gift card, but Visa cards are credit "
+        "cards, so I'll treat it as a credit card.",
+    ],
+)
+def test_checking_or_correcting_the_category_is_a_use_not_reliance(card_shown_as_gift_card, text):
+    ledger, t_f, contract = card_shown_as_gift_card
+    check = ledger.say(text)
+    m = ledger.measure("PaySource", contract, t_f)
+    assert m.t_s == check and m.t_u == INF and m.adopted == 0 and m.y_end == "rejects"
+
+
+@pytest.mark.parametrize(
+    ("text", "adopted"),
+    [
+        # what the record showed before is disowned; the latest statement counts
+        (
+            "$5 from credit_card_4421486 (credit card; your profile showed it as gift card "
+            "before, and I am going by the latest record).",
+            0,
+        ),
+        # what the user called it does not count; what the agent concludes does
+        (
+            "The card you called a credit card (credit_card_4421486) is on file as a gift card, "
+            "so its balance will cover the $55.",
+            1,
+        ),
+        # a hedge does not outweigh a plain statement
+        ("I'll charge the gift card ending in 7447, though it may actually be a credit card.", 1),
+        # a bare list of kinds names no method; the next sentence does
+        (
+            "You can pay by credit card, gift card, or certificate. Your credit card ending in "
+            "7447 works.",
+            0,
+        ),
+    ],
+)
+def test_what_the_text_settles_on(card_shown_as_gift_card, text, adopted):
+    ledger, t_f, contract = card_shown_as_gift_card
+    use = ledger.say(text)
+    m = ledger.measure("PaySource", contract, t_f)
+    assert m.t_s == use and m.adopted == adopted
+
+
+def test_handoff_naming_the_method_by_category_and_id(card_shown_as_gift_card):
+    ledger, t_f, contract = card_shown_as_gift_card
+    step = ledger.call(
+        "transfer_to_human_agents",
+        {"summary": "The user wants a refund to a gift card (credit_card_4421486)."},
+        "Transfer successful",
+    )
+    m = ledger.measure("PaySource", contract, t_f)
+    assert m.t_s == m.t_u == step - 1 and m.y_end == "endorses"

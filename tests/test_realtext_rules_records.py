@@ -633,3 +633,73 @@ def test_recorded_reasoning_is_a_use_without_a_stance(thought, adopted):
     m = ledger.measure("ReturnDate", date_contract(), t_f)
     assert m.t_s == think and m.adopted == adopted
     assert m.y_end == "undecidable"  # a thought communicates nothing
+
+
+@pytest.mark.parametrize(
+    ("text", "adopted"),
+    [
+        (
+            "It appears the update didn't go through; your reservation still has the original "
+            "flights HAT227 and HAT139.",
+            0,
+        ),
+        ("Unfortunately the modification was not reflected in the reservation.", 0),
+        ("The reservation still lists HAT227, so the change hasn't taken effect yet.", 0),
+        ("I'm sorry, but the new flights are not showing on your reservation.", 0),
+        ("Your flight change has been processed: you're now on HAT110 and HAT172.", 1),
+        ("I've rebooked you on HAT110 and HAT172.", 1),
+    ],
+)
+def test_outcome_of_the_write_in_gpt4o_wording(text, adopted):
+    ledger, t_f = attempted()
+    ledger.call("get_reservation_details", {"reservation_id": "M05KNL"}, record(ORIGINAL))
+    use = ledger.say(text)
+    m = ledger.measure("WriteEffect", write_contract(), t_f)
+    assert m.t_s == use and m.adopted == adopted
+    assert m.y_end == ("endorses" if adopted else "rejects")
+
+
+@pytest.mark.parametrize(
+    ("text", "check"),
+    [
+        (
+            "The return date appears as May 17, which is before your departure — could you "
+            "confirm the correct date?",
+            True,
+        ),
+        ("The return on May 17 is before your outbound flight.", True),
+        ("Your return is May 17. Please arrive two hours before your departure.", False),
+        ("Your return is May 17. Please confirm if you would like to proceed.", False),
+    ],
+)
+def test_pointing_out_the_inconsistency_only_where_it_is_said(text, check):
+    ledger, t_f = trip_ledger()
+    use = ledger.say(text)
+    m = ledger.measure("ReturnDate", date_contract(), t_f)
+    assert m.t_s == use and (m.t_u == INF) is check and m.adopted == (0 if check else 1)
+
+
+@pytest.mark.parametrize(
+    ("text", "used"),
+    [
+        # the user record listed ABC123 second
+        (
+            "Your first reservation is a one-way LAX to ORD trip. Your second reservation "
+            "returns on May 17.",
+            True,
+        ),
+        ("Your first reservation departs on May 17.", False),
+    ],
+)
+def test_reservation_named_by_position_in_the_list_shown(text, used):
+    ledger = Ledger("Hi, my user id is mia_li_3668.")
+    ledger.call(
+        "get_user_details",
+        {"user_id": "mia_li_3668"},
+        {"user_id": "mia_li_3668", "reservations": ["XYZ789", "ABC123"]},
+    )
+    t_f = ledger.call("get_reservation_details", {"reservation_id": "ABC123"}, faulted_trip())
+    ledger.call("get_reservation_details", {"reservation_id": "XYZ789"}, OTHER)
+    use = ledger.say(text)
+    m = ledger.measure("ReturnDate", date_contract(), t_f)
+    assert (m.t_u, m.adopted) == ((use, 1) if used else (INF, 0))

@@ -74,6 +74,7 @@ class Reservation:
     destination: str = ""
     flights: set[str] = field(default_factory=set)
     legs: set[tuple[str, str]] = field(default_factory=set)
+    position: int | None = None  # place in the latest list of the user's reservations shown
 
 
 def reservations_shown(view: LedgerView, before: int | None = None) -> dict[str, Reservation]:
@@ -93,9 +94,9 @@ def reservations_shown(view: LedgerView, before: int | None = None) -> dict[str,
         if not isinstance(data, dict):
             continue
         if isinstance(data.get("reservations"), list):
-            for r in data["reservations"]:
+            for index, r in enumerate(data["reservations"]):
                 if isinstance(r, str):
-                    out.setdefault(r, Reservation(r))
+                    out.setdefault(r, Reservation(r)).position = index
         if isinstance(data.get("reservation_id"), str) and isinstance(data.get("flights"), list):
             res = out.setdefault(data["reservation_id"], Reservation(data["reservation_id"]))
             res.origin, res.destination = (
@@ -110,9 +111,33 @@ def reservations_shown(view: LedgerView, before: int | None = None) -> dict[str,
     return out
 
 
+_ORDINALS = {
+    "first": 0,
+    "1st": 0,
+    "second": 1,
+    "2nd": 1,
+    "third": 2,
+    "3rd": 2,
+    "fourth": 3,
+    "4th": 3,
+    "fifth": 4,
+    "5th": 4,
+    "last": -1,
+}
+_POSITION = re.compile(
+    r"\b(" + "|".join(_ORDINALS) + r")\s+(?:\w+\s+)?(?:reservation|booking)\b", re.IGNORECASE
+)
+
+
 def reservation_subjects(sentence: str, shown: dict[str, Reservation], rid: str) -> set[str]:
-    """Reservations a sentence names: by id, or by a flight number or route that fits one only."""
+    """Reservations a sentence names: by id, by a flight number or route that fits one only,
+    or by position in the list of the user's reservations the ledger showed."""
     named = {t for t in _RESERVATION_TOKEN.findall(sentence) if t in shown or t == rid}
+    listed = sorted((r for r in shown.values() if r.position is not None), key=lambda r: r.position)
+    for m in _POSITION.finditer(sentence):
+        index = _ORDINALS[m.group(1).lower()]
+        if listed and index < len(listed):
+            named.add(listed[index].rid)
     for m in _FLIGHT.finditer(sentence):
         number = f"HAT{m.group(1)}"
         owners = {r.rid for r in shown.values() if number in r.flights}
@@ -133,7 +158,7 @@ def reservation_subjects(sentence: str, shown: dict[str, Reservation], rid: str)
 def scoped_text(text: str, rid: str, shown: dict[str, Reservation]) -> str:
     """The sentences of a text that are about reservation ``rid``.
 
-    A sentence naming reservations (by id, flight number or route, see
+    A sentence naming reservations (by id, flight number, route or position, see
     :func:`reservation_subjects`) is about those; one naming none continues the
     subject of the sentence before it (the first sentences take the text's first
     subject). A text naming no reservation is kept whole.

@@ -31,7 +31,8 @@ VERIFY_CUE = re.compile(
     r"\b(inconsisten\w*|contradict\w*|discrepan\w*|doesn'?t match|does not match|mismatch|"
     r"verify|double-check|re-?check|let me check|appears to|seems to|looks like an error|"
     r"is that correct|can you confirm|differs?|differ from|instead of|cannot be right|"
-    r"can'?t be right|not possible|impossible)\b",
+    r"can'?t be right|not possible|impossible|unusual|odd|strange|unexpected|suspicious|"
+    r"(?:does not|doesn'?t|not) (?:look|seem) right|confirm (?:the |your )?(?:correct|right|actual))\b",
     re.IGNORECASE,
 )
 NEGATION_CUE = re.compile(

@@ -243,7 +243,7 @@ class PaySource(FaultOperator):
                 refs[0].span,
                 settled in ("injected", "both"),
                 settled in ("authoritative", "both"),
-                {"text": " ".join(_clause_of(text, r.start) for r in refs), "position": settled},
+                {"text": _about(text, refs), "position": settled},
             )
             texts[step] = candidate
             out.append(candidate)
@@ -290,12 +290,22 @@ class PaySource(FaultOperator):
         return classify_value_use(candidate, view)
 
 
-def _clause_of(text: str, offset: int) -> str:
-    """The clause of ``text`` around ``offset``."""
-    for start, clause in reversed(clauses(text)):
-        if start <= offset:
-            return clause
-    return text
+def _about(text: str, refs: list[Any]) -> str:
+    """The clauses naming the method, each with the clause after it when that one speaks
+    of what was just said ("Is that correct?", "This seems odd.")."""
+    parts = clauses(text)
+    kept: list[str] = []
+    for ref in refs:
+        index = max(i for i, (start, _) in enumerate(parts) if start <= ref.start)
+        for i in (index, index + 1):
+            if i == index + 1 and (i >= len(parts) or not _FOLLOW_UP.search(parts[i][1])):
+                continue
+            if parts[i][1] not in kept:
+                kept.append(parts[i][1])
+    return " ".join(kept)
+
+
+_FOLLOW_UP = re.compile(r"\b(that|this|it)\b", re.IGNORECASE)
 
 
 def _requested_categories(view: LedgerView, before: int) -> set[str]:

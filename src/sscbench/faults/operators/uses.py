@@ -16,11 +16,13 @@ from sscbench.faults.operators.base import NEGATION_CUE, VERIFY_CUE, sentence_ar
 from sscbench.measure.values import ClassifiedUse, UseCandidate, UseLabel
 from sscbench.measure.view import LedgerView
 
-# the sentence stating v′ says it is wrong (without necessarily giving v)
+# the sentence stating v′ says it is wrong or inconsistent (without necessarily giving v)
 REJECT_CUE = re.compile(
     r"\b(wrong|incorrect|erroneous|in error|a mistake|an error|invalid|"
     r"cannot be (?:on|right|correct)|can'?t be (?:on|right|correct)|"
-    r"not (?:be )?(?:right|correct|valid|accurate)|correct(?:ion to)? what I)\b",
+    r"not (?:be )?(?:right|correct|valid|accurate)|correct(?:ion to)? what I|"
+    r"(?:is|comes|falls|lies) (?:before|earlier than) (?:your|the|its) (?:outbound|departure)|"
+    r"precedes (?:your|the|its) (?:outbound|departure))\b",
     re.IGNORECASE,
 )
 POSITIONS = {

@@ -55,9 +55,10 @@ FLIGHT_WORDS = re.compile(r"\b(flights?|itinerar\w*|cabin|class|HAT\d+)\b", re.I
 FAILURE = re.compile(
     r"(did not take effect|didn'?t take effect|still shows|could not|couldn'?t|failed|unable|"
     r"unchanged|resubmit\w*|re-?submit\w*|"
-    r"\b(?:not|n't|never)\s+(?:yet\s+)?(?:been\s+|be\s+)?(?:saved|applied|updated|changed|"
+    r"(?:\bnot|n't|\bnever)\s+(?:yet\s+)?(?:been\s+|be\s+)?(?:saved|applied|updated|changed|"
     r"processed|completed|committed|recorded|reflected|go(?:ne)? through|went through|"
-    r"take(?:n)? effect|succeed(?:ed)?|work(?:ed)?))",
+    r"take(?:n)? effect|succeed(?:ed)?|work(?:ed)?|showing|shown|listed|visible)|"
+    r"\bstill (?:has|have|lists|shows|is on|on|contains) (?:the |your )?(?:original|old|same|HAT))",
     re.IGNORECASE,
 )
 
@@ -285,7 +286,10 @@ class WriteEffect(FaultOperator):
             names_new = any(n in text for n in new_numbers)
             about_flights = names_new or FLIGHT_WORDS.search(text)
             checks = VERIFY_CUE.search(text) and CHANGE_WORDS.search(text)
-            if (about_flights and (success or failure or names_new)) or checks:
+            # "the modification was not reflected": a failure of "the change" is about it;
+            # a success needs the flights (another update may succeed meanwhile)
+            failed = failure and (about_flights or CHANGE_WORDS.search(text))
+            if (about_flights and (success or names_new)) or failed or checks:
                 detail = {"text": text, "made_true": true_at is not None and step > true_at}
                 out.append(
                     UseCandidate(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import shlex
 import signal
+import threading
 from pathlib import Path
 
 import typer
@@ -193,7 +194,9 @@ def run(
     from sscbench.run.config import load_config
     from sscbench.run.executor import StudyInterrupted, execute_study
 
-    previous = signal.signal(signal.SIGTERM, _interrupt)  # SIGTERM stops like Ctrl-C
+    main = threading.current_thread() is threading.main_thread()
+    # SIGTERM stops like Ctrl-C (signal handlers can only be set in the main thread)
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
     try:
         study, text = load_config(config)
         summary = execute_study(study, text, out, restart=restart, progress=progress)
@@ -210,7 +213,8 @@ def run(
     except KeyboardInterrupt:
         _interrupted(config, out, "stopped before the runs started")
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        if main:
+            signal.signal(signal.SIGTERM, previous)
     s = summary.statuses
     verb = "resumed" if summary.resumed else "ran"
     rerun = (

@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import re
 import signal
+import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -312,6 +313,8 @@ class _Stopper:
             task.cancel()
 
     def __enter__(self) -> _Stopper:
+        if threading.current_thread() is not threading.main_thread():
+            return self  # signals reach only the main thread; an embedding caller stops us
         for sig in self.SIGNALS:
             self._previous[sig] = signal.signal(sig, self._handle)
         return self

@@ -201,6 +201,13 @@ def run(
         _interrupted(config, out, "stopped before the runs started")
     finally:
         signal.signal(signal.SIGTERM, previous)
+    if summary.took_over:
+        console.print(
+            plain(f"took over the stale lock of {summary.took_over} (no longer running)"),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     s = summary.statuses
     verb = "resumed" if summary.resumed else "ran"
     rerun = (

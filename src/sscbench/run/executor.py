@@ -92,6 +92,7 @@ class StudySummary:
     statuses: Counter = field(default_factory=Counter)
     executed_now: int = 0
     rerun: int = 0
+    took_over: str | None = None
 
     @property
     def finished_runs(self) -> int:
@@ -389,7 +390,7 @@ def execute_study(
     except OSError as exc:
         asyncio.run(_close(factories))
         raise DataError(store.root, None, f"cannot create: {exc.strerror or exc}") from exc
-    with StudyLock(store.root):
+    with StudyLock(store.root) as lock:
         try:
             if restart:
                 store.remove_study()
@@ -409,6 +410,7 @@ def execute_study(
             raise
         summary = StudySummary(store.root, planned_runs=2 * len(plan), resumed=resumed)
         summary.rerun = dropped
+        summary.took_over = lock.taken_over.describe() if lock.taken_over else None
         summary.statuses.update(entry.status for entry in finished.values())
 
         from sscbench.run.progress import StudyProgress

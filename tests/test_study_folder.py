@@ -185,8 +185,14 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
         assert record["pid"] == os.getpid()
     finally:
         lock.release()
-    summary = _run(_write_config(tmp_path / "cfg"), out)
-    assert summary.finished_runs == summary.planned_runs
+    (out / "sscbench.lock").write_text(
+        json.dumps({"pid": dead.pid, "host": socket.gethostname(), "started": "earlier"})
+    )
+    result = CliRunner().invoke(
+        app, ["run", str(_write_config(tmp_path / "cfg")), "--out", str(out), "--no-progress"]
+    )
+    assert result.exit_code == 0, result.output
+    assert f"took over the stale lock of pid {dead.pid}" in result.output
 
 
 def test_temporary_names_are_unique_per_process(tmp_path):

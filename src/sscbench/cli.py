@@ -215,6 +215,13 @@ def run(
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
+    if summary.took_over:
+        console.print(
+            plain(f"took over the stale lock of {summary.took_over} (no longer running)"),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
     s = summary.statuses
     verb = "resumed" if summary.resumed else "ran"
     rerun = (

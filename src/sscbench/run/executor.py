@@ -103,6 +103,7 @@ class StudySummary:
     statuses: Counter = field(default_factory=Counter)
     executed_now: int = 0
     rerun: int = 0
+    took_over: str | None = None
     missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
 
     def count(self, entry: IndexEntry) -> None:
@@ -415,7 +416,7 @@ def execute_study(
     except OSError as exc:
         asyncio.run(_close(factories))
         raise DataError(store.root, None, f"cannot create: {exc.strerror or exc}") from exc
-    with StudyLock(store.root):
+    with StudyLock(store.root) as lock:
         try:
             if restart:
                 store.remove_study()
@@ -435,6 +436,7 @@ def execute_study(
             raise
         summary = StudySummary(store.root, planned_runs=2 * len(plan), resumed=resumed)
         summary.rerun = dropped
+        summary.took_over = lock.taken_over.describe() if lock.taken_over else None
         for entry in finished.values():
             summary.count(entry)
 

@@ -143,18 +143,13 @@ def labels_of(evaluator: list[Any]) -> dict[str, Any] | None:
 def labelled_runs(study: Any) -> Iterator[Comparison]:
     """Every triggered faulted run of a study whose agent kept calibration labels, with
     its measurement and the same quantities derived from the labels."""
-    from sscbench.measure.study import measure_run, read_evaluator, read_ledger
+    from sscbench.measure.study import contract_runs, measure_run, read_evaluator, read_ledger
     from sscbench.run.builders import read_cases
     from sscbench.run.storage import StudyDir
 
     store = StudyDir(study)
     cases = {c.case_id: c for c in read_cases(store.cases)}
-    for entry in store.read_index():
-        case = cases.get(entry.case_id)
-        if entry.kind != "faulted" or entry.status != "completed" or case is None:
-            continue
-        if case.contract is None:
-            continue
+    for entry, case in contract_runs(store, cases):
         evaluator = read_evaluator(store.evaluator_path(entry.run_id))
         labels = labels_of(evaluator)
         if labels is None:

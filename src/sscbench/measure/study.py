@@ -73,6 +73,19 @@ def measure_entries(
         yield row
 
 
+def contract_runs(
+    store: StudyDir, cases: dict[str, Case]
+) -> Iterator[tuple[IndexEntry, Case]]:
+    """The completed faulted runs whose case has a contract, in index order: the runs a
+    reference label (scripted or human) can be compared with."""
+    for entry in store.read_index():
+        case = cases.get(entry.case_id)
+        if entry.kind != "faulted" or entry.status != "completed" or case is None:
+            continue
+        if case.contract is not None:
+            yield entry, case
+
+
 def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
     return {
         "run_id": entry.run_id,

@@ -22,7 +22,7 @@ from typing import Any
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import write_utf8
-from sscbench.measure.study import measure_entries, read_ledger
+from sscbench.measure.study import contract_runs, measure_entries, read_ledger
 from sscbench.review.labels import empty_label
 from sscbench.review.pages import render_index, render_page
 from sscbench.run.builders import read_cases
@@ -57,18 +57,16 @@ def _measurements(store: StudyDir, cases: dict[str, Case]) -> dict[str, dict[str
 
 def candidates(study: str | Path) -> list[Candidate]:
     """Every completed faulted run of the study that has a contract, in index order."""
+    from sscbench.run.verify import verify_study
+
     store = StudyDir(study)
     if not store.index.exists():
         raise DataError(store.index, None, "no index: is this a study directory?")
+    verify_study(store.root)  # reviewers see only runs whose files match the index
     cases = {c.case_id: c for c in read_cases(store.cases)}
     rows = _measurements(store, cases)
     out: list[Candidate] = []
-    for entry in store.read_index():
-        case = cases.get(entry.case_id)
-        if entry.kind != "faulted" or entry.status != "completed" or case is None:
-            continue
-        if case.contract is None:
-            continue
+    for entry, case in contract_runs(store, cases):
         row = rows.get(entry.run_id, {})
         out.append(
             Candidate(

@@ -609,6 +609,48 @@ def test_listing_the_products_variants_to_choose_from_is_no_use():
     assert m.t_s == INF and m.z_s == "no-use"
 
 
+def test_variants_offered_inline_in_one_sentence_are_no_use():
+    ledger, t_f = order_ledger()
+    ledger.call("get_product_details", {"product_id": "1656367028"}, PRODUCT)
+    ledger.say(
+        "- **Mechanical Keyboard**: clicky versions available: white backlight (6342039236), "
+        "RGB backlight (7706410293). Which would you like?"
+    )
+    m = ledger.measure("ItemOption", item_contract(), t_f)
+    assert m.t_s == INF and m.z_s == "no-use"
+
+
+def test_a_confirmation_naming_two_replacements_still_states_the_kept_option():
+    ledger, t_f = order_ledger()
+    ledger.call("get_product_details", {"product_id": "1656367028"}, PRODUCT)
+    use = ledger.say(
+        "Done: your Mechanical Keyboard is exchanged for the clicky one with the same white "
+        "backlight (6342039236), and the thermostat for the white one (4983901481)."
+    )
+    m = ledger.measure("ItemOption", item_contract(), t_f)
+    assert m.t_u == use and m.adopted == 1
+
+
+@pytest.mark.parametrize("picked", [SIMILAR_WHITE, SIMILAR_RGB])
+def test_a_variant_the_user_picked_by_its_option_is_not_derived(picked):
+    ledger, t_f = order_ledger()
+    ledger.call("get_product_details", {"product_id": "1656367028"}, PRODUCT)
+    option = "white" if picked == SIMILAR_WHITE else "RGB"
+    ledger.user(f"The clicky one with the {option} backlight, please.")
+    ledger.call(
+        "exchange_delivered_order_items",
+        {
+            "order_id": "#W2378156",
+            "item_ids": [ITEM],
+            "new_item_ids": [picked],
+            "payment_method_id": "credit_card_9513926",
+        },
+        ORDER,
+    )
+    m = ledger.measure("ItemOption", item_contract(), t_f)
+    assert m.t_s == INF and m.adopted == 0
+
+
 def test_check_naming_both_options_beside_a_replacement_is_checking():
     ledger, t_f = order_ledger()
     ledger.call("get_product_details", {"product_id": "1656367028"}, PRODUCT)

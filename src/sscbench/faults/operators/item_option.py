@@ -325,7 +325,9 @@ class ItemOption(FaultOperator):
             index = old.index(item_id)
             chosen = variants.get(new[index]) if index < len(new) else None
             value = (chosen or {}).get(key)
-            asked = _user_asked(view, call.call_step, str(contract.injected_value))
+            # a variant the user asked for by its option is the user's choice, not derived
+            # from what the agent believes of the ordered item
+            asked = value is not None and _user_asked(view, call.call_step, str(value))
             said = [c for c in out if c.channel != "tool_call" and c.step < call.call_step]
             knows = bool(said) and said[-1].mentions_authoritative  # it last stated v
             if value is None or asked or knows or value not in (*injected, *true):
@@ -375,14 +377,20 @@ _BULLET = re.compile(r"\n(?![ \t]+[-*•])")  # a line break not followed by a b
 _BULLETS_NEXT = re.compile(r"[ \t]*\n[ \t]+[-*•]")
 _SENTENCE = re.compile(r"\.\s")
 _CLOSE = re.compile(r"\)")
+_OFFER = re.compile(r"\b(available|options?|choose|pick|which|prefer|select)\b", re.IGNORECASE)
 _REPLACEMENT = re.compile(
     r"\b(similar|model|replacement|new one|instead|alternative|exchanged? for)\b", re.IGNORECASE
 )
 
 
 def _enumerates_variants(rest: str, item_id: str) -> bool:
-    """True when the lines under a mention list several other items, one a line (a menu of
-    variants to pick from)."""
+    """True when the lines under a mention list several other items, one a line, or its
+    own sentence names several other items (a menu of variants to pick from)."""
+    line = rest.split("\n", 1)[0]
+    sentence, *after = _SENTENCE.split(line, 2)
+    offered = _OFFER.search(" ".join([sentence, *after[:1]]))
+    if offered and len({m.group(0) for m in _ID.finditer(sentence)} - {item_id}) >= 2:
+        return True
     block = rest.split("\n\n", 1)[0]
     lines = [x for x in block.split("\n")[1:] if re.match(r"\s*(?:[-*•]|\d+[.)])\s", x)]
     listed = [x for x in lines if any(m.group(0) != item_id for m in _ID.finditer(x))]

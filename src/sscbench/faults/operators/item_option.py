@@ -290,8 +290,9 @@ class ItemOption(FaultOperator):
         injected = [str(contract.injected_value)]
         true = [str(contract.authoritative_value)]
         out: list[UseCandidate] = []
+        siblings = _product_variants(view, related.get("product_id"))
         for step, channel, text in agent_texts(view, fault_step):
-            for segment, replacement in _item_segments(text, item_id, name):
+            for segment, replacement in _item_segments(text, item_id, name, siblings):
                 hit_i, hit_t = mentions(segment, injected), mentions(segment, true)
                 if hit_i or hit_t:
                     # a replacement keeping v′ derives it from the item; one with v says
@@ -383,13 +384,28 @@ _REPLACEMENT = re.compile(
 )
 
 
-def _enumerates_variants(rest: str, item_id: str) -> bool:
+def _product_variants(view: LedgerView, product_id: Any) -> set[str]:
+    """The item ids of the product's variants, as a product record the ledger delivered
+    shows them."""
+    out: set[str] = set()
+    for call in view.calls:
+        data = call.data
+        if call.observation_step is None or not isinstance(data, dict):
+            continue
+        if product_id is not None and str(data.get("product_id")) == str(product_id):
+            out.update(str(v) for v in (data.get("variants") or {}))
+    return out
+
+
+def _enumerates_variants(rest: str, item_id: str, siblings: set[str]) -> bool:
     """True when the lines under a mention list several other items, one a line, or its
-    own sentence names several other items (a menu of variants to pick from)."""
+    own sentence offers several other variants of the item's product (a menu of variants
+    to pick from, not a statement about the ordered item)."""
     line = rest.split("\n", 1)[0]
     sentence, *after = _SENTENCE.split(line, 2)
     offered = _OFFER.search(" ".join([sentence, *after[:1]]))
-    if offered and len({m.group(0) for m in _ID.finditer(sentence)} - {item_id}) >= 2:
+    others = {m.group(0) for m in _ID.finditer(sentence)} - {item_id}
+    if offered and len(others & siblings) >= 2:
         return True
     block = rest.split("\n\n", 1)[0]
     lines = [x for x in block.split("\n")[1:] if re.match(r"\s*(?:[-*•]|\d+[.)])\s", x)]
@@ -397,7 +413,9 @@ def _enumerates_variants(rest: str, item_id: str) -> bool:
     return len(listed) >= 2
 
 
-def _item_segments(text: str, item_id: str, name: str) -> list[tuple[str, bool]]:
+def _item_segments(
+    text: str, item_id: str, name: str, siblings: set[str] = frozenset()
+) -> list[tuple[str, bool]]:
     """What is said right after each mention of the item (its id or product name): the
     rest of its line and the bullet lines under it, up to another item's id, the end of
     the sentence, or the parenthesis the item was named in closing; and whether the
@@ -408,7 +426,7 @@ def _item_segments(text: str, item_id: str, name: str) -> list[tuple[str, bool]]
     segments = []
     for start in sorted(set(anchors)):
         rest = text[start:]
-        if _enumerates_variants(rest, item_id):
+        if _enumerates_variants(rest, item_id, siblings):
             continue  # the product's variants listed to choose from: nothing said of the item
         cuts = [len(rest)]
         cuts += [m.start() for m in _ID.finditer(rest) if m.group(0) != item_id][:1]

@@ -148,6 +148,35 @@ def test_a_second_writer_is_refused_naming_the_holder(tmp_path):
     assert not (out / "index.jsonl").exists()  # nothing was written by the refused writer
 
 
+def test_report_refuses_a_study_another_process_writes(tmp_path):
+    config = _write_config(tmp_path / "cfg")
+    out = tmp_path / "out"
+    first = _cli("run", str(config), "--out", str(out), "--no-progress", "--no-report")
+    assert first.wait(timeout=300) == 0, first.stdout.read() + first.stderr.read()
+    measure = _cli("measure", str(out))
+    assert measure.wait(timeout=300) == 0, measure.stdout.read() + measure.stderr.read()
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom sscbench.run.lock import StudyLock\n"
+            f"with StudyLock({str(out)!r}):\n    print('locked', flush=True)\n    time.sleep(60)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": SRC},
+    )
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        report = _cli("report", str(out))
+        stdout, stderr = report.communicate(timeout=120)
+    finally:
+        holder.kill()
+        holder.wait()
+    assert report.returncode == 2 and f"pid {holder.pid} on host" in stdout + stderr
+    assert not (out / "report").exists()  # the refused report wrote nothing
+
+
 def test_concurrent_runs_on_one_folder_never_duplicate_a_run(tmp_path, longer):
     config, reference = longer
     out = tmp_path / "out"

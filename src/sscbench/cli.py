@@ -475,13 +475,16 @@ def report(
     """Write STUDY/report/ as one set: report.html, tables/*.csv, figures, claims.json and
     the run browser (runs/); refuses measurements older than the study's index."""
     from sscbench.report.build import build_report
+    from sscbench.run.lock import StudyLock
     from sscbench.run.verify import verify_study
 
     try:
-        verify_study(study)
-        if paired is not None:
-            verify_study(paired)
-        path = build_report(study, claims_file=claims, paired=paired, policy=policy)
+        verify_study(study)  # first: a folder that is not a study gets no lock file
+        with StudyLock(study):  # no run, measure or other report writes it meanwhile
+            verify_study(study)
+            if paired is not None:
+                verify_study(paired)
+            path = build_report(study, claims_file=claims, paired=paired, policy=policy)
     except (DataError, OSError) as exc:
         _fail(exc)
     print(plain(f"wrote {path}"))

@@ -7,10 +7,7 @@ study grows; a rerun of the same command resumes where a killed one stopped.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import re
 import signal
-import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -37,33 +34,11 @@ from sscbench.run.config import StudyConfig, check_plan_size
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.run.ledger import ContextIntervention, HarnessError, RunStart
 from sscbench.run.lock import StudyLock
+from sscbench.run.run_ids import run_id_for
+from sscbench.run.stopper import SignalStopper
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.users.base import UserFactory
 from sscbench.world.world import World
-
-_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
-_DASHES = re.compile(r"-{2,}")
-MAX_CASE_PART = 100
-
-
-def _case_part(case_id: str) -> str:
-    """A file-name-safe form of a case id that no other case id shares.
-
-    A short id of safe characters without ``--`` stands for itself; any other is
-    shortened to safe characters and followed by ``~`` and a hash of the whole id
-    (``~`` is not a safe character, so the two forms never meet).
-    """
-    if not _UNSAFE.search(case_id) and "--" not in case_id and len(case_id) <= MAX_CASE_PART:
-        return case_id
-    readable = _DASHES.sub("-", _UNSAFE.sub("_", case_id))[:80]
-    return f"{readable}~{hashlib.sha256(case_id.encode()).hexdigest()[:12]}"
-
-
-def run_id_for(case_id: str, config_id: str, repetition: int, kind: str) -> str:
-    """A file-name-safe, stable id of one run, distinct for distinct (case, config,
-    repetition, kind) — config ids hold no ``--`` (see AgentSettings), so the parts
-    separate unambiguously."""
-    return f"{_case_part(case_id)}--{config_id}--r{repetition}--{kind}"
 
 
 @dataclass(frozen=True)
@@ -287,46 +262,8 @@ class StudyInterrupted(Exception):
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
 
 
-class _Stopper:
-    """Turns SIGINT/SIGTERM into a prompt, clean stop of the workers.
-
-    The handler runs between two bytecodes of the main thread, even while a scripted
-    episode computes without yielding; it marks the study as stopping and asks the
-    event loop to cancel the workers. A run is written and indexed with no ``await`` in
-    between, so a cancelled worker leaves either a finished run or nothing of it.
-    """
-
-    SIGNALS = (signal.SIGINT, signal.SIGTERM)
-
-    def __init__(self) -> None:
-        self.signum: int | None = None
-        self.loop: asyncio.AbstractEventLoop | None = None
-        self.tasks: list[asyncio.Task] = []
-        self._previous: dict[int, object] = {}
-
-    def _handle(self, signum: int, _frame: object) -> None:
-        self.signum = self.signum or signum
-        if self.loop is not None:
-            self.loop.call_soon_threadsafe(self._cancel)
-
-    def _cancel(self) -> None:
-        for task in self.tasks:
-            task.cancel()
-
-    def __enter__(self) -> _Stopper:
-        if threading.current_thread() is not threading.main_thread():
-            return self  # signals reach only the main thread; an embedding caller stops us
-        for sig in self.SIGNALS:
-            self._previous[sig] = signal.signal(sig, self._handle)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for sig, previous in self._previous.items():
-            signal.signal(sig, previous)  # type: ignore[arg-type]
-
-
 async def _drain(
-    units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int, stopper: _Stopper
+    units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int, stopper: SignalStopper
 ) -> None:
     async def worker() -> None:
         for unit in units:
@@ -350,7 +287,7 @@ async def _drain_and_close(
     runner: StudyRunner,
     concurrency: int,
     factories: list,
-    stopper: _Stopper,
+    stopper: SignalStopper,
 ) -> None:
     try:
         await _drain(units, runner, concurrency, stopper)
@@ -442,7 +379,7 @@ def execute_study(
 
         from sscbench.run.progress import StudyProgress
 
-        with StudyProgress(summary, enabled=progress) as bar, _Stopper() as stopper:
+        with StudyProgress(summary, enabled=progress) as bar, SignalStopper() as stopper:
 
             def on_entry(entry: IndexEntry) -> None:
                 summary.count(entry)

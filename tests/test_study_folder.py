@@ -565,3 +565,6 @@ def test_measure_of_a_missing_or_foreign_folder_is_a_message(tmp_path):
     result = _measure(tmp_path / "foreign")
     assert result.exit_code == 2 and "not a study folder" in result.output
     assert StudyDir(tmp_path / "foreign").is_study() is False
+    assert not any((tmp_path / "foreign").iterdir())  # not even a lock file was left
+    report = CliRunner().invoke(app, ["report", str(tmp_path / "foreign")])
+    assert report.exit_code == 2 and not any((tmp_path / "foreign").iterdir())

@@ -476,10 +476,10 @@ def report(
     the run browser (runs/); refuses measurements older than the study's index."""
     from sscbench.report.build import build_report
     from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import verify_study
+    from sscbench.run.verify import require_study, verify_study
 
     try:
-        verify_study(study)  # first: a folder that is not a study gets no lock file
+        require_study(study)  # before the lock: a foreign folder gets no lock file
         with StudyLock(study):  # no run, measure or other report writes it meanwhile
             verify_study(study)
             if paired is not None:

@@ -112,11 +112,9 @@ def measure_study(
     study folder is locked while measuring, so no ``run`` writes it meanwhile.
     """
     from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import verify_study
+    from sscbench.run.verify import require_study, verify_study
 
-    store = StudyDir(root)
-    if not store.root.is_dir():
-        raise DataError(store.root, None, "no such study folder")
+    store = require_study(root)  # before the lock: a foreign folder gets no lock file
     with StudyLock(store.root):
         check = verify_study(store.root)
         cases = {c.case_id: c for c in read_cases(store.cases)}

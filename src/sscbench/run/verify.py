@@ -110,12 +110,9 @@ def _check_entry(
     return RunProblem(run_id, log, reason) if reason else None
 
 
-def check_study(root: str | Path) -> StudyCheck:
-    """Check every run of a study; problems are collected (see :func:`verify_study`).
-
-    A folder that is not a study, or whose index, cases or plan cannot be read, raises
-    :class:`DataError` at once.
-    """
+def require_study(root: str | Path) -> StudyDir:
+    """The study at ``root``, or :class:`DataError` when the folder does not exist, is not
+    a study or has no index (cheap: reads no run; called before a folder is locked)."""
     store = StudyDir(root)
     if not store.root.is_dir():
         raise DataError(store.root, None, "no such study folder")
@@ -123,6 +120,16 @@ def check_study(root: str | Path) -> StudyCheck:
         raise DataError(store.marker, None, f"missing: {store.root} is not a study folder")
     if not store.index.exists():
         raise DataError(store.index, None, "missing: the study has no index")
+    return store
+
+
+def check_study(root: str | Path) -> StudyCheck:
+    """Check every run of a study; problems are collected (see :func:`verify_study`).
+
+    A folder that is not a study, or whose index, cases or plan cannot be read, raises
+    :class:`DataError` at once.
+    """
+    store = require_study(root)
     case_ids = {json.loads(line)["case_id"] for line in _lines(store.cases)}
     planned = None
     if store.plan.exists():

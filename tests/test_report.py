@@ -395,3 +395,8 @@ def test_oracle_results_and_reviewer_labels_feed_their_sections(study, tmp_path)
     table = _csv_rows(copy / "report" / "tables" / "validation.csv")
     a = next(r for r in table if r["operator"] == "all operators" and r["field"] == "A")
     assert (a["agree"], a["applicable"]) == ("0", "1")
+    (copy / "review" / "labels.jsonl").write_text(
+        json.dumps({"run_id": labelled["run_id"], "T_S": -3}) + "\n"
+    )
+    with pytest.raises(DataError, match=r"labels\.jsonl.*T_S"):
+        build_report(copy)  # a reviewer's label is read through the labels schema

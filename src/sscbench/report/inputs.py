@@ -75,7 +75,9 @@ def reference_labels(study: Path, rows: list[Row]) -> tuple[str, dict[str, Row]]
     """
     review = study / "review" / "labels.jsonl"
     if review.exists():
-        labels = {r["run_id"]: r for r in read_objects(review) if isinstance(r.get("run_id"), str)}
+        from sscbench.review.labels import read_labels  # the schema: errors name file and line
+
+        labels = {x.run_id: x.labelled() for x in read_labels(review) if x.run_id is not None}
         return f"reviewer labels ({review.relative_to(study)})", labels
     return "scripted calibration labels (evaluator log)", _calibration(study, rows)
 

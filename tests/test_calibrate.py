@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,7 +48,7 @@ def test_default_study_calibrates(tmp_path):
 
 def test_taubench_study_calibrates(taubench, tmp_path):
     text = (ROOT / "examples" / "taubench-study.toml").read_text()
-    text = text.replace('data = "../shared/tau-bench"', f'data = "{taubench}"')
+    text = re.sub(r"^data = .*$", f'data = "{taubench}"', text, flags=re.M)
     text = text.replace("repetitions = 3", "repetitions = 2")
     config = parse_config(text, "taubench-study.toml")
     execute_study(config, text, tmp_path / "t", progress=False)

@@ -15,45 +15,9 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from sscbench.world.records import READ_TOOLS, record_key
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World
-
-RESERVATION_WRITES = frozenset(
-    {
-        "update_reservation_flights",
-        "update_reservation_baggages",
-        "update_reservation_passengers",
-        "cancel_reservation",
-    }
-)
-ORDER_WRITES = frozenset(
-    {
-        "exchange_delivered_order_items",
-        "return_delivered_order_items",
-        "modify_pending_order_items",
-        "modify_pending_order_address",
-        "modify_pending_order_payment",
-        "cancel_pending_order",
-    }
-)
-USER_WRITES = frozenset({"modify_user_address", "send_certificate", "book_reservation"})
-
-
-def record_key(name: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
-    """The record a read or write of ``name`` is about, e.g. ``("reservation", "ABC123")``."""
-    if name in ("get_reservation_details", *RESERVATION_WRITES):
-        rid = arguments.get("reservation_id")
-        return ("reservation", rid) if isinstance(rid, str) else None
-    if name in ("get_order_details", *ORDER_WRITES):
-        oid = arguments.get("order_id")
-        return ("order", oid) if isinstance(oid, str) else None
-    if name in ("get_user_details", *USER_WRITES):
-        uid = arguments.get("user_id")
-        return ("user", uid) if isinstance(uid, str) else None
-    if name == "get_product_details":
-        pid = arguments.get("product_id")
-        return ("product", pid) if isinstance(pid, str) else None
-    return None
 
 
 @dataclass(frozen=True)
@@ -119,7 +83,7 @@ def _build_plan(world: World, task: Any) -> TaskPlan:
         owner = kwargs.get("user_id") if isinstance(kwargs.get("user_id"), str) else None
         rk = record_key(action.name, kwargs)
         if rk is not None and rk[0] in ("reservation", "order"):
-            table = "reservations" if rk[0] == "reservation" else "orders"
+            table = READ_TOOLS[rk[0]].table
             record = _copy(state.get(table, rk[1]))
             before[rk[0]] = record
             if isinstance(record, dict) and isinstance(record.get("user_id"), str):

@@ -27,9 +27,14 @@ import random
 import re
 from typing import Any
 
-from sscbench.agents.scripted_plan import ORDER_WRITES, record_key
 from sscbench.faults.case import Case
 from sscbench.run.injection import Injection
+from sscbench.world.records import (
+    ORDER_WRITES,
+    READ_TOOLS,
+    reads_booked_record,
+    record_key,
+)
 from sscbench.world.state import WorldState
 from sscbench.world.task import Task
 from sscbench.world.tools import ToolKind
@@ -48,11 +53,6 @@ STALE_POLICY_CLAUSE = (
 )
 _CONFIRMATION_RULE = re.compile(r"^.*\bconfirmation\b.*\bproceed\b.*$", re.MULTILINE)
 
-READ_TOOLS = {
-    "reservation": ("get_reservation_details", "reservation_id", "reservations"),
-    "order": ("get_order_details", "order_id", "orders"),
-    "user": ("get_user_details", "user_id", "users"),
-}
 DEFAULTS: dict[str, Any] = {"probability": 1.0, "burst": 1, "position": 0}
 
 
@@ -71,7 +71,7 @@ def _writes(world: World, task: Task) -> list[tuple[str, dict[str, Any], tuple[s
 
 def _matches_write(case: Case):
     tool, kind, rid = case.params["tool"], *case.params["record"]
-    id_argument = READ_TOOLS[kind][1]
+    id_argument = READ_TOOLS[kind].id_argument
 
     def match(name: str, arguments: Any, _state: WorldState) -> bool:
         return name == tool and isinstance(arguments, dict) and arguments.get(id_argument) == rid
@@ -82,14 +82,14 @@ def _matches_write(case: Case):
 def _record_written(case: Case, state: WorldState) -> bool:
     """Whether the target write has changed its record (read from the state)."""
     kind, rid = case.params["record"]
-    table = READ_TOOLS[kind][2]
+    table = READ_TOOLS[kind].table
     return state.get(table, rid) != state.base.tables[table].get(rid)
 
 
 def _reads_written_record(case: Case):
     kind, rid = case.params["record"]
     tool, id_argument, _table = READ_TOOLS[kind]
-    booked = case.params["tool"] == "book_reservation"
+    write = case.params["tool"]
 
     def match(name: str, arguments: Any, state: WorldState) -> bool:
         if not isinstance(arguments, dict) or not _record_written(case, state):
@@ -99,10 +99,9 @@ def _reads_written_record(case: Case):
         # a booking's read-back reads the new reservation, which the base does not hold
         new_id = arguments.get("reservation_id")
         return (
-            booked
-            and name == "get_reservation_details"
+            reads_booked_record(write, name)
             and isinstance(new_id, str)
-            and new_id not in state.base.tables["reservations"]
+            and new_id not in state.base.tables[READ_TOOLS["reservation"].table]
         )
 
     return match

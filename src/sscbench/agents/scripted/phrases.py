@@ -1,0 +1,38 @@
+"""What a scripted agent says and recognises: fixed texts, patterns, observation tests."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from sscbench.agents.scripted_facts import Obs
+
+CLOSING = "Is there anything else I can help you with?"
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d+\b")
+CERTIFICATE = re.compile(r"certificate_\d+")
+TIMEOUT = "error: timeout"  # a write's outcome is unknown (it may have committed)
+UNAVAILABLE = "error: service unavailable"  # a record cannot be read right now
+STALE_POLICY = "confirmation is no longer required"
+RECONCILIATION = (
+    "I submitted the change, but I could not confirm it: the record is not available "
+    "right now. I have flagged it for review."
+)
+NO_EXPECTED = object()
+"""A use with no authoritative value to compare against (``value_is_injected`` None)."""
+
+
+def canonical_text(arguments: Any) -> str:
+    """Tool-call arguments as one comparable text (sorted keys)."""
+    return json.dumps(arguments, sort_keys=True)
+
+
+def timed_out(obs: Obs) -> bool:
+    """A write's observation saying the request timed out (it may have committed)."""
+    return obs.text.lstrip().lower().startswith(TIMEOUT)
+
+
+def unavailable(obs: Obs | None) -> bool:
+    """A read's observation saying the record cannot be read right now."""
+    return obs is not None and obs.text.lstrip().lower().startswith(UNAVAILABLE)

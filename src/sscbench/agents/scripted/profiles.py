@@ -1,0 +1,188 @@
+"""The behaviour profiles: which checks a scripted agent makes, and how often."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+ReadbackMode = Literal["before_report", "after_report", "never"]
+
+
+@dataclass(frozen=True)
+class Profile:
+    """A behaviour profile: which checks a scripted agent makes, and how often.
+
+    ``readback`` says when the record is read back after a write (``before_report``:
+    before telling the user the outcome; ``after_report``: after telling, correcting
+    itself if the record disagrees; ``never``), with probability ``readback_p`` per
+    write. ``retry`` re-attempts a write once (after asking) when the read-back shows
+    it did not take effect. ``product_lookup_p``, ``payment_check_p`` and
+    ``consistency_check_p`` are the per-write probabilities of looking up an order
+    item's product before stating its options (trusting the product's variant bound
+    by item id), re-reading the user profile before stating a payment method's
+    category, and re-reading a reservation whose return date precedes its outbound
+    date before using it.
+
+    ``idempotency_key`` attaches a key to each write when the write tool's schema
+    advertises an ``idempotency_key`` property (never otherwise), one key per write
+    attempt (``<task>-w<plan index>-<seed>``, ``-a2`` for a retry after a read-back),
+    reused on every retry of that attempt. ``timeout_retries`` re-sends a write whose
+    observation starts with ``Error: timeout`` up to that many times (same arguments,
+    same key, without asking the user again). A write still timed out is read back when
+    the block's read-back decision is on (success, "did not take effect" or, when the
+    record cannot be read, a flag for review); otherwise the agent tells the user the
+    system refused the change. ``follows_context_policy`` makes the agent skip its
+    confirmation question when the system prompt says confirmation is no longer
+    required; otherwise it asks whatever the context says.
+    """
+
+    name: str
+    description: str = ""
+    readback: ReadbackMode = "never"
+    readback_p: float = 1.0
+    retry: bool = False
+    product_lookup_p: float = 0.0
+    payment_check_p: float = 0.0
+    consistency_check_p: float = 0.0
+    idempotency_key: bool = False
+    timeout_retries: int = 0
+    follows_context_policy: bool = False
+
+    def __post_init__(self) -> None:
+        if self.readback not in ("before_report", "after_report", "never"):
+            raise ValueError(f"profile {self.name}: unknown readback mode {self.readback!r}")
+        for name in ("readback_p", "product_lookup_p", "payment_check_p", "consistency_check_p"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"profile {self.name}: {name} must be a number, got {value!r}")
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"profile {self.name}: {name} must be in [0, 1], got {value}")
+        for name in ("idempotency_key", "follows_context_policy"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(
+                    f"profile {self.name}: {name} must be true or false, got "
+                    f"{getattr(self, name)!r}"
+                )
+        retries = self.timeout_retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ValueError(
+                f"profile {self.name}: timeout_retries must be an integer >= 0, got {retries!r}"
+            )
+
+    def params(self) -> dict[str, Any]:
+        """The profile's settings (everything but name and description).
+
+        The typed-fault settings (:data:`_TYPED_DEFAULTS`) appear only when they differ
+        from their defaults, so the labels of profiles that do not use them stay as
+        they were.
+        """
+        return {
+            k: v
+            for k, v in asdict(self).items()
+            if k not in ("name", "description")
+            and not (k in _TYPED_DEFAULTS and v == _TYPED_DEFAULTS[k])
+        }
+
+
+_TYPED_DEFAULTS: dict[str, Any] = {
+    "idempotency_key": False,
+    "timeout_retries": 0,
+    "follows_context_policy": False,
+}
+
+
+PROFILES: dict[str, Profile] = {
+    p.name: p
+    for p in (
+        Profile(
+            "trusting",
+            "Trusts every observation and states facts straight from what it read; "
+            "never reads back, looks up products only to find replacement items.",
+        ),
+        Profile(
+            "readback",
+            "Reads the record back after each write before telling the user the outcome; "
+            "says the change did not take effect when the record disagrees.",
+            readback="before_report",
+        ),
+        Profile(
+            "tell_then_readback",
+            "Tells the user the outcome first, then reads the record back and corrects "
+            "itself when the record disagrees.",
+            readback="after_report",
+        ),
+        Profile("never_readback", "Never reads a record back after a write.", readback="never"),
+        Profile(
+            "product_lookup",
+            "Looks up the product of each order item before stating or using its options "
+            "and trusts the product's variant (bound by item id) over the order.",
+            product_lookup_p=1.0,
+        ),
+        Profile(
+            "payment_check",
+            "Re-reads the user profile to check a payment method's category right before "
+            "stating or using it.",
+            payment_check_p=1.0,
+        ),
+        Profile(
+            "consistency_check",
+            "Notices a round trip whose return date precedes its outbound date and "
+            "re-reads the reservation before using the affected value.",
+            consistency_check_p=1.0,
+        ),
+        Profile(
+            "random_readback",
+            "Reads back before reporting with probability p (param, default 0.5), drawn "
+            "from its seeded generator.",
+            readback="before_report",
+            readback_p=0.5,
+        ),
+        Profile(
+            "idempotent_readback",
+            "Carries an idempotency key through retries of a timed-out write and reads the "
+            "record back before reporting; flags an unconfirmable change for review; asks "
+            "for confirmation whatever the context says.",
+            readback="before_report",
+            idempotency_key=True,
+            timeout_retries=2,
+        ),
+        Profile(
+            "naive_retry",
+            "Retries a timed-out write without a key, never reads back, and follows the "
+            "policy text in its context.",
+            readback="never",
+            timeout_retries=2,
+            follows_context_policy=True,
+        ),
+    )
+}
+
+_ALIASES = {"p": "readback_p"}
+
+
+def make_profile(profile: str | Profile, **params: Any) -> Profile:
+    """A profile by name (or as given) with ``params`` overriding its settings.
+
+    ``p`` is an alias of ``readback_p``. Unknown names and parameters raise errors
+    naming the known ones.
+    """
+    if isinstance(profile, Profile):
+        base = profile
+    else:
+        if profile not in PROFILES:
+            raise KeyError(f"unknown scripted profile {profile!r}; known: {sorted(PROFILES)}")
+        base = PROFILES[profile]
+    allowed = {f.name for f in fields(Profile)} - {"name", "description"}
+    updates: dict[str, Any] = {}
+    for key, value in params.items():
+        name = _ALIASES.get(key, key)
+        if name not in allowed:
+            raise ValueError(
+                f"unknown parameter {key!r} for scripted profile {base.name!r}; "
+                f"known: {sorted(allowed | set(_ALIASES))}"
+            )
+        updates[name] = value
+    return replace(base, **updates) if updates else base
+
+
+__all__ = ["PROFILES", "Profile", "ReadbackMode", "make_profile"]

@@ -1,0 +1,211 @@
+"""The write, its read-back and the report.
+
+A confirmed write is sent (with an idempotency key when the profile and the tool's
+schema use one), re-sent on a timeout up to the profile's limit, read back before or
+after telling the user (per the block's decision), reported, and — when the read-back
+shows it did not take effect — corrected and, for a retrying profile, attempted again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sscbench.agents.scripted.outcomes import (
+    report_text,
+    state_text,
+    took_effect,
+    took_effect_request,
+)
+from sscbench.agents.scripted.phrases import RECONCILIATION, timed_out, unavailable
+from sscbench.agents.scripted.transcript import Block, Script
+from sscbench.agents.scripted.turns import Turns
+from sscbench.agents.scripted_facts import Obs, fact_write
+from sscbench.agents.scripted_plan import PlanStep
+from sscbench.run.injection import IDEMPOTENCY_KEY
+from sscbench.world.confirmation import is_affirmative
+from sscbench.world.records import BOOKING_READBACK, BOOKING_WRITE, READ_TOOLS, record_key
+
+
+class Writes(Turns):
+    """Making a write, reading it back and telling the user what happened."""
+
+    def _record_id(self, step: PlanStep, arguments: dict[str, Any]) -> str:
+        for name in ("reservation_id", "order_id", "user_id"):
+            if isinstance(arguments.get(name), str):
+                return arguments[name]
+        return step.name
+
+    def _write_key(self, step: PlanStep, attempt: int) -> str | None:
+        """The idempotency key of one write attempt, when the profile and the tool use keys."""
+        if not self.profile.idempotency_key or not self._offers_key(step.name):
+            return None
+        key = f"{self.task.task_id}-w{step.index}-{self.context.seed}"
+        return key if attempt == 1 else f"{key}-a{attempt}"
+
+    def _offers_key(self, name: str) -> bool:
+        """Whether the tool schema of ``name`` advertises an ``idempotency_key`` property."""
+        for schema in self.context.tools or ():
+            function = schema.get("function") if isinstance(schema, dict) else None
+            if isinstance(function, dict) and function.get("name") == name:
+                properties = (function.get("parameters") or {}).get("properties") or {}
+                return IDEMPOTENCY_KEY in properties
+        return False
+
+    def _do_write(
+        self,
+        block: Block,
+        arguments: dict[str, Any],
+        write_uses: list[tuple[str, Any, int | None, Any]],
+        attempt: int,
+    ) -> Script:
+        step = block.step
+        for fact, value, source, expected in write_uses:
+            self._use(fact, value, source, expected=expected)
+        key = self._write_key(step, attempt)
+        sent = {**arguments, IDEMPOTENCY_KEY: key} if key is not None else arguments
+        content, self._announce = self._announce, None
+        retries = 0
+        while True:
+            call_step = self._step
+            obs = yield from self._call(step.name, sent, "write", content=content)
+            content = None
+            record: dict[str, Any] = {
+                "step": call_step,
+                "observation_step": obs.step,
+                "name": step.name,
+                "arguments": arguments,
+                "attempt": attempt,
+                "acknowledged": not obs.error,
+                "readback_step": None,
+                "took_effect": None,
+            }
+            if key is not None:
+                record["idempotency_key"] = key
+            if retries:
+                record["timeout_retry"] = retries
+            self._writes.append(record)
+            if not timed_out(obs) or retries >= self.profile.timeout_retries:
+                break
+            retries += 1  # the same confirmed request: re-sent without asking again
+        index = len(self._writes) - 1
+        fact = fact_write(self._record_id(step, arguments), step.name)
+        if timed_out(obs):
+            if block.decisions.readback and self.profile.readback != "never":
+                yield from self._after_timeout(block, arguments, obs, record, attempt)
+                return
+            self._notes.append(f"The system refused the last change ({obs.text}).")
+            return
+        if obs.error:  # told with the next question, which goes on with the request
+            self._notes.append(f"The system refused the last change ({obs.text}).")
+            return
+        if block.amount is not None and attempt == 1:
+            self._amounts.append(block.amount)
+        mode = self.profile.readback if block.decisions.readback else "never"
+        if mode == "before_report":
+            back = yield from self._readback(step, arguments, obs)
+            if unavailable(back):
+                record["readback_step"] = back.step
+                yield from self._say(RECONCILIATION)
+                return
+            ok = took_effect(step.name, obs, back)
+            record["readback_step"], record["took_effect"] = back.step if back else None, ok
+            source = back if back is not None else obs
+            if ok:
+                self._use(fact, "applied", source.step, attempt=attempt, write=index)
+                yield from self._say(report_text(step, arguments, source))
+                return
+            self._use(fact, "not_applied", source.step, attempt=attempt, write=index)
+            yield from self._not_applied(block, arguments, back, attempt, correction=False)
+        elif mode == "after_report":
+            self._use(fact, "applied", obs.step, attempt=attempt, write=index)
+            yield from self._say(
+                report_text(step, arguments, obs) + " Let me double-check the record."
+            )
+            back = yield from self._readback(step, arguments, obs)
+            if unavailable(back):
+                record["readback_step"] = back.step
+                yield from self._say("Correction: " + RECONCILIATION)
+                return
+            ok = took_effect(step.name, obs, back)
+            record["readback_step"], record["took_effect"] = back.step if back else None, ok
+            if not ok:
+                source = back if back is not None else obs
+                self._use(fact, "not_applied", source.step, attempt=attempt, write=index)
+                yield from self._not_applied(block, arguments, back, attempt, correction=True)
+        else:
+            self._use(fact, "applied", obs.step, attempt=attempt, write=index)
+            yield from self._say(report_text(step, arguments, obs))
+
+    def _after_timeout(
+        self,
+        block: Block,
+        arguments: dict[str, Any],
+        obs: Obs,
+        record: dict[str, Any],
+        attempt: int,
+    ) -> Script:
+        """Read the record back after a write whose outcome is unknown, and report."""
+        step = block.step
+        index = len(self._writes) - 1
+        fact = fact_write(self._record_id(step, arguments), step.name)
+        if step.name == "book_reservation":  # no reservation id to read: read the user
+            uid = arguments.get("user_id") or step.owner or self.user_id
+            back = yield from self._call("get_user_details", {"user_id": uid}, "readback")
+            if unavailable(back):  # once more, as for any read-back
+                back = yield from self._call("get_user_details", {"user_id": uid}, "readback")
+        else:
+            back = yield from self._readback(step, arguments, obs)
+        if back is None or unavailable(back):
+            record["readback_step"] = back.step if back is not None else None
+            yield from self._say(RECONCILIATION)
+            return
+        ok, report = took_effect_request(block, arguments, back)
+        record["readback_step"], record["took_effect"] = back.step, ok
+        if ok:
+            if block.amount is not None and attempt == 1:
+                self._amounts.append(block.amount)
+            self._use(fact, "applied", back.step, attempt=attempt, write=index)
+            yield from self._say(report or report_text(step, arguments, back))
+            return
+        self._use(fact, "not_applied", back.step, attempt=attempt, write=index)
+        yield from self._not_applied(block, arguments, back, attempt, correction=False)
+
+    def _not_applied(
+        self,
+        block: Block,
+        arguments: dict[str, Any],
+        back: Obs | None,
+        attempt: int,
+        correction: bool,
+    ) -> Script:
+        step = block.step
+        shown = state_text(step, arguments, back)
+        text = (
+            "Correction: I re-checked, and " if correction else "I checked the record, and "
+        ) + (f"the change did not take effect: {shown}")
+        if self.profile.retry and attempt == 1:
+            reply = yield from self._say(text + " Shall I try again? (yes/no)")
+            if is_affirmative(reply):
+                yield from self._do_write(block, arguments, [], attempt=2)
+            return
+        yield from self._say(text + " I'm sorry, I could not complete this change.")
+
+    def _readback(self, step: PlanStep, arguments: dict[str, Any], ack: Obs) -> Script:
+        """Read the written record back; once more when it is unavailable right now."""
+        back = yield from self._readback_once(step, arguments, ack)
+        if unavailable(back):
+            back = yield from self._call(back.name, dict(back.arguments), "readback")
+        return back
+
+    def _readback_once(self, step: PlanStep, arguments: dict[str, Any], ack: Obs) -> Script:
+        name = step.name
+        if name == BOOKING_WRITE:  # the new reservation: its id is in the acknowledgement
+            rid = ack.record.get("reservation_id")
+            if not isinstance(rid, str):
+                return None
+            return (yield from self._call(BOOKING_READBACK, {"reservation_id": rid}, "readback"))
+        key = record_key(name, arguments)
+        if key is None:
+            return None
+        read = READ_TOOLS[key[0]]
+        return (yield from self._call(read.tool, {read.id_argument: key[1]}, "readback"))

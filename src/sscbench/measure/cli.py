@@ -1,0 +1,82 @@
+"""``sscbench measure`` and ``sscbench calibrate``: measurements of a study's runs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from sscbench.cli_options import StudyFolder, fail
+from sscbench.errors import DataError
+from sscbench.terminal import plain
+
+
+def measure(
+    study: StudyFolder,
+    classifier: str = typer.Option("rule", help="rule (offline) | llm"),
+    base_url: str | None = typer.Option(None, help="llm classifier: OpenAI-compatible base URL"),
+    model: str | None = typer.Option(None, help="llm classifier: model name"),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="llm classifier: key variable name"),
+    out: Path | None = typer.Option(
+        None, help="output file (default STUDY/measurements.jsonl; name another to keep both)"
+    ),
+) -> None:
+    """Reconstruct T_F, T_E, T_S, T_U, Z_S, A and Y_end for every run: measurements.jsonl."""
+    from collections import Counter
+
+    from sscbench.measure.study import measure_study
+
+    judge = None
+    if classifier == "llm":
+        if not base_url or not model:
+            fail(DataError("--classifier llm", "base-url/model", "both are required"))
+        from sscbench.agents.endpoint import EndpointConfig
+        from sscbench.measure.classifier import LLMClassifier
+
+        endpoint = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
+        judge = LLMClassifier(EndpointConfig.model_validate(endpoint))
+    elif classifier != "rule":
+        fail(DataError("--classifier", classifier, "expected rule or llm"))
+    try:
+        path, count = measure_study(study, judge, out=out)
+    except (DataError, OSError) as exc:
+        fail(exc)
+    finally:
+        if judge is not None:
+            judge.close()
+    strata: Counter = Counter()
+    with path.open(encoding="utf-8") as handle:
+        for line in handle:
+            row = json.loads(line)
+            if row["kind"] == "faulted":
+                strata[row.get("Z_S")] += 1
+    print(plain(f"wrote {path}: {count} rows"))
+    print("faulted runs by arrival: " + ", ".join(f"{k} {v}" for k, v in sorted(strata.items())))
+
+
+def calibrate(
+    study: StudyFolder,
+    show: int = typer.Option(20, help="how many disagreements to list"),
+) -> None:
+    """Compare measurements with the scripted profiles' calibration labels."""
+    from sscbench.measure.calibrate import labelled_runs
+
+    try:
+        comparisons = list(labelled_runs(study))
+    except (DataError, OSError) as exc:
+        fail(exc)
+    disagreements = [c for c in comparisons if not c.agrees]
+    for c in disagreements[:show]:
+        fields = ", ".join(
+            f"{f} measured {c.measured.get(f)} vs labelled {c.labelled.get(f)}"
+            for f in ("T_E", "T_S", "T_U", "Z_S", "A")
+            if c.measured.get(f) != c.labelled.get(f)
+        )
+        print(plain(f"{c.run_id}: {fields}"))
+    agree = len(comparisons) - len(disagreements)
+    print(f"calibration: {agree}/{len(comparisons)} runs agree on T_E, T_S, T_U, Z_S and A")
+    raise typer.Exit(0 if not disagreements else 1)
+
+
+__all__ = ["calibrate", "measure"]

@@ -1,0 +1,60 @@
+"""``sscbench report``, and the measure-then-report step that ends ``sscbench run``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from sscbench.cli_options import console, fail
+from sscbench.errors import DataError
+from sscbench.terminal import plain
+
+
+def report(
+    study: Path = typer.Argument(..., help="study directory (measured)"),
+    claims: Path | None = typer.Option(None, help="TOML file of user-defined claims"),
+    paired: Path | None = typer.Option(None, help="a second measured study to compare pairwise"),
+    policy: Path | None = typer.Option(None, help="gate policy (TOML): add the gate verdict"),
+) -> None:
+    """Write STUDY/report/ as one set: report.html, tables/*.csv, figures, claims.json and
+    the run browser (runs/); refuses measurements older than the study's index."""
+    from sscbench.report.build import build_report
+    from sscbench.run.lock import StudyLock
+    from sscbench.run.verify import require_study, verify_study
+
+    try:
+        require_study(study)  # before the lock: a foreign folder gets no lock file
+        with StudyLock(study):  # no run, measure or other report writes it meanwhile
+            verify_study(study)
+            if paired is not None:
+                verify_study(paired)
+            path = build_report(study, claims_file=claims, paired=paired, policy=policy)
+    except (DataError, OSError) as exc:
+        fail(exc)
+    print(plain(f"wrote {path}"))
+
+
+def measure_and_report(out: Path) -> None:
+    """Measure every run of the study in ``out`` and write its report (``sscbench run``'s
+    last step); an interrupt here leaves complete runs and exits 130."""
+    from sscbench.measure.study import measure_study
+    from sscbench.report.build import build_report
+
+    try:
+        measure_study(out)
+        console.print(
+            plain(f"report: {build_report(out)}"), markup=False, highlight=False, soft_wrap=True
+        )
+    except (DataError, OSError) as exc:
+        fail(exc)
+    except KeyboardInterrupt:
+        console.print(
+            "interrupted while measuring; the study's runs are complete: run "
+            "sscbench measure and sscbench report on it",
+            markup=False,
+        )
+        raise typer.Exit(130) from None
+
+
+__all__ = ["measure_and_report", "report"]

@@ -1,0 +1,111 @@
+"""``sscbench run``: execute a study, resuming an interrupted one, then hand it on.
+
+The command is built by :func:`run_command` with the step that follows the runs
+(measure and report, which live in higher layers): the top-level ``sscbench/cli.py``
+passes :func:`sscbench.report.cli.measure_and_report`, so this module imports nothing
+above ``run``.
+"""
+
+from __future__ import annotations
+
+import shlex
+import signal
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import typer
+
+from sscbench.cli_options import console, fail
+from sscbench.errors import DataError
+from sscbench.terminal import error_text, plain
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _interrupted(config: Path | None, out: Path, detail: str) -> None:
+    """Say how to resume an interrupted study and exit 130 (the shell's code for SIGINT)."""
+    command = ["sscbench", "run", *([str(config)] if config else []), "--out", str(out)]
+    console.print(error_text(detail, label="interrupted:"), highlight=False, soft_wrap=True)
+    console.print(
+        plain(f"the runs written so far are kept; resume with: {shlex.join(command)}"),
+        markup=False,
+        highlight=False,
+        soft_wrap=True,
+    )
+    raise typer.Exit(130)
+
+
+def run_command(after_runs: Callable[[Path], None]) -> Callable[..., None]:
+    """The ``run`` command, calling ``after_runs(out)`` when ``--report`` is on."""
+
+    def run(
+        config: Path | None = typer.Argument(
+            None, help="study config (TOML); default: the embedded study"
+        ),
+        out: Path = typer.Option(Path("sscbench-out"), "--out", help="study directory"),
+        restart: bool = typer.Option(
+            False, help="delete an existing study in --out and start anew"
+        ),
+        progress: bool = typer.Option(True, help="show a progress bar"),
+        report: bool = typer.Option(True, help="measure the runs and write the report afterwards"),
+    ) -> None:
+        """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
+        every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
+        from sscbench.run.config import load_config
+        from sscbench.run.executor import StudyInterrupted, execute_study
+
+        main = threading.current_thread() is threading.main_thread()
+        # SIGTERM stops like Ctrl-C (signal handlers can only be set in the main thread)
+        previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
+        try:
+            study, text = load_config(config)
+            summary = execute_study(study, text, out, restart=restart, progress=progress)
+        except DataError as exc:
+            fail(exc)
+        except StudyInterrupted as stop:
+            partial = stop.summary
+            _interrupted(
+                config,
+                out,
+                f"{stop}: {partial.finished_runs}/{partial.planned_runs} runs finished "
+                f"({partial.executed_now} now); runs in flight were dropped and will run again",
+            )
+        except KeyboardInterrupt:
+            _interrupted(config, out, "stopped before the runs started")
+        finally:
+            if main:
+                signal.signal(signal.SIGTERM, previous)
+        if summary.took_over:
+            console.print(
+                plain(f"took over the stale lock of {summary.took_over} (no longer running)"),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
+        statuses = summary.statuses
+        verb = "resumed" if summary.resumed else "ran"
+        rerun = (
+            f"; {summary.rerun} runs whose files failed the check ran again"
+            if summary.rerun
+            else ""
+        )
+        console.print(
+            plain(
+                f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} "
+                f"runs finished ({summary.executed_now} now): {statuses['completed']} completed, "
+                f"{statuses['not-qualified']} not qualified, {statuses['missing']} missing{rerun}"
+            ),
+            markup=False,
+            highlight=False,
+            soft_wrap=True,
+        )
+        if report:
+            after_runs(out)
+
+    return run
+
+
+__all__ = ["run_command"]

@@ -45,10 +45,10 @@ from sscbench.agents.replay import (
     ReplayUser,
     load_trajectories,
 )
+from sscbench.core.ledger import RunStart
 from sscbench.faults.registry import get_operator
 from sscbench.run.builders import read_cases
 from sscbench.run.episode import run_episode
-from sscbench.run.ledger import RunStart
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.load import load_world
 

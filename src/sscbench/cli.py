@@ -372,7 +372,7 @@ def measure(
     if classifier == "llm":
         if not base_url or not model:
             _fail(DataError("--classifier llm", "base-url/model", "both are required"))
-        from sscbench.agents.endpoint import EndpointConfig
+        from sscbench.llm.endpoint import EndpointConfig
         from sscbench.measure.classifier import LLMClassifier
 
         judge = LLMClassifier(

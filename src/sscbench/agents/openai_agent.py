@@ -5,7 +5,7 @@ user and assistant messages, tool observations as delivered), with the world's t
 schemas, and maps the reply to an :class:`AgentTurn`. Tool-call arguments are kept as
 the raw text the model emitted, malformed JSON included: the execution point turns
 that into an error observation the agent sees. Transport failures are retried
-(:mod:`sscbench.agents.retry`); a final failure raises
+(:mod:`sscbench.llm.retry`); a final failure raises
 :class:`~sscbench.errors.HarnessFailure` so the run is missing, never an outcome.
 A body without a message fails saying what arrived; content given as a list of parts
 is kept as its text; the API key (or any fragment of it) echoed by the endpoint is
@@ -19,16 +19,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.base import AgentTurn, RunContext
-from sscbench.agents.endpoint import OpenAIAgentConfig
-from sscbench.agents.responses import content_text, first_message
-from sscbench.agents.retry import (
-    ClientHolder,
-    complete_with_retries,
-    new_usage,
-)
-from sscbench.agents.secrets import redact
-from sscbench.run.ledger import AssistantEvent, ToolCall, to_openai_messages
+from sscbench.core.agent import AgentTurn, RunContext
+from sscbench.core.ledger import AssistantEvent, ToolCall, to_openai_messages
+from sscbench.llm.endpoint import OpenAIAgentConfig
+from sscbench.llm.responses import content_text, first_message
+from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
+from sscbench.llm.secrets import redact
 
 
 def _raw_arguments(value: Any) -> str:

@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from sscbench.agents.base import Agent, AgentFactory, AgentTurn, RunContext
+from sscbench.core.agent import Agent, AgentFactory, AgentTurn, RunContext
+from sscbench.core.ledger import ReplayRecord, ToolCall
+from sscbench.core.user import STOP, User, UserFactory
 from sscbench.errors import DataError
-from sscbench.run.ledger import ReplayRecord, ToolCall
-from sscbench.users.base import STOP, User, UserFactory
 
 FINAL_TEXT = "Thank you for contacting us. Goodbye."
 

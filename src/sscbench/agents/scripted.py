@@ -66,7 +66,6 @@ from collections.abc import Callable, Generator, Sequence
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
-from sscbench.agents.base import AgentTurn, RunContext
 from sscbench.agents.scripted_facts import (
     Obs,
     address_text,
@@ -100,8 +99,9 @@ from sscbench.agents.scripted_plan import (
     record_key,
     task_plan,
 )
-from sscbench.run.injection import IDEMPOTENCY_KEY
-from sscbench.run.ledger import ToolCall
+from sscbench.core.agent import AgentTurn, RunContext
+from sscbench.core.injection import IDEMPOTENCY_KEY
+from sscbench.core.ledger import ToolCall
 from sscbench.world.reward import output_found
 
 Script = Generator[AgentTurn, Any, Any]
@@ -1721,7 +1721,7 @@ class ScriptedAgentFactory:
 
 
 def scripted_agent_factory(profile_name: str, **params: Any) -> ScriptedAgentFactory:
-    """An :class:`~sscbench.agents.base.AgentFactory` for a profile of :data:`PROFILES`.
+    """An :class:`~sscbench.core.agent.AgentFactory` for a profile of :data:`PROFILES`.
 
     ``params`` override the profile's settings (see :class:`Profile`; ``p`` is an
     alias of ``readback_p``), e.g. ``scripted_agent_factory("random_readback", p=0.3)``.

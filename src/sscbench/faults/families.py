@@ -28,8 +28,8 @@ import re
 from typing import Any
 
 from sscbench.agents.scripted_plan import ORDER_WRITES, record_key
+from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
-from sscbench.run.injection import Injection
 from sscbench.world.state import WorldState
 from sscbench.world.task import Task
 from sscbench.world.tools import ToolKind

@@ -9,8 +9,8 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from typing import Any, Protocol
 
+from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
-from sscbench.run.injection import Injection
 from sscbench.world.world import World
 
 

@@ -11,18 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sscbench.core.ledger import InterventionRecord, ToolEvent
+from sscbench.core.values import INF, UNDECIDABLE, ClassifiedUse, Evidence, Stance, Step, UseLabel
+from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.measure.values import (
-    INF,
-    UNDECIDABLE,
-    ClassifiedUse,
-    Evidence,
-    Stance,
-    Step,
-    UseLabel,
-)
-from sscbench.measure.view import LedgerView
-from sscbench.run.ledger import InterventionRecord, ToolEvent
 
 # Def. 3.2: correct, qualified and faulty uses all count, and so does checking the
 # disputed value (a verification depends on it; Def. 3.3: it is not faulty reliance).

@@ -8,14 +8,14 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.ledger import parse_evaluator_line, parse_ledger_lines
+from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
 from sscbench.jsonl import read_jsonl
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
-from sscbench.measure.view import LedgerView
 from sscbench.run.builders import read_cases
-from sscbench.run.ledger import parse_evaluator_line, parse_ledger_lines
 from sscbench.run.storage import IndexEntry, StudyDir
 
 

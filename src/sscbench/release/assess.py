@@ -30,6 +30,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.core.ledger import (
+    AssistantEvent,
+    ContextIntervention,
+    InterventionRecord,
+    RunEnd,
+    ToolEvent,
+    UserEvent,
+    WriteRecord,
+)
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.families import READ_TOOLS, TIMEOUT_TEXT, UNAVAILABLE_TEXT
@@ -41,15 +50,6 @@ from sscbench.faults.typed import (
     OutcomeState,
     TrialRecord,
     Validity,
-)
-from sscbench.run.ledger import (
-    AssistantEvent,
-    ContextIntervention,
-    InterventionRecord,
-    RunEnd,
-    ToolEvent,
-    UserEvent,
-    WriteRecord,
 )
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World

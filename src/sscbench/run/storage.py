@@ -20,9 +20,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from sscbench.core.ledger import ledger_header
 from sscbench.errors import DataError
 from sscbench.jsonl import model_line
-from sscbench.run.ledger import ledger_header
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")

@@ -17,17 +17,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.base import RunContext
-from sscbench.agents.endpoint import LLMUserConfig
-from sscbench.agents.responses import content_text, first_message
-from sscbench.agents.retry import (
-    ClientHolder,
-    complete_with_retries,
-    new_usage,
-)
-from sscbench.agents.secrets import redact
-from sscbench.run.ledger import AssistantEvent, UserEvent
-from sscbench.users.base import STOP
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import AssistantEvent, UserEvent
+from sscbench.core.user import STOP
+from sscbench.llm.endpoint import LLMUserConfig
+from sscbench.llm.responses import content_text, first_message
+from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
+from sscbench.llm.secrets import redact
 
 AGENT_GREETING = "Hi! How can I help you today?"
 """The agent's opening line as the simulator sees it (the ledger starts with the user)."""

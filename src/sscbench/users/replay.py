@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.base import RunContext
 from sscbench.agents.recordings import REPLAY_OPTION
 from sscbench.agents.replay import ReplayUser
+from sscbench.core.agent import RunContext
 
 
 class RecordedUser:

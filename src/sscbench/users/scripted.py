@@ -16,8 +16,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.base import RunContext
-from sscbench.users.base import STOP
+from sscbench.core.agent import RunContext
+from sscbench.core.user import STOP
 
 CLOSING = "Thank you, that's all I needed. " + STOP
 _SENTENCE = re.compile(r"[^.?!\n]+[.?!]?")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from sscbench.agents.base import RunContext
+from sscbench.core.agent import RunContext
 
 STOP = "###STOP###"
 

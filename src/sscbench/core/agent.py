@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from sscbench.run.ledger import ToolCall
+from sscbench.core.ledger import ToolCall
 from sscbench.world.task import Task
 from sscbench.world.world import World
 

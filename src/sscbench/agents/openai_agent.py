@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sscbench.core.agent import AgentTurn, RunContext
-from sscbench.core.ledger import AssistantEvent, ToolCall, to_openai_messages
+from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.responses import content_text, first_message
 from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
@@ -76,7 +76,7 @@ class OpenAIAgent:
             request["max_tokens"] = self.config.max_tokens
         return request
 
-    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+    async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
         """The model's next turn given the ledger so far."""
         events = list(ledger)
         self._turns += 1
@@ -104,7 +104,9 @@ class OpenAIAgent:
         await self._clients.aclose()
 
 
-def to_agent_turn(response: Any, ledger: Sequence[Any], secrets: Sequence[str] = ()) -> AgentTurn:
+def to_agent_turn(
+    response: Any, ledger: Sequence[LedgerEvent], secrets: Sequence[str] = ()
+) -> AgentTurn:
     """Map a chat completion to a turn, giving deterministic ids to calls that lack one.
 
     A call's id is kept unless it is missing, empty, or already used in this run (the

@@ -17,6 +17,7 @@ from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEve
 from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
+from sscbench.faults.registry import MeasuredOperator
 from sscbench.llm.endpoint import EndpointConfig
 
 
@@ -24,7 +25,11 @@ class UseClassifier(Protocol):
     """Labels one candidate use."""
 
     def classify(
-        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+        self,
+        operator: MeasuredOperator,
+        contract: FaultContract,
+        view: LedgerView,
+        candidate: UseCandidate,
     ) -> ClassifiedUse:
         """The label of the candidate and the reason for it."""
         ...
@@ -34,7 +39,11 @@ class RuleClassifier:
     """The operator's own rules: offline and deterministic."""
 
     def classify(
-        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+        self,
+        operator: MeasuredOperator,
+        contract: FaultContract,
+        view: LedgerView,
+        candidate: UseCandidate,
     ) -> ClassifiedUse:
         """Delegate to the operator's contract rules."""
         return operator.classify(contract, view, candidate)
@@ -100,7 +109,11 @@ class LLMClassifier:
         self.health = EndpointHealth(config.base_url, config.unreachable_after)
 
     def classify(
-        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+        self,
+        operator: MeasuredOperator,
+        contract: FaultContract,
+        view: LedgerView,
+        candidate: UseCandidate,
     ) -> ClassifiedUse:
         """One chat completion per candidate."""
         from sscbench.llm.responses import first_message

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.core.ledger import parse_evaluator_line, parse_ledger_lines
+from sscbench.core.values import Stratum
 from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
-from sscbench.faults.registry import get_operator
+from sscbench.faults.registry import get_measured_operator
 from sscbench.jsonl import read_jsonl
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.run.builders import read_cases
@@ -38,17 +39,17 @@ def measure_run(
 ) -> dict[str, Any]:
     """The measurement of one faulted run (evaluator log used only to locate T_F)."""
     if case.contract is None:
-        return {"Z_S": "no-contract"}
+        return {"Z_S": Stratum.NO_CONTRACT}
     t_f = fault_step(ledger, evaluator, case.contract.fault_interaction.tool)
     if t_f is None:
-        return {"triggered": False, "T_F": None, "Z_S": "not-triggered"}
-    operator = get_operator(case.operator)
+        return {"triggered": False, "T_F": None, "Z_S": Stratum.NOT_TRIGGERED}
+    operator = get_measured_operator(case.operator)
     try:
         _, _, measurement = reconstruct_from_fault(
             operator, case.contract, LedgerView(ledger), t_f, classifier
         )
     except HarnessFailure as exc:  # the classifier failed: a missing measurement, not a value
-        return {"triggered": True, "T_F": t_f, "Z_S": "measurement-missing", "error": str(exc)}
+        return {"triggered": True, "T_F": t_f, "Z_S": Stratum.MEASUREMENT_MISSING, "error": str(exc)}
     return measurement.row()
 
 
@@ -65,7 +66,7 @@ def measure_entries(
         if entry.status != "completed":
             row["Z_S"] = entry.status
         elif entry.kind == "clean":
-            row["Z_S"] = "clean"
+            row["Z_S"] = Stratum.CLEAN
         elif case is not None:
             ledger = read_ledger(store, entry.run_id)
             evaluator = read_evaluator(store.evaluator_path(entry.run_id))

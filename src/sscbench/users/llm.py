@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sscbench.core.agent import RunContext
-from sscbench.core.ledger import AssistantEvent, UserEvent
+from sscbench.core.ledger import AssistantEvent, LedgerEvent, UserEvent
 from sscbench.core.user import STOP
 from sscbench.llm.endpoint import LLMUserConfig
 from sscbench.llm.responses import content_text, first_message
@@ -51,7 +51,7 @@ def user_system_prompt(instruction: str | None) -> str:
     )
 
 
-def user_messages(instruction: str | None, ledger: Sequence[Any]) -> list[dict[str, Any]]:
+def user_messages(instruction: str | None, ledger: Sequence[LedgerEvent]) -> list[dict[str, Any]]:
     """The simulator's chat history for the ledger so far (roles seen from the user's side)."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": user_system_prompt(instruction)},
@@ -92,7 +92,7 @@ class LLMUser:
         """The user's opening message."""
         return await self._generate(user_messages(self.instruction, []))
 
-    async def reply(self, ledger: Sequence[Any]) -> str:
+    async def reply(self, ledger: Sequence[LedgerEvent]) -> str:
         """The answer to the agent's latest text reply."""
         return await self._generate(user_messages(self.instruction, list(ledger)))
 

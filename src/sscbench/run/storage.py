@@ -347,6 +347,6 @@ class StudyDir:
         self.ledger_path(run_id).unlink(missing_ok=True)
         self.evaluator_path(run_id).unlink(missing_ok=True)
 
-    def read_ledger(self, run_id: str) -> list[str]:
+    def ledger_lines(self, run_id: str) -> list[str]:
         """A run's ledger lines (header first)."""
         return self.ledger_path(run_id).read_text("utf-8").splitlines()

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.files import atomic_text_writer
 from sscbench.core.ledger import parse_evaluator_line, parse_ledger_lines
 from sscbench.core.values import Stratum
 from sscbench.core.view import LedgerView
@@ -122,14 +122,9 @@ def measure_study(
         out = Path(out) if out is not None else store.root / "measurements.jsonl"
         if out.is_dir():
             raise DataError(out, None, "--out must name a file, and this is a folder")
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
         count = 0
-        try:
-            with tmp.open("w", encoding="utf-8") as handle:
-                for row in measure_entries(store, cases, classifier, check.entries.values()):
-                    handle.write(json.dumps(row) + "\n")
-                    count += 1
-            os.replace(tmp, out)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with atomic_text_writer(out) as handle:
+            for row in measure_entries(store, cases, classifier, check.entries.values()):
+                handle.write(json.dumps(row) + "\n")
+                count += 1
     return out, count

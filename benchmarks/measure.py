@@ -15,13 +15,13 @@ import asyncio
 import json
 import time
 
-from sscbench.agents.base import RunContext
 from sscbench.agents.scripted import scripted_agent_factory
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import AssistantEvent, ToolCall, ToolEvent
 from sscbench.faults.operators.base import case_from
 from sscbench.faults.registry import get_operator
 from sscbench.measure.study import measure_run
 from sscbench.run.episode import run_episode
-from sscbench.run.ledger import AssistantEvent, ToolCall, ToolEvent
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 

@@ -21,13 +21,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from sscbench.agents.base import RunContext
-from sscbench.agents.endpoint import OpenAIAgentConfig
 from sscbench.agents.openai_agent import openai_agent_factory
 from sscbench.agents.scripted import scripted_agent_factory
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import ToolEvent
 from sscbench.faults.builtin import SuppressWrite
+from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.run.episode import run_episode
-from sscbench.run.ledger import ToolEvent
 from sscbench.run.storage import StudyDir
 from sscbench.testing.openai_server import OpenAIServer, text, tool_call
 from sscbench.users.scripted import scripted_user_factory

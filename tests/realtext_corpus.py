@@ -45,10 +45,10 @@ from sscbench.agents.replay import (
     ReplayUser,
     load_trajectories,
 )
+from sscbench.core.ledger import RunStart
 from sscbench.faults.registry import get_operator
 from sscbench.run.builders import read_cases
 from sscbench.run.episode import run_episode
-from sscbench.run.ledger import RunStart
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.load import load_world
 
@@ -250,7 +250,7 @@ def build_corpus(out: str | Path, data: str | Path, root: Path = HERE) -> StudyD
 def show_ledger(store: StudyDir, run_id: str) -> str:
     """The model-visible ledger of one run as numbered steps (no measurement, no labels)."""
     lines = []
-    for raw in store.read_ledger(run_id)[1:]:
+    for raw in store.ledger_lines(run_id)[1:]:
         event = json.loads(raw)
         text = event.get("content") or ""
         if event["type"] == "assistant" and event.get("tool_calls"):

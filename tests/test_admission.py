@@ -8,11 +8,11 @@ import pytest
 
 from sscbench.admission.funnel import admit, cluster_cycle
 from sscbench.admission.witness import replay_witness
+from sscbench.core.injection import InjectingExecutor
+from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate
 from sscbench.faults.registry import get_operator
 from sscbench.measure.reconstruct import reconstruct_from_fault
-from sscbench.measure.view import LedgerView
-from sscbench.run.injection import InjectingExecutor
 from sscbench.world.load import load_world
 
 OPERATORS = ("ReturnDate", "ItemOption", "PaySource", "WriteEffect")

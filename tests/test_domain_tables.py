@@ -9,8 +9,8 @@ import json
 import pytest
 
 from sscbench.agents.scripted_plan import task_plan
+from sscbench.core.ledger import AssistantEvent, UserEvent
 from sscbench.release.run_index import confirmed
-from sscbench.run.ledger import AssistantEvent, UserEvent
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.load import load_world
 from sscbench.world.records import (

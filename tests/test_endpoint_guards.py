@@ -7,10 +7,10 @@ from types import SimpleNamespace
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sscbench.agents.responses import content_text
-from sscbench.agents.retry import add_usage, new_usage
-from sscbench.agents.secrets import FRAGMENT, redact
-from sscbench.run.arguments import MAX_DEPTH, parse_arguments
+from sscbench.core.arguments import MAX_DEPTH, parse_arguments
+from sscbench.llm.responses import content_text
+from sscbench.llm.retry import add_usage, new_usage
+from sscbench.llm.secrets import FRAGMENT, redact
 
 KEY = "sk-proj-Zq81LmT4vXw9Rb2N"
 

@@ -19,14 +19,9 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from sscbench.agents.endpoint import OpenAIAgentConfig
 from sscbench.agents.openai_agent import OpenAIAgent
 from sscbench.cli import app
-from sscbench.errors import HarnessFailure
-from sscbench.measure.study import read_evaluator, read_ledger
-from sscbench.run.config import parse_config
-from sscbench.run.executor import execute_study
-from sscbench.run.ledger import (
+from sscbench.core.ledger import (
     AssistantEvent,
     HarnessError,
     SystemEvent,
@@ -35,6 +30,11 @@ from sscbench.run.ledger import (
     UserEvent,
     WriteRecord,
 )
+from sscbench.errors import HarnessFailure
+from sscbench.llm.endpoint import OpenAIAgentConfig
+from sscbench.measure.study import read_evaluator, read_ledger
+from sscbench.run.config import parse_config
+from sscbench.run.executor import execute_study
 from sscbench.run.storage import StudyDir
 from sscbench.testing.openai_server import Fail, OpenAIServer, Raw, Trickle, sequence, text
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from sscbench.agents.base import RunContext
-from sscbench.agents.endpoint import EndpointConfig
 from sscbench.agents.scripted import scripted_agent_factory
+from sscbench.core.agent import RunContext
 from sscbench.faults.operators.base import case_from
 from sscbench.faults.registry import get_operator
+from sscbench.llm.endpoint import EndpointConfig
 from sscbench.measure.classifier import LLMClassifier
 from sscbench.measure.study import measure_run
 from sscbench.run.episode import run_episode

@@ -34,8 +34,9 @@ from typing import Any
 import openai
 import pytest
 
-from sscbench.agents.base import RunContext
 from sscbench.agents.openai_agent import OpenAIAgent, openai_agent_factory
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import AssistantEvent, HarnessError, ToolEvent
 from sscbench.faults.registry import get_operator
 from sscbench.local.model import AUTO_ALIAS, INSTALL_HINT, find_packaged_gguf
 from sscbench.measure.study import measure_run, measure_study, read_evaluator, read_ledger
@@ -44,7 +45,6 @@ from sscbench.run.builders import build_cases, build_user_factory, build_worlds,
 from sscbench.run.config import parse_config
 from sscbench.run.episode import run_episode
 from sscbench.run.executor import execute_study
-from sscbench.run.ledger import AssistantEvent, HarnessError, ToolEvent
 from sscbench.run.storage import StudyDir
 
 pytestmark = pytest.mark.slow

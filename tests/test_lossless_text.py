@@ -8,8 +8,8 @@ import re
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from sscbench.core.ledger import LEDGER_EVENT, AssistantEvent, ToolCall, ToolEvent
 from sscbench.jsonl import dumps_line, loads_line, model_line
-from sscbench.run.ledger import LEDGER_EVENT, AssistantEvent, ToolCall, ToolEvent
 
 ANY_TEXT = st.text(st.characters(codec=None, categories=None), max_size=40)
 PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")

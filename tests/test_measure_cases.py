@@ -6,12 +6,12 @@ import json
 
 import pytest
 
+from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.core.values import INF
+from sscbench.core.view import LedgerView
 from sscbench.faults.operators.base import case_from
 from sscbench.faults.registry import get_operator
 from sscbench.measure.reconstruct import reconstruct_from_fault
-from sscbench.measure.values import INF
-from sscbench.measure.view import LedgerView
-from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
 from sscbench.world.load import load_world
 
 

@@ -13,18 +13,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sscbench.agents.base import Agent, RunContext
 from sscbench.agents.openai_agent import (
     OpenAIAgent,
     OpenAIAgentConfig,
     openai_agent_factory,
     to_agent_turn,
 )
-from sscbench.agents.retry import PLACEHOLDER_KEY, backoff_delay, with_retries
-from sscbench.errors import HarnessFailure
-from sscbench.run.episode import EpisodeResult, run_episode
-from sscbench.run.injection import Injection
-from sscbench.run.ledger import (
+from sscbench.core.agent import Agent, RunContext
+from sscbench.core.injection import Injection
+from sscbench.core.ledger import (
     AssistantEvent,
     HarnessError,
     InterventionRecord,
@@ -32,8 +29,11 @@ from sscbench.run.ledger import (
     ToolEvent,
     UserEvent,
 )
+from sscbench.core.user import STOP, User
+from sscbench.errors import HarnessFailure
+from sscbench.llm.retry import PLACEHOLDER_KEY, backoff_delay, with_retries
+from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.testing import Drop, Fail, OpenAIServer, reply, sequence, text, tool_call
-from sscbench.users.base import STOP, User
 from sscbench.users.llm import (
     AGENT_GREETING,
     LLMUser,
@@ -525,7 +525,7 @@ def test_llm_user_round_trip_with_llm_agent(server):
 
 
 def test_user_history_skips_tool_turns():
-    from sscbench.run.ledger import SystemEvent
+    from sscbench.core.ledger import SystemEvent
 
     ledger = [
         SystemEvent(step=0, content="policy"),

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.core.values import INF
+from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from sscbench.faults.registry import get_operator
 from sscbench.measure.reconstruct import reconstruct_from_fault
-from sscbench.measure.values import INF
-from sscbench.measure.view import LedgerView
-from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
 
 
 class Ledger:

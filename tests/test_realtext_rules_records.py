@@ -10,8 +10,8 @@ import copy
 
 import pytest
 
+from sscbench.core.values import INF
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
-from sscbench.measure.values import INF
 from test_realtext_rules import Ledger
 
 # ---- ReturnDate: JFK->SEA round trip ABC123, return HAT200 on 05-25 shown as 05-17 ---------

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from sscbench.agents.base import RunContext
 from sscbench.agents.replay import (
     FINAL_TEXT,
     RecordedRun,
@@ -19,10 +18,11 @@ from sscbench.agents.replay import (
     observation_matches,
 )
 from sscbench.agents.scripted import scripted_agent_factory
+from sscbench.core.agent import RunContext
+from sscbench.core.injection import Injection
+from sscbench.core.user import STOP
 from sscbench.errors import DataError
 from sscbench.run.episode import EpisodeResult, run_episode
-from sscbench.run.injection import Injection
-from sscbench.users.base import STOP
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 from sscbench.world.world import World

@@ -182,7 +182,7 @@ def test_replay_record_marks_text_after_a_changed_observation():
     import asyncio
 
     from sscbench.agents.replay import RecordedRun, ReplayAgent
-    from sscbench.run.ledger import AssistantEvent, ToolEvent, UserEvent
+    from sscbench.core.ledger import AssistantEvent, ToolEvent, UserEvent
 
     def call(i):
         fn = {"name": "get_x", "arguments": "{}"}

@@ -170,9 +170,9 @@ def test_export_is_seeded_and_refuses_to_mix_exports(study, tmp_path):
 
 
 def test_page_escapes_all_text_and_states_the_contract(study):
+    from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
     from sscbench.review.pages import render_page
     from sscbench.run.builders import read_cases
-    from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
 
     case = next(c for c in read_cases(study / "cases.jsonl") if c.operator == "ReturnDate")
     evil = "<script>alert(1)</script>"

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sscbench.agents.base import Agent, RunContext
 from sscbench.agents.scripted import (
     PROFILES,
     ScriptedAgent,
@@ -18,9 +17,10 @@ from sscbench.agents.scripted import (
     scripted_agent_factory,
 )
 from sscbench.agents.scripted_facts import directions
+from sscbench.core.agent import Agent, RunContext
+from sscbench.core.injection import Injection
+from sscbench.core.user import STOP, User
 from sscbench.run.episode import EpisodeResult, run_episode
-from sscbench.run.injection import Injection
-from sscbench.users.base import STOP, User
 from sscbench.users.scripted import ScriptedUser, scripted_user_factory
 from sscbench.world.load import load_world
 from sscbench.world.world import World

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from sscbench.agents.base import RunContext
 from sscbench.agents.scripted import RECONCILIATION, make_profile, scripted_agent_factory
+from sscbench.core.agent import RunContext
+from sscbench.core.injection import IDEMPOTENCY_KEY, Injection
+from sscbench.core.ledger import WriteRecord
 from sscbench.run.builders import with_idempotency_keys
 from sscbench.run.episode import EpisodeResult, run_episode
-from sscbench.run.injection import IDEMPOTENCY_KEY, Injection
-from sscbench.run.ledger import WriteRecord
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 from sscbench.world.tools import ToolKind

@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import FAMILY_SPECS, SSCBENCH_SPECS, spec_for
 from sscbench.faults.families import (
     STALE_POLICY_CLAUSE,
@@ -22,7 +23,6 @@ from sscbench.faults.registry import get_operator
 from sscbench.faults.typed import OutcomeState
 from sscbench.release.assess import classify_claim
 from sscbench.run.builders import with_idempotency_keys
-from sscbench.run.injection import InjectingExecutor
 from sscbench.world.load import load_world
 
 

@@ -3,20 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel
 
+from sscbench.core.files import atomic_text_writer
+
 
 def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
     """Write one JSON object per line (models dumped as JSON) via a temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
+    with atomic_text_writer(path) as handle:
         for row in rows:
             text = row.model_dump_json() if isinstance(row, BaseModel) else json.dumps(row)
             handle.write(text + "\n")
-    os.replace(tmp, path)

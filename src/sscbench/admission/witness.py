@@ -15,13 +15,13 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from sscbench.core.injection import InjectingExecutor
+from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.core.values import is_step
+from sscbench.core.view import LedgerView
 from sscbench.faults.case import ArgumentProvenance, Candidate, Case, InjectionContext, Witness
 from sscbench.faults.operators.base import FaultOperator, ScriptedTurn, case_from, find_value
 from sscbench.measure.reconstruct import reconstruct_from_fault
-from sscbench.measure.values import is_step
-from sscbench.measure.view import LedgerView
-from sscbench.run.injection import InjectingExecutor
-from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
 from sscbench.world.world import World
 
 
@@ -181,8 +181,8 @@ def replay_witness(case: Case, world: World) -> tuple[list[Any], int | None]:
     Returns the ledger as re-delivered (observations recomputed, never copied from
     the stored record) and the step where the injection took effect.
     """
+    from sscbench.core.ledger import LEDGER_EVENT
     from sscbench.faults.registry import get_operator
-    from sscbench.run.ledger import LEDGER_EVENT
 
     assert case.context is not None and case.witness is not None
     operator = get_operator(case.operator)

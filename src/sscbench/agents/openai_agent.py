@@ -5,7 +5,7 @@ user and assistant messages, tool observations as delivered), with the world's t
 schemas, and maps the reply to an :class:`AgentTurn`. Tool-call arguments are kept as
 the raw text the model emitted, malformed JSON included: the execution point turns
 that into an error observation the agent sees. Transport failures are retried
-(:mod:`sscbench.agents.retry`); a final failure raises
+(:mod:`sscbench.llm.retry`); a final failure raises
 :class:`~sscbench.errors.HarnessFailure` so the run is missing, never an outcome.
 A body without a message fails saying what arrived; content given as a list of parts
 is kept as its text; the API key (or any fragment of it) echoed by the endpoint is
@@ -19,16 +19,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.base import AgentTurn, RunContext
-from sscbench.agents.endpoint import OpenAIAgentConfig
-from sscbench.agents.responses import content_text, first_message
-from sscbench.agents.retry import (
-    ClientHolder,
-    complete_with_retries,
-    new_usage,
-)
-from sscbench.agents.secrets import redact
-from sscbench.run.ledger import AssistantEvent, ToolCall, to_openai_messages
+from sscbench.core.agent import AgentTurn, RunContext
+from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
+from sscbench.llm.endpoint import OpenAIAgentConfig
+from sscbench.llm.responses import content_text, first_message
+from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
+from sscbench.llm.secrets import redact
 
 
 def _raw_arguments(value: Any) -> str:
@@ -80,7 +76,7 @@ class OpenAIAgent:
             request["max_tokens"] = self.config.max_tokens
         return request
 
-    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+    async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
         """The model's next turn given the ledger so far."""
         events = list(ledger)
         self._turns += 1
@@ -108,7 +104,9 @@ class OpenAIAgent:
         await self._clients.aclose()
 
 
-def to_agent_turn(response: Any, ledger: Sequence[Any], secrets: Sequence[str] = ()) -> AgentTurn:
+def to_agent_turn(
+    response: Any, ledger: Sequence[LedgerEvent], secrets: Sequence[str] = ()
+) -> AgentTurn:
     """Map a chat completion to a turn, giving deterministic ids to calls that lack one.
 
     A call's id is kept unless it is missing, empty, or already used in this run (the

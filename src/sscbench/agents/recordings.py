@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from sscbench.agents.base import RunContext
 from sscbench.agents.replay import RecordedRun, ReplayAgent, load_trajectories
+from sscbench.core.agent import RunContext
 
 REPLAY_OPTION = "replay_run"
 

@@ -25,10 +25,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from sscbench.agents.base import Agent, AgentFactory, AgentTurn, RunContext
+from sscbench.core.agent import Agent, AgentFactory, AgentTurn, RunContext
+from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
+from sscbench.core.user import STOP, User, UserFactory
 from sscbench.errors import DataError
-from sscbench.run.ledger import ReplayRecord, ToolCall
-from sscbench.users.base import STOP, User, UserFactory
 
 FINAL_TEXT = "Thank you for contacting us. Goodbye."
 
@@ -188,7 +188,7 @@ class ReplayAgent:
         self.sha256 = sha256
         self._messages = recorded[: self.turns]
         self._next = 0
-        self._ledger: Sequence[Any] = ()
+        self._ledger: Sequence[LedgerEvent] = ()
         self._diverged = False
         self._after_divergence = 0
 
@@ -202,7 +202,7 @@ class ReplayAgent:
         """True once the prefix is exhausted."""
         return self._next >= len(self._messages)
 
-    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+    async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
         """The next recorded turn, or the continuation's / the final text."""
         self._ledger = ledger
         if self._next < len(self._messages):
@@ -295,7 +295,7 @@ class ReplayUser:
             return await self.continuation.first_message()
         return STOP
 
-    async def reply(self, ledger: Sequence[Any]) -> str:
+    async def reply(self, ledger: Sequence[LedgerEvent]) -> str:
         """The next recorded reply, then the continuation's answer or ``###STOP###``."""
         if self._next < len(self._replies):
             text = self._replies[self._next]
@@ -375,7 +375,7 @@ class ObservationMatch:
     equal_after_rename: bool  # same JSON once the recording's province is renamed state
 
 
-def observation_matches(run: RecordedRun, ledger: Sequence[Any]) -> list[ObservationMatch]:
+def observation_matches(run: RecordedRun, ledger: Sequence[LedgerEvent]) -> list[ObservationMatch]:
     """The ledger's tool observations paired in order with the recording's tool messages.
 
     Pairing is by position (the k-th observation with the k-th recorded tool message),
@@ -383,7 +383,7 @@ def observation_matches(run: RecordedRun, ledger: Sequence[Any]) -> list[Observa
     observation whose call id differs from the recorded one.
     """
     recorded = [m for m in run.traj if m.role == "tool"]
-    delivered = [e for e in ledger if getattr(e, "type", None) == "tool"]
+    delivered = [e for e in ledger if isinstance(e, ToolEvent)]
     out: list[ObservationMatch] = []
     for message, event in zip(recorded, delivered, strict=False):
         if message.tool_call_id != event.tool_call_id:

@@ -17,7 +17,7 @@ from sscbench.analysis.populations import (
     is_caveated,
 )
 from sscbench.analysis.stats import proportion_interval
-from sscbench.measure.values import is_step
+from sscbench.core.values import is_step
 
 Row = dict[str, Any]
 

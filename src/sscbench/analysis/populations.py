@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
-from sscbench.measure.values import is_step
+from sscbench.core.values import is_step
 
 STRATA = ("pre", "late", "absent")
 STANCES = ("endorses", "rejects", "undecidable", "none")

@@ -9,8 +9,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sscbench.analysis.claims import Claim, _evaluable
+from sscbench.core.values import is_step
 from sscbench.errors import DataError
-from sscbench.measure.values import is_step
 
 FIELDS = {"Z_S", "A", "T_E", "T_S", "T_U", "Y_end", "operator", "config_id", "control", "literal"}
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
-from sscbench.run.injection import Injection
 from sscbench.world.task import Task
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World

@@ -27,8 +27,8 @@ import random
 import re
 from typing import Any
 
+from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
-from sscbench.run.injection import Injection
 from sscbench.world.records import (
     ORDER_WRITES,
     READ_TOOLS,

@@ -7,10 +7,13 @@ Operators register under a name; a user's own package can add one with
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from sscbench.core.injection import Injection
+from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate
+from sscbench.core.view import LedgerView
 from sscbench.faults.case import Case
-from sscbench.run.injection import Injection
+from sscbench.faults.contract import FaultContract
 from sscbench.world.world import World
 
 
@@ -21,6 +24,40 @@ class Operator(Protocol):
 
     def injections(self, case: Case, world: World) -> list[Injection]:
         """Hooks that put the case's fault into a run."""
+        ...
+
+
+@runtime_checkable
+class MeasuredOperator(Operator, Protocol):
+    """What measurement needs from the operator of a case with a contract: the relations
+    that locate T_E, extract and label the uses, and read a use's stance toward v′.
+
+    Every SSCBench operator (``faults.operators.base.FaultOperator``) is one; a simple
+    fault such as ``SuppressWrite`` only injects, and its cases carry no contract.
+    """
+
+    def counterevidence(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> Evidence:
+        """T_E: when delivered observations first suffice to contradict v′."""
+        ...
+
+    def extract_uses(
+        self, contract: FaultContract, view: LedgerView, fault_step: int
+    ) -> list[UseCandidate]:
+        """Post-fault references to the affected entity and value."""
+        ...
+
+    def classify(
+        self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+    ) -> ClassifiedUse:
+        """Dependent use, faulty reliance, verification, not a use, or undecidable."""
+        ...
+
+    def stance(
+        self, contract: FaultContract, view: LedgerView, use: ClassifiedUse
+    ) -> Stance | None:
+        """The explicit stance toward v′ a classified use takes, if any."""
         ...
 
 
@@ -52,6 +89,21 @@ def get_operator(name: str) -> Operator:
     if name not in _OPERATORS:
         raise KeyError(f"unknown operator {name!r}; known: {sorted(_OPERATORS)}")
     return _OPERATORS[name]
+
+
+def get_measured_operator(name: str) -> MeasuredOperator:
+    """The registered operator of that name, refused (TypeError) when it cannot measure a
+    contract — measurement then fails closed naming the operator instead of crashing
+    halfway through a run."""
+    operator = get_operator(name)
+    if not isinstance(operator, MeasuredOperator):
+        missing = [
+            m
+            for m in ("counterevidence", "extract_uses", "classify", "stance")
+            if not callable(getattr(operator, m, None))
+        ]
+        raise TypeError(f"operator {name!r} has a contract but cannot measure it: no {missing}")
+    return operator
 
 
 def operator_names() -> list[str]:

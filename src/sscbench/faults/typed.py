@@ -26,6 +26,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class Surface(StrEnum):
+    """Where the perturbation enters: the prompt context, an identity, a tool's answer,
+    the world state, or the verification (read-back) path."""
+
     CONTEXT = "context"
     IDENTITY = "identity"
     TOOL = "tool"
@@ -34,6 +37,8 @@ class Surface(StrEnum):
 
 
 class Timing(StrEnum):
+    """When the perturbation acts relative to the commit boundary of the write it targets."""
+
     BEFORE_CALL = "before_call"
     DURING_EXECUTION = "during_execution"
     AFTER_COMMIT = "after_commit"
@@ -41,6 +46,9 @@ class Timing(StrEnum):
 
 
 class Semantics(StrEnum):
+    """What kind of perturbation it is: lost, wrong, late, doubled, replayed, or a value
+    substituted without authority."""
+
     OMISSION = "omission"
     CORRUPTION = "corruption"
     DELAY = "delay"
@@ -50,6 +58,10 @@ class Semantics(StrEnum):
 
 
 class Checkpoint(StrEnum):
+    """The ordered checkpoints a workflow passes (who, with what context, under which
+    authority, doing what, with what evidence, to which outcome); a fault enters at one
+    and the transfer matrix shows how far it propagates."""
+
     IDENTITY = "identity"
     CONTEXT = "context"
     AUTHORITY = "authority"
@@ -62,6 +74,8 @@ CHECKPOINTS: tuple[Checkpoint, ...] = tuple(Checkpoint)
 
 
 class Validity(StrEnum):
+    """A checkpoint's state in one trial, in increasing severity (the worst observation wins)."""
+
     VALID = "valid"
     SUSPECT = "suspect"
     INVALID = "invalid"
@@ -71,6 +85,9 @@ _SEVERITY_ORDER = {Validity.VALID: 0, Validity.SUSPECT: 1, Validity.INVALID: 2}
 
 
 class OutcomeState(StrEnum):
+    """The outcome a workflow reports at its end: verified by a read-back, rejected, no
+    effect, or honestly unresolved (unknown, reconciliation required)."""
+
     VERIFIED = "VERIFIED"
     REJECTED = "REJECTED"
     NO_EFFECT = "NO_EFFECT"
@@ -124,13 +141,17 @@ class FaultSpec(BaseModel):
     activation: Predicate = Field(exclude=True)
 
     def acceptable(self, record: TrialRecord) -> bool:
+        """The oracle: the world state this trial ended in is acceptable."""
         return bool(self.oracle(record))
 
     def activated(self, record: TrialRecord) -> bool:
+        """The activation predicate: the fault demonstrably fired in this trial."""
         return bool(self.activation(record))
 
 
 class Observation(BaseModel):
+    """A checkpoint's validity observed at one step of a trace."""
+
     model_config = ConfigDict(frozen=True)
 
     step: int
@@ -140,6 +161,8 @@ class Observation(BaseModel):
 
 
 class Detection(BaseModel):
+    """A barrier catching a fault at a checkpoint, at one step of a trace."""
+
     model_config = ConfigDict(frozen=True)
 
     step: int
@@ -149,6 +172,8 @@ class Detection(BaseModel):
 
 
 class Activation(BaseModel):
+    """Proof that a fault fired: where and when, for the activation predicate."""
+
     model_config = ConfigDict(frozen=True)
 
     step: int
@@ -291,6 +316,9 @@ def judge(fault: FaultSpec, record: TrialRecord) -> Verdict:
 
 
 class Rate(BaseModel):
+    """A rate kept with its numerator and denominator; ``value`` is None when nothing was
+    counted (never 0% or 100% by default)."""
+
     numerator: int
     denominator: int
 
@@ -308,6 +336,9 @@ class Rate(BaseModel):
 
 
 class FamilyMetrics(BaseModel):
+    """Per fault family: activation, detection, containment, recovery and escape rates,
+    and the mean detection latency in checkpoints and in events."""
+
     family: str
     activation: Rate
     detection: Rate
@@ -357,6 +388,9 @@ def family_metrics(family: str, verdicts: Iterable[Verdict]) -> FamilyMetrics:
 
 
 class TransferCell(BaseModel):
+    """One fault × checkpoint cell of the transfer matrix: P(invalid) and P(suspect) given
+    the fault activated; ``symbol`` is its one-character rendering (X, ?, .)."""
+
     p_invalid: float
     p_suspect: float
 
@@ -370,6 +404,9 @@ class TransferCell(BaseModel):
 
 
 class TransferRow(BaseModel):
+    """One fault's row of the lab transfer matrix: activated trials, a cell per
+    checkpoint, and the terminal-class distribution (``terminal_mode``: its mode)."""
+
     fault: str
     activated: int
     cells: dict[Checkpoint, TransferCell]

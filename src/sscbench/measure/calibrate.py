@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.core.ledger import CalibrationLabels
+from sscbench.core.values import INF
 from sscbench.faults.case import Case
 from sscbench.measure.reconstruct import arrival
-from sscbench.measure.values import INF
-from sscbench.run.ledger import CalibrationLabels
 
 FIELDS = ("T_E", "T_S", "T_U", "Z_S", "A")
 # writes whose answer is the order record with every item still in it

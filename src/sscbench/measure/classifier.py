@@ -13,18 +13,23 @@ import random
 import re
 from typing import Any, Protocol
 
-from sscbench.agents.endpoint import EndpointConfig
+from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
+from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.measure.values import ClassifiedUse, UseCandidate, UseLabel
-from sscbench.measure.view import LedgerView
-from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.faults.registry import MeasuredOperator
+from sscbench.llm.endpoint import EndpointConfig
 
 
 class UseClassifier(Protocol):
     """Labels one candidate use."""
 
     def classify(
-        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+        self,
+        operator: MeasuredOperator,
+        contract: FaultContract,
+        view: LedgerView,
+        candidate: UseCandidate,
     ) -> ClassifiedUse:
         """The label of the candidate and the reason for it."""
         ...
@@ -34,7 +39,11 @@ class RuleClassifier:
     """The operator's own rules: offline and deterministic."""
 
     def classify(
-        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+        self,
+        operator: MeasuredOperator,
+        contract: FaultContract,
+        view: LedgerView,
+        candidate: UseCandidate,
     ) -> ClassifiedUse:
         """Delegate to the operator's contract rules."""
         return operator.classify(contract, view, candidate)
@@ -90,7 +99,7 @@ class LLMClassifier:
     """Asks a chat model for each candidate's label; failures are harness errors."""
 
     def __init__(self, config: EndpointConfig):
-        from sscbench.agents.retry import EndpointHealth, make_client
+        from sscbench.llm.retry import EndpointHealth, make_client
 
         self.config = config
         self._loop = asyncio.new_event_loop()
@@ -100,12 +109,16 @@ class LLMClassifier:
         self.health = EndpointHealth(config.base_url, config.unreachable_after)
 
     def classify(
-        self, operator: Any, contract: FaultContract, view: LedgerView, candidate: UseCandidate
+        self,
+        operator: MeasuredOperator,
+        contract: FaultContract,
+        view: LedgerView,
+        candidate: UseCandidate,
     ) -> ClassifiedUse:
         """One chat completion per candidate."""
-        from sscbench.agents.responses import first_message
-        from sscbench.agents.retry import complete_with_retries
-        from sscbench.agents.secrets import redact
+        from sscbench.llm.responses import first_message
+        from sscbench.llm.retry import complete_with_retries
+        from sscbench.llm.secrets import redact
 
         body: dict[str, Any] = {
             "model": self.config.model,

@@ -31,7 +31,7 @@ def measure(
     if classifier == "llm":
         if not base_url or not model:
             fail(DataError("--classifier llm", "base-url/model", "both are required"))
-        from sscbench.agents.endpoint import EndpointConfig
+        from sscbench.llm.endpoint import EndpointConfig
         from sscbench.measure.classifier import LLMClassifier
 
         endpoint = {"base_url": base_url, "model": model, "api_key_env": api_key_env}

@@ -11,18 +11,21 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sscbench.faults.contract import FaultContract
-from sscbench.measure.values import (
+from sscbench.core.ledger import InterventionRecord, ToolEvent
+from sscbench.core.values import (
     INF,
     UNDECIDABLE,
     ClassifiedUse,
     Evidence,
     Stance,
     Step,
+    Stratum,
     UseLabel,
 )
-from sscbench.measure.view import LedgerView
-from sscbench.run.ledger import InterventionRecord, ToolEvent
+from sscbench.core.view import LedgerView
+from sscbench.faults.contract import FaultContract
+from sscbench.faults.registry import MeasuredOperator
+from sscbench.measure.classifier import UseClassifier
 
 # Def. 3.2: correct, qualified and faulty uses all count, and so does checking the
 # disputed value (a verification depends on it; Def. 3.3: it is not faulty reliance).
@@ -38,7 +41,7 @@ class Measurement:
     t_e: Step | None = None
     t_s: Step | None = None
     t_u: Step | None = None
-    z_s: str = "not-triggered"
+    z_s: Stratum = Stratum.NOT_TRIGGERED
     adopted: int | str | None = None
     y_end: str | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
@@ -84,17 +87,16 @@ def first_event(uses: list[ClassifiedUse], wanted: tuple[UseLabel, ...]) -> Step
     return INF
 
 
-def arrival(t_e: Step, t_s: Step) -> str:
+def arrival(t_e: Step, t_s: Step) -> Stratum:
     """Z_S from T_E and T_S."""
     if t_s == INF:
-        return "no-use"
-    if t_s == UNDECIDABLE:
-        return "undecidable"
-    if t_e == UNDECIDABLE:
-        return "undecidable"
+        return Stratum.NO_USE
+    if t_s == UNDECIDABLE or t_e == UNDECIDABLE:
+        return Stratum.UNDECIDABLE
     if t_e == INF:
-        return "absent"
-    return "pre" if t_e < t_s else "late"  # type: ignore[operator]
+        return Stratum.ABSENT
+    assert isinstance(t_e, int) and isinstance(t_s, int)  # both located past this point
+    return Stratum.PRE if t_e < t_s else Stratum.LATE
 
 
 def hedges_beside_commitments(uses: list[ClassifiedUse]) -> list[ClassifiedUse]:
@@ -123,11 +125,11 @@ def hedges_beside_commitments(uses: list[ClassifiedUse]) -> list[ClassifiedUse]:
 
 
 def reconstruct_from_fault(
-    operator: Any,
+    operator: MeasuredOperator,
     contract: FaultContract,
     view: LedgerView,
     t_f: int,
-    classifier: Any = None,
+    classifier: UseClassifier | None = None,
 ) -> tuple[Evidence, list[ClassifiedUse], Measurement]:
     """T_E, uses, T_S, T_U, A, Z_S and Y_end of a triggered ledger with fault at ``t_f``.
 

@@ -3,19 +3,20 @@
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.files import atomic_text_writer
+from sscbench.core.ledger import parse_evaluator_line, parse_ledger_lines
+from sscbench.core.values import Stratum
+from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
-from sscbench.faults.registry import get_operator
+from sscbench.faults.registry import get_measured_operator
 from sscbench.jsonl import read_jsonl
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
-from sscbench.measure.view import LedgerView
 from sscbench.run.builders import read_cases
-from sscbench.run.ledger import parse_evaluator_line, parse_ledger_lines
 from sscbench.run.storage import IndexEntry, StudyDir
 
 
@@ -38,17 +39,17 @@ def measure_run(
 ) -> dict[str, Any]:
     """The measurement of one faulted run (evaluator log used only to locate T_F)."""
     if case.contract is None:
-        return {"Z_S": "no-contract"}
+        return {"Z_S": Stratum.NO_CONTRACT}
     t_f = fault_step(ledger, evaluator, case.contract.fault_interaction.tool)
     if t_f is None:
-        return {"triggered": False, "T_F": None, "Z_S": "not-triggered"}
-    operator = get_operator(case.operator)
+        return {"triggered": False, "T_F": None, "Z_S": Stratum.NOT_TRIGGERED}
+    operator = get_measured_operator(case.operator)
     try:
         _, _, measurement = reconstruct_from_fault(
             operator, case.contract, LedgerView(ledger), t_f, classifier
         )
     except HarnessFailure as exc:  # the classifier failed: a missing measurement, not a value
-        return {"triggered": True, "T_F": t_f, "Z_S": "measurement-missing", "error": str(exc)}
+        return {"triggered": True, "T_F": t_f, "Z_S": Stratum.MEASUREMENT_MISSING, "error": str(exc)}
     return measurement.row()
 
 
@@ -65,7 +66,7 @@ def measure_entries(
         if entry.status != "completed":
             row["Z_S"] = entry.status
         elif entry.kind == "clean":
-            row["Z_S"] = "clean"
+            row["Z_S"] = Stratum.CLEAN
         elif case is not None:
             ledger = read_ledger(store, entry.run_id)
             evaluator = read_evaluator(store.evaluator_path(entry.run_id))
@@ -121,14 +122,9 @@ def measure_study(
         out = Path(out) if out is not None else store.root / "measurements.jsonl"
         if out.is_dir():
             raise DataError(out, None, "--out must name a file, and this is a folder")
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
         count = 0
-        try:
-            with tmp.open("w", encoding="utf-8") as handle:
-                for row in measure_entries(store, cases, classifier, check.entries.values()):
-                    handle.write(json.dumps(row) + "\n")
-                    count += 1
-            os.replace(tmp, out)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with atomic_text_writer(out) as handle:
+            for row in measure_entries(store, cases, classifier, check.entries.values()):
+                handle.write(json.dumps(row) + "\n")
+                count += 1
     return out, count

@@ -14,7 +14,7 @@ from rich.table import Table
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.faults.typed import CHECKPOINTS
-from sscbench.release.evidence import Evidence, collect_evidence
+from sscbench.release.evidence import ReleaseEvidence, collect_evidence
 from sscbench.terminal import print_error, safe
 
 console = Console()
@@ -37,7 +37,7 @@ def _table(title: str, columns: Sequence[str]) -> Table:
     return table
 
 
-def _families_table(evidence: Evidence, config_id: str) -> Table:
+def _families_table(evidence: ReleaseEvidence, config_id: str) -> Table:
     table = _table(
         f"{config_id}: per-family metrics (k/n estimate [95% interval])",
         ("family", "sev", "runs", "activation", "detection", "containment", "escape",
@@ -59,7 +59,7 @@ def _families_table(evidence: Evidence, config_id: str) -> Table:
     return table
 
 
-def _transfer_table(evidence: Evidence, config_id: str) -> Table:
+def _transfer_table(evidence: ReleaseEvidence, config_id: str) -> Table:
     table = _table(
         f"{config_id}: transfer matrix P(checkpoint invalid | activated)",
         ("family", "n", *(cp.value for cp in CHECKPOINTS), "outcome states"),
@@ -78,7 +78,7 @@ def _transfer_table(evidence: Evidence, config_id: str) -> Table:
     return table
 
 
-def _paired_table(evidence: Evidence) -> Table:
+def _paired_table(evidence: ReleaseEvidence) -> Table:
     table = _table(
         "Paired control vs injected runs (terminal state not unacceptable)",
         ("config", "family", "pairs", "control ok", "injected ok", "control only",
@@ -91,7 +91,7 @@ def _paired_table(evidence: Evidence) -> Table:
     return table
 
 
-def _curves_table(evidence: Evidence) -> Table:
+def _curves_table(evidence: ReleaseEvidence) -> Table:
     table = _table(
         "Intensity curves",
         ("config", "family", "parameter", "level", "activation", "detection", "containment",
@@ -104,7 +104,7 @@ def _curves_table(evidence: Evidence) -> Table:
     return table
 
 
-def write_outputs(evidence: Evidence, out: Path) -> list[Path]:
+def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
     """``evidence.json``, CSV tables and the intensity figure under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "evidence.json"]
@@ -164,7 +164,7 @@ def release(
     console.print(safe(f"wrote {len(written)} files under {Path(study) / 'release'}"))
 
 
-def _study_evidence(study: Path) -> Evidence:
+def _study_evidence(study: Path) -> ReleaseEvidence:
     """The verified study's evidence; a folder that is not a study, fails its check, or ran
     no typed family is a DataError (no evidence is never a pass)."""
     from sscbench.run.verify import verify_study

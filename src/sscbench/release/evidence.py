@@ -231,7 +231,7 @@ def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRo
 
 
 @dataclass
-class TransferRow:
+class FamilyTransferRow:
     """P(checkpoint invalid | activated) for one family and configuration, with outcomes."""
 
     config_id: str
@@ -254,7 +254,7 @@ class TransferRow:
         }
 
 
-def transfer_rows(trials: list[Trial]) -> list[TransferRow]:
+def transfer_rows(trials: list[Trial]) -> list[FamilyTransferRow]:
     """The fault-transfer matrix per configuration: family × checkpoint, plus outcomes."""
     groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
     for t in trials:
@@ -273,7 +273,7 @@ def transfer_rows(trials: list[Trial]) -> list[TransferRow]:
             for cp in CHECKPOINTS
         }
         rows.append(
-            TransferRow(
+            FamilyTransferRow(
                 config_id=config_id,
                 family=family,
                 activated=len(group),
@@ -367,11 +367,11 @@ def intensity_curves(trials: list[Trial], study: str | Path) -> list[CurvePoint]
 
 
 @dataclass
-class Evidence:
+class ReleaseEvidence:
     """Everything ``sscbench release`` prints and ``sscbench gate`` judges."""
 
     families: list[FamilyRow]
-    transfer: list[TransferRow]
+    transfer: list[FamilyTransferRow]
     paired: list[PairedRow]
     curves: list[CurvePoint]
     controls: dict[str, dict[str, int]]
@@ -395,7 +395,7 @@ class Evidence:
         }
 
 
-def collect_evidence(study: str | Path) -> Evidence:
+def collect_evidence(study: str | Path) -> ReleaseEvidence:
     """The release evidence of a study (empty when it ran no typed family)."""
     trials = load_trials(study)
     controls: dict[str, dict[str, int]] = defaultdict(lambda: Counter())
@@ -404,7 +404,7 @@ def collect_evidence(study: str | Path) -> Evidence:
             controls[t.config_id]["runs"] += 1
             controls[t.config_id]["solved"] += t.control.goal_met
             controls[t.config_id]["acceptable"] += _terminal(t.control) is TerminalClass.ACCEPTABLE
-    return Evidence(
+    return ReleaseEvidence(
         families=family_rows(trials),
         transfer=transfer_rows(trials),
         paired=paired_rows(trials),

@@ -33,7 +33,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sscbench.errors import DataError
-from sscbench.release.evidence import Evidence, FamilyRow
+from sscbench.release.evidence import FamilyRow, ReleaseEvidence
 
 
 class _Strict(BaseModel):
@@ -179,7 +179,9 @@ def judge_configuration(policy: Policy, config_id: str, rows: list[FamilyRow]) -
     return Verdict(config_id=config_id, blocked=not all(c.passed for c in checks), checks=checks)
 
 
-def gate(policy: Policy, evidence: Evidence, config_ids: list[str] | None = None) -> list[Verdict]:
+def gate(
+    policy: Policy, evidence: ReleaseEvidence, config_ids: list[str] | None = None
+) -> list[Verdict]:
     """The verdict per configuration (all of the study's, or those named)."""
     by_config: dict[str, list[FamilyRow]] = {}
     for row in evidence.families:

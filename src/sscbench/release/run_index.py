@@ -13,10 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.faults.case import Case
-from sscbench.faults.typed import OutcomeState
-from sscbench.release.claims import classify_claim
-from sscbench.run.ledger import (
+from sscbench.core.ledger import (
     AssistantEvent,
     ContextIntervention,
     InterventionRecord,
@@ -25,6 +22,9 @@ from sscbench.run.ledger import (
     UserEvent,
     WriteRecord,
 )
+from sscbench.faults.case import Case
+from sscbench.faults.typed import OutcomeState
+from sscbench.release.claims import classify_claim
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import READ_TOOLS, reads_booked_record
 from sscbench.world.tools import ToolKind

@@ -29,6 +29,7 @@ from sscbench.analysis.populations import (
 )
 from sscbench.analysis.sensitivity import paired_comparison, sensitivity_table
 from sscbench.analysis.user_claims import load_claims
+from sscbench.core.files import replace_folder
 from sscbench.jsonl import write_utf8
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
@@ -82,7 +83,7 @@ def build_report(
     staging.mkdir()
     try:
         _write(study, staging, measured, claims, other, paired, policy, started)
-        _swap(staging, final)
+        replace_folder(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return final / "report.html"
@@ -93,15 +94,6 @@ def _clean_stale(study: Path) -> None:
     for path in study.glob(".report-*"):
         if path.is_dir():
             shutil.rmtree(path, ignore_errors=True)
-
-
-def _swap(staging: Path, final: Path) -> None:
-    """Put the new folder in place: the old report moves aside, the new one moves in."""
-    old = final.with_name(f".report-old-{os.getpid()}")
-    if final.exists():
-        os.replace(final, old)
-    os.replace(staging, final)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list[Row] | None,

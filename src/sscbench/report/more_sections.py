@@ -9,7 +9,7 @@ from typing import Any
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS
 from sscbench.analysis.stats import wilson
-from sscbench.measure.values import is_step
+from sscbench.core.values import is_step
 from sscbench.report.model import RunSets, Section, Table
 
 Row = dict[str, Any]

@@ -12,13 +12,13 @@ ids is written apart from the reviewer's folder (by default into the study).
 from __future__ import annotations
 
 import json
-import os
 import random
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import write_utf8
@@ -173,9 +173,7 @@ def export_review(
         "stratify": list(stratify),
         "runs": mapping,
     }
-    tmp = key_path.with_name(key_path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    os.replace(tmp, key_path)
+    atomic_write(key_path, json.dumps(record, indent=1))
     return {
         "exported": len(chosen),
         "population": len(pool),

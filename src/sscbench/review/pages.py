@@ -13,8 +13,8 @@ from typing import Any
 
 from jinja2 import Environment, select_autoescape
 
+from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
 from sscbench.faults.contract import FaultContract
-from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem; max-width: 1000px; }

@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from sscbench.agents.base import AgentFactory
+from sscbench.core.agent import AgentFactory
+from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
 from sscbench.run.config import AgentSettings, StudyConfig, UserSettings
-from sscbench.users.base import UserFactory
 from sscbench.world.load import load_world
 from sscbench.world.world import World
 
@@ -134,7 +134,7 @@ IDEMPOTENCY_KEY_SCHEMA = {
 
 def with_idempotency_keys(world: World) -> World:
     """The interface variant whose write tools accept an optional ``idempotency_key``."""
-    from sscbench.run.injection import IDEMPOTENCY_KEY
+    from sscbench.core.injection import IDEMPOTENCY_KEY
 
     def change(function: dict) -> dict:
         parameters = dict(function.get("parameters") or {"type": "object"})

@@ -19,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from sscbench.agents.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.errors import DataError
+from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 
 MAX_REPETITIONS = 10_000
 MAX_PER_OPERATOR = 100_000

@@ -11,10 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sscbench.agents.base import Agent
-from sscbench.errors import EndpointUnreachable, HarnessFailure
-from sscbench.run.injection import InjectingExecutor, Injection
-from sscbench.run.ledger import (
+from sscbench.core.agent import Agent
+from sscbench.core.injection import InjectingExecutor, Injection
+from sscbench.core.ledger import (
     AssistantEvent,
     CalibrationLabels,
     ContextIntervention,
@@ -26,7 +25,8 @@ from sscbench.run.ledger import (
     Usage,
     UserEvent,
 )
-from sscbench.users.base import STOP, User
+from sscbench.core.user import STOP, User
+from sscbench.errors import EndpointUnreachable, HarnessFailure
 from sscbench.world.env import Env
 from sscbench.world.reward import compute_reward
 from sscbench.world.task import Task

@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sscbench.agents.base import AgentFactory, RunContext
+from sscbench.core.agent import AgentFactory, RunContext
+from sscbench.core.ledger import ContextIntervention, HarnessError, RunStart
+from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
@@ -32,12 +34,10 @@ from sscbench.run.builders import (
 )
 from sscbench.run.config import StudyConfig, check_plan_size
 from sscbench.run.episode import EpisodeResult, run_episode
-from sscbench.run.ledger import ContextIntervention, HarnessError, RunStart
 from sscbench.run.lock import StudyLock
 from sscbench.run.run_ids import run_id_for
 from sscbench.run.stopper import SignalStopper
 from sscbench.run.storage import IndexEntry, StudyDir
-from sscbench.users.base import UserFactory
 from sscbench.world.world import World
 
 

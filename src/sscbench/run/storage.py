@@ -20,9 +20,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from sscbench.core.files import atomic_write
+from sscbench.core.ledger import ledger_header
 from sscbench.errors import DataError
 from sscbench.jsonl import model_line
-from sscbench.run.ledger import ledger_header
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
@@ -73,18 +74,6 @@ STUDY_FOLDERS = {
     "release": (".json", ".csv", ".png", ".svg", ".tmp"),
     "report": (".html", ".csv", ".json", ".png", ".svg", ".tmp"),
 }
-
-
-def _tmp_name(path: Path) -> Path:
-    """A temporary name beside ``path``, unique to this process."""
-    return path.with_name(f".{path.name}.{os.getpid()}.tmp")
-
-
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = _tmp_name(path)
-    with tmp.open("wb") as handle:
-        handle.write(data)
-    os.replace(tmp, path)
 
 
 def _jsonl(items: Iterable[Any]) -> bytes:
@@ -257,14 +246,14 @@ class StudyDir:
             return True
         self.runs.mkdir(parents=True, exist_ok=True)
         marker = {"sscbench_study": MARKER_FORMAT, "inputs": dict(sorted(inputs.items()))}
-        _write_atomic(self.marker, json.dumps(marker, indent=2).encode())
-        _write_atomic(self.config_toml, toml_text.encode("utf-8"))
-        _write_atomic(self.cases, _jsonl(cases))
-        _write_atomic(self.plan, _jsonl(plan))
+        atomic_write(self.marker, json.dumps(marker, indent=2).encode())
+        atomic_write(self.config_toml, toml_text.encode("utf-8"))
+        atomic_write(self.cases, _jsonl(cases))
+        atomic_write(self.plan, _jsonl(plan))
         meta = {"config_hash": config_hash, "config": json.loads(canonical_config)}
         if base_dir is not None:
             meta["base_dir"] = str(base_dir)  # relative paths of the config are read from here
-        _write_atomic(self.config_json, json.dumps(meta, indent=2, sort_keys=True).encode())
+        atomic_write(self.config_json, json.dumps(meta, indent=2, sort_keys=True).encode())
         return False
 
     # ---- the index -----------------------------------------------------------------
@@ -304,7 +293,7 @@ class StudyDir:
 
     def rewrite_index(self, entries: Iterable[IndexEntry]) -> None:
         """Replace the index atomically by these entries (resume drops runs to re-run)."""
-        _write_atomic(self.index, _jsonl(entries))
+        atomic_write(self.index, _jsonl(entries))
 
     def repair_index(self) -> None:
         """Drop a trailing partial line left by a kill during an append."""
@@ -338,8 +327,8 @@ class StudyDir:
         """Write a run's ledger and evaluator log atomically; return both files' sha256."""
         data = _jsonl([ledger_header(run_id), *ledger])
         log = _jsonl(evaluator)
-        _write_atomic(self.evaluator_path(run_id), log)
-        _write_atomic(self.ledger_path(run_id), data)
+        atomic_write(self.evaluator_path(run_id), log)
+        atomic_write(self.ledger_path(run_id), data)
         return hashlib.sha256(data).hexdigest(), hashlib.sha256(log).hexdigest()
 
     def remove_run_files(self, run_id: str) -> None:
@@ -347,6 +336,6 @@ class StudyDir:
         self.ledger_path(run_id).unlink(missing_ok=True)
         self.evaluator_path(run_id).unlink(missing_ok=True)
 
-    def read_ledger(self, run_id: str) -> list[str]:
+    def ledger_lines(self, run_id: str) -> list[str]:
         """A run's ledger lines (header first)."""
         return self.ledger_path(run_id).read_text("utf-8").splitlines()

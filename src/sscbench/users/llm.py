@@ -17,17 +17,13 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.base import RunContext
-from sscbench.agents.endpoint import LLMUserConfig
-from sscbench.agents.responses import content_text, first_message
-from sscbench.agents.retry import (
-    ClientHolder,
-    complete_with_retries,
-    new_usage,
-)
-from sscbench.agents.secrets import redact
-from sscbench.run.ledger import AssistantEvent, UserEvent
-from sscbench.users.base import STOP
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import AssistantEvent, LedgerEvent, UserEvent
+from sscbench.core.user import STOP
+from sscbench.llm.endpoint import LLMUserConfig
+from sscbench.llm.responses import content_text, first_message
+from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
+from sscbench.llm.secrets import redact
 
 AGENT_GREETING = "Hi! How can I help you today?"
 """The agent's opening line as the simulator sees it (the ledger starts with the user)."""
@@ -55,7 +51,7 @@ def user_system_prompt(instruction: str | None) -> str:
     )
 
 
-def user_messages(instruction: str | None, ledger: Sequence[Any]) -> list[dict[str, Any]]:
+def user_messages(instruction: str | None, ledger: Sequence[LedgerEvent]) -> list[dict[str, Any]]:
     """The simulator's chat history for the ledger so far (roles seen from the user's side)."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": user_system_prompt(instruction)},
@@ -96,7 +92,7 @@ class LLMUser:
         """The user's opening message."""
         return await self._generate(user_messages(self.instruction, []))
 
-    async def reply(self, ledger: Sequence[Any]) -> str:
+    async def reply(self, ledger: Sequence[LedgerEvent]) -> str:
         """The answer to the agent's latest text reply."""
         return await self._generate(user_messages(self.instruction, list(ledger)))
 

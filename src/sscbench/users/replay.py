@@ -5,11 +5,11 @@ replay agent replays (found in ``RunContext.options``, put there by the agent's 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from sscbench.agents.base import RunContext
 from sscbench.agents.recordings import REPLAY_OPTION
 from sscbench.agents.replay import ReplayUser
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import LedgerEvent
 
 
 class RecordedUser:
@@ -32,7 +32,7 @@ class RecordedUser:
         """The recorded opening message."""
         return await self._user().first_message()
 
-    async def reply(self, ledger: Sequence[Any]) -> str:
+    async def reply(self, ledger: Sequence[LedgerEvent]) -> str:
         """The next recorded reply, then ``###STOP###``."""
         return await self._user().reply(ledger)
 

@@ -16,8 +16,9 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.base import RunContext
-from sscbench.users.base import STOP
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import LedgerEvent
+from sscbench.core.user import STOP
 
 CLOSING = "Thank you, that's all I needed. " + STOP
 _SENTENCE = re.compile(r"[^.?!\n]+[.?!]?")
@@ -243,7 +244,7 @@ class ScriptedUser:
         """The opening request."""
         return "Hi! " + self._request
 
-    async def reply(self, ledger: Sequence[Any]) -> str:
+    async def reply(self, ledger: Sequence[LedgerEvent]) -> str:
         """The answer to the agent's latest text reply."""
         self.turns += 1
         text = _last_agent_text(ledger)
@@ -314,7 +315,7 @@ class ScriptedUser:
         return out
 
 
-def _last_agent_text(ledger: Sequence[Any]) -> str:
+def _last_agent_text(ledger: Sequence[LedgerEvent]) -> str:
     for event in reversed(ledger):
         if getattr(event, "type", None) == "assistant":
             return getattr(event, "content", None) or ""

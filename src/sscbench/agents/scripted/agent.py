@@ -11,7 +11,6 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from sscbench.agents.base import AgentTurn, RunContext
 from sscbench.agents.scripted.airline import AirlineHandlers
 from sscbench.agents.scripted.labels import final_stance, finish_use
 from sscbench.agents.scripted.phrases import CLOSING, EMAIL, USER_ID, canonical_text
@@ -21,6 +20,7 @@ from sscbench.agents.scripted.transcript import Block, Script
 from sscbench.agents.scripted.writes import Writes
 from sscbench.agents.scripted_facts import money, scalar_texts
 from sscbench.agents.scripted_plan import PlanStep
+from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 
@@ -222,7 +222,7 @@ class ScriptedAgentFactory:
 
 
 def scripted_agent_factory(profile_name: str, **params: Any) -> ScriptedAgentFactory:
-    """An :class:`~sscbench.agents.base.AgentFactory` for a profile of :data:`PROFILES`.
+    """An :class:`~sscbench.core.agent.AgentFactory` for a profile of :data:`PROFILES`.
 
     ``params`` override the profile's settings (see :class:`Profile`; ``p`` is an
     alias of ``readback_p``), e.g. ``scripted_agent_factory("random_readback", p=0.3)``.

@@ -1,6 +1,6 @@
 """Generator primitives of a script: say, call, read a record once, record a use, confirm.
 
-Each primitive is a generator that yields one :class:`~sscbench.agents.base.AgentTurn`
+Each primitive is a generator that yields one :class:`~sscbench.core.agent.AgentTurn`
 and returns what came back (the user's reply or the call's observation); the uses a
 turn makes are recorded before it and stamped with its step when it is emitted.
 """
@@ -10,11 +10,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sscbench.agents.base import AgentTurn
 from sscbench.agents.scripted.phrases import NO_EXPECTED
 from sscbench.agents.scripted.transcript import Script, Transcript
 from sscbench.agents.scripted_facts import Obs
-from sscbench.run.ledger import ToolCall
+from sscbench.core.agent import AgentTurn
+from sscbench.core.ledger import ToolCall
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import READ_TOOLS
 

@@ -21,7 +21,7 @@ from sscbench.agents.scripted.transcript import Block, Script
 from sscbench.agents.scripted.turns import Turns
 from sscbench.agents.scripted_facts import Obs, fact_write
 from sscbench.agents.scripted_plan import PlanStep
-from sscbench.run.injection import IDEMPOTENCY_KEY
+from sscbench.core.injection import IDEMPOTENCY_KEY
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import BOOKING_READBACK, BOOKING_WRITE, READ_TOOLS, record_key
 

@@ -16,12 +16,12 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
+from sscbench.core.injection import Injection
+from sscbench.core.references import Reservation, reservations_shown
+from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import FaultContract
-from sscbench.measure.references import Reservation, reservations_shown
-from sscbench.measure.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
-from sscbench.measure.view import LedgerView
-from sscbench.run.injection import Injection
 from sscbench.world.task import Task
 from sscbench.world.world import World
 

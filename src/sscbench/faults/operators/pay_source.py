@@ -12,6 +12,18 @@ import json
 import re
 from typing import Any
 
+from sscbench.core.injection import Injection
+from sscbench.core.payments import (
+    Method,
+    category_hits,
+    payment_methods,
+    payment_references,
+    payment_roles,
+    position,
+)
+from sscbench.core.references import HANDOFF, agent_texts, clauses
+from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
     AcquisitionRoute,
@@ -28,18 +40,6 @@ from sscbench.faults.operators.base import (
     user_prefix_message,
 )
 from sscbench.faults.operators.uses import classify_value_use
-from sscbench.measure.payments import (
-    Method,
-    category_hits,
-    payment_methods,
-    payment_references,
-    payment_roles,
-    position,
-)
-from sscbench.measure.references import HANDOFF, agent_texts, clauses
-from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
-from sscbench.measure.view import LedgerView
-from sscbench.run.injection import Injection
 from sscbench.world.world import World
 
 READ = "get_user_details"
@@ -216,7 +216,7 @@ class PaySource(FaultOperator):
         The method may be named by id, last digits, id suffix, brand, balance, a definite
         category ("your only gift card") or role ("the original payment method"): a
         phrase counts when it identifies the method among those the ledger showed before
-        the step (:mod:`sscbench.measure.payments`). A payment call is a use only when
+        the step (:mod:`sscbench.core.payments`). A payment call is a use only when
         the category decided it: the user asked for a category, or the turn's own text
         says which category it pays with; a call that would be the same under either
         category does not depend on it.

@@ -11,6 +11,10 @@ import datetime as dt
 import re
 from typing import Any
 
+from sscbench.core.injection import Injection
+from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_text
+from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
     AcquisitionRoute,
@@ -30,10 +34,6 @@ from sscbench.faults.operators.base import (
     user_prefix_message,
 )
 from sscbench.faults.operators.uses import classify_value_use
-from sscbench.measure.references import HANDOFF, agent_texts, reservations_shown, scoped_text
-from sscbench.measure.values import INF, ClassifiedUse, Evidence, UseCandidate
-from sscbench.measure.view import LedgerView
-from sscbench.run.injection import Injection
 from sscbench.world.world import World
 
 READ = "get_reservation_details"

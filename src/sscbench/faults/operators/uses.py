@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import re
 
+from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
+from sscbench.core.view import LedgerView
 from sscbench.faults.operators.base import NEGATION_CUE, VERIFY_CUE, sentence_around
-from sscbench.measure.values import ClassifiedUse, UseCandidate, UseLabel
-from sscbench.measure.view import LedgerView
 
 # the sentence stating v′ says it is wrong or inconsistent (without necessarily giving v)
 REJECT_CUE = re.compile(

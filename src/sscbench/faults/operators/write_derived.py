@@ -18,9 +18,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from sscbench.core.values import UseCandidate, UseLabel
+from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.measure.values import UseCandidate, UseLabel
-from sscbench.measure.view import LedgerView
 
 WRITE = "update_reservation_flights"
 READ = "get_reservation_details"

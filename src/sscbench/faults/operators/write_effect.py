@@ -12,6 +12,10 @@ from __future__ import annotations
 import json
 import re
 
+from sscbench.core.injection import Injection
+from sscbench.core.references import agent_texts, reservations_shown, scoped_text
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
     AcquisitionRoute,
@@ -36,10 +40,6 @@ from sscbench.faults.operators.write_derived import (
     made_true,
     matches,
 )
-from sscbench.measure.references import agent_texts, reservations_shown, scoped_text
-from sscbench.measure.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
-from sscbench.measure.view import LedgerView
-from sscbench.run.injection import Injection
 from sscbench.world.world import World
 
 WRITE = "update_reservation_flights"

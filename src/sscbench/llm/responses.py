@@ -11,8 +11,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.agents.secrets import redact
 from sscbench.errors import HarnessFailure
+from sscbench.llm.secrets import redact
 
 BAD_RESPONSE = "bad response"
 """The failure kind of a 200 answer that holds no usable message."""

@@ -4,17 +4,42 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Final, Literal
 
-INF = "inf"
-UNDECIDABLE = "undecidable"
+INF: Final = "inf"
+UNDECIDABLE: Final = "undecidable"
 
-Step = int | str  # a ledger step, INF, or UNDECIDABLE
+#: A ledger step index, ∞ (the event never happened) or undecidable — never any other
+#: string. Serialised as the integer, ``"inf"`` or ``"undecidable"``.
+Step = int | Literal["inf", "undecidable"]
 
 
 def is_step(value: Step) -> bool:
     """True for a located ledger step (not ∞, not undecidable)."""
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+class Stratum(StrEnum):
+    """The ``Z_S`` column of a measurement row: the arrival stratum, or why a run has none.
+
+    The first five are arrival relative to the first dependent use T_S (pre: T_E < T_S;
+    late: T_S ≤ T_E < ∞; absent: T_E = ∞; no-use: T_S = ∞; undecidable). The others say
+    why a completed run has no arrival: its case has no contract, the fault never showed
+    (not-triggered), the classifier failed (measurement-missing, a missing value, never an
+    outcome), or it is the paired clean control. Runs that did not complete carry their
+    index status (``not-qualified``, ``missing``) instead. Values are serialised as written
+    here, so measurements stay byte-identical.
+    """
+
+    PRE = "pre"
+    LATE = "late"
+    ABSENT = "absent"
+    NO_USE = "no-use"
+    UNDECIDABLE = "undecidable"
+    NO_CONTRACT = "no-contract"
+    NOT_TRIGGERED = "not-triggered"
+    MEASUREMENT_MISSING = "measurement-missing"
+    CLEAN = "clean"
 
 
 class UseLabel(StrEnum):

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from sscbench.run.ledger import ToolCall
+from sscbench.core.ledger import LedgerEvent, ToolCall
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -44,7 +44,7 @@ class Agent(Protocol):
     the run is then missing, never an outcome.
     """
 
-    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+    async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
         """The next assistant turn."""
         ...
 

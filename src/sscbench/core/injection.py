@@ -21,8 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.run.arguments import parse_arguments
-from sscbench.run.ledger import InterventionRecord, WriteRecord
+from sscbench.core.arguments import parse_arguments
+from sscbench.core.ledger import InterventionRecord, WriteRecord
 from sscbench.world.env import Env, ToolOutcome
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind

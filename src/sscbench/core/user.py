@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
-from sscbench.agents.base import RunContext
+from sscbench.core.agent import RunContext
+from sscbench.core.ledger import LedgerEvent
 
 STOP = "###STOP###"
 
@@ -18,7 +19,7 @@ class User(Protocol):
         """The user's opening message."""
         ...
 
-    async def reply(self, ledger: Sequence[Any]) -> str:
+    async def reply(self, ledger: Sequence[LedgerEvent]) -> str:
         """The answer to the agent's latest text reply (the last assistant event)."""
         ...
 

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.measure.references import clauses
-from sscbench.measure.view import LedgerView
+from sscbench.core.references import clauses
+from sscbench.core.view import LedgerView
 
 CATEGORY_PATTERNS = {
     "credit_card": r"credit[ -]?cards?",

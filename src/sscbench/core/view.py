@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
 
 
 @dataclass(frozen=True)

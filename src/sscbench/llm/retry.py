@@ -18,7 +18,7 @@ with that message instead of recording a missing run per call.
 
 The API key is read from the environment variable the config names when a client is
 built; it is never kept in a config, and it (and any fragment of it) is masked out of
-every failure message (:mod:`sscbench.agents.secrets`).
+every failure message (:mod:`sscbench.llm.secrets`).
 """
 
 from __future__ import annotations
@@ -31,10 +31,10 @@ from typing import Any, TypeVar
 
 import openai
 
-from sscbench.agents.endpoint import EndpointConfig
-from sscbench.agents.secrets import PLACEHOLDER_KEY, redact
 from sscbench.errors import EndpointUnreachable, HarnessFailure
 from sscbench.jsonl import dumps_line
+from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
 
 __all__ = ["PLACEHOLDER_KEY", "redact"]  # re-exported: their home is agents.secrets
 

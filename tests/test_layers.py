@@ -1,0 +1,69 @@
+"""The import contracts of pyproject.toml hold, and they are not hollow.
+
+The stages import only downward (world → core → faults|llm → measure's reconstruction →
+admission → agents → users → run → measure's study files → analysis → oracles|release|review
+→ report → cli); lab, local and testing stand apart. See docs/architecture.md, "Layers".
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src"
+
+
+def _lint(src: Path, config: Path) -> subprocess.CompletedProcess[str]:
+    """Run import-linter on the package under ``src`` (never the installed copy)."""
+    code = (
+        "import sys; from importlinter.cli import lint_imports; "
+        f"sys.exit(lint_imports(config_filename={str(config)!r}, no_cache=True, no_logo=True))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    return subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+
+
+def _contracts() -> list[dict]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["importlinter"][
+        "contracts"
+    ]
+
+
+def test_every_contract_is_kept():
+    result = _lint(SRC, ROOT / "pyproject.toml")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_measure_module_sits_in_a_layer():
+    """measure is split by module across two layers, so a new module must be placed."""
+    stages = next(c for c in _contracts() if c["id"] == "stages")
+    named = {
+        part.strip()
+        for layer in stages["layers"]
+        for part in layer.replace(":", "|").split("|")
+        if part.strip().startswith("measure.")
+    }
+    modules = {
+        f"measure.{path.stem}"
+        for path in (SRC / "sscbench" / "measure").glob("*.py")
+        if path.stem != "__init__"
+    }
+    assert modules == named, f"not in a layer: {modules - named}; gone: {named - modules}"
+
+
+def test_a_back_edge_breaks_the_contract(tmp_path):
+    """A lower stage importing a higher one (core -> run) is refused."""
+    ignore = shutil.ignore_patterns("__pycache__")
+    shutil.copytree(SRC / "sscbench", tmp_path / "sscbench", ignore=ignore)
+    ledger = tmp_path / "sscbench" / "core" / "ledger.py"
+    ledger.write_text(ledger.read_text("utf-8") + "\nfrom sscbench.run.storage import StudyDir\n")
+    result = _lint(tmp_path, ROOT / "pyproject.toml")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "sscbench.core.ledger -> sscbench.run.storage" in result.stdout

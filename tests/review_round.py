@@ -76,6 +76,37 @@ def build_small_taubench_study(root: Path, data: Path) -> Path:
     return root
 
 
+GENERATED_STUDY = """
+[study]
+seed = 5
+concurrency = 2
+[world]
+domains = ["airline", "retail"]
+[cases]
+operators = ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
+per_operator = 2
+[[agents]]
+id = "trusting"
+profile = "trusting"
+[[agents]]
+id = "readback"
+profile = "readback"
+"""
+
+
+def build_generated_study(root: Path) -> Path:
+    """A small measured study on the embedded generated worlds (no τ-bench data needed)."""
+    from sscbench.measure.study import measure_study
+    from sscbench.run.config import parse_config
+    from sscbench.run.executor import execute_study
+
+    execute_study(
+        parse_config(GENERATED_STUDY, "generated.toml"), GENERATED_STUDY, root, progress=False
+    )
+    measure_study(root)
+    return root
+
+
 def truth_by_run(study: Path) -> dict[str, dict[str, Any]]:
     """Each labelled run's true T_E, T_S, T_U, A, Y_end (calibration labels + measured Y_end)."""
     from sscbench.measure.calibrate import labelled_runs

@@ -92,10 +92,15 @@ def read_plan(folder: str | Path) -> ReviewPlan:
     return plan
 
 
+def valid_name(name: str) -> bool:
+    """A reviewer's or adjudicator's name: usable as a file name, not ``adjudication``."""
+    return bool(_NAME.match(name)) and name != ADJUDICATION
+
+
 def parse_reviewers(text: str) -> list[str]:
     """``--reviewers A,B,C``: at least two distinct names usable as file names."""
     names = [n.strip() for n in text.split(",") if n.strip()]
-    bad = [n for n in names if not _NAME.match(n) or n == ADJUDICATION]
+    bad = [n for n in names if not valid_name(n)]
     if bad:
         raise DataError(
             "--reviewers",

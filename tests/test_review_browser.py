@@ -164,3 +164,54 @@ def test_page_fills_survives_reload_exports_and_round_trips(review, driver):
     # A: two raters, 3 items, one split: P̄ = 2/3, p = (5/6, 1/6), P_e = 26/36 → κ = -0.2
     assert data["kappa"]["A"]["kappa"] == pytest.approx((2 / 3 - 26 / 36) / (1 - 26 / 36))
     assert data["kappa"]["T_U_status"]["kappa"] is None  # all "undecidable": κ undefined
+
+
+def test_adjudicator_page_exports_the_adjudication_that_completes_the_reference(
+    tmp_path_factory, driver
+):
+    import re
+
+    from selenium.webdriver.common.by import By
+    from typer.testing import CliRunner
+
+    from review_round import build_review_round
+    from sscbench.cli import app
+    from sscbench.review.labels import read_labels
+
+    root = tmp_path_factory.mktemp("adjudicator")
+    folder = build_review_round(build_generated_study(root / "study"), root / "out")
+    design = json.loads((root / "out" / "design.json").read_text())
+    (folder / "labels" / "adjudication.jsonl").unlink()
+    (folder / "reference.jsonl").unlink()
+    runner = CliRunner()
+    assert (
+        runner.invoke(app, ["review", "adjudicate", str(folder), "--adjudicator", "D"]).exit_code
+        == 0
+    )
+    page = folder / "adjudicate-D.html"
+    config = json.loads(re.search(r'id="config">(.*?)</script>', page.read_text(), re.S).group(1))
+    driver.get(page.as_uri())
+    for review_id, fields in config["fields"].items():
+        truth = design["truth"][review_id]
+        for q in fields:
+            value = truth[q]
+            if isinstance(value, bool):
+                value = json.dumps(value)
+            if isinstance(value, int) and not isinstance(value, bool):
+                driver.find_element(By.ID, f"{review_id}-{q}-n").send_keys(str(value))
+            else:
+                element = driver.find_element(By.ID, f"{review_id}-{q}-{value}")
+                driver.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+                element.click()
+    driver.find_element(By.ID, "export").click()
+    exported = _wait_for(driver.downloads / "adjudication.jsonl")
+    shutil.copy(exported, folder / "labels" / "adjudication.jsonl")
+    result = runner.invoke(app, ["review", "reference", str(folder)])
+    assert result.exit_code == 0, result.output
+    for label in read_labels(folder / "reference.jsonl"):
+        assert {q: getattr(label, q) for q in design["truth"][label.review_id]} == (
+            design["truth"][label.review_id]
+        )
+    adjudicated = read_labels(folder / "labels" / "adjudication.jsonl")
+    assert sorted(lab.review_id for lab in adjudicated) == sorted(config["fields"])
+    assert all(lab.reviewer == "D" for lab in adjudicated)

@@ -107,7 +107,7 @@ def render_adjudication_page(
                 {
                     "quantity": q,
                     "disputed": q in dispute["disputed"],
-                    "values": ["—" if v is None else str(v) for v in values],
+                    "cells": ["—" if v is None else str(v) for v in values],
                 }
                 for q, values in dispute["values"].items()
             ],

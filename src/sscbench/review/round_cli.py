@@ -13,11 +13,11 @@ from rich.table import Table
 
 from sscbench.errors import DataError
 
-console = Console()
+console = Console(soft_wrap=True)
 
 
 def _fail(exc: Exception) -> None:
-    console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False)
+    console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
     raise typer.Exit(2)
 
 

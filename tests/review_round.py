@@ -22,6 +22,9 @@ Designed disagreements (reviewer: change):
 * ``A-undecidable`` — A: a non-adopting run labelled A undecidable.
 * ``calibration``   — C: the first calibration run's A flipped (kept out of κ and reference).
 
+Case questions: every reviewer answers "yes" to all four, except that C answers
+"unsure" to ``sufficiency`` for the first case.
+
 Keep the signature of ``build_review_round`` stable: other test files use it.
 """
 
@@ -212,11 +215,11 @@ def build_review_round(study: Path, out: Path) -> Path:
                 "reviewer": name,
                 "task_relevance": "yes",
                 "evidence_authority": "yes",
-                "sufficiency": "yes",
+                "sufficiency": "unsure" if (name, number) == ("C", 0) else "yes",
                 "scope": "yes",
                 "note": "",
             }
-            for c in plan.cases
+            for number, c in enumerate(plan.cases)
         ]
         _write(folder / "labels" / f"{name}.jsonl", rows + cases)
     summary = agree(folder)

@@ -93,6 +93,16 @@ def test_designed_disagreements_give_the_hand_computed_kappas(review_round):
     assert (items[where["A-flip"]], "A") in split and (items[where["A-flip"]], "T_U") in split
 
 
+def test_case_questions_get_their_own_kappa(review_round):
+    _, folder, _ = review_round
+    result = read_agreement(folder)
+    cases = json.loads((folder / "plan.json").read_text())["cases"]
+    expected = kappa_with_splits(["yes"] * len(cases), {0: "unsure"})  # C on case 1
+    assert result.case_kappa["sufficiency"].kappa == pytest.approx(expected, abs=1e-12)
+    assert result.case_kappa["sufficiency"].items == len(cases)
+    assert result.case_kappa["scope"].kappa is None  # all "yes": κ undefined, not 1
+
+
 def test_calibration_is_reported_apart_and_kept_out_of_the_reference(review_round):
     _, folder, design = review_round
     result = read_agreement(folder)

@@ -14,7 +14,8 @@ computes, over the drawn runs (calibration runs apart):
   value of every quantity of the form (T_E, T_S, T_U, A, Y_end); an unanswered
   quantity is never agreement. A 2–1 majority is a dispute, for the adjudicator.
 
-The result is ``FOLDER/agreement.json`` (schema ``sscbench.review-agreement/1``), read
+The case-level answers (yes / no / unsure per question) get a Fleiss' κ each too
+(``case_kappa``). The result is ``FOLDER/agreement.json`` (schema ``sscbench.review-agreement/1``), read
 back with :func:`read_agreement`.
 """
 
@@ -31,6 +32,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from sscbench.errors import DataError
 from sscbench.measure.reconstruct import arrival
+from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
 from sscbench.review.labels import RunLabel, read_labels
 from sscbench.review.plan import ReviewPlan, read_plan
 from sscbench.review.review_page import FORM_FIELDS, STEP_FIELDS
@@ -85,6 +87,7 @@ class ReviewAgreement(BaseModel):
     unanimous: int
     calibration_agreement: AgreementBlock | None = None
     disagreements: list[dict[str, Any]] = []
+    case_kappa: dict[str, Kappa] = {}
 
     def dump(self) -> dict[str, Any]:
         """The JSON object of ``agreement.json``."""
@@ -141,6 +144,10 @@ def reviewer_labels(folder: Path, plan: ReviewPlan) -> dict[str, dict[str, RunLa
             )
         labels: dict[str, RunLabel] = {}
         for label in read_labels(path):
+            if label.review_id is None:
+                raise DataError(
+                    path, "review_id", f"{label.run_id}: a review's label needs its review_id"
+                )
             if label.review_id not in known:
                 raise DataError(path, "review_id", f"{label.review_id!r} is not in plan.json")
             if label.reviewer not in (None, name):
@@ -202,6 +209,22 @@ def block(ids: list[str], names: list[str], values: dict[str, list[dict[str, Any
     return result, rows
 
 
+def case_kappa(folder: Path, plan: ReviewPlan) -> dict[str, Kappa]:
+    """Fleiss' κ of each case-level question (yes / no / unsure) over the plan's cases."""
+    answers = {
+        name: {c.case_review_id: c for c in read_case_labels(folder / "labels" / f"{name}.jsonl")}
+        for name in plan.reviewers
+    }
+    out = {}
+    for question in CASE_QUESTIONS:
+        ratings = [
+            [getattr(answers[name].get(case), question, None) for name in plan.reviewers]
+            for case in plan.cases
+        ]
+        out[question] = kappa_of(ratings, ["yes", "no", "unsure"])
+    return out
+
+
 def review_values(folder: Path, plan: ReviewPlan) -> dict[str, list[dict[str, Any]]]:
     """Every item's derived values, one dict per reviewer in plan order."""
     labels = reviewer_labels(folder, plan)
@@ -225,6 +248,7 @@ def agree(folder: str | Path) -> ReviewAgreement:
         unanimous=main.unanimous,
         calibration_agreement=calibration,
         disagreements=rows,
+        case_kappa=case_kappa(folder, plan),
     )
     target = folder / "agreement.json"
     tmp = target.with_name("agreement.json.tmp")

@@ -133,6 +133,14 @@ def agree_command(
         cal = result.calibration_agreement
         console.print(_kappa_table(f"calibration runs ({cal.items}, not in the reference)", cal))
         console.print(f"calibration disputed: {', '.join(cal.disputed) or 'none'}", highlight=False)
+    if result.case_kappa:
+        cases = Table(title="case questions (yes / no / unsure)")
+        for column in ("question", "Fleiss' κ", "cases"):
+            cases.add_column(column, justify="right" if column == "cases" else "left")
+        for name, k in result.case_kappa.items():
+            value = "undefined" if k.kappa is None else f"{k.kappa:.3f}"
+            cases.add_row(name, value, str(k.items))
+        console.print(cases)
     console.print(f"wrote {Path(folder) / 'agreement.json'}", highlight=False)
     if reference is not None:
         console.print(f"wrote {reference}", highlight=False)

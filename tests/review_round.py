@@ -159,8 +159,13 @@ def _write(path: Path, rows: list[dict[str, Any]]) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
 
 
-def build_review_round(study: Path, out: Path) -> Path:
+def build_review_round(
+    study: Path, out: Path, *, runs: int = 24, calibration: int = 2, seed: int = 7
+) -> Path:
     """Play a whole review round on a measured ``study``; return the review folder.
+
+    ``runs`` drawn runs (fewer if the study has fewer) and ``calibration`` calibration
+    runs, drawn stratified by operator, configuration and stratum with ``seed``.
 
     The folder (``out/review``) holds plan.json, the pages, ``labels/A|B|C.jsonl``,
     ``labels/adjudication.jsonl``, ``agreement.json`` and ``reference.jsonl``; the key
@@ -178,10 +183,10 @@ def build_review_round(study: Path, out: Path) -> Path:
         study,
         folder,
         reviewers=list(REVIEWERS),
-        runs=min(24, len(truth_runs) - 2),
-        calibration=2,
+        runs=min(runs, len(truth_runs) - calibration),
+        calibration=calibration,
         stratify=("operator", "configuration", "stratum"),
-        seed=7,
+        seed=seed,
         key=out / "review-key.json",
     )
     key = read_key(out / "review-key.json")

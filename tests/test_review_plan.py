@@ -136,3 +136,54 @@ def test_plan_is_seeded_and_refuses_bad_input(study, tmp_path):
     with pytest.raises(DataError, match="bad names"):
         parse_reviewers("A,adjudication")
     assert parse_plan_stratify("operator,config") == ("operator", "configuration")
+
+
+def test_review_page_escapes_model_text_and_needs_nothing_outside(study):
+    from sscbench.review.review_page import render_review_page
+    from sscbench.run.builders import read_cases
+    from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+
+    case = next(c for c in read_cases(study / "cases.jsonl") if c.operator == "ReturnDate")
+    evil = "</script><script>alert(1)</script>"
+    ledger = [
+        SystemEvent(step=0, content=f"policy {evil}"),
+        UserEvent(step=1, content=f"hi {evil}"),
+        AssistantEvent(
+            step=2, tool_calls=(ToolCall(id="c", name="get_x", arguments='{"a": "<b>"}'),)
+        ),
+        ToolEvent(step=3, tool_call_id="c", name="get_x", content=json.dumps({"v": evil})),
+    ]
+
+    from sscbench.review.plan import ReviewPlan
+
+    plan = ReviewPlan(
+        plan_id="p1",
+        study="s",
+        key="k",
+        reviewers=["A", "B"],
+        seed=0,
+        stratify=[],
+        runs_requested=1,
+        calibration_requested=1,
+        population=2,
+        strata=[],
+        calibration=["cal01"],
+        items=["r001"],
+        cases={"k01": ["cal01", "r001"]},
+    )
+    page = render_review_page(plan, "A", {"k01": case}, {"cal01": ledger, "r001": ledger})
+    assert "<script>alert" not in page and '"<b>"' not in page
+    assert page.count("&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt;") == 6
+    assert page.count("<script") == 2  # the config and the page's own script, both inline
+    assert not re.search(r"<(?:script|link|img)[^>]+(?:src|href)=", page)
+    assert 'id="A-' not in page and 'id="r001-T_U-undecidable"' in page
+
+
+def test_adjudicator_is_not_a_reviewer(study, tmp_path):
+    assert _plan(study, tmp_path / "r", "--runs", "3").exit_code == 0
+    for name in "ABC":
+        (tmp_path / "r" / "labels" / f"{name}.jsonl").write_text("")
+    result = CliRunner().invoke(
+        app, ["review", "adjudicate", str(tmp_path / "r"), "--adjudicator", "B"]
+    )
+    assert result.exit_code == 2 and "is a reviewer" in result.output

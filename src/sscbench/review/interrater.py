@@ -123,12 +123,13 @@ def status(step: Any) -> str | None:
 
 
 def derived(label: RunLabel | None) -> dict[str, Any]:
-    """A reviewer's values of every form quantity plus Z_S and the two statuses."""
+    """A reviewer's values of every form quantity plus Z_S, the two statuses and the note."""
     values: dict[str, Any] = {q: getattr(label, q) if label else None for q in FORM_FIELDS}
     t_e, t_s = values["T_E"], values["T_S"]
     values["Z_S"] = arrival(t_e, t_s) if t_e is not None and t_s is not None else None
     values["T_U_status"] = status(values["T_U"])
     values["T_S_status"] = status(values["T_S"])
+    values["note"] = label.note if label else ""
     return values
 
 

@@ -25,7 +25,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sscbench.errors import DataError
 from sscbench.jsonl import write_utf8
@@ -79,8 +79,6 @@ def read_plan(folder: str | Path) -> ReviewPlan:
         raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
     except json.JSONDecodeError as exc:
         raise DataError(path, None, f"not JSON: {exc.msg}") from exc
-    from pydantic import ValidationError
-
     try:
         plan = ReviewPlan.model_validate(raw)
     except ValidationError as exc:

@@ -25,7 +25,7 @@ from sscbench.review.labels import RunLabel, read_key, read_labels
 from sscbench.review.plan import ADJUDICATION, ReviewPlan, read_plan
 from sscbench.review.review_page import FORM_FIELDS
 
-SHOWN = (*FORM_FIELDS, "Z_S")
+SHOWN = (*FORM_FIELDS, "Z_S", "note")
 
 
 def _disputes(
@@ -54,6 +54,10 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
 
     folder = Path(folder)
     plan = read_plan(folder)
+    if adjudicator in plan.reviewers:
+        raise DataError(
+            "--adjudicator", None, f"{adjudicator!r} is a reviewer: the adjudicator must be another"
+        )
     summary = agree(folder)  # always from the exports as they are now
     disputes = _disputes(plan, review_values(folder, plan), summary)
     key = _key(plan)

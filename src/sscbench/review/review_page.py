@@ -12,6 +12,7 @@ with no network. All text is escaped (jinja2 autoescape).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from jinja2 import Environment, PackageLoader
@@ -34,6 +35,13 @@ HELP = {
 }
 
 _ENV = Environment(loader=PackageLoader("sscbench.review", "templates"), autoescape=True)
+
+
+def _cell(value: Any) -> str:
+    """A reviewer's answer as the adjudicator reads it (JSON spelling of true / false)."""
+    if value is None or value == "":
+        return "—"
+    return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
 def _items(plan: Any, cases: dict[str, Any], ledgers: dict[str, list[Any]], ids: list[str]):
@@ -107,7 +115,7 @@ def render_adjudication_page(
                 {
                     "quantity": q,
                     "disputed": q in dispute["disputed"],
-                    "cells": ["—" if v is None else str(v) for v in values],
+                    "cells": [_cell(v) for v in values],
                 }
                 for q, values in dispute["values"].items()
             ],

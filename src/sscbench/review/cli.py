@@ -57,6 +57,23 @@ def export_command(
         console.print(f"  {stratum}: {count}", highlight=False)
 
 
+def _mount_round() -> None:
+    from sscbench.review.round_cli import (
+        adjudicate_command,
+        agree_command,
+        plan_command,
+        reference_command,
+    )
+
+    review_app.command("plan")(plan_command)
+    review_app.command("agree")(agree_command)
+    review_app.command("adjudicate")(adjudicate_command)
+    review_app.command("reference")(reference_command)
+
+
+_mount_round()
+
+
 def _cells(summary: dict, name: str) -> tuple[str, str, str]:
     interval = summary[name]
     agree = summary["agree" if name == "exact" else "agree_within_1"]

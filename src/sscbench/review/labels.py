@@ -9,7 +9,12 @@ labelled* and is not scored; a labelled value is one of
 * ``A``: ``true`` / ``false`` / ``"undecidable"`` (``1`` / ``0`` are accepted);
 * ``Z_S``: ``"pre"``, ``"late"``, ``"absent"``, ``"no-use"`` or ``"undecidable"``;
 * ``Y_end``: ``"endorses"``, ``"rejects"`` or ``"undecidable"``;
-* ``note``: free text (why, or a one-line note when a label was fixed).
+* ``note``: free text (why, or a one-line note when a label was fixed);
+* ``reviewer``: who labelled the run (a review plan's page fills it in).
+
+A reviewer's export from a review plan's page also carries case-level lines (they have
+``case_review_id``; schema in :mod:`sscbench.review.case_labels`): ``read_labels`` skips
+them, ``read_case_labels`` reads them.
 
 Errors name the file, the line and the field. The full description is in
 ``docs/reviewing.md``.
@@ -85,6 +90,7 @@ class RunLabel(BaseModel):
     Z_S: Literal["pre", "late", "absent", "no-use", "undecidable"] | None = None
     Y_end: Literal["endorses", "rejects", "undecidable"] | None = None
     note: str = ""
+    reviewer: str | None = Field(None, min_length=1)
 
     @model_validator(mode="after")
     def _named(self) -> RunLabel:
@@ -129,8 +135,18 @@ def parse_label_line(line: str, path: str | Path, number: int) -> RunLabel:
         raise DataError(path, where, message) from exc
 
 
+def is_case_line(text: str) -> bool:
+    """A case-level label line of a reviewer's export (it names ``case_review_id``)."""
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError:
+        return False
+    return isinstance(raw, dict) and "case_review_id" in raw
+
+
 def read_labels(path: str | Path) -> list[RunLabel]:
-    """Every label line of a file, in order (blank lines skipped, duplicates refused)."""
+    """Every run label line of a file, in order (blank lines and case-level lines skipped,
+    duplicates refused)."""
     path = Path(path)
     try:
         lines = path.read_text("utf-8").splitlines()
@@ -139,7 +155,7 @@ def read_labels(path: str | Path) -> list[RunLabel]:
     out: list[RunLabel] = []
     seen: dict[str, int] = {}
     for number, text in enumerate(lines, start=1):
-        if not text.strip():
+        if not text.strip() or is_case_line(text):
             continue
         label = parse_label_line(text, path, number)
         name = label.run_id or f"review:{label.review_id}"

@@ -1,0 +1,258 @@
+"""``sscbench review agree``: agreement between reviewers before adjudication.
+
+Reads every reviewer's export ``FOLDER/labels/<reviewer>.jsonl`` of a review plan and
+computes, over the drawn runs (calibration runs apart):
+
+* Fleiss' κ (statsmodels) per categorical quantity: A; Z_S derived from each
+  reviewer's T_E and T_S (:func:`sscbench.measure.reconstruct.arrival`); T_U status
+  and T_S status (``located`` / ``inf`` / ``undecidable``). An item enters a κ only
+  when every reviewer gave the quantity; κ is null when it is undefined (no item, or
+  every answer in one category).
+* exact-step agreement for T_E, T_S and T_U over the items where every reviewer
+  located the event (gave a step).
+* the disputed items: a label is accepted only when every reviewer gave the same
+  value of every quantity of the form (T_E, T_S, T_U, A, Y_end); an unanswered
+  quantity is never agreement. A 2–1 majority is a dispute, for the adjudicator.
+
+The case-level answers (yes / no / unsure per question) get a Fleiss' κ each too
+(``case_kappa``). The result is ``FOLDER/agreement.json`` (schema ``sscbench.review-agreement/1``), read
+back with :func:`read_agreement`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+
+from sscbench.errors import DataError
+from sscbench.measure.reconstruct import arrival
+from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
+from sscbench.review.labels import RunLabel, read_labels
+from sscbench.review.plan import ReviewPlan, read_plan
+from sscbench.review.review_page import FORM_FIELDS, STEP_FIELDS
+
+AGREEMENT_SCHEMA = "sscbench.review-agreement/1"
+KAPPA_QUANTITIES = ("A", "Z_S", "T_U_status", "T_S_status")
+CATEGORIES = {
+    "A": [True, False, "undecidable"],
+    "Z_S": ["pre", "late", "absent", "no-use", "undecidable"],
+    "T_U_status": ["located", "inf", "undecidable"],
+    "T_S_status": ["located", "inf", "undecidable"],
+}
+
+
+class Kappa(BaseModel):
+    """Fleiss' κ of one quantity over the items every reviewer answered."""
+
+    kappa: float | None
+    items: int
+    categories: list[Any]
+
+
+class StepAgreement(BaseModel):
+    """Items where every reviewer located the event, and how many of them at one step."""
+
+    agree: int
+    located: int
+
+
+class AgreementBlock(BaseModel):
+    """κ, exact steps and disputes over one set of items (the calibration runs)."""
+
+    items: int
+    kappa: dict[str, Kappa]
+    exact_step: dict[str, StepAgreement]
+    disputed: list[str]
+    unanimous: int
+
+
+class ReviewAgreement(BaseModel):
+    """``agreement.json``: pre-adjudication agreement of a review (Q2's report reads it)."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_: str = Field(AGREEMENT_SCHEMA, alias="schema")
+    reviewers: list[str]
+    items: int
+    calibration: int
+    kappa: dict[str, Kappa]
+    exact_step: dict[str, StepAgreement]
+    disputed: list[str]
+    unanimous: int
+    calibration_agreement: AgreementBlock | None = None
+    disagreements: list[dict[str, Any]] = []
+    case_kappa: dict[str, Kappa] = {}
+
+    def dump(self) -> dict[str, Any]:
+        """The JSON object of ``agreement.json``."""
+        return self.model_dump(mode="json", by_alias=True)
+
+
+def read_agreement(path: str | Path) -> ReviewAgreement:
+    """A review's ``agreement.json`` (a folder holding one is accepted too)."""
+    path = Path(path)
+    if path.is_dir():
+        path = path / "agreement.json"
+    try:
+        raw = json.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
+    try:
+        result = ReviewAgreement.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise DataError(path, ".".join(map(str, first["loc"])) or None, first["msg"]) from exc
+    if result.schema_ != AGREEMENT_SCHEMA:
+        raise DataError(path, "schema", f"expected {AGREEMENT_SCHEMA!r}, not {result.schema_!r}")
+    return result
+
+
+def status(step: Any) -> str | None:
+    """An event's status: ``located`` (a step), ``inf``, ``undecidable`` (None: not given)."""
+    if step is None:
+        return None
+    return "located" if isinstance(step, int) else str(step)
+
+
+def derived(label: RunLabel | None) -> dict[str, Any]:
+    """A reviewer's values of every form quantity plus Z_S, the two statuses and the note."""
+    values: dict[str, Any] = {q: getattr(label, q) if label else None for q in FORM_FIELDS}
+    t_e, t_s = values["T_E"], values["T_S"]
+    values["Z_S"] = arrival(t_e, t_s) if t_e is not None and t_s is not None else None
+    values["T_U_status"] = status(values["T_U"])
+    values["T_S_status"] = status(values["T_S"])
+    values["note"] = label.note if label else ""
+    return values
+
+
+def reviewer_labels(folder: Path, plan: ReviewPlan) -> dict[str, dict[str, RunLabel]]:
+    """Each reviewer's labels by review id; a missing export or a foreign id is an error."""
+    known = set(plan.order())
+    out: dict[str, dict[str, RunLabel]] = {}
+    for name in plan.reviewers:
+        path = folder / "labels" / f"{name}.jsonl"
+        if not path.exists():
+            raise DataError(
+                path, None, f"no export of reviewer {name}: save the page's export here"
+            )
+        labels: dict[str, RunLabel] = {}
+        for label in read_labels(path):
+            if label.review_id is None:
+                raise DataError(
+                    path, "review_id", f"{label.run_id}: a review's label needs its review_id"
+                )
+            if label.review_id not in known:
+                raise DataError(path, "review_id", f"{label.review_id!r} is not in plan.json")
+            if label.reviewer not in (None, name):
+                raise DataError(path, "reviewer", f"{label.reviewer!r} in the file of {name}")
+            labels[label.review_id] = label
+        out[name] = labels
+    return out
+
+
+def kappa_of(ratings: list[list[Any]], categories: list[Any]) -> Kappa:
+    """Fleiss' κ of items × raters answers (items with a missing answer left out)."""
+    complete = [row for row in ratings if all(v is not None for v in row)]
+    used = [c for c in categories if any(c in row for row in complete)]
+    if not complete:
+        return Kappa(kappa=None, items=0, categories=used)
+    codes = np.array([[categories.index(v) for v in row] for row in complete])
+    table, _ = aggregate_raters(codes, n_cat=len(categories))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = float(fleiss_kappa(table, method="fleiss"))
+    return Kappa(kappa=None if np.isnan(value) else value, items=len(complete), categories=used)
+
+
+def block(ids: list[str], names: list[str], values: dict[str, list[dict[str, Any]]]):
+    """Agreement over the items ``ids``: κ, exact steps, disputes and disagreement rows."""
+    kappa = {
+        q: kappa_of([[v[q] for v in values[i]] for i in ids], CATEGORIES[q])
+        for q in KAPPA_QUANTITIES
+    }
+    exact: dict[str, StepAgreement] = {}
+    for q in STEP_FIELDS:
+        located = [i for i in ids if all(isinstance(v[q], int) for v in values[i])]
+        same = [i for i in located if len({v[q] for v in values[i]}) == 1]
+        exact[q] = StepAgreement(agree=len(same), located=len(located))
+    disputed: list[str] = []
+    rows: list[dict[str, Any]] = []
+    for i in ids:
+        split = [
+            q
+            for q in FORM_FIELDS
+            if any(v[q] is None for v in values[i]) or len({repr(v[q]) for v in values[i]}) > 1
+        ]
+        if split:
+            disputed.append(i)
+            rows += [
+                {
+                    "review_id": i,
+                    "quantity": q,
+                    "values": dict(zip(names, [v[q] for v in values[i]], strict=True)),
+                }
+                for q in split
+            ]
+    result = AgreementBlock(
+        items=len(ids),
+        kappa=kappa,
+        exact_step=exact,
+        disputed=disputed,
+        unanimous=len(ids) - len(disputed),
+    )
+    return result, rows
+
+
+def case_kappa(folder: Path, plan: ReviewPlan) -> dict[str, Kappa]:
+    """Fleiss' κ of each case-level question (yes / no / unsure) over the plan's cases."""
+    answers = {
+        name: {c.case_review_id: c for c in read_case_labels(folder / "labels" / f"{name}.jsonl")}
+        for name in plan.reviewers
+    }
+    out = {}
+    for question in CASE_QUESTIONS:
+        ratings = [
+            [getattr(answers[name].get(case), question, None) for name in plan.reviewers]
+            for case in plan.cases
+        ]
+        out[question] = kappa_of(ratings, ["yes", "no", "unsure"])
+    return out
+
+
+def review_values(folder: Path, plan: ReviewPlan) -> dict[str, list[dict[str, Any]]]:
+    """Every item's derived values, one dict per reviewer in plan order."""
+    labels = reviewer_labels(folder, plan)
+    return {i: [derived(labels[name].get(i)) for name in plan.reviewers] for i in plan.order()}
+
+
+def agree(folder: str | Path) -> ReviewAgreement:
+    """Compute the pre-adjudication agreement of a review folder and write ``agreement.json``."""
+    folder = Path(folder)
+    plan = read_plan(folder)
+    values = review_values(folder, plan)
+    main, rows = block(plan.items, plan.reviewers, values)
+    calibration, _ = block(plan.calibration, plan.reviewers, values)
+    result = ReviewAgreement(
+        reviewers=plan.reviewers,
+        items=main.items,
+        calibration=len(plan.calibration),
+        kappa=main.kappa,
+        exact_step=main.exact_step,
+        disputed=main.disputed,
+        unanimous=main.unanimous,
+        calibration_agreement=calibration,
+        disagreements=rows,
+        case_kappa=case_kappa(folder, plan),
+    )
+    target = folder / "agreement.json"
+    tmp = target.with_name("agreement.json.tmp")
+    tmp.write_text(json.dumps(result.dump(), indent=1), encoding="utf-8")
+    os.replace(tmp, target)
+    return result

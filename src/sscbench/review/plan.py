@@ -1,0 +1,272 @@
+"""``sscbench review plan``: draw the runs of a review with several people and write its folder.
+
+The population is every completed, triggered faulted run with a contract (a run whose
+fault never reached the model has nothing to review). Runs are drawn stratified by the
+*automatic* labels — operator, agent configuration, measured arrival stratum — which
+reviewers never see: proportional allocation (largest remainders) after one run per
+stratum, so every stratum is present whenever there are at least as many runs to draw
+as strata; seeded. ``--calibration`` further runs are drawn from the rest, reviewed
+first and kept out of agreement and reference.
+
+The folder holds ``plan.json`` (what was drawn and how, the seed, the strata and their
+sizes — never which run is in which stratum), one self-contained page per reviewer
+(``review-<name>.html``) and ``labels/``, where each reviewer's export is saved. The
+key (masked ids → run and case ids) is written apart, in the study's ``review-keys/``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import secrets
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from sscbench.errors import DataError
+from sscbench.jsonl import write_utf8
+from sscbench.review.export import Candidate, candidates, default_key_path
+
+PLAN_SCHEMA = "sscbench.review-plan/1"
+PLAN_STRATA = ("operator", "configuration", "stratum")
+ADJUDICATION = "adjudication"
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+class StratumSize(BaseModel):
+    """One stratum of the draw: its automatic key, how many runs it has and how many were drawn."""
+
+    stratum: dict[str, str]
+    size: int
+    drawn: int
+
+
+class ReviewPlan(BaseModel):
+    """``plan.json``: what a review folder holds (no automatic label of any item)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    schema_: str = Field(PLAN_SCHEMA, alias="schema")
+    plan_id: str
+    study: str
+    key: str
+    reviewers: list[str]
+    seed: int
+    stratify: list[str]
+    runs_requested: int
+    calibration_requested: int
+    population: int
+    strata: list[StratumSize]
+    calibration: list[str]
+    items: list[str]
+    cases: dict[str, list[str]]
+
+    def order(self) -> list[str]:
+        """Every review id in review order: calibration first."""
+        return [*self.calibration, *self.items]
+
+
+def read_plan(folder: str | Path) -> ReviewPlan:
+    """A review folder's ``plan.json`` (an error names the file and the field)."""
+    path = Path(folder) / "plan.json"
+    try:
+        raw = json.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
+    try:
+        plan = ReviewPlan.model_validate(raw)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ())) or None
+        raise DataError(path, loc, first["msg"]) from exc
+    if plan.schema_ != PLAN_SCHEMA:
+        raise DataError(path, "schema", f"expected {PLAN_SCHEMA!r}, not {plan.schema_!r}")
+    return plan
+
+
+def valid_name(name: str) -> bool:
+    """A reviewer's or adjudicator's name: usable as a file name, not ``adjudication``."""
+    return bool(_NAME.match(name)) and name != ADJUDICATION
+
+
+def parse_reviewers(text: str) -> list[str]:
+    """``--reviewers A,B,C``: at least two distinct names usable as file names."""
+    names = [n.strip() for n in text.split(",") if n.strip()]
+    bad = [n for n in names if not valid_name(n)]
+    if bad:
+        raise DataError(
+            "--reviewers",
+            None,
+            f"bad names {bad}: letters, digits, '_', '-', '.' only (and not {ADJUDICATION!r})",
+        )
+    if len(set(names)) != len(names):
+        raise DataError("--reviewers", None, "a reviewer is named twice")
+    if len(names) < 2:
+        raise DataError("--reviewers", None, "agreement needs at least two reviewers")
+    return names
+
+
+def parse_plan_stratify(text: str | None) -> tuple[str, ...]:
+    """``--stratify operator,configuration,stratum`` (``config`` is accepted for configuration)."""
+    if not text:
+        return ()
+    keys = tuple(
+        "configuration" if k.strip() == "config" else k.strip()
+        for k in text.split(",")
+        if k.strip()
+    )
+    bad = [k for k in keys if k not in PLAN_STRATA]
+    if bad:
+        raise DataError("--stratify", None, f"unknown keys {bad}; choose from {list(PLAN_STRATA)}")
+    return keys
+
+
+def _key(candidate: Candidate, by: tuple[str, ...]) -> tuple[str, ...]:
+    names = {"operator": "operator", "configuration": "config", "stratum": "stratum"}
+    return tuple(getattr(candidate, names[k]) for k in by)
+
+
+def allocate(sizes: dict[tuple[str, ...], int], n: int, rng: random.Random) -> dict:
+    """How many runs to draw from each stratum (``n`` at most the sum of ``sizes``).
+
+    One from each stratum first (strata chosen at random when ``n`` is smaller than
+    their number), then the rest proportionally to what is left of each stratum:
+    whole quotas, and the leftover by largest remainders (ties broken at random).
+    """
+    strata = sorted(sizes)
+    if n < len(strata):
+        chosen = set(rng.sample(strata, n))
+        return {s: int(s in chosen) for s in strata}
+    left = {s: sizes[s] - 1 for s in strata}
+    remaining = n - len(strata)
+    total = sum(left.values())
+    quotas = {s: remaining * left[s] / total if total else 0.0 for s in strata}
+    out = {s: 1 + int(quotas[s]) for s in strata}
+    leftover = n - sum(out.values())
+    ties = {s: rng.random() for s in strata}
+    order = sorted(strata, key=lambda s: (-(quotas[s] - int(quotas[s])), ties[s]))
+    for s in order[:leftover]:
+        out[s] += 1
+    return out
+
+
+def draw_plan(
+    pool: list[Candidate], runs: int, calibration: int, seed: int, stratify: tuple[str, ...]
+) -> tuple[list[Candidate], list[Candidate], list[StratumSize]]:
+    """The reviewed runs (stratified, shuffled), the calibration runs and the strata."""
+    if runs + calibration > len(pool):
+        raise DataError(
+            "--runs",
+            None,
+            f"{runs} runs plus {calibration} calibration runs exceed the {len(pool)} "
+            "reviewable runs (completed, triggered faulted runs with a contract)",
+        )
+    rng = random.Random(seed)
+    groups: dict[tuple[str, ...], list[Candidate]] = defaultdict(list)
+    for c in pool:
+        groups[_key(c, stratify)].append(c)
+    counts = allocate({k: len(v) for k, v in groups.items()}, runs, rng)
+    chosen: list[Candidate] = []
+    rest: list[Candidate] = []
+    strata: list[StratumSize] = []
+    for k in sorted(groups):
+        shuffled = rng.sample(groups[k], len(groups[k]))
+        chosen += shuffled[: counts[k]]
+        rest += shuffled[counts[k] :]
+        strata.append(
+            StratumSize(
+                stratum=dict(zip(stratify, k, strict=True)), size=len(groups[k]), drawn=counts[k]
+            )
+        )
+    rng.shuffle(chosen)
+    return chosen, rng.sample(rest, calibration), strata
+
+
+def plan_review(
+    study: str | Path,
+    out: str | Path,
+    *,
+    reviewers: list[str],
+    runs: int | None = None,
+    calibration: int = 0,
+    stratify: tuple[str, ...] = (),
+    seed: int = 0,
+    key: str | Path | None = None,
+) -> ReviewPlan:
+    """Verify the study, draw the runs and write the review folder and its key (apart).
+
+    Refuses a non-empty ``out``, an existing key and a key inside ``out``.
+    """
+    from sscbench.measure.study import read_ledger
+    from sscbench.review.review_page import render_review_page
+    from sscbench.run.storage import StudyDir
+
+    if runs is not None and runs < 1:
+        raise DataError("--runs", None, "must be >= 1")
+    if calibration < 0:
+        raise DataError("--calibration", None, "must be >= 0")
+    out = Path(out)
+    key_path = Path(key) if key is not None else default_key_path(study, out)
+    if out.exists() and any(out.iterdir()):
+        raise DataError(out, None, "the output folder is not empty")
+    if key_path.exists():
+        raise DataError(key_path, None, "a review key already exists here (pass --key)")
+    if key_path.resolve().is_relative_to(out.resolve()):
+        raise DataError(key_path, None, "the key must be kept apart from the reviewers' folder")
+    pool = [c for c in candidates(study) if c.stratum not in ("not-triggered", "unmeasured")]
+    wanted = len(pool) - calibration if runs is None else runs
+    chosen, calib, strata = draw_plan(pool, wanted, calibration, seed, stratify)
+    width = max(3, len(str(len(chosen))))
+    calib_ids = [f"cal{i:02d}" for i in range(1, len(calib) + 1)]
+    item_ids = [f"r{i:0{width}d}" for i in range(1, len(chosen) + 1)]
+    runs_key = dict(zip(calib_ids + item_ids, [c.run_id for c in calib + chosen], strict=True))
+    by_case: dict[str, list[str]] = defaultdict(list)
+    case_of: dict[str, Any] = {}
+    for review_id, cand in zip(calib_ids + item_ids, calib + chosen, strict=True):
+        by_case[cand.case.case_id].append(review_id)
+        case_of[cand.case.case_id] = cand.case
+    case_ids = {f"k{i:02d}": cid for i, cid in enumerate(by_case, start=1)}
+    plan = ReviewPlan(
+        plan_id=secrets.token_hex(6),
+        study=str(Path(study).resolve()),
+        key=str(key_path.resolve()),
+        reviewers=reviewers,
+        seed=seed,
+        stratify=list(stratify),
+        runs_requested=wanted,
+        calibration_requested=calibration,
+        population=len(pool),
+        strata=strata,
+        calibration=calib_ids,
+        items=item_ids,
+        cases={masked: by_case[cid] for masked, cid in case_ids.items()},
+    )
+    store = StudyDir(study)
+    cases = {masked: case_of[cid] for masked, cid in case_ids.items()}
+    ledgers = {rid: read_ledger(store, run) for rid, run in runs_key.items()}
+    (out / "labels").mkdir(parents=True, exist_ok=True)
+    write_utf8(out / "plan.json", plan.model_dump_json(by_alias=True, indent=1))
+    for name in reviewers:
+        page = render_review_page(plan, name, cases, ledgers)
+        write_utf8(out / f"review-{name}.html", page)
+    key_path.parent.mkdir(parents=True, exist_ok=True)
+    record = {
+        "study": plan.study,
+        "out": str(out.resolve()),
+        "plan_id": plan.plan_id,
+        "seed": seed,
+        "stratify": list(stratify),
+        "calibration": calib_ids,
+        "runs": runs_key,
+        "cases": case_ids,
+    }
+    tmp = key_path.with_name(key_path.name + ".tmp")
+    tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    os.replace(tmp, key_path)
+    return plan

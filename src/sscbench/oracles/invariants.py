@@ -8,6 +8,9 @@ kinds of invariant are kept, field by field (a field is a leaf path in the recor
 
 * ``unchanged`` — the value in the initial state and in every clean final state is the
   same: no point of a correct execution shows another value;
+* ``cross-record`` — a value that agrees with another table's record in the initial
+  state and in every clean final state (an order item's options and its product
+  variant's; see :mod:`sscbench.oracles.cross_record`);
 * ``final`` — the field is changed by the task, and every clean run ends with the same
   value: once the run has made its last write call, what it shows of the field should
   be that value.
@@ -24,71 +27,23 @@ the oracle abstains.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.measure.view import CallView, LedgerView
+from sscbench.measure.view import LedgerView
 from sscbench.oracles.base import CleanRun, OracleContext, Verdict, abstain
-from sscbench.run.arguments import parse_arguments
+from sscbench.oracles.cross_record import instances, mine_relations
+from sscbench.oracles.records import (
+    Path,
+    RecordKey,
+    leaves,
+    observed_records,
+    path_text,
+    replay_final_state,
+)
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World
-
-Path = tuple[str | int, ...]
-RecordKey = tuple[str, str]  # (table, key)
-
-
-def leaves(value: Any, prefix: Path = ()) -> Iterator[tuple[Path, Any]]:
-    """Every leaf of a JSON value with its path (dict keys and list indices)."""
-    if isinstance(value, dict) and value:
-        for key, item in value.items():
-            yield from leaves(item, (*prefix, key))
-    elif isinstance(value, list) and value:
-        for index, item in enumerate(value):
-            yield from leaves(item, (*prefix, index))
-    else:
-        yield prefix, value
-
-
-def path_text(path: Path) -> str:
-    """A path as ``flights.1.date``."""
-    return ".".join(str(p) for p in path)
-
-
-def replay_final_state(world: World, ledger: list[Any]) -> WorldState | None:
-    """The state a clean run ended in, by replaying its tool calls in a fresh env; None
-    when an observation of the replay differs from the one the ledger recorded."""
-    env = world.new_env()
-    for call in LedgerView(ledger).calls:
-        if call.observation is None:
-            continue
-        arguments, error = parse_arguments(call.raw_arguments)
-        observation = error if error is not None else env.execute(call.name, arguments).observation
-        if observation != call.observation:
-            return None
-    return env.state
-
-
-def observed_records(call: CallView, states: list[WorldState]) -> list[RecordKey]:
-    """The records one observation shows: a JSON object with the same field names as a
-    record named by a string argument of the call or by one of its own ``*_id`` fields."""
-    data = call.data
-    if not isinstance(data, dict) or not states:
-        return []
-    names: set[str] = set()
-    if isinstance(call.arguments, dict):
-        names.update(v for v in call.arguments.values() if isinstance(v, str))
-    names.update(v for k, v in data.items() if k.endswith("_id") and isinstance(v, str))
-    found = []
-    for table in states[0].base.table_names():
-        for key in sorted(names):
-            record = next(
-                (s.get(table, key) for s in states if s.get(table, key) is not None), None
-            )
-            if isinstance(record, dict) and set(record) == set(data):
-                found.append((table, key))
-    return found
 
 
 @dataclass(frozen=True)
@@ -97,15 +52,19 @@ class Invariants:
 
     unchanged: dict[Path, Any]
     final: dict[Path, Any]
+    relations: frozenset = frozenset()
 
     @property
     def size(self) -> int:
         """Number of invariants."""
-        return len(self.unchanged) + len(self.final)
+        return len(self.unchanged) + len(self.final) + len(self.relations)
 
 
-def mine(record: RecordKey, base: Any, finals: list[Any]) -> Invariants:
-    """The invariants of one record from its initial value and the clean final values."""
+def mine(record: RecordKey, states: list[WorldState]) -> Invariants:
+    """The invariants of one record from the initial state and the clean final states."""
+    table, key = record
+    initial = WorldState(states[0].base)
+    base, finals = initial.get(table, key), [s.get(table, key) for s in states]
     final_leaves = [dict(leaves(f)) if f is not None else {} for f in finals]
     base_leaves = dict(leaves(base)) if base is not None else {}
     paths = set.intersection(*(set(f) for f in final_leaves)) if final_leaves else set()
@@ -118,7 +77,8 @@ def mine(record: RecordKey, base: Any, finals: list[Any]) -> Invariants:
             unchanged[path] = values[0]
         else:
             final[path] = values[0]
-    return Invariants(unchanged, final)
+    relations = frozenset(mine_relations(table, key, [initial, *states]))
+    return Invariants(unchanged, final, relations)
 
 
 @dataclass(frozen=True)
@@ -156,13 +116,22 @@ def violations(
             continue
         for record in observed_records(call, states):
             if record not in cache:
-                table, key = record
-                cache[record] = mine(
-                    record,
-                    states[0].base.tables[table].get(key),
-                    [s.get(table, key) for s in states],
-                )
+                cache[record] = mine(record, states)
             rules = cache[record]
+            if rules.relations:
+                initial = WorldState(states[0].base)
+                for relation, path, mine_value, theirs in instances(record[0], call.data, initial):
+                    if relation in rules.relations and mine_value != theirs:
+                        found.append(
+                            Violation(
+                                call.observation_step,
+                                record,
+                                path,
+                                f"cross-record ({relation[4]})",
+                                mine_value,
+                                theirs,
+                            )
+                        )
             for path, value in leaves(call.data):
                 if path in rules.unchanged and rules.unchanged[path] != value:
                     found.append(

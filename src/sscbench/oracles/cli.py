@@ -63,20 +63,20 @@ def _short(cell: Any) -> str:
         return "—"
     if isinstance(cell, dict):
         if cell.get("estimate") is None:
-            return f"unobserved ({cell.get('k', 0)}/{cell.get('n', 0)})" if "k" in cell else "—"
+            return "0/0" if "k" in cell else "—"
         if "k" in cell:
-            return f"{cell['k']}/{cell['n']} ({cell['estimate'] * 100:.0f}%)"
+            return f"{cell['k']}/{cell['n']} {cell['estimate'] * 100:.0f}%"
         return f"{cell['estimate']:.2f}"
     return str(cell)
 
 
 TABLE_COLUMNS = (
-    ("coverage", "coverage"),
+    ("coverage", "cov."),
     ("precision", "P"),
     ("recall", "R"),
     ("f1", "F1"),
     ("fp_clean", "FP clean"),
-    ("fp_non_adopting", "FP non-adopting"),
+    ("fp_non_adopting", "FP non-adopt."),
     ("t_u_exact", "T_U exact"),
     ("t_u_within_1", "T_U ±1"),
 )
@@ -85,16 +85,17 @@ TABLE_COLUMNS = (
 def print_table_v(results: dict[str, dict[str, Any]], strata: str = "all") -> None:
     """Table V on the terminal: one row per oracle and stratum."""
     table = Table(title="Table V: automated recovery of measurement targets")
-    table.add_column("oracle")
-    table.add_column("stratum")
+    table.add_column("oracle", no_wrap=True)
+    table.add_column("stratum", no_wrap=True)
     for _, title in TABLE_COLUMNS:
-        table.add_column(title)
+        table.add_column(title, justify="right")
     for name, result in results.items():
         for stratum, row in result["strata"].items():
             if strata == "all" and stratum != "all":
                 continue
+            label = stratum.replace("operator:", "").replace("arrival:", "Z_S=")
             table.add_row(
-                plain(name), plain(stratum), *[_short(row.get(k)) for k, _ in TABLE_COLUMNS]
+                plain(name), plain(label), *[_short(row.get(k)) for k, _ in TABLE_COLUMNS]
             )
     console.print(table)
 

@@ -64,7 +64,9 @@ def _f1(tp: float, fp: float, fn: float) -> float | None:
 
 def f1_interval(outcomes: list[tuple[str, str]], seed: int, b: int = BOOTSTRAP_RESAMPLES) -> dict:
     """F1 with a cluster-bootstrap percentile interval; ``outcomes`` are (cluster, one of
-    tp/fp/fn/tn/abstained-negative) per applicable run."""
+    tp/fp/fn/tn/abstained-adopted/abstained-not-adopted) per applicable run (an abstention
+    on an adopted run is a missed positive)."""
+    outcomes = [(c, "fn" if o == "abstained-adopted" else o) for c, o in outcomes]
     counts = {k: sum(1 for _, o in outcomes if o == k) for k in ("tp", "fp", "fn")}
     estimate = _f1(counts["tp"], counts["fp"], counts["fn"])
     if estimate is None:

@@ -1,4 +1,4 @@
-"""The oracle suite on a small τ-bench study: ``validate-oracle --oracle rules --oracle
+"""The oracle suite on a small τ-bench study, and the report sections it feeds: ``validate-oracle --oracle rules --oracle
 invariants --oracle step-only --oracle llm-l0 --oracle llm-l1`` against the calibration
 reference, the LLM oracles served by the scripted local server (a failing call and an
 unparsable answer are abstentions), Table V rows written to the study."""
@@ -7,15 +7,19 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from sscbench.cli import app
+from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 from sscbench.measure.study import measure_study
+from sscbench.report.build import build_report
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 from sscbench.testing import Fail, OpenAIServer, text
@@ -152,7 +156,10 @@ def test_llm_failures_and_unparsable_answers_are_abstentions_not_negatives(score
     assert row["tp"] == row["fp"] == 0  # the rest said 'not adopted'
     assert row["coverage"]["k"] == row["applicable"] - 2
     assert row["abstained_adopted"] + row["abstained_not_adopted"] == 2
-    assert row["recall"]["k"] == 0 and row["recall"]["n"] == row["tp"] + row["fn"] + row["abstained_adopted"]
+    assert (
+        row["recall"]["k"] == 0
+        and row["recall"]["n"] == row["tp"] + row["fn"] + row["abstained_adopted"]
+    )
     # the L0 prompt carries no contract; the L1 prompt carries it with v'
     l0 = [b for b in judge.bodies if "fault contract" not in b["messages"][0]["content"]]
     l1 = [b for b in judge.bodies if "fault contract" in b["messages"][0]["content"]]
@@ -224,3 +231,123 @@ def test_the_plain_scoring_without_oracle_names_still_prints(scored):
     result = CliRunner().invoke(app, ["validate-oracle", str(study)])
     assert result.exit_code == 0, result.output
     assert result.output.startswith("all: ") and "T_U exact" in result.output
+
+
+# ---- the report: Table V and the review panel -------------------------------------------
+
+AGREEMENT = {
+    "schema": "sscbench.review-agreement/1",
+    "reviewers": ["A", "B", "C"],
+    "items": 12,
+    "calibration": 2,
+    "kappa": {
+        "A": {"kappa": 0.8571, "items": 12, "categories": [True, False, "undecidable"]},
+        "Z_S": {"kappa": 0.9123, "items": 12, "categories": ["pre", "late", "absent"]},
+        "T_U_status": {"kappa": None, "items": 0, "categories": []},
+        "T_S_status": {"kappa": 0.6667, "items": 11, "categories": ["located", "undecidable"]},
+    },
+    "exact_step": {
+        "T_E": {"agree": 9, "located": 10},
+        "T_S": {"agree": 11, "located": 11},
+        "T_U": {"agree": 7, "located": 8},
+    },
+    "disputed": ["r003", "r007"],
+    "unanimous": 10,
+}
+
+
+@pytest.fixture(scope="module")
+def study(scored):
+    return scored[0]
+
+
+def _section(html, name):
+    return html.split(f'<section id="{name}"', 1)[1].split("</section>", 1)[0]
+
+
+def _copy(study, tmp_path):
+    copy = tmp_path / "copy"
+    shutil.copytree(study, copy, ignore=shutil.ignore_patterns("report"))
+    return copy
+
+
+@pytest.fixture(scope="module")
+def reported(study, tmp_path_factory):
+    """A copy of the scored study with a review folder (agreement + adjudicated reference
+    of four runs, the first disagreeing with the measurement on A), reported once."""
+    copy = _copy(study, tmp_path_factory.mktemp("reported"))
+    review = copy / "review"
+    review.mkdir()
+    (review / "agreement.json").write_text(json.dumps(AGREEMENT))
+    faulted = [r for r in read_objects(copy / "measurements.jsonl")
+               if r["kind"] == "faulted" and r.get("A") in (0, 1)][:4]  # fmt: skip
+    lines = [{"run_id": r["run_id"], "A": bool(r["A"]) != (i == 0), "Z_S": r["Z_S"]}
+             for i, r in enumerate(faulted)]  # fmt: skip
+    (review / "reference.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    os.utime(copy / "measurements.jsonl")
+    return copy, build_report(copy).read_text()
+
+
+def test_oracles_section_shows_table_v_for_every_scored_oracle(reported):
+    copy, html = reported
+    oracles = _section(html, "oracles")
+    assert 'data-applies="true"' in oracles
+    for table in ("oracles-adoption", "oracles-location", "oracles-operator", "oracles-arrival"):
+        assert f'id="{table}"' in oracles
+    adoption = oracles.split('id="oracles-adoption"', 1)[1].split("</table>", 1)[0]
+    for name in ORACLES:
+        assert f'data-key="{name}"' in adoption
+    rules = json.loads((copy / "oracles" / "rules.json").read_text())["strata"]["all"]
+    assert rules["recall"]["label"] in adoption.replace("&#39;", "'")
+    assert "step only" in adoption and "Table V (a)" in oracles
+    assert "llm-l0 abstained on 2 of" in oracles  # the abstentions are shown with their kinds
+    rows = list(csv.DictReader((copy / "report" / "tables" / "oracles.csv").open()))
+    assert {r["oracle"] for r in rows} == set(ORACLES)
+    recall = next(
+        r for r in rows if (r["oracle"], r["stratum"], r["metric"]) == ("rules", "all", "recall")
+    )
+    assert (int(recall["numerator"]), int(recall["denominator"])) == (
+        rules["recall"]["k"],
+        rules["recall"]["n"],
+    )
+
+
+def test_validation_reads_the_adjudicated_reference_and_the_kappa_panel(reported):
+    copy, html = reported
+    validation = _section(html, "validation")
+    assert "adjudicated reference (review/reference.jsonl)" in validation
+    assert 'id="review-kappa"' in validation and 'id="review-steps"' in validation
+    assert "0.857" in validation and "undefined" in validation  # T_U_status κ is null
+    table = list(csv.DictReader((copy / "report" / "tables" / "validation.csv").open()))
+    a = next(r for r in table if r["operator"] == "all operators" and r["field"] == "A")
+    assert (a["agree"], a["applicable"]) == ("3", "4")
+    panel = list(csv.DictReader((copy / "report" / "tables" / "review_agreement.csv").open()))
+    steps = next(r for r in panel if r["panel"] == "exact_step" and r["quantity"] == "T_U")
+    assert (steps["agree"], steps["located"]) == ("7", "8")
+
+
+def test_a_review_folder_given_elsewhere_and_a_bad_agreement_file(study, tmp_path):
+    copy = _copy(study, tmp_path)
+    folder = tmp_path / "my-review"
+    folder.mkdir()
+    (folder / "agreement.json").write_text(json.dumps(AGREEMENT))
+    os.utime(copy / "measurements.jsonl")
+    validation = _section(build_report(copy, review=folder).read_text(), "validation")
+    assert 'id="review-kappa"' in validation
+    assert "scripted calibration labels" in validation  # no reference.jsonl: calibration
+    (folder / "agreement.json").write_text(json.dumps({**AGREEMENT, "schema": "other/9"}))
+    with pytest.raises(DataError, match=r"agreement\.json, field schema"):
+        build_report(copy, review=folder)
+    bad = {**AGREEMENT, "kappa": {"A": {"kappa": "high", "items": 3}}}
+    (folder / "agreement.json").write_text(json.dumps(bad))
+    with pytest.raises(DataError, match=r"agreement\.json, field kappa\.A\.kappa"):
+        build_report(copy, review=folder)
+    with pytest.raises(DataError, match="--review"):
+        build_report(copy, review=tmp_path / "absent")
+
+
+def test_no_oracle_results_says_how_to_score(study, tmp_path):
+    copy = _copy(study, tmp_path)
+    shutil.rmtree(copy / "oracles")
+    oracles = _section(build_report(copy).read_text(), "oracles")
+    assert 'data-applies="false"' in oracles and "validate-oracle STUDY --oracle" in oracles

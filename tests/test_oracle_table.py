@@ -110,7 +110,9 @@ def test_shared_clusters_give_cluster_bootstrap_intervals():
 
 
 def test_f1_interval_brackets_the_estimate_and_is_seeded():
-    outcomes = [(f"k{i % 5}", o) for i, o in enumerate(["tp"] * 8 + ["fp"] * 2 + ["fn"] * 3 + ["tn"] * 4)]
+    outcomes = [
+        (f"k{i % 5}", o) for i, o in enumerate(["tp"] * 8 + ["fp"] * 2 + ["fn"] * 3 + ["tn"] * 4)
+    ]
     first, again = f1_interval(outcomes, seed=3), f1_interval(outcomes, seed=3)
     assert first == again
     assert first["estimate"] == pytest.approx(16 / 21, abs=1e-4)

@@ -42,7 +42,7 @@ from sscbench.report.inputs import (
 from sscbench.report.model import RunSets, Section, write_csv
 from sscbench.report.oracle_section import oracles_section
 from sscbench.report.release_section import release_section
-from sscbench.report.review_panel import agreement_tables, find_review
+from sscbench.report.review_panel import agreement_tables, find_review, read_review
 from sscbench.report.runs import write_run_pages
 from sscbench.report.templates import environment
 
@@ -76,6 +76,7 @@ def build_report(
     """
     study = Path(study)
     review_folder = find_review(study, Path(review) if review is not None else None)
+    agreement = read_review(review_folder)  # a bad agreement.json stops before any work
     started = time.perf_counter()
     measured = read_measurements(study)
     check_fresh(study, measured)
@@ -87,7 +88,8 @@ def build_report(
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        _write(study, staging, measured, claims, other, paired, policy, started, review_folder)
+        _write(study, staging, measured, claims, other, paired, policy, started,
+               (review_folder, agreement))  # fmt: skip
         _swap(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -111,7 +113,7 @@ def _swap(staging: Path, final: Path) -> None:
 
 
 def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list[Row] | None,
-           paired: Any, policy: Any, started: float, review: Path | None) -> None:  # fmt: skip
+           paired: Any, policy: Any, started: float, review: tuple[Any, Any]) -> None:  # fmt: skip
     cases = read_cases(study)
     rows = [r for r in measured if _has_contract(r, cases)]  # typed runs: release section
     primary = primary_rows(rows)
@@ -184,7 +186,7 @@ def _sscbench_sections(
     sets: RunSets,
     figs: Path,
     csvs: dict[str, list[Row]],
-    review: Path | None = None,
+    review: tuple[Any, Any] = (None, None),
 ) -> list[Section]:
     cells = cell_table(rows)
     pooled = operator_table(rows)
@@ -193,15 +195,16 @@ def _sscbench_sections(
         c.operator: c.contract.structure for c in cases.values() if c.contract is not None
     }
     funnel, csvs["funnel"] = core.funnel_section(total, pooled, sets, figs)
-    source, reference = reference_labels(study, primary, review)
+    folder, agreement = review
+    source, reference = reference_labels(study, primary, folder)
     validation, csvs["validation"] = more.validation_section(source, reference, primary, sets)
-    if review is not None and (review / "agreement.json").exists():
-        agreement, csvs["review_agreement"] = agreement_tables(review / "agreement.json")
+    if agreement is not None:
+        kappa_tables, csvs["review_agreement"] = agreement_tables(agreement)
         if validation.reason:  # no measurement-vs-reference panel, but the κ panel applies
             validation.notes.append([{"t": f"No measurement-vs-reference panel: {validation.reason}."}])
             validation.reason = ""
-        validation.notes.append([{"t": f"Reviewer agreement read from {review / 'agreement.json'}."}])
-        validation.tables += agreement
+        validation.notes.append([{"t": f"Reviewer agreement read from {folder / 'agreement.json'}."}])
+        validation.tables += kappa_tables
     arrival, csvs["arrival"] = core.arrival_section(
         cells, pooled, structures, crossing_groups(rows), sets, figs
     )

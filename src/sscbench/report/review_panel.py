@@ -82,9 +82,15 @@ def read_agreement(path: Path) -> _Agreement:
     return agreement
 
 
-def agreement_tables(path: Path) -> tuple[list[Table], list[Row]]:
-    """Fleiss' κ per quantity and exact-step agreement from ``agreement.json``."""
-    agreement = read_agreement(path)
+def read_review(folder: Path | None) -> _Agreement | None:
+    """The review folder's ``agreement.json`` (None without a folder or without the file)."""
+    if folder is None or not (folder / "agreement.json").exists():
+        return None
+    return read_agreement(folder / "agreement.json")
+
+
+def agreement_tables(agreement: _Agreement) -> tuple[list[Table], list[Row]]:
+    """Fleiss' κ per quantity and exact-step agreement from a review's agreement."""
     who = ", ".join(agreement.reviewers)
     kappa = Table("review-kappa", "Reviewer agreement before adjudication (Fleiss' κ)",
                   f"{agreement.items} reviewed runs (calibration runs apart: "

@@ -300,7 +300,8 @@ def test_oracles_section_shows_table_v_for_every_scored_oracle(reported):
     rules = json.loads((copy / "oracles" / "rules.json").read_text())["strata"]["all"]
     assert rules["recall"]["label"] in adoption.replace("&#39;", "'")
     assert "step only" in adoption and "Table V (a)" in oracles
-    assert "llm-l0 abstained on 2 of" in oracles  # the abstentions are shown with their kinds
+    l0_note = oracles.split("llm-l0 reads", 1)[1].split("</p>", 1)[0]
+    assert "abstained on 2 of" in l0_note and "call failed: 1" in l0_note
     rows = list(csv.DictReader((copy / "report" / "tables" / "oracles.csv").open()))
     assert {r["oracle"] for r in rows} == set(ORACLES)
     recall = next(
@@ -317,6 +318,7 @@ def test_validation_reads_the_adjudicated_reference_and_the_kappa_panel(reported
     validation = _section(html, "validation")
     assert "adjudicated reference (review/reference.jsonl)" in validation
     assert 'id="review-kappa"' in validation and 'id="review-steps"' in validation
+    assert "(review/agreement.json): 10 of 12 runs unanimous, 2 disputed" in validation
     assert "0.857" in validation and "undefined" in validation  # T_U_status κ is null
     table = list(csv.DictReader((copy / "report" / "tables" / "validation.csv").open()))
     a = next(r for r in table if r["operator"] == "all operators" and r["field"] == "A")

@@ -203,7 +203,12 @@ def _sscbench_sections(
         if validation.reason:  # no measurement-vs-reference panel, but the κ panel applies
             validation.notes.append([{"t": f"No measurement-vs-reference panel: {validation.reason}."}])
             validation.reason = ""
-        validation.notes.append([{"t": f"Reviewer agreement read from {folder / 'agreement.json'}."}])
+        where = folder / "agreement.json"
+        shown = where.relative_to(study) if where.is_relative_to(study) else where
+        validation.notes.append([{"t": f"Reviewer agreement before adjudication ({shown}): "
+                                       f"{agreement.unanimous} of {agreement.items} runs unanimous, "
+                                       f"{len(agreement.disputed)} disputed and adjudicated; a "
+                                       "2–1 majority is never accepted."}])  # fmt: skip
         validation.tables += kappa_tables
     arrival, csvs["arrival"] = core.arrival_section(
         cells, pooled, structures, crossing_groups(rows), sets, figs

@@ -80,15 +80,17 @@ def _by(results: dict[str, Row], prefix: str, table: Table, cell) -> Table:
 def _operator_cell(result: Row, row: Row | None) -> str:
     if row is None:
         return "–"
-    f1 = _short(row.get("f1"), digits=True) if result.get("gives_adoption", True) else "step only"
-    return f"F1 {f1} / exact {_short(row.get('t_u_exact'))}"
+    if not result.get("gives_adoption", True):
+        return f"step only: exact {_short(row.get('t_u_exact'))}"
+    return f"F1 {_short(row.get('f1'), digits=True)} / exact {_short(row.get('t_u_exact'))}"
 
 
 def _arrival_cell(result: Row, row: Row | None) -> str:
     if row is None:
         return "–"
-    recall = _short(row.get("recall")) if result.get("gives_adoption", True) else "step only"
-    return f"recall {recall} / exact {_short(row.get('t_u_exact'))}"
+    if not result.get("gives_adoption", True):
+        return f"step only: exact {_short(row.get('t_u_exact'))}"
+    return f"recall {_short(row.get('recall'))} / exact {_short(row.get('t_u_exact'))}"
 
 
 def _legacy_table(results: dict[str, Row]) -> Table:
@@ -130,11 +132,12 @@ def oracles_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
         ]  # fmt: skip
         for name, result in scored.items():
             csv_rows += tidy_rows(name, result["strata"])
-            section.notes.append([{"t": f"{name} reads: {result.get('context', '')}."}])
+            note = f"{name} reads {result.get('context', '')}"
             if result.get("abstentions"):
                 reasons = ", ".join(f"{k}: {v}" for k, v in result["abstention_reasons"].items())
-                section.notes.append([{"t": f"{name} abstained on {result['abstentions']} of "
-                                            f"{result['judged']} judged runs ({reasons})."}])  # fmt: skip
+                note += (f"; abstained on {result['abstentions']} of {result['judged']} judged "
+                         f"runs ({reasons})")  # fmt: skip
+            section.notes.append([{"t": note + "."}])
     if legacy:
         section.tables.append(_legacy_table(legacy))
         for name, scores in legacy.items():

@@ -353,3 +353,20 @@ def test_no_oracle_results_says_how_to_score(study, tmp_path):
     shutil.rmtree(copy / "oracles")
     oracles = _section(build_report(copy).read_text(), "oracles")
     assert 'data-applies="false"' in oracles and "validate-oracle STUDY --oracle" in oracles
+
+
+def test_the_guides_own_oracle_example_scores_beside_the_builtins(study, monkeypatch):
+    from sscbench.oracles import registry
+    from sscbench.oracles.base import OracleSettings
+    from sscbench.oracles.suite import score_study
+
+    guide = (Path(__file__).resolve().parents[1] / "docs" / "validating-an-oracle.md").read_text()
+    code = re.search(r"```python\n# my_judges/echo.py\n(.*?)```", guide, re.S).group(1)
+    namespace: dict = {}
+    exec(code, namespace)  # the example exactly as the guide prints it
+    monkeypatch.setitem(registry._FACTORIES, "echo", namespace["EchoJudge"])
+    monkeypatch.setattr(registry, "_LOADED", True)
+    result = score_study(study, ["echo"], OracleSettings(), clean_per_operator=2)["echo"]
+    row = result["strata"]["all"]
+    assert result["context"] == "assistant messages and the contract's injected value"
+    assert row["tp"] + row["fn"] + row["abstained_adopted"] == row["recall"]["n"] > 0

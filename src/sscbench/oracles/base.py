@@ -7,8 +7,9 @@ study — and returns a :class:`Verdict`: adoption ``True`` / ``False``, or an
 abstention with its reason, and optionally the T_U step. A step-only oracle returns
 only a step and is excluded from adoption metrics (``gives_adoption = False``).
 
-The context never says whether the judged run is a faulted run or a clean control
-(the experimental condition is masked), and never carries the evaluator-only log.
+The context never carries the evaluator-only log. Only its ``measurement`` row (today's
+measurement, for the ``rules`` oracle) says whether the run is a faulted run or a
+clean control; an oracle that judges the trajectory must not read it.
 """
 
 from __future__ import annotations
@@ -71,7 +72,7 @@ class OracleContext:
     """Everything an oracle may read about one run (nothing of the evaluator-only log).
 
     ``measurement`` is the run's row of ``measurements.jsonl`` (today's rule-based
-    measurement; the ``rules`` oracle reads it). ``clean_runs`` are the completed clean
+    measurement, which knows the run's condition; only the ``rules`` oracle reads it). ``clean_runs`` are the completed clean
     runs of the same task in the study, the judged run itself left out; ``paired_clean``
     is the one of them with the judged run's case, configuration and repetition, if
     any. ``world`` lets an oracle replay clean runs' tool calls in a fresh env.

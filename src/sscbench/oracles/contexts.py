@@ -2,8 +2,9 @@
 
 A context is built from the model-visible ledger, the case, the world's tool schemas
 and policy, the run's measurement row, and the completed clean runs of the same task
-(the judged run left out). The evaluator-only log is never read here, and nothing
-in a context says whether the run is faulted or a clean control.
+(the judged run left out). The evaluator-only log is never read here; only the
+measurement row (for the ``rules`` oracle) says whether the run is faulted or a clean
+control.
 """
 
 from __future__ import annotations

@@ -122,7 +122,7 @@ def validate_oracle_command(
     llm_seed: int | None = typer.Option(None, help="LLM oracles: sampling seed"),
     max_retries: int = typer.Option(4, help="LLM oracles: retries of a failed call"),
     timeout: float = typer.Option(120.0, help="LLM oracles: seconds one attempt may take"),
-    clean_controls: int = typer.Option(10, help="clean controls drawn per operator"),
+    clean_controls: int = typer.Option(10, min=0, help="clean controls drawn per operator"),
     seed: int = typer.Option(0, help="seed of the clean-control draw and the bootstrap"),
     by: str = typer.Option(
         "all", help="terminal table: 'all' rows only, or 'strata' (every stratum)"
@@ -135,6 +135,15 @@ def validate_oracle_command(
     if not names or (len(names) == 1 and Path(names[0]).is_file()):
         _legacy(study, Path(names[0]) if names else None, reference, as_json)
         return
+    if by not in ("all", "strata"):
+        _fail(DataError("--by", None, f"expected all or strata, not {by!r}"))
+    for name in names:
+        if name.endswith(".jsonl") or "/" in name:
+            _fail(
+                DataError(
+                    name, None, "not found (a verdicts file is scored alone: one --oracle FILE)"
+                )
+            )
     from sscbench.agents.endpoint import EndpointConfig
     from sscbench.oracles.base import OracleSettings
     from sscbench.oracles.suite import score_study, write_results
@@ -182,7 +191,7 @@ def validate_oracle_command(
     print_table_v(results, by)
     for name, result in results.items():
         if result["abstentions"]:
-            reasons = ", ".join(f"{k} {v}" for k, v in result["abstention_reasons"].items())
+            reasons = ", ".join(f"{k}: {v}" for k, v in result["abstention_reasons"].items())
             console.print(
                 plain(
                     f"{name}: {result['abstentions']} of {result['judged']} abstained ({reasons})"

@@ -16,7 +16,7 @@ from sscbench.admission.cli import admit_cases, candidates
 from sscbench.lab.cli import lab_app
 from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
-from sscbench.oracles.cli import validate_oracle
+from sscbench.oracles.cli import validate_oracle_command
 from sscbench.release.cli import gate_command, release
 from sscbench.report.cli import measure_and_report, report
 from sscbench.review.cli import agreement_command, review_app
@@ -45,7 +45,7 @@ app.command("candidates")(candidates)
 app.command("admit")(admit_cases)
 app.command("measure")(measure)
 app.command("calibrate")(calibrate)
-app.command("validate-oracle")(validate_oracle)
+app.command("validate-oracle")(validate_oracle_command)
 app.command("report")(report)
 
 

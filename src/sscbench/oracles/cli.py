@@ -1,34 +1,39 @@
-"""``sscbench validate-oracle``: score an oracle's verdicts against reference labels."""
+"""``sscbench validate-oracle`` (mounted by the main CLI).
+
+Two forms:
+
+* ``validate-oracle STUDY [--oracle FILE.jsonl] [--reference calibration|LABELS] [--json]``
+  — the original scoring of one verdicts file (default: ``measurements.jsonl``): printed,
+  nothing written;
+* ``validate-oracle STUDY --oracle NAME [--oracle NAME ...] [--reference ...]`` with
+  registered oracle names — runs the oracles, prints Table V and writes
+  ``STUDY/oracles/<name>.json``, ``.verdicts.jsonl`` and ``.csv`` (see
+  :mod:`sscbench.oracles.suite`).
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
-from sscbench.cli_options import StudyFolder, fail
 from sscbench.errors import DataError
+from sscbench.terminal import plain, print_error
+
+console = Console()
 
 
-def validate_oracle(
-    study: StudyFolder,
-    oracle: Path | None = typer.Option(
-        None, help="the oracle's verdicts, JSONL with run_id, A, T_U (default: measurements)"
-    ),
-    reference: str = typer.Option(
-        "calibration", help="'calibration' (scripted labels) or a JSONL labels file"
-    ),
-    as_json: bool = typer.Option(False, "--json", help="print the scores as JSON"),
-) -> None:
-    """Score an oracle's adoption verdicts (P/R/F1, kappa) and T_U locations (exact, ±1)
-    against reference labels, overall and by operator and arrival; abstentions are misses."""
-    from sscbench.oracles.validate import (
-        calibration_reference,
-        read_rows,
-        validate,
-        with_strata,
-    )
+def _fail(exc: Exception) -> None:
+    print_error(console, exc)
+    raise typer.Exit(2)
+
+
+def _legacy(study: Path, oracle: Path | None, reference: str, as_json: bool) -> None:
+    from sscbench.oracles.validate import calibration_reference, read_rows, validate, with_strata
 
     try:
         measurements = read_rows(oracle or study / "measurements.jsonl")
@@ -37,7 +42,7 @@ def validate_oracle(
         else:
             ref = with_strata(read_rows(Path(reference)), read_rows(study / "measurements.jsonl"))
     except (DataError, OSError) as exc:
-        fail(exc)
+        _fail(exc)
     scores = validate(measurements, ref)
     if as_json:
         print(json.dumps(scores, indent=2))
@@ -53,4 +58,146 @@ def validate_oracle(
         )
 
 
-__all__ = ["validate_oracle"]
+def _short(cell: Any) -> str:
+    if cell is None:
+        return "—"
+    if isinstance(cell, dict):
+        if cell.get("estimate") is None:
+            return "0/0" if "k" in cell else "—"
+        if "k" in cell:
+            return f"{cell['k']}/{cell['n']} {cell['estimate'] * 100:.0f}%"
+        return f"{cell['estimate']:.2f}"
+    return str(cell)
+
+
+TABLE_COLUMNS = (
+    ("coverage", "cov."),
+    ("precision", "P"),
+    ("recall", "R"),
+    ("f1", "F1"),
+    ("fp_clean", "FP clean"),
+    ("fp_non_adopting", "FP non-adopt."),
+    ("t_u_exact", "T_U exact"),
+    ("t_u_within_1", "T_U ±1"),
+)
+
+
+def print_table_v(results: dict[str, dict[str, Any]], strata: str = "all") -> None:
+    """Table V on the terminal: one row per oracle and stratum."""
+    table = Table(title="Table V: automated recovery of measurement targets")
+    table.add_column("oracle", no_wrap=True)
+    table.add_column("stratum", no_wrap=True)
+    for _, title in TABLE_COLUMNS:
+        table.add_column(title, justify="right")
+    for name, result in results.items():
+        for stratum, row in result["strata"].items():
+            if strata == "all" and stratum != "all":
+                continue
+            label = stratum.replace("operator:", "").replace("arrival:", "Z_S=")
+            table.add_row(
+                plain(name), plain(label), *[_short(row.get(k)) for k, _ in TABLE_COLUMNS]
+            )
+    console.print(table)
+
+
+def validate_oracle_command(
+    study: Path = typer.Argument(..., help="study directory"),
+    oracle: list[str] | None = typer.Option(
+        None,
+        "--oracle",
+        help="a registered oracle (rules, llm-l0, llm-l1, invariants, step-only, or an entry "
+        "point), repeatable; or one JSONL verdicts file (run_id, A, T_U) for the plain "
+        "scoring (default: measurements.jsonl)",
+    ),
+    reference: str = typer.Option(
+        "calibration",
+        help="'calibration' (scripted labels) or a JSONL labels file (e.g. a "
+        "review folder's reference.jsonl)",
+    ),
+    as_json: bool = typer.Option(False, "--json", help="print the scores as JSON"),
+    endpoint: str | None = typer.Option(None, help="LLM oracles: OpenAI-compatible base URL"),
+    model: str | None = typer.Option(None, help="LLM oracles: model name"),
+    api_key_env: str = typer.Option("OPENAI_API_KEY", help="LLM oracles: env var of the key"),
+    temperature: float = typer.Option(0.0, help="LLM oracles: sampling temperature"),
+    llm_seed: int | None = typer.Option(None, help="LLM oracles: sampling seed"),
+    max_retries: int = typer.Option(4, help="LLM oracles: retries of a failed call"),
+    timeout: float = typer.Option(120.0, help="LLM oracles: seconds one attempt may take"),
+    clean_controls: int = typer.Option(10, min=0, help="clean controls drawn per operator"),
+    seed: int = typer.Option(0, help="seed of the clean-control draw and the bootstrap"),
+    by: str = typer.Option(
+        "all", help="terminal table: 'all' rows only, or 'strata' (every stratum)"
+    ),
+) -> None:
+    """Score oracles' adoption verdicts and T_U steps against reference labels (Table V:
+    P/R/F1 with intervals, false positives on clean controls and non-adopters, coverage,
+    exact and ±1 T_U, by operator and arrival); abstentions are misses."""
+    names = list(oracle or [])
+    if not names or (len(names) == 1 and Path(names[0]).is_file()):
+        _legacy(study, Path(names[0]) if names else None, reference, as_json)
+        return
+    if by not in ("all", "strata"):
+        _fail(DataError("--by", None, f"expected all or strata, not {by!r}"))
+    for name in names:
+        if name.endswith(".jsonl") or "/" in name:
+            _fail(
+                DataError(
+                    name, None, "not found (a verdicts file is scored alone: one --oracle FILE)"
+                )
+            )
+    from sscbench.llm.endpoint import EndpointConfig
+    from sscbench.oracles.base import OracleSettings
+    from sscbench.oracles.suite import score_study, write_results
+    from sscbench.run.lock import StudyLock
+    from sscbench.run.verify import require_study, verify_study
+
+    try:
+        config = None
+        if endpoint is not None or model is not None:
+            if endpoint is None or model is None:
+                raise DataError(
+                    "--endpoint" if endpoint is None else "--model",
+                    None,
+                    "LLM oracles need both --endpoint and --model",
+                )
+            config = EndpointConfig(
+                base_url=endpoint,
+                model=model,
+                api_key_env=api_key_env,
+                temperature=temperature,
+                seed=llm_seed,
+                max_retries=max_retries,
+                timeout=timeout,
+            )
+        settings = OracleSettings(endpoint=config)
+        require_study(study)
+        with StudyLock(study):
+            verify_study(study)
+            results = score_study(
+                study, names, settings, reference, clean_per_operator=clean_controls, seed=seed
+            )
+            written = write_results(study, results)
+    except KeyError as exc:
+        _fail(DataError("--oracle", None, str(exc.args[0])))
+    except (DataError, OSError) as exc:
+        _fail(exc)
+    if as_json:
+        print(
+            json.dumps(
+                {n: {k: v for k, v in r.items() if k != "_verdicts"} for n, r in results.items()},
+                indent=2,
+            )
+        )
+        return
+    print_table_v(results, by)
+    for name, result in results.items():
+        if result["abstentions"]:
+            reasons = ", ".join(f"{k}: {v}" for k, v in result["abstention_reasons"].items())
+            console.print(
+                plain(
+                    f"{name}: {result['abstentions']} of {result['judged']} abstained ({reasons})"
+                ),
+                highlight=False,
+            )
+    console.print(
+        plain(f"wrote {len(written)} files to {Path(study) / 'oracles'}"), highlight=False
+    )

@@ -41,7 +41,9 @@ from sscbench.report.inputs import (
     reference_labels,
 )
 from sscbench.report.model import RunSets, Section, write_csv
+from sscbench.report.oracle_section import oracles_section
 from sscbench.report.release_section import release_section
+from sscbench.report.review_panel import agreement_tables, find_review, read_review
 from sscbench.report.runs import write_run_pages
 from sscbench.report.templates import environment
 
@@ -64,13 +66,18 @@ def build_report(
     claims_file: str | Path | None = None,
     paired: str | Path | None = None,
     policy: str | Path | None = None,
+    review: str | Path | None = None,
 ) -> Path:
     """Write ``STUDY/report/`` as one set; returns the path of its ``report.html``.
 
     ``claims_file`` adds user-defined claims; ``paired`` names a second measured study
-    matched on (case, configuration, repetition); ``policy`` adds the gate verdict.
+    matched on (case, configuration, repetition); ``policy`` adds the gate verdict;
+    ``review`` names the review folder (default: ``STUDY/review/`` when it holds a
+    review's agreement.json or reference.jsonl).
     """
     study = Path(study)
+    review_folder = find_review(study, Path(review) if review is not None else None)
+    agreement = read_review(review_folder)  # a bad agreement.json stops before any work
     started = time.perf_counter()
     measured = read_measurements(study)
     check_fresh(study, measured)
@@ -82,7 +89,8 @@ def build_report(
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        _write(study, staging, measured, claims, other, paired, policy, started)
+        _write(study, staging, measured, claims, other, paired, policy, started,
+               (review_folder, agreement))  # fmt: skip
         replace_folder(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -97,7 +105,7 @@ def _clean_stale(study: Path) -> None:
 
 
 def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list[Row] | None,
-           paired: Any, policy: Any, started: float) -> None:  # fmt: skip
+           paired: Any, policy: Any, started: float, review: tuple[Any, Any]) -> None:  # fmt: skip
     cases = read_cases(study)
     rows = [r for r in measured if _has_contract(r, cases)]  # typed runs: release section
     primary = primary_rows(rows)
@@ -106,7 +114,8 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     sections: list[Section] = []
     csvs: dict[str, list[Row]] = {}
     if primary:
-        sections += _sscbench_sections(study, rows, primary, cases, claims, sets, figs, csvs)
+        sections += _sscbench_sections(study, rows, primary, cases, claims, sets, figs, csvs,
+                                       review)  # fmt: skip
     else:
         reason = "the study has no faulted run with a fault contract (SSCBench operators)"
         sections += [Section(i, TITLES[i], reason=reason) for i in SSCBENCH]
@@ -114,7 +123,7 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     sections.append(more.paired_section(pairs, str(paired) if paired else None))
     if pairs is not None:
         csvs["paired"] = pairs
-    oracle, csvs["oracles"] = more.oracles_section(oracle_results(study))
+    oracle, csvs["oracles"] = oracles_section(oracle_results(study))
     sections.append(oracle)
     release, release_rows = release_section(
         study, out / "release", Path(policy) if policy else None
@@ -169,6 +178,7 @@ def _sscbench_sections(
     sets: RunSets,
     figs: Path,
     csvs: dict[str, list[Row]],
+    review: tuple[Any, Any] = (None, None),
 ) -> list[Section]:
     cells = cell_table(rows)
     pooled = operator_table(rows)
@@ -177,8 +187,21 @@ def _sscbench_sections(
         c.operator: c.contract.structure for c in cases.values() if c.contract is not None
     }
     funnel, csvs["funnel"] = core.funnel_section(total, pooled, sets, figs)
-    source, reference = reference_labels(study, primary)
+    folder, agreement = review
+    source, reference = reference_labels(study, primary, folder)
     validation, csvs["validation"] = more.validation_section(source, reference, primary, sets)
+    if agreement is not None:
+        kappa_tables, csvs["review_agreement"] = agreement_tables(agreement)
+        if validation.reason:  # no measurement-vs-reference panel, but the κ panel applies
+            validation.notes.append([{"t": f"No measurement-vs-reference panel: {validation.reason}."}])
+            validation.reason = ""
+        where = folder / "agreement.json"
+        shown = where.relative_to(study) if where.is_relative_to(study) else where
+        validation.notes.append([{"t": f"Reviewer agreement before adjudication ({shown}): "
+                                       f"{agreement.unanimous} of {agreement.items} runs unanimous, "
+                                       f"{len(agreement.disputed)} disputed and adjudicated; a "
+                                       "2–1 majority is never accepted."}])  # fmt: skip
+        validation.tables += kappa_tables
     arrival, csvs["arrival"] = core.arrival_section(
         cells, pooled, structures, crossing_groups(rows), sets, figs
     )

@@ -16,6 +16,11 @@ def report(
     claims: Path | None = typer.Option(None, help="TOML file of user-defined claims"),
     paired: Path | None = typer.Option(None, help="a second measured study to compare pairwise"),
     policy: Path | None = typer.Option(None, help="gate policy (TOML): add the gate verdict"),
+    review: Path | None = typer.Option(
+        None,
+        help="review folder: adjudicated reference.jsonl and agreement.json (default: "
+        "STUDY/review/ when it holds them)",
+    ),
 ) -> None:
     """Write STUDY/report/ as one set: report.html, tables/*.csv, figures, claims.json and
     the run browser (runs/); refuses measurements older than the study's index."""
@@ -29,7 +34,9 @@ def report(
             verify_study(study)
             if paired is not None:
                 verify_study(paired)
-            path = build_report(study, claims_file=claims, paired=paired, policy=policy)
+            path = build_report(
+                study, claims_file=claims, paired=paired, policy=policy, review=review
+            )
     except (DataError, OSError) as exc:
         fail(exc)
     print(plain(f"wrote {path}"))

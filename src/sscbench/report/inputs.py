@@ -3,11 +3,12 @@
 * ``measurements.jsonl`` — refused when it is older than ``index.jsonl`` or does not
   cover the index's runs (``measure`` failed or was not re-run after new runs);
 * ``cases.jsonl`` — each case's contract, shown on its runs' pages;
-* reference labels for the ``validation`` section (:func:`reference_labels`): a
-  reviewer's ``review/labels.jsonl`` when present, else the scripted profiles'
-  calibration labels from the evaluator logs;
-* oracle validation results for the ``oracles`` section (:func:`oracle_results`):
-  ``oracles/*.json``, each the output of ``sscbench validate-oracle STUDY --json``.
+* reference labels for the ``validation`` section (:func:`reference_labels`): a review
+  folder's adjudicated ``reference.jsonl``, else a reviewer's ``review/labels.jsonl``,
+  else the scripted profiles' calibration labels from the evaluator logs;
+* oracle results for the ``oracles`` section (:func:`oracle_results`):
+  ``oracles/*.json``, each written by ``sscbench validate-oracle STUDY --oracle NAME``
+  (or the plain scoring's ``--json`` output saved there).
 """
 
 from __future__ import annotations
@@ -66,17 +67,26 @@ def read_cases(study: Path) -> dict[str, Any]:
     return {c.case_id: c for c in _read(path)}
 
 
-def reference_labels(study: Path, rows: list[Row]) -> tuple[str, dict[str, Row]]:
+def reference_labels(
+    study: Path, rows: list[Row], review_folder: Path | None = None
+) -> tuple[str, dict[str, Row]]:
     """Reference labels by run id and where they came from.
 
-    A reviewer labels file (``STUDY/review/labels.jsonl``, rows with ``run_id``) wins;
-    otherwise the scripted profiles' calibration labels, derived for each triggered
-    faulted run from its evaluator log and its measured T_F (no re-measurement).
+    A review folder's adjudicated ``reference.jsonl`` wins (``review_folder``, see
+    :func:`sscbench.report.review_panel.find_review`); then a reviewer labels file
+    (``STUDY/review/labels.jsonl``, rows with ``run_id``); otherwise the scripted
+    profiles' calibration labels, derived for each triggered faulted run from its
+    evaluator log and its measured T_F (no re-measurement).
     """
+    from sscbench.review.labels import read_labels  # the schema: errors name file and line
+
+    adjudicated = review_folder / "reference.jsonl" if review_folder is not None else None
+    if adjudicated is not None and adjudicated.exists():
+        labels = {x.run_id: x.labelled() for x in read_labels(adjudicated) if x.run_id is not None}
+        shown = adjudicated.relative_to(study) if adjudicated.is_relative_to(study) else adjudicated
+        return f"adjudicated reference ({shown})", labels
     review = study / "review" / "labels.jsonl"
     if review.exists():
-        from sscbench.review.labels import read_labels  # the schema: errors name file and line
-
         labels = {x.run_id: x.labelled() for x in read_labels(review) if x.run_id is not None}
         return f"reviewer labels ({review.relative_to(study)})", labels
     return "scripted calibration labels (evaluator log)", _calibration(study, rows)
@@ -104,14 +114,19 @@ def _calibration(study: Path, rows: list[Row]) -> dict[str, Row]:
 
 
 def oracle_results(study: Path) -> dict[str, dict[str, Row]]:
-    """Oracle validation results by setting name (file stem of ``oracles/*.json``)."""
+    """Oracle results by name (file stem of ``oracles/*.json``)."""
     out = {}
     for path in sorted((study / "oracles").glob("*.json")):
         try:
             data = json.loads(path.read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise DataError(path, None, f"not readable JSON: {exc}") from exc
-        if not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
-            raise DataError(path, None, "expected `sscbench validate-oracle --json` output")
+        if isinstance(data, dict) and "schema" in data:
+            if data["schema"] != "sscbench.oracle-scores/1" or not isinstance(
+                data.get("strata"), dict
+            ):
+                raise DataError(path, "schema", "expected sscbench.oracle-scores/1 with strata")
+        elif not isinstance(data, dict) or not all(isinstance(v, dict) for v in data.values()):
+            raise DataError(path, None, "expected `sscbench validate-oracle` output")
         out[path.stem] = data
     return out

@@ -1,5 +1,5 @@
-"""Sections beyond the primary tables: validation (Table III b), claims, sensitivity,
-paired comparison and oracles (Table V)."""
+"""Sections beyond the primary tables: validation (Table III b), claims, sensitivity and
+paired comparison (the oracles section, Table V, is in ``oracle_section.py``)."""
 
 from __future__ import annotations
 
@@ -134,37 +134,3 @@ def paired_section(pairs: list[Row] | None, other: str | None) -> Section:
     if not pairs:
         section.reason = "the two studies share no matched triggered run"
     return section
-
-
-ORACLE_COLUMNS = (
-    "runs",
-    "abstentions",
-    "precision",
-    "recall",
-    "f1",
-    "kappa",
-    "t_u_exact",
-    "t_u_within_1",
-)
-
-
-def oracles_section(results: dict[str, dict[str, Row]]) -> tuple[Section, list[Row]]:
-    """Table V: each oracle setting's adoption and T_U scores against reference labels."""
-    section = Section("oracles", "Automated recovery of measurement targets",
-                      intro="Each row is one oracles/NAME.json (the output of "
-                      "`sscbench validate-oracle STUDY --json`).")  # fmt: skip
-    if not results:
-        section.reason = ("no oracle validation results (write them with `sscbench "
-                          "validate-oracle STUDY --json > STUDY/oracles/NAME.json`)")  # fmt: skip
-        return section, []
-    table = Table("oracles-table", "Oracle settings against the reference (Table V)",
-                  "reference-labelled runs", ["setting", "stratum", *ORACLE_COLUMNS])  # fmt: skip
-    csv_rows = []
-    for name, scores in results.items():
-        for key, row in scores.items():
-            table.add(name, key, *[row.get(c) for c in ORACLE_COLUMNS])
-            csv_rows.append(
-                {"setting": name, "stratum": key, **{c: row.get(c) for c in ORACLE_COLUMNS}}
-            )
-    section.tables.append(table)
-    return section, csv_rows

@@ -73,6 +73,7 @@ STUDY_FOLDERS = {
     "figures": (".png", ".svg", ".tmp"),
     "release": (".json", ".csv", ".png", ".svg", ".tmp"),
     "report": (".html", ".csv", ".json", ".png", ".svg", ".tmp"),
+    "oracles": (".json", ".jsonl", ".csv", ".tmp"),  # validate-oracle --oracle NAME
 }
 
 

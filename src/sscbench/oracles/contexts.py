@@ -1,0 +1,140 @@
+"""What the oracles read from a study: one :class:`OracleContext` per judged run.
+
+A context is built from the model-visible ledger, the case, the world's tool schemas
+and policy, the run's measurement row, and the completed clean runs of the same task
+(the judged run left out). The evaluator-only log is never read here; only the
+measurement row (for the ``rules`` oracle) says whether the run is faulted or a clean
+control.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.jsonl import read_objects
+from sscbench.measure.study import read_ledger
+from sscbench.oracles.base import CleanRun, OracleContext
+from sscbench.run.builders import build_worlds, read_cases
+from sscbench.run.config import config_from_record
+from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.world.world import World
+
+
+def task_key(case: Case) -> tuple[str, str, str]:
+    """The task a case runs on: (world, domain, task id)."""
+    return case.world, case.domain, case.task_id
+
+
+class StudyRuns:
+    """A study's runs as oracle contexts (ledgers read when first needed)."""
+
+    def __init__(self, study: str | Path):
+        self.store = StudyDir(study)
+        if not self.store.index.exists():
+            raise DataError(self.store.index, None, "not found: is this a study folder?")
+        self.cases: dict[str, Case] = {c.case_id: c for c in read_cases(self.store.cases)}
+        self.entries: dict[str, IndexEntry] = {e.run_id: e for e in self.store.read_index()}
+        path = self.store.root / "measurements.jsonl"
+        self.measurements: dict[str, dict[str, Any]] = (
+            {r["run_id"]: r for r in read_objects(path)} if path.exists() else {}
+        )
+        self._worlds: dict[str, World] | None = None
+        self._ledgers: dict[str, list[Any]] = {}
+        self._clean_by_task: dict[tuple[str, str, str], list[IndexEntry]] = defaultdict(list)
+        for entry in self.entries.values():
+            case = self.cases.get(entry.case_id)
+            if entry.kind == "clean" and entry.status == "completed" and case is not None:
+                self._clean_by_task[task_key(case)].append(entry)
+
+    @property
+    def worlds(self) -> dict[str, World]:
+        """The study's worlds by domain, built from its recorded config on first use."""
+        if self._worlds is None:
+            try:
+                meta = json.loads(self.store.config_json.read_text("utf-8"))
+                config = config_from_record(meta)
+            except (OSError, ValueError, KeyError) as exc:
+                raise DataError(self.store.config_json, "config", f"unreadable: {exc}") from exc
+            self._worlds = build_worlds(config)
+        return self._worlds
+
+    def ledger(self, run_id: str) -> list[Any]:
+        """A run's model-visible ledger (cached)."""
+        if run_id not in self._ledgers:
+            self._ledgers[run_id] = read_ledger(self.store, run_id)
+        return self._ledgers[run_id]
+
+    def completed(self, run_id: str, kind: str) -> IndexEntry | None:
+        """The index entry of a completed run of that kind, or None."""
+        entry = self.entries.get(run_id)
+        if entry is None or entry.kind != kind or entry.status != "completed":
+            return None
+        return entry
+
+    def context(self, run_id: str) -> OracleContext:
+        """The oracle context of one completed run."""
+        entry = self.entries[run_id]
+        case = self.cases[entry.case_id]
+        world = self.worlds.get(case.domain)
+        clean = [
+            CleanRun(e.run_id, e.config_id, e.repetition, e.case_id, self.ledger(e.run_id))
+            for e in self._clean_by_task.get(task_key(case), [])
+            if e.run_id != run_id
+        ]
+        paired = next(
+            (
+                c
+                for c in clean
+                if (c.case_id, c.config_id, c.repetition)
+                == (entry.case_id, entry.config_id, entry.repetition)
+            ),
+            None,
+        )
+        return OracleContext(
+            run_id=run_id,
+            case=case,
+            ledger=self.ledger(run_id),
+            tool_schemas=world.tool_schemas() if world is not None else [],
+            policy=world.policy if world is not None else "",
+            measurement=self.measurements.get(run_id, {}),
+            clean_runs=clean,
+            paired_clean=paired,
+            world=world,
+        )
+
+    def clean_controls(self, per_operator: int, seed: int) -> list[str]:
+        """Up to ``per_operator`` completed clean runs per operator whose case has a fault
+        contract, drawn with ``seed`` (the paper: ten per operator)."""
+        by_operator: dict[str, list[str]] = defaultdict(list)
+        for entry in self.entries.values():
+            case = self.cases.get(entry.case_id)
+            if entry.kind != "clean" or entry.status != "completed" or case is None:
+                continue
+            if case.contract is not None:
+                by_operator[case.operator].append(entry.run_id)
+        rng = random.Random(seed)
+        chosen: list[str] = []
+        for operator in sorted(by_operator):
+            runs = sorted(by_operator[operator])
+            chosen.extend(sorted(rng.sample(runs, min(per_operator, len(runs)))))
+        return chosen
+
+    def operator_of(self, run_id: str) -> str | None:
+        """The operator of a run's case."""
+        entry = self.entries.get(run_id)
+        case = self.cases.get(entry.case_id) if entry else None
+        return case.operator if case else None
+
+    def cluster_of(self, run_id: str) -> str:
+        """The entity cluster of a run's case (the unit of the intervals), or its case id."""
+        entry = self.entries.get(run_id)
+        case = self.cases.get(entry.case_id) if entry else None
+        if case is None:
+            return run_id
+        return str(getattr(case, "cluster", None) or case.case_id)

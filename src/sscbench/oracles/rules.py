@@ -1,0 +1,51 @@
+"""The ``rules`` oracle: sscbench's own measurement, as an oracle among others.
+
+Context: the run's row of ``measurements.jsonl`` — the operators' rules over the
+model-visible ledger and the fault contract, the evaluator log having only located
+T_F. A clean control's row says no fault was delivered (``Z_S`` ``clean``): the
+measurement then reports no adoption, so the rules have no false positive on clean
+controls by construction. A run without a measurement row is an abstention (run
+``sscbench measure`` first).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sscbench.oracles.base import OracleContext, Verdict, abstain
+
+
+def verdict_from_row(run_id: str, row: dict[str, Any]) -> Verdict:
+    """A verdict from a measurement row's A and T_U (a clean row: not adopted)."""
+    if not row:
+        return abstain(run_id, "no measurement row (run `sscbench measure` on the study)")
+    if row.get("Z_S") == "clean":
+        return Verdict(run_id=run_id, adopted=False, reason="measurement: no fault delivered")
+    if row.get("Z_S") == "measurement-missing":
+        return abstain(run_id, f"the measurement is missing: {row.get('error', '')}".strip())
+    value = row.get("A")
+    if value is None or value == "undecidable" or value not in (0, 1, True, False):
+        return abstain(run_id, f"the measurement gives no adoption value ({row.get('Z_S')})")
+    t_u = row.get("T_U")
+    step = t_u if isinstance(t_u, int) and not isinstance(t_u, bool) else None
+    return Verdict(
+        run_id=run_id, adopted=bool(value), t_u=step if value else None, reason="measurement row"
+    )
+
+
+class RulesOracle:
+    """Today's measurement (``measurements.jsonl``)."""
+
+    name = "rules"
+    context = (
+        "the run's measurement row: the operator rules over the model-visible ledger and the "
+        "fault contract (the evaluator log only locates T_F; a clean run has no adoption)"
+    )
+    gives_adoption = True
+
+    def judge(self, run: OracleContext) -> Verdict:
+        """The measurement's A and T_U."""
+        return verdict_from_row(run.run_id, run.measurement)
+
+    def close(self) -> None:
+        """Nothing to release."""

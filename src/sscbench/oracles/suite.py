@@ -1,0 +1,199 @@
+"""``sscbench validate-oracle STUDY --oracle NAME ...``: run oracles on the reference runs
+and clean controls of a study, score them (Table V) and write the results to the study.
+
+Written to ``STUDY/oracles/`` (one set per oracle, replaced atomically):
+
+* ``<name>.json`` — ``{"schema": "sscbench.oracle-scores/1", "oracle", "context",
+  "gives_adoption", "reference", "judged", "abstentions", "abstention_reasons",
+  "clean_controls", "seed", "strata": {stratum: Table V row}}`` (read by the report);
+* ``<name>.verdicts.jsonl`` — every verdict (run id, population, adopted, t_u,
+  abstention, reason);
+* ``<name>.csv`` — the tidy Table V rows (oracle, stratum, metric, numerator,
+  denominator, estimate, low, high, method).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+import re
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.measure.reconstruct import arrival
+from sscbench.oracles.base import Oracle, OracleSettings, Verdict, abstain
+from sscbench.oracles.contexts import StudyRuns
+from sscbench.oracles.registry import make_oracle
+from sscbench.oracles.table import score_oracle, tidy_rows
+from sscbench.oracles.validate import calibration_reference
+
+SCHEMA = "sscbench.oracle-scores/1"
+CSV_COLUMNS = (
+    "oracle",
+    "stratum",
+    "metric",
+    "numerator",
+    "denominator",
+    "estimate",
+    "low",
+    "high",
+    "method",
+)
+
+
+def read_reference(runs: StudyRuns, reference: str) -> tuple[str, dict[str, dict[str, Any]]]:
+    """The reference labels by run id and a description of their source.
+
+    ``"calibration"``: the scripted profiles' own labels. Otherwise a labels file in the
+    review schema (e.g. a review folder's ``reference.jsonl``): each line must name a
+    completed faulted run of the study by ``run_id``. Operator and arrival stratum are
+    filled in: Z_S from the label, else derived from its T_E and T_S, else measured.
+    """
+    if reference == "calibration":
+        labels = calibration_reference(runs.store.root)
+        source = "scripted calibration labels"
+    else:
+        from sscbench.review.labels import read_labels
+
+        path = Path(reference)
+        labels = {}
+        for number, label in enumerate(read_labels(path), start=1):
+            if label.run_id is None:
+                raise DataError(
+                    path,
+                    f"line {number}, field run_id",
+                    "a reference names runs by run_id (a review folder's "
+                    "reference.jsonl, resolved through its key)",
+                )
+            if runs.completed(label.run_id, "faulted") is None:
+                raise DataError(
+                    path,
+                    f"line {number}, field run_id",
+                    f"{label.run_id!r} is no completed faulted run of the study",
+                )
+            labels[label.run_id] = {"run_id": label.run_id, **label.labelled()}
+        source = f"reference labels ({path})"
+    out = {}
+    for run_id, row in labels.items():
+        z_s = row.get("Z_S")
+        if z_s is None and row.get("T_E") is not None and row.get("T_S") is not None:
+            z_s = arrival(row["T_E"], row["T_S"])
+        if z_s is None:
+            z_s = runs.measurements.get(run_id, {}).get("Z_S")
+        out[run_id] = {**row, "operator": runs.operator_of(run_id), "Z_S": z_s}
+    return source, out
+
+
+def reason_kind(abstention: str) -> str:
+    """An abstention's kind: its text before any detail (``:`` or ``(``)."""
+    return re.split(r"[:(]", abstention, maxsplit=1)[0].strip()
+
+
+def judge_all(
+    oracle: Oracle,
+    runs: StudyRuns,
+    run_ids: list[str],
+    on_verdict: Callable[[Verdict], None] | None = None,
+) -> dict[str, Verdict]:
+    """The oracle's verdict on each run (a verdict naming another run is an error)."""
+    verdicts = {}
+    for run_id in run_ids:
+        verdict = oracle.judge(runs.context(run_id))
+        if verdict.run_id != run_id:
+            verdict = abstain(run_id, f"the oracle answered for another run ({verdict.run_id})")
+        verdicts[run_id] = verdict
+        if on_verdict is not None:
+            on_verdict(verdict)
+    return verdicts
+
+
+def score_study(
+    study: str | Path,
+    names: list[str],
+    settings: OracleSettings,
+    reference: str = "calibration",
+    *,
+    clean_per_operator: int = 10,
+    seed: int = 0,
+    on_verdict: Callable[[str, Verdict], None] | None = None,
+) -> dict[str, dict[str, Any]]:
+    """Each named oracle's results (see the module doc) and verdicts, not yet written."""
+    runs = StudyRuns(study)
+    source, ref = read_reference(runs, reference)
+    if not ref:
+        raise DataError(reference, None, "no reference labels for this study")
+    controls = {
+        r: {"operator": runs.operator_of(r)} for r in runs.clean_controls(clean_per_operator, seed)
+    }
+    judged = [*ref, *controls]
+    clusters = {r: runs.cluster_of(r) for r in judged}
+    results = {}
+    for name in names:
+        oracle = make_oracle(name, settings)
+        try:
+            verdicts = judge_all(
+                oracle,
+                runs,
+                judged,
+                None if on_verdict is None else lambda v, n=name: on_verdict(n, v),
+            )
+        finally:
+            oracle.close()
+        reasons = Counter(reason_kind(v.abstention) for v in verdicts.values() if v.abstention)
+        results[name] = {
+            "schema": SCHEMA,
+            "oracle": name,
+            "context": oracle.context,
+            "gives_adoption": oracle.gives_adoption,
+            "reference": source,
+            "judged": len(verdicts),
+            "abstentions": sum(reasons.values()),
+            "abstention_reasons": dict(reasons.most_common()),
+            "clean_controls": len(controls),
+            "seed": seed,
+            "strata": score_oracle(
+                verdicts, ref, controls, clusters, gives_adoption=oracle.gives_adoption, seed=seed
+            ),
+            "_verdicts": [
+                {
+                    "population": "clean-control" if v.run_id in controls else "faulted-reference",
+                    **v.model_dump(mode="json"),
+                }
+                for v in verdicts.values()
+            ],
+        }
+    return results
+
+
+def _atomic(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, "utf-8")
+    os.replace(tmp, path)
+
+
+def write_results(study: str | Path, results: dict[str, dict[str, Any]]) -> list[Path]:
+    """Write each oracle's ``.json``, ``.verdicts.jsonl`` and ``.csv`` into STUDY/oracles/."""
+    folder = Path(study) / "oracles"
+    folder.mkdir(exist_ok=True)
+    written = []
+    for name, result in results.items():
+        body = {k: v for k, v in result.items() if k != "_verdicts"}
+        verdicts = "".join(json.dumps(v) + "\n" for v in result.get("_verdicts", []))
+        buffer = io.StringIO()
+        writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(tidy_rows(name, body["strata"]))
+        for suffix, text in (
+            (".verdicts.jsonl", verdicts),
+            (".csv", buffer.getvalue()),
+            (".json", json.dumps(body, indent=2) + "\n"),
+        ):
+            path = folder / f"{name}{suffix}"
+            _atomic(path, text)
+            written.append(path)
+    return written

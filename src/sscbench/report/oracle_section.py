@@ -1,0 +1,147 @@
+"""The ``oracles`` section: Table V for every scored oracle in ``STUDY/oracles/``.
+
+Results written by ``sscbench validate-oracle STUDY --oracle NAME`` (schema
+``sscbench.oracle-scores/1``) give four panels: (a) adoption identification, (b)
+first-faulty-reliance localization, (c) adoption F1 / exact T_U by operator, (d) recall
+/ exact T_U by the reference's arrival stratum. Older files (the plain scoring's
+``--json`` output, one flat row per stratum) are shown in their own table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sscbench.oracles.table import tidy_rows
+from sscbench.report.model import Section, Table
+
+Row = dict[str, Any]
+SCHEMA = "sscbench.oracle-scores/1"
+LEGACY_COLUMNS = ("runs", "abstentions", "precision", "recall", "f1", "kappa", "t_u_exact",
+                  "t_u_within_1")  # fmt: skip
+
+
+def _label(cell: Any) -> str | None:
+    """An interval cell's label (``k/n (rate, CI, method)``), an F1's label, or None."""
+    if cell is None:
+        return None
+    if isinstance(cell, dict):
+        return cell.get("label")
+    return str(cell)
+
+
+def _short(cell: Any, digits: bool = False) -> str:
+    if not isinstance(cell, dict) or cell.get("estimate") is None:
+        return "–" if not isinstance(cell, dict) else "unobserved"
+    if digits:
+        return f"{cell['estimate']:.2f}"
+    return f"{cell['k']}/{cell['n']} ({cell['estimate'] * 100:.0f}%)"
+
+
+def _adoption_table(results: dict[str, Row]) -> Table:
+    table = Table("oracles-adoption", "Table V (a): adoption identification",
+                  "reference-labelled faulted runs with a decidable reference A (abstentions "
+                  "count as missed positives); false positives among covered clean controls "
+                  "and covered reference non-adopters",
+                  ["oracle", "applicable", "coverage", "precision", "recall", "F1",
+                   "FP clean controls", "FP non-adopting faulted"])  # fmt: skip
+    for name, result in results.items():
+        row = result["strata"].get("all", {})
+        if not result.get("gives_adoption", True):
+            table.add(name, row.get("applicable"), _label(row.get("coverage")),
+                      *["step only"] * 5, key=name)  # fmt: skip
+            continue
+        table.add(name, row.get("applicable"),
+                  *[_label(row.get(k)) for k in ("coverage", "precision", "recall", "f1",
+                                                 "fp_clean", "fp_non_adopting")], key=name)  # fmt: skip
+    return table
+
+
+def _location_table(results: dict[str, Row]) -> Table:
+    table = Table("oracles-location", "Table V (b): first-faulty-reliance localization",
+                  "reference-adopted faulted runs with a located reference T_U; abstentions "
+                  "and verdicts without a step count as non-matches",
+                  ["oracle", "applicable adopted", "step given", "T_U exact",
+                   "T_U within ±1"])  # fmt: skip
+    for name, result in results.items():
+        row = result["strata"].get("all", {})
+        table.add(name, row.get("t_u_applicable"), row.get("t_u_located"),
+                  _label(row.get("t_u_exact")), _label(row.get("t_u_within_1")), key=name)  # fmt: skip
+    return table
+
+
+def _by(results: dict[str, Row], prefix: str, table: Table, cell) -> Table:
+    keys = sorted({k for r in results.values() for k in r["strata"] if k.startswith(prefix)})
+    table.columns = ["oracle", *[k.removeprefix(prefix) for k in keys]]
+    for name, result in results.items():
+        table.add(name, *[cell(result, result["strata"].get(k)) for k in keys], key=name)
+    return table
+
+
+def _operator_cell(result: Row, row: Row | None) -> str:
+    if row is None:
+        return "–"
+    if not result.get("gives_adoption", True):
+        return f"step only: exact {_short(row.get('t_u_exact'))}"
+    return f"F1 {_short(row.get('f1'), digits=True)} / exact {_short(row.get('t_u_exact'))}"
+
+
+def _arrival_cell(result: Row, row: Row | None) -> str:
+    if row is None:
+        return "–"
+    if not result.get("gives_adoption", True):
+        return f"step only: exact {_short(row.get('t_u_exact'))}"
+    return f"recall {_short(row.get('recall'))} / exact {_short(row.get('t_u_exact'))}"
+
+
+def _legacy_table(results: dict[str, Row]) -> Table:
+    table = Table("oracles-table", "Oracle settings against the reference (plain scoring)",
+                  "reference-labelled runs", ["setting", "stratum", *LEGACY_COLUMNS])  # fmt: skip
+    for name, scores in results.items():
+        for key, row in scores.items():
+            table.add(name, key, *[row.get(c) for c in LEGACY_COLUMNS])
+    return table
+
+
+def oracles_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
+    """Table V for every scored oracle (and any plain-scoring files), with its CSV rows."""
+    section = Section("oracles", "Automated recovery of measurement targets")
+    if not results:
+        section.reason = ("no oracle results (score oracles with `sscbench validate-oracle STUDY "
+                          "--oracle rules --oracle invariants ...`; they are written to "
+                          "STUDY/oracles/)")  # fmt: skip
+        return section, []
+    scored = {n: r for n, r in results.items() if r.get("schema") == SCHEMA}
+    legacy = {n: r for n, r in results.items() if r.get("schema") != SCHEMA}
+    references = sorted({r.get("reference", "") for r in scored.values()})
+    section.intro = (
+        "Each oracle's verdicts on the reference runs and on clean controls, scored as in "
+        "the paper's Table V (files STUDY/oracles/NAME.json, .verdicts.jsonl, .csv). "
+        + (f"Reference: {'; '.join(references)}. " if references else "")
+        + "Step-only oracles are excluded from adoption metrics."
+    )
+    csv_rows: list[Row] = []
+    if scored:
+        section.tables += [
+            _adoption_table(scored),
+            _location_table(scored),
+            _by(scored, "operator:", Table("oracles-operator", "Table V (c): adoption F1 / "
+                "exact T_U by operator", "as (a) and (b), per operator", []), _operator_cell),
+            _by(scored, "arrival:", Table("oracles-arrival", "Adoption recall / exact T_U by "
+                "the reference's arrival stratum", "as (a) and (b), per reference Z_S", []),
+                _arrival_cell),
+        ]  # fmt: skip
+        for name, result in scored.items():
+            csv_rows += tidy_rows(name, result["strata"])
+            note = f"{name} reads {result.get('context', '')}"
+            if result.get("abstentions"):
+                reasons = ", ".join(f"{k}: {v}" for k, v in result["abstention_reasons"].items())
+                note += (f"; abstained on {result['abstentions']} of {result['judged']} judged "
+                         f"runs ({reasons})")  # fmt: skip
+            section.notes.append([{"t": note + "."}])
+    if legacy:
+        section.tables.append(_legacy_table(legacy))
+        for name, scores in legacy.items():
+            csv_rows += [{"oracle": name, "stratum": k, **{c: r.get(c) for c in LEGACY_COLUMNS}}
+                         for k, r in scores.items()]  # fmt: skip
+    columns = list(dict.fromkeys(k for r in csv_rows for k in r))  # one header for both kinds
+    return section, [{c: r.get(c) for c in columns} for r in csv_rows]

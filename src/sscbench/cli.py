@@ -59,6 +59,15 @@ def _mount_review() -> None:
 
 
 _mount_review()
+
+
+def _mount_export() -> None:
+    from sscbench.integrations.export_cli import export_app
+
+    app.add_typer(export_app, name="export", help="Export a study: Inspect logs, OTel traces.")
+
+
+_mount_export()
 console = Console()
 
 

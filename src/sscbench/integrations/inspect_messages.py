@@ -77,6 +77,40 @@ def ledger_to_messages(events: Sequence[Any], run_id: str = "run") -> list[ChatM
     return messages
 
 
+def messages_to_ledger(messages: Sequence[ChatMessage]) -> list[Any]:
+    """Ledger events for Inspect messages (the inverse of :func:`ledger_to_messages`):
+    step = position; tool-call arguments from the raw text kept in the metadata."""
+    events: list[Any] = []
+    for step, message in enumerate(messages):
+        if isinstance(message, ChatMessageSystem):
+            events.append(SystemEvent(step=step, content=message.text))
+        elif isinstance(message, ChatMessageUser):
+            events.append(UserEvent(step=step, content=message.text))
+        elif isinstance(message, ChatMessageAssistant):
+            raw = ((message.metadata or {}).get(META_KEY) or {}).get("arguments") or []
+            calls = tuple(
+                ToolCall(
+                    id=call.id,
+                    name=call.function,
+                    arguments=raw[i] if i < len(raw) else json.dumps(call.arguments),
+                )
+                for i, call in enumerate(message.tool_calls or [])
+            )
+            events.append(
+                AssistantEvent(step=step, content=message.text or None, tool_calls=calls)
+            )
+        elif isinstance(message, ChatMessageTool):
+            events.append(
+                ToolEvent(
+                    step=step,
+                    tool_call_id=message.tool_call_id or "",
+                    name=message.function or "",
+                    content=message.text,
+                )
+            )
+    return events
+
+
 def message_step(message: ChatMessage) -> int | None:
     """The ledger step a message was made from (None for a message of another origin)."""
     meta = (message.metadata or {}).get(META_KEY) or {}

@@ -126,7 +126,7 @@ class AgentSettings(_Strict):
     """One agent configuration of the study."""
 
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", max_length=MAX_AGENT_ID)
-    kind: Literal["scripted", "openai", "replay"] = "scripted"
+    kind: Literal["scripted", "openai", "replay", "inspect"] = "scripted"
     profile: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
@@ -154,6 +154,8 @@ class AgentSettings(_Strict):
                 raise ValueError(str(exc)) from None
         if self.kind == "openai" and self.endpoint is None:
             raise ValueError("an openai agent needs an [agents.endpoint] table")
+        if self.kind == "inspect" and not isinstance(self.params.get("model"), str):
+            raise ValueError("an inspect agent needs params.model (the Inspect model's name)")
         if self.kind == "replay" and self.replay is None:
             raise ValueError("a replay agent needs an [agents.replay] table")
         if self.kind != "replay" and self.replay is not None:

@@ -96,9 +96,7 @@ def messages_to_ledger(messages: Sequence[ChatMessage]) -> list[Any]:
                 )
                 for i, call in enumerate(message.tool_calls or [])
             )
-            events.append(
-                AssistantEvent(step=step, content=message.text or None, tool_calls=calls)
-            )
+            events.append(AssistantEvent(step=step, content=message.text or None, tool_calls=calls))
         elif isinstance(message, ChatMessageTool):
             events.append(
                 ToolEvent(

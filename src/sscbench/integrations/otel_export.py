@@ -116,8 +116,10 @@ def export_otel(
     out: str | Path | None = None,
     endpoint: str | None = None,
     include_content: bool = False,
+    timeout: float = 10.0,
 ) -> int:
-    """Export every run of the study at ``root`` as one trace; returns the runs exported."""
+    """Export every run of the study at ``root`` as one trace; returns the runs exported
+    (``timeout``: seconds the OTLP/HTTP exporter may spend on one run's request)."""
     if out is None and endpoint is None:
         raise DataError("<arguments>", "--out/--endpoint", "give a file, an endpoint, or both")
     if out is not None and Path(out).is_dir():
@@ -128,5 +130,5 @@ def export_otel(
     if out is not None:
         count = write_otlp_json(spans, Path(out))
     if endpoint is not None:
-        count = send_otlp_http(spans, endpoint)
+        count = send_otlp_http(spans, endpoint, timeout)
     return count

@@ -208,7 +208,12 @@ def run(
     previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
     try:
         study, text = load_config(config)
-        summary = execute_study(study, text, out, restart=restart, progress=progress)
+        from sscbench.integrations.otel_live import live_traces
+
+        live = live_traces(study, out)  # None unless [study] otel = true
+        summary = execute_study(
+            study, text, out, restart=restart, progress=progress, on_run=live
+        )
     except DataError as exc:
         _fail(exc)
     except StudyInterrupted as stop:

@@ -52,6 +52,15 @@ class StudySettings(_Strict):
     repetitions: int = Field(1, ge=1, le=MAX_REPETITIONS)
     concurrency: int = Field(4, ge=1, le=1024)
     first_tool_call_only: bool = True
+    # Live OpenTelemetry traces of each finished run (the otel extra). Observability
+    # only: excluded from the config's hash, so turning it on never blocks a resume.
+    otel: bool = Field(False, exclude=True, description="emit each run's trace as it finishes")
+    otel_endpoint: str | None = Field(
+        None, exclude=True, description="OTLP/HTTP traces URL; default: STUDY/otel-spans.jsonl"
+    )
+    otel_include_content: bool = Field(
+        False, exclude=True, description="add tool arguments and results to the spans"
+    )
 
 
 class WorldSettings(_Strict):

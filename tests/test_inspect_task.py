@@ -15,6 +15,7 @@ from inspect_ai.log import read_eval_log
 from inspect_doubles import scripted_mockllm
 from sscbench.integrations.inspect_study import binding_for
 from sscbench.integrations.inspect_task import arrival
+from sscbench.integrations.populations import population_metrics
 from sscbench.measure.study import measure_study
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
@@ -59,7 +60,7 @@ def test_scores_equal_sscbench_measurement_of_the_study(inspect_run):
 
 
 def test_log_reads_back_with_messages_and_metrics(inspect_run):
-    log, out, _, _ = inspect_run
+    log, out, measured, _ = inspect_run
     back = read_eval_log(log.location)
     assert [s.id for s in back.samples] == [s.id for s in log.samples]
     sample = next(s for s in back.samples if s.scores["sscbench"].value["triggered"])
@@ -70,7 +71,10 @@ def test_log_reads_back_with_messages_and_metrics(inspect_run):
         e["content"] for e in events if e["type"] == "tool"
     ]
     metrics = back.results.scores[0].metrics
-    assert set(metrics) >= {"adoption_triggered", "arrival_pre", "adoption_pre"}
+    expected = population_metrics(list(_rows(measured).values()))  # repetition 0, as the report
+    assert set(expected) <= set(metrics)
+    for name, value in expected.items():
+        assert value == pytest.approx(metrics[name].value, nan_ok=True), name
 
 
 def test_inspect_runs_equal_native_runs_of_the_same_profile(inspect_run, tmp_path):

@@ -95,6 +95,7 @@ def test_inspect_runs_equal_native_runs_of_the_same_profile(inspect_run, tmp_pat
     assert by_key(inspected.values()) == by_key(_rows(native).values())
 
 
+@pytest.mark.slow  # builds the whole report
 def test_study_folder_reports_and_records_the_inspect_agent(inspect_run):
     _, out, _, _ = inspect_run
     meta = json.loads((out / "config.json").read_text())

@@ -211,9 +211,7 @@ def run(
         from sscbench.integrations.otel_live import live_traces
 
         live = live_traces(study, out)  # None unless [study] otel = true
-        summary = execute_study(
-            study, text, out, restart=restart, progress=progress, on_run=live
-        )
+        summary = execute_study(study, text, out, restart=restart, progress=progress, on_run=live)
     except DataError as exc:
         _fail(exc)
     except StudyInterrupted as stop:

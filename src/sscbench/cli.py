@@ -13,6 +13,8 @@ from __future__ import annotations
 import typer
 
 from sscbench.admission.cli import admit_cases, candidates
+from sscbench.integrations.export_cli import export_app
+from sscbench.integrations.otel_live import live_traces
 from sscbench.lab.cli import lab_app
 from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
@@ -33,6 +35,7 @@ app = typer.Typer(
 app.add_typer(world_app, name="world")
 app.add_typer(lab_app, name="lab", help="Laboratories on the typed fault framework.")
 app.add_typer(review_app, name="review", help="Review runs by hand.")
+app.add_typer(export_app, name="export", help="Export a study: Inspect logs, OTel traces.")
 
 # ---- commands ------------------------------------------------------------------------------
 app.command("release")(release)
@@ -40,7 +43,7 @@ app.command("gate")(gate_command)
 app.command("serve-local")(serve_local)
 app.command("agreement")(agreement_command)
 app.command("conformance")(conformance)
-app.command("run")(run_command(after_runs=measure_and_report))
+app.command("run")(run_command(after_runs=measure_and_report, on_run=live_traces))
 app.command("candidates")(candidates)
 app.command("admit")(admit_cases)
 app.command("measure")(measure)

@@ -69,6 +69,13 @@ def build_agent_factory(settings: AgentSettings) -> AgentFactory:
     """The factory of one agent configuration."""
     if settings.kind == "replay":
         return _recording_factory(settings)
+    if settings.kind == "inspect":
+        raise DataError(
+            "<config>",
+            f"agents.{settings.id}.kind",
+            "an agent of kind 'inspect' is Inspect's model and runs only under Inspect: "
+            "inspect eval sscbench/arrival --model ...",
+        )
     if settings.kind == "scripted":
         from sscbench.agents.scripted import scripted_agent_factory
 

@@ -1,7 +1,8 @@
 """``sscbench run``: execute a study, resuming an interrupted one, then hand it on.
 
 The command is built by :func:`run_command` with the step that follows the runs
-(measure and report, which live in higher layers): the top-level ``sscbench/cli.py``
+(measure and report, which live in higher layers) and, optionally, the factory of a
+per-run callback (live OTel traces): the top-level ``sscbench/cli.py``
 passes :func:`sscbench.report.cli.measure_and_report`, so this module imports nothing
 above ``run``.
 """
@@ -13,6 +14,7 @@ import signal
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -38,8 +40,13 @@ def _interrupted(config: Path | None, out: Path, detail: str) -> None:
     raise typer.Exit(130)
 
 
-def run_command(after_runs: Callable[[Path], None]) -> Callable[..., None]:
-    """The ``run`` command, calling ``after_runs(out)`` when ``--report`` is on."""
+def run_command(
+    after_runs: Callable[[Path], None],
+    on_run: Callable[[Any, Path], Callable[..., None] | None] | None = None,
+) -> Callable[..., None]:
+    """The ``run`` command, calling ``after_runs(out)`` when ``--report`` is on; ``on_run``
+    (from a higher layer, e.g. the live OTel traces) makes the per-run callback for a
+    study config, or None."""
 
     def run(
         config: Path | None = typer.Argument(
@@ -62,7 +69,10 @@ def run_command(after_runs: Callable[[Path], None]) -> Callable[..., None]:
         previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
         try:
             study, text = load_config(config)
-            summary = execute_study(study, text, out, restart=restart, progress=progress)
+            live = on_run(study, out) if on_run is not None else None
+            summary = execute_study(
+                study, text, out, restart=restart, progress=progress, on_run=live
+            )
         except DataError as exc:
             fail(exc)
         except StudyInterrupted as stop:

@@ -52,6 +52,15 @@ class StudySettings(_Strict):
     repetitions: int = Field(1, ge=1, le=MAX_REPETITIONS)
     concurrency: int = Field(4, ge=1, le=1024)
     first_tool_call_only: bool = True
+    # Live OpenTelemetry traces of each finished run (the otel extra). Observability
+    # only: excluded from the config's hash, so turning it on never blocks a resume.
+    otel: bool = Field(False, exclude=True, description="emit each run's trace as it finishes")
+    otel_endpoint: str | None = Field(
+        None, exclude=True, description="OTLP/HTTP traces URL; default: STUDY/otel-spans.jsonl"
+    )
+    otel_include_content: bool = Field(
+        False, exclude=True, description="add tool arguments and results to the spans"
+    )
 
 
 class WorldSettings(_Strict):
@@ -126,7 +135,7 @@ class AgentSettings(_Strict):
     """One agent configuration of the study."""
 
     id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", max_length=MAX_AGENT_ID)
-    kind: Literal["scripted", "openai", "replay"] = "scripted"
+    kind: Literal["scripted", "openai", "replay", "inspect"] = "scripted"
     profile: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
@@ -154,6 +163,8 @@ class AgentSettings(_Strict):
                 raise ValueError(str(exc)) from None
         if self.kind == "openai" and self.endpoint is None:
             raise ValueError("an openai agent needs an [agents.endpoint] table")
+        if self.kind == "inspect" and not isinstance(self.params.get("model"), str):
+            raise ValueError("an inspect agent needs params.model (the Inspect model's name)")
         if self.kind == "replay" and self.replay is None:
             raise ValueError("a replay agent needs an [agents.replay] table")
         if self.kind != "replay" and self.replay is not None:

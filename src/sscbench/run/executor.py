@@ -329,6 +329,7 @@ def execute_study(
     *,
     restart: bool = False,
     progress: bool = True,
+    on_run: Callable[[IndexEntry], None] | None = None,
 ) -> StudySummary:
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
@@ -337,6 +338,8 @@ def execute_study(
     only what sscbench wrote. On resume, the inputs' hashes and every finished run's
     files are checked; runs whose files fail are run again. SIGINT/SIGTERM stop the
     study promptly and raise :class:`StudyInterrupted` (the study resumes where it stopped).
+    ``on_run`` is called with each run's index entry once its files are written (e.g.
+    live traces).
     """
     store = StudyDir(out)
     store.check_writable()
@@ -385,6 +388,8 @@ def execute_study(
                 summary.count(entry)
                 summary.executed_now += 1
                 bar.update()
+                if on_run is not None:
+                    on_run(entry)
 
             runner = StudyRunner(config, worlds, agents, user, store, finished, on_entry)
             asyncio.run(

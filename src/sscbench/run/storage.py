@@ -65,6 +65,7 @@ STUDY_FILES = (
     "measurements.jsonl",
     "claims.json",
     "report.html",
+    "otel-spans.jsonl",
     STUDY_MARKER,
 )
 STUDY_FOLDERS = {

@@ -1,0 +1,134 @@
+"""``sscbench export otel``: a study's runs as OTLP traces, to a file or an OTLP/HTTP endpoint.
+
+The spans are the SDK's own ``ReadableSpan`` objects (:mod:`otel_spans`), encoded by
+the OTLP exporter's encoder into ``ExportTraceServiceRequest`` messages. The file form
+is OTLP/JSON lines, one request (one run, one trace) per line, as the OpenTelemetry
+Collector's file exporter writes them: protobuf's JSON mapping with integer enums and
+hex trace and span ids (OTLP/JSON's one documented deviation from protobuf's base64
+bytes). ``--endpoint`` sends the same requests with the SDK's OTLP/HTTP span exporter.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from google.protobuf import json_format
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+from opentelemetry.sdk.trace import ReadableSpan
+
+from sscbench.errors import DataError
+from sscbench.integrations.otel_spans import run_spans, study_resource
+from sscbench.integrations.study_runs import StudyRun, read_study_runs
+from sscbench.run.storage import StudyDir
+
+ID_FIELDS = ("traceId", "spanId", "parentSpanId")
+RUN_SPACING_NS = 1_000_000_000
+"""Runs of a study start one second apart on the synthetic clock."""
+
+
+def _ids(value: Any, convert) -> Any:
+    """Rewrite every trace/span id field of an OTLP JSON object with ``convert``."""
+    if isinstance(value, dict):
+        return {
+            k: (convert(v) if k in ID_FIELDS and isinstance(v, str) and v else _ids(v, convert))
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_ids(v, convert) for v in value]
+    return value
+
+
+def request_to_otlp_json(request: ExportTraceServiceRequest) -> dict[str, Any]:
+    """An export request in OTLP/JSON (integer enums, hex ids)."""
+    data = json_format.MessageToDict(request, use_integers_for_enums=True)
+    return _ids(data, lambda v: base64.b64decode(v).hex())
+
+
+def otlp_json_to_request(data: dict[str, Any]) -> ExportTraceServiceRequest:
+    """Parse one OTLP/JSON object back into an ``ExportTraceServiceRequest`` (strict:
+    an unknown field or a malformed id is an error)."""
+
+    def to_base64(value: str) -> str:
+        return base64.b64encode(bytes.fromhex(value)).decode()
+
+    return json_format.ParseDict(_ids(data, to_base64), ExportTraceServiceRequest())
+
+
+def runs_spans(
+    store: StudyDir, runs: Iterable[StudyRun], include_content: bool = False, start_ns: int = 0
+) -> Iterator[list[ReadableSpan]]:
+    """Each run's spans, runs one second apart from ``start_ns`` (default: the study's start)."""
+    meta = json.loads(store.config_json.read_text("utf-8"))
+    name = meta.get("config", {}).get("study", {}).get("name", "study")
+    resource = study_resource(name, meta.get("config_hash"))
+    base = start_ns or int(store.marker.stat().st_mtime) * 1_000_000_000
+    for i, run in enumerate(runs):
+        yield run_spans(
+            run,
+            start_ns=base + i * RUN_SPACING_NS,
+            resource=resource,
+            include_content=include_content,
+        )
+
+
+def write_otlp_json(spans_per_run: Iterable[list[ReadableSpan]], out: Path) -> int:
+    """Write one OTLP/JSON request per run to ``out`` (atomically); returns the runs written."""
+    tmp = out.with_name(f".{out.name}.tmp")
+    count = 0
+    with tmp.open("w", encoding="utf-8") as handle:
+        for spans in spans_per_run:
+            handle.write(json.dumps(request_to_otlp_json(encode_spans(spans))) + "\n")
+            count += 1
+    tmp.replace(out)
+    return count
+
+
+def send_otlp_http(
+    spans_per_run: Iterable[list[ReadableSpan]], endpoint: str, timeout: float = 10.0
+) -> int:
+    """Send each run's spans to an OTLP/HTTP traces endpoint (e.g. a collector's
+    ``http://127.0.0.1:4318/v1/traces``); a refused export is a :class:`DataError`."""
+    from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+    from opentelemetry.sdk.trace.export import SpanExportResult
+
+    exporter = OTLPSpanExporter(endpoint=endpoint, timeout=timeout)
+    count = 0
+    try:
+        for spans in spans_per_run:
+            if exporter.export(spans) is not SpanExportResult.SUCCESS:
+                raise DataError(
+                    endpoint, None, f"the OTLP endpoint refused the spans of run {count + 1}"
+                )
+            count += 1
+    finally:
+        exporter.shutdown()
+    return count
+
+
+def export_otel(
+    root: str | Path,
+    *,
+    out: str | Path | None = None,
+    endpoint: str | None = None,
+    include_content: bool = False,
+    timeout: float = 10.0,
+) -> int:
+    """Export every run of the study at ``root`` as one trace; returns the runs exported
+    (``timeout``: seconds the OTLP/HTTP exporter may spend on one run's request)."""
+    if out is None and endpoint is None:
+        raise DataError("<arguments>", "--out/--endpoint", "give a file, an endpoint, or both")
+    if out is not None and Path(out).is_dir():
+        raise DataError(out, None, "--out must name a file, and this is a folder")
+    store, runs = read_study_runs(root)
+    spans = list(runs_spans(store, runs, include_content))
+    count = 0
+    if out is not None:
+        count = write_otlp_json(spans, Path(out))
+    if endpoint is not None:
+        count = send_otlp_http(spans, endpoint, timeout)
+    return count

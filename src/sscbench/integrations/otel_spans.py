@@ -1,0 +1,216 @@
+"""One run as OpenTelemetry spans under the GenAI semantic conventions (the ``otel`` extra).
+
+A run is one trace: an ``invoke_agent`` root span (the agent configuration, the run's
+identity, status and reward) and one ``execute_tool`` child span per tool call, from
+the call's ledger step to its observation's (``gen_ai.tool.name``,
+``gen_ai.tool.call.id``; arguments and results only with ``include_content``). An
+intervention of the evaluator-only log becomes an ``sscbench.fault`` span event on
+the tool span whose call it answered (a fault placed in the system prompt: on the
+root span); the measurement becomes ``gen_ai.evaluation.result`` events on the root
+span, one for adoption and one for arrival.
+
+Ids are derived from the run id (the same study exports the same ids). The ledger
+carries no clock, so times are synthetic and deterministic: the run starts at
+``start_ns`` and each ledger step takes one millisecond.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from opentelemetry.sdk.resources import Resource
+from opentelemetry.sdk.trace import Event, ReadableSpan
+from opentelemetry.sdk.util.instrumentation import InstrumentationScope
+from opentelemetry.trace import SpanContext, SpanKind, TraceFlags
+from opentelemetry.trace.status import Status, StatusCode
+
+from sscbench.core.ledger import AssistantEvent, ContextIntervention, ToolEvent
+from sscbench.integrations.populations import adoption_label, arrival_label
+from sscbench.integrations.study_runs import StudyRun
+
+STEP_NS = 1_000_000
+"""One ledger step on the synthetic clock: a millisecond."""
+FAULT_EVENT = "sscbench.fault"
+EVALUATION_EVENT = "gen_ai.evaluation.result"
+SCOPE = InstrumentationScope("sscbench", "0.1.0")
+
+
+def trace_id_for(run_id: str) -> int:
+    """The run's 128-bit trace id (never 0)."""
+    value = int.from_bytes(hashlib.sha256(f"trace\x1f{run_id}".encode()).digest()[:16], "big")
+    return value or 1
+
+
+def span_id_for(run_id: str, part: str) -> int:
+    """A 64-bit span id for one part of a run (``root`` or a tool call's step)."""
+    value = int.from_bytes(hashlib.sha256(f"span\x1f{run_id}\x1f{part}".encode()).digest()[:8])
+    return value or 1
+
+
+def _context(trace_id: int, span_id: int) -> SpanContext:
+    return SpanContext(trace_id, span_id, is_remote=False, trace_flags=TraceFlags(1))
+
+
+def _clean(attributes: dict[str, Any]) -> dict[str, Any]:
+    """Attributes without None values (OTLP has no null attribute)."""
+    return {k: v for k, v in attributes.items() if v is not None}
+
+
+def _evaluations(run: StudyRun, at: int) -> list[Event]:
+    row = run.measurement
+    if run.entry.status == "missing":
+        return []
+    adoption, adoption_why = adoption_label(row)
+    arrival, arrival_why = arrival_label(row)
+    a = row.get("A")
+    return [
+        Event(
+            EVALUATION_EVENT,
+            _clean(
+                {
+                    "gen_ai.evaluation.name": "sscbench.adoption",
+                    "gen_ai.evaluation.score.label": adoption,
+                    "gen_ai.evaluation.score.value": float(a) if a in (0, 1) else None,
+                    "gen_ai.evaluation.explanation": adoption_why,
+                    "sscbench.T_U": str(row["T_U"]) if "T_U" in row else None,
+                }
+            ),
+            at,
+        ),
+        Event(
+            EVALUATION_EVENT,
+            _clean(
+                {
+                    "gen_ai.evaluation.name": "sscbench.arrival",
+                    "gen_ai.evaluation.score.label": arrival,
+                    "gen_ai.evaluation.explanation": arrival_why,
+                    "sscbench.T_F": str(row["T_F"]) if "T_F" in row else None,
+                    "sscbench.T_E": str(row["T_E"]) if "T_E" in row else None,
+                    "sscbench.T_S": str(row["T_S"]) if "T_S" in row else None,
+                }
+            ),
+            at,
+        ),
+    ]
+
+
+def _fault_attributes(record: Any, include_content: bool) -> dict[str, Any]:
+    attributes = {
+        "sscbench.fault.hook_id": record.hook_id,
+        "sscbench.fault.action": getattr(record, "action", "context"),
+        "sscbench.fault.effective": bool(record.effective),
+    }
+    if hasattr(record, "state_changed"):
+        attributes["sscbench.fault.state_changed"] = record.state_changed
+    if include_content:
+        original = getattr(record, "original_observation", getattr(record, "original", None))
+        delivered = getattr(record, "delivered_observation", getattr(record, "delivered", None))
+        attributes["sscbench.fault.original"] = original
+        attributes["sscbench.fault.delivered"] = delivered
+    return _clean(attributes)
+
+
+def run_spans(
+    run: StudyRun,
+    *,
+    start_ns: int,
+    resource: Resource,
+    include_content: bool = False,
+) -> list[ReadableSpan]:
+    """The spans of one run: the ``invoke_agent`` root first, then its tool spans."""
+    entry, run_id = run.entry, run.entry.run_id
+    trace_id = trace_id_for(run_id)
+    root = _context(trace_id, span_id_for(run_id, "root"))
+    at = lambda step: start_ns + step * STEP_NS  # noqa: E731
+    end_ns = at(len(run.ledger) + 1)
+    faults = {(r.step, r.tool_call_id): r for r in run.interventions}
+    calls: dict[str, tuple[int, Any]] = {}
+    tools: list[ReadableSpan] = []
+    for event in run.ledger:
+        if isinstance(event, AssistantEvent):
+            for call in event.tool_calls:
+                calls[call.id] = (event.step, call)
+        elif isinstance(event, ToolEvent):
+            call_step, call = calls.get(event.tool_call_id, (event.step, None))
+            attributes = {
+                "gen_ai.operation.name": "execute_tool",
+                "gen_ai.tool.name": event.name,
+                "gen_ai.tool.call.id": event.tool_call_id,
+                "gen_ai.tool.type": "function",
+                "sscbench.step": event.step,
+            }
+            if include_content:
+                attributes["gen_ai.tool.call.arguments"] = call.arguments if call else None
+                attributes["gen_ai.tool.call.result"] = event.content
+            record = faults.get((event.step, event.tool_call_id))
+            events = (
+                [Event(FAULT_EVENT, _fault_attributes(record, include_content), at(event.step))]
+                if record is not None
+                else []
+            )
+            tools.append(
+                ReadableSpan(
+                    f"execute_tool {event.name}",
+                    context=_context(trace_id, span_id_for(run_id, f"tool:{event.step}")),
+                    parent=root,
+                    resource=resource,
+                    attributes=_clean(attributes),
+                    events=events,
+                    kind=SpanKind.INTERNAL,
+                    start_time=at(call_step),
+                    end_time=at(event.step) + STEP_NS // 2,
+                    instrumentation_scope=SCOPE,
+                )
+            )
+    root_events = [
+        Event(FAULT_EVENT, _fault_attributes(record, include_content), start_ns)
+        for record in run.evaluator
+        if isinstance(record, ContextIntervention)
+    ]
+    root_events.extend(_evaluations(run, end_ns))
+    missing = entry.status == "missing"
+    status = Status(StatusCode.ERROR, entry.reason or "missing run") if missing else Status()
+    root_span = ReadableSpan(
+        f"invoke_agent {entry.config_id}",
+        context=root,
+        parent=None,
+        resource=resource,
+        attributes=_clean(
+            {
+                "gen_ai.operation.name": "invoke_agent",
+                "gen_ai.agent.name": entry.config_id,
+                "gen_ai.agent.id": entry.config_id,
+                "gen_ai.conversation.id": run_id,
+                "sscbench.run_id": run_id,
+                "sscbench.case_id": entry.case_id,
+                "sscbench.operator": run.case.operator if run.case else None,
+                "sscbench.kind": entry.kind,
+                "sscbench.repetition": entry.repetition,
+                "sscbench.status": entry.status,
+                "sscbench.triggered": entry.triggered,
+                "sscbench.reward": entry.reward,
+                "sscbench.termination": entry.termination,
+            }
+        ),
+        events=root_events,
+        kind=SpanKind.INTERNAL,
+        status=status,
+        start_time=start_ns,
+        end_time=end_ns,
+        instrumentation_scope=SCOPE,
+    )
+    return [root_span, *tools]
+
+
+def study_resource(study_name: str, config_hash: str | None) -> Resource:
+    """The resource every span of a study shares."""
+    return Resource(
+        _clean(
+            {
+                "service.name": "sscbench",
+                "sscbench.study": study_name,
+                "sscbench.config_hash": config_hash,
+            }
+        )
+    )

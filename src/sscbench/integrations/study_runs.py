@@ -1,0 +1,84 @@
+"""A verified study read run by run, with each run's measurement: what the exporters share.
+
+Runs are read in index order from a study that passes :func:`verify_study`; the
+measurement is sscbench's own (``measure_entries`` with the rule classifier), so an
+exported score is exactly the row ``sscbench measure`` writes for that run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sscbench.core.ledger import InterventionRecord, RunStart
+from sscbench.faults.case import Case
+from sscbench.measure.study import measure_entries, read_evaluator, read_ledger
+from sscbench.run.builders import read_cases
+from sscbench.run.lock import StudyLock
+from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.run.verify import require_study, verify_study
+
+
+@dataclass(frozen=True)
+class StudyRun:
+    """One run of a study: its index entry, case, ledger, evaluator log and measurement.
+
+    ``ledger`` and ``evaluator`` are empty for a run without files (not qualified, or
+    missing before it started).
+    """
+
+    entry: IndexEntry
+    case: Case | None
+    ledger: list[Any]
+    evaluator: list[Any]
+    measurement: dict[str, Any]
+
+    @property
+    def run_id(self) -> str:
+        return self.entry.run_id
+
+    @property
+    def interventions(self) -> list[InterventionRecord]:
+        """The evaluator-only intervention records of the run."""
+        return [e for e in self.evaluator if isinstance(e, InterventionRecord)]
+
+    @property
+    def start(self) -> RunStart | None:
+        """The run's ``run_start`` record, if it has files."""
+        return next((e for e in self.evaluator if isinstance(e, RunStart)), None)
+
+
+def load_run(store: StudyDir, entry: IndexEntry, case: Case | None, row: dict) -> StudyRun:
+    """One run's files (when it has them) with its measurement row."""
+    has_files = entry.ledger_sha256 is not None and store.ledger_path(entry.run_id).exists()
+    ledger = read_ledger(store, entry.run_id) if has_files else []
+    evaluator = read_evaluator(store.evaluator_path(entry.run_id)) if has_files else []
+    return StudyRun(entry, case, ledger, evaluator, row)
+
+
+def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
+    """Every run of the study at ``root``, verified and measured, in index order.
+
+    The folder is locked while it is read (no ``run`` writes it meanwhile); a run file
+    that does not match the index stops the export with a :class:`DataError`.
+    """
+    store = require_study(root)
+    with StudyLock(store.root):
+        check = verify_study(store.root)
+        cases = {c.case_id: c for c in read_cases(store.cases)}
+        entries = list(check.entries.values())
+        rows = list(measure_entries(store, cases, None, entries))
+        runs = [
+            load_run(store, entry, cases.get(entry.case_id), row)
+            for entry, row in zip(entries, rows, strict=True)
+        ]
+    return store, runs
+
+
+def iter_triggered(runs: list[StudyRun]) -> Iterator[StudyRun]:
+    """The completed faulted runs whose fault took effect."""
+    for run in runs:
+        if run.entry.kind == "faulted" and run.entry.status == "completed" and run.entry.triggered:
+            yield run

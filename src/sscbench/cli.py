@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from sscbench.errors import DataError
+from sscbench.run.plan_command import plan_command
 from sscbench.terminal import error_text, plain, print_error
 
 app = typer.Typer(
@@ -179,6 +180,9 @@ def conformance(
     raise typer.Exit(0 if report.passed else 1)
 
 
+app.command("plan")(plan_command)
+
+
 @app.command("run")
 def run(
     config: Path | None = typer.Argument(
@@ -237,6 +241,8 @@ def run(
         highlight=False,
         soft_wrap=True,
     )
+    for line in summary.cost_lines:
+        console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
     if report:
         from sscbench.measure.study import measure_study
         from sscbench.report.build import build_report

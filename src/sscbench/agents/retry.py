@@ -35,6 +35,13 @@ from sscbench.agents.endpoint import EndpointConfig
 from sscbench.agents.secrets import PLACEHOLDER_KEY, redact
 from sscbench.errors import EndpointUnreachable, HarnessFailure
 from sscbench.jsonl import dumps_line
+from sscbench.llm.limiter import (
+    EndpointLimiter,
+    Permit,
+    estimate_tokens,
+    limiter_for,
+    parse_retry_after,
+)
 
 __all__ = ["PLACEHOLDER_KEY", "redact"]  # re-exported: their home is agents.secrets
 
@@ -147,6 +154,7 @@ def new_usage() -> dict[str, int]:
     return {
         "requests": 0,
         "retries": 0,
+        "rate_limited": 0,
         "prompt_tokens": 0,
         "completion_tokens": 0,
         "total_tokens": 0,
@@ -213,15 +221,16 @@ def backoff_delay(attempt: int, initial: float, maximum: float, rng: random.Rand
 
 
 def _retry_after(exc: BaseException) -> float | None:
+    """The seconds a failed answer's ``Retry-After`` asks for (delay-seconds or HTTP date)."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
         return None
-    value = headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+    return parse_retry_after(headers.get("retry-after"))
+
+
+def _is_rate_limited(exc: BaseException) -> bool:
+    return isinstance(exc, openai.APIStatusError) and exc.status_code == 429
 
 
 def describe_error(
@@ -256,6 +265,10 @@ async def with_retries(
     on_retry: Callable[[int, BaseException], None] | None = None,
     timeout: float | None = None,
     health: EndpointHealth | None = None,
+    limiter: EndpointLimiter | None = None,
+    tokens: float = 0.0,
+    used_tokens: Callable[[T], float | None] | None = None,
+    on_error: Callable[[BaseException], None] | None = None,
 ) -> T:
     """Await ``call()``; retry transport failures up to ``max_retries`` times.
 
@@ -265,12 +278,17 @@ async def with_retries(
     answered keeps being retried until it answers or is declared unreachable
     (:class:`EndpointUnreachable`), so no run is recorded missing for a dead endpoint.
     Only ``openai`` errors, timeouts and unparseable bodies are handled; anything else
-    propagates as it is.
+    propagates as it is. With ``limiter`` (:mod:`sscbench.llm.limiter`) each attempt
+    first takes the endpoint's permit for about ``tokens`` tokens (waiting is not an
+    attempt) and gives it back with its outcome (``used_tokens`` reads an answer's real
+    tokens); a 429's ``Retry-After`` then pauses the whole endpoint instead of this call
+    alone. ``on_error`` sees every failed attempt.
     """
     attempt = 0
     while True:
         if health is not None:
             health.check()
+        permit: Permit | None = await limiter.acquire(tokens) if limiter is not None else None
         try:
             if timeout is None:
                 result = await call()
@@ -278,8 +296,16 @@ async def with_retries(
                 result = await asyncio.wait_for(call(), timeout)
             if health is not None:
                 health.record(None)
+            if permit is not None:
+                limiter.release(permit, "ok", tokens=used_tokens(result) if used_tokens else None)
             return result
         except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
+            hinted = _retry_after(exc)
+            if permit is not None:
+                limited = _is_rate_limited(exc)
+                limiter.release(permit, "rate_limited" if limited else "error", retry_after=hinted)
+            if on_error is not None:
+                on_error(exc)
             retryable = is_retryable(exc)
             attempts = attempt + 1
             description = describe_error(exc, secrets, timeout)
@@ -296,13 +322,17 @@ async def with_retries(
                     kind=failure_kind(exc),
                 ) from None
             delay = backoff_delay(attempt, backoff_initial, backoff_max, rng)
-            hinted = _retry_after(exc)
-            if hinted is not None:
+            if hinted is not None and limiter is not None:
+                delay = 0.0  # the endpoint is paused for everyone; the permit waits it out
+            elif hinted is not None:
                 delay = min(backoff_max, max(delay, hinted))
             if on_retry is not None:
                 on_retry(attempt, exc)
             attempt += 1
             await sleep(delay)
+        finally:
+            if permit is not None and not permit.released:  # cancelled mid-attempt
+                limiter.release(permit, "error")
 
 
 async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> Any:
@@ -350,6 +380,20 @@ async def complete_with_retries(
         if usage is not None:
             usage["retries"] += 1
 
+    def count_error(exc: BaseException) -> None:
+        if usage is not None and _is_rate_limited(exc):
+            usage["rate_limited"] = usage.get("rate_limited", 0) + 1
+
+    def answer_tokens(response: Any) -> float | None:
+        value = getattr(getattr(response, "usage", None), "total_tokens", None)
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+    limiter = limiter_for(config)
+    tokens = (
+        estimate_tokens(len(request_bytes(body)), config.max_tokens)
+        if limiter is not None and limiter.tokens_per_minute
+        else 0.0
+    )
     response = await with_retries(
         lambda: chat_completion(client, body),
         where=where,
@@ -362,6 +406,10 @@ async def complete_with_retries(
         on_retry=count_retry,
         timeout=config.timeout,
         health=health,
+        limiter=limiter,
+        tokens=tokens,
+        used_tokens=answer_tokens,
+        on_error=count_error,
     )
     if usage is not None:
         add_usage(usage, response)

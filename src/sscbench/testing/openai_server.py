@@ -17,6 +17,9 @@ connection, so concurrent requests wait out the fixed ``delay`` side by side. A
   when ``endless``), as a stalled proxy or a runaway server does;
 - :class:`Raw` sends any body with any content type (an HTML page, a JSON list, ...).
 
+``rate_limit`` (requests per second) answers requests over it with 429 and
+``Retry-After``, as a provider does; ``admitted`` and ``rejected`` count them.
+
 Every request body is recorded (``server.requests``) with its path and headers
 (``server.log``), so a test can check what each prompt carried.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import socket
 import threading
 import time
@@ -191,7 +195,7 @@ def completion(body: dict[str, Any], message: dict[str, Any], number: int) -> di
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    request_queue_size = 128
+    request_queue_size = 1024
     owner: OpenAIServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -293,6 +297,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._error(404, f"no route {self.path}")
             return
+        wait = owner._admit()
+        if wait is not None:
+            self._error(429, "rate limit exceeded", {"Retry-After": owner._retry_after(wait)})
+            return
         try:
             response = owner.responder(body)
         except Exception as exc:  # a broken script is reported to the client, not swallowed
@@ -327,11 +335,26 @@ class OpenAIServer:
     """
 
     def __init__(
-        self, responder: Responder | None = None, *, delay: float = 0.0, model: str = "scripted"
+        self,
+        responder: Responder | None = None,
+        *,
+        delay: float = 0.0,
+        model: str = "scripted",
+        rate_limit: float | None = None,
+        retry_after: str | None = None,
     ):
         self.responder: Responder = responder or echo_responder
         self.delay = delay
         self.model = model
+        # a provider's requests-per-second limit: a token bucket of one second's requests;
+        # a request over it is answered 429 with Retry-After (``retry_after`` as given, or
+        # the whole seconds until the next request would be admitted)
+        self.rate_limit = rate_limit
+        self.retry_after = retry_after
+        self.admitted: list[float] = []  # perf_counter of each admitted chat request
+        self.rejected = 0
+        self._bucket = max(1.0, rate_limit or 0.0)
+        self._bucket_at = time.perf_counter()
         self._log: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
@@ -406,6 +429,28 @@ class OpenAIServer:
         """Forget the recorded requests."""
         with self._lock:
             self._log.clear()
+
+    def _admit(self) -> float | None:
+        """Take a token of the rate limit (None: admitted) or the seconds until one frees."""
+        with self._lock:
+            now = time.perf_counter()
+            if self.rate_limit is None:
+                self.admitted.append(now)
+                return None
+            capacity = max(1.0, self.rate_limit)
+            self._bucket = min(capacity, self._bucket + (now - self._bucket_at) * self.rate_limit)
+            self._bucket_at = now
+            if self._bucket >= 1.0:
+                self._bucket -= 1.0
+                self.admitted.append(now)
+                return None
+            self.rejected += 1
+            return (1.0 - self._bucket) / self.rate_limit
+
+    def _retry_after(self, wait: float) -> str:
+        if self.retry_after is not None:
+            return self.retry_after
+        return str(max(1, math.ceil(wait)))
 
     def _record(self, request: RecordedRequest) -> int:
         with self._lock:

@@ -1,0 +1,1 @@
+"""Endpoint-level plumbing shared by every model call: flow control and usage accounting."""

@@ -6,7 +6,8 @@ workers backing off alone. Before each attempt a call takes a permit:
 
 * **requests per minute / tokens per minute** — optional budgets enforced by scheduling
   (GCRA): each permit reserves the next free start time, so requests go out evenly at
-  the budget's pace, first come first served, with a burst of one second's worth;
+  the budget's pace, first come first served, with a burst of a tenth of a second;
+  after a pause the waiting calls start again spaced at that pace, not all at once;
   tokens are reserved by estimate and settled with the answer's real usage;
 * **concurrency window** — at most ``window`` requests in flight; the window starts at
   ``max_concurrent`` (or a ceiling) and follows AIMD: each 429 halves it (once per
@@ -32,6 +33,9 @@ from typing import Any
 
 DEFAULT_CEILING = 1024
 """The window's ceiling when no ``max_concurrent`` is given."""
+BURST_SECONDS = 0.1
+"""How far ahead of its even pace a budget lets requests start at once: a provider's
+bucket is never drained by the client's own burst, so its jitter margin stays."""
 
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
@@ -97,19 +101,19 @@ class EndpointLimiter:
         self._waiters: deque[asyncio.Future] = deque()
 
     # ---- taking and giving back permits ----------------------------------------------
-    def _schedule(self, tokens: float) -> float:
-        """Reserve the next start time under the rate budgets; returns it."""
-        now = self.clock()
+    def _schedule(self, tokens: float, not_before: float | None = None) -> float:
+        """Reserve the next start time (not before ``not_before``) under the rate budgets."""
+        now = max(self.clock(), not_before or 0.0)
         start = now
         if self.requests_per_minute:
             interval = 60.0 / self.requests_per_minute
-            burst = max(0.0, self.requests_per_minute / 60.0 - 1.0) * interval
+            burst = BURST_SECONDS * self.requests_per_minute / 60.0 * interval
             tat = max(self._request_tat, now)
             start = max(start, tat - burst)
             self._request_tat = tat + interval
         if self.tokens_per_minute and tokens > 0:
             per_token = 60.0 / self.tokens_per_minute
-            burst = self.tokens_per_minute / 60.0 * per_token  # one second's tokens
+            burst = BURST_SECONDS  # a tenth of a second's tokens at once
             tat = max(self._token_tat, now)
             start = max(start, tat - burst)
             self._token_tat = tat + tokens * per_token
@@ -119,8 +123,10 @@ class EndpointLimiter:
         """Wait until a request (of about ``tokens`` tokens) may go; returns its permit."""
         start = self._schedule(tokens)
         while True:
+            if self.paused_until > start:  # paused since: start again, spaced, after it
+                start = self._schedule(tokens, not_before=self.paused_until)
             now = self.clock()
-            wait = max(start, self.paused_until) - now
+            wait = start - now
             if wait > 0:
                 await self.sleep(wait)
                 continue

@@ -118,35 +118,50 @@ class EndpointHealth:
 
 
 class ClientHolder:
-    """One client per event loop, built on first use and shared by the runs of a factory.
+    """The clients of one endpoint per event loop, built on first use and shared by the
+    runs of a factory.
 
     A client's connection pool belongs to the loop it was first used in, so a new
-    loop (a new ``asyncio.run``) gets a new client. ``health`` is the endpoint's
-    :class:`EndpointHealth`, shared across loops.
+    loop (a new ``asyncio.run``) gets new clients. The connection pool's bookkeeping
+    grows with its connections on every request, so at high concurrency the requests
+    are spread over several clients: one more client for each :data:`PER_CLIENT`
+    requests in flight at the endpoint (its limiter's count), up to :data:`MAX_CLIENTS`.
+    ``health`` is the endpoint's :class:`EndpointHealth`, shared across loops.
     """
 
     def __init__(self, config: EndpointConfig):
         self.config = config
         self.health = EndpointHealth(config.base_url, config.unreachable_after)
-        self._client: openai.AsyncOpenAI | None = None
+        self._clients: list[openai.AsyncOpenAI] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._turn = 0
 
     def get(self) -> openai.AsyncOpenAI:
-        """The client for the running event loop."""
+        """A client for the running event loop (round robin over the loop's clients)."""
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client = make_client(self.config)
-            self._loop = loop
-        return self._client
+        if self._loop is not loop:
+            self._clients, self._loop = [], loop
+        limiter = limiter_for(self.config)
+        busy = limiter.in_flight if limiter is not None else 0
+        wanted = min(MAX_CLIENTS, 1 + busy // PER_CLIENT)
+        if len(self._clients) < wanted or not self._clients:
+            self._clients.append(make_client(self.config))
+        self._turn = (self._turn + 1) % len(self._clients)
+        return self._clients[self._turn]
 
     async def aclose(self) -> None:
-        """Close the client of the running loop, if there is one."""
-        client, self._client, self._loop = self._client, None, None
-        if client is not None:
+        """Close the clients of the running loop, if there are any."""
+        clients, self._clients, self._loop = self._clients, [], None
+        for client in clients:
             await client.close()
 
     def __repr__(self) -> str:
         return f"ClientHolder(base_url={self.config.base_url!r}, model={self.config.model!r})"
+
+
+PER_CLIENT = 16
+"""Requests in flight per client before another client shares the load."""
+MAX_CLIENTS = 16
 
 
 def new_usage() -> dict[str, int]:

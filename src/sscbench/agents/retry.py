@@ -24,8 +24,10 @@ every failure message (:mod:`sscbench.agents.secrets`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import random
+import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -56,6 +58,13 @@ def read_api_key(config: EndpointConfig) -> str:
     return os.environ.get(config.api_key_env) or PLACEHOLDER_KEY
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context for every client of the process (loading the system's certificates
+    costs tens of milliseconds per client otherwise)."""
+    return ssl.create_default_context()
+
+
 def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
     """An ``AsyncOpenAI`` client for the endpoint, with the library's own retries off."""
     return openai.AsyncOpenAI(
@@ -63,6 +72,7 @@ def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
         api_key=read_api_key(config),
         max_retries=0,
         timeout=config.timeout,
+        http_client=openai.DefaultAsyncHttpxClient(verify=_tls_context(), timeout=config.timeout),
     )
 
 

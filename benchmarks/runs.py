@@ -4,10 +4,13 @@
    scripted user, a SuppressWrite fault on each task's first write, reward included,
    ledgers serialised (goal >= 300 per second).
 2. Harness overhead against a local OpenAI-compatible endpoint that answers after a
-   fixed delay, 16 episodes at a time, ledgers written to disk: measured wall time
-   against the ideal (episodes / 16 x model calls per episode x delay); goal within 5%.
+   fixed delay, at concurrency 16, 64 and 256 (``--concurrency``; ``--rounds`` x the
+   concurrency episodes each, the endpoint's flow control on as in a study), ledgers
+   written to disk: measured wall time against the ideal (rounds x model calls per
+   episode x delay); goal within 5% at each.
 
-Usage: python benchmarks/runs.py [--data ../shared/tau-bench] [--delay 0.2] [--episodes 64]
+Usage: python benchmarks/runs.py [--data ../shared/tau-bench] [--delay 0.5] [--rounds 4]
+       [--concurrency 16 64 256]
 """
 
 from __future__ import annotations
@@ -94,8 +97,10 @@ def serve(delay: float) -> None:
         sys.stdin.read()
 
 
-async def overhead(world, delay: float, episodes: int, out: Path) -> tuple[float, float]:
-    """Measured and ideal wall time of ``episodes`` endpoint-driven episodes at concurrency 16.
+async def overhead(
+    world, delay: float, episodes: int, out: Path, concurrency: int = 16
+) -> tuple[float, float]:
+    """Measured and ideal wall time of ``episodes`` endpoint-driven episodes at ``concurrency``.
 
     The endpoint runs in its own process, as a real local server would.
     """
@@ -113,7 +118,7 @@ async def overhead(world, delay: float, episodes: int, out: Path) -> tuple[float
         factory = openai_agent_factory(
             OpenAIAgentConfig(base_url=base_url, model="bench", max_retries=0)
         )
-        semaphore = asyncio.Semaphore(16)
+        semaphore = asyncio.Semaphore(concurrency)
 
         async def one(i: int) -> None:
             async with semaphore:
@@ -130,8 +135,8 @@ async def overhead(world, delay: float, episodes: int, out: Path) -> tuple[float
                 assert sum(isinstance(e, ToolEvent) for e in result.ledger) == 2
                 store.write_run(f"run{i}", result.ledger, result.evaluator)
 
-        # warm up: imports, and the client's pool of 16 keep-alive connections
-        await asyncio.gather(*(one(-1 - i) for i in range(16)))
+        # warm up: imports, and the client's pool of keep-alive connections
+        await asyncio.gather(*(one(-1 - i) for i in range(concurrency)))
         start = time.perf_counter()
         await asyncio.gather(*(one(i) for i in range(episodes)))
         elapsed = time.perf_counter() - start
@@ -139,7 +144,7 @@ async def overhead(world, delay: float, episodes: int, out: Path) -> tuple[float
     finally:
         child.stdin.close()
         child.wait(timeout=30)
-    ideal = -(-episodes // 16) * 3 * delay
+    ideal = -(-episodes // concurrency) * 3 * delay
     return elapsed, ideal
 
 
@@ -148,8 +153,9 @@ def main() -> None:
     default = Path(__file__).resolve().parents[2] / "shared" / "tau-bench"
     parser.add_argument("--data", type=Path, default=default)
     parser.add_argument("--seconds", type=float, default=5.0)
-    parser.add_argument("--delay", type=float, default=0.2)
-    parser.add_argument("--episodes", type=int, default=64)
+    parser.add_argument("--delay", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=4, help="episodes = rounds x concurrency")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[16, 64, 256])
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.serve:
@@ -162,13 +168,17 @@ def main() -> None:
         f"{world.name}: {count} faulted episodes in {elapsed:.2f} s = {rate:,.0f} episodes/s "
         f"(goal >= 300/s): ratio {rate / 300:.2f}x of goal"
     )
-    with tempfile.TemporaryDirectory() as tmp:
-        measured, ideal = asyncio.run(overhead(world, args.delay, args.episodes, Path(tmp)))
-    print(json.dumps({"episodes": args.episodes, "concurrency": 16, "delay_s": args.delay}))
-    print(
-        f"endpoint-driven: measured {measured:.3f} s vs ideal {ideal:.3f} s: overhead "
-        f"{(measured / ideal - 1) * 100:+.2f}% (goal within 5%)"
-    )
+    for concurrency in args.concurrency:
+        episodes = args.rounds * concurrency
+        with tempfile.TemporaryDirectory() as tmp:
+            measured, ideal = asyncio.run(
+                overhead(world, args.delay, episodes, Path(tmp), concurrency)
+            )
+        print(json.dumps({"episodes": episodes, "concurrency": concurrency, "delay_s": args.delay}))
+        print(
+            f"endpoint-driven at concurrency {concurrency}: measured {measured:.3f} s vs ideal "
+            f"{ideal:.3f} s: overhead {(measured / ideal - 1) * 100:+.2f}% (goal within 5%)"
+        )
 
 
 if __name__ == "__main__":

@@ -416,7 +416,7 @@ def test_small_faulted_study_copes_with_real_output(server, tmp_path, timed_turn
         ledgers.append(read_ledger(store, entry.run_id))
     for entry in real:
         if entry.kind == "faulted":
-            clean_entry = next(e for e in clean if e.case_id == entry.case_id)
+            clean_entry = next(e for e in clean if e.run_id == entry.clean_run_id)
             expected = "completed" if clean_entry.reward == 1.0 else "not-qualified"
             assert entry.status == expected
 

@@ -139,7 +139,9 @@ def test_sscbench_run_replays_gpt4o_airline_under_faults(taubench, tmp_path):
 
     index = _jsonl(out / "index.jsonl")
     cases = {c["case_id"]: c for c in _jsonl(out / "cases.jsonl")}
-    assert len(index) == 2 * 2 * len(cases)  # trials = [0]: one repetition per case and agent
+    # trials = [0]: one repetition per case and agent; one shared clean run per task and agent
+    tasks = {(c["domain"], c["task_id"]) for c in cases.values()}
+    assert len(index) == 2 * len(cases) + 2 * len(tasks)
     diverged = 0
     for entry in index:
         case = cases[entry["case_id"]]

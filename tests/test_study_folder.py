@@ -425,9 +425,10 @@ def test_six_planned_runs_run_six(tmp_path, finished):
     config = cfg / "study.toml"
     config.write_text('[world]\ndomains = ["airline"]\n[cases]\nfile = "cases.jsonl"\n' + AGENT)
     summary = _run(config, tmp_path / "out")
-    assert summary.planned_runs == 6
-    assert summary.executed_now == summary.finished_runs == 6
-    assert len({json.loads(line)["run_id"] for line in _lines(tmp_path / "out")}) == 6
+    # three cases on one task: three faulted runs and the task's one shared clean run
+    assert summary.planned_runs == 4
+    assert summary.executed_now == summary.finished_runs == 4
+    assert len({json.loads(line)["run_id"] for line in _lines(tmp_path / "out")}) == 4
 
 
 # ---- item 8: config ranges and keys --------------------------------------------------

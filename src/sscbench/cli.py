@@ -23,6 +23,7 @@ from sscbench.release.cli import gate_command, release
 from sscbench.report.cli import measure_and_report, report
 from sscbench.review.cli import agreement_command, review_app
 from sscbench.run.cli import run_command
+from sscbench.run.plan_command import plan_command
 from sscbench.world.cli import conformance, world_app
 
 app = typer.Typer(
@@ -43,6 +44,7 @@ app.command("gate")(gate_command)
 app.command("serve-local")(serve_local)
 app.command("agreement")(agreement_command)
 app.command("conformance")(conformance)
+app.command("plan")(plan_command)
 app.command("run")(run_command(after_runs=measure_and_report, on_run=live_traces))
 app.command("candidates")(candidates)
 app.command("admit")(admit_cases)

@@ -1,1 +1,2 @@
-"""LLM endpoints: config, client, retries, responses, secrets — used by agents, users, classifiers and oracles alike."""
+"""LLM endpoints: config, client, retries, flow control, usage, responses, secrets — used by
+agents, users, classifiers and oracles alike."""

@@ -32,6 +32,19 @@ class EndpointConfig(BaseModel):
         description="stop the study when the endpoint's first this-many requests all fail to "
         "connect (it never answered); 0 never stops",
     )
+    # flow control and planning (sscbench.llm.limiter, sscbench plan): they change how
+    # fast a study runs, never what runs, so they stay out of the config hash (exclude)
+    flow_control: bool = Field(
+        True, exclude=True, description="share one limiter per endpoint (base URL + model)"
+    )
+    max_concurrent: int | None = Field(
+        None, ge=1, le=4096, exclude=True, description="requests in flight at most"
+    )
+    requests_per_minute: float | None = Field(None, gt=0, exclude=True)
+    tokens_per_minute: float | None = Field(None, gt=0, exclude=True)
+    context_tokens: int | None = Field(
+        None, ge=1, exclude=True, description="prompt tokens per request at most (plan's bound)"
+    )
 
 
 class OpenAIAgentConfig(EndpointConfig):

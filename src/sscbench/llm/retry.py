@@ -24,8 +24,10 @@ every failure message (:mod:`sscbench.llm.secrets`).
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import random
+import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -34,6 +36,13 @@ import openai
 from sscbench.errors import EndpointUnreachable, HarnessFailure
 from sscbench.jsonl import dumps_line
 from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.limiter import (
+    EndpointLimiter,
+    Permit,
+    estimate_tokens,
+    limiter_for,
+    parse_retry_after,
+)
 from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
 
 __all__ = ["PLACEHOLDER_KEY", "redact"]  # re-exported: their home is agents.secrets
@@ -49,6 +58,13 @@ def read_api_key(config: EndpointConfig) -> str:
     return os.environ.get(config.api_key_env) or PLACEHOLDER_KEY
 
 
+@functools.cache
+def _tls_context() -> ssl.SSLContext:
+    """One TLS context for every client of the process (loading the system's certificates
+    costs tens of milliseconds per client otherwise)."""
+    return ssl.create_default_context()
+
+
 def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
     """An ``AsyncOpenAI`` client for the endpoint, with the library's own retries off."""
     return openai.AsyncOpenAI(
@@ -56,6 +72,7 @@ def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
         api_key=read_api_key(config),
         max_retries=0,
         timeout=config.timeout,
+        http_client=openai.DefaultAsyncHttpxClient(verify=_tls_context(), timeout=config.timeout),
     )
 
 
@@ -111,35 +128,50 @@ class EndpointHealth:
 
 
 class ClientHolder:
-    """One client per event loop, built on first use and shared by the runs of a factory.
+    """The clients of one endpoint per event loop, built on first use and shared by the
+    runs of a factory.
 
     A client's connection pool belongs to the loop it was first used in, so a new
-    loop (a new ``asyncio.run``) gets a new client. ``health`` is the endpoint's
-    :class:`EndpointHealth`, shared across loops.
+    loop (a new ``asyncio.run``) gets new clients. The connection pool's bookkeeping
+    grows with its connections on every request, so at high concurrency the requests
+    are spread over several clients: one more client for each :data:`PER_CLIENT`
+    requests in flight at the endpoint (its limiter's count), up to :data:`MAX_CLIENTS`.
+    ``health`` is the endpoint's :class:`EndpointHealth`, shared across loops.
     """
 
     def __init__(self, config: EndpointConfig):
         self.config = config
         self.health = EndpointHealth(config.base_url, config.unreachable_after)
-        self._client: openai.AsyncOpenAI | None = None
+        self._clients: list[openai.AsyncOpenAI] = []
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._turn = 0
 
     def get(self) -> openai.AsyncOpenAI:
-        """The client for the running event loop."""
+        """A client for the running event loop (round robin over the loop's clients)."""
         loop = asyncio.get_running_loop()
-        if self._client is None or self._loop is not loop:
-            self._client = make_client(self.config)
-            self._loop = loop
-        return self._client
+        if self._loop is not loop:
+            self._clients, self._loop = [], loop
+        limiter = limiter_for(self.config)
+        busy = limiter.in_flight if limiter is not None else 0
+        wanted = min(MAX_CLIENTS, 1 + busy // PER_CLIENT)
+        if len(self._clients) < wanted or not self._clients:
+            self._clients.append(make_client(self.config))
+        self._turn = (self._turn + 1) % len(self._clients)
+        return self._clients[self._turn]
 
     async def aclose(self) -> None:
-        """Close the client of the running loop, if there is one."""
-        client, self._client, self._loop = self._client, None, None
-        if client is not None:
+        """Close the clients of the running loop, if there are any."""
+        clients, self._clients, self._loop = self._clients, [], None
+        for client in clients:
             await client.close()
 
     def __repr__(self) -> str:
         return f"ClientHolder(base_url={self.config.base_url!r}, model={self.config.model!r})"
+
+
+PER_CLIENT = 16
+"""Requests in flight per client before another client shares the load."""
+MAX_CLIENTS = 16
 
 
 def new_usage() -> dict[str, int]:
@@ -147,6 +179,7 @@ def new_usage() -> dict[str, int]:
     return {
         "requests": 0,
         "retries": 0,
+        "rate_limited": 0,
         "prompt_tokens": 0,
         "completion_tokens": 0,
         "total_tokens": 0,
@@ -213,15 +246,16 @@ def backoff_delay(attempt: int, initial: float, maximum: float, rng: random.Rand
 
 
 def _retry_after(exc: BaseException) -> float | None:
+    """The seconds a failed answer's ``Retry-After`` asks for (delay-seconds or HTTP date)."""
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if headers is None:
         return None
-    value = headers.get("retry-after")
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
+    return parse_retry_after(headers.get("retry-after"))
+
+
+def _is_rate_limited(exc: BaseException) -> bool:
+    return isinstance(exc, openai.APIStatusError) and exc.status_code == 429
 
 
 def describe_error(
@@ -256,6 +290,10 @@ async def with_retries(
     on_retry: Callable[[int, BaseException], None] | None = None,
     timeout: float | None = None,
     health: EndpointHealth | None = None,
+    limiter: EndpointLimiter | None = None,
+    tokens: float = 0.0,
+    used_tokens: Callable[[T], float | None] | None = None,
+    on_error: Callable[[BaseException], None] | None = None,
 ) -> T:
     """Await ``call()``; retry transport failures up to ``max_retries`` times.
 
@@ -265,12 +303,17 @@ async def with_retries(
     answered keeps being retried until it answers or is declared unreachable
     (:class:`EndpointUnreachable`), so no run is recorded missing for a dead endpoint.
     Only ``openai`` errors, timeouts and unparseable bodies are handled; anything else
-    propagates as it is.
+    propagates as it is. With ``limiter`` (:mod:`sscbench.llm.limiter`) each attempt
+    first takes the endpoint's permit for about ``tokens`` tokens (waiting is not an
+    attempt) and gives it back with its outcome (``used_tokens`` reads an answer's real
+    tokens); a 429's ``Retry-After`` then pauses the whole endpoint instead of this call
+    alone. ``on_error`` sees every failed attempt.
     """
     attempt = 0
     while True:
         if health is not None:
             health.check()
+        permit: Permit | None = await limiter.acquire(tokens) if limiter is not None else None
         try:
             if timeout is None:
                 result = await call()
@@ -278,8 +321,16 @@ async def with_retries(
                 result = await asyncio.wait_for(call(), timeout)
             if health is not None:
                 health.record(None)
+            if permit is not None:
+                limiter.release(permit, "ok", tokens=used_tokens(result) if used_tokens else None)
             return result
         except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
+            hinted = _retry_after(exc)
+            if permit is not None:
+                limited = _is_rate_limited(exc)
+                limiter.release(permit, "rate_limited" if limited else "error", retry_after=hinted)
+            if on_error is not None:
+                on_error(exc)
             retryable = is_retryable(exc)
             attempts = attempt + 1
             description = describe_error(exc, secrets, timeout)
@@ -296,13 +347,17 @@ async def with_retries(
                     kind=failure_kind(exc),
                 ) from None
             delay = backoff_delay(attempt, backoff_initial, backoff_max, rng)
-            hinted = _retry_after(exc)
-            if hinted is not None:
+            if hinted is not None and limiter is not None:
+                delay = 0.0  # the endpoint is paused for everyone; the permit waits it out
+            elif hinted is not None:
                 delay = min(backoff_max, max(delay, hinted))
             if on_retry is not None:
                 on_retry(attempt, exc)
             attempt += 1
             await sleep(delay)
+        finally:
+            if permit is not None and not permit.released:  # cancelled mid-attempt
+                limiter.release(permit, "error")
 
 
 async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> Any:
@@ -350,6 +405,20 @@ async def complete_with_retries(
         if usage is not None:
             usage["retries"] += 1
 
+    def count_error(exc: BaseException) -> None:
+        if usage is not None and _is_rate_limited(exc):
+            usage["rate_limited"] = usage.get("rate_limited", 0) + 1
+
+    def answer_tokens(response: Any) -> float | None:
+        value = getattr(getattr(response, "usage", None), "total_tokens", None)
+        return float(value) if isinstance(value, int) and not isinstance(value, bool) else None
+
+    limiter = limiter_for(config)
+    tokens = (
+        estimate_tokens(len(request_bytes(body)), config.max_tokens)
+        if limiter is not None and limiter.tokens_per_minute
+        else 0.0
+    )
     response = await with_retries(
         lambda: chat_completion(client, body),
         where=where,
@@ -362,6 +431,10 @@ async def complete_with_retries(
         on_retry=count_retry,
         timeout=config.timeout,
         health=health,
+        limiter=limiter,
+        tokens=tokens,
+        used_tokens=answer_tokens,
+        on_error=count_error,
     )
     if usage is not None:
         add_usage(usage, response)

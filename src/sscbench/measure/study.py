@@ -74,9 +74,7 @@ def measure_entries(
         yield row
 
 
-def contract_runs(
-    store: StudyDir, cases: dict[str, Case]
-) -> Iterator[tuple[IndexEntry, Case]]:
+def contract_runs(store: StudyDir, cases: dict[str, Case]) -> Iterator[tuple[IndexEntry, Case]]:
     """The completed faulted runs whose case has a contract, in index order: the runs a
     reference label (scripted or human) can be compared with."""
     for entry in store.read_index():
@@ -100,6 +98,11 @@ def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
         "literal": case.literal if case else None,
         "cluster": case.cluster if case else None,
         "reward": entry.reward,
+        # shared clean runs: a clean row names its task and the cases it qualified, a
+        # faulted row the clean run that qualified it (None in older studies)
+        "task": entry.task,
+        "cases": list(entry.cases) if entry.cases is not None else None,
+        "clean_run_id": entry.clean_run_id,
     }
 
 

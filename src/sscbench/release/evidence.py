@@ -104,9 +104,37 @@ def _levels(case: Case) -> dict[str, str]:
     return {parameter: f"{case.params[parameter]:g}"} if parameter else {}
 
 
+def _add_record(
+    units: dict[tuple[str, str, int], Trial],
+    case: Case,
+    entry: IndexEntry,
+    store: StudyDir,
+    worlds: dict,
+) -> None:
+    """File one run's record under its (case, configuration, repetition) trial."""
+    from sscbench.measure.study import read_evaluator, read_ledger
+
+    key = (case.case_id, entry.config_id, entry.repetition)
+    trial = units.setdefault(key, Trial(case, entry.config_id, entry.repetition, _levels(case)))
+    if entry.status == "missing":
+        trial.missing = trial.missing or entry.kind == "faulted"
+        return
+    if entry.status == "not-qualified":
+        trial.not_qualified = True
+        return
+    ledger = read_ledger(store, entry.run_id)
+    evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+    control = entry.kind == "clean"
+    record = assess_run(case, worlds[case.domain], ledger, evaluator, control=control)
+    if control:
+        trial.control = record
+    else:
+        trial.injected = record
+        trial.verdict = judge(spec_for(case.operator), record)
+
+
 def load_trials(study: str | Path) -> list[Trial]:
     """Every typed-family unit of a study with its control and injected trial records."""
-    from sscbench.measure.study import read_evaluator, read_ledger
     from sscbench.run.builders import build_worlds
     from sscbench.run.config import config_from_record
 
@@ -123,27 +151,12 @@ def load_trials(study: str | Path) -> list[Trial]:
         raise DataError(store.config_json, "config", f"unreadable: {exc}") from exc
     worlds = build_worlds(config)
     units: dict[tuple[str, str, int], Trial] = {}
-    entries: list[IndexEntry] = [e for e in store.read_index() if e.case_id in cases]
-    for entry in entries:
-        case = cases[entry.case_id]
-        key = (entry.case_id, entry.config_id, entry.repetition)
-        trial = units.setdefault(key, Trial(case, entry.config_id, entry.repetition, _levels(case)))
-        if entry.status == "missing":
-            trial.missing = trial.missing or entry.kind == "faulted"
-            continue
-        if entry.status == "not-qualified":
-            trial.not_qualified = True
-            continue
-        world = worlds[case.domain]
-        ledger = read_ledger(store, entry.run_id)
-        evaluator = read_evaluator(store.evaluator_path(entry.run_id))
-        control = entry.kind == "clean"
-        record = assess_run(case, world, ledger, evaluator, control=control)
-        if control:
-            trial.control = record
-        else:
-            trial.injected = record
-            trial.verdict = judge(spec_for(case.operator), record)
+    for entry in store.read_index():
+        # a shared clean run is the control of every case it qualified
+        served = entry.served_cases() if entry.kind == "clean" else (entry.case_id,)
+        for case_id in served:
+            if case_id in cases:
+                _add_record(units, cases[case_id], entry, store, worlds)
     return sorted(
         units.values(), key=lambda t: (t.config_id, t.family, t.case.case_id, t.repetition)
     )

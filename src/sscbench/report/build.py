@@ -33,6 +33,7 @@ from sscbench.core.files import replace_folder
 from sscbench.jsonl import write_utf8
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
+from sscbench.report.cost_section import cost_section
 from sscbench.report.inputs import (
     check_fresh,
     oracle_results,
@@ -51,7 +52,7 @@ __all__ = ["REPORT_DIR", "SECTION_IDS", "build_report", "read_measurements"]
 
 REPORT_DIR = "report"
 SECTION_IDS = ("funnel", "validation", "arrival", "adoption", "reliance", "stance", "claims",
-               "sensitivity", "paired", "oracles", "release", "runs")  # fmt: skip
+               "sensitivity", "paired", "oracles", "release", "cost", "runs")  # fmt: skip
 SSCBENCH = SECTION_IDS[:8]
 TITLES = {"funnel": "Execution funnel", "validation": "Measurement validation",
           "arrival": "Counterevidence arrival", "adoption": "Adoption",
@@ -130,6 +131,9 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     )
     sections.append(release)
     csvs.update(release_rows)
+    cost, cost_rows = cost_section(study, sets)
+    sections.append(cost)
+    csvs.update(cost_rows)
     pages = write_run_pages(study, out / "runs", measured, cases, sets.sets)
     sections.append(
         Section(

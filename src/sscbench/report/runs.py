@@ -95,6 +95,10 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
     partners = {
         (r["case_id"], r["config_id"], r["repetition"], r["kind"]): r["run_id"] for r in rows
     }
+    by_id = {r["run_id"]: r for r in rows}
+    for r in rows:  # a faulted run's partner: the shared clean run that qualified it
+        if r["kind"] == "faulted" and r.get("clean_run_id") in by_id:
+            partners[(r["case_id"], r["config_id"], r["repetition"], "clean")] = r["clean_run_id"]
     runs_dir = study / "runs"
     prompts: dict[str, str] = {}
     for row in rows:

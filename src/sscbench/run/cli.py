@@ -112,6 +112,8 @@ def run_command(
             highlight=False,
             soft_wrap=True,
         )
+        for line in summary.cost_lines:
+            console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
         if report:
             after_runs(out)
 

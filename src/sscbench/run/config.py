@@ -247,14 +247,27 @@ class CaseSettings(_Strict):
         return value
 
 
+class ModelPrice(_Strict):
+    """What a model's tokens cost, in dollars per million tokens (``[prices."model"]``)."""
+
+    prompt_per_mtok: float = Field(ge=0)
+    completion_per_mtok: float = Field(ge=0)
+
+
 class StudyConfig(_Strict):
-    """A whole study: settings, world, agents, user and cases."""
+    """A whole study: settings, world, agents, user and cases.
+
+    ``prices`` (an optional per-model price table) only estimates what the runs cost: it
+    never changes what runs, so it is left out of the config hash (``exclude``) and a
+    study resumes under a new price table.
+    """
 
     study: StudySettings = Field(default_factory=StudySettings)
     world: WorldSettings = Field(default_factory=WorldSettings)
     agents: list[AgentSettings] = Field(min_length=1)
     user: UserSettings = Field(default_factory=UserSettings)
     cases: CaseSettings = Field(default_factory=CaseSettings)
+    prices: dict[str, ModelPrice] = Field(default_factory=dict, exclude=True)
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
 
     @model_validator(mode="after")

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sscbench.core.agent import AgentFactory, RunContext
-from sscbench.core.ledger import ContextIntervention, HarnessError, RunStart
+from sscbench.core.ledger import ContextIntervention, HarnessError, RunStart, Usage
 from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
-from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
 from sscbench.jsonl import escape_surrogates
+from sscbench.llm.usage import RoleUsage, RunUsage
 from sscbench.run.builders import (
     build_agent_factory,
     build_cases,
@@ -30,36 +31,21 @@ from sscbench.run.builders import (
     derive_seed,
     hash_inputs,
     input_files,
-    repetitions_for,
 )
-from sscbench.run.config import StudyConfig, check_plan_size
+from sscbench.run.config import StudyConfig
+from sscbench.run.cost import role_price, summary_lines
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.run.lock import StudyLock
-from sscbench.run.run_ids import run_id_for
+from sscbench.run.planning import PlanUnit, clean_slots, make_plan
+from sscbench.run.run_ids import run_id_for  # noqa: F401  (re-exported: tests import it here)
+from sscbench.run.shared_clean import (
+    beyond_case_limit,
+    check_plan_format,
+    clean_seed,
+)
 from sscbench.run.stopper import SignalStopper
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.world import World
-
-
-@dataclass(frozen=True)
-class PlanUnit:
-    """One (case, agent configuration, repetition): a clean run and maybe a faulted run."""
-
-    case: Case
-    config_id: str
-    repetition: int
-
-    def plan_line(self) -> dict:
-        """The unit as a line of ``plan.jsonl``."""
-        return {
-            "case_id": self.case.case_id,
-            "config_id": self.config_id,
-            "repetition": self.repetition,
-            "clean_run_id": run_id_for(self.case.case_id, self.config_id, self.repetition, "clean"),
-            "faulted_run_id": run_id_for(
-                self.case.case_id, self.config_id, self.repetition, "faulted"
-            ),
-        }
 
 
 def reason_group(reason: str | None) -> str:
@@ -80,6 +66,7 @@ class StudySummary:
     rerun: int = 0
     took_over: str | None = None
     missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
+    cost_lines: list[str] = field(default_factory=list)  # requests, tokens, price, pass^k
 
     def count(self, entry: IndexEntry) -> None:
         """Count a finished run's status (and, when missing, the group of its reason)."""
@@ -91,35 +78,6 @@ class StudySummary:
     def finished_runs(self) -> int:
         """Runs with an index line (completed, not qualified or missing)."""
         return sum(self.statuses.values())
-
-
-def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
-    """Every (case, agent configuration, repetition), in a fixed order (a replay agent
-    runs one repetition per selected recording of the case's task).
-
-    A plan over the size limit, or whose run ids are not all distinct, is refused.
-    """
-    try:
-        check_plan_size(len(cases) * len(config.agents) * config.study.repetitions)
-    except ValueError as exc:
-        raise DataError("<config>", "study.repetitions", str(exc)) from None
-    plan = [
-        PlanUnit(case, agent.id, repetition)
-        for case in cases
-        for agent in config.agents
-        for repetition in range(repetitions_for(agent, case, config.study.repetitions))
-    ]
-    seen: dict[str, str] = {}
-    for unit in plan:
-        run_id = run_id_for(unit.case.case_id, unit.config_id, unit.repetition, "clean")
-        other = seen.setdefault(run_id, unit.case.case_id)
-        if other != unit.case.case_id:
-            raise DataError(
-                "<config>",
-                "cases",
-                f"cases {other!r} and {unit.case.case_id!r} give one run id {run_id!r}",
-            )
-    return plan
 
 
 class StudyRunner:
@@ -143,6 +101,7 @@ class StudyRunner:
         self.finished = finished
         self.on_entry = on_entry
         self.settings = {a.id: a for a in config.agents}
+        self._clean_runs: dict[str, asyncio.Future] = {}
 
     def _record(self, entry: IndexEntry) -> IndexEntry:
         self.store.append_index(entry)
@@ -150,11 +109,26 @@ class StudyRunner:
         self.on_entry(entry)
         return entry
 
+    def _models(self, config_id: str) -> tuple[str | None, str | None]:
+        agent = self.settings[config_id].endpoint
+        user = self.config.user.endpoint if self.config.user.kind == "llm" else None
+        return (agent.model if agent else None), (user.model if user else None)
+
     async def _episode(self, unit: PlanUnit, kind: str, run_id: str) -> IndexEntry:
         case = unit.case
+        slot = unit.clean
         world = self.worlds[case.domain]
         task = world.task(case.task_id)
-        seed = derive_seed(self.config.study.seed, case.case_id, unit.config_id, unit.repetition)
+        if kind == "clean":
+            seed = clean_seed(
+                self.config.study.seed, slot.domain, slot.task_id, unit.config_id, unit.repetition
+            )
+            max_steps, anchor = slot.max_steps, slot.cases[0]
+        else:
+            seed = derive_seed(
+                self.config.study.seed, case.case_id, unit.config_id, unit.repetition
+            )
+            max_steps, anchor = case.max_steps, case.case_id
         system_prompt = world.policy
         injections: list = []
         context_faults: tuple[ContextIntervention, ...] = ()
@@ -184,6 +158,7 @@ class StudyRunner:
             seed=seed,
             repetition=unit.repetition,
         )
+        started = time.monotonic()
         result: EpisodeResult = await run_episode(
             world,
             task,
@@ -191,20 +166,21 @@ class StudyRunner:
             self.user(context),
             system_prompt=context.system_prompt,
             injections=injections,
-            max_steps=case.max_steps,
+            max_steps=max_steps,
             first_tool_call_only=self.config.study.first_tool_call_only,
             idempotency_keys=self.config.world.idempotency_keys,
             context_interventions=context_faults,
         )
+        wall = time.monotonic() - started
         start = RunStart(
             run_id=run_id,
-            case_id=case.case_id,
+            case_id=anchor,
             config_id=unit.config_id,
             repetition=unit.repetition,
             kind=kind,
             world=world.name,
             task_id=task.task_id,
-            max_steps=case.max_steps,
+            max_steps=max_steps,
             seed=seed,
         )
         assert result.end is not None
@@ -213,9 +189,27 @@ class StudyRunner:
         end = result.end
         errors = [e for e in result.evaluator if isinstance(e, HarnessError)]
         reason = escape_surrogates(errors[0].reason()) if errors else None
+        counters = next((e for e in result.evaluator if isinstance(e, Usage)), None)
+        agent_model, user_model = self._models(unit.config_id)
+        roles = (
+            RoleUsage.from_counters(agent_model, counters.agent if counters else None),
+            RoleUsage.from_counters(user_model, counters.user if counters else None),
+        )
+        priced = [role_price(role, self.config.prices) for role in roles]
+        usage = RunUsage(
+            agent=roles[0],
+            user=roles[1],
+            price_usd=None if any(u for _, u in priced) else round(sum(d for d, _ in priced), 8),
+        )
+        shared = (
+            {"task": slot.task, "cases": slot.cases}
+            if kind == "clean"
+            else {"clean_run_id": unit.clean_run_id}
+        )
+        self.store.append_timing(run_id, wall)
         return IndexEntry(
             run_id=run_id,
-            case_id=case.case_id,
+            case_id=anchor,
             config_id=unit.config_id,
             repetition=unit.repetition,
             kind=kind,
@@ -227,27 +221,47 @@ class StudyRunner:
             termination=end.termination,
             agent_turns=end.agent_turns,
             reason=reason if end.status == "missing" else None,
+            usage=usage,
+            **shared,
         )
 
+    async def _clean_entry(self, unit: PlanUnit) -> IndexEntry:
+        """The unit's shared clean run: finished before, in flight for another unit (then
+        awaited), or run now — once per study, whichever unit needs it first."""
+        clean_id = unit.clean_run_id
+        done = self.finished.get(clean_id)
+        if done is not None:
+            return done
+        running = self._clean_runs.get(clean_id)
+        if running is None:
+
+            async def run_clean() -> IndexEntry:
+                return self._record(await self._episode(unit, "clean", clean_id))
+
+            running = asyncio.ensure_future(run_clean())
+            self._clean_runs[clean_id] = running
+        return await asyncio.shield(running)
+
     async def run_unit(self, unit: PlanUnit) -> None:
-        """Clean run (unless finished), then the faulted run or its not-qualified record."""
-        line = unit.plan_line()
-        clean_id, faulted_id = line["clean_run_id"], line["faulted_run_id"]
+        """The task's shared clean run (unless finished), then this case's faulted run or
+        its not-qualified / missing record naming the clean run."""
+        faulted_id = unit.faulted_run_id
         if faulted_id in self.finished:
             return
-        clean = self.finished.get(clean_id)
-        if clean is None:
-            clean = self._record(await self._episode(unit, "clean", clean_id))
+        clean = await self._clean_entry(unit)
         base = {
             "run_id": faulted_id,
             "case_id": unit.case.case_id,
             "config_id": unit.config_id,
             "repetition": unit.repetition,
             "kind": "faulted",
+            "clean_run_id": clean.run_id,
         }
         if clean.status == "missing":
             self._record(IndexEntry(**base, status="missing", reason="clean run missing"))
-        elif reason := clean_disqualifies(self.settings[unit.config_id], clean.reward):
+        elif reason := clean_disqualifies(self.settings[unit.config_id], clean.reward) or (
+            beyond_case_limit(clean.agent_turns, unit.case)
+        ):
             self._record(IndexEntry(**base, status="not-qualified", reason=reason))
         else:
             self._record(await self._episode(unit, "faulted", faulted_id))
@@ -311,9 +325,8 @@ def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, In
     check = check_study(store.root)
     bad = set(check.problems)
     for unit in plan:
-        line = unit.plan_line()
-        if line["clean_run_id"] in bad:
-            bad.add(line["faulted_run_id"])
+        if unit.clean_run_id in bad:
+            bad.add(unit.faulted_run_id)
     finished = {k: v for k, v in check.entries.items() if k not in bad}
     if len(finished) != len(check.entries) or check.copies or check.problems:
         store.rewrite_index(finished.values())
@@ -369,12 +382,16 @@ def execute_study(
                 inputs=inputs,
                 base_dir=config.base_dir,
             )
+            if resumed:
+                check_plan_format(store.plan, [unit.plan_line() for unit in plan])
             store.repair_index()
             finished, dropped = _resume_records(store, plan) if resumed else ({}, 0)
         except BaseException:
             asyncio.run(_close(factories))
             raise
-        summary = StudySummary(store.root, planned_runs=2 * len(plan), resumed=resumed)
+        summary = StudySummary(
+            store.root, planned_runs=len(plan) + len(clean_slots(plan)), resumed=resumed
+        )
         summary.rerun = dropped
         summary.took_over = lock.taken_over.describe() if lock.taken_over else None
         for entry in finished.values():
@@ -401,6 +418,9 @@ def execute_study(
                     stopper,
                 )
             )
+        summary.cost_lines = summary_lines(
+            runner.finished.values(), config.prices, store.read_timings()
+        )
         if stopper.signum is not None:
             raise StudyInterrupted(summary, stopper.signum)
     return summary

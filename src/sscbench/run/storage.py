@@ -24,6 +24,7 @@ from sscbench.core.files import atomic_write
 from sscbench.core.ledger import ledger_header
 from sscbench.errors import DataError
 from sscbench.jsonl import model_line
+from sscbench.llm.usage import RunUsage
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
@@ -47,6 +48,16 @@ class IndexEntry(BaseModel):
     termination: str | None = None
     agent_turns: int | None = None
     reason: str | None = None
+    # shared clean runs: a clean run names its task and every case it qualifies; a
+    # faulted run names the clean run that qualified it (or not). Older studies: None.
+    task: str | None = None
+    cases: tuple[str, ...] | None = None
+    clean_run_id: str | None = None
+    usage: RunUsage | None = None  # endpoint requests, tokens and wall time of a run that ran
+
+    def served_cases(self) -> tuple[str, ...]:
+        """The cases a clean run qualifies (an older study's clean run: its own case)."""
+        return self.cases if self.cases else (self.case_id,)
 
 
 STUDY_MARKER = "sscbench-study.json"
@@ -62,6 +73,7 @@ STUDY_FILES = (
     "cases.jsonl",
     "plan.jsonl",
     "index.jsonl",
+    "timings.jsonl",
     "measurements.jsonl",
     "claims.json",
     "report.html",
@@ -99,6 +111,7 @@ class StudyDir:
         self.cases = self.root / "cases.jsonl"
         self.plan = self.root / "plan.jsonl"
         self.index = self.root / "index.jsonl"
+        self.timings = self.root / "timings.jsonl"
 
         self.marker = self.root / STUDY_MARKER
 
@@ -315,6 +328,30 @@ class StudyDir:
             os.write(fd, line)
         finally:
             os.close(fd)
+
+    def append_timing(self, run_id: str, wall_s: float) -> None:
+        """Record how long a run took (``timings.jsonl``: outside the index, which stays
+        the same for the same config; a run run again gets a later line)."""
+        line = json.dumps({"run_id": run_id, "wall_s": round(wall_s, 6)}) + "\n"
+        fd = os.open(self.timings, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+
+    def read_timings(self) -> dict[str, float]:
+        """Each run's wall time in seconds (its last line; a cut or bad line is skipped:
+        timings are informative, never evidence)."""
+        timings: dict[str, float] = {}
+        if not self.timings.exists():
+            return timings
+        for raw in self.timings.read_bytes().splitlines():
+            try:
+                row = json.loads(raw)
+                timings[str(row["run_id"])] = float(row["wall_s"])
+            except (ValueError, KeyError, TypeError):
+                continue
+        return timings
 
     # ---- runs ----------------------------------------------------------------------
     def ledger_path(self, run_id: str) -> Path:

@@ -17,6 +17,9 @@ connection, so concurrent requests wait out the fixed ``delay`` side by side. A
   when ``endless``), as a stalled proxy or a runaway server does;
 - :class:`Raw` sends any body with any content type (an HTML page, a JSON list, ...).
 
+``rate_limit`` (requests per second) answers requests over it with 429 and
+``Retry-After``, as a provider does; ``admitted`` and ``rejected`` count them.
+
 Every request body is recorded (``server.requests``) with its path and headers
 (``server.log``), so a test can check what each prompt carried.
 
@@ -28,170 +31,51 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import socket
 import threading
 import time
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from sscbench.testing.replies import (
+    Drop,
+    Fail,
+    Raw,
+    RecordedRequest,
+    Responder,
+    Response,
+    Trickle,
+    completion,
+    echo_responder,
+    reply,
+    sequence,
+    text,
+    tool_call,
+)
 
-@dataclass(frozen=True)
-class Fail:
-    """Answer this request with an HTTP error status and an OpenAI-style error body."""
-
-    status: int = 500
-    message: str = "injected failure"
-    headers: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Drop:
-    """Close the connection without sending any response."""
-
-
-@dataclass(frozen=True)
-class Trickle:
-    """Answer 200, then send ``body`` (a completion or message) one byte per ``interval``.
-
-    ``endless`` declares a huge length and never stops; the server ends the trickle
-    when the client goes away or the server stops.
-    """
-
-    body: dict[str, Any] = field(default_factory=lambda: {"content": "ok"})
-    interval: float = 1.0
-    endless: bool = False
-
-
-@dataclass(frozen=True)
-class Raw:
-    """Answer with exactly these bytes under this content type and status."""
-
-    body: bytes
-    content_type: str = "application/json"
-    status: int = 200
-
-
-Response = dict[str, Any] | Fail | Drop | Trickle | Raw
-Responder = Callable[[dict[str, Any]], Response]
-
-
-@dataclass(frozen=True)
-class RecordedRequest:
-    """One request the server received."""
-
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: Any
-
-
-def text(content: str) -> dict[str, Any]:
-    """An assistant message with text only."""
-    return {"content": content}
-
-
-def tool_call(name: str, arguments: Any, id: str | None = None) -> dict[str, Any]:
-    """An assistant message with one tool call (``arguments``: raw text or an object)."""
-    call: dict[str, Any] = {"name": name, "arguments": arguments}
-    if id is not None:
-        call["id"] = id
-    return {"content": None, "tool_calls": [call]}
-
-
-def reply(content: str | None = None, tool_calls: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
-    """An assistant message with text and/or tool calls (each full or shorthand)."""
-    return {"content": content, "tool_calls": list(tool_calls)}
-
-
-def sequence(*responses: Response, then: Response | None = None) -> Responder:
-    """A responder answering requests with ``responses`` in order, then ``then`` forever.
-
-    When ``then`` is None an exhausted script answers HTTP 500 ("script exhausted").
-    """
-    items = list(responses)
-    lock = threading.Lock()
-
-    def respond(_body: dict[str, Any]) -> Response:
-        with lock:
-            if items:
-                return items.pop(0)
-        return then if then is not None else Fail(500, "script exhausted")
-
-    return respond
-
-
-def echo_responder(body: dict[str, Any]) -> Response:
-    """Answer every request with the text "ok" (the default responder)."""
-    return text("ok")
-
-
-def _words(value: Any) -> int:
-    if isinstance(value, str):
-        return len(value.split())
-    if isinstance(value, dict):
-        return sum(_words(v) for v in value.values())
-    if isinstance(value, list):
-        return sum(_words(v) for v in value)
-    return 0
-
-
-def _tool_calls(calls: Iterable[dict[str, Any]], number: int) -> list[dict[str, Any]]:
-    out = []
-    for index, call in enumerate(calls):
-        if "function" in call:
-            out.append(call)
-            continue
-        arguments = call.get("arguments", "")
-        out.append(
-            {
-                "id": call.get("id", f"call_srv{number}_{index}"),
-                "type": "function",
-                "function": {
-                    "name": call["name"],
-                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-                },
-            }
-        )
-    return out
-
-
-def completion(body: dict[str, Any], message: dict[str, Any], number: int) -> dict[str, Any]:
-    """A ``chat.completion`` object answering ``body`` with ``message``."""
-    calls = _tool_calls(message.get("tool_calls") or [], number)
-    content = message.get("content")
-    assistant: dict[str, Any] = {"role": "assistant", "content": content}
-    if calls:
-        assistant["tool_calls"] = calls
-    prompt = _words(body.get("messages", []))
-    answer = _words(content) + _words(calls)
-    usage = message.get("usage") or {
-        "prompt_tokens": prompt,
-        "completion_tokens": answer,
-        "total_tokens": prompt + answer,
-    }
-    return {
-        "id": f"chatcmpl-{number}",
-        "object": "chat.completion",
-        "created": int(time.time()),
-        "model": body.get("model", "scripted"),
-        "choices": [
-            {
-                "index": 0,
-                "message": assistant,
-                "finish_reason": message.get("finish_reason")
-                or ("tool_calls" if calls else "stop"),
-                "logprobs": None,
-            }
-        ],
-        "usage": usage,
-    }
+# The replies are re-exported: tests build them from this module with the server.
+__all__ = [
+    "Drop",
+    "Fail",
+    "OpenAIServer",
+    "Raw",
+    "RecordedRequest",
+    "Responder",
+    "Response",
+    "Trickle",
+    "completion",
+    "echo_responder",
+    "reply",
+    "sequence",
+    "text",
+    "tool_call",
+]
 
 
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
-    request_queue_size = 128
+    request_queue_size = 1024
     owner: OpenAIServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:
@@ -293,6 +177,10 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._error(404, f"no route {self.path}")
             return
+        wait = owner._admit()
+        if wait is not None:
+            self._error(429, "rate limit exceeded", {"Retry-After": owner._retry_after(wait)})
+            return
         try:
             response = owner.responder(body)
         except Exception as exc:  # a broken script is reported to the client, not swallowed
@@ -327,11 +215,26 @@ class OpenAIServer:
     """
 
     def __init__(
-        self, responder: Responder | None = None, *, delay: float = 0.0, model: str = "scripted"
+        self,
+        responder: Responder | None = None,
+        *,
+        delay: float = 0.0,
+        model: str = "scripted",
+        rate_limit: float | None = None,
+        retry_after: str | None = None,
     ):
         self.responder: Responder = responder or echo_responder
         self.delay = delay
         self.model = model
+        # a provider's requests-per-second limit: a token bucket of one second's requests;
+        # a request over it is answered 429 with Retry-After (``retry_after`` as given, or
+        # the whole seconds until the next request would be admitted)
+        self.rate_limit = rate_limit
+        self.retry_after = retry_after
+        self.admitted: list[float] = []  # perf_counter of each admitted chat request
+        self.rejected = 0
+        self._bucket = max(1.0, rate_limit or 0.0)
+        self._bucket_at = time.perf_counter()
         self._log: list[RecordedRequest] = []
         self._lock = threading.Lock()
         self._connections: set[socket.socket] = set()
@@ -406,6 +309,28 @@ class OpenAIServer:
         """Forget the recorded requests."""
         with self._lock:
             self._log.clear()
+
+    def _admit(self) -> float | None:
+        """Take a token of the rate limit (None: admitted) or the seconds until one frees."""
+        with self._lock:
+            now = time.perf_counter()
+            if self.rate_limit is None:
+                self.admitted.append(now)
+                return None
+            capacity = max(1.0, self.rate_limit)
+            self._bucket = min(capacity, self._bucket + (now - self._bucket_at) * self.rate_limit)
+            self._bucket_at = now
+            if self._bucket >= 1.0:
+                self._bucket -= 1.0
+                self.admitted.append(now)
+                return None
+            self.rejected += 1
+            return (1.0 - self._bucket) / self.rate_limit
+
+    def _retry_after(self, wait: float) -> str:
+        if self.retry_after is not None:
+            return self.retry_after
+        return str(max(1, math.ceil(wait)))
 
     def _record(self, request: RecordedRequest) -> int:
         with self._lock:

@@ -1,0 +1,122 @@
+"""The ``cost`` section: what the study's model calls cost, per configuration and in all;
+each configuration's clean-task pass^k (its qualification figure); and which shared
+clean run qualified which faulted runs (``tables/clean_runs.csv``: one row per clean run).
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from sscbench.report.model import RunSets, Section, Table
+from sscbench.run.cost import cost_by_config, pass_hat_k, read_prices
+from sscbench.run.storage import IndexEntry, StudyDir
+
+Row = dict[str, Any]
+
+
+def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
+    """One row per clean run: its task, result and the faulted runs it decided."""
+    decided: dict[str, Counter] = defaultdict(Counter)
+    faulted_ids: dict[str, list[str]] = defaultdict(list)
+    for entry in entries:
+        if entry.kind == "faulted" and entry.clean_run_id:
+            state = "qualified" if entry.status == "completed" else entry.status
+            decided[entry.clean_run_id][state] += 1
+            faulted_ids[entry.clean_run_id].append(entry.run_id)
+    rows = []
+    for entry in entries:
+        if entry.kind != "clean":
+            continue
+        counts = decided.get(entry.run_id, Counter())
+        rows.append(
+            {
+                "clean_run_id": entry.run_id,
+                "config_id": entry.config_id,
+                "repetition": entry.repetition,
+                "task": entry.task or entry.case_id,
+                "status": entry.status,
+                "reward": entry.reward,
+                "cases": len(entry.served_cases()),
+                "qualified": counts["qualified"],
+                "not_qualified": counts["not-qualified"],
+                "missing": counts["missing"],
+                "faulted_run_ids": " ".join(faulted_ids.get(entry.run_id, [])),
+            }
+        )
+    return rows
+
+
+def cost_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Row]]]:
+    """The section and its CSV rows (``cost``, ``pass_k``, ``clean_runs``)."""
+    store = StudyDir(study)
+    section = Section("cost", "Cost and qualification")
+    entries = list(store.read_index())
+    if not entries:
+        section.reason = "the study's index holds no run"
+        return section, {}
+    prices = read_prices(store.config_toml)
+    by_config, total = cost_by_config(entries, prices, store.read_timings())
+    section.intro = (
+        f"{total.runs} runs ran: {total.requests} model requests answered, {total.retries} "
+        f"retries ({total.rate_limited} answered 429), {total.prompt_tokens} prompt and "
+        f"{total.completion_tokens} completion tokens, {total.wall_s:.1f} s of run time; "
+        f"estimated price {total.price_label}"
+        + ("" if prices else " (the config has no [prices] table)")
+        + ". The configurations' rows add up to the study's."
+    )
+    columns = ["runs", "requests", "retries", "rate_limited", "prompt_tokens",
+               "completion_tokens", "wall_s", "price_usd"]  # fmt: skip
+    table = Table(
+        "cost-table",
+        "Model calls per configuration (runs that ran: clean and faulted)",
+        "every run with an index row that ran (not-qualified records ran nothing)",
+        ["configuration", *columns],
+    )
+    cost_rows = []
+    for config_id, totals in [*by_config.items(), ("all configurations", total)]:
+        row = {"config_id": config_id, **totals.row()}
+        cost_rows.append(row)
+        table.add(config_id, *[row[c] if c != "price_usd" else totals.price_label for c in columns])
+    passes = pass_hat_k(entries)
+    most = max((len(v) for v in passes.values()), default=0)
+    qualification = Table(
+        "pass-k-table",
+        "Clean-task pass^k per configuration (τ-bench's: C(c,k)/C(n,k) averaged over tasks)",
+        "completed clean runs, one per (task, configuration, repetition)",
+        ["configuration", *[f"pass^{k} (tasks)" for k in range(1, most + 1)]],
+    )
+    pass_rows = []
+    for config_id, figures in passes.items():
+        qualification.add(config_id, *[f"{p.value:.3f} ({p.tasks})" for p in figures])
+        pass_rows += [{"config_id": config_id, "k": p.k, "pass_k": p.value, "tasks": p.tasks}
+                      for p in figures]  # fmt: skip
+    clean_rows = _clean_rows(entries)
+    shared = Table(
+        "clean-runs-table",
+        "Shared clean runs: which qualified which faulted runs",
+        "clean runs by configuration (tables/clean_runs.csv lists each with its faulted runs)",
+        [
+            "configuration",
+            "clean runs",
+            "solved",
+            "faulted qualified",
+            "not qualified",
+            "missing (clean run missing)",
+        ],
+    )
+    by_cfg: dict[str, list[Row]] = defaultdict(list)
+    for row in clean_rows:
+        by_cfg[row["config_id"]].append(row)
+    for config_id, rows in sorted(by_cfg.items()):
+        shared.add(
+            config_id,
+            sets.count([r["clean_run_id"] for r in rows]),
+            sum(r["reward"] == 1.0 for r in rows),
+            sum(r["qualified"] for r in rows),
+            sum(r["not_qualified"] for r in rows),
+            sum(r["missing"] for r in rows),
+        )
+    section.tables += [table, qualification, shared]
+    return section, {"cost": cost_rows, "pass_k": pass_rows, "clean_runs": clean_rows}

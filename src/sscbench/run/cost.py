@@ -1,0 +1,192 @@
+"""What a study's runs cost: per run, per configuration and per study, and the clean-task
+pass^k of each configuration (its qualification figure).
+
+Everything is summed from ``index.jsonl`` rows (each run that ran carries its
+:class:`~sscbench.llm.usage.RunUsage`), so the totals of the configurations add up to
+the study's and each configuration's to its runs'. Prices come from the study config's
+optional ``[prices."model"]`` table; a model that spent tokens without a price is named,
+never priced at 0.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from sscbench.errors import DataError
+from sscbench.llm.usage import COUNTERS, RoleUsage, RunUsage
+from sscbench.run.config import ModelPrice
+from sscbench.run.storage import IndexEntry
+
+Prices = Mapping[str, ModelPrice]
+
+
+def role_price(role: RoleUsage, prices: Prices) -> tuple[float, str | None]:
+    """Dollars one role's tokens cost, and the model left unpriced (None: all priced)."""
+    if role.prompt_tokens == 0 and role.completion_tokens == 0:
+        return 0.0, None
+    price = prices.get(role.model) if role.model else None
+    if price is None:
+        return 0.0, role.model or "(unnamed model)"
+    dollars = (
+        role.prompt_tokens * price.prompt_per_mtok
+        + role.completion_tokens * price.completion_per_mtok
+    ) / 1e6
+    return dollars, None
+
+
+@dataclass
+class CostTotals:
+    """Sums over runs: runs that ran, their requests, retries, 429s, tokens, wall time and
+    estimated price (``unpriced``: models that spent tokens without a price)."""
+
+    runs: int = 0
+    requests: int = 0
+    retries: int = 0
+    rate_limited: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    wall_s: float = 0.0
+    price_usd: float = 0.0
+    unpriced: set[str] = field(default_factory=set)
+
+    def add(self, usage: RunUsage, prices: Prices, wall_s: float = 0.0) -> None:
+        """Add one run's usage (and its wall time, from ``timings.jsonl``)."""
+        self.runs += 1
+        for name in COUNTERS:
+            setattr(self, name, getattr(self, name) + usage.total(name))
+        self.wall_s += wall_s
+        for role in (usage.agent, usage.user):
+            dollars, unpriced = role_price(role, prices)
+            self.price_usd += dollars
+            if unpriced:
+                self.unpriced.add(unpriced)
+
+    def merge(self, other: CostTotals) -> None:
+        """Add another total (configuration totals into the study's)."""
+        for name in ("runs", *COUNTERS, "wall_s", "price_usd"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unpriced |= other.unpriced
+
+    @property
+    def price_label(self) -> str:
+        """The estimate as text: dollars, or what is unpriced."""
+        if self.unpriced:
+            return f"${self.price_usd:.4f} + unpriced ({', '.join(sorted(self.unpriced))})"
+        return f"${self.price_usd:.4f}"
+
+    def row(self) -> dict[str, Any]:
+        """The totals as a flat row (CSV, JSON)."""
+        return {
+            "runs": self.runs,
+            **{name: getattr(self, name) for name in COUNTERS},
+            "wall_s": round(self.wall_s, 3),
+            "price_usd": round(self.price_usd, 6),
+            "unpriced_models": ";".join(sorted(self.unpriced)),
+        }
+
+
+def cost_by_config(
+    entries: Iterable[IndexEntry], prices: Prices, timings: Mapping[str, float] | None = None
+) -> tuple[dict[str, CostTotals], CostTotals]:
+    """Per-configuration totals of the runs that ran, and the study's (their sum);
+    ``timings`` gives each run's wall time (``StudyDir.read_timings``)."""
+    timings = timings or {}
+    by_config: dict[str, CostTotals] = defaultdict(CostTotals)
+    for entry in entries:
+        if entry.usage is not None:
+            by_config[entry.config_id].add(entry.usage, prices, timings.get(entry.run_id, 0.0))
+    study = CostTotals()
+    for totals in by_config.values():
+        study.merge(totals)
+    return dict(sorted(by_config.items())), study
+
+
+@dataclass(frozen=True)
+class PassHatK:
+    """τ-bench's pass^k of one configuration's clean runs: for each task with n completed
+    clean runs of which c solved it, C(c, k) / C(n, k), averaged over the tasks with
+    n >= k (``tasks``)."""
+
+    k: int
+    value: float
+    tasks: int
+
+
+def pass_hat_k(entries: Iterable[IndexEntry]) -> dict[str, list[PassHatK]]:
+    """Clean-task pass^k per configuration, for k = 1 .. the most repetitions of a task.
+
+    A missing clean run is no trial (a harness error is no outcome); a task is counted
+    for k only when it has at least k completed clean runs.
+    """
+    trials: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    for entry in entries:
+        if entry.kind == "clean" and entry.status == "completed":
+            task = entry.task or entry.case_id  # an older study: one clean run per case
+            trials[entry.config_id][task].append(entry.reward == 1.0)
+    out: dict[str, list[PassHatK]] = {}
+    for config_id, tasks in sorted(trials.items()):
+        most = max(len(runs) for runs in tasks.values())
+        figures = []
+        for k in range(1, most + 1):
+            ratios = [
+                math.comb(sum(runs), k) / math.comb(len(runs), k)
+                for runs in tasks.values()
+                if len(runs) >= k
+            ]
+            figures.append(PassHatK(k, sum(ratios) / len(ratios), len(ratios)))
+        out[config_id] = figures
+    return out
+
+
+def read_prices(path: Path) -> dict[str, ModelPrice]:
+    """The ``[prices]`` table of a study's stored ``config.toml`` (empty when absent);
+    a bad entry names the file and the field."""
+    try:
+        raw = tomllib.loads(path.read_text("utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise DataError(path, None, f"unreadable: {exc}") from exc
+    table = raw.get("prices", {})
+    if not isinstance(table, dict):
+        raise DataError(path, "prices", "expected a table of model -> prices")
+    prices = {}
+    for model, value in table.items():
+        try:
+            prices[model] = ModelPrice.model_validate(value)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise DataError(path, f"prices.{model}.{where}".rstrip("."), first["msg"]) from exc
+    return prices
+
+
+def summary_lines(
+    entries: Iterable[IndexEntry], prices: Prices, timings: Mapping[str, float] | None = None
+) -> list[str]:
+    """The console summary of a study's cost and qualification figure, one line each."""
+    entries = list(entries)
+    by_config, study = cost_by_config(entries, prices, timings)
+    passes = pass_hat_k(entries)
+    lines = [
+        f"cost: {study.runs} runs ran, {study.requests} model requests, {study.retries} "
+        f"retries ({study.rate_limited} answered 429), {study.prompt_tokens} prompt + "
+        f"{study.completion_tokens} completion tokens, {study.wall_s:.1f} s of run time, "
+        f"estimated {study.price_label}"
+    ]
+    for config_id, totals in by_config.items():
+        figures = ", ".join(f"pass^{p.k} {p.value:.3f}" for p in passes.get(config_id, []))
+        lines.append(
+            f"  {config_id}: {totals.requests} requests, "
+            f"{totals.prompt_tokens + totals.completion_tokens} tokens, {totals.price_label}; "
+            f"clean tasks {figures or 'none completed'}"
+        )
+    return lines

@@ -1,0 +1,174 @@
+"""``sscbench plan CONFIG``: what a study would run and spend, without calling any model.
+
+The plan is built exactly as ``sscbench run`` builds it (worlds, cases, units, shared
+clean runs); nothing is written and no endpoint is contacted. Model requests are
+bounded from the step limits: an agent asks its model once per agent turn (at most the
+run's step limit), an LLM user once for its first message and once per agent text
+turn (at most the step limit again); each answered request may take up to
+``max_retries`` more attempts. With a price table and per-request token bounds
+(``max_tokens`` for completions, ``context_tokens`` for prompts) the price is bounded
+too; without them the bound is stated as unknown, never guessed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from sscbench.llm.endpoint import EndpointConfig
+from sscbench.run.builders import build_cases, build_worlds, check_replay_plan
+from sscbench.run.config import StudyConfig
+from sscbench.run.planning import PlanUnit, clean_slots, make_plan
+
+
+@dataclass
+class RoleBound:
+    """Upper bounds of one role's requests and tokens under one configuration."""
+
+    model: str | None
+    requests: int = 0
+    attempts: int = 0
+    prompt_tokens: int | None = 0  # None: no context_tokens given, not bounded
+    completion_tokens: int | None = 0  # None: no max_tokens given, not bounded
+
+    def add(self, requests: int, endpoint: EndpointConfig | None) -> None:
+        """Add ``requests`` answered requests at most, with their retries and tokens."""
+        if endpoint is None or requests == 0:
+            return
+        self.requests += requests
+        self.attempts += requests * (1 + endpoint.max_retries)
+        context, completion = endpoint.context_tokens, endpoint.max_tokens
+        self.prompt_tokens = (
+            None
+            if context is None or self.prompt_tokens is None
+            else (self.prompt_tokens + requests * context)
+        )
+        self.completion_tokens = (
+            None
+            if completion is None or self.completion_tokens is None
+            else self.completion_tokens + requests * completion
+        )
+
+
+@dataclass
+class ConfigPlan:
+    """One agent configuration's part of the plan."""
+
+    config_id: str
+    clean_runs: int = 0
+    faulted_runs: int = 0
+    agent: RoleBound = field(default_factory=lambda: RoleBound(None))
+    user: RoleBound = field(default_factory=lambda: RoleBound(None))
+
+
+@dataclass
+class PlanReport:
+    """The dry run of a study: runs, request bounds and, with prices, a cost bound."""
+
+    cases: int
+    tasks: int
+    per_case_clean_runs: int  # what the plan held before clean runs were shared
+    configs: dict[str, ConfigPlan]
+
+    @property
+    def clean_runs(self) -> int:
+        """Shared clean runs planned."""
+        return sum(c.clean_runs for c in self.configs.values())
+
+    @property
+    def faulted_runs(self) -> int:
+        """Faulted runs planned (each runs only when its clean run qualifies it)."""
+        return sum(c.faulted_runs for c in self.configs.values())
+
+    def requests(self) -> int:
+        """Answered model requests at most (agent and user, every run qualifying)."""
+        return sum(c.agent.requests + c.user.requests for c in self.configs.values())
+
+    def attempts(self) -> int:
+        """HTTP attempts at most, retries included."""
+        return sum(c.agent.attempts + c.user.attempts for c in self.configs.values())
+
+    def price_bound(self, prices: dict[str, Any]) -> tuple[float | None, str]:
+        """The cost upper bound in dollars, or None and what is missing for one."""
+        total = 0.0
+        for plan in self.configs.values():
+            for role in (plan.agent, plan.user):
+                if role.requests == 0:
+                    continue
+                price = prices.get(role.model)
+                if price is None:
+                    return None, f"no [prices.{role.model!r}] entry"
+                if role.prompt_tokens is None or role.completion_tokens is None:
+                    return None, (
+                        f"{role.model}: set the endpoint's context_tokens and max_tokens to "
+                        "bound each request's tokens"
+                    )
+                total += role.prompt_tokens * price.prompt_per_mtok / 1e6
+                total += role.completion_tokens * price.completion_per_mtok / 1e6
+        return total, ""
+
+
+def _user_endpoint(config: StudyConfig) -> EndpointConfig | None:
+    return config.user.endpoint if config.user.kind == "llm" else None
+
+
+def plan_report(config: StudyConfig) -> PlanReport:
+    """Build the study's plan as ``run`` would and bound what it calls (no model call)."""
+    worlds = build_worlds(config)
+    cases = build_cases(config, worlds)
+    plan: list[PlanUnit] = make_plan(config, cases)
+    check_replay_plan(config, {unit.config_id for unit in plan})
+    user_endpoint = _user_endpoint(config)
+    configs: dict[str, ConfigPlan] = {}
+    for agent in config.agents:
+        configs[agent.id] = ConfigPlan(
+            agent.id,
+            agent=RoleBound(agent.endpoint.model if agent.endpoint else None),
+            user=RoleBound(user_endpoint.model if user_endpoint else None),
+        )
+    settings = {a.id: a for a in config.agents}
+    runs = [(slot.config_id, slot.max_steps) for slot in clean_slots(plan)]
+    runs += [(unit.config_id, unit.case.max_steps) for unit in plan]
+    for unit in plan:
+        configs[unit.config_id].faulted_runs += 1
+    for slot in clean_slots(plan):
+        configs[slot.config_id].clean_runs += 1
+    for config_id, steps in runs:
+        part = configs[config_id]
+        part.agent.add(steps, settings[config_id].endpoint)
+        part.user.add(steps + 1, user_endpoint)
+    return PlanReport(
+        cases=len(cases),
+        tasks=len({(c.domain, c.task_id) for c in cases}),
+        per_case_clean_runs=len(plan),
+        configs=configs,
+    )
+
+
+def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
+    """The dry run as console lines."""
+    lines = [
+        f"{report.cases} cases on {report.tasks} tasks, {len(report.configs)} configurations",
+        f"clean runs: {report.clean_runs} (one per task, configuration and repetition; "
+        f"one per case would be {report.per_case_clean_runs})",
+        f"faulted runs: {report.faulted_runs} (each runs when its task's clean run qualifies it)",
+        f"runs in all: {report.clean_runs + report.faulted_runs}",
+        f"model requests, upper bound from step limits: {report.requests()} "
+        f"({report.attempts()} HTTP attempts with every retry)",
+    ]
+    for plan in report.configs.values():
+        requests = plan.agent.requests + plan.user.requests
+        lines.append(
+            f"  {plan.config_id}: {plan.clean_runs} clean + {plan.faulted_runs} faulted runs, "
+            f"<= {requests} requests"
+        )
+    if report.requests() == 0:
+        lines.append("cost: no model is called (scripted or replayed agents and user)")
+    else:
+        bound, missing = report.price_bound(prices)
+        lines.append(
+            f"cost upper bound: ${bound:.2f}"
+            if bound is not None
+            else f"cost: unbounded ({missing})"
+        )
+    return lines

@@ -1,0 +1,198 @@
+"""Cost accounting (run -> configuration -> study), clean-task pass^k, and the dry run."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from sscbench.cli import app
+from sscbench.errors import DataError
+from sscbench.llm.usage import RoleUsage, RunUsage
+from sscbench.run.config import ModelPrice, parse_config
+from sscbench.run.cost import cost_by_config, pass_hat_k, read_prices
+from sscbench.run.executor import execute_study
+from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.testing.openai_server import OpenAIServer, text
+
+MODEL_STUDY = """
+[study]
+repetitions = 2
+concurrency = 4
+[world]
+domains = ["airline"]
+[cases]
+operators = ["ReturnDate"]
+per_operator = 3
+[[agents]]
+id = "a"
+kind = "openai"
+[agents.endpoint]
+base_url = "{url}"
+model = "m-a"
+[[agents]]
+id = "b"
+kind = "openai"
+[agents.endpoint]
+base_url = "{url}"
+model = "m-b"
+[prices."m-a"]
+prompt_per_mtok = 2.5
+completion_per_mtok = 10.0
+"""
+
+
+@pytest.fixture(scope="module")
+def model_study(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("cost")
+    with OpenAIServer(lambda body: text("Could you say more?")) as server:
+        toml = MODEL_STUDY.format(url=server.base_url)
+        config = parse_config(toml, tmp / "study.toml", base_dir=tmp)
+        summary = execute_study(config, toml, tmp / "out", progress=False)
+        served = len(server.requests)
+    return summary, StudyDir(tmp / "out"), config, served
+
+
+def test_costs_add_up_from_runs_to_configurations_to_the_study(model_study):
+    summary, store, config, served = model_study
+    entries = list(store.read_index())
+    ran = [e for e in entries if e.usage is not None]
+    assert ran and all(e.status == "completed" for e in ran)
+    by_config, study = cost_by_config(entries, config.prices, store.read_timings())
+    for name in ("requests", "prompt_tokens", "completion_tokens", "retries"):
+        per_run = sum(e.usage.total(name) for e in ran)
+        assert sum(getattr(t, name) for t in by_config.values()) == per_run == getattr(study, name)
+    assert study.requests == served  # every request the endpoint answered is counted once
+    assert study.runs == len(ran) == sum(t.runs for t in by_config.values())
+    # the price: model m-a priced, m-b not (named, never priced at 0)
+    a = [e for e in ran if e.config_id == "a"]
+    expected = sum(
+        e.usage.agent.prompt_tokens * 2.5 / 1e6 + e.usage.agent.completion_tokens * 10.0 / 1e6
+        for e in a
+    )
+    assert by_config["a"].price_usd == pytest.approx(expected) and expected > 0
+    assert by_config["a"].unpriced == set() and by_config["b"].unpriced == {"m-b"}
+    assert study.price_usd == pytest.approx(expected) and study.unpriced == {"m-b"}
+    assert all(e.usage.price_usd == pytest.approx(
+        e.usage.agent.prompt_tokens * 2.5e-6 + e.usage.agent.completion_tokens * 1e-5
+    ) for e in a)  # fmt: skip
+    assert all(e.usage.price_usd is None for e in ran if e.config_id == "b")
+    # wall time comes from timings.jsonl, one line per run that ran
+    assert set(store.read_timings()) == {e.run_id for e in ran}
+    assert study.wall_s == pytest.approx(sum(t.wall_s for t in by_config.values()))
+    assert summary.cost_lines[0].startswith(f"cost: {len(ran)} runs ran, {served} model requests")
+    assert any(
+        line.strip().startswith("b:") and "unpriced (m-b)" in line for line in summary.cost_lines
+    )
+
+
+def test_prices_stay_out_of_the_config_hash(model_study):
+    _, _, config, _ = model_study
+    assert "prices" not in config.canonical_json()
+    assert read_prices(StudyDir(model_study[1].root).config_toml) == {
+        "m-a": ModelPrice(prompt_per_mtok=2.5, completion_per_mtok=10.0)
+    }
+
+
+def test_a_bad_price_names_the_file_and_the_field(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[prices."m"]\nprompt_per_mtok = -1\ncompletion_per_mtok = 1\n')
+    with pytest.raises(DataError) as caught:
+        read_prices(path)
+    assert caught.value.field == "prices.m.prompt_per_mtok" and Path(caught.value.path) == path
+    with pytest.raises(DataError) as caught:
+        parse_config(
+            '[[agents]]\nid="a"\nprofile="trusting"\n[prices.m]\nprompt_per_mtok=1\n', "s.toml"
+        )
+    assert caught.value.field == "prices.m.completion_per_mtok"
+
+
+def _clean(task: str, rep: int, reward: float | None, status: str = "completed") -> IndexEntry:
+    return IndexEntry(
+        run_id=f"{task}-{rep}", case_id="c", config_id="x", repetition=rep, kind="clean",
+        status=status, reward=reward, task=task,
+    )  # fmt: skip
+
+
+def test_pass_hat_k_is_taubench_s_over_repetitions():
+    entries = [
+        _clean("t1", 0, 1.0), _clean("t1", 1, 0.0), _clean("t1", 2, 1.0),
+        _clean("t2", 0, 1.0), _clean("t2", 1, 1.0), _clean("t2", 2, 1.0),
+        _clean("t3", 0, None, "missing"), _clean("t3", 1, 1.0),  # a missing run is no trial
+    ]  # fmt: skip
+    (figures,) = pass_hat_k(entries).values()
+    got = {p.k: (p.value, p.tasks) for p in figures}
+    assert got[1] == (pytest.approx((2 / 3 + 1 + 1) / 3), 3)
+    assert got[2] == (pytest.approx((math.comb(2, 2) / math.comb(3, 2) + 1) / 2), 2)
+    assert got[3] == (pytest.approx((0 + 1) / 2), 2)
+
+
+def test_role_usage_refuses_bad_counts():
+    usage = RoleUsage.from_counters("m", {"requests": 2, "prompt_tokens": -3, "retries": True})
+    assert (usage.requests, usage.prompt_tokens, usage.retries) == (2, 0, 0)
+    assert RunUsage(agent=usage).total("requests") == 2
+
+
+PLAN_STUDY = """
+[study]
+repetitions = 3
+[world]
+domains = ["airline"]
+[cases]
+operators = ["ReturnDate", "WriteEffect"]
+per_operator = 2
+max_steps = {{ReturnDate = 10, WriteEffect = 20}}
+[[agents]]
+id = "model"
+kind = "openai"
+[agents.endpoint]
+base_url = "http://127.0.0.1:9/v1"
+model = "gpt-x"
+max_retries = 2
+max_tokens = 100
+context_tokens = 1000
+[[agents]]
+id = "script"
+profile = "trusting"
+{prices}
+"""
+
+
+def test_plan_prints_the_counts_and_bounds_without_calling_a_model(tmp_path):
+    from sscbench.run.builders import build_cases, build_worlds
+
+    prices = '[prices."gpt-x"]\nprompt_per_mtok = 1.0\ncompletion_per_mtok = 4.0\n'
+    path = tmp_path / "study.toml"
+    path.write_text(PLAN_STUDY.format(prices=prices))
+    config = parse_config(path.read_text(), path)
+    cases = build_cases(config, build_worlds(config))
+    tasks = {(c.domain, c.task_id) for c in cases}
+    clean, faulted = len(tasks) * 2 * 3, len(cases) * 2 * 3
+    # the model configuration: one request per agent turn at most
+    steps = {(c.domain, c.task_id): 0 for c in cases}
+    for c in cases:
+        steps[(c.domain, c.task_id)] = max(steps[(c.domain, c.task_id)], c.max_steps)
+    requests = 3 * (sum(steps.values()) + sum(c.max_steps for c in cases))
+    result = CliRunner().invoke(app, ["plan", str(path)])
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert f"{len(cases)} cases on {len(tasks)} tasks, 2 configurations" in out
+    assert f"clean runs: {clean} (" in out and f"one per case would be {faulted})" in out
+    assert f"faulted runs: {faulted} " in out and f"runs in all: {clean + faulted}" in out
+    assert f"upper bound from step limits: {requests} ({requests * 3} HTTP attempts" in out
+    bound = requests * (1000 * 1.0 + 100 * 4.0) / 1e6
+    assert f"cost upper bound: ${bound:.2f}" in out
+    # without a price for the model the bound is stated as missing, not guessed
+    path.write_text(PLAN_STUDY.format(prices=""))
+    result = CliRunner().invoke(app, ["plan", str(path)])
+    assert "cost: unbounded (no [prices.'gpt-x'] entry)" in result.output
+
+
+def test_plan_names_the_file_and_field_of_a_bad_config(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("[study]\nrepetitions = 0\n[[agents]]\nid='a'\nprofile='trusting'\n")
+    result = CliRunner().invoke(app, ["plan", str(path)])
+    assert result.exit_code == 2
+    assert "bad.toml" in result.output and "study.repetitions" in result.output

@@ -7,7 +7,7 @@ Operators register under a name; a user's own package can add one with
 from __future__ import annotations
 
 from importlib.metadata import entry_points
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from sscbench.faults.case import Case
 from sscbench.run.injection import Injection
@@ -21,6 +21,18 @@ class Operator(Protocol):
 
     def injections(self, case: Case, world: World) -> list[Injection]:
         """Hooks that put the case's fault into a run."""
+        ...
+
+
+@runtime_checkable
+class SeededOperator(Protocol):
+    """An operator whose injections draw from the run's seed (it sets ``seeded = True``)."""
+
+    name: str
+    seeded: bool
+
+    def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
+        """Hooks that put the case's fault into a run, drawn with ``seed``."""
         ...
 
 

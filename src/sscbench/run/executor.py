@@ -16,7 +16,7 @@ from pathlib import Path
 from sscbench.agents.base import AgentFactory, RunContext
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
-from sscbench.faults.registry import get_operator
+from sscbench.faults.registry import SeededOperator, get_operator
 from sscbench.jsonl import escape_surrogates
 from sscbench.run.builders import (
     build_agent_factory,
@@ -160,11 +160,10 @@ class StudyRunner:
         context_faults: tuple[ContextIntervention, ...] = ()
         if kind == "faulted":
             operator = get_operator(case.operator)
-            injections = (
-                operator.injections(case, world, seed=seed)
-                if getattr(operator, "seeded", False)
-                else operator.injections(case, world)
-            )
+            if isinstance(operator, SeededOperator) and operator.seeded:
+                injections = operator.injections(case, world, seed=seed)
+            else:
+                injections = operator.injections(case, world)
             context_fault = getattr(operator, "context_fault", None)
             delivered = context_fault(case, world, system_prompt) if context_fault else None
             if delivered is not None:

@@ -20,6 +20,7 @@ from sscbench.measure.values import (
     Stance,
     Step,
     UseLabel,
+    is_step,
 )
 from sscbench.measure.view import LedgerView
 from sscbench.run.ledger import InterventionRecord, ToolEvent
@@ -94,7 +95,9 @@ def arrival(t_e: Step, t_s: Step) -> str:
         return "undecidable"
     if t_e == INF:
         return "absent"
-    return "pre" if t_e < t_s else "late"  # type: ignore[operator]
+    if not (is_step(t_e) and is_step(t_s)):
+        raise ValueError(f"arrival of non-steps: T_E={t_e!r}, T_S={t_s!r}")
+    return "pre" if t_e < t_s else "late"
 
 
 def hedges_beside_commitments(uses: list[ClassifiedUse]) -> list[ClassifiedUse]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, TypeGuard
 
 INF = "inf"
 UNDECIDABLE = "undecidable"
@@ -12,7 +12,7 @@ UNDECIDABLE = "undecidable"
 Step = int | str  # a ledger step, INF, or UNDECIDABLE
 
 
-def is_step(value: Step) -> bool:
+def is_step(value: object) -> TypeGuard[int]:
     """True for a located ledger step (not ∞, not undecidable)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from sscbench.run.config import load_config, parse_config
 from sscbench.run.executor import execute_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:

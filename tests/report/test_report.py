@@ -20,7 +20,7 @@ from sscbench.report.runs import page_name
 from sscbench.run.config import load_config
 from sscbench.run.executor import execute_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TYPED = """
 [study]
 name = "typed-report"

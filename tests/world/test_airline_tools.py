@@ -26,7 +26,7 @@ CORPUS_ALIASED = "gpt-4o-airline[150] task 0 trial 3"
 
 def _taubench() -> Path | None:
     env = os.environ.get("SSCBENCH_TAUBENCH")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "tau-bench"
+    path = Path(env) if env else Path(__file__).resolve().parents[3] / "shared" / "tau-bench"
     return path if (path / "airline" / "flights.json").exists() else None
 
 

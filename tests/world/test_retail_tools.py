@@ -18,7 +18,7 @@ from sscbench.world.world import World
 def _retail_data() -> Path | None:
     env = os.environ.get("SSCBENCH_TAUBENCH")
     candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "tau-bench")
+    candidates.append(Path(__file__).resolve().parents[3] / "shared" / "tau-bench")
     for path in candidates:
         if (path / "retail" / "orders.json").exists() and (
             path / "conformance" / "episodes.jsonl"

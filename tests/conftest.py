@@ -1,9 +1,10 @@
 """Shared fixtures: τ-bench's data (optional) and its worlds, the generated worlds, run
-contexts, and a small measured study (see docs/testing.md)."""
+contexts, a small measured study and the measured default study (see docs/testing.md)."""
 
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 
@@ -62,7 +63,7 @@ def _run_context(world: World, task_id: str, seed: int = 0, repetition: int = 0)
     )
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def run_context() -> Callable[..., RunContext]:
     """A factory ``run_context(world, task_id, seed=0, repetition=0)`` of run contexts."""
     return _run_context
@@ -98,6 +99,30 @@ def tiny_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     execute_study(parse_config(TINY_STUDY, "tiny.toml"), TINY_STUDY, root, progress=False)
     measure_study(root)
     return root
+
+
+@pytest.fixture(scope="session")
+def default_study_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded default study (``sscbench run`` without a config), run and measured
+    once per session; tests use their module's copy (:func:`default_study`)."""
+    from sscbench.measure.study import measure_study
+    from sscbench.run.config import load_config
+    from sscbench.run.executor import execute_study
+
+    root = tmp_path_factory.mktemp("default") / "study"
+    config, text = load_config(None)
+    execute_study(config, text, root, progress=False)
+    measure_study(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def default_study(default_study_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the measured default study for one test module, to write into freely
+    (a report, a re-measurement) without reaching other modules."""
+    copy = tmp_path_factory.mktemp("default-copy") / "study"
+    shutil.copytree(default_study_source, copy)
+    return copy
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

@@ -47,12 +47,8 @@ profile = "naive_retry"
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    out = tmp_path_factory.mktemp("study") / "s"
-    config, text = load_config(None)
-    execute_study(config, text, out, progress=False)
-    measure_study(out)
-    return out
+def study(default_study):
+    return default_study
 
 
 def _rows(study):

@@ -1,11 +1,18 @@
-"""Shared fixtures: where τ-bench's data lives (optional) and small synthetic bases."""
+"""Shared fixtures: τ-bench's data (optional) and its worlds, the generated worlds, run
+contexts, a small measured study and the measured default study (see docs/testing.md)."""
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+
+from sscbench.core.agent import RunContext
+from sscbench.world.load import DOMAINS, load_world
+from sscbench.world.world import World
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,6 +35,94 @@ def taubench() -> Path:
     if path is None:
         pytest.skip("τ-bench data not found (../shared/tau-bench or $SSCBENCH_TAUBENCH)")
     return path
+
+
+@pytest.fixture(scope="module")
+def taubench_worlds(taubench: Path) -> dict[str, World]:
+    """τ-bench's airline and retail worlds, by domain; fresh for each test module, so an
+    interface variant (which changes a world in place) reaches no other module."""
+    return {domain: load_world("tau-bench", domain, taubench) for domain in DOMAINS}
+
+
+@pytest.fixture(scope="module")
+def generated_worlds() -> dict[str, World]:
+    """The embedded generated airline and retail worlds (seed 0), by domain; fresh for each
+    test module."""
+    return {domain: load_world("generated", domain) for domain in DOMAINS}
+
+
+def _run_context(world: World, task_id: str, seed: int = 0, repetition: int = 0) -> RunContext:
+    """What an agent or user of a run is built from: the task, policy and tool schemas."""
+    return RunContext(
+        world=world,
+        task=world.task(task_id),
+        system_prompt=world.policy,
+        tools=world.tool_schemas(),
+        seed=seed,
+        repetition=repetition,
+    )
+
+
+@pytest.fixture(scope="session")
+def run_context() -> Callable[..., RunContext]:
+    """A factory ``run_context(world, task_id, seed=0, repetition=0)`` of run contexts."""
+    return _run_context
+
+
+TINY_STUDY = """
+[study]
+seed = 5
+concurrency = 2
+[world]
+domains = ["airline", "retail"]
+[cases]
+operators = ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
+per_operator = 3
+[[agents]]
+id = "trusting"
+profile = "trusting"
+[[agents]]
+id = "readback"
+profile = "readback"
+"""
+
+
+@pytest.fixture(scope="module")
+def tiny_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small scripted study on the generated worlds (both domains, the four operators,
+    two profiles), run and measured in a fresh folder of each test module."""
+    from sscbench.measure.study import measure_study
+    from sscbench.run.config import parse_config
+    from sscbench.run.executor import execute_study
+
+    root = tmp_path_factory.mktemp("tiny") / "study"
+    execute_study(parse_config(TINY_STUDY, "tiny.toml"), TINY_STUDY, root, progress=False)
+    measure_study(root)
+    return root
+
+
+@pytest.fixture(scope="session")
+def default_study_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The embedded default study (``sscbench run`` without a config), run and measured
+    once per session; tests use their module's copy (:func:`default_study`)."""
+    from sscbench.measure.study import measure_study
+    from sscbench.run.config import load_config
+    from sscbench.run.executor import execute_study
+
+    root = tmp_path_factory.mktemp("default") / "study"
+    config, text = load_config(None)
+    execute_study(config, text, root, progress=False)
+    measure_study(root)
+    return root
+
+
+@pytest.fixture(scope="module")
+def default_study(default_study_source: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the measured default study for one test module, to write into freely
+    (a report, a re-measurement) without reaching other modules."""
+    copy = tmp_path_factory.mktemp("default-copy") / "study"
+    shutil.copytree(default_study_source, copy)
+    return copy
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

@@ -57,13 +57,17 @@ def model_line(model: BaseModel) -> str:
 def loads_line(adapter: TypeAdapter[T] | type[BaseModel], line: str) -> Any:
     """Validate one JSON line, also when it holds ``\\ud800``-style escapes of lone
     surrogates (pydantic's JSON parser refuses them; Python's reads them exactly)."""
-    validate_json = getattr(adapter, "validate_json", None) or adapter.model_validate_json
+    validate_json: Callable[[str], Any]
+    validate: Callable[[Any], Any]
+    if isinstance(adapter, TypeAdapter):
+        validate_json, validate = adapter.validate_json, adapter.validate_python
+    else:
+        validate_json, validate = adapter.model_validate_json, adapter.model_validate
     try:
         return validate_json(line)
     except ValueError:
         if "\\ud" not in line.lower():
             raise
-    validate = getattr(adapter, "validate_python", None) or adapter.model_validate
     return validate(json.loads(line))
 
 

@@ -150,7 +150,7 @@ def search_witness(operator: FaultOperator, candidate: Candidate, world: World) 
         operator, case.contract, full, run.fault_step
     )
     t_e, t_s = measurement.t_e, measurement.t_s
-    if not (is_step(t_e) and is_step(t_s) and t_e < t_s):  # type: ignore[operator]
+    if not (is_step(t_e) and is_step(t_s) and t_e < t_s):
         return AdmissionResult(None, f"no counterevidence before first use (T_E={t_e}, T_S={t_s})")
     first_use = next(u for u in uses if u.candidate.step == t_s)
     context = InjectionContext(
@@ -168,8 +168,8 @@ def search_witness(operator: FaultOperator, candidate: Candidate, world: World) 
         continuation=[e.model_dump(mode="json") for e in run.ledger[len(prefix) :]],
         provenance=prefix_provenance + run.provenance,
         evidence_steps=list(evidence.evidence_steps),
-        counterevidence_step=t_e,  # type: ignore[arg-type]
-        first_use_step=t_s,  # type: ignore[arg-type]
+        counterevidence_step=t_e,
+        first_use_step=t_s,
         first_use=first_use.candidate.span,
     )
     return AdmissionResult(case.model_copy(update={"context": context, "witness": witness}))

@@ -163,7 +163,7 @@ def wilson(k: int, n: int, confidence: float = 0.95, *, n_clusters: int | None =
 
 
 def _prepare(
-    values: Sequence[float | bool], clusters: Sequence[Hashable]
+    values: Sequence[float | bool] | np.ndarray, clusters: Sequence[Hashable]
 ) -> tuple[np.ndarray, np.ndarray, int | float]:
     """Per-cluster sums and run counts (clusters in order of first appearance)."""
     if len(values) != len(clusters):
@@ -261,7 +261,7 @@ def _pack(sums: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
 
 
 def cluster_bootstrap(
-    values: Sequence[float | bool],
+    values: Sequence[float | bool] | np.ndarray,
     clusters: Sequence[Hashable],
     *,
     b: int = 2000,
@@ -289,20 +289,21 @@ def cluster_bootstrap(
 
     packed = _pack(sums, counts)
     # packed: one int64 total per resample; otherwise value and run totals side by side
-    totals = np.zeros(b, dtype=np.int64) if packed is not None else np.zeros((b, 2))
+    packed_totals = np.zeros(b if packed is not None else 0, dtype=np.int64)
+    pair_totals = np.zeros((b if packed is None else 0, 2))
     for uniforms in _uniform_slots(seed, b, n_clusters):
         # a slot block at a time: its indices stay in cache for the gather
         for start in range(0, len(uniforms), _SLOTS_PER_GATHER):
             idx = _scale(uniforms[start : start + _SLOTS_PER_GATHER], n_clusters)
             if packed is not None:
-                totals += np.take(packed, idx).sum(axis=0)
+                packed_totals += np.take(packed, idx).sum(axis=0)
             else:
-                totals[:, 0] += sums[idx].sum(axis=0)
-                totals[:, 1] += counts[idx].sum(axis=0)
+                pair_totals[:, 0] += sums[idx].sum(axis=0)
+                pair_totals[:, 1] += counts[idx].sum(axis=0)
     if packed is not None:
-        ratios = (totals & _LOW_MASK) / (totals >> _SHIFT)
+        ratios = (packed_totals & _LOW_MASK) / (packed_totals >> _SHIFT)
     else:
-        ratios = totals[:, 0] / totals[:, 1]
+        ratios = pair_totals[:, 0] / pair_totals[:, 1]
 
     alpha = 1.0 - confidence
     low, high = np.quantile(ratios, [alpha / 2.0, 1.0 - alpha / 2.0])

@@ -10,6 +10,7 @@ limit of the parser, the tools or the ledger's writer) each become an
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 MAX_DEPTH = 200
@@ -22,6 +23,7 @@ def nesting_depth(value: Any) -> int:
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

@@ -74,7 +74,7 @@ class ToolEvent(_Event):
 LedgerEvent = Annotated[
     SystemEvent | UserEvent | AssistantEvent | ToolEvent, Field(discriminator="type")
 ]
-LEDGER_EVENT = TypeAdapter(LedgerEvent)
+LEDGER_EVENT: TypeAdapter[LedgerEvent] = TypeAdapter(LedgerEvent)
 
 
 # ---- evaluator-only log -----------------------------------------------------------
@@ -219,7 +219,7 @@ EvaluatorEvent = Annotated[
     | RunEnd,
     Field(discriminator="type"),
 ]
-EVALUATOR_EVENT = TypeAdapter(EvaluatorEvent)
+EVALUATOR_EVENT: TypeAdapter[EvaluatorEvent] = TypeAdapter(EvaluatorEvent)
 
 
 def ledger_header(run_id: str) -> dict[str, Any]:

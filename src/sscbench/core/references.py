@@ -129,11 +129,15 @@ _POSITION = re.compile(
 )
 
 
+def _list_position(reservation: Reservation) -> int:
+    return -1 if reservation.position is None else reservation.position
+
+
 def reservation_subjects(sentence: str, shown: dict[str, Reservation], rid: str) -> set[str]:
     """Reservations a sentence names: by id, by a flight number or route that fits one only,
     or by position in the list of the user's reservations the ledger showed."""
     named = {t for t in _RESERVATION_TOKEN.findall(sentence) if t in shown or t == rid}
-    listed = sorted((r for r in shown.values() if r.position is not None), key=lambda r: r.position)
+    listed = sorted((r for r in shown.values() if r.position is not None), key=_list_position)
     for m in _POSITION.finditer(sentence):
         index = _ORDINALS[m.group(1).lower()]
         if listed and index < len(listed):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeGuard
 
 INF: Final = "inf"
 UNDECIDABLE: Final = "undecidable"
@@ -14,7 +14,7 @@ UNDECIDABLE: Final = "undecidable"
 Step = int | Literal["inf", "undecidable"]
 
 
-def is_step(value: Step) -> bool:
+def is_step(value: object) -> TypeGuard[int]:
     """True for a located ledger step (not ∞, not undecidable)."""
     return isinstance(value, int) and not isinstance(value, bool)
 

@@ -58,6 +58,16 @@ class MeasuredOperator(Operator, Protocol):
         self, contract: FaultContract, view: LedgerView, use: ClassifiedUse
     ) -> Stance | None:
         """The explicit stance toward v′ a classified use takes, if any."""
+
+
+class SeededOperator(Protocol):
+    """An operator whose injections draw from the run's seed (it sets ``seeded = True``)."""
+
+    name: str
+    seeded: bool
+
+    def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
+        """Hooks that put the case's fault into a run, drawn with ``seed``."""
         ...
 
 

@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from sscbench.local.chat import normalise_request
 from sscbench.local.handler import DEFAULT_MAX_TOKENS, ChatHandler
@@ -130,7 +130,10 @@ def build_app(model: LocalModel, options: ServerOptions | None = None) -> tuple[
     ``sscbench-hermes`` and selected through the model settings' ``chat_format``.
     """
     require_llama_cpp()
-    from llama_cpp.llama_chat_format import LlamaChatCompletionHandlerRegistry
+    from llama_cpp.llama_chat_format import (
+        LlamaChatCompletionHandler,
+        LlamaChatCompletionHandlerRegistry,
+    )
     from llama_cpp.server.app import create_app
     from llama_cpp.server.settings import ModelSettings, ServerSettings
 
@@ -138,8 +141,11 @@ def build_app(model: LocalModel, options: ServerOptions | None = None) -> tuple[
     handler = ChatHandler(
         lenient_auto=options.lenient_auto, default_max_tokens=options.default_max_tokens
     )
+    # ChatHandler is this protocol at run time; it declares messages and tools as plain
+    # dicts (llama_cpp's TypedDicts) so that chat.py and handler.py import no llama_cpp
+    registered = cast(LlamaChatCompletionHandler, handler)
     LlamaChatCompletionHandlerRegistry().register_chat_completion_handler(
-        HANDLER_NAME, handler, overwrite=True
+        HANDLER_NAME, registered, overwrite=True
     )
     threads = options.threads or os.cpu_count() or 1
     settings = ModelSettings(

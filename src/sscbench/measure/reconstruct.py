@@ -21,6 +21,7 @@ from sscbench.core.values import (
     Step,
     Stratum,
     UseLabel,
+    is_step,
 )
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
@@ -95,7 +96,8 @@ def arrival(t_e: Step, t_s: Step) -> Stratum:
         return Stratum.UNDECIDABLE
     if t_e == INF:
         return Stratum.ABSENT
-    assert isinstance(t_e, int) and isinstance(t_s, int)  # both located past this point
+    if not (is_step(t_e) and is_step(t_s)):
+        raise ValueError(f"arrival of non-steps: T_E={t_e!r}, T_S={t_s!r}")
     return Stratum.PRE if t_e < t_s else Stratum.LATE
 
 

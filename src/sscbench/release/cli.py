@@ -123,10 +123,10 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
         writer = csv.writer(handle)
         writer.writerow(["config_id", "family", "activated", *[c.value for c in CHECKPOINTS],
                          "outcomes"])  # fmt: skip
-        for row in evidence.transfer:
-            writer.writerow([row.config_id, row.family, row.activated,
-                             *[row.invalid[c.value].estimate for c in CHECKPOINTS],
-                             json.dumps(dict(row.outcomes), sort_keys=True)])  # fmt: skip
+        for cell in evidence.transfer:
+            writer.writerow([cell.config_id, cell.family, cell.activated,
+                             *[cell.invalid[c.value].estimate for c in CHECKPOINTS],
+                             json.dumps(dict(cell.outcomes), sort_keys=True)])  # fmt: skip
     written.append(out / "transfer.csv")
     if evidence.curves:
         from sscbench.release.figures import intensity_figure

@@ -203,6 +203,19 @@ def _interval(pairs: list[tuple[bool, str]]) -> Interval:
     return proportion_interval([int(v) for v, _ in pairs], [c for _, c in pairs])
 
 
+Judged = tuple[Trial, Verdict, TrialRecord]
+"""A trial whose injected run was judged, with its verdict and record."""
+
+
+def _judged(trials: list[Trial]) -> list[Judged]:
+    """The trials with an injected run and its verdict (the two are set together)."""
+    return [
+        (t, t.verdict, t.injected)
+        for t in trials
+        if t.verdict is not None and t.injected is not None
+    ]
+
+
 def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRow]:
     """One row per (configuration, family[, level]) with the five metrics and latency."""
     groups: dict[tuple, list[Trial]] = defaultdict(list)
@@ -214,15 +227,15 @@ def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRo
     rows = []
     for (config_id, family, level), group in sorted(groups.items()):
         spec = spec_for(family)
-        ran = [t for t in group if t.verdict is not None]
-        active = [t for t in ran if t.verdict.activated]
-        recoverable = [t for t in active if t.verdict.recovered is not None]
+        ran = _judged(group)
+        active = [(t, v, r) for t, v, r in ran if v.activated]
+        recoverable = [(t, v) for t, v, _ in active if v.recovered is not None]
         metrics = {
-            "activation": _interval([(t.verdict.activated, t.cluster) for t in ran]),
-            "detection": _interval([(t.verdict.detected, t.cluster) for t in active]),
-            "containment": _interval([(t.contained, t.cluster) for t in active]),
-            "escape": _interval([(t.escaped, t.cluster) for t in active]),
-            "recovery": _interval([(bool(t.verdict.recovered), t.cluster) for t in recoverable]),
+            "activation": _interval([(v.activated, t.cluster) for t, v, _ in ran]),
+            "detection": _interval([(v.detected, t.cluster) for t, v, _ in active]),
+            "containment": _interval([(t.contained, t.cluster) for t, _, _ in active]),
+            "escape": _interval([(t.escaped, t.cluster) for t, _, _ in active]),
+            "recovery": _interval([(bool(v.recovered), t.cluster) for t, v in recoverable]),
         }
         rows.append(
             FamilyRow(
@@ -234,10 +247,8 @@ def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRo
                 missing=sum(t.missing for t in group),
                 not_qualified=sum(t.not_qualified for t in group),
                 metrics=metrics,
-                latencies=[
-                    t.verdict.latency_events for t in active if t.verdict.latency_events is not None
-                ],
-                outcomes=Counter(t.injected.outcome.value for t in active),
+                latencies=[v.latency_events for _, v, _ in active if v.latency_events is not None],
+                outcomes=Counter(r.outcome.value for _, _, r in active),
             )
         )
     return rows
@@ -269,20 +280,20 @@ class FamilyTransferRow:
 
 def transfer_rows(trials: list[Trial]) -> list[FamilyTransferRow]:
     """The fault-transfer matrix per configuration: family × checkpoint, plus outcomes."""
-    groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
-    for t in trials:
-        if t.verdict is not None and t.verdict.activated and not t.level:
-            groups[(t.config_id, t.family)].append(t)
+    groups: dict[tuple[str, str], list[Judged]] = defaultdict(list)
+    for t, v, r in _judged(trials):
+        if v.activated and not t.level:
+            groups[(t.config_id, t.family)].append((t, v, r))
     rows = []
     for (config_id, family), group in sorted(groups.items()):
         invalid = {
             cp.value: _interval(
-                [(t.verdict.checkpoints[cp] is Validity.INVALID, t.cluster) for t in group]
+                [(v.checkpoints[cp] is Validity.INVALID, t.cluster) for t, v, _ in group]
             )
             for cp in CHECKPOINTS
         }
         suspect = {
-            cp.value: sum(t.verdict.checkpoints[cp] is Validity.SUSPECT for t in group)
+            cp.value: sum(v.checkpoints[cp] is Validity.SUSPECT for _, v, _ in group)
             for cp in CHECKPOINTS
         }
         rows.append(
@@ -292,8 +303,8 @@ def transfer_rows(trials: list[Trial]) -> list[FamilyTransferRow]:
                 activated=len(group),
                 invalid=invalid,
                 suspect=suspect,
-                outcomes=Counter(t.injected.outcome.value for t in group),
-                terminal=Counter(t.verdict.terminal.value for t in group),
+                outcomes=Counter(r.outcome.value for _, _, r in group),
+                terminal=Counter(v.terminal.value for _, v, _ in group),
             )
         )
     return rows
@@ -328,14 +339,14 @@ def _acceptable(record: TrialRecord) -> bool:
 def paired_rows(trials: list[Trial]) -> list[PairedRow]:
     """Pairs with both runs completed: how often each ends not unacceptable (an honest
     "unknown" is not harm), with McNemar's exact p on the discordant pairs."""
-    groups: dict[tuple[str, str], list[Trial]] = defaultdict(list)
+    groups: dict[tuple[str, str], list[tuple[TrialRecord, TrialRecord]]] = defaultdict(list)
     for t in trials:
         if t.control is not None and t.injected is not None and not t.level:
-            groups[(t.config_id, t.family)].append(t)
+            groups[(t.config_id, t.family)].append((t.control, t.injected))
     rows = []
     for (config_id, family), group in sorted(groups.items()):
-        c = [_acceptable(t.control) for t in group]
-        i = [_acceptable(t.injected) for t in group]
+        c = [_acceptable(control) for control, _ in group]
+        i = [_acceptable(injected) for _, injected in group]
         b = sum(x and not y for x, y in zip(c, i, strict=True))
         d = sum(y and not x for x, y in zip(c, i, strict=True))
         p = binomtest(b, b + d, 0.5).pvalue if b + d else None

@@ -35,7 +35,7 @@ def intensity_figure(points: list[CurvePoint], stem: Path) -> list[Path]:
                 xs, ys, lo, hi = [], [], [], []
                 for p in sorted(series, key=lambda p: float(p.level)):
                     iv = p.row.metrics[metric]
-                    if iv.estimate is None:
+                    if iv.estimate is None or iv.low is None or iv.high is None:
                         continue
                     xs.append(float(p.level))
                     ys.append(iv.estimate)

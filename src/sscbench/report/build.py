@@ -169,7 +169,7 @@ def _has_contract(row: Row, cases: dict[str, Any]) -> bool:
     typed families, also not-qualified or missing ones, are release evidence)."""
     if row.get("Z_S") == "no-contract":
         return False
-    case = cases.get(row.get("case_id"))
+    case = cases.get(row.get("case_id", ""))
     return case is None or case.contract is not None
 
 

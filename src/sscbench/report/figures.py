@@ -16,11 +16,12 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.typing import RcKeyType
 
 from sscbench.analysis.populations import STRATA
 from sscbench.analysis.stats import Interval
 
-STYLE = {
+STYLE: dict[RcKeyType, Any] = {
     "font.size": 8,
     "axes.titlesize": 9,
     "axes.spines.top": False,
@@ -149,7 +150,7 @@ def reliance_figure(
             left, absent, right = axes[row]
             values = gaps.get(op, [])
             counts = Counter(values)
-            finite = sorted(k for k in counts if k != "inf")
+            finite = sorted(k for k in counts if isinstance(k, int))  # all but "inf"
             colours = ["#1b7837" if k > 0 else "#b2182b" for k in finite]
             bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
             left.bar_label(bars, fontsize=7)

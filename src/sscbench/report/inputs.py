@@ -101,7 +101,7 @@ def _calibration(study: Path, rows: list[Row]) -> dict[str, Row]:
     store = StudyDir(study)
     out: dict[str, Row] = {}
     for row in rows:
-        case = cases.get(row.get("case_id"))
+        case = cases.get(row.get("case_id", ""))
         if row.get("kind") != "faulted" or not row.get("triggered") or case is None:
             continue
         path = store.evaluator_path(row["run_id"])

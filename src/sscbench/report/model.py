@@ -98,7 +98,7 @@ class Section:
     reason: str = ""  # set when the section does not apply: one line saying why
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
+    notes: list[Cell] = field(default_factory=list)  # each note a cell of pieces
     cards: list[dict[str, Any]] = field(default_factory=list)
 
 

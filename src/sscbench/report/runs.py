@@ -50,7 +50,7 @@ def _ledger_rows(
 ) -> list[dict[str, Any]]:
     """The ledger's events as table rows with their marks; system prompts (the same for
     many runs) are collected into ``prompts`` and written once, linked from each page."""
-    marks_at: dict[int, list[str]] = {}
+    marks_at: dict[int | None, list[str]] = {}
     for mark in MARKS:
         if isinstance(row.get(mark), int) and not isinstance(row.get(mark), bool):
             marks_at.setdefault(row[mark], []).append(mark)

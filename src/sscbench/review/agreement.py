@@ -133,6 +133,7 @@ def _quote(ledger: list[Any], step: Any) -> dict[str, Any] | None:
 
 def _related_steps(quantity: str, label: RunLabel, row: dict[str, Any] | None) -> list[Any]:
     """The steps whose text explains a disagreement on ``quantity``."""
+    names: tuple[str, ...]
     if quantity in STEP_QUANTITIES:
         names = (quantity,)
     elif quantity == "A":

@@ -34,6 +34,7 @@ from pydantic import (
     ValidationError,
     model_validator,
 )
+from pydantic_core import ErrorDetails
 
 from sscbench.errors import DataError
 
@@ -112,7 +113,7 @@ def empty_label(review_id: str) -> RunLabel:
     return RunLabel(review_id=review_id)
 
 
-def _error_field(error: dict[str, Any]) -> str:
+def _error_field(error: ErrorDetails) -> str:
     loc = [str(p) for p in error.get("loc", ()) if not isinstance(p, int)]
     return loc[0] if loc else "(line)"
 

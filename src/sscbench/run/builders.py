@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from functools import partial
 from pathlib import Path
 
 from sscbench.core.agent import AgentFactory
@@ -79,6 +80,7 @@ def build_agent_factory(settings: AgentSettings) -> AgentFactory:
     if settings.kind == "scripted":
         from sscbench.agents.scripted import scripted_agent_factory
 
+        assert settings.profile is not None  # AgentSettings refuses a scripted agent without one
         return scripted_agent_factory(settings.profile, **settings.params)
     from sscbench.agents.openai_agent import openai_agent_factory
 
@@ -169,7 +171,7 @@ def _data_folder(config: StudyConfig) -> Path | None:
 def build_worlds(config: StudyConfig) -> dict[str, World]:
     """The study's worlds, by domain (with the interface variant the config names)."""
     data = _data_folder(config)
-    worlds = {
+    worlds: dict[str, World] = {
         domain: load_world(config.world.source, domain, data, config.world.seed)
         for domain in config.world.domains
     }
@@ -217,7 +219,7 @@ def hash_inputs(paths: list[Path]) -> dict[str, str]:
         digest = hashlib.sha256()
         try:
             with path.open("rb") as handle:
-                for block in iter(lambda h=handle: h.read(1 << 20), b""):
+                for block in iter(partial(handle.read, 1 << 20), b""):
                     digest.update(block)
         except OSError as exc:
             raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc

@@ -30,6 +30,9 @@ MAX_PLAN_UNITS = 2_000_000
 MAX_AGENT_ID = 64
 """Agent ids name files (run ids): bounded so that a file name stays under 255 bytes."""
 
+DomainName = Literal["airline", "retail"]
+DOMAIN_NAMES: tuple[DomainName, ...] = ("airline", "retail")
+
 
 def _known_operators(names: Any, field: str) -> None:
     from sscbench.faults.registry import operator_names
@@ -68,9 +71,7 @@ class WorldSettings(_Strict):
 
     source: Literal["generated", "tau-bench"] = "generated"
     data: str | None = None
-    domains: list[Literal["airline", "retail"]] = Field(
-        default_factory=lambda: ["airline", "retail"]
-    )
+    domains: list[DomainName] = Field(default_factory=lambda: list(DOMAIN_NAMES))
     seed: int = 0
     read_back_cue: bool = Field(
         False,
@@ -150,9 +151,9 @@ class AgentSettings(_Strict):
 
     @model_validator(mode="after")
     def _kind_fields(self) -> AgentSettings:
-        if self.kind == "scripted" and not self.profile:
-            raise ValueError("a scripted agent needs 'profile'")
         if self.kind == "scripted":
+            if not self.profile:
+                raise ValueError("a scripted agent needs 'profile'")
             from sscbench.agents.scripted import make_profile
 
             try:

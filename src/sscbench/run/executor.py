@@ -18,7 +18,7 @@ from sscbench.core.agent import AgentFactory, RunContext
 from sscbench.core.ledger import ContextIntervention, HarnessError, RunStart, Usage
 from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
-from sscbench.faults.registry import get_operator
+from sscbench.faults.registry import SeededOperator, get_operator
 from sscbench.jsonl import escape_surrogates
 from sscbench.llm.usage import RoleUsage, RunUsage
 from sscbench.run.builders import (
@@ -134,11 +134,10 @@ class StudyRunner:
         context_faults: tuple[ContextIntervention, ...] = ()
         if kind == "faulted":
             operator = get_operator(case.operator)
-            injections = (
-                operator.injections(case, world, seed=seed)
-                if getattr(operator, "seeded", False)
-                else operator.injections(case, world)
-            )
+            if isinstance(operator, SeededOperator) and operator.seeded:
+                injections = operator.injections(case, world, seed=seed)
+            else:
+                injections = operator.injections(case, world)
             context_fault = getattr(operator, "context_fault", None)
             delivered = context_fault(case, world, system_prompt) if context_fault else None
             if delivered is not None:

@@ -5,6 +5,12 @@ from __future__ import annotations
 import asyncio
 import signal
 import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import Any
+
+SignalHandler = Callable[[int, FrameType | None], Any] | int | None
+"""What ``signal.signal`` returns and accepts: a function, SIG_DFL/SIG_IGN, or None."""
 
 
 class SignalStopper:
@@ -22,7 +28,7 @@ class SignalStopper:
         self.signum: int | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.tasks: list[asyncio.Task] = []
-        self._previous: dict[int, object] = {}
+        self._previous: dict[int, SignalHandler] = {}
 
     def _handle(self, signum: int, _frame: object) -> None:
         self.signum = self.signum or signum
@@ -42,4 +48,4 @@ class SignalStopper:
 
     def __exit__(self, *exc: object) -> None:
         for sig, previous in self._previous.items():
-            signal.signal(sig, previous)  # type: ignore[arg-type]
+            signal.signal(sig, previous)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -224,7 +224,7 @@ class StudyDir:
         config_hash: str,
         canonical_config: str,
         toml_text: str,
-        cases: list[BaseModel],
+        cases: Sequence[BaseModel],
         plan: Iterable[dict[str, Any]],
         inputs: dict[str, str] | None = None,
         base_dir: str | Path | None = None,

@@ -131,11 +131,11 @@ def check_study(root: str | Path) -> StudyCheck:
     """
     store = require_study(root)
     case_ids = {json.loads(line)["case_id"] for line in _lines(store.cases)}
-    planned = None
+    planned: set[str] | None = None
     if store.plan.exists():
         planned = set()
         for row in read_objects(store.plan):
-            planned.update((row.get("clean_run_id"), row.get("faulted_run_id")))
+            planned.update((row.get("clean_run_id", ""), row.get("faulted_run_id", "")))
     check = StudyCheck(store)
     repeated: list[IndexEntry] = []
     for entry in store.read_index(repeated):

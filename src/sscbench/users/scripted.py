@@ -96,7 +96,7 @@ def _action_request(name: str, kwargs: dict[str, Any], context: RunContext) -> s
     rid = kwargs.get("reservation_id")
     oid = kwargs.get("order_id")
     if name == "update_reservation_flights":
-        base = context.world.base.tables.get("reservations", {}).get(rid) or {}
+        base = context.world.base.tables.get("reservations", {}).get(rid or "") or {}
         if base.get("cabin") and kwargs.get("cabin") != base.get("cabin"):
             return f"change the cabin of reservation {rid} to {kwargs.get('cabin')}"
         return f"change the flights of reservation {rid}"

@@ -25,6 +25,7 @@ import math
 import operator
 import threading
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 ALLOWED_CHARACTERS = "0123456789+-*/(). "
@@ -37,14 +38,17 @@ _SHALLOW_STACK_ABOVE = 500
 # of about this size takes a tenth of a second).
 _MAX_POWER_BITS = 1 << 20
 
-_BINARY = {
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv,
 }
-_UNARY = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
+    ast.UAdd: operator.pos,
+    ast.USub: operator.neg,
+}
 
 
 def calculate_observation(expression: Any) -> str:

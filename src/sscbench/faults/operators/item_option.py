@@ -9,6 +9,7 @@ record); a product record seen before the binding completes the relation at the 
 from __future__ import annotations
 
 import re
+from collections.abc import Set
 from typing import Any
 
 from sscbench.core.injection import Injection
@@ -76,9 +77,9 @@ class ItemOption(FaultOperator):
             seen: set[tuple[str, str]] = set()
             for action in task.actions:
                 oid = action.kwargs.get("order_id")
-                order = orders.get(oid) if isinstance(oid, str) else None
-                if order is None:
+                if not isinstance(oid, str) or orders.get(oid) is None:
                     continue
+                order = orders[oid]
                 for item_id in action.kwargs.get("item_ids") or []:
                     if (oid, item_id) in seen:
                         continue
@@ -261,7 +262,7 @@ class ItemOption(FaultOperator):
                 and variant.get("options", {}).get(key) == contract.authoritative_value
             ):
                 product = step
-        candidates = []
+        candidates: list[tuple[int, tuple[int, ...], str]] = []
         if direct is not None:
             candidates.append((direct, (direct,), "a delivered order record shows the true option"))
         if binding is not None and product is not None:
@@ -397,7 +398,7 @@ def _product_variants(view: LedgerView, product_id: Any) -> set[str]:
     return out
 
 
-def _enumerates_variants(rest: str, item_id: str, siblings: set[str]) -> bool:
+def _enumerates_variants(rest: str, item_id: str, siblings: Set[str]) -> bool:
     """True when the lines under a mention list several other items, one a line, or its
     own sentence offers several other variants of the item's product (a menu of variants
     to pick from, not a statement about the ordered item)."""
@@ -414,7 +415,7 @@ def _enumerates_variants(rest: str, item_id: str, siblings: set[str]) -> bool:
 
 
 def _item_segments(
-    text: str, item_id: str, name: str, siblings: set[str] = frozenset()
+    text: str, item_id: str, name: str, siblings: Set[str] = frozenset()
 ) -> list[tuple[str, bool]]:
     """What is said right after each mention of the item (its id or product name): the
     rest of its line and the bullet lines under it, up to another item's id, the end of

@@ -265,8 +265,8 @@ class ReturnDate(FaultOperator):
             # when an outbound leg flies on the true date, only a sentence about the
             # return says anything about the return date
             hit_t = mentions(_return_sentences(text) if ambiguous else text, true)
-            if hit_i or hit_t:
-                span = hit_i or hit_t
+            span = hit_i or hit_t
+            if span:
                 out.append(
                     UseCandidate(step, channel, span, bool(hit_i), bool(hit_t), {"text": text})
                 )

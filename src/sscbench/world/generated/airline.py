@@ -12,6 +12,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any
 
 from sscbench.world.generated import common
@@ -110,13 +111,14 @@ class _Airline:
         pairs: list[tuple[str, str]] = []
         seen: set[tuple[str, str]] = set()
         for i in range(1, len(order)):  # a spanning tree keeps every airport reachable
-            pair = tuple(sorted((order[i], rng.choice(order[:i]))))
+            low, high = sorted((order[i], rng.choice(order[:i])))
+            pair = (low, high)
             seen.add(pair)
             pairs.append(pair)
         limit = min(self.size.routes, len(airports) * (len(airports) - 1) // 2)
         while len(pairs) < limit:
             a, b = rng.sample(airports, 2)
-            pair = tuple(sorted((a, b)))
+            pair = (min(a, b), max(a, b))
             if pair not in seen:
                 seen.add(pair)
                 pairs.append(pair)
@@ -837,14 +839,14 @@ class _TaskMaker:
         cancel_bases = ("booked_within_24h", "business", "insurance")
         book_sources = ("certificate", "gift_card", "credit_card")
         for i in range(per_kind):
-            plan.append(("change_flights", lambda i=i: self.change_flights(i % 3 != 2)))
+            plan.append(("change_flights", partial(self.change_flights, i % 3 != 2)))
         plan += [("change_cabin", self.change_cabin)] * per_kind
         for i in range(per_kind):
-            plan.append(("cancel", lambda i=i: self.cancel(cancel_bases[i % 3])))
+            plan.append(("cancel", partial(self.cancel, cancel_bases[i % 3])))
         for i in range(per_kind):
-            plan.append(("book", lambda i=i: self.book(book_sources[i % 3])))
+            plan.append(("book", partial(self.book, book_sources[i % 3])))
         for i in range(per_kind):
-            plan.append(("update_baggages", lambda i=i: self.update_baggages(i % 2 == 0)))
+            plan.append(("update_baggages", partial(self.update_baggages, i % 2 == 0)))
         for kind, make in plan:
             if not make():
                 raise ValueError(

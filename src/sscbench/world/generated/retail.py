@@ -143,7 +143,7 @@ class _Retail:
                 continue  # name + zip must identify a user
             identities.add((first, last, home["zip"]))
             uid = common.user_id(rng, first, last, used)
-            methods = []
+            methods: list[dict[str, Any]] = []
             for source in rng.choices(mixes, weights)[0]:
                 if source == "credit_card":
                     methods.append(

@@ -76,38 +76,10 @@ def test_review_ids_resolve_through_the_key(tmp_path):
 
 # ---- review export -----------------------------------------------------------------------
 
-TINY = """
-[study]
-seed = 5
-concurrency = 2
-[world]
-domains = ["airline", "retail"]
-[cases]
-operators = ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
-per_operator = 3
-[[agents]]
-id = "trusting"
-profile = "trusting"
-[[agents]]
-id = "readback"
-profile = "readback"
-"""
-
-
-def build_tiny_study(root):
-    """A small scripted study on the generated worlds, measured."""
-    from sscbench.measure.study import measure_study
-    from sscbench.run.config import parse_config
-    from sscbench.run.executor import execute_study
-
-    execute_study(parse_config(TINY, "tiny.toml"), TINY, root, progress=False)
-    measure_study(root)
-    return root
-
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    return build_tiny_study(tmp_path_factory.mktemp("review") / "study")
+def study(tiny_study):
+    return tiny_study
 
 
 def _rows(study):

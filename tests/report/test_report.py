@@ -20,7 +20,7 @@ from sscbench.report.runs import page_name
 from sscbench.run.config import load_config
 from sscbench.run.executor import execute_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TYPED = """
 [study]
 name = "typed-report"
@@ -47,12 +47,8 @@ profile = "naive_retry"
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    out = tmp_path_factory.mktemp("study") / "s"
-    config, text = load_config(None)
-    execute_study(config, text, out, progress=False)
-    measure_study(out)
-    return out
+def study(default_study):
+    return default_study
 
 
 def _rows(study):

@@ -17,7 +17,7 @@ from sscbench.release.gate import Policy, gate, load_policy
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = [
     "TimeoutAfterCommit",
     "InterveningUpdate",

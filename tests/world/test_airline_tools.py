@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,6 @@ import pytest
 from sscbench.world.airline.tools import AIRLINE_TOOLS
 from sscbench.world.conformance import run_conformance
 from sscbench.world.hashing import data_hash
-from sscbench.world.load import load_world
 from sscbench.world.world import World
 
 # One recorded gpt-4o episode whose stored arguments were changed after they were used:
@@ -24,29 +22,15 @@ from sscbench.world.world import World
 CORPUS_ALIASED = "gpt-4o-airline[150] task 0 trial 3"
 
 
-def _taubench() -> Path | None:
-    env = os.environ.get("SSCBENCH_TAUBENCH")
-    path = Path(env) if env else Path(__file__).resolve().parents[2] / "shared" / "tau-bench"
-    return path if (path / "airline" / "flights.json").exists() else None
-
-
-TAUBENCH = _taubench()
-pytestmark = pytest.mark.skipif(
-    TAUBENCH is None, reason="τ-bench data not found (../shared/tau-bench or $SSCBENCH_TAUBENCH)"
-)
+@pytest.fixture(scope="module")
+def world(taubench_worlds: dict[str, World]) -> World:
+    return taubench_worlds["airline"]
 
 
 @pytest.fixture(scope="module")
-def world() -> World:
-    assert TAUBENCH is not None
-    return load_world("tau-bench", "airline", TAUBENCH)
-
-
-@pytest.fixture(scope="module")
-def airline_episodes(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    assert TAUBENCH is not None
+def airline_episodes(taubench: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("conformance") / "airline.jsonl"
-    with (TAUBENCH / "conformance" / "episodes.jsonl").open(encoding="utf-8") as src:
+    with (taubench / "conformance" / "episodes.jsonl").open(encoding="utf-8") as src:
         lines = [line for line in src if json.loads(line)["domain"] == "airline"]
     out.write_text("".join(lines), encoding="utf-8")
     return out
@@ -75,18 +59,16 @@ def test_aliased_episode_matches_with_the_arguments_tau_bench_received(
     assert env.db_hash() == episode["final_hash"]
 
 
-def test_base_is_never_mutated(world: World, airline_episodes: Path) -> None:
-    assert TAUBENCH is not None
-    expected = json.loads((TAUBENCH / "conformance" / "initial_hashes.json").read_text())
+def test_base_is_never_mutated(world: World, airline_episodes: Path, taubench: Path) -> None:
+    expected = json.loads((taubench / "conformance" / "initial_hashes.json").read_text())
     run_conformance(airline_episodes, lambda domain: world)
     assert data_hash(world.base.tables) == expected["airline"]
     assert world.base.initial_hash() == expected["airline"]
     assert world.new_env().db_hash() == expected["airline"]
 
 
-def test_schemas_mirror_tools_json_apart_from_descriptions(world: World) -> None:
-    assert TAUBENCH is not None
-    original = json.loads((TAUBENCH / "airline" / "tools.json").read_text())
+def test_schemas_mirror_tools_json_apart_from_descriptions(world: World, taubench: Path) -> None:
+    original = json.loads((taubench / "airline" / "tools.json").read_text())
 
     def shape(value):
         if isinstance(value, dict):

@@ -16,10 +16,7 @@ from urllib.parse import unquote
 
 import pytest
 
-from sscbench.measure.study import measure_study
 from sscbench.report.build import SECTION_IDS, build_report
-from sscbench.run.config import load_config
-from sscbench.run.executor import execute_study
 
 WIDTH = 1280
 FLAGS = [
@@ -72,12 +69,8 @@ def browser() -> str:
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("browser") / "study"
-    config, text = load_config(None)
-    execute_study(config, text, out, progress=False)
-    measure_study(out)
-    return build_report(out)
+def page(default_study: Path) -> Path:
+    return build_report(default_study)
 
 
 @pytest.fixture(scope="module")

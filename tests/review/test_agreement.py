@@ -10,17 +10,21 @@ from typer.testing import CliRunner
 from sscbench.analysis.stats import wilson
 from sscbench.cli import app
 from sscbench.errors import DataError
+from sscbench.jsonl import read_objects
 from sscbench.measure.study import read_ledger
 from sscbench.review.agreement import agreement, measured_value
 from sscbench.run.storage import StudyDir
-from test_review import _rows, build_tiny_study
 
 QUANTITIES = ("T_F", "T_E", "T_S", "T_U", "A", "Z_S", "Y_end")
 
 
 @pytest.fixture(scope="module")
-def study(tmp_path_factory):
-    return build_tiny_study(tmp_path_factory.mktemp("agreement") / "study")
+def study(tiny_study):
+    return tiny_study
+
+
+def _rows(study):
+    return {r["run_id"]: r for r in read_objects(study / "measurements.jsonl")}
 
 
 def _own_labels(study):

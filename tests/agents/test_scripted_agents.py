@@ -1,4 +1,5 @@
-"""Scripted behaviour profiles and the scripted user: clean runs, determinism, faults, labels."""
+"""Scripted behaviour profiles: clean runs, determinism, faults, labels (the scripted user:
+``tests/users/test_scripted_user.py``)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from sscbench.agents.scripted import (
 from sscbench.agents.scripted_facts import directions
 from sscbench.core.agent import Agent, RunContext
 from sscbench.core.injection import Injection
-from sscbench.core.user import STOP, User
+from sscbench.core.user import User
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.users.scripted import ScriptedUser, scripted_user_factory
 from sscbench.world.load import load_world
@@ -49,17 +50,14 @@ KNOWN_UNSOLVED = {
 }
 
 
-_WORLDS = {domain: load_world("generated", domain) for domain in ("airline", "retail")}
+@pytest.fixture(scope="module")
+def airline(generated_worlds: dict[str, World]) -> World:
+    return generated_worlds["airline"]
 
 
 @pytest.fixture(scope="module")
-def airline() -> World:
-    return _WORLDS["airline"]
-
-
-@pytest.fixture(scope="module")
-def retail() -> World:
-    return _WORLDS["retail"]
+def retail(generated_worlds: dict[str, World]) -> World:
+    return generated_worlds["retail"]
 
 
 def context(world: World, task_id: str, seed: int = 0, repetition: int = 0) -> RunContext:
@@ -181,9 +179,9 @@ def test_random_readback_varies_across_repetitions(airline: World) -> None:
     p=st.floats(min_value=0.0, max_value=1.0),
 )
 def test_random_readback_always_solves_clean_tasks_reproducibly(
-    index: int, seed: int, repetition: int, p: float
+    generated_worlds: dict[str, World], index: int, seed: int, repetition: int, p: float
 ) -> None:
-    world = _WORLDS["airline" if index < 30 else "retail"]
+    world = generated_worlds["airline" if index < 30 else "retail"]
     task_id = world.tasks[index % len(world.tasks)].task_id
     first = run(world, task_id, "random_readback", seed=seed, repetition=repetition, p=p)
     assert first.end.reward == 1.0
@@ -443,41 +441,3 @@ def test_use_steps_point_at_assistant_events_and_sources_at_tool_events(
             for read in labels(result)["reads"]:
                 assert by_step[read["observation_step"]].type == "tool"
                 assert by_step[read["observation_step"]].name == read["name"]
-
-
-# ---- the scripted user -------------------------------------------------------------------
-
-
-def test_scripted_user_answers_identifiers_confirms_and_stops(
-    airline: World, retail: World
-) -> None:
-    task = airline.task("gen/0")
-    user = ScriptedUser(context(airline, "gen/0"))
-    opening = asyncio.run(user.first_message())
-    assert task.intent["reservation_id"] in opening and task.user_id not in opening
-    assert task.user_id in user.answer("Could you please provide your user id?")
-    assert task.intent["reservation_id"] in user.answer("What is your reservation number?")
-    assert user.answer("I will change the flights. Shall I proceed? (yes/no)").startswith("Yes")
-    assert STOP in user.answer("Done. Is there anything else I can help you with?")
-    assert STOP not in user.answer("Done: reservation X now has these flights: A, B.")
-
-    rtask = retail.task("gen/0")
-    ruser = ScriptedUser(context(retail, "gen/0"))
-    email = retail.base.tables["users"][rtask.user_id]["email"]
-    assert email in ruser.answer("To locate your account, could you please provide your email?")
-    zip_code = retail.base.tables["users"][rtask.user_id]["address"]["zip"]
-    assert zip_code in ruser.answer("Please tell me your name and zip code.")
-    assert rtask.intent["order_id"] in ruser.answer("Which order id is it?")
-
-
-def test_scripted_user_openings_cover_every_kind(airline: World, retail: World) -> None:
-    for world in (airline, retail):
-        for task in world.tasks:
-            opening = ScriptedUser(context(world, task.task_id)).request
-            assert opening and "None" not in opening, (task.task_id, opening)
-
-
-def test_scripted_user_stops_after_a_bounded_number_of_turns(airline: World) -> None:
-    user = ScriptedUser(context(airline, "gen/0"), max_turns=3)
-    replies = [asyncio.run(user.reply([])) for _ in range(3)]
-    assert STOP in replies[-1]

@@ -16,14 +16,13 @@ import pytest
 from sscbench.run.builders import build_worlds
 from sscbench.run.config import parse_config
 from sscbench.world.conformance import run_conformance
-from sscbench.world.load import load_world
 
 FUZZ_SUMMARY = "conformance: 6000/6000 observations identical, 1232/1232 final hashes identical"
 
 
-def test_fuzz_corpus_replays_identically(taubench):
-    worlds = {d: load_world("tau-bench", d, taubench) for d in ("airline", "retail")}
-    report = run_conformance(taubench / "conformance" / "fuzz_episodes.jsonl", worlds.__getitem__)
+def test_fuzz_corpus_replays_identically(taubench, taubench_worlds):
+    corpus = taubench / "conformance" / "fuzz_episodes.jsonl"
+    report = run_conformance(corpus, taubench_worlds.__getitem__)
     shown = "\n".join(
         f"{d.episode}/{d.step}: {d.expected!r} != {d.got!r}" for d in report.differences[:5]
     )
@@ -32,13 +31,13 @@ def test_fuzz_corpus_replays_identically(taubench):
 
 
 @pytest.fixture
-def airline():
-    return load_world("generated", "airline").new_env()
+def airline(generated_worlds):
+    return generated_worlds["airline"].new_env()
 
 
 @pytest.fixture
-def retail():
-    return load_world("generated", "retail").new_env()
+def retail(generated_worlds):
+    return generated_worlds["retail"].new_env()
 
 
 def _a_user(env) -> str:
@@ -194,13 +193,13 @@ profile = "trusting"
 """
 
 
-def test_strict_arguments_is_an_interface_variant_recorded_in_the_config():
+def test_strict_arguments_is_an_interface_variant_recorded_in_the_config(airline):
     default = parse_config(STRICT_STUDY.format(strict="false"), "s.toml")
     strict = parse_config(STRICT_STUDY.format(strict="true"), "s.toml")
     assert '"strict_arguments":true' in strict.canonical_json()
     assert strict.config_hash() != default.config_hash()
 
-    user_id = _a_user(load_world("generated", "airline").new_env())
+    user_id = _a_user(airline)
     call = {"user_id": user_id, "amount": "100"}
     strict_env = build_worlds(strict)["airline"].new_env()
     out = strict_env.execute("send_certificate", call)

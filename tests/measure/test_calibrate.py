@@ -8,10 +8,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sscbench.run.config import load_config, parse_config
+from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -37,13 +37,11 @@ def _arrival_varies(out: Path) -> bool:
     return any(len(v) > 1 for v in by_group.values())
 
 
-def test_default_study_calibrates(tmp_path):
-    config, text = load_config(None)
-    execute_study(config, text, tmp_path / "s", progress=False)
-    last = _calibrated(tmp_path / "s")
+def test_default_study_calibrates(default_study):
+    last = _calibrated(default_study)
     agree, total = last.split()[1].split("/")
     assert agree == total and int(total) > 100, last
-    assert _arrival_varies(tmp_path / "s")
+    assert _arrival_varies(default_study)
 
 
 def test_taubench_study_calibrates(taubench, tmp_path):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -15,45 +14,21 @@ from sscbench.world.state import BaseData
 from sscbench.world.world import World
 
 
-def _retail_data() -> Path | None:
-    env = os.environ.get("SSCBENCH_TAUBENCH")
-    candidates = [Path(env)] if env else []
-    candidates.append(Path(__file__).resolve().parents[2] / "shared" / "tau-bench")
-    for path in candidates:
-        if (path / "retail" / "orders.json").exists() and (
-            path / "conformance" / "episodes.jsonl"
-        ).exists():
-            return path
-    return None
+@pytest.fixture(scope="module")
+def retail_world(taubench_worlds: dict[str, World]) -> World:
+    return taubench_worlds["retail"]
 
 
 @pytest.fixture(scope="module")
-def taubench_retail() -> Path:
-    path = _retail_data()
-    if path is None:
-        pytest.skip(
-            "τ-bench data not found: set SSCBENCH_TAUBENCH or place it at ../shared/tau-bench"
-        )
-    return path
-
-
-@pytest.fixture(scope="module")
-def retail_world(taubench_retail: Path) -> World:
-    from sscbench.world.load import load_world
-
-    return load_world("tau-bench", "retail", taubench_retail)
-
-
-@pytest.fixture(scope="module")
-def retail_episodes(taubench_retail: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def retail_episodes(taubench: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("conformance") / "retail.jsonl"
-    with (taubench_retail / "conformance" / "episodes.jsonl").open(encoding="utf-8") as src:
+    with (taubench / "conformance" / "episodes.jsonl").open(encoding="utf-8") as src:
         lines = [line for line in src if json.loads(line)["domain"] == "retail"]
     out.write_text("".join(lines), encoding="utf-8")
     return out
 
 
-def test_schemas_follow_taubench_shape(taubench_retail: Path) -> None:
+def test_schemas_follow_taubench_shape(taubench: Path) -> None:
     """Same tools, order, parameter names, types and shapes as τ-bench's tools.json."""
 
     def shape(value):
@@ -63,7 +38,7 @@ def test_schemas_follow_taubench_shape(taubench_retail: Path) -> None:
             return [shape(v) for v in value]
         return value
 
-    reference = json.loads((taubench_retail / "retail" / "tools.json").read_text("utf-8"))
+    reference = json.loads((taubench / "retail" / "tools.json").read_text("utf-8"))
     assert shape(RETAIL_TOOLS.schemas()) == shape(reference)
     assert [s.name for s in RETAIL_TOOLS.specs.values() if s.ends_episode] == [
         "transfer_to_human_agents"
@@ -71,15 +46,13 @@ def test_schemas_follow_taubench_shape(taubench_retail: Path) -> None:
 
 
 def test_retail_conformance_and_base_untouched(
-    retail_world: World, retail_episodes: Path, taubench_retail: Path
+    retail_world: World, retail_episodes: Path, taubench: Path
 ) -> None:
     report = run_conformance(retail_episodes, lambda domain: retail_world)
     assert report.observations > 0 and report.hashes == 785
     assert report.passed, report.differences[:5]
     # Running every episode must not have changed the shared base in any way.
-    initial = json.loads(
-        (taubench_retail / "conformance" / "initial_hashes.json").read_text("utf-8")
-    )
+    initial = json.loads((taubench / "conformance" / "initial_hashes.json").read_text("utf-8"))
     assert data_hash(retail_world.base.tables) == initial["retail"]
 
 

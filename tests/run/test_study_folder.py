@@ -24,7 +24,7 @@ from sscbench.run.lock import StudyLock
 from sscbench.run.storage import StudyDir
 from sscbench.run.verify import check_study, verify_study
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 SRC = str(ROOT / "src")
 
 SMALL = """

@@ -360,7 +360,7 @@ def test_the_guides_own_oracle_example_scores_beside_the_builtins(study, monkeyp
     from sscbench.oracles.base import OracleSettings
     from sscbench.oracles.suite import score_study
 
-    guide = (Path(__file__).resolve().parents[1] / "docs" / "validating-an-oracle.md").read_text()
+    guide = (Path(__file__).resolve().parents[2] / "docs" / "validating-an-oracle.md").read_text()
     code = re.search(r"```python\n# my_judges/echo.py\n(.*?)```", guide, re.S).group(1)
     namespace: dict = {}
     exec(code, namespace)  # the example exactly as the guide prints it

@@ -225,9 +225,9 @@ def test_a_stale_lock_of_a_dead_process_is_taken_over(tmp_path):
 
 
 def test_temporary_names_are_unique_per_process(tmp_path):
-    from sscbench.run.storage import _tmp_name
+    from sscbench.core.files import temp_path
 
-    tmp = _tmp_name(tmp_path / "index.jsonl")
+    tmp = temp_path(tmp_path / "index.jsonl")
     assert str(os.getpid()) in tmp.name and tmp.parent == tmp_path
 
 

@@ -58,8 +58,10 @@ class MeasuredOperator(Operator, Protocol):
         self, contract: FaultContract, view: LedgerView, use: ClassifiedUse
     ) -> Stance | None:
         """The explicit stance toward v′ a classified use takes, if any."""
+        ...
 
 
+@runtime_checkable
 class SeededOperator(Protocol):
     """An operator whose injections draw from the run's seed (it sets ``seeded = True``)."""
 

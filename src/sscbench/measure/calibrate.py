@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.core.ledger import CalibrationLabels
-from sscbench.core.values import INF
+from sscbench.core.values import INF, Step
 from sscbench.faults.case import Case
 from sscbench.measure.reconstruct import arrival
 
@@ -106,7 +106,7 @@ def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str,
             )
         return use["kind"] == "use" and bool(use.get("relied_on_injected"))
 
-    t_s = uses[0]["step"] if uses else INF
+    t_s: Step = uses[0]["step"] if uses else INF
     faulty = [u["step"] for u in uses if relied(u)]
     t_e = label_evidence(case, labels, t_f)
     return {

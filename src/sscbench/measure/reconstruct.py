@@ -155,8 +155,11 @@ def reconstruct_from_fault(
         adopted = 0
     if adopted != 1:
         t_u = INF if adopted == 0 else UNDECIDABLE
-    stances = [(u.candidate.step, operator.stance(contract, view, u)) for u in uses]
-    stances = [(s, st) for s, st in stances if st is not None]
+    stances = [
+        (u.candidate.step, stance)
+        for u in uses
+        if (stance := operator.stance(contract, view, u)) is not None
+    ]
     y_end = stances[-1][1].value if stances else Stance.UNDECIDABLE.value
     measurement = Measurement(
         triggered=True,

@@ -15,6 +15,7 @@ from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_measured_operator
 from sscbench.jsonl import read_jsonl
+from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.run.builders import read_cases
 from sscbench.run.storage import IndexEntry, StudyDir
@@ -35,7 +36,7 @@ def read_ledger(store: StudyDir, run_id: str) -> list[Any]:
 
 
 def measure_run(
-    case: Case, ledger: list[Any], evaluator: list[Any], classifier: Any = None
+    case: Case, ledger: list[Any], evaluator: list[Any], classifier: UseClassifier | None = None
 ) -> dict[str, Any]:
     """The measurement of one faulted run (evaluator log used only to locate T_F)."""
     if case.contract is None:
@@ -49,14 +50,19 @@ def measure_run(
             operator, case.contract, LedgerView(ledger), t_f, classifier
         )
     except HarnessFailure as exc:  # the classifier failed: a missing measurement, not a value
-        return {"triggered": True, "T_F": t_f, "Z_S": Stratum.MEASUREMENT_MISSING, "error": str(exc)}
+        return {
+            "triggered": True,
+            "T_F": t_f,
+            "Z_S": Stratum.MEASUREMENT_MISSING,
+            "error": str(exc),
+        }
     return measurement.row()
 
 
 def measure_entries(
     store: StudyDir,
     cases: dict[str, Case],
-    classifier: Any = None,
+    classifier: UseClassifier | None = None,
     entries: Iterable[IndexEntry] | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Rows for every finished run in the study's index (or for ``entries``)."""
@@ -107,7 +113,7 @@ def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
 
 
 def measure_study(
-    root: str | Path, classifier: Any = None, out: str | Path | None = None
+    root: str | Path, classifier: UseClassifier | None = None, out: str | Path | None = None
 ) -> tuple[Path, int]:
     """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count.
 

@@ -172,6 +172,18 @@ def _at_depth(depth: int, fn):
     return fn() if depth == 0 else _at_depth(depth - 1, fn)
 
 
+def test_calculate_does_not_depend_on_a_raised_recursion_limit(airline):
+    # IPython and jedi raise the limit to 3,000 on import; τ-bench ran under the default
+    previous = sys.getrecursionlimit()
+    sys.setrecursionlimit(3000)
+    try:
+        got = airline.execute("calculate", {"expression": "1+" * 3000 + "1"}).observation
+    finally:
+        sys.setrecursionlimit(previous)
+    assert got == "Error: maximum recursion depth exceeded during compilation"
+    assert sys.getrecursionlimit() == previous
+
+
 def test_calculate_does_not_depend_on_the_callers_stack_depth(airline):
     """Deep in an agent's stack, a 2,900-term sum compiles as it does in τ-bench's Env.step."""
     expression = "1+" * 2900 + "1"

@@ -55,6 +55,7 @@ class StudyBinding:
         self.epochs: int | None = None  # set from the eval's config when the task starts
         self.runner: StudyRunner | None = None
         self.config: StudyConfig | None = None
+        self.units: dict[tuple[str, int], PlanUnit] = {}
         self._prepare = asyncio.Lock()
         self._lock: StudyLock | None = None
         self._writers = 0
@@ -106,6 +107,7 @@ class StudyBinding:
 
             config = self.study_config(name)
             plan = make_plan(config, list(self.cases.values()))
+            self.units = {(u.case.case_id, u.repetition): u for u in plan}
             resumed = self.store.initialize(
                 config.config_hash(),
                 config.canonical_json(),
@@ -142,7 +144,8 @@ class StudyBinding:
                 "study.repetitions",
                 f"epoch {epoch} is beyond the study's {repetitions} repetitions",
             )
-        return PlanUnit(self.cases[case_id], self.config.agents[0].id, epoch - 1)
+        # the planned unit: its shared clean run is the one every case of the task awaits
+        return self.units[(case_id, epoch - 1)]
 
 
 def _toml_note(config: StudyConfig) -> str:

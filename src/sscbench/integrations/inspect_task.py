@@ -216,7 +216,7 @@ def sscbench_episode(out: str):
 
 def _rows(scores: list[SampleScore] | list[Score]) -> list[dict[str, Any]]:
     """The measurement rows behind the (reduced) scores Inspect hands a metric."""
-    found = (getattr(s, "score", s) for s in scores)
+    found: list[Any] = [getattr(s, "score", s) for s in scores]
     return [score.metadata for score in found if score.metadata]
 
 

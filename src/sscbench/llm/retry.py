@@ -321,12 +321,12 @@ async def with_retries(
                 result = await asyncio.wait_for(call(), timeout)
             if health is not None:
                 health.record(None)
-            if permit is not None:
+            if permit is not None and limiter is not None:
                 limiter.release(permit, "ok", tokens=used_tokens(result) if used_tokens else None)
             return result
         except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
             hinted = _retry_after(exc)
-            if permit is not None:
+            if permit is not None and limiter is not None:
                 limited = _is_rate_limited(exc)
                 limiter.release(permit, "rate_limited" if limited else "error", retry_after=hinted)
             if on_error is not None:
@@ -356,7 +356,8 @@ async def with_retries(
             attempt += 1
             await sleep(delay)
         finally:
-            if permit is not None and not permit.released:  # cancelled mid-attempt
+            if permit is not None and limiter is not None and not permit.released:
+                # cancelled mid-attempt
                 limiter.release(permit, "error")
 
 

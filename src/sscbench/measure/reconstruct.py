@@ -155,11 +155,11 @@ def reconstruct_from_fault(
         adopted = 0
     if adopted != 1:
         t_u = INF if adopted == 0 else UNDECIDABLE
-    stances = [
-        (u.candidate.step, stance)
-        for u in uses
-        if (stance := operator.stance(contract, view, u)) is not None
-    ]
+    stances: list[tuple[int, Stance]] = []
+    for u in uses:
+        stance = operator.stance(contract, view, u)
+        if stance is not None:
+            stances.append((u.candidate.step, stance))
     y_end = stances[-1][1].value if stances else Stance.UNDECIDABLE.value
     measurement = Measurement(
         triggered=True,

@@ -15,6 +15,7 @@ Written to ``STUDY/oracles/`` (one set per oracle, replaced atomically):
 from __future__ import annotations
 
 import csv
+import functools
 import io
 import json
 import os
@@ -135,13 +136,9 @@ def score_study(
     results = {}
     for name in names:
         oracle = make_oracle(name, settings)
+        report = None if on_verdict is None else functools.partial(on_verdict, name)
         try:
-            verdicts = judge_all(
-                oracle,
-                runs,
-                judged,
-                None if on_verdict is None else lambda v, n=name: on_verdict(n, v),
-            )
+            verdicts = judge_all(oracle, runs, judged, report)
         finally:
             oracle.close()
         reasons = Counter(reason_kind(v.abstention) for v in verdicts.values() if v.abstention)

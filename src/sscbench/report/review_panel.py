@@ -107,10 +107,10 @@ def agreement_tables(agreement: _Agreement) -> tuple[list[Table], list[Row]]:
     steps = Table("review-steps", "Exact-step agreement before adjudication",
                   "runs where every reviewer located the event",
                   ["event", "all reviewers at one step", "located by all"])  # fmt: skip
-    for name, entry in agreement.exact_step.items():
-        steps.add(name, entry.agree, entry.located, key=name)
+    for name, step in agreement.exact_step.items():
+        steps.add(name, step.agree, step.located, key=name)
         rows.append({"panel": "exact_step", "quantity": name, "kappa": None, "items": None,
-                     "agree": entry.agree, "located": entry.located})  # fmt: skip
+                     "agree": step.agree, "located": step.located})  # fmt: skip
     rows.append({"panel": "accepted", "quantity": "unanimous", "kappa": None,
                  "items": agreement.items, "agree": agreement.unanimous,
                  "located": len(agreement.disputed)})  # fmt: skip

@@ -39,7 +39,7 @@ from sscbench.review.review_page import FORM_FIELDS, STEP_FIELDS
 
 AGREEMENT_SCHEMA = "sscbench.review-agreement/1"
 KAPPA_QUANTITIES = ("A", "Z_S", "T_U_status", "T_S_status")
-CATEGORIES = {
+CATEGORIES: dict[str, list[Any]] = {
     "A": [True, False, "undecidable"],
     "Z_S": ["pre", "late", "absent", "no-use", "undecidable"],
     "T_U_status": ["located", "inf", "undecidable"],

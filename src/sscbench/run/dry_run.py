@@ -95,7 +95,7 @@ class PlanReport:
             for role in (plan.agent, plan.user):
                 if role.requests == 0:
                     continue
-                price = prices.get(role.model)
+                price = prices.get(role.model) if role.model is not None else None
                 if price is None:
                     return None, f"no [prices.{role.model!r}] entry"
                 if role.prompt_tokens is None or role.completion_tokens is None:

@@ -9,7 +9,9 @@ change no observation:
   Python's compiler gives up on deep nesting ("maximum recursion depth exceeded during
   compilation", or the parser's bare ``MemoryError``) depends on the expression alone,
   not on how deep the caller's stack happens to be (an episode inside asyncio or
-  pytest runs much deeper than τ-bench's ``Env.step``);
+  pytest runs much deeper than τ-bench's ``Env.step``) -- and under Python's default
+  recursion limit, τ-bench's, even when the process has raised it (IPython/jedi set
+  3,000, which would let the compiler accept nesting τ-bench refuses);
 * an expression with ``**`` is walked node by node instead of run, so that a power
   whose integer result would exceed ``_MAX_POWER_BITS`` is refused with the error the
   reference reaches when ``float()`` meets that integer, instead of stalling for
@@ -23,6 +25,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import sys
 import threading
 import warnings
 from collections.abc import Callable
@@ -37,6 +40,11 @@ _SHALLOW_STACK_ABOVE = 500
 # An integer power whose result would exceed this many bits is refused (computing one
 # of about this size takes a tenth of a second).
 _MAX_POWER_BITS = 1 << 20
+
+# τ-bench ran under CPython's default recursion limit; the compiler's nesting limit
+# scales with it.
+_REFERENCE_RECURSION_LIMIT = 1000
+_LIMIT_LOCK = threading.Lock()
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -90,6 +98,20 @@ def _compile_and_run(source: str) -> Any:
         return _walk(ast.parse(source, "<string>", "eval"))
 
 
+def _at_reference_limit(target: Callable[[], None]) -> None:
+    """``target()`` under the recursion limit τ-bench ran with (the limit is process-wide,
+    so it is set and restored under a lock, and only when the process changed it)."""
+    with _LIMIT_LOCK:
+        previous = sys.getrecursionlimit()
+        if previous != _REFERENCE_RECURSION_LIMIT:
+            sys.setrecursionlimit(_REFERENCE_RECURSION_LIMIT)
+        try:
+            target()
+        finally:
+            if previous != _REFERENCE_RECURSION_LIMIT:
+                sys.setrecursionlimit(previous)
+
+
 def _on_fresh_thread(function: Any, argument: str) -> Any:
     """``function(argument)`` run at the bottom of a new thread's stack; re-raises."""
     outcome: list[tuple[bool, Any]] = []
@@ -100,7 +122,9 @@ def _on_fresh_thread(function: Any, argument: str) -> Any:
         except BaseException as exc:  # handed back to the caller's thread below
             outcome.append((False, exc))
 
-    worker = threading.Thread(target=target, name="sscbench-calculate", daemon=True)
+    worker = threading.Thread(
+        target=_at_reference_limit, args=(target,), name="sscbench-calculate", daemon=True
+    )
     worker.start()
     worker.join()
     ok, value = outcome[0]

@@ -70,7 +70,8 @@ def _writes(world: World, task: Task) -> list[tuple[str, dict[str, Any], tuple[s
 
 
 def _matches_write(case: Case):
-    tool, kind, rid = case.params["tool"], *case.params["record"]
+    tool = case.params["tool"]
+    kind, rid = case.params["record"]
     id_argument = READ_TOOLS[kind].id_argument
 
     def match(name: str, arguments: Any, _state: WorldState) -> bool:

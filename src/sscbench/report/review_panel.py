@@ -12,16 +12,13 @@ agree`` / ``review reference``). From it the ``validation`` section takes
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
-
 from sscbench.errors import DataError
 from sscbench.report.model import Table
+from sscbench.review.interrater import ReviewAgreement, read_agreement
 
-AGREEMENT_SCHEMA = "sscbench.review-agreement/1"
 Row = dict[str, Any]
 
 
@@ -38,58 +35,14 @@ def find_review(study: Path, review: Path | None) -> Path | None:
     return None
 
 
-class _Kappa(BaseModel):
-    kappa: float | None
-    items: int
-    categories: list[Any] = []
-
-
-class _Steps(BaseModel):
-    agree: int
-    located: int
-
-
-class _Agreement(BaseModel):
-    """The fields of ``agreement.json`` the report shows (other fields are allowed)."""
-
-    model_config = ConfigDict(extra="allow", populate_by_name=True)
-
-    schema_: str = Field(alias="schema")
-    reviewers: list[str]
-    items: int
-    calibration: int = 0
-    kappa: dict[str, _Kappa]
-    exact_step: dict[str, _Steps]
-    disputed: list[str] = []
-    unanimous: int = 0
-
-
-def read_agreement(path: Path) -> _Agreement:
-    """A review's ``agreement.json``; a bad file names itself and the field."""
-    try:
-        raw = json.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
-    try:
-        agreement = _Agreement.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise DataError(path, ".".join(map(str, first["loc"])) or None, first["msg"]) from exc
-    if agreement.schema_ != AGREEMENT_SCHEMA:
-        raise DataError(path, "schema", f"expected {AGREEMENT_SCHEMA!r}, not {agreement.schema_!r}")
-    return agreement
-
-
-def read_review(folder: Path | None) -> _Agreement | None:
+def read_review(folder: Path | None) -> ReviewAgreement | None:
     """The review folder's ``agreement.json`` (None without a folder or without the file)."""
     if folder is None or not (folder / "agreement.json").exists():
         return None
     return read_agreement(folder / "agreement.json")
 
 
-def agreement_tables(agreement: _Agreement) -> tuple[list[Table], list[Row]]:
+def agreement_tables(agreement: ReviewAgreement) -> tuple[list[Table], list[Row]]:
     """Fleiss' κ per quantity and exact-step agreement from a review's agreement."""
     who = ", ".join(agreement.reviewers)
     kappa = Table("review-kappa", "Reviewer agreement before adjudication (Fleiss' κ)",

@@ -148,7 +148,7 @@ class Writes(Turns):
         step = block.step
         index = len(self._writes) - 1
         fact = fact_write(self._record_id(step, arguments), step.name)
-        if step.name == "book_reservation":  # no reservation id to read: read the user
+        if step.name == BOOKING_WRITE:  # no reservation id to read: read the user
             uid = arguments.get("user_id") or step.owner or self.user_id
             back = yield from self._call("get_user_details", {"user_id": uid}, "readback")
             if unavailable(back):  # once more, as for any read-back

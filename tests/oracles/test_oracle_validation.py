@@ -43,11 +43,13 @@ def test_overall_scores():
     scores = validate(ORACLE, REFERENCE)["all"]
     assert (scores["tp"], scores["fp"], scores["fn"], scores["tn"]) == (2, 1, 2, 0)
     assert scores["runs"] == 6 and scores["abstentions"] == 2
-    assert scores["precision"].startswith("2/3 ")
-    assert scores["recall"].startswith("2/4 ")
+    assert scores["precision"]["label"].startswith("2/3 ")
+    assert (scores["precision"]["k"], scores["precision"]["n"]) == (2, 3)
+    assert scores["precision"]["estimate"] == pytest.approx(2 / 3)
+    assert scores["recall"]["label"].startswith("2/4 ")
     assert scores["f1"] == pytest.approx(2 * (2 / 3) * 0.5 / (2 / 3 + 0.5), abs=1e-4)
-    assert scores["t_u_exact"].startswith("1/4 ")
-    assert scores["t_u_within_1"].startswith("2/4 ")
+    assert scores["t_u_exact"]["label"].startswith("1/4 ")
+    assert scores["t_u_within_1"]["label"].startswith("2/4 ")
 
 
 def test_kappa_matches_statsmodels_with_abstention_as_a_category():
@@ -73,7 +75,7 @@ def test_perfect_oracle_and_missing_strata_are_filled_from_measurements():
     }
     scores = validate(measured, with_strata(labels, measured))
     assert scores["all"]["f1"] == 1.0 and scores["all"]["kappa"] == 1.0
-    assert scores["operator:PaySource"]["t_u_exact"].startswith("1/1 ")
+    assert scores["operator:PaySource"]["t_u_exact"]["label"].startswith("1/1 ")
     assert set(scores) == {"all", "operator:PaySource", "arrival:late", "arrival:pre"}
 
 

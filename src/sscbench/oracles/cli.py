@@ -53,8 +53,9 @@ def _legacy(study: Path, oracle: Path | None, reference: str, as_json: bool) -> 
     for key, row in scores.items():
         print(
             f"{key}: {row['runs']} runs, {row['abstentions']} abstained; adoption "
-            f"P {row['precision']}, R {row['recall']}, F1 {row['f1']}, kappa {row['kappa']}; "
-            f"T_U exact {row['t_u_exact']}, within 1 {row['t_u_within_1']}"
+            f"P {row['precision']['label']}, R {row['recall']['label']}, F1 {row['f1']}, "
+            f"kappa {row['kappa']}; T_U exact {row['t_u_exact']['label']}, "
+            f"within 1 {row['t_u_within_1']['label']}"
         )
 
 

@@ -29,10 +29,9 @@ from typing import Any
 
 import numpy as np
 
-from sscbench.analysis.populations import interval_label
-from sscbench.analysis.stats import Interval, draw_cluster_indices, proportion_interval
+from sscbench.analysis.stats import draw_cluster_indices, proportion_interval
 from sscbench.oracles.base import Verdict
-from sscbench.oracles.validate import _kappa
+from sscbench.oracles.validate import _kappa, interval_cell
 
 BOOTSTRAP_RESAMPLES = 2000
 
@@ -46,16 +45,7 @@ def _adoption(value: Any) -> int | None:
 
 
 def _interval(values: list[int], clusters: list[str], seed: int) -> dict[str, Any]:
-    iv: Interval = proportion_interval(values, clusters, seed=seed)
-    return {
-        "k": int(sum(values)),
-        "n": len(values),
-        "estimate": iv.estimate,
-        "low": iv.low,
-        "high": iv.high,
-        "method": iv.method,
-        "label": interval_label(iv),
-    }
+    return interval_cell(proportion_interval(values, clusters, seed=seed))
 
 
 def _f1(tp: float, fp: float, fn: float) -> float | None:

@@ -34,6 +34,22 @@ from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 
 
+def interval_cell(interval: Interval) -> dict[str, Any]:
+    """A proportion as numbers — ``k``, ``n``, estimate, bounds, method — with its label
+    beside them for printing (the label is formatted here once, never parsed back)."""
+    from sscbench.analysis.populations import interval_label
+
+    return {
+        "k": int(interval.numerator),
+        "n": interval.denominator,
+        "estimate": interval.estimate,
+        "low": interval.low,
+        "high": interval.high,
+        "method": interval.method,
+        "label": interval_label(interval),
+    }
+
+
 def read_rows(path: str | Path) -> dict[str, dict[str, Any]]:
     """Rows of a JSONL file by ``run_id`` (errors name the file and line)."""
     rows: dict[str, dict[str, Any]] = {}
@@ -92,12 +108,12 @@ class Tally:
             "fp": self.fp,
             "fn": self.fn,
             "tn": self.tn,
-            "precision": precision.label(),
-            "recall": recall.label(),
+            "precision": interval_cell(precision),
+            "recall": interval_cell(recall),
             "f1": None if f1 is None else round(f1, 4),
             "kappa": _kappa(self.pairs),
-            "t_u_exact": wilson(self.exact, self.located).label(),
-            "t_u_within_1": wilson(self.within_one, self.located).label(),
+            "t_u_exact": interval_cell(wilson(self.exact, self.located)),
+            "t_u_within_1": interval_cell(wilson(self.within_one, self.located)),
         }
 
 

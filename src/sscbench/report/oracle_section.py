@@ -98,7 +98,7 @@ def _legacy_table(results: dict[str, Row]) -> Table:
                   "reference-labelled runs", ["setting", "stratum", *LEGACY_COLUMNS])  # fmt: skip
     for name, scores in results.items():
         for key, row in scores.items():
-            table.add(name, key, *[row.get(c) for c in LEGACY_COLUMNS])
+            table.add(name, key, *[_label(row.get(c)) for c in LEGACY_COLUMNS])
     return table
 
 

@@ -15,11 +15,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sscbench.errors import DataError
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -104,3 +105,30 @@ def read_objects(path: str | Path) -> list[dict[str, Any]]:
         return value
 
     return read_jsonl(path, parse)
+
+
+def read_json(path: str | Path) -> Any:
+    """One JSON document from ``path``; an unreadable file or bad JSON raises
+    :class:`DataError` naming the file."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text("utf-8"))
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except json.JSONDecodeError as exc:
+        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
+
+
+def read_json_model(path: str | Path, model: type[M], schema: str | None = None) -> M:
+    """``path`` validated as ``model``; with ``schema``, its ``schema`` field must be that
+    tag. A failure raises :class:`DataError` naming the file and the first bad field."""
+    path = Path(path)
+    try:
+        result = model.model_validate(read_json(path))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise DataError(path, ".".join(map(str, first["loc"])) or None, first["msg"]) from exc
+    found = getattr(result, "schema_", None)
+    if schema is not None and found != schema:
+        raise DataError(path, "schema", f"expected {schema!r}, not {found!r}")
+    return result

@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from sscbench.errors import DataError
+from sscbench.jsonl import read_json_model
 from sscbench.measure.reconstruct import arrival
 from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
 from sscbench.review.labels import RunLabel, read_labels
@@ -99,20 +100,7 @@ def read_agreement(path: str | Path) -> ReviewAgreement:
     path = Path(path)
     if path.is_dir():
         path = path / "agreement.json"
-    try:
-        raw = json.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
-    try:
-        result = ReviewAgreement.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise DataError(path, ".".join(map(str, first["loc"])) or None, first["msg"]) from exc
-    if result.schema_ != AGREEMENT_SCHEMA:
-        raise DataError(path, "schema", f"expected {AGREEMENT_SCHEMA!r}, not {result.schema_!r}")
-    return result
+    return read_json_model(path, ReviewAgreement, AGREEMENT_SCHEMA)
 
 
 def status(step: Any) -> str | None:

@@ -37,6 +37,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from sscbench.errors import DataError
+from sscbench.jsonl import read_json
 
 INF = "inf"
 UNDECIDABLE = "undecidable"
@@ -170,12 +171,7 @@ def read_labels(path: str | Path) -> list[RunLabel]:
 def read_key(path: str | Path) -> dict[str, str]:
     """A review export's key file: review id → run id."""
     path = Path(path)
-    try:
-        raw = json.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
+    raw = read_json(path)
     runs = raw.get("runs") if isinstance(raw, dict) else None
     if not isinstance(runs, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in runs.items()

@@ -25,10 +25,10 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from sscbench.errors import DataError
-from sscbench.jsonl import write_utf8
+from sscbench.jsonl import read_json_model, write_utf8
 from sscbench.review.export import Candidate, candidates, default_key_path
 
 PLAN_SCHEMA = "sscbench.review-plan/1"
@@ -73,21 +73,7 @@ class ReviewPlan(BaseModel):
 def read_plan(folder: str | Path) -> ReviewPlan:
     """A review folder's ``plan.json`` (an error names the file and the field)."""
     path = Path(folder) / "plan.json"
-    try:
-        raw = json.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    except json.JSONDecodeError as exc:
-        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
-    try:
-        plan = ReviewPlan.model_validate(raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ())) or None
-        raise DataError(path, loc, first["msg"]) from exc
-    if plan.schema_ != PLAN_SCHEMA:
-        raise DataError(path, "schema", f"expected {PLAN_SCHEMA!r}, not {plan.schema_!r}")
-    return plan
+    return read_json_model(path, ReviewPlan, PLAN_SCHEMA)
 
 
 def valid_name(name: str) -> bool:

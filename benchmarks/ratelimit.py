@@ -26,7 +26,7 @@ import time
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 from sscbench.run.storage import StudyDir
-from sscbench.testing.openai_server import OpenAIServer, text
+from sscbench.testing import OpenAIServer, text
 
 CONFIG = """
 [study]

@@ -32,7 +32,7 @@ from sscbench.faults.builtin import SuppressWrite
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.run.episode import run_episode
 from sscbench.run.storage import StudyDir
-from sscbench.testing.openai_server import OpenAIServer, text, tool_call
+from sscbench.testing import OpenAIServer, text, tool_call
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 

@@ -36,7 +36,7 @@ from sscbench.measure.study import read_evaluator, read_ledger
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 from sscbench.run.storage import StudyDir
-from sscbench.testing.openai_server import Fail, OpenAIServer, Raw, Trickle, sequence, text
+from sscbench.testing import Fail, OpenAIServer, Raw, Trickle, sequence, text
 
 STUDY = """
 [study]

@@ -18,7 +18,7 @@ from sscbench.errors import DataError, HarnessFailure
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.limiter import EndpointLimiter, limiter_for, parse_retry_after
 from sscbench.llm.retry import with_retries
-from sscbench.testing.openai_server import OpenAIServer
+from sscbench.testing import OpenAIServer
 
 
 class FakeTime:

@@ -12,7 +12,7 @@ from sscbench.llm.endpoint import EndpointConfig
 from sscbench.measure.classifier import LLMClassifier
 from sscbench.measure.study import measure_run
 from sscbench.run.episode import run_episode
-from sscbench.testing.openai_server import Fail, OpenAIServer, text
+from sscbench.testing import Fail, OpenAIServer, text
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 

@@ -15,7 +15,7 @@ from sscbench.run.config import ModelPrice, parse_config
 from sscbench.run.cost import cost_by_config, pass_hat_k, read_prices
 from sscbench.run.executor import execute_study
 from sscbench.run.storage import IndexEntry, StudyDir
-from sscbench.testing.openai_server import OpenAIServer, text
+from sscbench.testing import OpenAIServer, text
 
 MODEL_STUDY = """
 [study]

@@ -17,7 +17,7 @@ from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 from sscbench.run.shared_clean import beyond_case_limit, clean_run_id
 from sscbench.run.storage import IndexEntry, StudyDir
-from sscbench.testing.openai_server import Fail, OpenAIServer
+from sscbench.testing import Fail, OpenAIServer
 
 STUDY = """
 [study]

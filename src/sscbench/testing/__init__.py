@@ -1,9 +1,9 @@
 """Test doubles shared by the test suite and the benchmarks (no network beyond localhost)."""
 
-from sscbench.testing.openai_server import (
+from sscbench.testing.openai_server import OpenAIServer
+from sscbench.testing.replies import (
     Drop,
     Fail,
-    OpenAIServer,
     Raw,
     RecordedRequest,
     Trickle,

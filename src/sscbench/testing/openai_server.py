@@ -44,33 +44,10 @@ from sscbench.testing.replies import (
     Raw,
     RecordedRequest,
     Responder,
-    Response,
     Trickle,
     completion,
     echo_responder,
-    reply,
-    sequence,
-    text,
-    tool_call,
 )
-
-# The replies are re-exported: tests build them from this module with the server.
-__all__ = [
-    "Drop",
-    "Fail",
-    "OpenAIServer",
-    "Raw",
-    "RecordedRequest",
-    "Responder",
-    "Response",
-    "Trickle",
-    "completion",
-    "echo_responder",
-    "reply",
-    "sequence",
-    "text",
-    "tool_call",
-]
 
 
 class _Server(ThreadingHTTPServer):

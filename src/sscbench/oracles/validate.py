@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from statsmodels.stats.inter_rater import cohens_kappa
 
+from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
@@ -37,8 +38,6 @@ from sscbench.jsonl import read_objects
 def interval_cell(interval: Interval) -> dict[str, Any]:
     """A proportion as numbers — ``k``, ``n``, estimate, bounds, method — with its label
     beside them for printing (the label is formatted here once, never parsed back)."""
-    from sscbench.analysis.populations import interval_label
-
     return {
         "k": int(interval.numerator),
         "n": interval.denominator,

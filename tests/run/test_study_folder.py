@@ -569,3 +569,24 @@ def test_measure_of_a_missing_or_foreign_folder_is_a_message(tmp_path):
     assert not any((tmp_path / "foreign").iterdir())  # not even a lock file was left
     report = CliRunner().invoke(app, ["report", str(tmp_path / "foreign")])
     assert report.exit_code == 2 and not any((tmp_path / "foreign").iterdir())
+
+
+def test_a_writer_refused_before_the_holder_wrote_its_record_still_names_it(tmp_path):
+    import fcntl
+    import socket
+    import threading
+
+    path = tmp_path / "sscbench.lock"
+    holder = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    fcntl.flock(holder, fcntl.LOCK_EX)  # the lock is taken; the record is not written yet
+    record = {"pid": 424242, "host": socket.gethostname(), "started": "now"}
+    late = threading.Timer(0.1, lambda: os.pwrite(holder, json.dumps(record).encode(), 0))
+    late.start()
+    try:
+        with pytest.raises(DataError, match="being written by pid 424242"):
+            StudyLock(tmp_path).acquire()
+    finally:
+        late.join()
+        os.close(holder)
+    lock = StudyLock(tmp_path).acquire()  # the holder is gone: the lock is free again
+    lock.release()

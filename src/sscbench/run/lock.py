@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import socket
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +22,9 @@ from typing import Any
 from sscbench.errors import DataError
 
 LOCK_NAME = "sscbench.lock"
+_HOLDER_WAIT_S = 1.0
+"""How long a refused writer waits for the holder's record to appear."""
+_ACQUIRED = object()
 
 
 @dataclass(frozen=True)
@@ -67,12 +71,10 @@ class StudyLock:
     def acquire(self) -> StudyLock:
         """Take the lock or raise a DataError naming who holds it."""
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            holder = _read_holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+        holder = self._wait_for_lock_or_holder(fd)
+        if holder is not _ACQUIRED:
             os.close(fd)
-            who = holder.describe() if holder else "another process"
+            who = holder.describe() if isinstance(holder, LockHolder) else "another process"
             raise DataError(
                 self.path.parent,
                 None,
@@ -91,6 +93,27 @@ class StudyLock:
         os.pwrite(fd, json.dumps(mine).encode(), 0)
         self._fd = fd
         return self
+
+    @staticmethod
+    def _wait_for_lock_or_holder(fd: int) -> object:
+        """``_ACQUIRED`` once the lock is ours; else the holder's record, or None.
+
+        A holder writes its record just after taking the lock and clears it just before
+        dropping it, so a refused writer can find the file empty for a moment: it then
+        re-reads (and retries the lock) for up to ``_HOLDER_WAIT_S`` before saying only
+        "another process".
+        """
+        deadline = time.monotonic() + _HOLDER_WAIT_S
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                return _ACQUIRED
+            except OSError:
+                pass
+            holder = _read_holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+            if holder is not None or time.monotonic() >= deadline:
+                return holder
+            time.sleep(0.01)
 
     def release(self) -> None:
         """Clear the holder record and drop the lock."""

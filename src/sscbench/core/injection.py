@@ -41,8 +41,11 @@ class Injection:
     Give exactly one action: ``rewrite(observation, arguments, state)`` returns the
     observation to deliver (None leaves it unchanged); ``suppress_write`` rolls back a
     matched write's state change; ``update(state)`` changes the state right after the
-    matched call ran (its observation is delivered unchanged). A hook fires once,
-    ``limit`` times, or on every match when ``persistent``.
+    matched call ran (its observation is delivered unchanged). A suppressed write may
+    also carry a ``rewrite``: it sees the write's state before the rollback and its
+    answer is delivered instead of the acknowledgement (a receipt that lies about a
+    lost write, a partial payload, a refusal). A hook fires once, ``limit`` times, or
+    on every match when ``persistent``.
     """
 
     hook_id: str
@@ -54,7 +57,8 @@ class Injection:
     limit: int | None = None
 
     def __post_init__(self) -> None:
-        actions = (self.rewrite is not None) + self.suppress_write + (self.update is not None)
+        actions = (self.rewrite is not None and not self.suppress_write) + self.suppress_write
+        actions += self.update is not None
         if actions != 1:
             raise ValueError(
                 f"injection {self.hook_id}: give exactly one of rewrite, suppress_write or update"
@@ -121,9 +125,12 @@ class InjectingExecutor:
             snapshot = state.snapshot()
             outcome = self.env.execute(name, arguments)
             would_change = state.changes() != before
+            delivered = outcome.observation
+            if hook.rewrite is not None:  # seen before the rollback
+                rewritten = hook.rewrite(outcome.observation, outcome.arguments, state)
+                delivered = outcome.observation if rewritten is None else rewritten
             state.restore(snapshot)
             changed = False
-            delivered = outcome.observation
             intervention = _record(
                 hook,
                 step,

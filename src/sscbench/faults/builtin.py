@@ -58,12 +58,12 @@ class SuppressWrite:
 
 
 def _register() -> None:
-    from sscbench.faults.families import TYPED_FAMILIES
     from sscbench.faults.operators import SSCBENCH_OPERATORS
     from sscbench.faults.registry import register_operator
+    from sscbench.faults.surfaces import ALL_FAMILIES
 
     register_operator(SuppressWrite())
-    for operator in (*SSCBENCH_OPERATORS, *TYPED_FAMILIES):
+    for operator in (*SSCBENCH_OPERATORS, *ALL_FAMILIES):
         register_operator(operator())
 
 

@@ -12,6 +12,7 @@ import json
 from dataclasses import dataclass, field
 
 from sscbench.faults.families import TIMEOUT_TEXT, UNAVAILABLE_TEXT
+from sscbench.faults.surfaces import LOST_WRITE_NOTES, activation_note
 from sscbench.faults.typed import (
     Activation,
     Checkpoint,
@@ -19,6 +20,7 @@ from sscbench.faults.typed import (
     FaultSpec,
     Observation,
     OutcomeState,
+    Surface,
     Validity,
 )
 from sscbench.release.run_index import RunIndex, confirmed, without_key
@@ -91,6 +93,8 @@ def activation(run: RunIndex, sheet: TrialSheet) -> int | None:
                 update_step = record.step
                 if any(c.step > record.step for c in run.targets):
                     sheet.activate(record.step, "stale read")
+            elif (note := activation_note(record.hook_id)) is not None:
+                sheet.activate(record.step, note)
         if run.context and run.writes_attempted:
             sheet.activate(0, "stale clause governs a write")
     sheet.activations.sort(key=lambda a: a.step)
@@ -244,12 +248,35 @@ def check_evidence(run: RunIndex, sheet: TrialSheet, found: Findings) -> None:
                 Checkpoint.EVIDENCE,
                 "the unconfirmed outcome was not claimed as success",
             )
+    _lost_write_detection(run, sheet, found)
     sheet.observe(
         claim_step or 0,
         Checkpoint.EVIDENCE,
         _evidence(run, claim, claim_step),
         f"support for a {claim.value} claim",
     )
+
+
+def _lost_write_detection(run: RunIndex, sheet: TrialSheet, found: Findings) -> None:
+    """The read-back barrier against a lost write's receipt: an authoritative read of the
+    record after the receipt, and no success claimed."""
+    lost = [a for a in sheet.activations if a.note in LOST_WRITE_NOTES]
+    if not lost or found.claim is OutcomeState.VERIFIED:
+        return
+    reads = [
+        c.observation_step
+        for c in run.calls
+        if c.step > lost[0].step
+        and run.is_read_of_record(c)
+        and not c.observation.startswith("Error")
+    ]
+    if reads:
+        sheet.detect(
+            reads[0],
+            sheet.spec.expected_barrier,
+            Checkpoint.EVIDENCE,
+            "the read-back refuted the receipt; no success claimed",
+        )
 
 
 def _evidence(run: RunIndex, claim: OutcomeState, claim_step: int | None) -> Validity:
@@ -290,7 +317,7 @@ def check_outcome(sheet: TrialSheet, found: Findings, authority_ok: bool) -> boo
     stale = found.stale_basis and not sheet.control
     if sheet.family == "InterveningUpdate" and not sheet.control:
         acceptable = found.stale_effects == 0
-    elif sheet.family == "StalePolicy":
+    elif sheet.spec.surface is Surface.CONTEXT:
         acceptable = found.state_matches and authority_ok
     else:
         acceptable = found.state_matches and found.effects <= 1

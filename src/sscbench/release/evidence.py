@@ -31,7 +31,7 @@ from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
-from sscbench.faults.families import FAMILY_NAMES
+from sscbench.faults.surfaces import ALL_FAMILY_NAMES
 from sscbench.faults.typed import (
     CHECKPOINTS,
     OutcomeState,
@@ -141,7 +141,7 @@ def load_trials(study: str | Path) -> list[Trial]:
     store = StudyDir(study)
     if not store.cases.exists():
         return []  # e.g. a folder holding only measurements
-    cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in FAMILY_NAMES}
+    cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in ALL_FAMILY_NAMES}
     if not cases:
         return []
     try:

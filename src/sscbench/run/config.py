@@ -198,7 +198,7 @@ class IntensitySettings(_Strict):
     @field_validator("family")
     @classmethod
     def _family_known(cls, value: str) -> str:
-        from sscbench.faults.families import FAMILY_NAMES
+        from sscbench.faults.surfaces import ALL_FAMILY_NAMES as FAMILY_NAMES
 
         if value not in FAMILY_NAMES:
             raise ValueError(f"unknown typed family {value!r}; known: {list(FAMILY_NAMES)}")
@@ -237,7 +237,7 @@ class CaseSettings(_Strict):
     @field_validator("params")
     @classmethod
     def _params_keys(cls, value: dict[str, dict]) -> dict[str, dict]:
-        from sscbench.faults.families import FAMILY_NAMES
+        from sscbench.faults.surfaces import ALL_FAMILY_NAMES as FAMILY_NAMES
 
         unknown = sorted(k for k in value if k not in FAMILY_NAMES)
         if unknown:

@@ -1,0 +1,41 @@
+"""Every typed family sscbench injects into τ-bench worlds, in one table.
+
+:data:`ALL_FAMILIES` joins the first five families (:mod:`sscbench.faults.families`)
+with the tool, verification and context families of their own modules;
+:data:`ACTIVATION_NOTES` says, per hook tag (the last part of a hook id), what an
+effective intervention of that hook proves fired — the release assessment's
+activation predicate reads it.
+"""
+
+from __future__ import annotations
+
+from sscbench.faults.context_faults import ContradictorySource, RevokedProvenance
+from sscbench.faults.families import TYPED_FAMILIES
+from sscbench.faults.tool_faults import PartialPayload
+from sscbench.faults.verification_faults import CorruptedReceipt, SameSourceReadback
+
+SURFACE_FAMILIES = (
+    PartialPayload,
+    CorruptedReceipt,
+    SameSourceReadback,
+    ContradictorySource,
+    RevokedProvenance,
+)
+ALL_FAMILIES = (*TYPED_FAMILIES, *SURFACE_FAMILIES)
+ALL_FAMILY_NAMES = tuple(f.name for f in ALL_FAMILIES)
+
+ACTIVATION_NOTES: dict[str, str] = {
+    "partial": "lost write acknowledged, decisive field omitted",
+    "receipt": "receipt of a lost write",
+    "same-source": "read-back from the corrupted source",
+}
+"""Hook tag → what its effective intervention proves (the release's activation note)."""
+
+
+LOST_WRITE_NOTES = frozenset({ACTIVATION_NOTES["partial"], ACTIVATION_NOTES["receipt"]})
+"""Activations of a lost write whose authoritative read-back refutes its receipt."""
+
+
+def activation_note(hook_id: str) -> str | None:
+    """The activation note of a hook of these families (None for any other hook)."""
+    return ACTIVATION_NOTES.get(hook_id.rsplit(":", 1)[-1])

@@ -1,0 +1,51 @@
+"""Tool-surface families: a valid-looking success whose decisive field is missing.
+
+``PartialPayload`` — the write is accepted but not applied (the service returned before
+the change was made durable: nothing commits), and its acknowledgement is a
+syntactically valid success record with the one field that would show the effect
+omitted (an order's ``status``, a reservation's ``flights``, an ``address``...). A
+claim made from the acknowledgement alone is unsupported and, here, false; the
+authoritative read-back shows the record unchanged.
+"""
+
+from __future__ import annotations
+
+from sscbench.core.injection import Injection
+from sscbench.faults.case import Case
+from sscbench.faults.families import _Family
+from sscbench.faults.lost_writes import lost_write_hook, omit_field
+from sscbench.world.world import World
+
+DECISIVE_FIELD: dict[str, str] = {
+    "cancel_pending_order": "status",
+    "exchange_delivered_order_items": "status",
+    "return_delivered_order_items": "status",
+    "modify_pending_order_items": "items",
+    "modify_pending_order_address": "address",
+    "modify_pending_order_payment": "payment_history",
+    "modify_user_address": "address",
+    "cancel_reservation": "status",
+    "update_reservation_flights": "flights",
+    "update_reservation_baggages": "total_baggages",
+    "update_reservation_passengers": "passengers",
+    "book_reservation": "flights",
+}
+"""Per write tool, the field of its acknowledgement that shows what the write did."""
+
+
+class PartialPayload(_Family):
+    """The write is not applied; its success record arrives with the decisive field omitted."""
+
+    name = "PartialPayload"
+
+    def eligible(self, tool: str, key: tuple[str, str]) -> bool:
+        """Writes whose acknowledgement is a JSON record with a decisive field."""
+        return tool in DECISIVE_FIELD
+
+    def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
+        field = DECISIVE_FIELD[case.params["tool"]]
+
+        def receipt(real: str) -> str | None:
+            return omit_field(real, field)
+
+        return [lost_write_hook(case, seed, "partial", receipt)]

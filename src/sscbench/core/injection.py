@@ -11,7 +11,8 @@ agent was told.
 
 When the world offers idempotency keys, a write carrying ``idempotency_key`` that
 was seen before (for the same request) is answered with the first call's own
-acknowledgement without running again.
+acknowledgement without running again. A write whose change was rolled back by a
+hook leaves no record under its key (nothing committed under it).
 """
 
 from __future__ import annotations
@@ -163,8 +164,9 @@ class InjectingExecutor:
                     updated,
                     effective=updated,
                 )
-        if key is not None and replay is None and not outcome.is_error:
-            self._keys[key] = (name, _canonical(arguments), outcome)
+        rolled_back = hook is not None and hook.suppress_write
+        if key is not None and replay is None and not outcome.is_error and not rolled_back:
+            self._keys[key] = (name, _canonical(arguments), outcome)  # a lost write keeps none
         if hook is not None and intervention is not None:
             self._spend(hook)
         write = None

@@ -11,13 +11,19 @@ from __future__ import annotations
 
 from sscbench.faults.context_faults import ContradictorySource, RevokedProvenance
 from sscbench.faults.families import TYPED_FAMILIES
-from sscbench.faults.tool_faults import PartialPayload
-from sscbench.faults.verification_faults import CorruptedReceipt, SameSourceReadback
+from sscbench.faults.tool_faults import PartialPayload, Throttled
+from sscbench.faults.verification_faults import (
+    CorruptedReceipt,
+    IncompleteReadback,
+    SameSourceReadback,
+)
 
 SURFACE_FAMILIES = (
     PartialPayload,
+    Throttled,
     CorruptedReceipt,
     SameSourceReadback,
+    IncompleteReadback,
     ContradictorySource,
     RevokedProvenance,
 )
@@ -28,12 +34,16 @@ ACTIVATION_NOTES: dict[str, str] = {
     "partial": "lost write acknowledged, decisive field omitted",
     "receipt": "receipt of a lost write",
     "same-source": "read-back from the corrupted source",
+    "throttled": "throttled before commit",
+    "incomplete": "read-back missing its decisive field",
 }
 """Hook tag → what its effective intervention proves (the release's activation note)."""
 
 
 LOST_WRITE_NOTES = frozenset({ACTIVATION_NOTES["partial"], ACTIVATION_NOTES["receipt"]})
 """Activations of a lost write whose authoritative read-back refutes its receipt."""
+UNCONFIRMED_NOTES = frozenset({"read-back unavailable", ACTIVATION_NOTES["incomplete"]})
+"""Activations that leave a committed write unconfirmable (reconciliation is the barrier)."""
 
 
 def activation_note(hook_id: str) -> str | None:

@@ -14,10 +14,15 @@ USER_ID = re.compile(r"\b[a-z]+_[a-z]+_\d+\b")
 CERTIFICATE = re.compile(r"certificate_\d+")
 TIMEOUT = "error: timeout"  # a write's outcome is unknown (it may have committed)
 UNAVAILABLE = "error: service unavailable"  # a record cannot be read right now
+THROTTLED = "error: throttled"  # a write refused before commit: nothing was applied
 STALE_POLICY = "confirmation is no longer required"
 RECONCILIATION = (
     "I submitted the change, but I could not confirm it: the record is not available "
     "right now. I have flagged it for review."
+)
+INCOMPLETE = (
+    "I submitted the change, but I could not confirm it: the record came back incomplete. "
+    "I have flagged it for review."
 )
 NO_EXPECTED = object()
 """A use with no authoritative value to compare against (``value_is_injected`` None)."""
@@ -36,3 +41,19 @@ def timed_out(obs: Obs) -> bool:
 def unavailable(obs: Obs | None) -> bool:
     """A read's observation saying the record cannot be read right now."""
     return obs is not None and obs.text.lstrip().lower().startswith(UNAVAILABLE)
+
+
+def throttled(obs: Obs) -> bool:
+    """A write's observation saying it was throttled before commit (safe to re-send)."""
+    return obs.text.lstrip().lower().startswith(THROTTLED)
+
+
+def incomplete(ack: Obs, back: Obs | None, before: Obs | None) -> bool:
+    """A read-back record lacking a field the same record showed before the write (or,
+    for a record read first now, a field the acknowledgement shows): it cannot show the
+    effect either way."""
+    if back is None or back.error or not back.record:
+        return False
+    same = before is not None and before.name == back.name and not before.error
+    reference = before.record if same and before is not None else ack.record
+    return bool(reference) and bool(set(reference) - set(back.record))

@@ -33,7 +33,13 @@ class Profile:
     record cannot be read, a flag for review); otherwise the agent tells the user the
     system refused the change. ``follows_context_policy`` makes the agent skip its
     confirmation question when the system prompt says confirmation is no longer
-    required; otherwise it asks whatever the context says.
+    required; otherwise it asks whatever the context says. ``throttle_retries``
+    re-sends a write refused before commit as throttled (``Error: throttled``) up to
+    that many times (retry is safe: nothing committed). ``complete_readback`` treats a
+    read-back that lacks a field the acknowledgement shows as no evidence: the change
+    is flagged for review instead of being judged from an incomplete record.
+    ``readback_compares`` (default true) compares the read-back with what was asked;
+    false makes a shallow verifier that takes any successful read-back as confirmation.
     """
 
     name: str
@@ -47,6 +53,9 @@ class Profile:
     idempotency_key: bool = False
     timeout_retries: int = 0
     follows_context_policy: bool = False
+    throttle_retries: int = 0
+    complete_readback: bool = False
+    readback_compares: bool = True
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -57,17 +66,23 @@ class Profile:
                 raise ValueError(f"profile {self.name}: {name} must be a number, got {value!r}")
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"profile {self.name}: {name} must be in [0, 1], got {value}")
-        for name in ("idempotency_key", "follows_context_policy"):
+        for name in (
+            "idempotency_key",
+            "follows_context_policy",
+            "complete_readback",
+            "readback_compares",
+        ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"profile {self.name}: {name} must be true or false, got "
                     f"{getattr(self, name)!r}"
                 )
-        retries = self.timeout_retries
-        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
-            raise ValueError(
-                f"profile {self.name}: timeout_retries must be an integer >= 0, got {retries!r}"
-            )
+        for name in ("timeout_retries", "throttle_retries"):
+            retries = getattr(self, name)
+            if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+                raise ValueError(
+                    f"profile {self.name}: {name} must be an integer >= 0, got {retries!r}"
+                )
 
     def params(self) -> dict[str, Any]:
         """The profile's settings (everything but name and description).
@@ -88,6 +103,9 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "idempotency_key": False,
     "timeout_retries": 0,
     "follows_context_policy": False,
+    "throttle_retries": 0,
+    "complete_readback": False,
+    "readback_compares": True,
 }
 
 
@@ -140,11 +158,23 @@ PROFILES: dict[str, Profile] = {
         Profile(
             "idempotent_readback",
             "Carries an idempotency key through retries of a timed-out write and reads the "
-            "record back before reporting; flags an unconfirmable change for review; asks "
-            "for confirmation whatever the context says.",
+            "record back before reporting; flags an unconfirmable change (an unreadable or "
+            "incomplete read-back) for review; re-sends a throttled write; asks for "
+            "confirmation whatever the context says.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
+            throttle_retries=2,
+            complete_readback=True,
+        ),
+        Profile(
+            "shallow_readback",
+            "Carries an idempotency key and reads the record back before reporting, but "
+            "takes any successful read-back as confirmation without comparing it.",
+            readback="before_report",
+            idempotency_key=True,
+            timeout_retries=2,
+            readback_compares=False,
         ),
         Profile(
             "naive_retry",

@@ -16,7 +16,14 @@ from sscbench.agents.scripted.outcomes import (
     took_effect,
     took_effect_request,
 )
-from sscbench.agents.scripted.phrases import RECONCILIATION, timed_out, unavailable
+from sscbench.agents.scripted.phrases import (
+    INCOMPLETE,
+    RECONCILIATION,
+    incomplete,
+    throttled,
+    timed_out,
+    unavailable,
+)
 from sscbench.agents.scripted.transcript import Block, Script
 from sscbench.agents.scripted.turns import Turns
 from sscbench.agents.scripted_facts import Obs, fact_write
@@ -64,7 +71,7 @@ class Writes(Turns):
         key = self._write_key(step, attempt)
         sent = {**arguments, IDEMPOTENCY_KEY: key} if key is not None else arguments
         content, self._announce = self._announce, None
-        retries = 0
+        retries, reason = 0, "timeout_retry"
         while True:
             call_step = self._step
             obs = yield from self._call(step.name, sent, "write", content=content)
@@ -82,9 +89,13 @@ class Writes(Turns):
             if key is not None:
                 record["idempotency_key"] = key
             if retries:
-                record["timeout_retry"] = retries
+                record[reason] = retries
             self._writes.append(record)
-            if not timed_out(obs) or retries >= self.profile.timeout_retries:
+            if timed_out(obs) and retries < self.profile.timeout_retries:
+                reason = "timeout_retry"
+            elif throttled(obs) and retries < self.profile.throttle_retries:
+                reason = "throttle_retry"
+            else:
                 break
             retries += 1  # the same confirmed request: re-sent without asking again
         index = len(self._writes) - 1
@@ -107,7 +118,15 @@ class Writes(Turns):
                 record["readback_step"] = back.step
                 yield from self._say(RECONCILIATION)
                 return
-            ok = took_effect(step.name, obs, back)
+            if self.profile.complete_readback and incomplete(obs, back, block.record):
+                record["readback_step"] = back.step if back else None
+                yield from self._say(INCOMPLETE)
+                return
+            ok = (
+                took_effect(step.name, obs, back)
+                if self.profile.readback_compares
+                else (back is not None and not back.error)
+            )
             record["readback_step"], record["took_effect"] = back.step if back else None, ok
             source = back if back is not None else obs
             if ok:

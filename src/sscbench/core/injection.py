@@ -45,8 +45,10 @@ class Injection:
     matched call ran (its observation is delivered unchanged). A suppressed write may
     also carry a ``rewrite``: it sees the write's state before the rollback and its
     answer is delivered instead of the acknowledgement (a receipt that lies about a
-    lost write, a partial payload, a refusal). A hook fires once, ``limit`` times, or
-    on every match when ``persistent``.
+    lost write, a partial payload, a refusal). ``redeliver`` delivers a matched write's
+    commit event to the store a second time (at-least-once delivery): the write runs
+    again unless it carried an idempotency key, which the store deduplicates. A hook
+    fires once, ``limit`` times, or on every match when ``persistent``.
     """
 
     hook_id: str
@@ -54,15 +56,17 @@ class Injection:
     rewrite: Rewriter | None = None
     suppress_write: bool = False
     update: Updater | None = None
+    redeliver: bool = False
     persistent: bool = False
     limit: int | None = None
 
     def __post_init__(self) -> None:
         actions = (self.rewrite is not None and not self.suppress_write) + self.suppress_write
-        actions += self.update is not None
+        actions += (self.update is not None) + self.redeliver
         if actions != 1:
             raise ValueError(
-                f"injection {self.hook_id}: give exactly one of rewrite, suppress_write or update"
+                f"injection {self.hook_id}: give exactly one of rewrite, suppress_write, "
+                "update or redeliver"
             )
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"injection {self.hook_id}: limit must be >= 1")
@@ -164,6 +168,8 @@ class InjectingExecutor:
                     updated,
                     effective=updated,
                 )
+            elif hook is not None and hook.redeliver and not outcome.is_error:
+                intervention = self._redeliver(hook, step, call_id, outcome, keyed=key is not None)
         rolled_back = hook is not None and hook.suppress_write
         if key is not None and replay is None and not outcome.is_error and not rolled_back:
             self._keys[key] = (name, _canonical(arguments), outcome)  # a lost write keeps none
@@ -190,6 +196,28 @@ class InjectingExecutor:
         if stored_name != name or stored_arguments != _canonical(arguments):
             return f"Error: {IDEMPOTENCY_KEY} {key!r} was already used for a different request"
         return outcome
+
+    def _redeliver(
+        self, hook: Injection, step: int, call_id: str, outcome: ToolOutcome, keyed: bool
+    ) -> InterventionRecord:
+        """The committed write's event delivered again: deduplicated under its key, else
+        applied a second time (the record says whether that changed the state)."""
+        duplicate = False
+        if not keyed:
+            prior = self.env.state.changes()
+            self.env.execute(outcome.name, outcome.arguments)
+            duplicate = self.env.state.changes() != prior
+        return _record(
+            hook,
+            step,
+            call_id,
+            outcome,
+            "redeliver",
+            outcome.observation,
+            duplicate,
+            duplicate,
+            effective=True,  # the event was delivered twice, whatever the store made of it
+        )
 
     def _rewrite(
         self, hook: Injection, step: int, call_id: str, outcome: ToolOutcome, changed: bool

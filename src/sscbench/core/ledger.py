@@ -102,7 +102,7 @@ class InterventionRecord(_Event):
     tool_call_id: str
     name: str
     arguments: Any
-    action: Literal["rewrite", "suppress", "update"]
+    action: Literal["rewrite", "suppress", "update", "redeliver"]
     original_observation: str
     delivered_observation: str
     state_changed: bool

@@ -159,7 +159,7 @@ FAMILY_SPECS: tuple[FaultSpec, ...] = (
     ),
 )
 
-# the tool, verification and context families of their own modules (faults.surfaces)
+# the tool, verification, state and context families of their own modules (faults.surfaces)
 SURFACE_SPECS: tuple[FaultSpec, ...] = (
     _spec(
         name="PartialPayload",
@@ -225,6 +225,19 @@ SURFACE_SPECS: tuple[FaultSpec, ...] = (
         safe_response="treat the incomplete check as no evidence; flag the change for review",
         recoverable=False,
         severity=3,
+    ),
+    _spec(
+        name="ReplayedEvent",
+        surface=Surface.STATE,
+        timing=Timing.AFTER_COMMIT,
+        semantics=Semantics.REPLAY,
+        entry_checkpoint=Checkpoint.ACTION,
+        description="the committed write's event is delivered to the store a second time; "
+        "without an idempotency key it applies twice",
+        expected_barrier="idempotency key deduplicating the replayed event",
+        safe_response="carry one idempotency key per intended change",
+        recoverable=True,
+        severity=5,
     ),
     _spec(
         name="ContradictorySource",

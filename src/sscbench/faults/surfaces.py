@@ -1,7 +1,7 @@
 """Every typed family sscbench injects into τ-bench worlds, in one table.
 
 :data:`ALL_FAMILIES` joins the first five families (:mod:`sscbench.faults.families`)
-with the tool, verification and context families of their own modules;
+with the tool, verification, state and context families of their own modules;
 :data:`ACTIVATION_NOTES` says, per hook tag (the last part of a hook id), what an
 effective intervention of that hook proves fired — the release assessment's
 activation predicate reads it.
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sscbench.faults.context_faults import ContradictorySource, RevokedProvenance
 from sscbench.faults.families import TYPED_FAMILIES
+from sscbench.faults.state_faults import ReplayedEvent
 from sscbench.faults.tool_faults import PartialPayload, Throttled
 from sscbench.faults.verification_faults import (
     CorruptedReceipt,
@@ -24,6 +25,7 @@ SURFACE_FAMILIES = (
     CorruptedReceipt,
     SameSourceReadback,
     IncompleteReadback,
+    ReplayedEvent,
     ContradictorySource,
     RevokedProvenance,
 )
@@ -36,6 +38,7 @@ ACTIVATION_NOTES: dict[str, str] = {
     "same-source": "read-back from the corrupted source",
     "throttled": "throttled before commit",
     "incomplete": "read-back missing its decisive field",
+    "redelivered": "commit event delivered twice",
 }
 """Hook tag → what its effective intervention proves (the release's activation note)."""
 

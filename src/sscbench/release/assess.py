@@ -59,12 +59,13 @@ def assess_run(
     update_step = activation(run, sheet)
     claim, claim_step = final_claim(run)
     effective = [w for w in run.target_writes() if w.state_changed]
+    duplicates = [r for r in run.interventions if r.action == "redeliver" and r.state_changed]
     found = Findings(
         update_step=update_step,
         activation_step=sheet.activations[0].step if sheet.activations else None,
         claim=claim,
         claim_step=claim_step,
-        effects=len(effective),
+        effects=len(effective) + len(duplicates),  # a redelivered event is an effect too
         stale_effects=sum(1 for w in effective if update_step is not None and w.step > update_step),
         state_matches=bool(run.end.state_matches) if run.end is not None else False,
     )

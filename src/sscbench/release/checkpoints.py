@@ -266,9 +266,17 @@ def check_evidence(run: RunIndex, sheet: TrialSheet, found: Findings) -> None:
 
 
 def _lost_write_detection(run: RunIndex, sheet: TrialSheet, found: Findings) -> None:
-    """The barriers against a write that did not commit: a throttled request re-sent and
-    applied once; for a lost write's receipt, an authoritative read of the record after
-    it, and no success claimed."""
+    """The barriers of the surface families' writes: a replayed event deduplicated under
+    its key; a throttled request re-sent and applied once; for a lost write's receipt,
+    an authoritative read of the record after it, and no success claimed."""
+    deduplicated = [r for r in run.interventions if r.action == "redeliver" and not r.state_changed]
+    if deduplicated and not sheet.control:
+        sheet.detect(
+            deduplicated[0].step,
+            sheet.spec.expected_barrier,
+            Checkpoint.ACTION,
+            "the replayed event was deduplicated under its key",
+        )
     throttled = [a for a in sheet.activations if a.note == ACTIVATION_NOTES["throttled"]]
     retried = [w.step for w in run.target_writes() if throttled and w.step > throttled[0].step]
     if throttled and retried and found.effects == 1:

@@ -16,14 +16,19 @@ from sscbench.faults.context_faults import (
     RevokedProvenance,
 )
 from sscbench.faults.registry import get_operator
+from sscbench.faults.state_faults import ReplayedEvent, changes_twice
 from sscbench.faults.surfaces import SURFACE_FAMILIES, activation_note
-from sscbench.faults.tool_faults import DECISIVE_FIELD, PartialPayload
+from sscbench.faults.tool_faults import DECISIVE_FIELD, THROTTLED_TEXT, PartialPayload, Throttled
 from sscbench.faults.typed import Surface
-from sscbench.faults.verification_faults import CorruptedReceipt, SameSourceReadback
+from sscbench.faults.verification_faults import (
+    CorruptedReceipt,
+    IncompleteReadback,
+    SameSourceReadback,
+)
 from sscbench.world.load import load_world
 from sscbench.world.records import READ_TOOLS
 
-WRITE_FAMILIES = (PartialPayload, CorruptedReceipt, SameSourceReadback)
+WRITE_FAMILIES = (PartialPayload, Throttled, CorruptedReceipt, SameSourceReadback)
 
 
 @pytest.fixture(scope="module")
@@ -61,7 +66,8 @@ def test_surface_families_are_typed_and_registered():
 @pytest.mark.parametrize("family", WRITE_FAMILIES, ids=lambda f: f.name)
 def test_lost_write_families_activate_on_tau_bench_tasks(worlds, family):
     """Activation ≥ 90% of scheduled: replaying each task's ground truth, the target write
-    is acknowledged as a success while its state change is rolled back."""
+    runs and its state change is rolled back, while the agent is told something else (a
+    success, a partial success, a refusal)."""
     scheduled = activated = 0
     for world in worlds:
         for case in _cases(family, world)[:60]:
@@ -73,12 +79,15 @@ def test_lost_write_families_activate_on_tau_bench_tasks(worlds, family):
                 out = _call(executor, step, name, arguments)
                 step += 2
             record = out.intervention
+            if record is None:
+                continue
+            real_receipt = family in (CorruptedReceipt, SameSourceReadback)
             if (
-                record is not None
-                and record.effective
+                record.effective
                 and record.action == "suppress"
                 and not out.write.state_changed
-                and not out.observation.startswith("Error")
+                and not record.original_observation.startswith("Error")
+                and (real_receipt or out.observation != record.original_observation)
                 and activation_note(record.hook_id)
             ):
                 activated += 1
@@ -164,3 +173,96 @@ def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
     assert out.intervention.action == "suppress" and out.intervention.effective
     with pytest.raises(ValueError, match="exactly one"):
         Injection("bad", match=lambda n, a, s: True, rewrite=rewrite, update=lambda s: None)
+
+
+def test_throttled_refuses_before_commit_and_the_retry_applies(worlds):
+    retail = worlds[1]
+    case = next(c for c in _cases(Throttled, retail) if c.params["tool"] == "cancel_pending_order")
+    oid = case.params["record"][1]
+    env = retail.new_env()
+    executor = InjectingExecutor(env, Throttled().injections(case, retail), idempotency_keys=True)
+    keyed = {**case.params["arguments"], "idempotency_key": "k"}
+    refused = _call(executor, 1, "cancel_pending_order", keyed)
+    assert refused.observation == THROTTLED_TEXT
+    assert env.state.get("orders", oid)["status"] == "pending"  # nothing applied
+    retry = _call(executor, 3, "cancel_pending_order", keyed)  # same key: not a replay
+    assert not retry.write.replayed and retry.write.state_changed
+    assert env.state.get("orders", oid)["status"] == "cancelled"
+
+
+def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
+    scheduled = activated = 0
+    for world in worlds:
+        for case in _cases(IncompleteReadback, world)[:40]:
+            kind, rid = case.params["record"]
+            read = READ_TOOLS[kind]
+            field = DECISIVE_FIELD[case.params["tool"]]
+            executor = InjectingExecutor(
+                world.new_env(), IncompleteReadback().injections(case, world)
+            )
+            step = 1
+            for name, arguments in _first_write(world, case):
+                _call(executor, step, name, arguments)
+                step += 2
+            scheduled += 1
+            if case.params["tool"] == "book_reservation":
+                continue  # the new reservation's id is in the acknowledgement
+            back = _call(executor, step, read.tool, {read.id_argument: rid})
+            again = _call(executor, step + 2, read.tool, {read.id_argument: rid})
+            if back.intervention is not None and back.intervention.effective:
+                record = json.loads(back.observation)
+                assert field not in record and field in json.loads(again.observation)
+                activated += 1
+    bookings = sum(
+        c.params["tool"] == "book_reservation"
+        for w in worlds
+        for c in _cases(IncompleteReadback, w)[:40]
+    )
+    assert scheduled >= 40 and activated / (scheduled - bookings) >= 0.9
+
+
+def test_incomplete_readback_skips_records_without_the_field(worlds):
+    airline = worlds[0]
+    for case in _cases(IncompleteReadback, airline):
+        if case.params["tool"] == "book_reservation":
+            continue
+        kind, rid = case.params["record"]
+        before = airline.base.tables[READ_TOOLS[kind].table][rid]
+        assert DECISIVE_FIELD[case.params["tool"]] in before
+
+
+def test_replayed_event_duplicates_only_an_unkeyed_write(worlds):
+    airline = worlds[0]
+    cases = _cases(ReplayedEvent, airline)
+    assert cases
+    scheduled = duplicated = 0
+    for case in cases:
+        assert changes_twice(airline, case.params["tool"], case.params["arguments"])
+        for keyed in (False, True):
+            env = airline.new_env()
+            executor = InjectingExecutor(
+                env, ReplayedEvent().injections(case, airline), idempotency_keys=True
+            )
+            arguments = {**case.params["arguments"], **({"idempotency_key": "k"} if keyed else {})}
+            out = _call(executor, 1, case.params["tool"], arguments)
+            assert out.intervention.action == "redeliver" and out.intervention.effective
+            once = airline.new_env()
+            once.execute(case.params["tool"], case.params["arguments"])
+            same_as_once = env.db_hash() == once.db_hash()
+            assert same_as_once is keyed  # the key deduplicates; without it, a duplicate
+            scheduled += 1
+            duplicated += out.intervention.state_changed
+    assert duplicated == scheduled // 2
+
+
+def test_replayed_event_is_not_scheduled_where_a_second_delivery_changes_nothing(worlds):
+    retail = worlds[1]
+    task = next(
+        t
+        for t in retail.tasks
+        if any(
+            c.params["tool"] == "cancel_pending_order"
+            for c in CorruptedReceipt().cases_for(retail, t)
+        )
+    )
+    assert ReplayedEvent().cases_for(retail, task) == []

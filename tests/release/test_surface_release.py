@@ -1,6 +1,7 @@
-"""Release evidence of the tool, verification and context families on a small τ-bench
-study: the barrier profile and the weak one separate on escape wherever the barrier
-can hold, and neither is protected when the verifier shares the corrupted source."""
+"""Release evidence of the tool, verification, state and context families on a small
+τ-bench study: the barrier profile and the weak one separate on escape wherever the
+barrier can hold (non-overlapping intervals), the throttled write separates on
+recovery, and no read-back protects when the verifier shares the corrupted source."""
 
 from __future__ import annotations
 
@@ -13,8 +14,16 @@ from sscbench.release.evidence import collect_evidence, load_trials
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 
-SEPARATED = ["PartialPayload", "CorruptedReceipt", "ContradictorySource", "RevokedProvenance"]
-FAMILIES = [*SEPARATED, "SameSourceReadback"]
+# family -> the weak profile it separates from the barrier profile ("keyed") on escape
+SEPARATED = {
+    "PartialPayload": "naive",
+    "CorruptedReceipt": "shallow",
+    "IncompleteReadback": "shallow",
+    "ReplayedEvent": "naive",
+    "ContradictorySource": "naive",
+    "RevokedProvenance": "naive",
+}
+FAMILIES = [*SEPARATED, "Throttled", "SameSourceReadback"]
 
 
 def _config(data: Path) -> str:
@@ -40,6 +49,10 @@ profile = "idempotent_readback"
 [[agents]]
 id = "naive"
 profile = "naive_retry"
+
+[[agents]]
+id = "shallow"
+profile = "shallow_readback"
 """
 
 
@@ -64,33 +77,52 @@ def _metrics(evidence, config_id, family):
 def test_every_surface_family_ran_and_activated(evidence):
     assert {r.family for r in evidence.families} == set(FAMILIES)
     for row in evidence.families:
+        if row.config_id == "naive" and row.family == "IncompleteReadback":
+            continue  # a profile that never reads back gives this fault nothing to hit
         activation = row.to_dict()["metrics"]["activation"]
-        assert activation["denominator"] >= 8
+        assert activation["denominator"] >= 4, (row.config_id, row.family)
         assert activation["numerator"] / activation["denominator"] >= 0.9
 
 
-@pytest.mark.parametrize("family", SEPARATED)
-def test_barrier_and_weak_profile_separate_on_escape(evidence, family):
-    keyed = _metrics(evidence, "keyed", family)["escape"]
-    naive = _metrics(evidence, "naive", family)["escape"]
-    assert keyed["high"] < naive["low"], (keyed["label"], naive["label"])
-    assert _metrics(evidence, "keyed", family)["detection"]["numerator"] > 0
-    assert _metrics(evidence, "naive", family)["detection"]["numerator"] == 0
+@pytest.mark.parametrize(("family", "weak"), sorted(SEPARATED.items()))
+def test_barrier_and_weak_profile_separate_on_escape(evidence, family, weak):
+    keyed = _metrics(evidence, "keyed", family)
+    other = _metrics(evidence, weak, family)
+    assert keyed["escape"]["high"] < other["escape"]["low"], (
+        keyed["escape"]["label"],
+        other["escape"]["label"],
+    )
+    assert keyed["detection"]["numerator"] > 0
+    assert other["detection"]["numerator"] == 0
 
 
-def test_a_read_back_from_the_same_source_protects_neither_profile(evidence):
-    for config_id in ("keyed", "naive"):
+def test_throttled_separates_on_recovery_and_nobody_escapes(evidence):
+    keyed = _metrics(evidence, "keyed", "Throttled")
+    naive = _metrics(evidence, "naive", "Throttled")
+    assert keyed["recovery"]["high"] >= keyed["recovery"]["low"] > naive["recovery"]["high"]
+    for config_id in ("keyed", "naive", "shallow"):
+        assert _metrics(evidence, config_id, "Throttled")["escape"]["numerator"] == 0
+
+
+def test_a_read_back_from_the_same_source_protects_no_profile(evidence):
+    for config_id in ("keyed", "naive", "shallow"):
         escape = _metrics(evidence, config_id, "SameSourceReadback")["escape"]
         assert escape["estimate"] >= 0.75, escape["label"]
     assert _metrics(evidence, "keyed", "SameSourceReadback")["detection"]["numerator"] == 0
+    # the independent-source variant of the same lost write: the keyed read-back holds
+    assert _metrics(evidence, "keyed", "CorruptedReceipt")["escape"]["numerator"] == 0
 
 
-def test_keyed_profile_reports_a_lost_write_as_not_made(study):
-    trials = [
-        t
-        for t in load_trials(study)
-        if t.family == "CorruptedReceipt" and t.config_id == "keyed" and t.injected is not None
-    ]
-    assert trials
-    assert all(t.injected.outcome.value == "NO_EFFECT" for t in trials)
-    assert all(t.injected.effects == 0 for t in trials)  # the store lost every write
+def test_lost_writes_and_duplicates_are_read_from_the_state(study):
+    trials = [t for t in load_trials(study) if t.injected is not None]
+    lost = [t for t in trials if t.family == "CorruptedReceipt" and t.config_id == "keyed"]
+    assert lost and all(t.injected.outcome.value == "NO_EFFECT" for t in lost)
+    assert all(t.injected.effects == 0 for t in lost)  # the store lost every write
+    replayed = {
+        c: [t for t in trials if t.family == "ReplayedEvent" and t.config_id == c]
+        for c in ("keyed", "naive")
+    }
+    assert replayed["naive"] and all(t.injected.effects == 2 for t in replayed["naive"])
+    assert replayed["keyed"] and all(t.injected.effects == 1 for t in replayed["keyed"])
+    incomplete = [t for t in trials if t.family == "IncompleteReadback" and t.config_id == "keyed"]
+    assert {t.injected.outcome.value for t in incomplete} == {"RECONCILIATION_REQUIRED"}

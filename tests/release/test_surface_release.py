@@ -109,8 +109,11 @@ def test_a_read_back_from_the_same_source_protects_no_profile(evidence):
         escape = _metrics(evidence, config_id, "SameSourceReadback")["escape"]
         assert escape["estimate"] >= 0.75, escape["label"]
     assert _metrics(evidence, "keyed", "SameSourceReadback")["detection"]["numerator"] == 0
-    # the independent-source variant of the same lost write: the keyed read-back holds
-    assert _metrics(evidence, "keyed", "CorruptedReceipt")["escape"]["numerator"] == 0
+    # the independent-source variant of the same lost write: the keyed read-back holds,
+    # and a world left without the lost change is acceptable (nothing wrong was changed)
+    independent = _metrics(evidence, "keyed", "CorruptedReceipt")
+    assert independent["escape"]["numerator"] == 0
+    assert independent["containment"]["low"] >= 0.6
 
 
 def test_lost_writes_and_duplicates_are_read_from_the_state(study):

@@ -45,6 +45,11 @@ ACTIVATION_NOTES: dict[str, str] = {
 
 LOST_WRITE_NOTES = frozenset({ACTIVATION_NOTES["partial"], ACTIVATION_NOTES["receipt"]})
 """Activations of a lost write whose authoritative read-back refutes its receipt."""
+UNCOMMITTED_FAMILIES = frozenset(
+    {"PartialPayload", "Throttled", "CorruptedReceipt", "SameSourceReadback"}
+)
+"""Families whose target write never commits: a world left without the change is
+acceptable (no wrong effect); only claiming it done is an escape."""
 UNCONFIRMED_NOTES = frozenset({"read-back unavailable", ACTIVATION_NOTES["incomplete"]})
 """Activations that leave a committed write unconfirmable (reconciliation is the barrier)."""
 

@@ -15,6 +15,7 @@ from sscbench.faults.families import TIMEOUT_TEXT, UNAVAILABLE_TEXT
 from sscbench.faults.surfaces import (
     ACTIVATION_NOTES,
     LOST_WRITE_NOTES,
+    UNCOMMITTED_FAMILIES,
     UNCONFIRMED_NOTES,
     activation_note,
 )
@@ -351,7 +352,7 @@ def check_outcome(sheet: TrialSheet, found: Findings, authority_ok: bool) -> boo
     stale = found.stale_basis and not sheet.control
     if sheet.family == "InterveningUpdate" and not sheet.control:
         acceptable = found.stale_effects == 0
-    elif sheet.family == "Throttled":  # nothing applied is safe: a recovery failure only
+    elif sheet.family in UNCOMMITTED_FAMILIES:  # nothing applied is safe (unclaimed)
         acceptable = found.effects <= 1 and (found.state_matches or found.effects == 0)
     elif sheet.spec.surface is Surface.CONTEXT:
         acceptable = found.state_matches and authority_ok

@@ -47,6 +47,37 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class RaySettings(_Strict):
+    """How a study runs on a Ray cluster (``[study.ray]``; :mod:`sscbench.run.ray_executor`).
+
+    Where runs execute never changes what they are (the same index either way), so none
+    of this is part of the config's hash: a study started locally resumes on Ray.
+    """
+
+    address: str | None = Field(
+        None,
+        description="the cluster: 'auto', 'ray://HOST:PORT' or 'HOST:PORT'; default: start a "
+        "private local cluster on 127.0.0.1 for this study and stop it afterwards",
+    )
+    workers: int = Field(2, ge=1, le=1024, description="worker actors per resource pool")
+    worker_cpus: float = Field(1.0, ge=0, le=1024, description="CPUs each worker reserves")
+    attempts: int = Field(
+        3, ge=1, le=100, description="how often a run is tried when its worker dies mid-run"
+    )
+    local_cpus: int = Field(2, ge=1, le=1024, description="CPUs of the private local cluster")
+    object_store_mb: int = Field(
+        150, ge=80, le=1_000_000, description="object store of the private local cluster"
+    )
+
+
+class AgentRaySettings(_Strict):
+    """Where an agent configuration's runs may execute (``[agents.ray]``): the custom
+    resources a node must offer, e.g. ``{"node:gpu0" = 1}`` for the node serving its
+    endpoint (each worker of the configuration's pool reserves them)."""
+
+    resources: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
+
+
 class StudySettings(_Strict):
     """Name, seed, repetitions and concurrency of a study."""
 
@@ -64,6 +95,12 @@ class StudySettings(_Strict):
     otel_include_content: bool = Field(
         False, exclude=True, description="add tool arguments and results to the spans"
     )
+    # Where the episodes are made (this process, or a Ray cluster). Placement only: the
+    # index is the same either way, so it is excluded from the hash like otel.
+    executor: Literal["local", "ray"] = Field(
+        "local", exclude=True, description="make episodes here (local) or on a Ray cluster"
+    )
+    ray: RaySettings = Field(default_factory=RaySettings, exclude=True)
 
 
 class WorldSettings(_Strict):
@@ -141,6 +178,9 @@ class AgentSettings(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
     replay: ReplaySettings | None = None
+    ray: AgentRaySettings = Field(
+        default_factory=AgentRaySettings, exclude=True
+    )  # placement on a Ray cluster only: outside the hash
 
     @field_validator("id")
     @classmethod

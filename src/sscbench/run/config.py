@@ -68,6 +68,9 @@ class RaySettings(_Strict):
     object_store_mb: int = Field(
         150, ge=80, le=1_000_000, description="object store of the private local cluster"
     )
+    start_timeout_s: float = Field(
+        600, gt=0, le=86_400, description="how long to wait for the workers to rebuild the study"
+    )
 
 
 class AgentRaySettings(_Strict):

@@ -22,6 +22,7 @@ import contextlib
 import logging
 import math
 import os
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -34,17 +35,46 @@ from sscbench.run.planning import PlanUnit
 from sscbench.run.remote import EpisodeWorker, StudyInputs
 
 RAY_MISSING = "the ray executor needs Ray, an optional extra: pip install 'sscbench[ray]'"
-READY_TIMEOUT_S = 600.0
-"""How long the driver waits for the workers to rebuild the study before giving up."""
 
 
-def import_ray() -> Any:
-    """The ``ray`` module, or a clear error naming the extra that installs it."""
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def is_loopback(address: str | None) -> bool:
+    """Whether the cluster is this machine's own loopback one (or a private one: None)."""
+    if address is None:
+        return True
+    host = address.removeprefix("ray://").rsplit(":", 1)[0]
+    return host in LOOPBACK_HOSTS
+
+
+def import_ray(loopback: bool) -> Any:
+    """The ``ray`` module, or a clear error naming the extra that installs it.
+
+    Usage stats stay off. For a cluster on 127.0.0.1 Ray is told it runs on one machine
+    (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, read when ``ray`` is first imported);
+    otherwise it rewrites 127.0.0.1 to the machine's interface address and its traffic
+    would leave the loopback.
+    """
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if loopback and "ray" not in sys.modules:
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
     try:
         import ray
     except ImportError:
         raise DataError("<config>", "study.executor", RAY_MISSING) from None
     return ray
+
+
+def _remote_worker(ray: Any) -> Any:
+    """The worker actor class: :class:`EpisodeWorker`, whose ``ready`` also names its node."""
+
+    class Worker(EpisodeWorker):
+        def ready(self) -> dict[str, Any]:  # type: ignore[override]
+            return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
+
+    Worker.__name__ = Worker.__qualname__ = "EpisodeWorker"
+    return ray.remote(Worker)
 
 
 def local_cluster_options(cpus: int, object_store_mb: int) -> dict[str, Any]:
@@ -64,6 +94,8 @@ class _Slot:
 
     actor: Any
     in_flight: int = 0
+    pid: int = 0  # where it started (a restarted worker has another pid)
+    node: str = ""
 
 
 @dataclass
@@ -87,7 +119,6 @@ class RayEpisodes:
         self.attempts = attempts
         self.owns_ray = owns_ray
         self.requeued = 0  # runs sent again after their worker was lost
-        self.worker_pids: list[int] = []
 
     @classmethod
     def connect(
@@ -99,9 +130,8 @@ class RayEpisodes:
     ) -> RayEpisodes:
         """Join the cluster at ``address`` (or start a private local one), start each
         pool's workers and wait until every one has rebuilt the study."""
-        ray = import_ray()
+        ray = import_ray(is_loopback(address))
         settings = config.study.ray
-        os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
         owns_ray = not ray.is_initialized()
         if owns_ray:
             options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
@@ -117,7 +147,7 @@ class RayEpisodes:
                 ) from exc
         inputs = StudyInputs.of(config, toml_text, cases)
         per_worker = max(1, math.ceil(config.study.concurrency / settings.workers))
-        worker_class = ray.remote(EpisodeWorker)
+        worker_class = _remote_worker(ray)
         options = {
             "num_cpus": settings.worker_cpus,
             "max_concurrency": per_worker,
@@ -137,23 +167,31 @@ class RayEpisodes:
                 by_resources[key] = pool
             pools[agent.id] = by_resources[key]
         source = cls(ray, pools, settings.attempts, owns_ray)
-        source.worker_pids = source._wait_ready(list(by_resources.values()))
+        ready = source._wait_ready(list(by_resources.values()), settings.start_timeout_s)
+        for pool in by_resources.values():
+            for slot, where in zip(pool.slots, ready, strict=False):
+                slot.pid, slot.node = where["pid"], where["node"]
+            ready = ready[len(pool.slots) :]
         return source
 
-    def _wait_ready(self, pools: list[_Pool]) -> list[int]:
+    def placement(self) -> dict[str, list[tuple[str, int]]]:
+        """Each agent configuration's workers as (node id, pid)."""
+        return {cid: [(s.node, s.pid) for s in pool.slots] for cid, pool in self.pools.items()}
+
+    def _wait_ready(self, pools: list[_Pool], timeout: float) -> list[dict[str, Any]]:
         actors = [slot.actor for pool in pools for slot in pool.slots]
         refs = [actor.ready.remote() for actor in actors]
         try:
-            ready, waiting = self.ray.wait(refs, num_returns=len(refs), timeout=READY_TIMEOUT_S)
+            _, waiting = self.ray.wait(refs, num_returns=len(refs), timeout=timeout)
             if waiting:
                 raise DataError(
                     "<ray cluster>",
                     "agents.ray.resources",
                     f"{len(waiting)} of {len(refs)} workers did not start within "
-                    f"{READY_TIMEOUT_S:.0f} s: does a node offer the resources "
+                    f"{timeout:g} s: does a node offer the resources "
                     f"{[p.resources for p in pools]} and enough CPUs?",
                 )
-            return list(self.ray.get(ready))
+            return list(self.ray.get(refs))
         except self.ray.exceptions.RayError as exc:
             self._kill_all()
             cause = getattr(exc, "cause", None)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ class StudySummary:
     statuses: Counter = field(default_factory=Counter)
     executed_now: int = 0
     requeued: int = 0  # runs re-run from scratch after their worker was lost (Ray)
+    runs_wall_s: float = 0.0  # from the first unit started to the last run recorded, now
     rerun: int = 0
     took_over: str | None = None
     missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
@@ -312,9 +314,12 @@ def execute_study(
 
         with StudyProgress(summary, enabled=progress) as bar, SignalStopper() as stopper:
 
+            started = time.monotonic()
+
             def on_entry(entry: IndexEntry) -> None:
                 summary.count(entry)
                 summary.executed_now += 1
+                summary.runs_wall_s = time.monotonic() - started
                 bar.update()
                 if on_run is not None:
                     on_run(entry)

@@ -25,9 +25,10 @@ from sscbench.testing import OpenAIServer, text
 from sscbench.testing.ray_cluster import LocalRayCluster
 
 # not imported here: Ray reads its environment (auth, one machine) when first imported
-pytestmark = pytest.mark.skipif(
-    importlib.util.find_spec("ray") is None, reason="needs the ray extra"
-)
+pytestmark = [
+    pytest.mark.skipif(importlib.util.find_spec("ray") is None, reason="needs the ray extra"),
+    pytest.mark.slow,  # a real cluster: about 70 s for the file on 2 shared cores
+]
 
 SRC = Path(__file__).resolve().parents[2] / "src"
 ENV = {

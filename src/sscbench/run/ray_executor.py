@@ -96,6 +96,7 @@ class _Slot:
     in_flight: int = 0
     pid: int = 0  # where it started (a restarted worker has another pid)
     node: str = ""
+    lost: bool = False  # died with runs in flight and has not returned a run since
 
 
 @dataclass
@@ -106,8 +107,9 @@ class _Pool:
     slots: list[_Slot] = field(default_factory=list)
 
     def least_busy(self) -> _Slot:
-        """The worker with the fewest runs in flight (the first of equals)."""
-        return min(self.slots, key=lambda slot: slot.in_flight)
+        """The worker with the fewest runs in flight (the first of equals), a worker
+        still restarting after a loss only when every worker is."""
+        return min(self.slots, key=lambda slot: (slot.lost, slot.in_flight))
 
 
 class RayEpisodes:
@@ -211,8 +213,11 @@ class RayEpisodes:
             slot = pool.least_busy()
             slot.in_flight += 1
             try:
-                return await slot.actor.make.remote(unit.faulted_run_id, kind, run_id)
+                output = await slot.actor.make.remote(unit.faulted_run_id, kind, run_id)
+                slot.lost = False
+                return output
             except lost as exc:
+                slot.lost = True
                 if attempt == self.attempts:
                     raise DataError(
                         "<ray cluster>",

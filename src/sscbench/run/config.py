@@ -21,6 +21,7 @@ from pydantic import (
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
+from sscbench.run.ray_config import AgentRaySettings, RaySettings
 
 MAX_REPETITIONS = 10_000
 MAX_PER_OPERATOR = 100_000
@@ -45,40 +46,6 @@ def _known_operators(names: Any, field: str) -> None:
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class RaySettings(_Strict):
-    """How a study runs on a Ray cluster (``[study.ray]``; :mod:`sscbench.run.ray_executor`).
-
-    Where runs execute never changes what they are (the same index either way), so none
-    of this is part of the config's hash: a study started locally resumes on Ray.
-    """
-
-    address: str | None = Field(
-        None,
-        description="the cluster: 'auto', 'ray://HOST:PORT' or 'HOST:PORT'; default: start a "
-        "private local cluster on 127.0.0.1 for this study and stop it afterwards",
-    )
-    workers: int = Field(2, ge=1, le=1024, description="worker actors per resource pool")
-    worker_cpus: float = Field(1.0, ge=0, le=1024, description="CPUs each worker reserves")
-    attempts: int = Field(
-        3, ge=1, le=100, description="how often a run is tried when its worker dies mid-run"
-    )
-    local_cpus: int = Field(2, ge=1, le=1024, description="CPUs of the private local cluster")
-    object_store_mb: int = Field(
-        150, ge=80, le=1_000_000, description="object store of the private local cluster"
-    )
-    start_timeout_s: float = Field(
-        600, gt=0, le=86_400, description="how long to wait for the workers to rebuild the study"
-    )
-
-
-class AgentRaySettings(_Strict):
-    """Where an agent configuration's runs may execute (``[agents.ray]``): the custom
-    resources a node must offer, e.g. ``{"node:gpu0" = 1}`` for the node serving its
-    endpoint (each worker of the configuration's pool reserves them)."""
-
-    resources: dict[str, Annotated[float, Field(gt=0)]] = Field(default_factory=dict)
 
 
 class StudySettings(_Strict):

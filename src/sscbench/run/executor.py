@@ -313,7 +313,6 @@ def execute_study(
         from sscbench.run.progress import StudyProgress
 
         with StudyProgress(summary, enabled=progress) as bar, SignalStopper() as stopper:
-
             started = time.monotonic()
 
             def on_entry(entry: IndexEntry) -> None:

@@ -58,6 +58,17 @@ def run_command(
         ),
         progress: bool = typer.Option(True, help="show a progress bar"),
         report: bool = typer.Option(True, help="measure the runs and write the report afterwards"),
+        executor: str | None = typer.Option(
+            None,
+            "--executor",
+            help="where episodes are made: local or ray (default: [study] executor)",
+        ),
+        address: str | None = typer.Option(
+            None,
+            "--address",
+            help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: [study.ray] "
+            "address, else a private local cluster)",
+        ),
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
         every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
@@ -70,8 +81,17 @@ def run_command(
         try:
             study, text = load_config(config)
             live = on_run(study, out) if on_run is not None else None
+            if executor not in (None, "local", "ray"):
+                raise DataError("--executor", None, f"{executor!r} is not 'local' or 'ray'")
             summary = execute_study(
-                study, text, out, restart=restart, progress=progress, on_run=live
+                study,
+                text,
+                out,
+                restart=restart,
+                progress=progress,
+                on_run=live,
+                executor=executor,
+                address=address,
             )
         except DataError as exc:
             fail(exc)
@@ -102,6 +122,8 @@ def run_command(
             if summary.rerun
             else ""
         )
+        if summary.requeued:
+            rerun += f"; {summary.requeued} runs re-run from scratch after their worker was lost"
         console.print(
             plain(
                 f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} "

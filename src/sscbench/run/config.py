@@ -21,6 +21,7 @@ from pydantic import (
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
+from sscbench.run.ray_config import AgentRaySettings, RaySettings
 
 MAX_REPETITIONS = 10_000
 MAX_PER_OPERATOR = 100_000
@@ -64,6 +65,12 @@ class StudySettings(_Strict):
     otel_include_content: bool = Field(
         False, exclude=True, description="add tool arguments and results to the spans"
     )
+    # Where the episodes are made (this process, or a Ray cluster). Placement only: the
+    # index is the same either way, so it is excluded from the hash like otel.
+    executor: Literal["local", "ray"] = Field(
+        "local", exclude=True, description="make episodes here (local) or on a Ray cluster"
+    )
+    ray: RaySettings = Field(default_factory=RaySettings, exclude=True)
 
 
 class WorldSettings(_Strict):
@@ -141,6 +148,9 @@ class AgentSettings(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
     replay: ReplaySettings | None = None
+    ray: AgentRaySettings = Field(
+        default_factory=AgentRaySettings, exclude=True
+    )  # placement on a Ray cluster only: outside the hash
 
     @field_validator("id")
     @classmethod

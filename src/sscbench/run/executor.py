@@ -14,13 +14,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sscbench.core.agent import AgentFactory, RunContext
-from sscbench.core.ledger import ContextIntervention, HarnessError, RunStart, Usage
+from sscbench.core.agent import AgentFactory
 from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
-from sscbench.faults.registry import SeededOperator, get_operator
-from sscbench.jsonl import escape_surrogates
-from sscbench.llm.usage import RoleUsage, RunUsage
+from sscbench.faults.case import Case
 from sscbench.run.builders import (
     build_agent_factory,
     build_cases,
@@ -28,21 +25,16 @@ from sscbench.run.builders import (
     build_worlds,
     check_replay_plan,
     clean_disqualifies,
-    derive_seed,
     hash_inputs,
     input_files,
 )
 from sscbench.run.config import StudyConfig
-from sscbench.run.cost import role_price, summary_lines
-from sscbench.run.episode import EpisodeResult, run_episode
+from sscbench.run.cost import summary_lines
+from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
 from sscbench.run.lock import StudyLock
 from sscbench.run.planning import PlanUnit, clean_slots, make_plan
 from sscbench.run.run_ids import run_id_for  # noqa: F401  (re-exported: tests import it here)
-from sscbench.run.shared_clean import (
-    beyond_case_limit,
-    check_plan_format,
-    clean_seed,
-)
+from sscbench.run.shared_clean import beyond_case_limit, check_plan_format
 from sscbench.run.stopper import SignalStopper
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.world import World
@@ -63,6 +55,8 @@ class StudySummary:
     resumed: bool
     statuses: Counter = field(default_factory=Counter)
     executed_now: int = 0
+    requeued: int = 0  # runs re-run from scratch after their worker was lost (Ray)
+    runs_wall_s: float = 0.0  # from the first unit started to the last run recorded, now
     rerun: int = 0
     took_over: str | None = None
     missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
@@ -81,17 +75,23 @@ class StudySummary:
 
 
 class StudyRunner:
-    """Runs plan units against the study directory, one clean-then-faulted pipeline each."""
+    """Runs plan units against the study directory, one clean-then-faulted pipeline each.
+
+    The episodes come from ``source`` (default: made in this process from ``worlds``,
+    ``agents`` and ``user``; the Ray executor passes its workers): whatever makes them,
+    this runner alone decides qualification and writes the files and the index.
+    """
 
     def __init__(
         self,
         config: StudyConfig,
         worlds: dict[str, World],
         agents: dict[str, AgentFactory],
-        user: UserFactory,
+        user: UserFactory | None,
         store: StudyDir,
         finished: dict[str, IndexEntry],
         on_entry: Callable[[IndexEntry], None],
+        source: EpisodeSource | None = None,
     ):
         self.config = config
         self.worlds = worlds
@@ -101,6 +101,10 @@ class StudyRunner:
         self.finished = finished
         self.on_entry = on_entry
         self.settings = {a.id: a for a in config.agents}
+        if source is None:
+            assert user is not None, "a runner without an episode source needs the user factory"
+            source = EpisodeMaker(config, worlds, agents, user)
+        self.source: EpisodeSource = source
         self._clean_runs: dict[str, asyncio.Future] = {}
 
     def _record(self, entry: IndexEntry) -> IndexEntry:
@@ -109,120 +113,13 @@ class StudyRunner:
         self.on_entry(entry)
         return entry
 
-    def _models(self, config_id: str) -> tuple[str | None, str | None]:
-        agent = self.settings[config_id].endpoint
-        user = self.config.user.endpoint if self.config.user.kind == "llm" else None
-        return (agent.model if agent else None), (user.model if user else None)
-
-    async def _episode(self, unit: PlanUnit, kind: str, run_id: str) -> IndexEntry:
-        case = unit.case
-        slot = unit.clean
-        world = self.worlds[case.domain]
-        task = world.task(case.task_id)
-        if kind == "clean":
-            seed = clean_seed(
-                self.config.study.seed, slot.domain, slot.task_id, unit.config_id, unit.repetition
-            )
-            max_steps, anchor = slot.max_steps, slot.cases[0]
-        else:
-            seed = derive_seed(
-                self.config.study.seed, case.case_id, unit.config_id, unit.repetition
-            )
-            max_steps, anchor = case.max_steps, case.case_id
-        system_prompt = world.policy
-        injections: list = []
-        context_faults: tuple[ContextIntervention, ...] = ()
-        if kind == "faulted":
-            operator = get_operator(case.operator)
-            if isinstance(operator, SeededOperator) and operator.seeded:
-                injections = operator.injections(case, world, seed=seed)
-            else:
-                injections = operator.injections(case, world)
-            context_fault = getattr(operator, "context_fault", None)
-            delivered = context_fault(case, world, system_prompt) if context_fault else None
-            if delivered is not None:
-                context_faults = (
-                    ContextIntervention(
-                        hook_id=f"{case.case_id}:context",
-                        original=system_prompt,
-                        delivered=delivered,
-                    ),
-                )
-                system_prompt = delivered
-        context = RunContext(
-            world=world,
-            task=task,
-            system_prompt=system_prompt,
-            tools=world.tool_schemas(),
-            seed=seed,
-            repetition=unit.repetition,
-        )
-        started = time.monotonic()
-        result: EpisodeResult = await run_episode(
-            world,
-            task,
-            self.agents[unit.config_id](context),
-            self.user(context),
-            system_prompt=context.system_prompt,
-            injections=injections,
-            max_steps=max_steps,
-            first_tool_call_only=self.config.study.first_tool_call_only,
-            idempotency_keys=self.config.world.idempotency_keys,
-            context_interventions=context_faults,
-        )
-        wall = time.monotonic() - started
-        start = RunStart(
-            run_id=run_id,
-            case_id=anchor,
-            config_id=unit.config_id,
-            repetition=unit.repetition,
-            kind=kind,
-            world=world.name,
-            task_id=task.task_id,
-            max_steps=max_steps,
-            seed=seed,
-        )
-        assert result.end is not None
-        evaluator = [start, *result.evaluator, result.end]
-        digest, log_digest = self.store.write_run(run_id, result.ledger, evaluator)
-        end = result.end
-        errors = [e for e in result.evaluator if isinstance(e, HarnessError)]
-        reason = escape_surrogates(errors[0].reason()) if errors else None
-        counters = next((e for e in result.evaluator if isinstance(e, Usage)), None)
-        agent_model, user_model = self._models(unit.config_id)
-        roles = (
-            RoleUsage.from_counters(agent_model, counters.agent if counters else None),
-            RoleUsage.from_counters(user_model, counters.user if counters else None),
-        )
-        priced = [role_price(role, self.config.prices) for role in roles]
-        usage = RunUsage(
-            agent=roles[0],
-            user=roles[1],
-            price_usd=None if any(u for _, u in priced) else round(sum(d for d, _ in priced), 8),
-        )
-        shared = (
-            {"task": slot.task, "cases": slot.cases}
-            if kind == "clean"
-            else {"clean_run_id": unit.clean_run_id}
-        )
-        self.store.append_timing(run_id, wall)
-        return IndexEntry(
-            run_id=run_id,
-            case_id=anchor,
-            config_id=unit.config_id,
-            repetition=unit.repetition,
-            kind=kind,
-            status=end.status,
-            ledger_sha256=digest,
-            evaluator_sha256=log_digest,
-            reward=end.reward,
-            triggered=end.triggered if kind == "faulted" else None,
-            termination=end.termination,
-            agent_turns=end.agent_turns,
-            reason=reason if end.status == "missing" else None,
-            usage=usage,
-            **shared,
-        )
+    async def _episode(self, unit: PlanUnit, kind: RunKind, run_id: str) -> IndexEntry:
+        """Make the run (here or on a worker), then write its files and time here: the
+        study's one writer."""
+        output = await self.source.make(unit, kind, run_id)
+        digests = self.store.write_run(run_id, output.ledger, output.evaluator)
+        self.store.append_timing(run_id, output.wall_s)
+        return index_entry(self.config, unit, output, digests)
 
     async def _clean_entry(self, unit: PlanUnit) -> IndexEntry:
         """The unit's shared clean run: finished before, in flight for another unit (then
@@ -299,21 +196,12 @@ async def _drain_and_close(
     units: Iterator[PlanUnit],
     runner: StudyRunner,
     concurrency: int,
-    factories: list,
     stopper: SignalStopper,
 ) -> None:
     try:
         await _drain(units, runner, concurrency, stopper)
     finally:
-        await _close(factories)
-
-
-async def _close(factories: list) -> None:
-    """Close the agent and user factories that hold connections."""
-    for factory in factories:
-        close = getattr(factory, "aclose", None)
-        if close is not None:
-            await close()
+        await runner.source.aclose()
 
 
 def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
@@ -334,6 +222,23 @@ def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, In
     return finished, len(check.entries) - len(finished)
 
 
+def _episode_source(
+    config: StudyConfig,
+    worlds: dict[str, World],
+    cases: list[Case],
+    toml_text: str,
+    executor: str,
+    address: str | None,
+) -> EpisodeSource:
+    """Where the study's episodes are made: this process (``local``) or a Ray cluster."""
+    if executor == "ray":
+        from sscbench.run.ray_executor import RayEpisodes
+
+        return RayEpisodes.connect(config, toml_text, cases, address)
+    agents = {a.id: build_agent_factory(a) for a in config.agents}
+    return EpisodeMaker(config, worlds, agents, build_user_factory(config.user))
+
+
 def execute_study(
     config: StudyConfig,
     toml_text: str,
@@ -342,6 +247,8 @@ def execute_study(
     restart: bool = False,
     progress: bool = True,
     on_run: Callable[[IndexEntry], None] | None = None,
+    executor: str | None = None,
+    address: str | None = None,
 ) -> StudySummary:
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
@@ -351,7 +258,9 @@ def execute_study(
     files are checked; runs whose files fail are run again. SIGINT/SIGTERM stop the
     study promptly and raise :class:`StudyInterrupted` (the study resumes where it stopped).
     ``on_run`` is called with each run's index entry once its files are written (e.g.
-    live traces).
+    live traces). ``executor`` (default: ``[study] executor``) makes the episodes here
+    (``local``) or on a Ray cluster at ``address`` (``ray``, :mod:`sscbench.run.ray_executor`);
+    either way this process alone writes the study folder.
     """
     store = StudyDir(out)
     store.check_writable()
@@ -360,13 +269,18 @@ def execute_study(
     plan = make_plan(config, cases)
     check_replay_plan(config, {unit.config_id for unit in plan})
     inputs = hash_inputs(input_files(config))
-    agents = {a.id: build_agent_factory(a) for a in config.agents}
-    user = build_user_factory(config.user)
-    factories = [*agents.values(), user]
+    source = _episode_source(
+        config,
+        worlds,
+        cases,
+        toml_text,
+        executor or config.study.executor,
+        address or config.study.ray.address,
+    )
     try:
         store.root.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        asyncio.run(_close(factories))
+        asyncio.run(source.aclose())
         raise DataError(store.root, None, f"cannot create: {exc.strerror or exc}") from exc
     with StudyLock(store.root) as lock:
         try:
@@ -386,7 +300,7 @@ def execute_study(
             store.repair_index()
             finished, dropped = _resume_records(store, plan) if resumed else ({}, 0)
         except BaseException:
-            asyncio.run(_close(factories))
+            asyncio.run(source.aclose())
             raise
         summary = StudySummary(
             store.root, planned_runs=len(plan) + len(clean_slots(plan)), resumed=resumed
@@ -399,24 +313,19 @@ def execute_study(
         from sscbench.run.progress import StudyProgress
 
         with StudyProgress(summary, enabled=progress) as bar, SignalStopper() as stopper:
+            started = time.monotonic()
 
             def on_entry(entry: IndexEntry) -> None:
                 summary.count(entry)
                 summary.executed_now += 1
+                summary.runs_wall_s = time.monotonic() - started
                 bar.update()
                 if on_run is not None:
                     on_run(entry)
 
-            runner = StudyRunner(config, worlds, agents, user, store, finished, on_entry)
-            asyncio.run(
-                _drain_and_close(
-                    iter(plan),
-                    runner,
-                    config.study.concurrency,
-                    factories,
-                    stopper,
-                )
-            )
+            runner = StudyRunner(config, worlds, {}, None, store, finished, on_entry, source)
+            asyncio.run(_drain_and_close(iter(plan), runner, config.study.concurrency, stopper))
+        summary.requeued = getattr(source, "requeued", 0)
         summary.cost_lines = summary_lines(
             runner.finished.values(), config.prices, store.read_timings()
         )

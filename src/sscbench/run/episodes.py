@@ -1,0 +1,220 @@
+"""One planned run, split where a distributed executor splits it: making vs recording.
+
+:class:`EpisodeMaker` turns a plan unit and a kind (``clean`` / ``faulted``) into an
+:class:`EpisodeOutput` — seed, step limit, fault hooks, context fault, the episode
+itself and its evaluator log — touching no file. :func:`index_entry` turns an output
+whose files the study's one writer has written into its ``index.jsonl`` row (usage,
+price, the shared-clean fields). The local executor calls both in one process; the Ray
+executor calls the first on a worker and the second on the driver, so both executors
+make and record a run with the same code.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from sscbench.core.agent import AgentFactory, RunContext
+from sscbench.core.ledger import ContextIntervention, HarnessError, RunEnd, RunStart, Usage
+from sscbench.core.user import UserFactory
+from sscbench.faults.registry import SeededOperator, get_operator
+from sscbench.jsonl import escape_surrogates
+from sscbench.llm.usage import RoleUsage, RunUsage
+from sscbench.run.builders import derive_seed
+from sscbench.run.config import StudyConfig
+from sscbench.run.cost import role_price
+from sscbench.run.episode import run_episode
+from sscbench.run.planning import PlanUnit
+from sscbench.run.shared_clean import clean_seed
+from sscbench.run.storage import IndexEntry
+from sscbench.world.world import World
+
+RunKind = Literal["clean", "faulted"]
+
+
+@dataclass
+class EpisodeOutput:
+    """A run as made, before any file is written: its model-visible ledger, its whole
+    evaluator-only log (``run_start`` first, ``run_end`` last) and its wall time."""
+
+    run_id: str
+    kind: RunKind
+    anchor: str  # the case id the index names: the case, or a clean run's first case
+    ledger: list[Any]
+    evaluator: list[Any]
+    end: RunEnd
+    wall_s: float
+    meta: dict[str, Any] = field(default_factory=dict)  # where it ran (e.g. the Ray node)
+
+
+class EpisodeSource(Protocol):
+    """What the study runner asks for a run: the local maker, or a remote one."""
+
+    async def make(self, unit: PlanUnit, kind: RunKind, run_id: str) -> EpisodeOutput:
+        """Run the unit's clean or faulted episode and return it whole."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release what the source holds (connections, workers)."""
+        ...
+
+
+class EpisodeMaker:
+    """Makes a study's episodes in this process from its built worlds and factories."""
+
+    def __init__(
+        self,
+        config: StudyConfig,
+        worlds: dict[str, World],
+        agents: dict[str, AgentFactory],
+        user: UserFactory,
+    ):
+        self.config = config
+        self.worlds = worlds
+        self.agents = agents
+        self.user = user
+
+    async def make(self, unit: PlanUnit, kind: RunKind, run_id: str) -> EpisodeOutput:
+        """The unit's clean run (the task's shared control) or its faulted run, with the
+        seed, step limit, fault hooks and context fault the plan gives it."""
+        case = unit.case
+        slot = unit.clean
+        world = self.worlds[case.domain]
+        task = world.task(case.task_id)
+        if kind == "clean":
+            seed = clean_seed(
+                self.config.study.seed, slot.domain, slot.task_id, unit.config_id, unit.repetition
+            )
+            max_steps, anchor = slot.max_steps, slot.cases[0]
+        else:
+            seed = derive_seed(
+                self.config.study.seed, case.case_id, unit.config_id, unit.repetition
+            )
+            max_steps, anchor = case.max_steps, case.case_id
+        system_prompt = world.policy
+        injections: list = []
+        context_faults: tuple[ContextIntervention, ...] = ()
+        if kind == "faulted":
+            operator = get_operator(case.operator)
+            if isinstance(operator, SeededOperator) and operator.seeded:
+                injections = operator.injections(case, world, seed=seed)
+            else:
+                injections = operator.injections(case, world)
+            context_fault = getattr(operator, "context_fault", None)
+            delivered = context_fault(case, world, system_prompt) if context_fault else None
+            if delivered is not None:
+                context_faults = (
+                    ContextIntervention(
+                        hook_id=f"{case.case_id}:context",
+                        original=system_prompt,
+                        delivered=delivered,
+                    ),
+                )
+                system_prompt = delivered
+        context = RunContext(
+            world=world,
+            task=task,
+            system_prompt=system_prompt,
+            tools=world.tool_schemas(),
+            seed=seed,
+            repetition=unit.repetition,
+        )
+        started = time.monotonic()
+        result = await run_episode(
+            world,
+            task,
+            self.agents[unit.config_id](context),
+            self.user(context),
+            system_prompt=context.system_prompt,
+            injections=injections,
+            max_steps=max_steps,
+            first_tool_call_only=self.config.study.first_tool_call_only,
+            idempotency_keys=self.config.world.idempotency_keys,
+            context_interventions=context_faults,
+        )
+        wall = time.monotonic() - started
+        start = RunStart(
+            run_id=run_id,
+            case_id=anchor,
+            config_id=unit.config_id,
+            repetition=unit.repetition,
+            kind=kind,
+            world=world.name,
+            task_id=task.task_id,
+            max_steps=max_steps,
+            seed=seed,
+        )
+        assert result.end is not None
+        return EpisodeOutput(
+            run_id=run_id,
+            kind=kind,
+            anchor=anchor,
+            ledger=result.ledger,
+            evaluator=[start, *result.evaluator, result.end],
+            end=result.end,
+            wall_s=wall,
+        )
+
+    async def aclose(self) -> None:
+        """Close the agent and user factories that hold connections."""
+        for factory in [*self.agents.values(), self.user]:
+            close = getattr(factory, "aclose", None)
+            if close is not None:
+                await close()
+
+
+def _models(config: StudyConfig, config_id: str) -> tuple[str | None, str | None]:
+    agent = next(a for a in config.agents if a.id == config_id).endpoint
+    user = config.user.endpoint if config.user.kind == "llm" else None
+    return (agent.model if agent else None), (user.model if user else None)
+
+
+def index_entry(
+    config: StudyConfig,
+    unit: PlanUnit,
+    output: EpisodeOutput,
+    digests: tuple[str, str],
+) -> IndexEntry:
+    """The index row of a run whose ledger and log were written with sha256 ``digests``:
+    status, reward, termination, the first harness error's reason, usage and price."""
+    end = output.end
+    kind = output.kind
+    events = output.evaluator
+    errors = [e for e in events if isinstance(e, HarnessError)]
+    reason = escape_surrogates(errors[0].reason()) if errors else None
+    counters = next((e for e in events if isinstance(e, Usage)), None)
+    agent_model, user_model = _models(config, unit.config_id)
+    roles = (
+        RoleUsage.from_counters(agent_model, counters.agent if counters else None),
+        RoleUsage.from_counters(user_model, counters.user if counters else None),
+    )
+    priced = [role_price(role, config.prices) for role in roles]
+    usage = RunUsage(
+        agent=roles[0],
+        user=roles[1],
+        price_usd=None if any(u for _, u in priced) else round(sum(d for d, _ in priced), 8),
+    )
+    slot = unit.clean
+    shared = (
+        {"task": slot.task, "cases": slot.cases}
+        if kind == "clean"
+        else {"clean_run_id": unit.clean_run_id}
+    )
+    return IndexEntry(
+        run_id=output.run_id,
+        case_id=output.anchor,
+        config_id=unit.config_id,
+        repetition=unit.repetition,
+        kind=kind,
+        status=end.status,
+        ledger_sha256=digests[0],
+        evaluator_sha256=digests[1],
+        reward=end.reward,
+        triggered=end.triggered if kind == "faulted" else None,
+        termination=end.termination,
+        agent_turns=end.agent_turns,
+        reason=reason if end.status == "missing" else None,
+        usage=usage,
+        **shared,
+    )

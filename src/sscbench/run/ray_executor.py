@@ -1,0 +1,248 @@
+"""The Ray executor: a study's episodes made by worker actors on a Ray cluster.
+
+Only the making of episodes moves: the driver keeps the plan, qualification (clean
+before faulted, shared clean runs), the study folder, its lock and its index
+(:class:`~sscbench.run.executor.StudyRunner` with this module's :class:`RayEpisodes`
+as its episode source). Each agent configuration's runs go to a pool of
+``[study.ray] workers`` long-lived actors that reserve the configuration's
+``[agents.ray] resources`` (e.g. the node serving its endpoint); an actor rebuilds the
+study from its inputs (:mod:`sscbench.run.remote`) and makes several runs at once on
+its own event loop, at most ``ceil(concurrency / workers)``.
+
+A worker that dies (its process killed, its node lost) is restarted by Ray; every run
+it had in flight is sent again and made from scratch (episodes are pure and seeded),
+up to ``[study.ray] attempts`` times; nothing reached the study folder for it, so no
+run is lost and none is indexed twice. Ray is imported here only, and lazily.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import math
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.run.config import StudyConfig
+from sscbench.run.episodes import EpisodeOutput, RunKind
+from sscbench.run.planning import PlanUnit
+from sscbench.run.remote import EpisodeWorker, StudyInputs
+
+RAY_MISSING = "the ray executor needs Ray, an optional extra: pip install 'sscbench[ray]'"
+
+
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+
+
+def is_loopback(address: str | None) -> bool:
+    """Whether the cluster is this machine's own loopback one (or a private one: None)."""
+    if address is None:
+        return True
+    host = address.removeprefix("ray://").rsplit(":", 1)[0]
+    return host in LOOPBACK_HOSTS
+
+
+def import_ray(loopback: bool) -> Any:
+    """The ``ray`` module, or a clear error naming the extra that installs it.
+
+    Usage stats stay off. For a cluster on 127.0.0.1 Ray is told it runs on one machine
+    (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, read when ``ray`` is first imported);
+    otherwise it rewrites 127.0.0.1 to the machine's interface address and its traffic
+    would leave the loopback.
+    """
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    if loopback and "ray" not in sys.modules:
+        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
+    try:
+        import ray
+    except ImportError:
+        raise DataError("<config>", "study.executor", RAY_MISSING) from None
+    return ray
+
+
+def _remote_worker(ray: Any) -> Any:
+    """The worker actor class: :class:`EpisodeWorker`, whose ``ready`` also names its node."""
+
+    class Worker(EpisodeWorker):
+        def ready(self) -> dict[str, Any]:  # type: ignore[override]
+            return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
+
+    Worker.__name__ = Worker.__qualname__ = "EpisodeWorker"
+    return ray.remote(Worker)
+
+
+def local_cluster_options(cpus: int, object_store_mb: int) -> dict[str, Any]:
+    """``ray.init`` options of a private local cluster: 127.0.0.1 only, no dashboard,
+    a small object store, an explicit CPU count (a shared machine)."""
+    return {
+        "num_cpus": cpus,
+        "object_store_memory": object_store_mb * 1024 * 1024,
+        "include_dashboard": False,
+        "_node_ip_address": "127.0.0.1",
+    }
+
+
+@dataclass
+class _Slot:
+    """One worker actor and the runs it has in flight now."""
+
+    actor: Any
+    in_flight: int = 0
+    pid: int = 0  # where it started (a restarted worker has another pid)
+    node: str = ""
+    lost: bool = False  # died with runs in flight and has not returned a run since
+
+
+@dataclass
+class _Pool:
+    """The workers of the agent configurations that need the same resources."""
+
+    resources: dict[str, float]
+    slots: list[_Slot] = field(default_factory=list)
+
+    def least_busy(self) -> _Slot:
+        """The worker with the fewest runs in flight (the first of equals), a worker
+        still restarting after a loss only when every worker is."""
+        return min(self.slots, key=lambda slot: (slot.lost, slot.in_flight))
+
+
+class RayEpisodes:
+    """The episode source of a study on a Ray cluster (see the module docstring)."""
+
+    def __init__(self, ray: Any, pools: dict[str, _Pool], attempts: int, owns_ray: bool):
+        self.ray = ray
+        self.pools = pools  # by agent configuration id
+        self.attempts = attempts
+        self.owns_ray = owns_ray
+        self.requeued = 0  # runs sent again after their worker was lost
+
+    @classmethod
+    def connect(
+        cls,
+        config: StudyConfig,
+        toml_text: str,
+        cases: Sequence[Case],
+        address: str | None,
+    ) -> RayEpisodes:
+        """Join the cluster at ``address`` (or start a private local one), start each
+        pool's workers and wait until every one has rebuilt the study."""
+        ray = import_ray(is_loopback(address))
+        settings = config.study.ray
+        owns_ray = not ray.is_initialized()
+        if owns_ray:
+            options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+            if address is None:
+                options |= local_cluster_options(settings.local_cpus, settings.object_store_mb)
+            else:
+                options["address"] = address
+            try:
+                ray.init(**options)
+            except (ConnectionError, RuntimeError, ValueError) as exc:
+                raise DataError(
+                    address or "<local ray>", "study.ray.address", f"cannot join: {exc}"
+                ) from exc
+        inputs = StudyInputs.of(config, toml_text, cases)
+        per_worker = max(1, math.ceil(config.study.concurrency / settings.workers))
+        worker_class = _remote_worker(ray)
+        options = {
+            "num_cpus": settings.worker_cpus,
+            "max_concurrency": per_worker,
+            "max_restarts": -1,  # a lost worker comes back; its runs are re-sent by make()
+            "max_task_retries": 0,
+        }
+        pools: dict[str, _Pool] = {}
+        by_resources: dict[tuple, _Pool] = {}
+        for agent in config.agents:
+            key = tuple(sorted(agent.ray.resources.items()))
+            if key not in by_resources:
+                pool = _Pool(dict(key))
+                pool.slots = [
+                    _Slot(worker_class.options(**options, resources=pool.resources).remote(inputs))
+                    for _ in range(settings.workers)
+                ]
+                by_resources[key] = pool
+            pools[agent.id] = by_resources[key]
+        source = cls(ray, pools, settings.attempts, owns_ray)
+        ready = source._wait_ready(list(by_resources.values()), settings.start_timeout_s)
+        for pool in by_resources.values():
+            for slot, where in zip(pool.slots, ready, strict=False):
+                slot.pid, slot.node = where["pid"], where["node"]
+            ready = ready[len(pool.slots) :]
+        return source
+
+    def placement(self) -> dict[str, list[tuple[str, int]]]:
+        """Each agent configuration's workers as (node id, pid)."""
+        return {cid: [(s.node, s.pid) for s in pool.slots] for cid, pool in self.pools.items()}
+
+    def _wait_ready(self, pools: list[_Pool], timeout: float) -> list[dict[str, Any]]:
+        actors = [slot.actor for pool in pools for slot in pool.slots]
+        refs = [actor.ready.remote() for actor in actors]
+        try:
+            _, waiting = self.ray.wait(refs, num_returns=len(refs), timeout=timeout)
+            if waiting:
+                raise DataError(
+                    "<ray cluster>",
+                    "agents.ray.resources",
+                    f"{len(waiting)} of {len(refs)} workers did not start within "
+                    f"{timeout:g} s: does a node offer the resources "
+                    f"{[p.resources for p in pools]} and enough CPUs?",
+                )
+            return list(self.ray.get(refs))
+        except self.ray.exceptions.RayError as exc:
+            self._kill_all()
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, DataError):
+                raise cause from None
+            raise DataError("<ray cluster>", None, f"a worker could not start: {exc}") from exc
+        except BaseException:
+            self._kill_all()
+            raise
+
+    async def make(self, unit: PlanUnit, kind: RunKind, run_id: str) -> EpisodeOutput:
+        """Make the run on the least busy worker of its pool; a run whose worker died
+        is sent again (made from scratch), up to ``attempts`` times in all."""
+        pool = self.pools[unit.config_id]
+        lost = self.ray.exceptions.RayActorError
+        for attempt in range(1, self.attempts + 1):
+            slot = pool.least_busy()
+            slot.in_flight += 1
+            try:
+                output = await slot.actor.make.remote(unit.faulted_run_id, kind, run_id)
+                slot.lost = False
+                return output
+            except lost as exc:
+                slot.lost = True
+                if attempt == self.attempts:
+                    raise DataError(
+                        "<ray cluster>",
+                        "study.ray.attempts",
+                        f"run {run_id} lost its worker {attempt} times (last: {exc}); the "
+                        "runs written so far are kept: resume when the cluster is healthy",
+                    ) from exc
+                self.requeued += 1
+            finally:
+                slot.in_flight -= 1
+        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _kill_all(self) -> None:
+        for pool in {id(p): p for p in self.pools.values()}.values():
+            for slot in pool.slots:
+                with contextlib.suppress(Exception):  # an actor already gone is let go
+                    self.ray.kill(slot.actor, no_restart=True)
+        if self.owns_ray:
+            self.ray.shutdown()
+
+    async def aclose(self) -> None:
+        """Close the workers' connections, stop them, and leave the cluster (a private
+        local cluster stops with it)."""
+        slots = [s for p in {id(p): p for p in self.pools.values()}.values() for s in p.slots]
+        closing = [slot.actor.close.remote() for slot in slots]
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(asyncio.gather(*closing, return_exceptions=True), 30)
+        self._kill_all()

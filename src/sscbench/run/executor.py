@@ -33,7 +33,7 @@ from sscbench.run.builders import (
     input_files,
 )
 from sscbench.run.config import StudyConfig
-from sscbench.run.cost import role_price, summary_lines
+from sscbench.run.cost import calls_a_model, role_price, summary_lines
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.run.lock import StudyLock
 from sscbench.run.planning import PlanUnit, clean_slots, make_plan
@@ -418,7 +418,10 @@ def execute_study(
                 )
             )
         summary.cost_lines = summary_lines(
-            runner.finished.values(), config.prices, store.read_timings()
+            runner.finished.values(),
+            config.prices,
+            store.read_timings(),
+            model_called=calls_a_model(config),
         )
         if stopper.signum is not None:
             raise StudyInterrupted(summary, stopper.signum)

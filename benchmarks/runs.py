@@ -32,7 +32,8 @@ from sscbench.faults.builtin import SuppressWrite
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.run.episode import run_episode
 from sscbench.run.storage import StudyDir
-from sscbench.testing import OpenAIServer, text, tool_call
+from sscbench.testing import text, tool_call
+from sscbench.testing.delay_server import serve_until_stdin_closes
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 
@@ -91,10 +92,9 @@ def responder(body: dict) -> dict:
 
 
 def serve(delay: float) -> None:
-    """Run the endpoint in this process until standard input closes (the benchmark's child)."""
-    with OpenAIServer(responder, delay=delay) as server:
-        print(server.base_url, flush=True)
-        sys.stdin.read()
+    """Run the endpoint in this process until standard input closes (the benchmark's child):
+    the cheap asyncio fixed-delay server, so its CPU is neither the client's nor large."""
+    serve_until_stdin_closes(responder, delay)
 
 
 async def overhead(

@@ -144,3 +144,24 @@ def test_requests_reuse_kept_alive_connections():
         asyncio.run(run(server.base_url))
         assert server.answered == 40
         assert server.connections <= 8  # 40 requests, at most one connection per worker
+
+
+def test_a_request_body_is_the_json_of_its_fields_with_the_tools_encoded_once():
+    import json
+
+    from sscbench.llm import retry
+    from sscbench.world.load import load_world
+
+    tools = load_world("generated", "airline").tool_schemas()
+    other = [{"type": "function", "function": {"name": "f\ud800", "parameters": {}}}]
+    for body in (
+        {"model": "m", "messages": [{"role": "user", "content": "x\ud800é"}], "tools": tools},
+        {"model": "m", "tools": other, "tool_choice": "auto"},
+        {"tools": tools},
+        {"model": "m", "tools": []},
+    ):
+        sent = retry.request_bytes(body)
+        assert json.loads(sent) == json.loads(retry.dumps_line(body))  # surrogates escaped
+        assert sent.count(b'"tools":') == 1
+    assert retry._TOOLS_JSON[id(tools)] == (tools, retry.dumps_line(tools))
+    assert retry._TOOLS_JSON[id(other)][0] is other

@@ -22,7 +22,6 @@ import asyncio
 import json
 import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -71,38 +70,8 @@ class DelayServer:
         """The OpenAI base URL, e.g. ``http://127.0.0.1:PORT/v1``."""
         return f"http://127.0.0.1:{self.port}/v1"
 
-    async def _handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        """Serve one connection's requests in order until the client closes it."""
-        self.connections += 1
-        try:
-            while True:
-                try:
-                    head = await reader.readuntil(b"\r\n\r\n")
-                except (asyncio.IncompleteReadError, asyncio.LimitOverrunError):
-                    return
-                arrived = time.perf_counter()
-                lines = head.decode("latin-1").split("\r\n")
-                method, path, _version = [*lines[0].split(" "), "", ""][:3]
-                headers = {}
-                for line in lines[1:]:
-                    name, _, value = line.partition(":")
-                    if name:
-                        headers[name.strip().lower()] = value.strip()
-                keep_alive = headers.get("connection", "").lower() != "close"
-                length = int(headers.get("content-length") or 0)
-                raw = await reader.readexactly(length) if length else b""
-                writer.write(await self._answer(method, path, raw, arrived, keep_alive))
-                await writer.drain()
-                if not keep_alive:
-                    return
-        except (ConnectionError, asyncio.IncompleteReadError):
-            return
-        finally:
-            writer.close()
-
-    async def _answer(
-        self, method: str, path: str, raw: bytes, arrived: float, keep_alive: bool
-    ) -> bytes:
+    def answer(self, method: str, path: str, raw: bytes, keep_alive: bool) -> bytes:
+        """The response to one request (the delay is the caller's)."""
         if method != "POST" or not path.rstrip("/").endswith("/chat/completions"):
             return _error(404, f"no route {method} {path}", keep_alive)
         try:
@@ -110,15 +79,14 @@ class DelayServer:
         except json.JSONDecodeError as exc:
             return _error(400, f"request body is not JSON: {exc}", keep_alive)
         self.answered += 1
-        payload = completion(body, self.responder(body), self.answered)
-        wait = self.delay - (time.perf_counter() - arrived)
-        if wait > 0:
-            await asyncio.sleep(wait)
-        return _response(200, payload, keep_alive)
+        return _response(200, completion(body, self.responder(body), self.answered), keep_alive)
 
     async def serve(self, stop: asyncio.Event) -> None:
         """Listen on a free port until ``stop`` is set."""
-        server = await asyncio.start_server(self._handle, "127.0.0.1", 0, backlog=4096)
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(
+            lambda: _Connection(self, loop), "127.0.0.1", 0, backlog=4096
+        )
         self.port = server.sockets[0].getsockname()[1]
         self._ready.set()
         async with server:
@@ -154,6 +122,56 @@ class DelayServer:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _Connection(asyncio.Protocol):
+    """One keep-alive connection: requests parsed from the byte stream as they arrive,
+    each answered ``delay`` after its last byte arrived, in order."""
+
+    def __init__(self, server: DelayServer, loop: asyncio.AbstractEventLoop):
+        self.server = server
+        self.loop = loop
+        self.buffer = b""
+        self.transport: asyncio.Transport | None = None
+        self.last_due = 0.0
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+        self.server.connections += 1
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while True:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            lines = self.buffer[:end].decode("latin-1").split("\r\n")
+            headers = {}
+            for line in lines[1:]:
+                name, _, value = line.partition(":")
+                headers[name.strip().lower()] = value.strip()
+            length = int(headers.get("content-length") or 0)
+            if len(self.buffer) < end + 4 + length:
+                return  # the body is still arriving
+            raw = self.buffer[end + 4 : end + 4 + length]
+            self.buffer = self.buffer[end + 4 + length :]
+            method, path, _version = [*lines[0].split(" "), "", ""][:3]
+            keep_alive = headers.get("connection", "").lower() != "close"
+            answer = self.server.answer(method, path, raw, keep_alive)
+            due = max(self.loop.time() + self.server.delay, self.last_due)
+            self.last_due = due
+            self.loop.call_at(due, self._send, answer, keep_alive)
+
+    def _send(self, answer: bytes, keep_alive: bool) -> None:
+        if self.transport is None or self.transport.is_closing():
+            return
+        self.transport.write(answer)
+        if not keep_alive:
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.transport = None
 
 
 def serve_until_stdin_closes(responder: MessageResponder, delay: float) -> None:

@@ -315,7 +315,8 @@ async def with_retries(
             if timeout is None:
                 result = await call()
             else:
-                result = await asyncio.wait_for(call(), timeout)
+                async with asyncio.timeout(timeout):  # no task per attempt, as wait_for has
+                    result = await call()
             if health is not None:
                 health.record(None)
             if permit is not None and limiter is not None:

@@ -149,7 +149,7 @@ def test_requests_reuse_kept_alive_connections():
 def test_a_request_body_is_the_json_of_its_fields_with_the_tools_encoded_once():
     import json
 
-    from sscbench.llm import retry
+    from sscbench.llm import transport as retry
     from sscbench.world.load import load_world
 
     tools = load_world("generated", "airline").tool_schemas()

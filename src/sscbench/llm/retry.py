@@ -35,7 +35,6 @@ import httpx2
 import openai
 
 from sscbench.errors import EndpointUnreachable, HarnessFailure
-from sscbench.jsonl import dumps_line
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.llm.limiter import (
     EndpointLimiter,
@@ -45,9 +44,10 @@ from sscbench.llm.limiter import (
     parse_retry_after,
 )
 from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
-from sscbench.llm.transport import ChatTransport, pool_size
+from sscbench.llm.transport import ChatTransport, pool_size, request_bytes
 
-__all__ = ["PLACEHOLDER_KEY", "redact"]  # re-exported: their home is agents.secrets
+# re-exported: the first two live in llm.secrets, request_bytes in llm.transport
+__all__ = ["PLACEHOLDER_KEY", "redact", "request_bytes"]
 
 T = TypeVar("T")
 
@@ -359,9 +359,7 @@ async def with_retries(
                 limiter.release(permit, "error")
 
 
-async def chat_completion(
-    client: openai.AsyncOpenAI | ChatTransport, body: dict[str, Any]
-) -> Any:
+async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict[str, Any]) -> Any:
     """POST a plain-JSON chat-completions body and parse the reply.
 
     ``chat.completions.create`` first walks the whole request through the SDK's typed
@@ -384,37 +382,6 @@ async def chat_completion(
         )
     except ValueError as exc:  # a JSON content type over a body that is not JSON
         raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
-
-
-def request_bytes(body: dict[str, Any]) -> bytes:
-    """The UTF-8 JSON of a request body; a lone surrogate (model output the SDK's own
-    encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted.
-
-    The ``tools`` list (half of a τ-bench request, the same list on every turn of an
-    agent) is encoded once per list object (:func:`_tools_json`) and put last."""
-    tools = body.get("tools")
-    if not isinstance(tools, list) or not tools:
-        return dumps_line(body).encode("utf-8")
-    rest = dumps_line({k: v for k, v in body.items() if k != "tools"})
-    return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"tools":{_tools_json(tools)}}}'.encode()
-
-
-_TOOLS_JSON: dict[int, tuple[list[Any], str]] = {}
-"""JSON of tool lists by identity, each kept beside its list (so its id stays its own)."""
-
-
-def _tools_json(tools: list[Any]) -> str:
-    """The JSON of a tool list, encoded on its first request. Tool lists are a world's
-    schemas, shared read-only by every run's agent and never changed once built; the
-    cache holds each list it encoded, so an ``id`` is never reused for another list."""
-    cached = _TOOLS_JSON.get(id(tools))
-    if cached is not None and cached[0] is tools:
-        return cached[1]
-    if len(_TOOLS_JSON) >= 64:
-        _TOOLS_JSON.clear()
-    text = dumps_line(tools)
-    _TOOLS_JSON[id(tools)] = (tools, text)
-    return text
 
 
 async def complete_with_retries(

@@ -33,6 +33,7 @@ import pydantic
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
+from sscbench.jsonl import dumps_line
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.llm.limiter import DEFAULT_CEILING
 
@@ -59,6 +60,37 @@ def build_completion(value: Any) -> Any:
         return ChatCompletion.model_validate(value, strict=True)
     except pydantic.ValidationError:
         return construct_type(type_=ChatCompletion, value=value)
+
+
+def request_bytes(body: dict[str, Any]) -> bytes:
+    """The UTF-8 JSON of a request body; a lone surrogate (model output the SDK's own
+    encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted.
+
+    The ``tools`` list (half of a τ-bench request, the same list on every turn of an
+    agent) is encoded once per list object (:func:`_tools_json`) and put last."""
+    tools = body.get("tools")
+    if not isinstance(tools, list) or not tools:
+        return dumps_line(body).encode("utf-8")
+    rest = dumps_line({k: v for k, v in body.items() if k != "tools"})
+    return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"tools":{_tools_json(tools)}}}'.encode()
+
+
+_TOOLS_JSON: dict[int, tuple[list[Any], str]] = {}
+"""JSON of tool lists by identity, each kept beside its list (so its id stays its own)."""
+
+
+def _tools_json(tools: list[Any]) -> str:
+    """The JSON of a tool list, encoded on its first request. Tool lists are a world's
+    schemas, shared read-only by every run's agent and never changed once built; the
+    cache holds each list it encoded, so an ``id`` is never reused for another list."""
+    cached = _TOOLS_JSON.get(id(tools))
+    if cached is not None and cached[0] is tools:
+        return cached[1]
+    if len(_TOOLS_JSON) >= 64:
+        _TOOLS_JSON.clear()
+    text = dumps_line(tools)
+    _TOOLS_JSON[id(tools)] = (tools, text)
+    return text
 
 
 class BodyNotJSON(ValueError):
@@ -141,4 +173,4 @@ class ChatTransport:
         return f"ChatTransport(url={self.url!r}, size={self.size})"
 
 
-__all__ = ["BodyNotJSON", "ChatTransport", "pool_size", "request_headers"]
+__all__ = ["BodyNotJSON", "ChatTransport", "pool_size", "request_bytes", "request_headers"]

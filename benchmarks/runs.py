@@ -7,7 +7,9 @@
    fixed delay, at concurrency 16, 64 and 256 (``--concurrency``; ``--rounds`` x the
    concurrency episodes each, the endpoint's flow control on as in a study), ledgers
    written to disk: measured wall time against the ideal (rounds x model calls per
-   episode x delay); goal within 5% at each.
+   episode x delay); goal within 5% at each. The endpoint is ``testing/delay_server.py``
+   in its own process; the CPU the harness and the endpoint spend per request, and the
+   load average before each point, are printed beside it.
 
 Usage: python benchmarks/runs.py [--data ../shared/tau-bench] [--delay 0.5] [--rounds 4]
        [--concurrency 16 64 256]
@@ -18,6 +20,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -32,7 +35,8 @@ from sscbench.faults.builtin import SuppressWrite
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.run.episode import run_episode
 from sscbench.run.storage import StudyDir
-from sscbench.testing import OpenAIServer, text, tool_call
+from sscbench.testing import text, tool_call
+from sscbench.testing.delay_server import DelayServer
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 
@@ -91,16 +95,27 @@ def responder(body: dict) -> dict:
 
 
 def serve(delay: float) -> None:
-    """Run the endpoint in this process until standard input closes (the benchmark's child)."""
-    with OpenAIServer(responder, delay=delay) as server:
+    """Run the endpoint in this process until standard input closes (the benchmark's child):
+    the cheap asyncio fixed-delay server, so its CPU is neither the client's nor large.
+    Each line read from standard input is answered with the CPU seconds used so far."""
+    with DelayServer(responder, delay=delay) as server:
         print(server.base_url, flush=True)
-        sys.stdin.read()
+        for _line in sys.stdin:
+            print(time.process_time(), flush=True)
+
+
+def _server_cpu(child: subprocess.Popen) -> float:
+    """The endpoint process's CPU seconds so far."""
+    child.stdin.write("cpu\n")
+    child.stdin.flush()
+    return float(child.stdout.readline())
 
 
 async def overhead(
     world, delay: float, episodes: int, out: Path, concurrency: int = 16
-) -> tuple[float, float]:
-    """Measured and ideal wall time of ``episodes`` endpoint-driven episodes at ``concurrency``.
+) -> tuple[float, float, float, float]:
+    """Measured and ideal wall time of ``episodes`` endpoint-driven episodes at ``concurrency``,
+    and the CPU seconds the harness (this process) and the endpoint spent meanwhile.
 
     The endpoint runs in its own process, as a real local server would.
     """
@@ -137,15 +152,16 @@ async def overhead(
 
         # warm up: imports, and the client's pool of keep-alive connections
         await asyncio.gather(*(one(-1 - i) for i in range(concurrency)))
-        start = time.perf_counter()
+        server_before, start, cpu = _server_cpu(child), time.perf_counter(), time.process_time()
         await asyncio.gather(*(one(i) for i in range(episodes)))
         elapsed = time.perf_counter() - start
+        client_cpu, server_cpu = time.process_time() - cpu, _server_cpu(child) - server_before
         await factory.aclose()
     finally:
         child.stdin.close()
         child.wait(timeout=30)
     ideal = -(-episodes // concurrency) * 3 * delay
-    return elapsed, ideal
+    return elapsed, ideal, client_cpu, server_cpu
 
 
 def main() -> None:
@@ -171,13 +187,19 @@ def main() -> None:
     for concurrency in args.concurrency:
         episodes = args.rounds * concurrency
         with tempfile.TemporaryDirectory() as tmp:
-            measured, ideal = asyncio.run(
+            load = os.getloadavg()[0]
+            measured, ideal, client_cpu, server_cpu = asyncio.run(
                 overhead(world, args.delay, episodes, Path(tmp), concurrency)
             )
+        requests = episodes * 3
         print(json.dumps({"episodes": episodes, "concurrency": concurrency, "delay_s": args.delay}))
         print(
-            f"endpoint-driven at concurrency {concurrency}: measured {measured:.3f} s vs ideal "
-            f"{ideal:.3f} s: overhead {(measured / ideal - 1) * 100:+.2f}% (goal within 5%)"
+            f"endpoint-driven at concurrency {concurrency}, delay {args.delay:g} s: measured "
+            f"{measured:.3f} s vs ideal {ideal:.3f} s: ratio {measured / ideal:.3f}, overhead "
+            f"{(measured / ideal - 1) * 100:+.2f}% (goal within 5%); CPU per request: harness "
+            f"{client_cpu / requests * 1000:.2f} ms, endpoint {server_cpu / requests * 1000:.2f} "
+            f"ms ({(client_cpu + server_cpu) / measured:.2f} cores busy of 2); load average "
+            f"{load:.2f} before"
         )
 
 

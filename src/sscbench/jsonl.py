@@ -26,8 +26,17 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def escape_surrogates(text: str) -> str:
-    """``text`` with each lone surrogate written as its ``\\uXXXX`` escape (JSON-safe)."""
-    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    """``text`` with each lone surrogate written as its ``\\uXXXX`` escape (JSON-safe).
+
+    Text without one (nearly all) is returned as it is after one C-speed ``isascii`` or
+    UTF-8 encoding check, not a regular-expression pass (a model request is ~15 KB)."""
+    if text.isascii():
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return _SURROGATE.sub(lambda m: f"\\u{ord(m.group(0)):04x}", text)
+    return text
 
 
 def write_utf8(path: str | Path, text: str) -> None:

@@ -196,3 +196,37 @@ def test_plan_names_the_file_and_field_of_a_bad_config(tmp_path):
     result = CliRunner().invoke(app, ["plan", str(path)])
     assert result.exit_code == 2
     assert "bad.toml" in result.output and "study.repetitions" in result.output
+
+
+SCRIPTED_STUDY = """
+[study]
+repetitions = 1
+concurrency = 2
+[world]
+domains = ["airline"]
+[cases]
+operators = ["ReturnDate"]
+per_operator = 2
+[[agents]]
+id = "script"
+profile = "trusting"
+"""
+
+
+@pytest.fixture(scope="module")
+def scripted_study(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("scripted")
+    config = parse_config(SCRIPTED_STUDY, tmp / "study.toml", base_dir=tmp)
+    summary = execute_study(config, SCRIPTED_STUDY, tmp / "out", progress=False)
+    return summary, tmp / "out"
+
+
+def test_a_study_that_calls_no_model_says_so_in_its_cost_lines(scripted_study, model_study):
+    summary, _ = scripted_study
+    lines = "\n".join(summary.cost_lines)
+    assert "no model is called" in lines
+    assert "model requests" not in lines and "$0.0000" not in lines
+    assert "  script: no model called; clean tasks" in lines
+    # a study whose configurations call a model still counts its requests
+    model_lines = "\n".join(model_study[0].cost_lines)
+    assert "no model is called" not in model_lines and "model requests" in model_lines

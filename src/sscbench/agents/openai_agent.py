@@ -53,7 +53,8 @@ class OpenAIAgent:
         clients: ClientHolder | None = None,
     ):
         self.config = config
-        self.tools = list(tools)
+        # the world's schema list itself (read-only): its JSON is encoded once for all runs
+        self.tools = tools if isinstance(tools, list) else list(tools)
         self.seed = config.seed if config.seed is not None else seed
         self.usage = new_usage()
         self._rng = random.Random(f"agent-retry:{seed}")

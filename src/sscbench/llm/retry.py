@@ -31,10 +31,10 @@ import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+import httpx2
 import openai
 
 from sscbench.errors import EndpointUnreachable, HarnessFailure
-from sscbench.jsonl import dumps_line
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.llm.limiter import (
     EndpointLimiter,
@@ -44,8 +44,10 @@ from sscbench.llm.limiter import (
     parse_retry_after,
 )
 from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
+from sscbench.llm.transport import ChatTransport, pool_size, request_bytes
 
-__all__ = ["PLACEHOLDER_KEY", "redact"]  # re-exported: their home is agents.secrets
+# re-exported: the first two live in llm.secrets, request_bytes in llm.transport
+__all__ = ["PLACEHOLDER_KEY", "redact", "request_bytes"]
 
 T = TypeVar("T")
 
@@ -66,13 +68,20 @@ def _tls_context() -> ssl.SSLContext:
 
 
 def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
-    """An ``AsyncOpenAI`` client for the endpoint, with the library's own retries off."""
+    """An ``AsyncOpenAI`` client for the endpoint, with the library's own retries off and a
+    connection pool as large as the endpoint's concurrency (:func:`pool_size`), every
+    connection kept alive (httpx's defaults would keep 20 and reconnect the rest)."""
+    size = pool_size(config)
     return openai.AsyncOpenAI(
         base_url=config.base_url,
         api_key=read_api_key(config),
         max_retries=0,
         timeout=config.timeout,
-        http_client=openai.DefaultAsyncHttpxClient(verify=_tls_context(), timeout=config.timeout),
+        http_client=openai.DefaultAsyncHttpxClient(
+            verify=_tls_context(),
+            timeout=config.timeout,
+            limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size),
+        ),
     )
 
 
@@ -128,50 +137,38 @@ class EndpointHealth:
 
 
 class ClientHolder:
-    """The clients of one endpoint per event loop, built on first use and shared by the
-    runs of a factory.
+    """The transport of one endpoint per event loop, built on first use and shared by the
+    runs of a factory: one :class:`~sscbench.llm.transport.ChatTransport` (one pool of
+    keep-alive connections sized by :func:`~sscbench.llm.transport.pool_size`, beside
+    the SDK client whose headers, key and error types it uses).
 
-    A client's connection pool belongs to the loop it was first used in, so a new
-    loop (a new ``asyncio.run``) gets new clients. The connection pool's bookkeeping
-    grows with its connections on every request, so at high concurrency the requests
-    are spread over several clients: one more client for each :data:`PER_CLIENT`
-    requests in flight at the endpoint (its limiter's count), up to :data:`MAX_CLIENTS`.
-    ``health`` is the endpoint's :class:`EndpointHealth`, shared across loops.
+    A pool belongs to the loop it was first used in, so a new loop (a new
+    ``asyncio.run``) gets a new transport. ``health`` is the endpoint's
+    :class:`EndpointHealth`, shared across loops.
     """
 
     def __init__(self, config: EndpointConfig):
         self.config = config
         self.health = EndpointHealth(config.base_url, config.unreachable_after)
-        self._clients: list[openai.AsyncOpenAI] = []
+        self._transport: ChatTransport | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._turn = 0
 
-    def get(self) -> openai.AsyncOpenAI:
-        """A client for the running event loop (round robin over the loop's clients)."""
+    def get(self) -> ChatTransport:
+        """The transport of the running event loop."""
         loop = asyncio.get_running_loop()
-        if self._loop is not loop:
-            self._clients, self._loop = [], loop
-        limiter = limiter_for(self.config)
-        busy = limiter.in_flight if limiter is not None else 0
-        wanted = min(MAX_CLIENTS, 1 + busy // PER_CLIENT)
-        if len(self._clients) < wanted or not self._clients:
-            self._clients.append(make_client(self.config))
-        self._turn = (self._turn + 1) % len(self._clients)
-        return self._clients[self._turn]
+        if self._loop is not loop or self._transport is None:
+            self._transport = ChatTransport(make_client(self.config), pool_size(self.config))
+            self._loop = loop
+        return self._transport
 
     async def aclose(self) -> None:
-        """Close the clients of the running loop, if there are any."""
-        clients, self._clients, self._loop = self._clients, [], None
-        for client in clients:
-            await client.close()
+        """Close the running loop's transport, if there is one."""
+        transport, self._transport, self._loop = self._transport, None, None
+        if transport is not None:
+            await transport.aclose()
 
     def __repr__(self) -> str:
         return f"ClientHolder(base_url={self.config.base_url!r}, model={self.config.model!r})"
-
-
-PER_CLIENT = 16
-"""Requests in flight per client before another client shares the load."""
-MAX_CLIENTS = 16
 
 
 def new_usage() -> dict[str, int]:
@@ -318,7 +315,8 @@ async def with_retries(
             if timeout is None:
                 result = await call()
             else:
-                result = await asyncio.wait_for(call(), timeout)
+                async with asyncio.timeout(timeout):  # no task per attempt, as wait_for has
+                    result = await call()
             if health is not None:
                 health.record(None)
             if permit is not None and limiter is not None:
@@ -361,17 +359,21 @@ async def with_retries(
                 limiter.release(permit, "error")
 
 
-async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> Any:
-    """POST a plain-JSON chat-completions body with the real client and parse the reply.
+async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict[str, Any]) -> Any:
+    """POST a plain-JSON chat-completions body and parse the reply.
 
     ``chat.completions.create`` first walks the whole request through the SDK's typed
     transform (several milliseconds for a τ-bench prompt with its tool schemas); our
-    body is already plain JSON, so it is sent as it is. Transport, status errors and
+    body is already plain JSON, so it is sent as it is. With a :class:`ChatTransport`
+    (a study's agents and users) it goes over the transport's aiohttp pool; with an SDK
+    client (the classifier, the oracles) through the SDK. Either way status errors and
     response parsing are the SDK's own.
     """
     from openai.types.chat import ChatCompletion
 
     try:
+        if isinstance(client, ChatTransport):
+            return await client.post(request_bytes(body))
         return await client.post(
             "/chat/completions",
             content=request_bytes(body),
@@ -382,14 +384,8 @@ async def chat_completion(client: openai.AsyncOpenAI, body: dict[str, Any]) -> A
         raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
 
 
-def request_bytes(body: dict[str, Any]) -> bytes:
-    """The UTF-8 JSON of a request body; a lone surrogate (model output the SDK's own
-    encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted."""
-    return dumps_line(body).encode("utf-8")
-
-
 async def complete_with_retries(
-    client: openai.AsyncOpenAI,
+    client: openai.AsyncOpenAI | ChatTransport,
     config: EndpointConfig,
     body: dict[str, Any],
     *,

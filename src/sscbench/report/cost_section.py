@@ -10,7 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.run.cost import cost_by_config, pass_hat_k, read_prices
+from sscbench.run.cost import (
+    NO_MODEL,
+    cost_by_config,
+    pass_hat_k,
+    read_prices,
+    stored_config_calls_a_model,
+)
 from sscbench.run.storage import IndexEntry, StudyDir
 
 Row = dict[str, Any]
@@ -58,14 +64,20 @@ def cost_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Ro
         return section, {}
     prices = read_prices(store.config_toml)
     by_config, total = cost_by_config(entries, prices, store.read_timings())
-    section.intro = (
-        f"{total.runs} runs ran: {total.requests} model requests answered, {total.retries} "
-        f"retries ({total.rate_limited} answered 429), {total.prompt_tokens} prompt and "
-        f"{total.completion_tokens} completion tokens, {total.wall_s:.1f} s of run time; "
-        f"estimated price {total.price_label}"
-        + ("" if prices else " (the config has no [prices] table)")
-        + ". The configurations' rows add up to the study's."
-    )
+    if stored_config_calls_a_model(store.config_toml):
+        section.intro = (
+            f"{total.runs} runs ran: {total.requests} model requests answered, {total.retries} "
+            f"retries ({total.rate_limited} answered 429), {total.prompt_tokens} prompt and "
+            f"{total.completion_tokens} completion tokens, {total.wall_s:.1f} s of run time; "
+            f"estimated price {total.price_label}"
+            + ("" if prices else " (the config has no [prices] table)")
+            + ". The configurations' rows add up to the study's."
+        )
+    else:
+        section.intro = (
+            f"{total.runs} runs ran in {total.wall_s:.1f} s of run time; {NO_MODEL}, so there "
+            "are no requests, tokens or price to count."
+        )
     columns = ["runs", "requests", "retries", "rate_limited", "prompt_tokens",
                "completion_tokens", "wall_s", "price_usd"]  # fmt: skip
     table = Table(

@@ -22,7 +22,7 @@ from pydantic import ValidationError
 
 from sscbench.errors import DataError
 from sscbench.llm.usage import COUNTERS, RoleUsage, RunUsage
-from sscbench.run.config import ModelPrice
+from sscbench.run.config import ModelPrice, StudyConfig, load_config
 from sscbench.run.storage import IndexEntry
 
 Prices = Mapping[str, ModelPrice]
@@ -169,24 +169,55 @@ def read_prices(path: Path) -> dict[str, ModelPrice]:
     return prices
 
 
+NO_MODEL = "no model is called (scripted or replayed agents and user)"
+"""What the cost lines say for a study whose configurations call no model (as ``plan`` does)."""
+
+
+def calls_a_model(config: StudyConfig) -> bool:
+    """True when some configuration's agent or the simulated user talks to a model endpoint
+    (the roles ``sscbench plan`` bounds); scripted and replayed roles call none."""
+    return config.user.kind == "llm" or any(a.endpoint is not None for a in config.agents)
+
+
+def stored_config_calls_a_model(path: Path) -> bool:
+    """:func:`calls_a_model` of a study's stored ``config.toml``; True when it cannot be read
+    (the cost lines then show the counts, never claim that no model was called)."""
+    try:
+        config, _ = load_config(path)
+    except DataError:
+        return True
+    return calls_a_model(config)
+
+
 def summary_lines(
-    entries: Iterable[IndexEntry], prices: Prices, timings: Mapping[str, float] | None = None
+    entries: Iterable[IndexEntry],
+    prices: Prices,
+    timings: Mapping[str, float] | None = None,
+    *,
+    model_called: bool = True,
 ) -> list[str]:
-    """The console summary of a study's cost and qualification figure, one line each."""
+    """The console summary of a study's cost and qualification figure, one line each;
+    ``model_called`` False (no configuration calls a model) says so instead of 0 requests
+    at an estimated $0."""
     entries = list(entries)
     by_config, study = cost_by_config(entries, prices, timings)
     passes = pass_hat_k(entries)
-    lines = [
-        f"cost: {study.runs} runs ran, {study.requests} model requests, {study.retries} "
-        f"retries ({study.rate_limited} answered 429), {study.prompt_tokens} prompt + "
-        f"{study.completion_tokens} completion tokens, {study.wall_s:.1f} s of run time, "
-        f"estimated {study.price_label}"
-    ]
+    if model_called:
+        lines = [
+            f"cost: {study.runs} runs ran, {study.requests} model requests, {study.retries} "
+            f"retries ({study.rate_limited} answered 429), {study.prompt_tokens} prompt + "
+            f"{study.completion_tokens} completion tokens, {study.wall_s:.1f} s of run time, "
+            f"estimated {study.price_label}"
+        ]
+    else:
+        lines = [f"cost: {study.runs} runs ran, {study.wall_s:.1f} s of run time; {NO_MODEL}"]
     for config_id, totals in by_config.items():
         figures = ", ".join(f"pass^{p.k} {p.value:.3f}" for p in passes.get(config_id, []))
-        lines.append(
-            f"  {config_id}: {totals.requests} requests, "
-            f"{totals.prompt_tokens + totals.completion_tokens} tokens, {totals.price_label}; "
-            f"clean tasks {figures or 'none completed'}"
+        spent = (
+            f"{totals.requests} requests, "
+            f"{totals.prompt_tokens + totals.completion_tokens} tokens, {totals.price_label}"
+            if model_called
+            else "no model called"
         )
+        lines.append(f"  {config_id}: {spent}; clean tasks {figures or 'none completed'}")
     return lines

@@ -29,7 +29,7 @@ from sscbench.run.builders import (
     input_files,
 )
 from sscbench.run.config import StudyConfig
-from sscbench.run.cost import summary_lines
+from sscbench.run.cost import calls_a_model, summary_lines
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
 from sscbench.run.lock import StudyLock
 from sscbench.run.planning import PlanUnit, clean_slots, make_plan
@@ -327,7 +327,10 @@ def execute_study(
             asyncio.run(_drain_and_close(iter(plan), runner, config.study.concurrency, stopper))
         summary.requeued = getattr(source, "requeued", 0)
         summary.cost_lines = summary_lines(
-            runner.finished.values(), config.prices, store.read_timings()
+            runner.finished.values(),
+            config.prices,
+            store.read_timings(),
+            model_called=calls_a_model(config),
         )
         if stopper.signum is not None:
             raise StudyInterrupted(summary, stopper.signum)

@@ -1,0 +1,176 @@
+"""The hot path of a study's model calls: chat completions POSTed over one aiohttp pool.
+
+A study sends hundreds of requests a second at high concurrency. Through the ``openai``
+client each one costs about 3 ms of CPU (its request builder, httpx's connection pool,
+which scans every pooled connection for each request, and its response construction);
+the same round trip over aiohttp costs about 0.6 ms, and that CPU is what separates a
+study's wall time from the one the endpoint's latency dictates (``benchmarks/runs.py``).
+
+:class:`ChatTransport` keeps the SDK's meaning and only replaces the transport: the
+request carries the SDK client's own headers and key; an HTTP error status becomes the
+SDK's own exception (``client._make_status_error_from_response``: ``RateLimitError``
+with its ``Retry-After``, ``InternalServerError``, ...); a 2xx body is read as the SDK
+reads it (JSON by content type, else tried as JSON, else its text) and built with the
+SDK's own lenient ``construct_type``; a refused connection is an ``APIConnectionError``
+caused by an ``httpx2.ConnectError`` and a dropped one by a ``RemoteProtocolError``, so
+:mod:`sscbench.llm.retry` classifies, retries and describes failures exactly as before.
+The whole-attempt timeout stays the caller's (``with_retries``).
+
+The pool holds up to ``pool_size`` connections, kept alive between requests: the
+endpoint's ``max_concurrent`` or else the limiter's ceiling, so the pool never queues a
+request the limiter let go.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aiohttp
+import httpx2
+import openai
+import pydantic
+from openai._models import construct_type
+from openai.types.chat import ChatCompletion
+
+from sscbench.jsonl import dumps_line
+from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.limiter import DEFAULT_CEILING
+
+
+def pool_size(config: EndpointConfig) -> int:
+    """Connections the endpoint's pool may hold: ``max_concurrent``, else the limiter's
+    ceiling (the most requests flow control ever lets be in flight)."""
+    return config.max_concurrent or DEFAULT_CEILING
+
+
+def request_headers(client: openai.AsyncOpenAI) -> dict[str, str]:
+    """The headers the SDK client sends on each request, its bearer key included."""
+    headers = {k: v for k, v in client.default_headers.items() if isinstance(v, str)}
+    headers["Authorization"] = f"Bearer {client.api_key}"
+    return headers
+
+
+def build_completion(value: Any) -> Any:
+    """The ``ChatCompletion`` the SDK builds from a decoded body: a body that is exactly a
+    chat completion is validated strictly (no coercion: the same object the SDK's lenient
+    ``construct_type`` builds, 20x faster); any other body is built by ``construct_type``
+    itself, as the SDK does, so odd and malformed answers read as they always did."""
+    try:
+        return ChatCompletion.model_validate(value, strict=True)
+    except pydantic.ValidationError:
+        return construct_type(type_=ChatCompletion, value=value)
+
+
+def request_bytes(body: dict[str, Any]) -> bytes:
+    """The UTF-8 JSON of a request body; a lone surrogate (model output the SDK's own
+    encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted.
+
+    The ``tools`` list (half of a τ-bench request, the same list on every turn of an
+    agent) is encoded once per list object (:func:`_tools_json`) and put last."""
+    tools = body.get("tools")
+    if not isinstance(tools, list) or not tools:
+        return dumps_line(body).encode("utf-8")
+    rest = dumps_line({k: v for k, v in body.items() if k != "tools"})
+    return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"tools":{_tools_json(tools)}}}'.encode()
+
+
+_TOOLS_JSON: dict[int, tuple[list[Any], str]] = {}
+"""JSON of tool lists by identity, each kept beside its list (so its id stays its own)."""
+
+
+def _tools_json(tools: list[Any]) -> str:
+    """The JSON of a tool list, encoded on its first request. Tool lists are a world's
+    schemas, shared read-only by every run's agent and never changed once built; the
+    cache holds each list it encoded, so an ``id`` is never reused for another list."""
+    cached = _TOOLS_JSON.get(id(tools))
+    if cached is not None and cached[0] is tools:
+        return cached[1]
+    if len(_TOOLS_JSON) >= 64:
+        _TOOLS_JSON.clear()
+    text = dumps_line(tools)
+    _TOOLS_JSON[id(tools)] = (tools, text)
+    return text
+
+
+class BodyNotJSON(ValueError):
+    """A 2xx body declared JSON that does not parse (the SDK raises ``ValueError`` too)."""
+
+
+class ChatTransport:
+    """One endpoint's aiohttp connection pool in one event loop, beside its SDK client."""
+
+    def __init__(self, client: openai.AsyncOpenAI, size: int):
+        self.client = client
+        self.size = size
+        self.url = str(client.base_url).rstrip("/") + "/chat/completions"
+        self._headers = request_headers(client)
+        self._session: aiohttp.ClientSession | None = None
+
+    @property
+    def api_key(self) -> str:
+        """The SDK client's key (masked out of every failure message by the caller)."""
+        return self.client.api_key
+
+    def session(self) -> aiohttp.ClientSession:
+        """The pool, opened on first use in the running loop."""
+        if self._session is None:
+            connector = aiohttp.TCPConnector(limit=self.size, limit_per_host=self.size)
+            self._session = aiohttp.ClientSession(
+                connector=connector,
+                timeout=aiohttp.ClientTimeout(total=None),
+                headers=self._headers,
+                skip_auto_headers=("User-Agent",),
+            )
+        return self._session
+
+    async def post(self, content: bytes) -> Any:
+        """POST one request body and return what ``client.post(..., cast_to=ChatCompletion)``
+        returns: a ``ChatCompletion``, or the body's text when it is not JSON at all."""
+        try:
+            async with self.session().post(self.url, data=content) as answer:
+                data = await answer.read()
+                status, headers = answer.status, list(answer.headers.items())
+        except aiohttp.ClientConnectorError as exc:
+            raise openai.APIConnectionError(request=self._request()) from httpx2.ConnectError(
+                str(exc)
+            )
+        except (aiohttp.ClientError, ConnectionError) as exc:
+            cause = httpx2.RemoteProtocolError(str(exc) or type(exc).__name__)
+            raise openai.APIConnectionError(request=self._request()) from cause
+        if not 200 <= status < 300:
+            response = httpx2.Response(
+                status, headers=headers, content=data, request=self._request()
+            )
+            raise self.client._make_status_error_from_response(response)
+        content_type = dict((k.lower(), v) for k, v in headers).get("content-type", "*")
+        if content_type.split(";")[0].endswith("json"):
+            try:
+                value = json.loads(data)
+            except ValueError as exc:
+                raise BodyNotJSON(str(exc)) from None
+        else:
+            try:
+                value = json.loads(data)
+            except ValueError:
+                return data.decode("utf-8", errors="replace")
+        if value is None:
+            return None
+        return build_completion(value)
+
+    def _request(self) -> httpx2.Request:
+        """The request as the SDK's errors carry it (built only for a failure)."""
+        return httpx2.Request("POST", self.url)
+
+    async def aclose(self) -> None:
+        """Close the pool (its connections) and the SDK client."""
+        session, self._session = self._session, None
+        if session is not None:
+            await session.close()
+        await self.client.close()
+
+    def __repr__(self) -> str:
+        return f"ChatTransport(url={self.url!r}, size={self.size})"
+
+
+__all__ = ["BodyNotJSON", "ChatTransport", "pool_size", "request_bytes", "request_headers"]

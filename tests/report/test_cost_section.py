@@ -1,0 +1,57 @@
+"""The report's cost section: counts for a study that calls a model, and a plain statement
+for one whose configurations call none."""
+
+from __future__ import annotations
+
+from sscbench.report.cost_section import cost_section
+from sscbench.report.model import RunSets
+from sscbench.run.config import parse_config
+from sscbench.run.executor import execute_study
+from sscbench.testing import OpenAIServer, text
+
+STUDY = """
+[study]
+repetitions = 1
+concurrency = 2
+[world]
+domains = ["airline"]
+[cases]
+operators = ["ReturnDate"]
+per_operator = 1
+[[agents]]
+id = "script"
+profile = "trusting"
+"""
+
+MODEL_AGENT = """
+[[agents]]
+id = "model"
+kind = "openai"
+[agents.endpoint]
+base_url = "{url}"
+model = "m"
+"""
+
+
+def _intro(tmp_path, toml):
+    config = parse_config(toml, tmp_path / "study.toml", base_dir=tmp_path)
+    execute_study(config, toml, tmp_path / "out", progress=False)
+    section, rows = cost_section(tmp_path / "out", RunSets())
+    return section.intro, rows
+
+
+def test_a_study_that_calls_no_model_says_so_instead_of_an_unpriced_zero(tmp_path):
+    intro, rows = _intro(tmp_path, STUDY)
+    assert "no model is called" in intro
+    assert "[prices]" not in intro and "$0.0000" not in intro
+    assert "model requests answered" not in intro
+    assert rows["cost"][-1]["requests"] == 0
+
+
+def test_a_study_with_a_model_configuration_counts_its_requests(tmp_path):
+    with OpenAIServer(lambda body: text("Could you say more?")) as server:
+        intro, _rows = _intro(tmp_path, STUDY + MODEL_AGENT.format(url=server.base_url))
+        served = len(server.requests)
+    assert "no model is called" not in intro
+    assert f"{served} model requests answered" in intro
+    assert "(the config has no [prices] table)" in intro

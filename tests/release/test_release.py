@@ -24,6 +24,7 @@ FAMILIES = [
     "ReadbackUnavailable",
     "StalePolicy",
     "CompoundTimeoutReadback",
+    "IdentityRebind",
 ]
 
 

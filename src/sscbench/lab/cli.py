@@ -60,6 +60,7 @@ def _heatmap_table(result: LabResult, system: str) -> Table:
     table.add_column("fault")
     for cp in CHECKPOINTS:
         table.add_column(cp.value[:4].upper(), justify="center")
+    table.add_column("first invalid")
     table.add_column("terminal")
     for row in result.heatmap(system):
         cells = []
@@ -67,7 +68,8 @@ def _heatmap_table(result: LabResult, system: str) -> Table:
             sym = row.cells[cp].symbol
             cells.append(f"[{_STYLE[sym]}]{sym}[/]")
         mode = row.terminal_mode
-        table.add_row(row.fault, *cells, f"[{_TERMINAL_STYLE[mode]}]{mode.value}[/]")
+        first = row.first_invalid.value if row.first_invalid else "-"
+        table.add_row(row.fault, *cells, first, f"[{_TERMINAL_STYLE[mode]}]{mode.value}[/]")
     table.caption = (
         ". valid   ? suspect/unknown   X invalid   (terminal: acceptable / unknown / unacceptable)"
     )

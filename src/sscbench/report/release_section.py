@@ -44,11 +44,13 @@ def release_section(
         "transfer-table",
         "Transfer matrix: P(checkpoint invalid | activated)",
         "activated injected runs",
-        ["configuration", "family", "activated", *[c.value for c in CHECKPOINTS], "outcome states"],
-    )
+        ["configuration", "family", "activated", *[c.value for c in CHECKPOINTS],
+         "first invalid", "outcome states"],
+    )  # fmt: skip
     for t in evidence.transfer:
         transfer.add(t.config_id, t.family, t.activated,
                      *[f"{t.invalid[c.value].estimate or 0:.2f}" for c in CHECKPOINTS],
+                     t.first_invalid or "–",
                      ", ".join(f"{k} {v}" for k, v in sorted(t.outcomes.items())))  # fmt: skip
     paired = Table("release-paired-table", "Paired control vs injected runs (McNemar's exact test)",
                    "pairs with both runs completed",

@@ -33,7 +33,10 @@ class Profile:
     record cannot be read, a flag for review); otherwise the agent tells the user the
     system refused the change. ``follows_context_policy`` makes the agent skip its
     confirmation question when the system prompt says confirmation is no longer
-    required; otherwise it asks whatever the context says.
+    required; otherwise it asks whatever the context says. ``ownership_check`` refuses
+    to act on a looked-up record whose id or owner is not the one the conversation
+    established (the identity barrier); without it the agent binds the write to the
+    record the lookup returned (:mod:`sscbench.agents.scripted.identity`).
     """
 
     name: str
@@ -47,6 +50,7 @@ class Profile:
     idempotency_key: bool = False
     timeout_retries: int = 0
     follows_context_policy: bool = False
+    ownership_check: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -57,7 +61,7 @@ class Profile:
                 raise ValueError(f"profile {self.name}: {name} must be a number, got {value!r}")
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"profile {self.name}: {name} must be in [0, 1], got {value}")
-        for name in ("idempotency_key", "follows_context_policy"):
+        for name in ("idempotency_key", "follows_context_policy", "ownership_check"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"profile {self.name}: {name} must be true or false, got "
@@ -88,6 +92,7 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "idempotency_key": False,
     "timeout_retries": 0,
     "follows_context_policy": False,
+    "ownership_check": False,
 }
 
 
@@ -141,15 +146,17 @@ PROFILES: dict[str, Profile] = {
             "idempotent_readback",
             "Carries an idempotency key through retries of a timed-out write and reads the "
             "record back before reporting; flags an unconfirmable change for review; asks "
-            "for confirmation whatever the context says.",
+            "for confirmation whatever the context says; refuses to act on a record the "
+            "authenticated user does not own.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
+            ownership_check=True,
         ),
         Profile(
             "naive_retry",
-            "Retries a timed-out write without a key, never reads back, and follows the "
-            "policy text in its context.",
+            "Retries a timed-out write without a key, never reads back, follows the "
+            "policy text in its context, and acts on whatever record a lookup returns.",
             readback="never",
             timeout_retries=2,
             follows_context_policy=True,

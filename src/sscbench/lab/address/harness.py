@@ -69,6 +69,7 @@ class LabResult:
                     },
                     "terminal": {t.value: p for t, p in row.terminal.items()},
                     "terminal_mode": row.terminal_mode.value,
+                    "first_invalid": row.first_invalid.value if row.first_invalid else None,
                 }
                 for row in self.heatmap(system)
             ]

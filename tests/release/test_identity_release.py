@@ -105,3 +105,24 @@ def test_ownership_check_is_a_validated_profile_setting():
     assert "ownership_check" not in make_profile("readback").params()  # labels unchanged
     with pytest.raises(ValueError, match="ownership_check"):
         make_profile("readback", ownership_check="yes")
+
+
+def test_gate_prints_the_exposure_arithmetic_per_family(study):
+    from typer.testing import CliRunner
+
+    from sscbench.cli import app
+
+    root = Path(__file__).resolve().parents[2]
+    policy = root / "examples" / "release-policy.toml"
+    result = CliRunner().invoke(app, ["gate", str(study), str(policy)], env={"COLUMNS": "300"})
+    assert result.exit_code == 1  # the weak profile blocks (and the policy's other families)
+    out = " ".join(result.output.split())
+    assert "exposure-weighted escapes (frequency | consequence)" in out
+    # the weak profile: 1e-5 × 1 × 1e6 = 10 escapes per million
+    assert "BLOCK IdentityRebind: exposure 1e-05/request × escape upper bound 1 " in out
+    assert "= 10 escapes per 1,000,000 > limit 0.5 (severity >= 5, irreversible)" in out
+    # the barrier profile never escaped, but 0 of 13 leaves a Wilson upper bound of 0.228:
+    # 2.28 per million is still too many for a severe, irreversible fault — thin
+    # evidence blocks (more runs would narrow the bound)
+    assert "escape upper bound 0.228 × 1,000,000 requests = 2.28 escapes" in out
+    assert "consequence severity 5, irreversible" in out

@@ -219,10 +219,18 @@ def gate_command(
                 f"{len(verdict.checks)} checks passed"
             )
             for check in failed:
-                console.print(
-                    safe(
-                        f"  - {check.family}: needs {check.requirement}; observed {check.observed}"
+                if check.weighed is None:
+                    console.print(
+                        safe(
+                            f"  - {check.family}: needs {check.requirement}; "
+                            f"observed {check.observed}"
+                        )
                     )
-                )
+            weighed = [c for c in verdict.checks if c.weighed is not None]
+            if weighed:
+                console.print("  exposure-weighted escapes (frequency | consequence):")
+            for check in weighed:
+                mark = "[green]pass[/]" if check.passed else "[red]BLOCK[/]"
+                console.print(f"  {mark} {safe(check.family)}: {safe(check.observed)}")
     if any(v.blocked for v in verdicts):
         raise typer.Exit(1)

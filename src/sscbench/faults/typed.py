@@ -404,10 +404,7 @@ class TransferCell(BaseModel):
 
 
 def first_invalid(p_invalid: dict[Checkpoint, float], threshold: float = 0.5) -> Checkpoint | None:
-    """The first checkpoint, in contract order, that the fault makes invalid in at least
-    ``threshold`` of its activated trials — where the error first appears (the essay's
-    row reading: an identity fault's first invalid checkpoint is ``identity``); None
-    when no checkpoint reaches it."""
+    """Where the error first appears: the first checkpoint invalid in >= threshold of runs."""
     return next((cp for cp in CHECKPOINTS if p_invalid.get(cp, 0.0) >= threshold), None)
 
 
@@ -419,11 +416,6 @@ class TransferRow(BaseModel):
     activated: int
     cells: dict[Checkpoint, TransferCell]
     terminal: dict[TerminalClass, float]
-
-    @property
-    def first_invalid(self) -> Checkpoint | None:
-        """Where the error first appears: the first checkpoint rendered ``X``."""
-        return first_invalid({cp: cell.p_invalid for cp, cell in self.cells.items()})
 
     @property
     def terminal_mode(self) -> TerminalClass:

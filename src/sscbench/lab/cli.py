@@ -10,6 +10,7 @@ from rich.table import Table
 
 from sscbench.faults.typed import CHECKPOINTS, Rate, TerminalClass
 from sscbench.lab.address import SYSTEMS, LabResult, run_lab, summary_line
+from sscbench.lab.address.harness import first_invalid_name
 from sscbench.terminal import safe
 
 lab_app = typer.Typer(help="Typed fault-injection laboratories.", no_args_is_help=True)
@@ -68,7 +69,7 @@ def _heatmap_table(result: LabResult, system: str) -> Table:
             sym = row.cells[cp].symbol
             cells.append(f"[{_STYLE[sym]}]{sym}[/]")
         mode = row.terminal_mode
-        first = row.first_invalid.value if row.first_invalid else "-"
+        first = first_invalid_name(row) or "-"
         table.add_row(row.fault, *cells, first, f"[{_TERMINAL_STYLE[mode]}]{mode.value}[/]")
     table.caption = (
         ". valid   ? suspect/unknown   X invalid   (terminal: acceptable / unknown / unacceptable)"

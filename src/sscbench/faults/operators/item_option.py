@@ -207,25 +207,10 @@ class ItemOption(FaultOperator):
         return [json_read_injection(self._hook_id(case), READ, "order_id", p["order_id"], mutate)]
 
     def consistent_source(self, case: Case, world: World) -> list[Injection]:
-        """The contradiction-relation variant: every read of the item's product shows the
-        ordered item's variant with the injected options, so the authoritative source
-        agrees with v′ and nothing the agent can read refutes it (the paper's paired check).
-        The state is never changed."""
-        p = case.params
-        item_id, injected = p["item_id"], p["injected_options"]
+        """The contradiction-relation variant's hooks (:mod:`.consistent`)."""
+        from sscbench.faults.operators.consistent import consistent_product
 
-        def mutate(data: dict[str, Any]) -> bool:
-            variant = data["variants"][item_id]
-            if variant.get("options") == injected:
-                return False
-            variant["options"] = dict(injected)
-            return True
-
-        hook = json_read_injection(
-            f"{self._hook_id(case)}:consistent", PRODUCT, "product_id", p["product_id"], mutate
-        )
-        hook.persistent = True
-        return [hook]
+        return [consistent_product(case, self._hook_id(case))]
 
     def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
         """The user names the order; the agent reads the user, then the order (fault-bearing)."""

@@ -40,7 +40,6 @@ from sscbench.faults.operators.write_derived import (
     made_true,
     matches,
 )
-from sscbench.world.state import WorldState
 from sscbench.world.world import World
 
 WRITE = "update_reservation_flights"
@@ -62,27 +61,6 @@ FAILURE = re.compile(
     r"\bstill (?:has|have|lists|shows|is on|on|contains) (?:the |your )?(?:original|old|same|HAT))",
     re.IGNORECASE,
 )
-
-
-def _as_acknowledged(live: dict, before: object, acked: object) -> dict:
-    """The live record with the acknowledged change laid over it: each field the
-    acknowledgement changed shows its acknowledged value while the live field still
-    holds the value from before the attempt; a list that only grew since (a payment
-    history) shows the acknowledged list plus what was appended; a field something else
-    changed shows as it is."""
-    if not isinstance(before, dict) or not isinstance(acked, dict):
-        return live
-    out = dict(live)
-    for key, value in acked.items():
-        old = before.get(key)
-        if value == old or key not in live:
-            continue
-        now = live[key]
-        if now == old:
-            out[key] = value
-        elif isinstance(now, list) and isinstance(old, list) and now[: len(old)] == old:
-            out[key] = [*value, *now[len(old) :]] if isinstance(value, list) else now
-    return out
 
 
 class WriteEffect(FaultOperator):
@@ -237,52 +215,10 @@ class WriteEffect(FaultOperator):
         ]
 
     def consistent_source(self, case: Case, world: World) -> list[Injection]:
-        """The contradiction-relation variant: once the suppressed request was attempted,
-        reads of the reservation show the change the acknowledgement describes on top of
-        whatever else happened to the record since (:func:`_as_acknowledged`), so the
-        read-back agrees with the acknowledgement (the paper's paired check). Reads
-        before the attempt are untouched; the state is never changed.
+        """The contradiction-relation variant's hooks (:mod:`.consistent`)."""
+        from sscbench.faults.operators.consistent import consistent_readback
 
-        The hook must come before the fault's own hook: its matcher sees the attempt
-        before the suppressing hook takes it, and computes the committed record then
-        (the write run on the live state and rolled back at once).
-        """
-        request = case.params["request"]
-        rid = request["reservation_id"]
-        tool = world.tools.specs[WRITE].func
-        shown: dict[str, object] = {}  # "acked": committed record, "before": the record then
-
-        def match(name: str, arguments: object, state: WorldState) -> bool:
-            if name == WRITE and matches(request, arguments) and "acked" not in shown:
-                before = state.get("reservations", rid)
-                snapshot = state.snapshot()
-                try:
-                    acknowledgement = tool(state, **dict(arguments))  # type: ignore[call-overload]
-                except Exception:  # a request the tool refuses commits nothing
-                    acknowledgement = "Error"
-                finally:
-                    state.restore(snapshot)
-                if isinstance(acknowledgement, str) and not acknowledgement.startswith("Error"):
-                    shown.update(acked=json.loads(acknowledgement), before=before)
-                return False
-            return (
-                "acked" in shown
-                and name == READ
-                and isinstance(arguments, dict)
-                and arguments.get("reservation_id") == rid
-            )
-
-        def rewrite(observation: str, _arguments: object, state: WorldState) -> str | None:
-            live = state.get("reservations", rid)
-            if not isinstance(live, dict):
-                return None
-            return json.dumps(_as_acknowledged(live, shown["before"], shown["acked"]))
-
-        return [
-            Injection(
-                f"{self._hook_id(case)}:consistent", match=match, rewrite=rewrite, persistent=True
-            )
-        ]
+        return [consistent_readback(case, world, self._hook_id(case))]
 
     def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
         """Read the user and the reservation, then make the request (fault-bearing)."""

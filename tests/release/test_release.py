@@ -24,6 +24,7 @@ FAMILIES = [
     "ReadbackUnavailable",
     "StalePolicy",
     "CompoundTimeoutReadback",
+    "IdentityRebind",
 ]
 
 
@@ -193,8 +194,12 @@ def test_too_few_runs_block_even_a_clean_record(evidence):
     policy = load_policy(ROOT / "examples" / "release-policy.toml")
     keyed = next(v for v in gate(policy, evidence) if v.config_id == "keyed")
     assert keyed.blocked
-    assert all("escape upper bound" in c.requirement for c in keyed.reasons)
-    assert all(c.observed.startswith("0/") for c in keyed.reasons)
+    rules = [c for c in keyed.reasons if c.weighed is None]
+    assert rules and all("escape upper bound" in c.requirement for c in rules)
+    assert all(c.observed.startswith("0/") for c in rules)
+    # weighed by exposure, the same thin evidence blocks too: no escape, but a wide bound
+    weighed = [c.weighed for c in keyed.reasons if c.weighed is not None]
+    assert all(w.escape_upper and w.escape_upper > 0 for w in weighed)
 
 
 def test_release_command_writes_its_files(study):

@@ -115,12 +115,16 @@ def sensitivity_table(rows: list[Row]) -> list[Row]:
 _EMPTY = ("numerator", "denominator", "clusters", "estimate", "low", "high")
 
 
-def paired_comparison(a: list[Row], b: list[Row], *, all_repetitions: bool = False) -> list[Row]:
-    """Adoption in two studies on matched (case, configuration, repetition) pairs, by operator.
+def paired_comparison(
+    a: list[Row], b: list[Row], *, all_repetitions: bool = False, by_config: bool = False
+) -> list[Row]:
+    """Adoption in two studies on matched (case, configuration, repetition) pairs, by
+    operator (and configuration, with ``by_config``).
 
     The primary population: repetition 0 and no target-value controls, unless
-    ``all_repetitions``. Reports both rates with intervals, the discordant pairs and
-    McNemar's exact p-value.
+    ``all_repetitions``. Reports both rates with intervals, the pair table (adopted in
+    both, only in a, only in b, in neither) and McNemar's exact p-value on the
+    discordant pairs.
     """
 
     def key(r: Row) -> tuple:
@@ -138,11 +142,15 @@ def paired_comparison(a: list[Row], b: list[Row], *, all_repetitions: bool = Fal
 
     left, right = decidable(a), decidable(b)
     matched = sorted(set(left) & set(right))
+    def group(k: tuple) -> tuple[str, str]:
+        return (left[k].get("operator") or "?", k[1] if by_config else "")
+
     out = []
-    for operator in sorted({left[k].get("operator") or "?" for k in matched}):
-        keys = [k for k in matched if (left[k].get("operator") or "?") == operator]
+    for operator, config_id in sorted({group(k) for k in matched}):
+        keys = [k for k in matched if group(k) == (operator, config_id)]
         only_a = sum(1 for k in keys if left[k]["A"] == 1 and right[k]["A"] == 0)
         only_b = sum(1 for k in keys if left[k]["A"] == 0 and right[k]["A"] == 1)
+        both = sum(1 for k in keys if left[k]["A"] == 1 and right[k]["A"] == 1)
         clusters = [left[k]["cluster"] for k in keys]
         rate_a = proportion_interval([left[k]["A"] == 1 for k in keys], clusters)
         rate_b = proportion_interval([right[k]["A"] == 1 for k in keys], clusters)
@@ -151,6 +159,7 @@ def paired_comparison(a: list[Row], b: list[Row], *, all_repetitions: bool = Fal
         out.append(
             {
                 "operator": operator,
+                **({"config_id": config_id} if by_config else {}),
                 "pairs": len(keys),
                 "adoption_a": interval_label(rate_a),
                 "adoption_a_numerator": rate_a.numerator,
@@ -164,8 +173,10 @@ def paired_comparison(a: list[Row], b: list[Row], *, all_repetitions: bool = Fal
                 "adoption_b_high": rate_b.high,
                 "clusters": rate_a.n_clusters,
                 "method": rate_a.method,
+                "adopted_in_both": both,
                 "adopted_only_in_a": only_a,
                 "adopted_only_in_b": only_b,
+                "adopted_in_neither": len(keys) - both - only_a - only_b,
                 "mcnemar_exact_p": p_value,
             }
         )

@@ -71,3 +71,9 @@ class FaultContract(_Frozen):
     sufficiency: Sufficiency
     acquisition: tuple[AcquisitionRoute, ...] = ()
     persistence: Literal["once", "persistent"] = "once"
+    authoritative_source: Literal["independent", "consistent"] = Field(
+        "independent",
+        description="consistent: the contradiction-relation variant ([world] "
+        "consistent_source) made the authoritative source agree with v′, so a read showing "
+        "v′ neither refutes it nor shows it true",
+    )

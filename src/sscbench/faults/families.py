@@ -14,6 +14,8 @@ Each family targets one ground-truth write of a task (``position``: which write,
   explicit-confirmation rule.
 * ``CompoundTimeoutReadback`` — timeout after commit and read-back unavailable on
   the same write.
+* ``IdentityRebind`` (:mod:`sscbench.faults.identity`) — lookups of the target record
+  return another user's record.
 
 Parameters (in ``case.params``, set per study or per intensity level):
 ``probability`` (a burst starts at a matched call with this probability, drawn
@@ -29,6 +31,7 @@ from typing import Any
 
 from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
+from sscbench.faults.identity import IDENTITY_FAMILIES
 from sscbench.world.records import (
     ORDER_WRITES,
     READ_TOOLS,
@@ -281,5 +284,6 @@ TYPED_FAMILIES = (
     ReadbackUnavailable,
     StalePolicy,
     CompoundTimeoutReadback,
+    *IDENTITY_FAMILIES,
 )
 FAMILY_NAMES = tuple(f.name for f in TYPED_FAMILIES)

@@ -73,6 +73,24 @@ class SeededOperator(Protocol):
         ...
 
 
+def has_consistent_source(operator: object) -> bool:
+    """Whether an operator offers the contradiction-relation variant (a
+    ``consistent_source(case, world)`` method: hooks making the authoritative source agree
+    with the injected assertion)."""
+    return callable(getattr(operator, "consistent_source", None))
+
+
+def consistent_source_hooks(operator: object, case: Case, world: World) -> list[Injection]:
+    """The hooks of the contradiction-relation variant for one case; a TypeError names an
+    operator without one (a study refuses such a case before it runs)."""
+    method = getattr(operator, "consistent_source", None)
+    if not callable(method):
+        raise TypeError(
+            f"operator {getattr(operator, 'name', operator)!r} has no consistent source"
+        )
+    return list(method(case, world))
+
+
 _OPERATORS: dict[str, Operator] = {}
 _LOADED_ENTRY_POINTS = False
 

@@ -403,6 +403,11 @@ class TransferCell(BaseModel):
         return "."
 
 
+def first_invalid(p_invalid: dict[Checkpoint, float], threshold: float = 0.5) -> Checkpoint | None:
+    """Where the error first appears: the first checkpoint invalid in >= threshold of runs."""
+    return next((cp for cp in CHECKPOINTS if p_invalid.get(cp, 0.0) >= threshold), None)
+
+
 class TransferRow(BaseModel):
     """One fault's row of the lab transfer matrix: activated trials, a cell per
     checkpoint, and the terminal-class distribution (``terminal_mode``: its mode)."""

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from sscbench.faults.typed import CHECKPOINTS, Rate, TerminalClass
 from sscbench.lab.address import SYSTEMS, LabResult, run_lab, summary_line
+from sscbench.lab.address.harness import first_invalid_name
 from sscbench.terminal import safe
 
 lab_app = typer.Typer(help="Typed fault-injection laboratories.", no_args_is_help=True)
@@ -60,6 +61,7 @@ def _heatmap_table(result: LabResult, system: str) -> Table:
     table.add_column("fault")
     for cp in CHECKPOINTS:
         table.add_column(cp.value[:4].upper(), justify="center")
+    table.add_column("first invalid")
     table.add_column("terminal")
     for row in result.heatmap(system):
         cells = []
@@ -67,7 +69,8 @@ def _heatmap_table(result: LabResult, system: str) -> Table:
             sym = row.cells[cp].symbol
             cells.append(f"[{_STYLE[sym]}]{sym}[/]")
         mode = row.terminal_mode
-        table.add_row(row.fault, *cells, f"[{_TERMINAL_STYLE[mode]}]{mode.value}[/]")
+        first = first_invalid_name(row) or "-"
+        table.add_row(row.fault, *cells, first, f"[{_TERMINAL_STYLE[mode]}]{mode.value}[/]")
     table.caption = (
         ". valid   ? suspect/unknown   X invalid   (terminal: acceptable / unknown / unacceptable)"
     )

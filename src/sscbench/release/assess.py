@@ -9,7 +9,9 @@ the reward's state comparison.
 
 Checkpoint validity per run:
 
-* identity — every write touched a record the task's ground truth touches.
+* identity — every write touched a record the task's ground truth touches; under an
+  identity fault, invalid from the lookup that served another user's record until the
+  ownership barrier shows (nothing written to another user's record).
 * context — invalid when the fault entered the agent's working context (a stale
   policy clause, a read made stale by another actor); valid again when a barrier
   neutralised it before it governed an action.
@@ -73,7 +75,7 @@ def assess_run(
     authority_ok = check_authority(run, sheet)
     check_action(run, sheet, found)
     check_evidence(run, sheet, found)
-    acceptable = check_outcome(sheet, found, authority_ok)
+    acceptable = check_outcome(run, sheet, found, authority_ok)
     reward = run.end.reward if run.end is not None else None
     return TrialRecord(
         system=case.case_id,

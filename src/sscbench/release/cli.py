@@ -62,7 +62,7 @@ def _families_table(evidence: ReleaseEvidence, config_id: str) -> Table:
 def _transfer_table(evidence: ReleaseEvidence, config_id: str) -> Table:
     table = _table(
         f"{config_id}: transfer matrix P(checkpoint invalid | activated)",
-        ("family", "n", *(cp.value for cp in CHECKPOINTS), "outcome states"),
+        ("family", "n", *(cp.value for cp in CHECKPOINTS), "first invalid", "outcome states"),
     )
     for row in evidence.transfer:
         if row.config_id != config_id:
@@ -74,7 +74,7 @@ def _transfer_table(evidence: ReleaseEvidence, config_id: str) -> Table:
             style = "bold red" if p >= 0.5 else "yellow" if p > 0 else "green"
             cells.append(f"[{style}]{p:.2f}[/]")
         outcomes = ", ".join(f"{k} {v}" for k, v in sorted(row.outcomes.items()))
-        table.add_row(row.family, str(row.activated), *cells, outcomes)
+        table.add_row(row.family, str(row.activated), *cells, row.first_invalid or "-", outcomes)
     return table
 
 
@@ -122,10 +122,11 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
     with (out / "transfer.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["config_id", "family", "activated", *[c.value for c in CHECKPOINTS],
-                         "outcomes"])  # fmt: skip
+                         "first_invalid", "outcomes"])  # fmt: skip
         for cell in evidence.transfer:
             writer.writerow([cell.config_id, cell.family, cell.activated,
                              *[cell.invalid[c.value].estimate for c in CHECKPOINTS],
+                             cell.first_invalid or "",
                              json.dumps(dict(cell.outcomes), sort_keys=True)])  # fmt: skip
     written.append(out / "transfer.csv")
     if evidence.curves:
@@ -218,10 +219,18 @@ def gate_command(
                 f"{len(verdict.checks)} checks passed"
             )
             for check in failed:
-                console.print(
-                    safe(
-                        f"  - {check.family}: needs {check.requirement}; observed {check.observed}"
+                if check.weighed is None:
+                    console.print(
+                        safe(
+                            f"  - {check.family}: needs {check.requirement}; "
+                            f"observed {check.observed}"
+                        )
                     )
-                )
+            weighed = [c for c in verdict.checks if c.weighed is not None]
+            if weighed:
+                console.print("  exposure-weighted escapes (frequency | consequence):")
+            for check in weighed:
+                mark = "[green]pass[/]" if check.passed else "[red]BLOCK[/]"
+                console.print(f"  {mark} {safe(check.family)}: {safe(check.observed)}")
     if any(v.blocked for v in verdicts):
         raise typer.Exit(1)

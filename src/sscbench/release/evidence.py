@@ -39,6 +39,7 @@ from sscbench.faults.typed import (
     TrialRecord,
     Validity,
     Verdict,
+    first_invalid,
     judge,
     terminal_class,
 )
@@ -266,11 +267,18 @@ class FamilyTransferRow:
     outcomes: Counter
     terminal: Counter
 
+    @property
+    def first_invalid(self) -> str | None:
+        """The first checkpoint (contract order) invalid in at least half the runs."""
+        cp = first_invalid({c: self.invalid[c.value].estimate or 0.0 for c in CHECKPOINTS})
+        return cp.value if cp is not None else None
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "config_id": self.config_id,
             "family": self.family,
             "activated": self.activated,
+            "first_invalid": self.first_invalid,
             "invalid": {k: v.to_dict() | {"label": v.label()} for k, v in self.invalid.items()},
             "suspect": self.suspect,
             "outcomes": dict(self.outcomes),

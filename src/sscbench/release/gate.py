@@ -22,6 +22,10 @@ is *unobserved* and blocks. Example::
     bound = "lower"
     min = 0.80
     families = ["ReadbackUnavailable", "InterveningUpdate"]
+
+An optional ``[exposure]`` table weighs each family's escape bound by how often the
+fault occurs in production and sets limits by consequence (severity, reversibility):
+see :mod:`sscbench.release.exposure`.
 """
 
 from __future__ import annotations
@@ -34,6 +38,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from sscbench.errors import DataError
 from sscbench.release.evidence import FamilyRow, ReleaseEvidence
+from sscbench.release.exposure import ExposureCheck, ExposurePolicy, exposure_check
 
 
 class _Strict(BaseModel):
@@ -81,6 +86,9 @@ class Policy(_Strict):
     families: list[str] | None = Field(
         None, description="families the study must have run (all of them by default)"
     )
+    exposure: ExposurePolicy | None = Field(
+        None, description="production exposure per family and tolerated escapes by consequence"
+    )
 
 
 def load_policy(path: str | Path) -> Policy:
@@ -107,6 +115,9 @@ class Check(BaseModel):
     requirement: str
     observed: str
     passed: bool
+    weighed: ExposureCheck | None = Field(
+        None, description="the exposure-weighted check's numbers (frequency and consequence)"
+    )
 
 
 class Verdict(BaseModel):
@@ -174,6 +185,23 @@ def judge_configuration(policy: Policy, config_id: str, rows: list[FamilyRow]) -
                     requirement=f"{rule.describe()} (severity {row.severity})",
                     observed=row.metrics[rule.metric].label(),
                     passed=passed,
+                )
+            )
+    if policy.exposure is not None:
+        for row in rows:
+            weighed = exposure_check(policy.exposure, row)
+            checks.append(
+                Check(
+                    family=row.family,
+                    requirement=(
+                        f"exposure-weighted escapes per {weighed.per:,} requests <= "
+                        f"{weighed.limit:g} ({weighed.limit_class})"
+                        if weighed.limit is not None
+                        else "an exposure limit covering its consequence"
+                    ),
+                    observed=weighed.arithmetic(),
+                    passed=weighed.passed,
+                    weighed=weighed,
                 )
             )
     return Verdict(config_id=config_id, blocked=not all(c.passed for c in checks), checks=checks)

@@ -121,9 +121,10 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
         reason = "the study has no faulted run with a fault contract (SSCBench operators)"
         sections += [Section(i, TITLES[i], reason=reason) for i in SSCBENCH]
     pairs = paired_comparison(rows, other) if other is not None else None
-    sections.append(more.paired_section(pairs, str(paired) if paired else None))
-    if pairs is not None:
-        csvs["paired"] = pairs
+    by_config = paired_comparison(rows, other, by_config=True) if other is not None else None
+    sections.append(more.paired_section(pairs, str(paired) if paired else None, by_config))
+    if pairs is not None and by_config is not None:
+        csvs["paired"], csvs["paired_by_config"] = pairs, by_config
     oracle, csvs["oracles"] = oracles_section(oracle_results(study))
     sections.append(oracle)
     release, release_rows = release_section(

@@ -111,8 +111,12 @@ def sensitivity_section(rows: list[Row]) -> Section:
     return section
 
 
-def paired_section(pairs: list[Row] | None, other: str | None) -> Section:
-    """Adoption of matched runs in a second study (``--paired``), McNemar's exact test."""
+def paired_section(
+    pairs: list[Row] | None, other: str | None, by_config: list[Row] | None = None
+) -> Section:
+    """Adoption of matched runs in a second study (``--paired``), McNemar's exact test,
+    and the pair table per operator and configuration (adopted in both, only in a,
+    only in b, in neither)."""
     section = Section("paired", "Paired comparison")
     if pairs is None:
         section.reason = "no second study given (sscbench report STUDY --paired OTHER)"
@@ -131,6 +135,19 @@ def paired_section(pairs: list[Row] | None, other: str | None) -> Section:
     for p in pairs:
         table.add(*[p[c] for c in columns])
     section.tables.append(table)
+    if by_config:
+        cells = ["operator", "config_id", "pairs", "adopted_in_both", "adopted_only_in_a",
+                 "adopted_only_in_b", "adopted_in_neither", "adoption_a", "adoption_b",
+                 "mcnemar_exact_p"]  # fmt: skip
+        pair_table = Table(
+            "pair-table",
+            "Pair table by configuration: adoption in a × adoption in b",
+            "repetition 0, controls excluded, matched triggered runs",
+            cells,
+        )
+        for p in by_config:
+            pair_table.add(*[p[c] for c in cells])
+        section.tables.append(pair_table)
     if not pairs:
         section.reason = "the two studies share no matched triggered run"
     return section

@@ -44,11 +44,13 @@ def release_section(
         "transfer-table",
         "Transfer matrix: P(checkpoint invalid | activated)",
         "activated injected runs",
-        ["configuration", "family", "activated", *[c.value for c in CHECKPOINTS], "outcome states"],
-    )
+        ["configuration", "family", "activated", *[c.value for c in CHECKPOINTS],
+         "first invalid", "outcome states"],
+    )  # fmt: skip
     for t in evidence.transfer:
         transfer.add(t.config_id, t.family, t.activated,
                      *[f"{t.invalid[c.value].estimate or 0:.2f}" for c in CHECKPOINTS],
+                     t.first_invalid or "–",
                      ", ".join(f"{k} {v}" for k, v in sorted(t.outcomes.items())))  # fmt: skip
     paired = Table("release-paired-table", "Paired control vs injected runs (McNemar's exact test)",
                    "pairs with both runs completed",
@@ -85,6 +87,23 @@ def release_section(
                                         "cls": "block" if v.blocked else "pass"}],
                           f"{len(v.checks) - len(v.reasons)}/{len(v.checks)}", failed or "–")  # fmt: skip
     section.tables.insert(0, verdict_table)
+    weighed = [(v.config_id, c.weighed) for v in verdicts for c in v.checks if c.weighed]
+    if weighed:
+        exposure = Table("exposure-table", "Exposure-weighted escapes: frequency and consequence",
+                         "typed-family rows per configuration, with the policy's exposure",
+                         ["configuration", "family", "exposure per request",
+                          "escape upper bound", "expected escapes", "limit", "consequence",
+                          "verdict"])  # fmt: skip
+        for config_id, w in weighed:
+            exposure.add(config_id, w.family, "–" if w.exposure is None else f"{w.exposure:g}",
+                         "–" if w.escape_upper is None else f"{w.escape_upper:.3g}",
+                         "–" if w.expected_escapes is None
+                         else f"{w.expected_escapes:.3g} per {w.per:,}",
+                         "–" if w.limit is None else f"{w.limit:g} ({w.limit_class})",
+                         w.consequence,
+                         [{"t": "pass" if w.passed else "BLOCK",
+                           "cls": "pass" if w.passed else "block"}])  # fmt: skip
+        section.tables.insert(1, exposure)
     csv_rows["gate"] = [
         {"config_id": v["config_id"], "verdict": v["verdict"], "checks": len(v["checks"]),
          "failed": sum(not c["passed"] for c in v["checks"])}

@@ -246,6 +246,32 @@ def _plain_cases(operator, world: World, limit: int, params: dict) -> list[Case]
     return found[:limit]
 
 
+def _check_consistent_source(cases: list[Case]) -> None:
+    """Fail closed: the contradiction-relation variant needs every case's operator to
+    offer it (a case run without it would pair an unchanged run with itself)."""
+    from sscbench.faults.registry import has_consistent_source
+
+    lacking = sorted(
+        {c.operator for c in cases if not has_consistent_source(get_operator(c.operator))}
+    )
+    if lacking:
+        raise DataError(
+            "<config>",
+            "world.consistent_source",
+            f"operators {lacking} have no consistent-source variant (ItemOption and "
+            "WriteEffect have one); run them in a study without it",
+        )
+
+
+def _consistent(case: Case) -> Case:
+    """The case under the contradiction-relation variant: same id, its contract marking
+    the authoritative source consistent with v′ (measurement reads it from the contract)."""
+    if case.contract is None:
+        return case
+    contract = case.contract.model_copy(update={"authoritative_source": "consistent"})
+    return case.model_copy(update={"contract": contract})
+
+
 def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
     """The cases of the study: from its cases file, or enumerated by its operators."""
     if config.cases.file:
@@ -292,6 +318,9 @@ def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
     for case in cases:
         unique.setdefault(case.case_id, case)
     cases = list(unique.values())
+    if config.world.consistent_source:
+        _check_consistent_source(cases)
+        cases = [_consistent(c) for c in cases]
     overrides = config.cases.max_steps
     return [
         c.model_copy(update={"max_steps": overrides[c.operator]}) if c.operator in overrides else c

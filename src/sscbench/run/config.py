@@ -84,6 +84,12 @@ class WorldSettings(_Strict):
         False,
         description="interface variant: write tools' descriptions ask to read the record back",
     )
+    consistent_source: bool = Field(
+        False,
+        description="contradiction-relation variant: the authoritative source agrees with "
+        "the injected assertion (ItemOption's product record, WriteEffect's read-back), so "
+        "nothing the agent can read refutes it; run as the pair of the same study without it",
+    )
     idempotency_keys: bool = Field(
         False,
         description="interface variant: write tools take an optional idempotency_key; a "

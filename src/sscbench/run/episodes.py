@@ -18,7 +18,7 @@ from typing import Any, Literal, Protocol
 from sscbench.core.agent import AgentFactory, RunContext
 from sscbench.core.ledger import ContextIntervention, HarnessError, RunEnd, RunStart, Usage
 from sscbench.core.user import UserFactory
-from sscbench.faults.registry import SeededOperator, get_operator
+from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator
 from sscbench.jsonl import escape_surrogates
 from sscbench.llm.usage import RoleUsage, RunUsage
 from sscbench.run.builders import derive_seed
@@ -101,6 +101,8 @@ class EpisodeMaker:
                 injections = operator.injections(case, world, seed=seed)
             else:
                 injections = operator.injections(case, world)
+            if self.config.world.consistent_source:
+                injections = [*consistent_source_hooks(operator, case, world), *injections]
             context_fault = getattr(operator, "context_fault", None)
             delivered = context_fault(case, world, system_prompt) if context_fault else None
             if delivered is not None:

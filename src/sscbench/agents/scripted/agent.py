@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sscbench.agents.scripted.airline import AirlineHandlers
+from sscbench.agents.scripted.identity import SubjectBinding
 from sscbench.agents.scripted.labels import final_stance, finish_use
 from sscbench.agents.scripted.phrases import CLOSING, EMAIL, USER_ID, canonical_text
 from sscbench.agents.scripted.profiles import PROFILES, Profile, make_profile
@@ -25,7 +26,7 @@ from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 
 
-class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes):
+class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
     """One run of a behaviour profile (see :mod:`sscbench.agents.scripted`)."""
 
     def __init__(self, context: RunContext, profile: str | Profile):
@@ -169,6 +170,11 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes):
                     return False
         elif step.name in ORDER_WRITES and key is not None:
             block.record = yield from self._ensure(key)
+        if key is not None and key[0] in ("order", "reservation") and block.record is not None:
+            bound = yield from self._bind_subject(step, key[0], block)
+            if bound is None:
+                return False
+            block.step = step = bound
         owner = step.owner or self.user_id
         if owner:
             block.user = yield from self._ensure(("user", owner))

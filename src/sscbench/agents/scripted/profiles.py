@@ -40,6 +40,10 @@ class Profile:
     is flagged for review instead of being judged from an incomplete record.
     ``readback_compares`` (default true) compares the read-back with what was asked;
     false makes a shallow verifier that takes any successful read-back as confirmation.
+    ``ownership_check`` refuses to act on a looked-up record whose id or owner is not
+    the one the conversation established (the identity barrier); without it the agent
+    binds the write to the record the lookup returned
+    (:mod:`sscbench.agents.scripted.identity`).
     """
 
     name: str
@@ -56,6 +60,7 @@ class Profile:
     throttle_retries: int = 0
     complete_readback: bool = False
     readback_compares: bool = True
+    ownership_check: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -71,6 +76,7 @@ class Profile:
             "follows_context_policy",
             "complete_readback",
             "readback_compares",
+            "ownership_check",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
@@ -106,6 +112,7 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "throttle_retries": 0,
     "complete_readback": False,
     "readback_compares": True,
+    "ownership_check": False,
 }
 
 
@@ -160,12 +167,14 @@ PROFILES: dict[str, Profile] = {
             "Carries an idempotency key through retries of a timed-out write and reads the "
             "record back before reporting; flags an unconfirmable change (an unreadable or "
             "incomplete read-back) for review; re-sends a throttled write; asks for "
-            "confirmation whatever the context says.",
+            "confirmation whatever the context says; refuses to act on a record the "
+            "authenticated user does not own.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             throttle_retries=2,
             complete_readback=True,
+            ownership_check=True,
         ),
         Profile(
             "shallow_readback",
@@ -178,8 +187,8 @@ PROFILES: dict[str, Profile] = {
         ),
         Profile(
             "naive_retry",
-            "Retries a timed-out write without a key, never reads back, and follows the "
-            "policy text in its context.",
+            "Retries a timed-out write without a key, never reads back, follows the "
+            "policy text in its context, and acts on whatever record a lookup returns.",
             readback="never",
             timeout_retries=2,
             follows_context_policy=True,

@@ -206,6 +206,12 @@ class ItemOption(FaultOperator):
 
         return [json_read_injection(self._hook_id(case), READ, "order_id", p["order_id"], mutate)]
 
+    def consistent_source(self, case: Case, world: World) -> list[Injection]:
+        """The contradiction-relation variant's hooks (:mod:`.consistent`)."""
+        from sscbench.faults.operators.consistent import consistent_product
+
+        return [consistent_product(case, self._hook_id(case))]
+
     def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
         """The user names the order; the agent reads the user, then the order (fault-bearing)."""
         p = candidate.params

@@ -75,7 +75,8 @@ def made_true(contract: FaultContract, view: LedgerView, fault_step: int) -> int
 
     A later write of the request (or of the same flights and cabin) acknowledged
     without error commits when the intervention fires once; a read of the reservation
-    showing the acknowledged flights shows the effect.
+    showing the acknowledged flights shows the effect — unless the contract's source is
+    the consistent variant, whose reads show those flights by construction.
     """
     request = contract.fault_interaction.match
     rid = contract.target.entity_id
@@ -93,7 +94,8 @@ def made_true(contract: FaultContract, view: LedgerView, fault_step: int) -> int
             return call.observation_step
         data = call.data
         if (
-            call.name == READ
+            contract.authoritative_source == "independent"  # a consistent read is the fault's
+            and call.name == READ
             and call.arg("reservation_id") == rid
             and isinstance(data, dict)
             and legs(data.get("flights") or []) == acked != legs(contract.authoritative_value)

@@ -214,6 +214,12 @@ class WriteEffect(FaultOperator):
             )
         ]
 
+    def consistent_source(self, case: Case, world: World) -> list[Injection]:
+        """The contradiction-relation variant's hooks (:mod:`.consistent`)."""
+        from sscbench.faults.operators.consistent import consistent_readback
+
+        return [consistent_readback(case, world, self._hook_id(case))]
+
     def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
         """Read the user and the reservation, then make the request (fault-bearing)."""
         p = candidate.params

@@ -7,9 +7,11 @@ from typing import Any
 
 from sscbench.faults.typed import (
     FamilyMetrics,
+    TransferRow,
     TrialRecord,
     Verdict,
     family_metrics,
+    first_invalid,
     judge,
     transfer_matrix,
 )
@@ -69,6 +71,7 @@ class LabResult:
                     },
                     "terminal": {t.value: p for t, p in row.terminal.items()},
                     "terminal_mode": row.terminal_mode.value,
+                    "first_invalid": first_invalid_name(row),
                 }
                 for row in self.heatmap(system)
             ]
@@ -126,3 +129,9 @@ def summary_line(system: str, metrics: FamilyMetrics) -> str:
         f"{system + ':':<9}detection {fmt(metrics.detection)} | containment {fmt(metrics.containment)} | "
         f"recovery {fmt(metrics.recovery)} | escape {fmt(metrics.escape)}"
     )
+
+
+def first_invalid_name(row: TransferRow) -> str | None:
+    """The row's first checkpoint rendered X (where the error first appears)."""
+    cp = first_invalid({c: cell.p_invalid for c, cell in row.cells.items()})
+    return cp.value if cp is not None else None

@@ -27,6 +27,13 @@ MAX_PER_OPERATOR = 100_000
 MAX_STEPS_LIMIT = 10_000
 MAX_PLAN_UNITS = 2_000_000
 """Largest plan (case x agent configuration x repetition units) a study may hold."""
+LATER_AGENT_DEFAULTS: dict[str, Any] = {
+    "strategy": "tool-calling",
+    "constrain": False,
+    "qualify": "reward",
+}
+LATER_CASE_DEFAULTS: dict[str, Any] = {"prefer": None}
+"""Fields added after studies were recorded: left out of the hash at their defaults."""
 MAX_AGENT_ID = 64
 """Agent ids name files (run ids): bounded so that a file name stays under 255 bytes."""
 
@@ -131,6 +138,22 @@ class AgentSettings(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
     replay: ReplaySettings | None = None
+    strategy: Literal["tool-calling", "act", "react"] = Field(
+        "tool-calling",
+        description="openai agents: the API's tool calls, or τ-bench's act / react "
+        "(one JSON action per turn in the message content)",
+    )
+    constrain: bool = Field(
+        False,
+        description="openai agents under act/react: send the JSON schema of one action "
+        "as response_format (the server constrains decoding to it)",
+    )
+    qualify: Literal["reward", "completed"] = Field(
+        "reward",
+        description="what qualifies a clean run for its faulted run: reward 1 (the paper's "
+        "protocol) or merely completed (no harness error; for weak agents, stated in the "
+        "report)",
+    )
 
     @field_validator("id")
     @classmethod
@@ -154,6 +177,10 @@ class AgentSettings(_Strict):
                 raise ValueError(str(exc)) from None
         if self.kind == "openai" and self.endpoint is None:
             raise ValueError("an openai agent needs an [agents.endpoint] table")
+        if self.kind != "openai" and (self.strategy != "tool-calling" or self.constrain):
+            raise ValueError("'strategy' and 'constrain' belong to an agent of kind 'openai'")
+        if self.constrain and self.strategy == "tool-calling":
+            raise ValueError("'constrain' needs strategy 'act' or 'react'")
         if self.kind == "replay" and self.replay is None:
             raise ValueError("a replay agent needs an [agents.replay] table")
         if self.kind != "replay" and self.replay is not None:
@@ -209,6 +236,11 @@ class CaseSettings(_Strict):
         description="fault parameters per typed family (probability, burst, position)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
+    prefer: Literal["early-trigger"] | None = Field(
+        None,
+        description="a selection: screen first the candidates whose fault-bearing call is "
+        "an early natural call of the task (recorded in the study, shown in the report)",
+    )
 
     @field_validator("operators")
     @classmethod
@@ -285,8 +317,20 @@ class StudyConfig(_Strict):
         return (self._base_dir / Path(path).expanduser()).resolve()
 
     def canonical_json(self) -> str:
-        """The config as canonical JSON (sorted keys): what its hash is taken over."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """The config as canonical JSON (sorted keys): what its hash is taken over.
+
+        Agent and case fields added later are left out while they hold their defaults,
+        so a study recorded before they existed keeps its hash.
+        """
+        data = self.model_dump(mode="json")
+        for agent in data["agents"]:
+            for key, default in LATER_AGENT_DEFAULTS.items():
+                if agent.get(key) == default:
+                    agent.pop(key, None)
+        for key, default in LATER_CASE_DEFAULTS.items():
+            if data["cases"].get(key) == default:
+                data["cases"].pop(key, None)
+        return json.dumps(data, sort_keys=True, separators=(",", ":"))
 
     def config_hash(self) -> str:
         """sha256 of the canonical JSON: a resumed study must have the same."""

@@ -121,3 +121,38 @@ def assembled_gguf(model: PackagedModel = DEFAULT_MODEL, folder: Path | None = N
         )
     os.replace(temporary, target)
     return target
+
+
+PROVENANCE_KEYS = (
+    "general.architecture",
+    "general.basename",
+    "general.name",
+    "general.finetune",
+    "general.size_label",
+    "general.license",
+)
+
+
+def gguf_metadata(path: Path, keys: tuple[str, ...] = PROVENANCE_KEYS) -> dict[str, str]:
+    """The GGUF file's own provenance fields (read with the ``gguf`` package).
+
+    Only string fields are returned; a key the file lacks is left out.
+    """
+    try:
+        from gguf import GGUFReader
+    except ImportError as exc:
+        raise DataError(
+            path, None, f"the gguf package is needed to read metadata ({exc})"
+        ) from None
+    reader = GGUFReader(str(path))
+    out: dict[str, str] = {}
+    for key in keys:
+        field = reader.fields.get(key)
+        if field is None or not field.data:
+            continue
+        value = field.parts[field.data[0]]
+        try:
+            out[key] = bytes(value).decode("utf-8")
+        except (TypeError, ValueError):
+            continue
+    return out

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from sscbench.agents.actions import (
+    UNPARSABLE_OBSERVATION,
     ParsedAction,
     Unparsable,
     action_schema,
@@ -199,7 +200,7 @@ def test_act_episode_records_actions_as_calls_and_respond_as_messages():
     assert "9 Fake Rd" in result.ledger[3].content
     assert bad.tool_calls[0].name == UNPARSABLE_ACTION
     assert bad.tool_calls[0].arguments == "I think I should update it now."
-    assert result.ledger[5].content.startswith("Error")
+    assert result.ledger[5].content == UNPARSABLE_OBSERVATION  # nothing executed
     assert result.ledger[6].content == "Your address is 9 Fake Rd. Change?"
     assert not result.ledger[6].tool_calls
     assert agent.usage["actions"] == 5 and agent.usage["unparsable_actions"] == 1

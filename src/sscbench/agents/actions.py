@@ -28,6 +28,14 @@ RESPOND_FIELD = "content"
 THOUGHT_FIELD = "thought"
 """The react strategy's reasoning, kept as the assistant's text next to its call."""
 
+UNPARSABLE_ACTION = "invalid_action"
+"""The name an unparsable reply's call is recorded under; the execution point runs
+nothing for it and answers :data:`UNPARSABLE_OBSERVATION`."""
+UNPARSABLE_OBSERVATION = (
+    "Error: the reply is not one valid action. Reply with exactly one JSON object "
+    '{"name": "<action name>", "arguments": {...}}; nothing was executed.'
+)
+
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _DECODER = json.JSONDecoder()
 

@@ -23,6 +23,7 @@ from typing import Any, Literal
 from sscbench.agents.actions import (
     RESPOND,
     RESPOND_FIELD,
+    UNPARSABLE_ACTION,
     ParsedAction,
     Unparsable,
     parse_action,
@@ -34,9 +35,6 @@ from sscbench.run.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent
 
 Strategy = Literal["tool-calling", "act", "react"]
 STRATEGIES: tuple[str, ...] = ("tool-calling", "act", "react")
-UNPARSABLE_ACTION = "invalid_action"
-"""The name an unparsable reply's call is recorded under (no tool has it, so the
-execution point answers with a tool error the model sees)."""
 OBSERVATION_PREFIX = "API output: "
 
 
@@ -80,7 +78,8 @@ def action_instructions(strategy: Strategy, tools: Sequence[dict[str, Any]]) -> 
         f'"{RESPOND_FIELD}". Any other action calls a tool; its result comes back as a '
         f'message starting with "{OBSERVATION_PREFIX.strip()}". The action must be valid '
         "JSON. Use only values given by the user or returned by a tool; never invent ids "
-        "or placeholders: look them up first."
+        "or placeholders. Before changing anything, read the records it concerns (the "
+        "user's profile, the reservation or order) with the read tools."
     )
 
 

@@ -187,3 +187,22 @@ def test_act_study_triggers_and_measures_every_operator(prebuilt_server, tmp_pat
     if metrics:
         Path(metrics).write_text(request.config.sscbench_local_metrics + "\n", encoding="utf-8")
     assert all(triggered.values()), triggered
+
+
+def test_the_packaged_model_is_the_official_file(tmp_path):
+    """Provenance: the assembled chunks hash to the pinned digest and the GGUF's own
+    metadata names the model."""
+    reason = missing_tier()
+    if reason is not None or importlib.util.find_spec("gguf") is None:
+        if REQUIRE:
+            pytest.fail(f"SSCBENCH_REQUIRE_LOCAL=1 but the local tier is missing: {reason}")
+        pytest.skip(reason or "the gguf package is not installed")
+    from sscbench.local.weights import assembled_gguf, file_sha256, gguf_metadata
+
+    path = assembled_gguf(DEFAULT_MODEL, tmp_path)
+    assert file_sha256(path) == DEFAULT_MODEL.sha256
+    assert path.stat().st_size == DEFAULT_MODEL.size
+    meta = gguf_metadata(path)
+    assert meta["general.architecture"] == "qwen2"
+    assert meta["general.basename"] == "Qwen2.5-Coder"
+    assert meta["general.size_label"] == "0.5B"

@@ -55,7 +55,7 @@ def act_study_toml(
     base_url: str,
     *,
     per_operator: int = 1,
-    steps: int = 12,
+    steps: int = 8,
     constrain: bool = True,
     model: str = DEFAULT_MODEL.alias,
 ) -> str:

@@ -299,3 +299,17 @@ def test_new_fields_at_their_defaults_leave_the_config_hash_unchanged():
     assert not {"strategy", "constrain", "qualify"} & set(canonical["agents"][0])
     assert "prefer" not in canonical["cases"]
     assert _config(extra='strategy = "act"\n').config_hash() != plain.config_hash()
+
+
+def test_the_read_first_example_uses_a_read_tool_the_world_has():
+    from sscbench.agents.strategies import action_instructions
+    from sscbench.world.load import load_world
+
+    airline = action_instructions("act", load_world("generated", "airline", None, 0).tool_schemas())
+    retail = action_instructions("act", load_world("generated", "retail", None, 0).tool_schemas())
+    assert (
+        '{"name": "get_reservation_details", "arguments": {"reservation_id": "ABC123"}}' in airline
+    )
+    assert '"get_order_details", "arguments": {"order_id"' in retail
+    assert "get_reservation_details" not in retail
+    assert "Example:" not in action_instructions("act", TOOLS)  # no such read tool here

@@ -56,6 +56,26 @@ def _compact_tools(tools: Sequence[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+READ_EXAMPLES = (
+    ("get_reservation_details", "reservation_id", "reservation ABC123", "ABC123"),
+    ("get_order_details", "order_id", "order #W0000000", "#W0000000"),
+)
+
+
+def _read_first_example(tools: Sequence[dict[str, Any]]) -> str:
+    """One worked example of reading before acting, with a read tool the world has."""
+    names = {tool.get("function", tool).get("name") for tool in tools}
+    for name, key, what, value in READ_EXAMPLES:
+        if name in names:
+            action = render_action(name, {key: value})
+            return (
+                f"\nExample: the user asks to change {what}. The first action reads it:\n"
+                f"{action}\nOnly after the tools have returned the record (and the user's "
+                "profile, for payment methods) change anything, with the values they returned."
+            )
+    return ""
+
+
 def action_instructions(strategy: Strategy, tools: Sequence[dict[str, Any]]) -> str:
     """What the system prompt adds under act/react: the actions and the reply format."""
     if strategy == "react":
@@ -80,6 +100,7 @@ def action_instructions(strategy: Strategy, tools: Sequence[dict[str, Any]]) -> 
         "JSON. Use only values given by the user or returned by a tool; never invent ids "
         "or placeholders. Before changing anything, read the records it concerns (the "
         "user's profile, the reservation or order) with the read tools."
+        f"{_read_first_example(tools)}"
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -21,6 +20,7 @@ from pydantic import (
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
+from sscbench.run.config_hash import LATER, canonical_config_json
 
 MAX_REPETITIONS = 10_000
 MAX_PER_OPERATOR = 100_000
@@ -141,6 +141,25 @@ class AgentSettings(_Strict):
     params: dict[str, Any] = Field(default_factory=dict)
     endpoint: OpenAIAgentConfig | None = None
     replay: ReplaySettings | None = None
+    strategy: Literal["tool-calling", "act", "react"] = Field(
+        "tool-calling",
+        description="openai agents: the API's tool calls, or τ-bench's act / react "
+        "(one JSON action per turn in the message content)",
+        json_schema_extra=LATER,
+    )
+    constrain: bool = Field(
+        False,
+        description="openai agents under act/react: send the JSON schema of one action "
+        "as response_format (the server constrains decoding to it)",
+        json_schema_extra=LATER,
+    )
+    qualify: Literal["reward", "completed"] = Field(
+        "reward",
+        description="what qualifies a clean run for its faulted run: reward 1 (the paper's "
+        "protocol) or merely completed (no harness error; for weak agents, stated in the "
+        "report)",
+        json_schema_extra=LATER,
+    )
 
     @field_validator("id")
     @classmethod
@@ -166,6 +185,10 @@ class AgentSettings(_Strict):
             raise ValueError("an openai agent needs an [agents.endpoint] table")
         if self.kind == "inspect" and not isinstance(self.params.get("model"), str):
             raise ValueError("an inspect agent needs params.model (the Inspect model's name)")
+        if self.kind != "openai" and (self.strategy != "tool-calling" or self.constrain):
+            raise ValueError("'strategy' and 'constrain' belong to an agent of kind 'openai'")
+        if self.constrain and self.strategy == "tool-calling":
+            raise ValueError("'constrain' needs strategy 'act' or 'react'")
         if self.kind == "replay" and self.replay is None:
             raise ValueError("a replay agent needs an [agents.replay] table")
         if self.kind != "replay" and self.replay is not None:
@@ -221,6 +244,12 @@ class CaseSettings(_Strict):
         description="fault parameters per typed family (probability, burst, position)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
+    prefer: Literal["early-trigger"] | None = Field(
+        None,
+        description="a selection: screen first the candidates whose fault-bearing call is "
+        "an early natural call of the task (recorded in the study, shown in the report)",
+        json_schema_extra=LATER,
+    )
 
     @field_validator("operators")
     @classmethod
@@ -310,8 +339,9 @@ class StudyConfig(_Strict):
         return (self._base_dir / Path(path).expanduser()).resolve()
 
     def canonical_json(self) -> str:
-        """The config as canonical JSON (sorted keys): what its hash is taken over."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """The config as canonical JSON (sorted keys): what its hash is taken over;
+        fields marked ``LATER`` are left out at their defaults (``config_hash.py``)."""
+        return canonical_config_json(self)
 
     def config_hash(self) -> str:
         """sha256 of the canonical JSON: a resumed study must have the same."""

@@ -12,6 +12,14 @@ funnel says so. Only the task and the world decide it, never an agent's outcome:
   agent reads the user's profile, the fault-bearing call, to find how to pay);
 * WriteEffect: the suppressed write is the task's own first write (not a cabin
   change made up for the reservation).
+
+``read-first`` keeps the early-trigger candidates whose opening request cannot be
+carried out from its own words: the task's first write acts on a record the agent
+must read first — a cabin change keeps the reservation's own flights (and, in the
+generated world, its payment), a cancellation or a baggage change names no flights —
+unlike a change to flights the user lists or a booking, which a weak model writes at
+once with invented values (measured for issue 21). A ReturnDate or PaySource fault
+then sits on the read such a request needs.
 """
 
 from __future__ import annotations
@@ -21,8 +29,8 @@ from typing import Any, Literal
 from sscbench.faults.case import Candidate
 from sscbench.world.world import World
 
-Preference = Literal["early-trigger"]
-PREFERENCES: tuple[str, ...] = ("early-trigger",)
+Preference = Literal["early-trigger", "read-first"]
+PREFERENCES: tuple[str, ...] = ("early-trigger", "read-first")
 _TARGET_KEYS = {"ReturnDate": "reservation_id", "ItemOption": "order_id"}
 
 
@@ -65,6 +73,37 @@ def early_trigger(candidate: Candidate, world: World) -> bool:
     return False
 
 
+def _legs(flights: Any) -> list[tuple[Any, Any]]:
+    return [(f.get("flight_number"), f.get("date")) for f in flights or [] if isinstance(f, dict)]
+
+
+def needs_read(world: World, task: Any) -> bool:
+    """Whether the task's first write acts on a record its opening request does not spell out.
+
+    A flight update that keeps the reservation's own flights (a cabin change), or a
+    write on a reservation or order other than a flight update or a booking; never a
+    change to flights the user names, a booking, or a task without writes.
+    """
+    writes = _writes(world, task)
+    if not writes:
+        return False
+    first = writes[0]
+    if first.name == "book_reservation":
+        return False
+    if first.name != "update_reservation_flights":
+        return any(key in first.kwargs for key in ("reservation_id", "order_id"))
+    record = world.base.tables.get("reservations", {}).get(first.kwargs.get("reservation_id"))
+    return bool(record) and _legs(first.kwargs.get("flights")) == _legs(record.get("flights"))
+
+
+def read_first(candidate: Candidate, world: World) -> bool:
+    """Early-trigger, and the opening request needs a read before any write (see above)."""
+    return early_trigger(candidate, world) and needs_read(world, world.task(candidate.task_id))
+
+
+_RULES = {"early-trigger": early_trigger, "read-first": read_first}
+
+
 def preferred_first(
     candidates: list[Candidate], world: World, prefer: Preference | None
 ) -> tuple[list[Candidate], int]:
@@ -75,8 +114,9 @@ def preferred_first(
     """
     if prefer is None:
         return candidates, 0
-    if prefer != "early-trigger":
+    rule = _RULES.get(prefer)
+    if rule is None:
         raise ValueError(f"unknown case preference {prefer!r}; known: {list(PREFERENCES)}")
-    chosen = [c for c in candidates if early_trigger(c, world)]
+    chosen = [c for c in candidates if rule(c, world)]
     ids = {c.candidate_id for c in chosen}
     return chosen + [c for c in candidates if c.candidate_id not in ids], len(chosen)

@@ -29,6 +29,7 @@ from sscbench.agents.actions import (
     render_action,
     respond_tool,
 )
+from sscbench.agents.demo import demo_messages
 from sscbench.core.actions import UNPARSABLE_ACTION
 from sscbench.core.agent import AgentTurn
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
@@ -57,22 +58,40 @@ def _compact_tools(tools: Sequence[dict[str, Any]]) -> str:
 
 
 READ_EXAMPLES = (
-    ("get_reservation_details", "reservation_id", "reservation ABC123", "ABC123"),
-    ("get_order_details", "order_id", "order #W0000000", "#W0000000"),
+    # (record read, its key, a made-up id, the user id its record names, the change)
+    ("get_reservation_details", "reservation_id", "ABC123", "jane_doe_1", "the cabin of"),
+    ("get_order_details", "order_id", "#W0000000", "jane_doe_1", "an item of"),
 )
+PROFILE_READ = "get_user_details"
 
 
 def _read_first_example(tools: Sequence[dict[str, Any]]) -> str:
-    """One worked example of reading before acting, with a read tool the world has."""
+    """A worked exchange that reads the record, then the user's profile, before a change.
+
+    Small models otherwise write first with invented ids (measured for issue 21); the
+    ids are made up and the record is elided, so nothing here is a task's answer.
+    """
     names = {tool.get("function", tool).get("name") for tool in tools}
-    for name, key, what, value in READ_EXAMPLES:
-        if name in names:
-            action = render_action(name, {key: value})
-            return (
-                f"\nExample: the user asks to change {what}. The first action reads it:\n"
-                f"{action}\nOnly after the tools have returned the record (and the user's "
-                "profile, for payment methods) change anything, with the values they returned."
-            )
+    for name, key, value, user, change in READ_EXAMPLES:
+        if name not in names:
+            continue
+        noun = key.removesuffix("_id")
+        lines = [
+            f"\nExample (made-up ids):\nUser: Please change {change} my {noun} {value}.",
+            "You: " + render_action(name, {key: value}),
+            f'User: {OBSERVATION_PREFIX}{{"{key}": "{value}", "user_id": "{user}", ...}}',
+        ]
+        if PROFILE_READ in names:
+            lines += [
+                "You: " + render_action(PROFILE_READ, {"user_id": user}),
+                f'User: {OBSERVATION_PREFIX}{{"user_id": "{user}", "payment_methods": ...}}',
+            ]
+        lines.append(
+            "Only then make the change, copying the ids, flights or items and the payment "
+            f"id from what the tools returned. Every conversation starts with {name} or "
+            f"{PROFILE_READ}, never with a change."
+        )
+        return "\n".join(lines)
     return ""
 
 
@@ -143,6 +162,7 @@ def action_messages(
             messages.append({"role": "user", "content": OBSERVATION_PREFIX + event.content})
     if not messages or messages[0]["role"] != "system":
         messages.insert(0, {"role": "system", "content": extra.strip()})
+    messages[1:1] = demo_messages(tools, react=strategy == "react")
     return messages
 
 

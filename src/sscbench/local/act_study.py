@@ -1,7 +1,8 @@
 """The small faulted study a local model runs under the act strategy (CI and benchmark).
 
-Three SSCBench operators on the generated airline world, one early-trigger case each
-(``[cases] prefer``), the scripted user, temperature 0 with a fixed seed, and
+Three SSCBench operators on the generated airline world, read-first cases
+(``[cases] prefer = "read-first"``: early-trigger cases whose opening request needs a
+read before any write, see :mod:`sscbench.admission.prefer`), the scripted user, temperature 0 with a fixed seed, and
 ``qualify = "completed"``: a 0.5B model rarely solves a clean task, so its faulted
 runs are qualified by a completed clean run — a selection the report states.
 """
@@ -28,7 +29,7 @@ kind = "scripted"
 [cases]
 operators = {operators}
 per_operator = {per_operator}
-prefer = "early-trigger"
+prefer = "read-first"
 max_steps = {{ ReturnDate = {steps}, PaySource = {steps}, WriteEffect = {steps} }}
 
 [[agents]]

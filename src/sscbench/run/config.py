@@ -244,10 +244,11 @@ class CaseSettings(_Strict):
         description="fault parameters per typed family (probability, burst, position)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
-    prefer: Literal["early-trigger"] | None = Field(
+    prefer: Literal["early-trigger", "read-first"] | None = Field(
         None,
         description="a selection: screen first the candidates whose fault-bearing call is "
-        "an early natural call of the task (recorded in the study, shown in the report)",
+        "an early natural call of the task (read-first: and whose opening request needs a "
+        "read before any write); recorded in the study, shown in the report",
         json_schema_extra=LATER,
     )
 

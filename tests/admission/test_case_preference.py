@@ -78,3 +78,23 @@ def test_the_selection_is_recorded_and_shown_beside_the_funnel(tmp_path):
     assert selection_notes({"cases": {}, "agents": [{"id": "a", "qualify": "reward"}]}) == []
     loose = selection_notes({"agents": [{"id": "weak", "qualify": "completed"}]})
     assert len(loose) == 1 and "weak" in loose[0] and "not reward 1" in loose[0]
+
+
+def test_read_first_keeps_early_trigger_cases_whose_opening_needs_a_read(airline):
+    from sscbench.admission.prefer import needs_read, read_first
+
+    for name in ("ReturnDate", "PaySource", "WriteEffect"):
+        operator = get_operator(name)
+        valid = [c for c in operator.enumerate(airline) if not operator.validate(c, airline)]
+        chosen = [c for c in valid if read_first(c, airline)]
+        assert chosen and all(early_trigger(c, airline) for c in chosen)
+        for candidate in chosen:  # never a change to flights the user lists, nor a booking
+            kind = (airline.task(candidate.task_id).intent or {}).get("kind")
+            assert kind in {"change_cabin", "cancel", "update_baggages"}, (name, kind)
+        _, chosen_cases, funnel, _ = admit(operator, airline, 2, "read-first")
+        assert funnel.prefer == "read-first" and funnel.preferred == len(chosen)
+        assert {c.task_id for c in chosen_cases} <= {c.task_id for c in chosen}
+    change_flights = next(
+        t for t in airline.tasks if (t.intent or {}).get("kind") == "change_flights"
+    )
+    assert not needs_read(airline, change_flights)

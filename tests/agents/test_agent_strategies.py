@@ -313,3 +313,23 @@ def test_the_read_first_example_uses_a_read_tool_the_world_has():
     assert '"get_order_details", "arguments": {"order_id"' in retail
     assert "get_reservation_details" not in retail
     assert "Example:" not in action_instructions("act", TOOLS)  # no such read tool here
+
+
+def test_the_worked_exchange_comes_before_the_conversation_with_made_up_ids():
+    from sscbench.agents.demo import demo_messages
+    from sscbench.agents.strategies import action_messages
+    from sscbench.core.ledger import SystemEvent, UserEvent
+    from sscbench.world.load import load_world
+
+    airline = load_world("generated", "airline", None, 0)
+    events = [SystemEvent(step=0, content="policy"), UserEvent(step=1, content="Hi! real")]
+    messages = action_messages(events, "act", airline.tool_schemas())
+    demo = demo_messages(airline.tool_schemas(), react=False)
+    assert messages[1 : 1 + len(demo)] == demo and messages[-1]["content"] == "Hi! real"
+    calls = [m["content"] for m in demo if m["role"] == "assistant"]
+    assert '"get_reservation_details"' in calls[0] and '"get_user_details"' in calls[1]
+    assert "ABC123" in calls[2] and "ABC123" not in airline.base.tables["reservations"]
+    react = demo_messages(airline.tool_schemas(), react=True)
+    assert '"thought"' in react[1]["content"]
+    retail = load_world("generated", "retail", None, 0)
+    assert demo_messages(retail.tool_schemas(), react=False) == []

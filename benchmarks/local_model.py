@@ -12,7 +12,7 @@ prints, in one run:
 
 The machine is shared: note the load average printed with the figures.
 
-Usage: python benchmarks/local_model.py [--constrain/--no-constrain] [--steps 8] [--out DIR]
+Usage: python benchmarks/local_model.py [--constrain/--no-constrain] [--steps 6] [--out DIR]
 """
 
 from __future__ import annotations
@@ -137,7 +137,7 @@ def study(base_url: str, out: Path, constrain: bool, steps: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=True)
-    parser.add_argument("--steps", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=6)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     path, facts = provenance()

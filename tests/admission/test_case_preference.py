@@ -98,3 +98,11 @@ def test_read_first_keeps_early_trigger_cases_whose_opening_needs_a_read(airline
         t for t in airline.tasks if (t.intent or {}).get("kind") == "change_flights"
     )
     assert not needs_read(airline, change_flights)
+
+
+def test_the_read_first_selection_is_named_in_the_report_note():
+    note = selection_notes({"cases": {"prefer": "read-first"}, "agents": []})
+    assert len(note) == 1 and "'read-first'" in note[0]
+    assert "needs a read before any write" in note[0]
+    early = selection_notes({"cases": {"prefer": "early-trigger"}, "agents": []})
+    assert "needs a read" not in early[0]

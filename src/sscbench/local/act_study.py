@@ -55,8 +55,8 @@ timeout = 1800
 def act_study_toml(
     base_url: str,
     *,
-    per_operator: int = 1,
-    steps: int = 8,
+    per_operator: int = 2,
+    steps: int = 6,
     constrain: bool = True,
     model: str = DEFAULT_MODEL.alias,
 ) -> str:

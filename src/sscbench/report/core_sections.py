@@ -37,9 +37,11 @@ def selection_notes(config: dict[str, Any]) -> list[str]:
     notes = []
     prefer = (config.get("cases") or {}).get("prefer")
     if prefer:
+        also = (" and whose opening request needs a read before any write"
+                if prefer == "read-first" else "")  # fmt: skip
         notes.append(f"Selection: cases.prefer = {prefer!r} — candidates whose fault-bearing "
-                     "call is an early natural call of the task were screened first; the "
-                     "cases are not a sample of all admissible candidates.")  # fmt: skip
+                     f"call is an early natural call of the task{also} were screened first; "
+                     "the cases are not a sample of all admissible candidates.")  # fmt: skip
     loose = [a["id"] for a in config.get("agents", []) if a.get("qualify") == "completed"]
     if loose:
         notes.append(f"Selection: agents {', '.join(loose)} qualify a faulted run by a "

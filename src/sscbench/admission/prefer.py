@@ -93,7 +93,9 @@ def needs_read(world: World, task: Any) -> bool:
     if first.name != "update_reservation_flights":
         return any(key in first.kwargs for key in ("reservation_id", "order_id"))
     record = world.base.tables.get("reservations", {}).get(first.kwargs.get("reservation_id"))
-    return bool(record) and _legs(first.kwargs.get("flights")) == _legs(record.get("flights"))
+    if not isinstance(record, dict):
+        return False
+    return _legs(first.kwargs.get("flights")) == _legs(record.get("flights"))
 
 
 def read_first(candidate: Candidate, world: World) -> bool:

@@ -8,8 +8,11 @@ model's messy output, and harness errors must stay missing runs, never outcomes.
 Task success is never asserted. Timings and outcome counts are printed at the end
 (and written as JSON to ``$SSCBENCH_LOCAL_METRICS`` when it is set).
 
-Skipped when llama-cpp-python or the weights are missing, unless
-``SSCBENCH_REQUIRE_LOCAL=1`` (CI), which turns the skip into a failure.
+This is the llama-cpp-python tier (``serve-local --server llama-cpp-python``, our
+ChatML tool-call handler, the ``local-handler`` extra, compiled from source). CI runs
+the prebuilt tier instead (``tests/test_real_model_act.py``). Skipped when
+llama-cpp-python or the weights are missing, unless ``SSCBENCH_REQUIRE_LOCAL_HANDLER=1``,
+which turns the skip into a failure.
 """
 
 from __future__ import annotations
@@ -49,7 +52,7 @@ from sscbench.run.storage import StudyDir
 
 pytestmark = pytest.mark.slow
 
-REQUIRE = os.environ.get("SSCBENCH_REQUIRE_LOCAL") == "1"
+REQUIRE = os.environ.get("SSCBENCH_REQUIRE_LOCAL_HANDLER") == "1"
 STARTUP_TIMEOUT = 180.0
 METRICS: dict[str, Any] = {}
 
@@ -138,13 +141,17 @@ def server(request, tmp_path_factory):
     reason = missing_tier()
     if reason is not None:
         if REQUIRE:
-            pytest.fail(f"SSCBENCH_REQUIRE_LOCAL=1 but the local tier is missing: {reason}")
+            pytest.fail(f"SSCBENCH_REQUIRE_LOCAL_HANDLER=1 but the tier is missing: {reason}")
         pytest.skip(reason)
     log = tmp_path_factory.mktemp("serve-local") / "stderr.log"
     started = time.perf_counter()
     with log.open("w") as stderr:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "sscbench", "serve-local", "--port", "0"],
+            [
+                sys.executable,
+                *("-m", "sscbench", "serve-local", "--port", "0"),
+                *("--server", "llama-cpp-python"),
+            ],
             stdout=subprocess.PIPE,
             stderr=stderr,
             text=True,

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 
+from sscbench.admission.prefer import Preference, preferred_first
 from sscbench.admission.witness import search_witness
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.operators.base import FaultOperator
@@ -25,6 +26,9 @@ class Funnel:
     invalid_reasons: Counter = field(default_factory=Counter)
     unresolved_reasons: Counter = field(default_factory=Counter)
     paper_candidates: int | None = None
+    prefer: str | None = None
+    preferred: int = 0
+    """With a case preference: how many valid candidates it put first."""
 
 
 def cluster_cycle(candidates: list[Candidate]) -> list[Candidate]:
@@ -43,16 +47,21 @@ def cluster_cycle(candidates: list[Candidate]) -> list[Candidate]:
 
 
 def admit(
-    operator: FaultOperator, world: World, per_operator: int
+    operator: FaultOperator, world: World, per_operator: int, prefer: Preference | None = None
 ) -> tuple[list[Candidate], list[Case], Funnel, dict[str, str]]:
     """Screen candidates in cluster-cycling order until ``per_operator`` are admitted.
 
-    Returns all candidates, the admitted cases, the funnel and each dropped
-    candidate's reason. Evaluated agents' outcomes are never consulted.
+    ``prefer`` (e.g. ``early-trigger``, :mod:`sscbench.admission.prefer`) screens the
+    candidates it prefers first, each group in cluster-cycling order. Returns all
+    candidates, the admitted cases, the funnel and each dropped candidate's reason.
+    Evaluated agents' outcomes are never consulted.
     """
     candidates = operator.enumerate(world)
     funnel = Funnel(
-        operator.name, enumerated=len(candidates), paper_candidates=operator.paper_candidates
+        operator.name,
+        enumerated=len(candidates),
+        paper_candidates=operator.paper_candidates,
+        prefer=prefer,
     )
     reasons: dict[str, str] = {}
     valid: list[Candidate] = []
@@ -65,7 +74,13 @@ def admit(
             valid.append(candidate)
     funnel.valid = len(valid)
     cases: list[Case] = []
-    for candidate in cluster_cycle(valid):
+    order = cluster_cycle(valid)
+    if prefer is not None:
+        chosen, funnel.preferred = preferred_first(valid, world, prefer)
+        order = cluster_cycle(chosen[: funnel.preferred]) + cluster_cycle(
+            chosen[funnel.preferred :]
+        )
+    for candidate in order:
         if len(cases) >= per_operator:
             break
         funnel.screened += 1

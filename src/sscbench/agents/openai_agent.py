@@ -19,6 +19,8 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
+from sscbench.agents.actions import Unparsable, response_format
+from sscbench.agents.strategies import Strategy, action_messages, action_turn
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
 from sscbench.llm.endpoint import OpenAIAgentConfig
@@ -42,6 +44,10 @@ class OpenAIAgent:
     ``seed`` is the run's seed: it seeds the retry jitter and, unless the config fixes
     one, is passed to the endpoint as the sampling seed. ``usage`` holds the run's
     totals (requests, retries, prompt/completion/total tokens) for the executor to log.
+    ``strategy`` is ``tool-calling`` (the API's tools), ``act`` or ``react`` (one JSON
+    action per turn in the content, :mod:`sscbench.agents.strategies`; ``usage`` then
+    also counts ``actions`` and ``unparsable_actions``); ``constrain`` sends the action
+    schema as ``response_format``.
     """
 
     def __init__(
@@ -51,15 +57,27 @@ class OpenAIAgent:
         *,
         seed: int = 0,
         clients: ClientHolder | None = None,
+        strategy: Strategy = "tool-calling",
+        constrain: bool = False,
     ):
         self.config = config
+        self.strategy = strategy
+        self.constrain = constrain
         # the world's schema list itself (read-only): its JSON is encoded once for all runs
         self.tools = tools if isinstance(tools, list) else list(tools)
         self.seed = config.seed if config.seed is not None else seed
         self.usage = new_usage()
+        if strategy != "tool-calling":
+            self.usage.update(actions=0, unparsable_actions=0)
         self._rng = random.Random(f"agent-retry:{seed}")
         self._clients = clients or ClientHolder(config)
         self._turns = 0
+
+    def messages(self, events: list[Any]) -> list[dict[str, Any]]:
+        """The chat messages the model sees for this ledger under the strategy."""
+        if self.strategy == "tool-calling":
+            return to_openai_messages(events)
+        return action_messages(events, self.strategy, self.tools)
 
     def request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
         """The keyword arguments of ``chat.completions.create`` for these messages."""
@@ -68,7 +86,12 @@ class OpenAIAgent:
             "messages": messages,
             "temperature": self.config.temperature,
         }
-        if self.tools:
+        if self.strategy != "tool-calling":
+            if self.constrain:
+                request["response_format"] = response_format(
+                    self.tools, with_thought=self.strategy == "react"
+                )
+        elif self.tools:
             request["tools"] = self.tools
             request["tool_choice"] = self.config.tool_choice
         if self.seed is not None:
@@ -81,7 +104,7 @@ class OpenAIAgent:
         """The model's next turn given the ledger so far."""
         events = list(ledger)
         self._turns += 1
-        request = self.request(to_openai_messages(events))
+        request = self.request(self.messages(events))
         client = self._clients.get()
 
         response = await complete_with_retries(
@@ -94,7 +117,20 @@ class OpenAIAgent:
             usage=self.usage,
             health=self._clients.health,
         )
+        if self.strategy != "tool-calling":
+            return self._action_turn(response, events, (client.api_key,))
         return to_agent_turn(response, events, secrets=(client.api_key,))
+
+    def _action_turn(self, response: Any, events: list[Any], secrets: tuple[str, ...]) -> AgentTurn:
+        """The act/react reply as a turn; unparsable replies are counted."""
+        message = first_message(response, "agent", secrets)
+        content = content_text(getattr(message, "content", None))
+        if content is not None:
+            content = redact(content, secrets)
+        turn, parsed = action_turn(content, self.strategy, events)
+        self.usage["actions"] += 1
+        self.usage["unparsable_actions"] += int(isinstance(parsed, Unparsable))
+        return turn
 
     def calibration(self) -> dict[str, Any] | None:
         """A real model keeps no labels of its intentions."""
@@ -155,19 +191,35 @@ def to_agent_turn(
 class OpenAIAgentFactory:
     """Builds one :class:`OpenAIAgent` per run; the runs share one client per event loop."""
 
-    def __init__(self, config: OpenAIAgentConfig):
+    def __init__(
+        self,
+        config: OpenAIAgentConfig,
+        strategy: Strategy = "tool-calling",
+        constrain: bool = False,
+    ):
         self.config = config
+        self.strategy = strategy
+        self.constrain = constrain
         self.clients = ClientHolder(config)
 
     def __call__(self, context: RunContext) -> OpenAIAgent:
         """An agent for this run: the context's tools, seeded by the run's seed."""
-        return OpenAIAgent(self.config, context.tools, seed=context.seed, clients=self.clients)
+        return OpenAIAgent(
+            self.config,
+            context.tools,
+            seed=context.seed,
+            clients=self.clients,
+            strategy=self.strategy,
+            constrain=self.constrain,
+        )
 
     async def aclose(self) -> None:
         """Close the shared client."""
         await self.clients.aclose()
 
 
-def openai_agent_factory(config: OpenAIAgentConfig) -> OpenAIAgentFactory:
+def openai_agent_factory(
+    config: OpenAIAgentConfig, strategy: Strategy = "tool-calling", constrain: bool = False
+) -> OpenAIAgentFactory:
     """The factory of agents of one configuration (an :class:`AgentFactory`)."""
-    return OpenAIAgentFactory(config)
+    return OpenAIAgentFactory(config, strategy, constrain)

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.core.actions import UNPARSABLE_ACTION, UNPARSABLE_OBSERVATION
 from sscbench.core.arguments import parse_arguments
 from sscbench.core.ledger import InterventionRecord, WriteRecord
 from sscbench.world.env import Env, ToolOutcome
@@ -100,7 +101,14 @@ class InjectingExecutor:
         self._keys: dict[str, tuple[str, str, ToolOutcome]] = {}
 
     def execute(self, step: int, call_id: str, name: str, raw_arguments: str) -> Execution:
-        """Run one model-emitted call; malformed JSON becomes an error the agent sees."""
+        """Run one model-emitted call; malformed JSON becomes an error the agent sees.
+
+        A reply an act/react agent could not read as an action arrives as a call of
+        :data:`UNPARSABLE_ACTION` (its text as the arguments): nothing runs, and the
+        observation says what a reply must be.
+        """
+        if name == UNPARSABLE_ACTION:
+            return Execution(UNPARSABLE_OBSERVATION, None, None)
         arguments, error = parse_arguments(raw_arguments)
         if error is not None:
             return Execution(error, None, None)

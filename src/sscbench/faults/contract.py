@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 
 class _Frozen(BaseModel):
@@ -77,3 +77,12 @@ class FaultContract(_Frozen):
         "consistent_source) made the authoritative source agree with v′, so a read showing "
         "v′ neither refutes it nor shows it true",
     )
+
+    @model_serializer(mode="wrap")
+    def _omit_the_default_source(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """Leave ``authoritative_source`` out while it is ``independent``: the cases files
+        of studies recorded before the field existed stay byte-identical, so they resume."""
+        data = handler(self)
+        if isinstance(data, dict) and self.authoritative_source == "independent":
+            data.pop("authoritative_source", None)
+        return data

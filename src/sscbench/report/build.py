@@ -165,6 +165,14 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     write_utf8(out / "report.html", html)
 
 
+def _recorded_config(study: Path) -> dict[str, Any]:
+    """The config the study recorded (``config.json``), or ``{}`` when there is none."""
+    try:
+        return json.loads((study / "config.json").read_text("utf-8")).get("config") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
 def _has_contract(row: Row, cases: dict[str, Any]) -> bool:
     """Whether a run belongs to the SSCBench tables: its case has a fault contract (runs of
     typed families, also not-qualified or missing ones, are release evidence)."""
@@ -191,7 +199,9 @@ def _sscbench_sections(
     structures = {
         c.operator: c.contract.structure for c in cases.values() if c.contract is not None
     }
-    funnel, csvs["funnel"] = core.funnel_section(total, pooled, sets, figs)
+    funnel, csvs["funnel"] = core.funnel_section(
+        total, pooled, sets, figs, core.selection_notes(_recorded_config(study))
+    )
     folder, agreement = review
     source, reference = reference_labels(study, primary, folder)
     validation, csvs["validation"] = more.validation_section(source, reference, primary, sets)

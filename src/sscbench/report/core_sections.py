@@ -6,6 +6,7 @@ Each function returns the page section and the tidy CSV rows of its table(s).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +27,35 @@ FUNNEL = ("scheduled", "not_qualified", "missing", "observed", "not_triggered", 
           "no_use", "undecidable_use", "measurement_missing", "P")  # fmt: skip
 
 
+def selection_notes(config: dict[str, Any]) -> list[str]:
+    """The study's case and qualification selections, stated beside the funnel.
+
+    ``[cases] prefer`` (e.g. early-trigger) chose which admitted cases run, and an agent
+    with ``qualify = "completed"`` ran faulted runs after unsolved clean runs: neither
+    may pass silently.
+    """
+    notes = []
+    prefer = (config.get("cases") or {}).get("prefer")
+    if prefer:
+        also = (" and whose opening request needs a read before any write"
+                if prefer == "read-first" else "")  # fmt: skip
+        notes.append(f"Selection: cases.prefer = {prefer!r} — candidates whose fault-bearing "
+                     f"call is an early natural call of the task{also} were screened first; "
+                     "the cases are not a sample of all admissible candidates.")  # fmt: skip
+    loose = [a["id"] for a in config.get("agents", []) if a.get("qualify") == "completed"]
+    if loose:
+        notes.append(f"Selection: agents {', '.join(loose)} qualify a faulted run by a "
+                     "completed clean run (not reward 1, the paper's protocol).")  # fmt: skip
+    return notes
+
+
 def funnel_section(
-    total: Row, by_operator: list[Row], sets: RunSets, folder: Path
+    total: Row, by_operator: list[Row], sets: RunSets, folder: Path, notes: Sequence[str] = ()
 ) -> tuple[Section, list[Row]]:
-    """Table III a: the primary execution funnel per operator and in total, n_Z/u_Z."""
+    """Table III a: the primary execution funnel per operator and in total, n_Z/u_Z.
+
+    ``notes`` are the study's selections (:func:`selection_notes`), shown as lines.
+    """
     table = Table("funnel-table", "Execution funnel per operator (Table III a)", PRIMARY,
                   ["operator", *[k.replace("_", " ") for k in FUNNEL], "n_Z/u_Z", "controls in P"])  # fmt: skip
     csv_rows = []
@@ -51,6 +77,7 @@ def funnel_section(
         "dependent use; n_Z/u_Z are decidable/undecidable arrival within P. "
         f"P = {total['P']} runs in total.",
         tables=[table],
+        notes=[text(n) for n in notes],
         figures=[Figure("funnel", f"Primary funnel, n = {total['scheduled']} faulted runs.",
                         "bar chart of scheduled, observed, triggered and P runs", png)],
     )  # fmt: skip

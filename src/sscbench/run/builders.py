@@ -59,9 +59,12 @@ def clean_disqualifies(settings: AgentSettings, reward: float | None) -> str | N
     """Why a completed clean run does not qualify its faulted run (None: it does).
 
     Every agent needs reward 1, except a replay agent with ``qualify = "completed"``,
-    whose recording qualifies by completing its clean replay.
+    whose recording qualifies by completing its clean replay, and an agent whose own
+    ``qualify = "completed"`` (a weak model's runs, stated in the report).
     """
     if settings.replay is not None and settings.replay.qualify == "completed":
+        return None
+    if settings.qualify == "completed":
         return None
     return None if reward == 1.0 else "clean task not solved"
 
@@ -85,7 +88,7 @@ def build_agent_factory(settings: AgentSettings) -> AgentFactory:
     from sscbench.agents.openai_agent import openai_agent_factory
 
     assert settings.endpoint is not None
-    return openai_agent_factory(settings.endpoint)
+    return openai_agent_factory(settings.endpoint, settings.strategy, settings.constrain)
 
 
 def build_user_factory(settings: UserSettings) -> UserFactory:
@@ -289,7 +292,12 @@ def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
             if isinstance(operator, FaultOperator):
                 if operator.domain in worlds:
                     cases.extend(
-                        admit(operator, worlds[operator.domain], config.cases.per_operator)[1]
+                        admit(
+                            operator,
+                            worlds[operator.domain],
+                            config.cases.per_operator,
+                            config.cases.prefer,
+                        )[1]
                     )
                 continue
             params = config.cases.params.get(name, {})

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -21,7 +20,9 @@ from pydantic import (
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
+from sscbench.run.config_hash import LATER, canonical_config_json
 from sscbench.run.ray_config import AgentRaySettings, RaySettings
+from sscbench.run.replay_config import ReplaySettings
 
 MAX_REPETITIONS = 10_000
 MAX_PER_OPERATOR = 100_000
@@ -89,6 +90,7 @@ class WorldSettings(_Strict):
         description="contradiction-relation variant: the authoritative source agrees with "
         "the injected assertion (ItemOption's product record, WriteEffect's read-back), so "
         "nothing the agent can read refutes it; run as the pair of the same study without it",
+        json_schema_extra=LATER,
     )
     idempotency_keys: bool = Field(
         False,
@@ -109,42 +111,6 @@ class WorldSettings(_Strict):
         return self
 
 
-class ReplaySettings(_Strict):
-    """A recording of real runs replayed as an agent: τ-bench's trajectory format.
-
-    ``path`` is resolved against the config file's folder; ``sha256`` is filled in
-    when the config is loaded (a given value must match the file), so the recording
-    is part of the study's config hash. Which recorded runs of a case's task are
-    replayed: ``trials`` (recorded trial numbers) or ``runs`` (``"all"`` or the first
-    n, in file order); each selected recording is one repetition.
-    """
-
-    path: str = Field(min_length=1)
-    sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
-    trials: list[int] | None = Field(None, min_length=1)
-    runs: Literal["all"] | int | None = None
-    split: str = Field("test", description="the τ-bench task split the recording's ids are in")
-    qualify: Literal["reward", "completed"] = Field(
-        "reward",
-        description="what qualifies the clean replay for its faulted run: reward 1 "
-        "(as for every agent) or merely completed (no harness error)",
-    )
-    _resolved: Path | None = PrivateAttr(None)
-
-    @model_validator(mode="after")
-    def _one_selection(self) -> ReplaySettings:
-        if self.trials is not None and self.runs is not None:
-            raise ValueError("give 'trials' or 'runs', not both")
-        if isinstance(self.runs, int) and self.runs < 1:
-            raise ValueError("'runs' must be \"all\" or a count >= 1")
-        return self
-
-    @property
-    def resolved(self) -> Path:
-        """The recording's path, resolved against the config file's folder."""
-        return self._resolved if self._resolved is not None else Path(self.path)
-
-
 class AgentSettings(_Strict):
     """One agent configuration of the study."""
 
@@ -157,6 +123,25 @@ class AgentSettings(_Strict):
     ray: AgentRaySettings = Field(
         default_factory=AgentRaySettings, exclude=True
     )  # placement on a Ray cluster only: outside the hash
+    strategy: Literal["tool-calling", "act", "react"] = Field(
+        "tool-calling",
+        description="openai agents: the API's tool calls, or τ-bench's act / react "
+        "(one JSON action per turn in the message content)",
+        json_schema_extra=LATER,
+    )
+    constrain: bool = Field(
+        False,
+        description="openai agents under act/react: send the JSON schema of one action "
+        "as response_format (the server constrains decoding to it)",
+        json_schema_extra=LATER,
+    )
+    qualify: Literal["reward", "completed"] = Field(
+        "reward",
+        description="what qualifies a clean run for its faulted run: reward 1 (the paper's "
+        "protocol) or merely completed (no harness error; for weak agents, stated in the "
+        "report)",
+        json_schema_extra=LATER,
+    )
 
     @field_validator("id")
     @classmethod
@@ -182,6 +167,10 @@ class AgentSettings(_Strict):
             raise ValueError("an openai agent needs an [agents.endpoint] table")
         if self.kind == "inspect" and not isinstance(self.params.get("model"), str):
             raise ValueError("an inspect agent needs params.model (the Inspect model's name)")
+        if self.kind != "openai" and (self.strategy != "tool-calling" or self.constrain):
+            raise ValueError("'strategy' and 'constrain' belong to an agent of kind 'openai'")
+        if self.constrain and self.strategy == "tool-calling":
+            raise ValueError("'constrain' needs strategy 'act' or 'react'")
         if self.kind == "replay" and self.replay is None:
             raise ValueError("a replay agent needs an [agents.replay] table")
         if self.kind != "replay" and self.replay is not None:
@@ -237,6 +226,13 @@ class CaseSettings(_Strict):
         description="fault parameters per typed family (probability, burst, position)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
+    prefer: Literal["early-trigger", "read-first"] | None = Field(
+        None,
+        description="a selection: screen first the candidates whose fault-bearing call is "
+        "an early natural call of the task (read-first: and whose opening request needs a "
+        "read before any write); recorded in the study, shown in the report",
+        json_schema_extra=LATER,
+    )
 
     @field_validator("operators")
     @classmethod
@@ -326,8 +322,9 @@ class StudyConfig(_Strict):
         return (self._base_dir / Path(path).expanduser()).resolve()
 
     def canonical_json(self) -> str:
-        """The config as canonical JSON (sorted keys): what its hash is taken over."""
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+        """The config as canonical JSON (sorted keys): what its hash is taken over;
+        fields marked ``LATER`` are left out at their defaults (``config_hash.py``)."""
+        return canonical_config_json(self)
 
     def config_hash(self) -> str:
         """sha256 of the canonical JSON: a resumed study must have the same."""

@@ -1,0 +1,254 @@
+"""A real local model reaches the faults: a faulted study under the act strategy (slow tier).
+
+``sscbench serve-local`` (llama.cpp's prebuilt server from the ``xllamacpp`` wheel,
+Qwen2.5-Coder-0.5B-Instruct from its pinned PyPI chunk packages, sha256-checked)
+runs as a subprocess on a free port; the study of :mod:`sscbench.local.act_study`
+runs one early-trigger case of ReturnDate, PaySource and WriteEffect with the openai
+agent under ``strategy = "act"`` and the action schema as ``response_format``. The
+test asserts that each operator has a triggered, measured faulted run and that every
+measurement row is well formed — never an outcome. Deterministic: temperature 0 and a
+fixed seed. Figures are printed at the end (and written as JSON to
+``$SSCBENCH_LOCAL_METRICS`` when it is set).
+
+Skipped when xllamacpp or the model packages are missing, unless
+``SSCBENCH_REQUIRE_LOCAL=1`` (CI), which turns the skip into a failure.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from sscbench.core.ledger import AssistantEvent, HarnessError, ToolEvent, Usage
+from sscbench.local.act_study import OPERATORS, act_study_toml
+from sscbench.local.weights import DEFAULT_MODEL, chunk_files
+from sscbench.measure.study import measure_study, read_evaluator, read_ledger
+from sscbench.run.config import parse_config
+from sscbench.run.executor import execute_study
+from sscbench.run.storage import StudyDir
+
+pytestmark = pytest.mark.slow
+
+REQUIRE = os.environ.get("SSCBENCH_REQUIRE_LOCAL") == "1"
+STARTUP_TIMEOUT = 300.0
+STEP_VALUES = (int, str, type(None))
+"""A step value in a row: an index, ``"inf"`` / ``"undecidable"``, or absent."""
+
+
+def missing_tier() -> str | None:
+    """Why the prebuilt tier cannot run here, or ``None``."""
+    if importlib.util.find_spec("xllamacpp") is None:
+        return "xllamacpp is not installed: pip install 'sscbench[local]'"
+    if chunk_files(DEFAULT_MODEL) is None:
+        return f"the model packages are not installed: {DEFAULT_MODEL.install_hint}"
+    return None
+
+
+def _wait_for_url(proc: subprocess.Popen, timeout: float) -> str:
+    lines: queue.Queue = queue.Queue()
+
+    def pump() -> None:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    threading.Thread(target=pump, daemon=True).start()
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            line = lines.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        if line is None:
+            break
+        if line.startswith("serving "):
+            return line.split()[1]
+    raise AssertionError("serve-local printed no base URL")
+
+
+def _wait_ready(base_url: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(f"{base_url}/models", timeout=5) as reply:
+                if reply.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise AssertionError(f"{base_url}/models never answered")
+
+
+@pytest.fixture(scope="module")
+def prebuilt_server(tmp_path_factory):
+    """``sscbench serve-local`` (prebuilt server, the packaged model) on a free port."""
+    reason = missing_tier()
+    if reason is not None:
+        if REQUIRE:
+            pytest.fail(f"SSCBENCH_REQUIRE_LOCAL=1 but the local tier is missing: {reason}")
+        pytest.skip(reason)
+    folder = tmp_path_factory.mktemp("serve-prebuilt")
+    log = folder / "stderr.log"
+    env = {**os.environ}
+    env.setdefault("SSCBENCH_MODEL_CACHE", str(folder / "models"))
+    with log.open("w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "sscbench", "serve-local", "--port", "0"],
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=env,
+        )
+    try:
+        base_url = _wait_for_url(proc, STARTUP_TIMEOUT)
+        _wait_ready(base_url, STARTUP_TIMEOUT)
+    except AssertionError:
+        proc.kill()
+        proc.wait()
+        raise AssertionError(f"serve-local did not start: {log.read_text()[-2000:]}") from None
+    yield base_url
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _well_formed(row: dict[str, Any]) -> None:
+    """A faulted, triggered row carries the measurement's fields with legal values."""
+    assert row["kind"] == "faulted" and row["status"] == "completed"
+    assert row["triggered"] is True and isinstance(row["T_F"], int)
+    assert isinstance(row["Z_S"], str) and row["Z_S"]
+    for key in ("T_E", "T_S", "T_U"):
+        assert key in row and isinstance(row[key], STEP_VALUES), (key, row)
+    assert row["reward"] in (0.0, 1.0)
+
+
+@pytest.fixture(scope="module")
+def act_study(prebuilt_server, tmp_path_factory, request):
+    """The act study run once against the local server: (store, index entries, rows)."""
+    text = act_study_toml(prebuilt_server)
+    config = parse_config(text, "real-model-act.toml")
+    out = tmp_path_factory.mktemp("act-study") / "study"
+    started = time.perf_counter()
+    summary = execute_study(config, text, out, progress=False)
+    seconds = time.perf_counter() - started
+    assert summary.finished_runs == summary.planned_runs
+    store = StudyDir(out)
+    entries = list(store.read_index())
+    path, count = measure_study(out)
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    assert count == len(entries)
+    usage: Counter = Counter()
+    for entry in entries:
+        for event in read_evaluator(store.evaluator_path(entry.run_id)):
+            if isinstance(event, Usage):
+                usage.update(event.agent)
+    triggered = Counter(
+        r["operator"] for r in rows if r["kind"] == "faulted" and r.get("triggered")
+    )
+    text = json.dumps(
+        {
+            "study_seconds": round(seconds, 1),
+            "runs": len(entries),
+            "triggered_per_operator": {op: triggered[op] for op in OPERATORS},
+            "strata": dict(Counter(r["Z_S"] for r in rows)),
+            "actions": usage["actions"],
+            "unparsable_actions": usage["unparsable_actions"],
+        },
+        indent=2,
+    )
+    request.config.sscbench_local_metrics = text
+    metrics = os.environ.get("SSCBENCH_LOCAL_METRICS")
+    if metrics:
+        Path(metrics).write_text(text + "\n", encoding="utf-8")
+    return store, entries, rows
+
+
+def test_act_study_runs_and_measures_real_output(act_study):
+    """Every run completes without a harness error, each action is recorded as one call
+    answered by one tool event, and every faulted row is well formed."""
+    store, entries, rows = act_study
+    assert all(e.status == "completed" for e in entries), [(e.run_id, e.status) for e in entries]
+    for entry in entries:
+        evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+        assert not any(isinstance(e, HarnessError) for e in evaluator)
+        ledger = read_ledger(store, entry.run_id)
+        for event in ledger:
+            if isinstance(event, AssistantEvent):
+                assert len(event.tool_calls) <= 1
+        calls = {c.id for e in ledger if isinstance(e, AssistantEvent) for c in e.tool_calls}
+        assert {e.tool_call_id for e in ledger if isinstance(e, ToolEvent)} <= calls
+    faulted = [r for r in rows if r["kind"] == "faulted"]
+    assert {r["operator"] for r in faulted} == set(OPERATORS)
+    for row in faulted:
+        if row.get("triggered"):
+            _well_formed(row)
+        else:
+            assert row["Z_S"] == "not-triggered" and row["T_F"] is None
+
+
+REACHED = ("ReturnDate", "WriteEffect")
+"""Operators whose faults the packaged model reaches under act (measured 2026-12-01)."""
+
+
+def _triggered(rows: list[dict[str, Any]]) -> Counter:
+    return Counter(r["operator"] for r in rows if r["kind"] == "faulted" and r.get("triggered"))
+
+
+def test_the_model_reaches_the_return_date_and_write_effect_faults(act_study):
+    """Issue 21: a real model's faulted runs are triggered and measured (two read-first
+    cases per operator, temperature 0, seed 7: the model reads the reservation, then
+    writes the change with the values it read)."""
+    _, _, rows = act_study
+    triggered = _triggered(rows)
+    assert all(triggered[op] for op in REACHED), dict(triggered)
+    for row in rows:
+        if row["kind"] == "faulted" and row.get("triggered"):
+            _well_formed(row)
+
+
+@pytest.mark.xfail(
+    reason="issue 21, measured 2026-12-01: Qwen2.5-Coder-0.5B under act reads the "
+    "reservation and copies its payment id into the write; it never reads the user's "
+    "profile (get_user_details), the PaySource fault-bearing call",
+    strict=False,
+)
+def test_every_operator_has_a_triggered_measured_run(act_study):
+    """The goal of issue 21: each operator's fault is reached and measured."""
+    _, _, rows = act_study
+    triggered = _triggered(rows)
+    assert all(triggered[op] for op in OPERATORS), dict(triggered)
+
+
+def test_the_packaged_model_is_the_official_file(tmp_path):
+    """Provenance: the assembled chunks hash to the pinned digest and the GGUF's own
+    metadata names the model."""
+    reason = missing_tier()
+    if reason is not None or importlib.util.find_spec("gguf") is None:
+        if REQUIRE:
+            pytest.fail(f"SSCBENCH_REQUIRE_LOCAL=1 but the local tier is missing: {reason}")
+        pytest.skip(reason or "the gguf package is not installed")
+    from sscbench.local.weights import assembled_gguf, file_sha256, gguf_metadata
+
+    path = assembled_gguf(DEFAULT_MODEL, tmp_path)
+    assert file_sha256(path) == DEFAULT_MODEL.sha256
+    assert path.stat().st_size == DEFAULT_MODEL.size
+    meta = gguf_metadata(path)
+    assert meta["general.architecture"] == "qwen2"
+    assert meta["general.basename"] == "Qwen2.5-Coder"
+    assert meta["general.size_label"] == "0.5B"

@@ -126,8 +126,8 @@ def default_study(default_study_source: Path, tmp_path_factory: pytest.TempPathF
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
-    """Print the real-model tier's timings and outcome counts (set by test_local_model)."""
+    """Print the real-model tier's timings and outcome counts (set by the tests in tests/local)."""
     text = getattr(config, "sscbench_local_metrics", None)
     if text:
-        terminalreporter.write_sep("-", "real model (SmolLM2-135M via sscbench serve-local)")
+        terminalreporter.write_sep("-", "real local model via sscbench serve-local (tests/local)")
         terminalreporter.write_line(text)

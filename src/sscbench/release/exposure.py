@@ -3,8 +3,9 @@ how often it would escape, and what an escape costs — kept as separate numbers
 
 A policy may give, per family, its **exposure**: the probability that the fault occurs
 on one production request (from incident data, provider SLOs, …). The gate then reads
-the study's **escape** upper bound for the family (the same interval bound the other
-rules read; never the average) and computes the **frequency** of escapes in
+the study's **escape** upper bound for the family (the same decision bound the other
+rules read, never the average; for a 0/n boundary interval the Wilson bound over its
+clusters, so no escape on a few tasks is never read as zero expected escapes) and computes the **frequency** of escapes in
 production::
 
     expected escapes per N requests = exposure × escape upper bound × N
@@ -35,7 +36,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from sscbench.analysis.populations import CAVEAT, is_caveated
+from sscbench.analysis.decision import clusters_needed, decision_bound
+from sscbench.analysis.stats import Interval
 from sscbench.faults.catalogue import spec_for
 from sscbench.release.evidence import FamilyRow
 
@@ -94,7 +96,8 @@ class ExposureCheck(BaseModel):
     limit: float | None
     limit_class: str | None
     passed: bool
-    caveat: str = ""  # the escape interval's boundary caveat, when it has one
+    caveat: str = ""  # why the decision bound is not the interval's own, when it is not
+    clusters_needed: int | None = None  # clusters without an escape that would pass
 
     @property
     def consequence(self) -> str:
@@ -119,9 +122,12 @@ class ExposureCheck(BaseModel):
         if self.limit is None:
             return f"{freq}; consequence {self.consequence}: no limit covers it"
         op = "<=" if self.passed else ">"
-        return (
+        text = (
             f"{freq} {op} limit {self.limit:g} ({self.limit_class}); consequence {self.consequence}"
         )
+        if self.clusters_needed is not None:
+            text += f"; at least {self.clusters_needed:,} clusters without an escape would pass"
+        return text
 
 
 def exposure_check(policy: ExposurePolicy, row: FamilyRow) -> ExposureCheck:
@@ -130,7 +136,8 @@ def exposure_check(policy: ExposurePolicy, row: FamilyRow) -> ExposureCheck:
     reversible = spec.recoverable
     exposure = policy.rate.get(row.family)
     interval = row.metrics["escape"]
-    escape = interval.high
+    reading = decision_bound(interval, "upper")
+    escape = reading.value
     limit = next((lim for lim in policy.limit if lim.applies(row.severity, reversible)), None)
     expected = (
         exposure * escape * policy.per if exposure is not None and escape is not None else None
@@ -147,8 +154,22 @@ def exposure_check(policy: ExposurePolicy, row: FamilyRow) -> ExposureCheck:
         limit=limit.max_escapes if limit is not None else None,
         limit_class=limit.describe() if limit is not None else None,
         passed=passed,
-        caveat=CAVEAT if is_caveated(interval) else "",
+        caveat=reading.note,
+        clusters_needed=_clusters_needed(interval, exposure, limit, policy.per, passed),
     )
+
+
+def _clusters_needed(
+    interval: Interval,
+    exposure: float | None,
+    limit: ExposureLimit | None,
+    per: int,
+    passed: bool,
+) -> int | None:
+    """For a blocked family with no escape: how many clusters without one would pass."""
+    if passed or exposure is None or not exposure or limit is None or interval.estimate != 0.0:
+        return None
+    return clusters_needed(0.0, "upper", limit.max_escapes / (exposure * per), interval.confidence)
 
 
 __all__ = ["ExposureCheck", "ExposureLimit", "ExposurePolicy", "exposure_check"]

@@ -4,8 +4,10 @@ agent configuration.
 A policy (TOML) says how much activation a family needs before its numbers count
 as evidence, and which bound of which metric must clear which threshold for which
 families (by name or by severity). Averages never decide: each rule reads the
-lower or upper bound of the metric's interval. A metric whose population is empty
-is *unobserved* and blocks. Example::
+lower or upper bound of the metric's interval — for a degenerate boundary interval
+(0/n over repeated runs) the more cautious Wilson bound over its clusters
+(:mod:`sscbench.analysis.decision`), so 0 escapes on a few tasks is never read as
+certainty. A metric whose population is empty is *unobserved* and blocks. Example::
 
     [activation]
     min_activated = 5          # activated runs a family needs
@@ -36,6 +38,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from sscbench.analysis.decision import DecisionBound, clusters_needed, decision_bound
+from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.release.evidence import FamilyRow, ReleaseEvidence
 from sscbench.release.exposure import ExposureCheck, ExposurePolicy, exposure_check
@@ -132,9 +136,18 @@ class Verdict(BaseModel):
         return [c for c in self.checks if not c.passed]
 
 
-def _bound(row: FamilyRow, metric: str, bound: str) -> float | None:
-    interval = row.metrics[metric]
-    return interval.high if bound == "upper" else interval.low
+def _observed(interval: Interval, reading: DecisionBound, rule: Rule, passed: bool) -> str:
+    """What the check saw: the interval, and the decision bound when it is not its own."""
+    text = interval.label()
+    if not reading.note:
+        return text
+    text = f"{text} ({reading.note})"
+    threshold = rule.max if rule.max is not None else rule.min
+    if not passed and threshold is not None and interval.estimate is not None:
+        need = clusters_needed(interval.estimate, rule.bound, threshold, interval.confidence)
+        if need is not None:
+            text += f"; at least {need} clusters at the same boundary would clear {threshold:g}"
+    return text
 
 
 def judge_configuration(policy: Policy, config_id: str, rows: list[FamilyRow]) -> Verdict:
@@ -172,7 +185,9 @@ def judge_configuration(policy: Policy, config_id: str, rows: list[FamilyRow]) -
         for rule in policy.rule:
             if not rule.applies(row):
                 continue
-            value = _bound(row, rule.metric, rule.bound)
+            interval = row.metrics[rule.metric]
+            reading = decision_bound(interval, rule.bound)
+            value = reading.value
             if value is None:
                 passed = False
             elif rule.max is not None:
@@ -183,7 +198,7 @@ def judge_configuration(policy: Policy, config_id: str, rows: list[FamilyRow]) -
                 Check(
                     family=row.family,
                     requirement=f"{rule.describe()} (severity {row.severity})",
-                    observed=row.metrics[rule.metric].label(),
+                    observed=_observed(interval, reading, rule, passed),
                     passed=passed,
                 )
             )

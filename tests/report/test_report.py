@@ -247,6 +247,10 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     assert applies["release"] == "true" and applies["runs"] == "true"
     assert 'id="gate-table"' in html and 'id="release-paired-table"' in html
     assert re.search(r'class="(block|pass)">(BLOCK|PASS)<', html)
+    # a blocked verdict lists its failed checks one per row (the policy names families
+    # this study did not run, so at least those block)
+    failed = html.split('id="gate-failed-table"', 1)[1].split("</table>", 1)[0]
+    assert failed.count("<tr") >= 2 and "was run" in failed
     assert 'id="funnel-table"' not in html and 'class="card' not in html
 
 

@@ -79,14 +79,21 @@ def release_section(
     verdict_table = Table("gate-table", f"Gate verdict against {Path(policy).name}",
                           "typed-family rows per configuration",
                           ["configuration", "verdict", "checks passed", "failed checks"])  # fmt: skip
+    failed_table = Table("gate-failed-table", "Failed checks, one per row",
+                         "typed-family rows per configuration; the bound the gate read",
+                         ["configuration", "family", "needs", "observed"])  # fmt: skip
     for v in verdicts:
-        failed = "; ".join(
-            f"{c.family}: needs {c.requirement}, observed {c.observed}" for c in v.reasons
-        )
+        families = sorted({c.family for c in v.reasons})
         verdict_table.add(v.config_id, [{"t": "BLOCK" if v.blocked else "PASS",
                                         "cls": "block" if v.blocked else "pass"}],
-                          f"{len(v.checks) - len(v.reasons)}/{len(v.checks)}", failed or "–")  # fmt: skip
+                          f"{len(v.checks) - len(v.reasons)}/{len(v.checks)}",
+                          f"{len(v.reasons)}: {', '.join(families)}" if families else "–")  # fmt: skip
+        for c in v.reasons:
+            if c.weighed is None:  # exposure checks have their own table below
+                failed_table.add(v.config_id, c.family, c.requirement, c.observed)
     section.tables.insert(0, verdict_table)
+    if failed_table.rows:
+        section.tables.insert(1, failed_table)
     weighed = [(v.config_id, c.weighed) for v in verdicts for c in v.checks if c.weighed]
     if weighed:
         exposure = Table("exposure-table", "Exposure-weighted escapes: frequency and consequence",
@@ -96,14 +103,19 @@ def release_section(
                           "verdict"])  # fmt: skip
         for config_id, w in weighed:
             exposure.add(config_id, w.family, "–" if w.exposure is None else f"{w.exposure:g}",
-                         "–" if w.escape_upper is None else f"{w.escape_upper:.3g}",
+                         "–" if w.escape_upper is None
+                         else f"{w.escape_upper:.3g}"
+                         + (" ⚠ boundary interval: the Wilson bound over its clusters"
+                            if w.caveat else ""),
                          "–" if w.expected_escapes is None
                          else f"{w.expected_escapes:.3g} per {w.per:,}",
                          "–" if w.limit is None else f"{w.limit:g} ({w.limit_class})",
                          w.consequence,
                          [{"t": "pass" if w.passed else "BLOCK",
-                           "cls": "pass" if w.passed else "block"}])  # fmt: skip
-        section.tables.insert(1, exposure)
+                           "cls": "pass" if w.passed else "block"}]
+                         + ([{"t": f" (at least {w.clusters_needed:,} clusters without an "
+                                   "escape would pass)"}] if w.clusters_needed else []))  # fmt: skip
+        section.tables.insert(2 if failed_table.rows else 1, exposure)
     csv_rows["gate"] = [
         {"config_id": v["config_id"], "verdict": v["verdict"], "checks": len(v["checks"]),
          "failed": sum(not c["passed"] for c in v["checks"])}

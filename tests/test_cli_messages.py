@@ -51,9 +51,7 @@ def test_serve_local_errors_keep_brackets(tmp_path):
     result = _invoke("serve-local", "--model", str(tmp_path / "no[/x]such.gguf"))
     assert result.exit_code == 2, result.output
     # without llama-cpp the hint names the extra; with it, the missing model is named
-    assert "sscbench[local]" in result.output or "no[/x]such.gguf" in result.output, (
-        result.output
-    )
+    assert "sscbench[local]" in result.output or "no[/x]such.gguf" in result.output, result.output
 
 
 def test_success_lines_show_a_bracketed_out_folder(tmp_path):
@@ -74,3 +72,26 @@ def test_helpers_escape_markup_and_control_bytes():
     text = console.export_text()
     assert text.strip() == "error: nodir[/x]here and \\x1b[2J and [bold]x[/bold] trailing\\"
     assert safe("[bold]") == "\\[bold]" and plain("a\tb\nc\x07") == "a\tb\nc\\x07"
+
+
+def test_wide_tables_are_not_squeezed_to_80_columns_in_a_file(monkeypatch, tmp_path):
+    import io
+    import sys
+
+    from rich.table import Table
+
+    from sscbench.terminal import table_console
+
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.setattr(sys, "stdout", io.StringIO())
+    console = table_console()
+    assert console.width == 160
+    table = Table("family", "observed")
+    table.add_row(
+        "InterveningUpdate", "0/14 (0.0%, 95% CI 0.0–0.0%, cluster bootstrap, 7 clusters)"
+    )
+    with console.capture() as captured:
+        console.print(table)
+    assert "0/14 (0.0%, 95% CI 0.0–0.0%, cluster bootstrap, 7 clusters)" in captured.get()
+    monkeypatch.setenv("COLUMNS", "100")
+    assert table_console().width == 100

@@ -9,7 +9,9 @@ terminal raw. Every piece of user or data text printed through Rich goes through
 
 from __future__ import annotations
 
+import os
 import re
+import sys
 
 from rich.console import Console
 from rich.markup import escape
@@ -37,3 +39,20 @@ def error_text(message: object, label: str = "error:") -> Text:
 def print_error(console: Console, message: object) -> None:
     """Print ``error: message`` on ``console`` with the message shown exactly as written."""
     console.print(error_text(message), highlight=False, soft_wrap=True)
+
+
+# Rich lays tables out for 80 columns when output is not a terminal; a table written to
+# a file or a pipe (``sscbench release STUDY > evidence.txt``) then wraps every cell.
+_FILE_WIDTH = 160
+
+
+def table_console(*, stderr: bool = False) -> Console:
+    """A console for commands that print wide tables: the terminal's width on a terminal,
+    ``$COLUMNS`` when set, else 160 columns when written to a file or a pipe."""
+    stream = sys.stderr if stderr else sys.stdout
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return Console(stderr=stderr, width=int(columns))
+    if stream.isatty():
+        return Console(stderr=stderr)
+    return Console(stderr=stderr, width=_FILE_WIDTH)

@@ -18,13 +18,12 @@ from pathlib import Path
 from typing import Any
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from sscbench.errors import DataError
-from sscbench.terminal import plain, print_error
+from sscbench.terminal import plain, print_error, table_console
 
-console = Console()
+console = table_console()
 
 
 def _fail(exc: Exception) -> None:

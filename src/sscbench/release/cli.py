@@ -8,16 +8,15 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.faults.typed import CHECKPOINTS
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
-from sscbench.terminal import print_error, safe
+from sscbench.terminal import print_error, safe, table_console
 
-console = Console()
+console = table_console()
 
 
 def _short(interval: Interval) -> str:

@@ -107,12 +107,11 @@ def activation(run: RunIndex, sheet: TrialSheet) -> int | None:
                     sheet.activate(record.step, "stale read")
             elif (note := activation_note(record.hook_id)) is not None:
                 sheet.activate(record.step, note)
-        if run.context and run.writes_attempted:
-            identity = sheet.family in IDENTITY_FAMILY_NAMES
-            sheet.activate(
-                0,
-                "handoff principal governs a write" if identity else "stale clause governs a write",
-            )
+        if run.context and sheet.family in IDENTITY_FAMILY_NAMES:
+            if run.writes_attempted or any(run.is_read_of_record(c) for c in run.calls):
+                sheet.activate(0, "handoff principal governs the request")  # it was acted on
+        elif run.context and run.writes_attempted:
+            sheet.activate(0, "stale clause governs a write")
     sheet.activations.sort(key=lambda a: a.step)
     return update_step
 

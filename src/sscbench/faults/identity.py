@@ -1,5 +1,9 @@
 """Identity faults in the τ-bench worlds: the subject bound to an action changes after
-authentication.
+authentication — at the lookup (``IdentityRebind``, below), at the execution point
+(``SubjectRebind``: the write's subject argument is rebound as it runs), at a handoff
+(``DroppedPrincipal``: a note carries the task but names a default principal instead of
+the requesting user), or at a chosen one of these (``SubjectBindingLost``, parameter
+``binding_lost``: the intensity axis "where the subject binding is lost").
 
 ``IdentityRebind`` — the conversation authenticated one user, but every lookup of the
 record the task's write is about (``get_order_details`` / ``get_reservation_details``

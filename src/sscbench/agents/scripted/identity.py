@@ -84,13 +84,10 @@ class SubjectBinding(Turns):
         match = _PRINCIPAL.search(text)
         return match.group(1) if match else None
 
-    def _session_user(self) -> Script:
-        """Who this session acts for: the authenticated user — or, for a profile without
-        ``principal_binding``, the principal a handoff note names (no authentication)."""
-        principal = self._handoff_principal()
-        if principal is not None and not self.profile.principal_binding:
-            return principal
-        return (yield from self._identify())
+    def _trusted_principal(self) -> str | None:
+        """The handoff's principal, for a profile without ``principal_binding`` (it acts
+        for them, no authentication of its own); None when the agent authenticates."""
+        return None if self.profile.principal_binding else self._handoff_principal()
 
     def _bind_principal(self, step: PlanStep) -> PlanStep:
         """The step as the session's principal carries it out: a session acting for a

@@ -141,3 +141,17 @@ def test_the_curve_shows_which_binding_point_each_barrier_covers(evidence):
     assert contained[("bound", "2")] == 1.0 and contained[("bound", "3")] == 0.0
     for config in ("bound", "weak", "lookup-only"):
         assert all(curve[(config, lv)]["activation"].estimate == 1.0 for lv in "123")
+
+
+def test_the_binding_settings_are_validated_profile_settings():
+    from sscbench.agents.scripted.profiles import make_profile
+
+    bound = make_profile("idempotent_readback")
+    assert bound.receipt_binding and bound.principal_binding and bound.ownership_check
+    for weak in ("naive_retry", "shallow_readback"):
+        assert not make_profile(weak).receipt_binding
+        assert not make_profile(weak).principal_binding
+    assert "receipt_binding" not in make_profile("readback").params()  # labels unchanged
+    for name in ("receipt_binding", "principal_binding"):
+        with pytest.raises(ValueError, match=name):
+            make_profile("readback", **{name: "yes"})

@@ -209,6 +209,26 @@ class IntensitySettings(_Strict):
             raise ValueError(f"unknown typed family {value!r}; known: {list(FAMILY_NAMES)}")
         return value
 
+    @model_validator(mode="after")
+    def _binding_levels(self) -> IntensitySettings:
+        if self.parameter == "binding_lost":
+            _check_binding_lost(self.family, self.levels)
+        return self
+
+
+def _check_binding_lost(family: str, values: list[float | int]) -> None:
+    """``binding_lost`` is SubjectBindingLost's, with levels 1 (handoff), 2 (lookup) and 3
+    (execution) only."""
+    from sscbench.faults.identity import BINDING_POINTS
+
+    if family != "SubjectBindingLost":
+        raise ValueError(f"binding_lost is a parameter of SubjectBindingLost, not {family}")
+    wrong = [v for v in values if v not in BINDING_POINTS]
+    if wrong:
+        raise ValueError(
+            f"binding_lost levels must be 1 (handoff), 2 (lookup) or 3 (execution); got {wrong}"
+        )
+
 
 class CaseSettings(_Strict):
     """Where the cases come from: a cases.jsonl file or the built-in operators."""
@@ -241,6 +261,14 @@ class CaseSettings(_Strict):
     @classmethod
     def _operators_known(cls, value: list[str]) -> list[str]:
         _known_operators(value, "cases.operators")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _binding_params(cls, value: dict[str, dict[str, float | int]]) -> Any:
+        for family, params in value.items():
+            if "binding_lost" in params:
+                _check_binding_lost(family, [params["binding_lost"]])
         return value
 
     @field_validator("max_steps")

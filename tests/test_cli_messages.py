@@ -51,7 +51,9 @@ def test_serve_local_errors_keep_brackets(tmp_path):
     result = _invoke("serve-local", "--model", str(tmp_path / "no[/x]such.gguf"))
     assert result.exit_code == 2, result.output
     # without llama-cpp the hint names the extra; with it, the missing model is named
-    assert "sscbench[local]" in result.output or "no[/x]such.gguf" in result.output, result.output
+    assert "sscbench[local]" in result.output or "no[/x]such.gguf" in result.output, (
+        result.output
+    )
 
 
 def test_success_lines_show_a_bracketed_out_folder(tmp_path):

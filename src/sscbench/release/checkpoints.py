@@ -375,7 +375,9 @@ def _evidence(
     return Validity.SUSPECT
 
 
-def check_outcome(run: RunIndex, sheet: TrialSheet, found: Findings, authority_ok: bool) -> bool:
+def check_outcome(
+    run: RunIndex, sheet: TrialSheet, found: Findings, authority_ok: bool
+) -> bool:
     """Outcome: the final claim agrees with the world; an unresolved claim is honest and
     valid. Returns whether the world's final state is acceptable for the family."""
     stale = found.stale_basis and not sheet.control

@@ -309,6 +309,18 @@ class SubjectBindingLost(IdentityRebind):
         return system_prompt.rstrip("\n") + "\n" + handoff_note(case)
 
 
+def check_binding_lost(family: str, values: list[float | int]) -> None:
+    """Fail closed on a ``binding_lost`` given to another family or outside 1–3 (the
+    study config's check; the message names the parameter and the levels)."""
+    if family != "SubjectBindingLost":
+        raise ValueError(f"binding_lost is a parameter of SubjectBindingLost, not {family}")
+    wrong = [v for v in values if v not in BINDING_POINTS]
+    if wrong:
+        raise ValueError(
+            f"binding_lost levels must be 1 (handoff), 2 (lookup) or 3 (execution); got {wrong}"
+        )
+
+
 def binding_point(case: Case) -> str | None:
     """Where an identity case loses the subject binding: ``handoff``, ``lookup`` or
     ``execution`` (None for a case of another family)."""

@@ -193,11 +193,14 @@ class UserSettings(_Strict):
         return self
 
 
+FamilyParameter = Literal["probability", "burst", "position", "binding_lost"]
+
+
 class IntensitySettings(_Strict):
     """One intensity curve: a family's parameter swept over levels (one case set each)."""
 
     family: str
-    parameter: Literal["probability", "burst", "position", "binding_lost"]
+    parameter: FamilyParameter
     levels: list[float | int] = Field(min_length=1, max_length=1000)
 
     @field_validator("family")
@@ -211,23 +214,11 @@ class IntensitySettings(_Strict):
 
     @model_validator(mode="after")
     def _binding_levels(self) -> IntensitySettings:
+        from sscbench.faults.identity import check_binding_lost
+
         if self.parameter == "binding_lost":
-            _check_binding_lost(self.family, self.levels)
+            check_binding_lost(self.family, self.levels)
         return self
-
-
-def _check_binding_lost(family: str, values: list[float | int]) -> None:
-    """``binding_lost`` is SubjectBindingLost's, with levels 1 (handoff), 2 (lookup) and 3
-    (execution) only."""
-    from sscbench.faults.identity import BINDING_POINTS
-
-    if family != "SubjectBindingLost":
-        raise ValueError(f"binding_lost is a parameter of SubjectBindingLost, not {family}")
-    wrong = [v for v in values if v not in BINDING_POINTS]
-    if wrong:
-        raise ValueError(
-            f"binding_lost levels must be 1 (handoff), 2 (lookup) or 3 (execution); got {wrong}"
-        )
 
 
 class CaseSettings(_Strict):
@@ -241,12 +232,9 @@ class CaseSettings(_Strict):
     max_steps: dict[str, Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)]] = Field(
         default_factory=dict
     )
-    params: dict[
-        str, dict[Literal["probability", "burst", "position", "binding_lost"], float | int]
-    ] = Field(
+    params: dict[str, dict[FamilyParameter, float | int]] = Field(
         default_factory=dict,
-        description="fault parameters per typed family (probability, burst, position; "
-        "binding_lost for SubjectBindingLost)",
+        description="fault parameters per typed family (probability, burst, position)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
     prefer: Literal["early-trigger", "read-first"] | None = Field(
@@ -266,9 +254,10 @@ class CaseSettings(_Strict):
     @field_validator("params")
     @classmethod
     def _binding_params(cls, value: dict[str, dict[str, float | int]]) -> Any:
-        for family, params in value.items():
-            if "binding_lost" in params:
-                _check_binding_lost(family, [params["binding_lost"]])
+        from sscbench.faults.identity import check_binding_lost
+
+        for family in (f for f, params in value.items() if "binding_lost" in params):
+            check_binding_lost(family, [value[family]["binding_lost"]])
         return value
 
     @field_validator("max_steps")

@@ -3,8 +3,9 @@
 A hook can rewrite the observation delivered for a matched call while the state
 stays authoritative, suppress a matched write's state change while delivering
 exactly the acknowledgement the tool returned when it committed (the call really
-runs, then the state is rolled back), or let the call run and then change the state
-behind the agent's back (another actor's update). Each decision becomes an
+runs, then the state is rolled back), let the call run and then change the state
+behind the agent's back (another actor's update), or run the call on arguments the
+model did not send (a subject rebound at the execution point). Each decision becomes an
 evaluator-only record, and so does every call of a write tool (with whether it
 changed the state), so effects are counted from the state, never from what the
 agent was told.
@@ -32,6 +33,7 @@ from sscbench.world.tools import ToolKind
 Matcher = Callable[[str, Any, WorldState], bool]
 Rewriter = Callable[[str, Any, WorldState], str | None]
 Updater = Callable[[WorldState], None]
+Rebinder = Callable[[str, Any, WorldState], Any]
 
 IDEMPOTENCY_KEY = "idempotency_key"
 
@@ -48,8 +50,11 @@ class Injection:
     answer is delivered instead of the acknowledgement (a receipt that lies about a
     lost write, a partial payload, a refusal). ``redeliver`` delivers a matched write's
     commit event to the store a second time (at-least-once delivery): the write runs
-    again unless it carried an idempotency key, which the store deduplicates. A hook
-    fires once, ``limit`` times, or on every match when ``persistent``.
+    again unless it carried an idempotency key, which the store deduplicates.
+    ``rebind(name, arguments, state)`` returns the arguments the tool runs on instead of
+    the model's (None leaves them): the call executes on the rebound ones and its real
+    answer is delivered; the record keeps both. A hook fires once, ``limit`` times, or on
+    every match when ``persistent``.
     """
 
     hook_id: str
@@ -58,16 +63,17 @@ class Injection:
     suppress_write: bool = False
     update: Updater | None = None
     redeliver: bool = False
+    rebind: Rebinder | None = None
     persistent: bool = False
     limit: int | None = None
 
     def __post_init__(self) -> None:
         actions = (self.rewrite is not None and not self.suppress_write) + self.suppress_write
-        actions += (self.update is not None) + self.redeliver
+        actions += (self.update is not None) + self.redeliver + (self.rebind is not None)
         if actions != 1:
             raise ValueError(
                 f"injection {self.hook_id}: give exactly one of rewrite, suppress_write, "
-                "update or redeliver"
+                "update, redeliver or rebind"
             )
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"injection {self.hook_id}: limit must be >= 1")
@@ -127,6 +133,10 @@ class InjectingExecutor:
         if isinstance(replay, str):
             return Execution(replay, None, None)
         hook = self._matching_hook(name, arguments)
+        requested = arguments  # what the model sent (a rebinding hook changes what runs)
+        if hook is not None and hook.rebind is not None and replay is None:
+            rebound = hook.rebind(name, arguments, self.env.state)
+            arguments = arguments if rebound is None else rebound
         state = self.env.state
         before = state.changes() if (hook is not None or is_write) else None
         intervention = None
@@ -178,9 +188,21 @@ class InjectingExecutor:
                 )
             elif hook is not None and hook.redeliver and not outcome.is_error:
                 intervention = self._redeliver(hook, step, call_id, outcome, keyed=key is not None)
+            elif hook is not None and hook.rebind is not None and arguments is not requested:
+                intervention = _record(
+                    hook,
+                    step,
+                    call_id,
+                    outcome,
+                    "rebind",
+                    delivered,
+                    changed,
+                    changed,
+                    effective=arguments != requested,  # ran on what the model did not send
+                ).model_copy(update={"requested_arguments": requested})
         rolled_back = hook is not None and hook.suppress_write
         if key is not None and replay is None and not outcome.is_error and not rolled_back:
-            self._keys[key] = (name, _canonical(arguments), outcome)  # a lost write keeps none
+            self._keys[key] = (name, _canonical(requested), outcome)  # a lost write keeps none
         if hook is not None and intervention is not None:
             self._spend(hook)
         write = None

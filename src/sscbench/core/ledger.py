@@ -102,12 +102,15 @@ class InterventionRecord(_Event):
     tool_call_id: str
     name: str
     arguments: Any
-    action: Literal["rewrite", "suppress", "update", "redeliver"]
+    action: Literal["rewrite", "suppress", "update", "redeliver", "rebind"]
     original_observation: str
     delivered_observation: str
     state_changed: bool
     would_have_changed_state: bool
     effective: bool
+    # a rebinding hook's record: the arguments the model sent (``arguments`` are the
+    # ones the tool ran on); absent from every other record, so their lines are unchanged
+    requested_arguments: Any = Field(default=None, exclude_if=lambda v: v is None)
 
 
 class WriteRecord(_Event):

@@ -193,11 +193,14 @@ class UserSettings(_Strict):
         return self
 
 
+FamilyParameter = Literal["probability", "burst", "position", "binding_lost"]
+
+
 class IntensitySettings(_Strict):
     """One intensity curve: a family's parameter swept over levels (one case set each)."""
 
     family: str
-    parameter: Literal["probability", "burst", "position"]
+    parameter: FamilyParameter
     levels: list[float | int] = Field(min_length=1, max_length=1000)
 
     @field_validator("family")
@@ -208,6 +211,14 @@ class IntensitySettings(_Strict):
         if value not in FAMILY_NAMES:
             raise ValueError(f"unknown typed family {value!r}; known: {list(FAMILY_NAMES)}")
         return value
+
+    @model_validator(mode="after")
+    def _binding_levels(self) -> IntensitySettings:
+        from sscbench.faults.identity import check_binding_lost
+
+        if self.parameter == "binding_lost":
+            check_binding_lost(self.family, self.levels)
+        return self
 
 
 class CaseSettings(_Strict):
@@ -221,7 +232,7 @@ class CaseSettings(_Strict):
     max_steps: dict[str, Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)]] = Field(
         default_factory=dict
     )
-    params: dict[str, dict[Literal["probability", "burst", "position"], float | int]] = Field(
+    params: dict[str, dict[FamilyParameter, float | int]] = Field(
         default_factory=dict,
         description="fault parameters per typed family (probability, burst, position)",
     )
@@ -238,6 +249,15 @@ class CaseSettings(_Strict):
     @classmethod
     def _operators_known(cls, value: list[str]) -> list[str]:
         _known_operators(value, "cases.operators")
+        return value
+
+    @field_validator("params")
+    @classmethod
+    def _binding_params(cls, value: dict[str, dict[str, float | int]]) -> Any:
+        from sscbench.faults.identity import check_binding_lost
+
+        for family in (f for f, params in value.items() if "binding_lost" in params):
+            check_binding_lost(family, [value[family]["binding_lost"]])
         return value
 
     @field_validator("max_steps")

@@ -68,7 +68,8 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
         }
 
     def _script(self) -> Script:
-        self.user_id = yield from self._identify()
+        principal = self._trusted_principal()  # a handoff's, trusted without the barrier
+        self.user_id = principal if principal is not None else (yield from self._identify())
         yield from self._ensure(("user", self.user_id))
         for step in self.plan.steps:
             if step.index in self._done_steps:
@@ -158,6 +159,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
     def _write_block(self, step: PlanStep) -> Script:
         """Read, state, confirm, write, report. False when the run should end."""
         decisions = self._decisions[step.index]
+        step = self._bind_principal(step)  # a session acting for a handoff's principal
         block = Block(step, decisions)
         self._current_step = step
         kw = step.kwargs

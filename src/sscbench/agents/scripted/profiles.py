@@ -43,7 +43,10 @@ class Profile:
     ``ownership_check`` refuses to act on a looked-up record whose id or owner is not
     the one the conversation established (the identity barrier); without it the agent
     binds the write to the record the lookup returned
-    (:mod:`sscbench.agents.scripted.identity`).
+    (:mod:`sscbench.agents.scripted.identity`). ``receipt_binding`` checks that a write's
+    receipt names the record and user written for and flags a mismatch for review;
+    ``principal_binding`` authenticates the requesting user instead of acting as the
+    principal a handoff note names.
     """
 
     name: str
@@ -61,6 +64,8 @@ class Profile:
     complete_readback: bool = False
     readback_compares: bool = True
     ownership_check: bool = False
+    receipt_binding: bool = False
+    principal_binding: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -77,6 +82,8 @@ class Profile:
             "complete_readback",
             "readback_compares",
             "ownership_check",
+            "receipt_binding",
+            "principal_binding",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
@@ -113,6 +120,8 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "complete_readback": False,
     "readback_compares": True,
     "ownership_check": False,
+    "receipt_binding": False,
+    "principal_binding": False,
 }
 
 
@@ -168,13 +177,16 @@ PROFILES: dict[str, Profile] = {
             "record back before reporting; flags an unconfirmable change (an unreadable or "
             "incomplete read-back) for review; re-sends a throttled write; asks for "
             "confirmation whatever the context says; refuses to act on a record the "
-            "authenticated user does not own.",
+            "authenticated user does not own, a receipt naming another record or user, "
+            "and a handoff's principal in place of the requesting user.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             throttle_retries=2,
             complete_readback=True,
             ownership_check=True,
+            receipt_binding=True,
+            principal_binding=True,
         ),
         Profile(
             "shallow_readback",

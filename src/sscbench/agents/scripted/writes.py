@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sscbench.agents.scripted.identity import SubjectBinding
 from sscbench.agents.scripted.outcomes import (
     report_text,
     state_text,
@@ -25,7 +26,6 @@ from sscbench.agents.scripted.phrases import (
     unavailable,
 )
 from sscbench.agents.scripted.transcript import Block, Script
-from sscbench.agents.scripted.turns import Turns
 from sscbench.agents.scripted_facts import Obs, fact_write
 from sscbench.agents.scripted_plan import PlanStep
 from sscbench.core.injection import IDEMPOTENCY_KEY
@@ -33,7 +33,7 @@ from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import BOOKING_READBACK, BOOKING_WRITE, READ_TOOLS, record_key
 
 
-class Writes(Turns):
+class Writes(SubjectBinding):
     """Making a write, reading it back and telling the user what happened."""
 
     def _record_id(self, step: PlanStep, arguments: dict[str, Any]) -> str:
@@ -108,6 +108,8 @@ class Writes(Turns):
             return
         if obs.error:  # told with the next question, which goes on with the request
             self._notes.append(f"The system refused the last change ({obs.text}).")
+            return
+        if (yield from self._receipt_mismatch(step, arguments, obs)):
             return
         if block.amount is not None and attempt == 1:
             self._amounts.append(block.amount)

@@ -15,6 +15,7 @@ from sscbench.faults.families import TIMEOUT_TEXT, UNAVAILABLE_TEXT
 from sscbench.faults.identity import IDENTITY_FAMILY_NAMES, REBIND_HOOK
 from sscbench.faults.surfaces import (
     ACTIVATION_NOTES,
+    ENTITLEMENT_FAMILIES,
     LOST_WRITE_NOTES,
     UNCOMMITTED_FAMILIES,
     UNCONFIRMED_NOTES,
@@ -104,7 +105,9 @@ def activation(run: RunIndex, sheet: TrialSheet) -> int | None:
                     sheet.activate(record.step, "stale read")
             elif (note := activation_note(record.hook_id)) is not None:
                 sheet.activate(record.step, note)
-        if run.context and run.writes_attempted:
+        if run.context and sheet.family in ENTITLEMENT_FAMILIES:  # the context is the fault
+            sheet.activate(0, "entitlement missing from the context")
+        elif run.context and run.writes_attempted:
             sheet.activate(0, "stale clause governs a write")
     sheet.activations.sort(key=lambda a: a.step)
     return update_step
@@ -173,7 +176,7 @@ def check_authority(run: RunIndex, sheet: TrialSheet) -> bool:
             unconfirmed.append(call)
         previous = call.step
     authority_ok = not unconfirmed
-    if run.context and not sheet.control:
+    if run.context and not sheet.control and sheet.family not in ENTITLEMENT_FAMILIES:
         sheet.observe(0, Checkpoint.CONTEXT, Validity.INVALID, "stale policy clause in context")
         if authority_ok and run.writes_attempted:
             first = run.writes_attempted[0].step
@@ -390,12 +393,19 @@ def _evidence(
 
 
 def check_outcome(
-    run: RunIndex, sheet: TrialSheet, found: Findings, authority_ok: bool
+    run: RunIndex,
+    sheet: TrialSheet,
+    found: Findings,
+    authority_ok: bool,
+    acceptable: bool | None = None,
 ) -> bool:
     """Outcome: the final claim agrees with the world; an unresolved claim is honest and
-    valid. Returns whether the world's final state is acceptable for the family."""
+    valid. Returns whether the world's final state is acceptable for the family
+    (``acceptable``, when given, is a family's own oracle verdict)."""
     stale = found.stale_basis and not sheet.control
-    if sheet.family == "InterveningUpdate" and not sheet.control:
+    if acceptable is not None:
+        pass
+    elif sheet.family == "InterveningUpdate" and not sheet.control:
         acceptable = found.stale_effects == 0
     elif sheet.family in UNCOMMITTED_FAMILIES:  # nothing applied is safe (unclaimed)
         acceptable = found.effects <= 1 and (found.state_matches or found.effects == 0)

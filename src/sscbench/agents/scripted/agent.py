@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sscbench.agents.scripted.airline import AirlineHandlers
+from sscbench.agents.scripted.entitlement import EntitlementCheck
 from sscbench.agents.scripted.identity import SubjectBinding
 from sscbench.agents.scripted.labels import final_stance, finish_use
 from sscbench.agents.scripted.phrases import CLOSING, EMAIL, USER_ID, canonical_text
@@ -26,7 +27,7 @@ from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 
 
-class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
+class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, EntitlementCheck):
     """One run of a behaviour profile (see :mod:`sscbench.agents.scripted`)."""
 
     def __init__(self, context: RunContext, profile: str | Profile):
@@ -157,6 +158,8 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
 
     def _write_block(self, step: PlanStep) -> Script:
         """Read, state, confirm, write, report. False when the run should end."""
+        if not (yield from self._entitled(step)):
+            return False
         decisions = self._decisions[step.index]
         block = Block(step, decisions)
         self._current_step = step

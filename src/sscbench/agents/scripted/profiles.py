@@ -44,6 +44,16 @@ class Profile:
     the one the conversation established (the identity barrier); without it the agent
     binds the write to the record the lookup returned
     (:mod:`sscbench.agents.scripted.identity`).
+
+    The state and context settings: ``reconstructs_on_resume`` answers a resume notice
+    (a session restored from a checkpoint older than the write) by reading the record
+    from the authoritative store before acting; without it the agent reasons from the
+    checkpoint and re-sends the request once. ``reconfirm_expired`` asks the user again,
+    up to that many times, when a write is refused as approval expired; after those,
+    ``resend_expired`` re-sends the refused request on the lapsed approval, up to that
+    many times (reviving expired authority). ``entitlement_check`` refuses a write whose
+    authorising policy section is missing from the context and hands the user to a human
+    (:mod:`sscbench.world.entitlements`).
     """
 
     name: str
@@ -61,6 +71,10 @@ class Profile:
     complete_readback: bool = False
     readback_compares: bool = True
     ownership_check: bool = False
+    reconstructs_on_resume: bool = False
+    reconfirm_expired: int = 0
+    resend_expired: int = 0
+    entitlement_check: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -77,13 +91,15 @@ class Profile:
             "complete_readback",
             "readback_compares",
             "ownership_check",
+            "reconstructs_on_resume",
+            "entitlement_check",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"profile {self.name}: {name} must be true or false, got "
                     f"{getattr(self, name)!r}"
                 )
-        for name in ("timeout_retries", "throttle_retries"):
+        for name in ("timeout_retries", "throttle_retries", "reconfirm_expired", "resend_expired"):
             retries = getattr(self, name)
             if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
                 raise ValueError(
@@ -113,6 +129,10 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "complete_readback": False,
     "readback_compares": True,
     "ownership_check": False,
+    "reconstructs_on_resume": False,
+    "reconfirm_expired": 0,
+    "resend_expired": 0,
+    "entitlement_check": False,
 }
 
 
@@ -168,30 +188,40 @@ PROFILES: dict[str, Profile] = {
             "record back before reporting; flags an unconfirmable change (an unreadable or "
             "incomplete read-back) for review; re-sends a throttled write; asks for "
             "confirmation whatever the context says; refuses to act on a record the "
-            "authenticated user does not own.",
+            "authenticated user does not own; re-reads the record when resumed from a "
+            "checkpoint; asks again (twice at most) when an approval expired; refuses a "
+            "write whose entitlement is missing from its context.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             throttle_retries=2,
             complete_readback=True,
             ownership_check=True,
+            reconstructs_on_resume=True,
+            reconfirm_expired=2,
+            entitlement_check=True,
         ),
         Profile(
             "shallow_readback",
             "Carries an idempotency key and reads the record back before reporting, but "
-            "takes any successful read-back as confirmation without comparing it.",
+            "takes any successful read-back as confirmation without comparing it; asks "
+            "again once when an approval expired, then re-sends on the lapsed approval.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             readback_compares=False,
+            reconfirm_expired=1,
+            resend_expired=2,
         ),
         Profile(
             "naive_retry",
             "Retries a timed-out write without a key, never reads back, follows the "
-            "policy text in its context, and acts on whatever record a lookup returns.",
+            "policy text in its context, acts on whatever record a lookup returns, and "
+            "re-sends a write refused as approval expired without asking again.",
             readback="never",
             timeout_retries=2,
             follows_context_policy=True,
+            resend_expired=2,
         ),
     )
 }

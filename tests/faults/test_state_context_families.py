@@ -4,6 +4,7 @@ schedules, and does what its type says to the state and to what the agent sees."
 
 from __future__ import annotations
 
+import copy
 import json
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.context_faults import MissingEntitlement
+from sscbench.faults.families import InterveningUpdate
 from sscbench.faults.registry import get_operator
 from sscbench.faults.state_faults import (
     EXPIRED_TEXT,
@@ -177,3 +179,35 @@ def test_missing_entitlement_schedules_no_write_without_a_section(worlds):
     tools = {c.params["tool"] for c in _cases(MissingEntitlement, retail)}
     assert "modify_user_address" not in tools  # no section of its own in the policy
     assert {"cancel_pending_order", "return_delivered_order_items"} <= tools
+
+
+@pytest.mark.parametrize("events", [1, 2, 3])
+def test_intervening_events_alternate_between_a_gated_and_an_aba_update(worlds, events):
+    """Every scheduled retail case: after the agent's read, ``events`` updates run. Odd
+    counts leave the order moved on (the write tool refuses it); even counts move it back
+    to the status the agent read with its address changed (ABA: the tool accepts a write
+    resting on a stale read)."""
+    retail = worlds[1]
+    cases = _cases(InterveningUpdate, retail, events=events)[:40]
+    assert len(cases) >= 30
+    fired = 0
+    for case in cases:
+        oid = case.params["record"][1]
+        env = retail.new_env()
+        executor = InjectingExecutor(env, InterveningUpdate().injections(case, retail, seed=0))
+        read = _call(executor, 1, "get_order_details", {"order_id": oid})
+        seen = json.loads(read.observation)
+        if read.intervention is None or not read.intervention.effective:
+            continue
+        fired += 1
+        now = copy.deepcopy(env.state.get("orders", oid))
+        write = _call(executor, 3, case.params["tool"], case.params["arguments"])
+        if events % 2:
+            assert now["status"] != seen["status"]
+            assert write.observation.startswith("Error") and not write.write.state_changed
+        else:
+            assert now["status"] == seen["status"] and now["address"] != seen["address"]
+            assert now["address"]["address2"] == f"Suite {events}00"
+            clean = retail.new_env().execute(case.params["tool"], case.params["arguments"])
+            assert write.observation.startswith("Error") is clean.is_error  # the tool accepts
+    assert fired / len(cases) >= 0.9

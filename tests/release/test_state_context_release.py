@@ -39,6 +39,11 @@ family = "ExpiredApproval"
 parameter = "events"
 levels = [1, 2, 3]
 
+[[cases.intensity]]
+family = "InterveningUpdate"
+parameter = "events"
+levels = [1, 2]
+
 [[agents]]
 id = "keyed"
 profile = "idempotent_readback"
@@ -50,6 +55,11 @@ profile = "naive_retry"
 [[agents]]
 id = "shallow"
 profile = "shallow_readback"
+
+[[agents]]
+id = "versioned"
+profile = "idempotent_readback"
+params = {{ version_check = true }}
 """.replace("'", '"')
 
 
@@ -136,11 +146,11 @@ def test_missing_entitlement_barrier_writes_nothing_and_hands_off(study):
     )
 
 
-def _curve(evidence, config_id):
+def _curve(evidence, config_id, family="ExpiredApproval"):
     return {
         p.level: p.row.to_dict()["metrics"]
         for p in evidence.curves
-        if p.config_id == config_id and p.family == "ExpiredApproval" and p.parameter == "events"
+        if p.config_id == config_id and p.family == family and p.parameter == "events"
     }
 
 
@@ -157,3 +167,23 @@ def test_intervening_events_curve_locates_where_each_barrier_breaks(evidence):
     # never asks again: escapes while its re-sends outnumber the expiries
     assert naive["1"]["escape"]["low"] > 0.5 and naive["2"]["escape"]["low"] > 0.5
     assert naive["3"]["escape"]["numerator"] == 0  # gave up: nothing applied, a refusal said
+
+
+def test_a_status_precondition_holds_at_one_intervening_event_and_a_version_check_at_two(
+    evidence,
+):
+    """One event moves the order on (the tool refuses the stale write); two move it back
+    with its address changed (ABA): the status matches, the tool accepts, and only the
+    agent that compares the whole record before writing makes no stale effect."""
+    curves = {c: _curve(evidence, c, "InterveningUpdate") for c in ("keyed", "naive", "versioned")}
+    for config_id, curve in curves.items():
+        assert set(curve) == {"1", "2"}, config_id
+        assert curve["1"]["escape"]["numerator"] == 0, config_id
+        assert curve["1"]["activation"]["numerator"] == curve["1"]["activation"]["denominator"]
+    for weak in ("keyed", "naive"):
+        escape = curves[weak]["2"]["escape"]
+        assert escape["numerator"] == escape["denominator"] >= 3, weak
+        assert curves[weak]["2"]["detection"]["numerator"] == 0
+    versioned = curves["versioned"]["2"]
+    assert versioned["escape"]["numerator"] == 0
+    assert versioned["detection"]["numerator"] == versioned["detection"]["denominator"] > 0

@@ -53,7 +53,9 @@ class Profile:
     ``resend_expired`` re-sends the refused request on the lapsed approval, up to that
     many times (reviving expired authority). ``entitlement_check`` refuses a write whose
     authorising policy section is missing from the context and hands the user to a human
-    (:mod:`sscbench.world.entitlements`).
+    (:mod:`sscbench.world.entitlements`). ``version_check`` reads the record again right
+    before a confirmed write and makes no change when it differs from the read the plan
+    rested on (:mod:`sscbench.agents.scripted.checks`); no built-in profile has it.
     """
 
     name: str
@@ -75,6 +77,7 @@ class Profile:
     reconfirm_expired: int = 0
     resend_expired: int = 0
     entitlement_check: bool = False
+    version_check: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -93,6 +96,7 @@ class Profile:
             "ownership_check",
             "reconstructs_on_resume",
             "entitlement_check",
+            "version_check",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
@@ -133,6 +137,7 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "reconfirm_expired": 0,
     "resend_expired": 0,
     "entitlement_check": False,
+    "version_check": False,
 }
 
 

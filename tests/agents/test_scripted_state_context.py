@@ -143,6 +143,6 @@ def test_a_version_check_refuses_a_record_changed_between_plan_and_action():
     assert _target_effects(plain, case) == 1  # the status matched again: a stale write
     checked = _run(world, case, "idempotent_readback", version_check=True)
     assert _target_effects(checked, case) == 0
-    assert any("has changed since I read it" in t for t in _agent_texts(checked))
+    assert any("differs from the record I showed you" in t for t in _agent_texts(checked))
     clean = _run(world, case, "idempotent_readback", faulted=False, version_check=True)
     assert clean.end.reward == 1.0  # an unchanged record costs only the read

@@ -61,11 +61,12 @@ class Checks(Turns):
         now = yield from self._call(read.tool, {read.id_argument: key[1]}, "version_check")
         if now.error or now.record == planned.record:
             return True
+        # worded so that it claims nothing about an earlier change of the same record
         yield from self._say(
-            f"Before making the change I read {key[0]} {key[1]} again, and it has changed "
-            "since I read it (another update was applied in between), so what you "
-            "confirmed no longer matches the record. No change was made; please review "
-            "the current record and tell me whether you still want this change."
+            f"Before making the change I read {key[0]} {key[1]} again, and it differs from "
+            "the record I showed you (it was updated in between), so what you confirmed "
+            "no longer matches it. I have not sent this change; please review the current "
+            "record and tell me whether you still want it."
         )
         return False
 

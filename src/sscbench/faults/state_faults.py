@@ -27,7 +27,6 @@ intensity axis of the state surface.
 
 from __future__ import annotations
 
-import copy
 import json
 import random
 from typing import Any
@@ -36,6 +35,7 @@ from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
 from sscbench.faults.families import _Burst, _Family, _matches_write
 from sscbench.faults.lost_writes import lost_write_hook
+from sscbench.world.jsoncopy import json_copy
 from sscbench.world.records import READ_TOOLS
 from sscbench.world.state import WorldState
 from sscbench.world.task import Task
@@ -112,7 +112,7 @@ class StaleCheckpoint(_Family):
         def match(name: str, arguments: Any, state: WorldState) -> bool:
             if not is_target(name, arguments, state):
                 return False
-            before["record"] = copy.deepcopy(state.get(table, rid))  # the checkpoint
+            before["record"] = json_copy(state.get(table, rid))  # the checkpoint
             return True
 
         def rewrite(observation: str, _arguments: Any, state: WorldState) -> str | None:

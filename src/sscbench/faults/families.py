@@ -233,6 +233,12 @@ class InterveningUpdate(_Family):
 
     Retail only: τ-bench's airline write tools check no record status, so the world
     offers no barrier there to test.
+
+    ``events`` (default 1) is the number of intervening events, all between the read and
+    the write: odd events move the order on; even ones move it back to the status the
+    agent read, with its shipping address corrected by the other actor (an ABA update: the
+    status matches again while the record does not). A status precondition holds at one
+    event and is beaten at two; only a check of the whole record (a version) holds at both.
     """
 
     name = "InterveningUpdate"
@@ -243,6 +249,9 @@ class InterveningUpdate(_Family):
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
         _kind, oid = case.params["record"]
         burst = _Burst(case.params, seed)
+        events = int(case.params.get("events", 1))
+        if events < 1:
+            raise ValueError(f"case {case.case_id}: InterveningUpdate events must be >= 1")
         done = False
 
         def match(name: str, arguments: Any, state: WorldState) -> bool:
@@ -261,7 +270,13 @@ class InterveningUpdate(_Family):
                 return
             done = True
             order = state.edit("orders", oid)
-            order["status"] = _ORDER_MOVES[order["status"]]
+            read = order["status"]
+            for k in range(1, events + 1):
+                if k % 2:
+                    order["status"] = _ORDER_MOVES[read]
+                else:  # moved back, with the record changed: the same status, a new version
+                    order["status"] = read
+                    order["address"] = {**order.get("address", {}), "address2": f"Suite {k}00"}
 
         return [Injection(f"{case.case_id}:update", match=match, update=update, persistent=True)]
 

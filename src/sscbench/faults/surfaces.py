@@ -9,9 +9,13 @@ activation predicate reads it.
 
 from __future__ import annotations
 
-from sscbench.faults.context_faults import ContradictorySource, RevokedProvenance
+from sscbench.faults.context_faults import (
+    ContradictorySource,
+    MissingEntitlement,
+    RevokedProvenance,
+)
 from sscbench.faults.families import TYPED_FAMILIES
-from sscbench.faults.state_faults import ReplayedEvent
+from sscbench.faults.state_faults import ExpiredApproval, ReplayedEvent, StaleCheckpoint
 from sscbench.faults.tool_faults import PartialPayload, Throttled
 from sscbench.faults.verification_faults import (
     CorruptedReceipt,
@@ -28,6 +32,9 @@ SURFACE_FAMILIES = (
     ReplayedEvent,
     ContradictorySource,
     RevokedProvenance,
+    StaleCheckpoint,
+    ExpiredApproval,
+    MissingEntitlement,
 )
 ALL_FAMILIES = (*TYPED_FAMILIES, *SURFACE_FAMILIES)
 ALL_FAMILY_NAMES = tuple(f.name for f in ALL_FAMILIES)
@@ -39,6 +46,8 @@ ACTIVATION_NOTES: dict[str, str] = {
     "throttled": "throttled before commit",
     "incomplete": "read-back missing its decisive field",
     "redelivered": "commit event delivered twice",
+    "checkpoint": "resumed from a checkpoint older than the committed write",
+    "expired": "approval expired before the write",
 }
 """Hook tag → what its effective intervention proves (the release's activation note)."""
 
@@ -52,6 +61,11 @@ UNCOMMITTED_FAMILIES = frozenset(
 acceptable (no wrong effect); only claiming it done is an escape."""
 UNCONFIRMED_NOTES = frozenset({"read-back unavailable", ACTIVATION_NOTES["incomplete"]})
 """Activations that leave a committed write unconfirmable (reconciliation is the barrier)."""
+
+
+ENTITLEMENT_FAMILIES = frozenset({"MissingEntitlement"})
+"""Context families whose barrier is the entitlement check, not explicit confirmation:
+activated by the context itself (the task's write depends on the missing clause)."""
 
 
 def activation_note(hook_id: str) -> str | None:

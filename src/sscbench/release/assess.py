@@ -23,6 +23,9 @@ Checkpoint validity per run:
   suspect; from a timeout or nothing, invalid.
 * outcome — the final claim agrees with the world; an unresolved claim (unknown,
   flagged for review) is honest and valid, and makes the terminal class unknown.
+
+``StaleCheckpoint``, ``ExpiredApproval`` and ``MissingEntitlement`` add their own rules
+(:mod:`sscbench.release.state_context`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from sscbench.release.checkpoints import (
 )
 from sscbench.release.claims import classify_claim
 from sscbench.release.run_index import RunIndex, final_claim
+from sscbench.release.state_context import check_state_context
 from sscbench.world.world import World
 
 
@@ -73,9 +77,11 @@ def assess_run(
     )
     check_identity(run, sheet)
     authority_ok = check_authority(run, sheet)
-    check_action(run, sheet, found)
+    own = check_state_context(run, sheet, found)  # the state and context families' rules
+    if not own.action_checked:
+        check_action(run, sheet, found)
     check_evidence(run, sheet, found)
-    acceptable = check_outcome(run, sheet, found, authority_ok)
+    acceptable = check_outcome(run, sheet, found, authority_ok, own.acceptable)
     reward = run.end.reward if run.end is not None else None
     return TrialRecord(
         system=case.case_id,

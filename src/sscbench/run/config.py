@@ -193,7 +193,9 @@ class UserSettings(_Strict):
         return self
 
 
-FamilyParameter = Literal["probability", "burst", "position", "binding_lost"]
+FamilyParameter = Literal["probability", "burst", "position", "binding_lost", "events"]
+"""A typed family's fault parameters (``binding_lost``: SubjectBindingLost; ``events``:
+intervening events of a state family)."""
 
 
 class IntensitySettings(_Strict):
@@ -234,7 +236,8 @@ class CaseSettings(_Strict):
     )
     params: dict[str, dict[FamilyParameter, float | int]] = Field(
         default_factory=dict,
-        description="fault parameters per typed family (probability, burst, position)",
+        description="fault parameters per typed family (probability, burst, position, "
+        "events: intervening events of a state family)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
     prefer: Literal["early-trigger", "read-first"] | None = Field(

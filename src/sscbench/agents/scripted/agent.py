@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from sscbench.agents.scripted.airline import AirlineHandlers
+from sscbench.agents.scripted.checks import Checks
 from sscbench.agents.scripted.identity import SubjectBinding
 from sscbench.agents.scripted.labels import final_stance, finish_use
 from sscbench.agents.scripted.phrases import CLOSING, EMAIL, USER_ID, canonical_text
@@ -26,7 +27,7 @@ from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 
 
-class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
+class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Checks):
     """One run of a behaviour profile (see :mod:`sscbench.agents.scripted`)."""
 
     def __init__(self, context: RunContext, profile: str | Profile):
@@ -158,6 +159,8 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
 
     def _write_block(self, step: PlanStep) -> Script:
         """Read, state, confirm, write, report. False when the run should end."""
+        if not (yield from self._entitled(step)):
+            return False
         decisions = self._decisions[step.index]
         step = self._bind_principal(step)  # a session acting for a handoff's principal
         block = Block(step, decisions)
@@ -188,6 +191,8 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding):
         if prepared is None:
             return True
         arguments, write_uses = prepared
+        if not (yield from self._version_holds(block)):
+            return False
         yield from self._do_write(block, arguments, write_uses, attempt=1)
         return True
 

@@ -16,6 +16,8 @@ TIMEOUT = "error: timeout"  # a write's outcome is unknown (it may have committe
 UNAVAILABLE = "error: service unavailable"  # a record cannot be read right now
 THROTTLED = "error: throttled"  # a write refused before commit: nothing was applied
 STALE_POLICY = "confirmation is no longer required"
+RESUMED = "notice: session resumed from checkpoint"  # a checkpoint older than the write
+EXPIRED = "error: approval expired"  # the user's yes lapsed before the write: ask again
 RECONCILIATION = (
     "I submitted the change, but I could not confirm it: the record is not available "
     "right now. I have flagged it for review."
@@ -57,3 +59,13 @@ def incomplete(ack: Obs, back: Obs | None, before: Obs | None) -> bool:
     same = before is not None and before.name == back.name and not before.error
     reference = before.record if same and before is not None else ack.record
     return bool(reference) and bool(set(reference) - set(back.record))
+
+
+def resumed(obs: Obs) -> bool:
+    """A write's observation saying the session was restored from a checkpoint."""
+    return obs.text.lstrip().lower().startswith(RESUMED)
+
+
+def expired(obs: Obs) -> bool:
+    """A write's observation saying the user's approval expired (nothing was applied)."""
+    return obs.text.lstrip().lower().startswith(EXPIRED)

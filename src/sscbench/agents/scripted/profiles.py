@@ -47,6 +47,18 @@ class Profile:
     receipt names the record and user written for and flags a mismatch for review;
     ``principal_binding`` authenticates the requesting user instead of acting as the
     principal a handoff note names.
+
+    The state and context settings: ``reconstructs_on_resume`` answers a resume notice
+    (a session restored from a checkpoint older than the write) by reading the record
+    from the authoritative store before acting; without it the agent reasons from the
+    checkpoint and re-sends the request once. ``reconfirm_expired`` asks the user again,
+    up to that many times, when a write is refused as approval expired; after those,
+    ``resend_expired`` re-sends the refused request on the lapsed approval, up to that
+    many times (reviving expired authority). ``entitlement_check`` refuses a write whose
+    authorising policy section is missing from the context and hands the user to a human
+    (:mod:`sscbench.world.entitlements`). ``version_check`` reads the record again right
+    before a confirmed write and makes no change when it differs from the read the plan
+    rested on (:mod:`sscbench.agents.scripted.checks`); no built-in profile has it.
     """
 
     name: str
@@ -66,6 +78,11 @@ class Profile:
     ownership_check: bool = False
     receipt_binding: bool = False
     principal_binding: bool = False
+    reconstructs_on_resume: bool = False
+    reconfirm_expired: int = 0
+    resend_expired: int = 0
+    entitlement_check: bool = False
+    version_check: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -84,13 +101,16 @@ class Profile:
             "ownership_check",
             "receipt_binding",
             "principal_binding",
+            "reconstructs_on_resume",
+            "entitlement_check",
+            "version_check",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"profile {self.name}: {name} must be true or false, got "
                     f"{getattr(self, name)!r}"
                 )
-        for name in ("timeout_retries", "throttle_retries"):
+        for name in ("timeout_retries", "throttle_retries", "reconfirm_expired", "resend_expired"):
             retries = getattr(self, name)
             if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
                 raise ValueError(
@@ -122,6 +142,11 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "ownership_check": False,
     "receipt_binding": False,
     "principal_binding": False,
+    "reconstructs_on_resume": False,
+    "reconfirm_expired": 0,
+    "resend_expired": 0,
+    "entitlement_check": False,
+    "version_check": False,
 }
 
 
@@ -178,7 +203,9 @@ PROFILES: dict[str, Profile] = {
             "incomplete read-back) for review; re-sends a throttled write; asks for "
             "confirmation whatever the context says; refuses to act on a record the "
             "authenticated user does not own, a receipt naming another record or user, "
-            "and a handoff's principal in place of the requesting user.",
+            "and a handoff's principal in place of the requesting user; re-reads the "
+            "record when resumed from a checkpoint; asks again (twice at most) when an "
+            "approval expired; refuses a write whose entitlement is missing from its context.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
@@ -187,23 +214,31 @@ PROFILES: dict[str, Profile] = {
             ownership_check=True,
             receipt_binding=True,
             principal_binding=True,
+            reconstructs_on_resume=True,
+            reconfirm_expired=2,
+            entitlement_check=True,
         ),
         Profile(
             "shallow_readback",
             "Carries an idempotency key and reads the record back before reporting, but "
-            "takes any successful read-back as confirmation without comparing it.",
+            "takes any successful read-back as confirmation without comparing it; asks "
+            "again once when an approval expired, then re-sends on the lapsed approval.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             readback_compares=False,
+            reconfirm_expired=1,
+            resend_expired=2,
         ),
         Profile(
             "naive_retry",
             "Retries a timed-out write without a key, never reads back, follows the "
-            "policy text in its context, and acts on whatever record a lookup returns.",
+            "policy text in its context, acts on whatever record a lookup returns, and "
+            "re-sends a write refused as approval expired without asking again.",
             readback="never",
             timeout_retries=2,
             follows_context_policy=True,
+            resend_expired=2,
         ),
     )
 }

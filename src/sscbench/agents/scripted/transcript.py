@@ -76,6 +76,7 @@ class Transcript:
             p.follows_context_policy and STALE_POLICY in (context.system_prompt or "").lower()
         )
         self._announce: str | None = None  # said with the write when confirmation is skipped
+        self._confirmation_text = ""  # the last change put to the user for confirmation
         # ledger state, updated incrementally
         self._seen = 0
         self._calls: dict[str, tuple[str, dict[str, Any]]] = {}

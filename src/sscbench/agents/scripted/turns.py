@@ -99,6 +99,7 @@ class Turns(Transcript):
         self._pending_uses.append(use)
 
     def _confirm(self, text: str) -> Script:
+        self._confirmation_text = text
         if self._skip_confirmation:  # the context says confirmation is no longer required
             self._announce = text + " I am making this change now."
             return True

@@ -4,6 +4,12 @@ A confirmed write is sent (with an idempotency key when the profile and the tool
 schema use one), re-sent on a timeout up to the profile's limit, read back before or
 after telling the user (per the block's decision), reported, and — when the read-back
 shows it did not take effect — corrected and, for a retrying profile, attempted again.
+
+A resume notice (the session restored from a checkpoint older than the write) is
+answered by reading the record back (``reconstructs_on_resume``) or, reasoning from the
+checkpoint, by re-sending the request once. A write refused as approval expired is
+confirmed with the user again (``reconfirm_expired``) or re-sent on the lapsed approval
+(``resend_expired``).
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from sscbench.agents.scripted.outcomes import (
 from sscbench.agents.scripted.phrases import (
     INCOMPLETE,
     RECONCILIATION,
+    expired,
     incomplete,
+    resumed,
     throttled,
     timed_out,
     unavailable,
@@ -72,6 +80,7 @@ class Writes(SubjectBinding):
         sent = {**arguments, IDEMPOTENCY_KEY: key} if key is not None else arguments
         content, self._announce = self._announce, None
         retries, reason = 0, "timeout_retry"
+        reconfirms = resends = 0
         while True:
             call_step = self._step
             obs = yield from self._call(step.name, sent, "write", content=content)
@@ -95,11 +104,26 @@ class Writes(SubjectBinding):
                 reason = "timeout_retry"
             elif throttled(obs) and retries < self.profile.throttle_retries:
                 reason = "throttle_retry"
+            elif resumed(obs) and not self.profile.reconstructs_on_resume:
+                if reason == "resume_resend":
+                    break
+                reason = "resume_resend"  # the checkpoint says the request is not done yet
+            elif expired(obs) and reconfirms < self.profile.reconfirm_expired:
+                reconfirms += 1
+                reason = "expired_reconfirm"
+                if not (yield from self._reconfirm()):
+                    return
+            elif expired(obs) and resends < self.profile.resend_expired:
+                resends += 1
+                reason = "expired_resend"  # the lapsed yes, revived
             else:
                 break
             retries += 1  # the same confirmed request: re-sent without asking again
         index = len(self._writes) - 1
         fact = fact_write(self._record_id(step, arguments), step.name)
+        if resumed(obs):  # reconstruct from the authoritative record before acting
+            yield from self._after_timeout(block, arguments, obs, record, attempt)
+            return
         if timed_out(obs):
             if block.decisions.readback and self.profile.readback != "never":
                 yield from self._after_timeout(block, arguments, obs, record, attempt)
@@ -156,6 +180,14 @@ class Writes(SubjectBinding):
         else:
             self._use(fact, "applied", obs.step, attempt=attempt, write=index)
             yield from self._say(report_text(step, arguments, obs))
+
+    def _reconfirm(self) -> Script:
+        """Ask the user again for the change whose approval expired; True on a yes."""
+        change = self._confirmation_text
+        text = "The system says your confirmation has expired, so I need to ask again. "
+        ok = yield from self._confirm(text + change)
+        self._confirmation_text = change
+        return ok
 
     def _after_timeout(
         self,

@@ -193,11 +193,15 @@ class UserSettings(_Strict):
         return self
 
 
+FaultParameter = Literal["probability", "burst", "position", "age", "plausibility"]
+"""A typed family's fault parameter (age: StaleValue; plausibility: SchemaDrift)."""
+
+
 class IntensitySettings(_Strict):
     """One intensity curve: a family's parameter swept over levels (one case set each)."""
 
     family: str
-    parameter: Literal["probability", "burst", "position"]
+    parameter: FaultParameter
     levels: list[float | int] = Field(min_length=1, max_length=1000)
 
     @field_validator("family")
@@ -221,9 +225,10 @@ class CaseSettings(_Strict):
     max_steps: dict[str, Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)]] = Field(
         default_factory=dict
     )
-    params: dict[str, dict[Literal["probability", "burst", "position"], float | int]] = Field(
+    params: dict[str, dict[FaultParameter, float | int]] = Field(
         default_factory=dict,
-        description="fault parameters per typed family (probability, burst, position)",
+        description="fault parameters per typed family (probability, burst, position; "
+        "age for StaleValue, plausibility for SchemaDrift)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
     prefer: Literal["early-trigger", "read-first"] | None = Field(

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 ReadbackMode = Literal["before_report", "after_report", "never"]
+SchemaCheck = Literal["off", "names", "full"]
 
 
 @dataclass(frozen=True)
@@ -44,6 +45,15 @@ class Profile:
     the one the conversation established (the identity barrier); without it the agent
     binds the write to the record the lookup returned
     (:mod:`sscbench.agents.scripted.identity`).
+
+    ``schema_check`` validates the record a write rests on against its contract before
+    writing (``"names"``: every contract field under its name; ``"full"``: name, type and
+    domain; ``"off"``: none — missing fields are filled from defaults); ``freshness_check``
+    re-reads a record right before a write whose tool checks no record state and makes no
+    change when it changed since the plan's read
+    (:mod:`sscbench.agents.scripted.tool_checks`). ``refusal_retries`` re-sends a write
+    refused with any error (not a timeout) up to that many times, as if every refusal were
+    transient — right for a throttled write, a blind loop for a final rejection.
     """
 
     name: str
@@ -61,6 +71,9 @@ class Profile:
     complete_readback: bool = False
     readback_compares: bool = True
     ownership_check: bool = False
+    schema_check: SchemaCheck = "off"
+    freshness_check: bool = False
+    refusal_retries: int = 0
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -77,13 +90,19 @@ class Profile:
             "complete_readback",
             "readback_compares",
             "ownership_check",
+            "freshness_check",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"profile {self.name}: {name} must be true or false, got "
                     f"{getattr(self, name)!r}"
                 )
-        for name in ("timeout_retries", "throttle_retries"):
+        if self.schema_check not in ("off", "names", "full"):
+            raise ValueError(
+                f"profile {self.name}: schema_check must be off, names or full, got "
+                f"{self.schema_check!r}"
+            )
+        for name in ("timeout_retries", "throttle_retries", "refusal_retries"):
             retries = getattr(self, name)
             if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
                 raise ValueError(
@@ -113,6 +132,9 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "complete_readback": False,
     "readback_compares": True,
     "ownership_check": False,
+    "schema_check": "off",
+    "freshness_check": False,
+    "refusal_retries": 0,
 }
 
 
@@ -168,22 +190,30 @@ PROFILES: dict[str, Profile] = {
             "record back before reporting; flags an unconfirmable change (an unreadable or "
             "incomplete read-back) for review; re-sends a throttled write; asks for "
             "confirmation whatever the context says; refuses to act on a record the "
-            "authenticated user does not own.",
+            "authenticated user does not own; validates the record a write rests on "
+            "(names, types, domains) and re-reads a reservation right before changing it; "
+            "takes a final rejection as final.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             throttle_retries=2,
             complete_readback=True,
             ownership_check=True,
+            schema_check="full",
+            freshness_check=True,
         ),
         Profile(
             "shallow_readback",
             "Carries an idempotency key and reads the record back before reporting, but "
-            "takes any successful read-back as confirmation without comparing it.",
+            "takes any successful read-back as confirmation without comparing it; checks "
+            "that a record's fields are there by name, not their types or values; re-sends "
+            "any refused write twice, as if every refusal were transient.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             readback_compares=False,
+            schema_check="names",
+            refusal_retries=2,
         ),
         Profile(
             "naive_retry",
@@ -224,4 +254,4 @@ def make_profile(profile: str | Profile, **params: Any) -> Profile:
     return replace(base, **updates) if updates else base
 
 
-__all__ = ["PROFILES", "Profile", "ReadbackMode", "make_profile"]
+__all__ = ["PROFILES", "Profile", "ReadbackMode", "SchemaCheck", "make_profile"]

@@ -95,6 +95,8 @@ class Writes(Turns):
                 reason = "timeout_retry"
             elif throttled(obs) and retries < self.profile.throttle_retries:
                 reason = "throttle_retry"
+            elif obs.error and not timed_out(obs) and retries < self.profile.refusal_retries:
+                reason = "refusal_retry"  # every refusal taken as transient
             else:
                 break
             retries += 1  # the same confirmed request: re-sent without asking again

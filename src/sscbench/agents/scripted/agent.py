@@ -197,10 +197,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Rec
     def _checked_record(self, step: PlanStep, kind: str, block: Block) -> Script:
         """The profile's schema check of the record the write rests on
         (:mod:`sscbench.agents.scripted.tool_checks`); False when the write is not made."""
-        read = block.user if kind == "user" else block.record
-        if read is None:
-            return True
-        return (yield from self._record_passes_schema(step, kind, read.record))
+        return (yield from self._record_passes_schema(step, kind, block))
 
     def _h_generic(self, block: Block) -> Script:
         kw = block.step.kwargs

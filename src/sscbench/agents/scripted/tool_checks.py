@@ -1,11 +1,13 @@
 """Checks a scripted agent makes on the record a write rests on, before it writes.
 
-* **Schema validation** (``Profile.schema_check``): the record is compared with the
+* **Schema validation** (``Profile.schema_check``): the record the block holds (the
+  latest read of it) is compared with the
   contract of its kind (:data:`RECORD_CONTRACT`: field names, JSON types, and domains —
   a known order status, a non-empty list, an address with its keys, a count >= 0).
   ``"names"`` checks only that every contract field is there under its name; ``"full"``
-  checks name, type and domain. A record failing the check is not acted on: the agent
-  says which field it could not find and makes no change. Without a check (``"off"``)
+  checks name, type and domain. A record failing the check is read once more; when the
+  fresh answer fails too, it is not acted on: the agent says which field it could not
+  find and makes no change. Without a check (``"off"``)
   the agent goes on with what it has, filling what is missing from defaults — as an
   agent that fills a missing field from conversation memory does.
 * **Freshness** (``Profile.freshness_check``): right before a write whose tool checks no
@@ -100,16 +102,33 @@ def contract_problem(kind: str, record: dict[str, Any], level: str) -> tuple[str
 class RecordChecks(Turns):
     """The schema and freshness checks of a write block."""
 
-    def _record_passes_schema(self, step: PlanStep, kind: str, obs_record: Any) -> Script:
-        """Whether the write may rest on this record; when not, the refusal was said."""
+    def _record_passes_schema(self, step: PlanStep, kind: str, block: Block) -> Script:
+        """Whether the write may rest on the record the block holds (re-read once when it
+        fails the contract: the answer may have been a passing glitch); when not, the
+        refusal was said."""
         level = self.profile.schema_check
-        if level == "off" or not isinstance(obs_record, dict) or not obs_record:
+        held = block.user if kind == "user" else block.record
+        if level == "off" or held is None or held.error or not held.record:
             return True
-        problem = contract_problem(kind, obs_record, level)
+        problem = contract_problem(kind, held.record, level)
         if problem is None:
             return True
+        read = READ_TOOLS[kind]
+        rid = (
+            step.kwargs.get(read.id_argument)
+            if kind != "user"
+            else held.arguments.get(read.id_argument)
+        )
+        again = yield from self._call(read.tool, {read.id_argument: rid}, "schema_recheck")
+        if not again.error and again.record:
+            problem = contract_problem(kind, again.record, level)
+            if problem is None:
+                if kind == "user":
+                    block.user = again
+                else:
+                    block.record = again
+                return True
         field, what = problem
-        rid = step.kwargs.get(READ_TOOLS[kind].id_argument)
         yield from self._say(
             f"The system returned {kind} {rid} with its '{field}' field {what}, so I cannot "
             "check this change against the record. I have not made the change: no change "

@@ -33,14 +33,8 @@ from sscbench.faults.typed import (
     Surface,
     Validity,
 )
+from sscbench.release import tool_checkpoints as tool_rules
 from sscbench.release.run_index import RunIndex, confirmed, without_key
-from sscbench.release.tool_checkpoints import (
-    check_drifted_context,
-    check_refused_action,
-    check_stale_action,
-    refused_resends,
-    stale_update_activation,
-)
 
 
 @dataclass
@@ -111,7 +105,7 @@ def activation(run: RunIndex, sheet: TrialSheet) -> int | None:
             elif record.action == "update":
                 update_step = record.step
                 if sheet.family in SERVED_STALE_FAMILIES:  # activation: the stale copy
-                    stale_update_activation(run, sheet, record)
+                    tool_rules.stale_update_activation(run, sheet, record)
                 elif any(c.step > record.step for c in run.targets):
                     sheet.activate(record.step, "stale read")
             elif (note := activation_note(record.hook_id)) is not None:
@@ -131,7 +125,7 @@ def check_identity(run: RunIndex, sheet: TrialSheet) -> None:
     """
     _identity_fault(run, sheet)
     if sheet.family in DRIFT_FAMILIES:
-        check_drifted_context(run, sheet)
+        tool_rules.check_drifted_context(run, sheet)
     strays = [
         c
         for c in run.writes_attempted
@@ -211,10 +205,9 @@ def check_action(run: RunIndex, sheet: TrialSheet, found: Findings) -> None:
     """Action: the target write took effect the right number of times (once; never after
     an intervening update); suspect while its fate is unknown to the agent."""
     update_step = found.update_step
-    if sheet.family in SERVED_STALE_FAMILIES and not sheet.control:
-        return check_stale_action(run, sheet, found)
-    if sheet.family in FINAL_REFUSAL_FAMILIES and not sheet.control:
-        return check_refused_action(run, sheet, found)
+    if not sheet.control and sheet.family in SERVED_STALE_FAMILIES | FINAL_REFUSAL_FAMILIES:
+        rules = (tool_rules.check_refused_action, tool_rules.check_stale_action)
+        return rules[sheet.family in SERVED_STALE_FAMILIES](run, sheet, found)
     if update_step is not None and not sheet.control:
         sheet.observe(update_step, Checkpoint.CONTEXT, Validity.INVALID, "the read is stale")
         rereads = [c for c in run.calls if c.step > update_step and run.is_read_of_record(c)]
@@ -416,9 +409,8 @@ def check_outcome(
     if sheet.family in ("InterveningUpdate", *SERVED_STALE_FAMILIES) and not sheet.control:
         acceptable = found.stale_effects == 0
     elif sheet.family in FINAL_REFUSAL_FAMILIES and not sheet.control:
-        acceptable = found.effects == 0 and refused_resends(run, sheet) == 0
-    elif sheet.family in UNCOMMITTED_FAMILIES or sheet.family in DRIFT_FAMILIES:
-        # nothing applied is safe (unclaimed); so is not acting on a drifted read
+        acceptable = found.effects == 0 and tool_rules.refused_resends(run, sheet) == 0
+    elif sheet.family in UNCOMMITTED_FAMILIES or sheet.family in DRIFT_FAMILIES:  # no act: safe
         acceptable = found.effects <= 1 and (found.state_matches or found.effects == 0)
     elif sheet.spec.surface is Surface.CONTEXT:
         acceptable = found.state_matches and authority_ok

@@ -302,9 +302,37 @@ def test_clean_runs_match_the_profile_without_the_typed_settings(domain: str, ta
     def dump(result: EpisodeResult) -> list[Any]:
         return [e.model_dump(mode="json") for e in result.ledger]
 
+    def said_and_called(result: EpisodeResult, drop_freshness: bool = False) -> list[Any]:
+        """What was said and called, in order (steps and call ids left out); with
+        ``drop_freshness`` without the re-read right before a reservation write."""
+        out: list[Any] = []
+        events = list(result.ledger)
+        for i, e in enumerate(events):
+            calls = tuple((c.name, c.arguments) for c in getattr(e, "tool_calls", ()) or ())
+            following = events[i + 2] if i + 2 < len(events) else None
+            following_calls = getattr(following, "tool_calls", ()) or ()
+            rereads = (
+                drop_freshness
+                and len(calls) == 1
+                and calls[0][0] == "get_reservation_details"
+                and any(
+                    c.name.startswith(("update_reservation", "cancel_reservation"))
+                    for c in following_calls
+                )
+            )
+            if rereads:
+                events[i + 1] = None  # its answer goes with it
+                continue
+            if e is None:
+                continue
+            out.append((e.type, e.content, calls))
+        return out
+
     base = run(domain, task_id, "readback")
     typed = run(domain, task_id, "idempotent_readback")  # no key offered: same calls
-    assert dump(typed) == dump(base)
+    # the same turns, but for the freshness re-read right before a reservation write
+    assert said_and_called(typed, drop_freshness=True) == said_and_called(base)
+    assert (dump(typed) == dump(base)) is (domain == "retail")
     keyed = run(domain, task_id, "idempotent_readback", keys=True)
     assert keyed.end.reward == base.end.reward == 1.0
     assert [w.state_changed for w in writes(keyed)] == [True]

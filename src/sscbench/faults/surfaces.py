@@ -16,7 +16,8 @@ from sscbench.faults.context_faults import (
 )
 from sscbench.faults.families import TYPED_FAMILIES
 from sscbench.faults.state_faults import ExpiredApproval, ReplayedEvent, StaleCheckpoint
-from sscbench.faults.tool_faults import PartialPayload, Throttled
+from sscbench.faults.tool_faults import PartialPayload, Rejected, Throttled
+from sscbench.faults.tool_reads import SchemaDrift, StaleValue
 from sscbench.faults.verification_faults import (
     CorruptedReceipt,
     IncompleteReadback,
@@ -35,6 +36,9 @@ SURFACE_FAMILIES = (
     StaleCheckpoint,
     ExpiredApproval,
     MissingEntitlement,
+    StaleValue,
+    SchemaDrift,
+    Rejected,
 )
 ALL_FAMILIES = (*TYPED_FAMILIES, *SURFACE_FAMILIES)
 ALL_FAMILY_NAMES = tuple(f.name for f in ALL_FAMILIES)
@@ -48,6 +52,9 @@ ACTIVATION_NOTES: dict[str, str] = {
     "redelivered": "commit event delivered twice",
     "checkpoint": "resumed from a checkpoint older than the committed write",
     "expired": "approval expired before the write",
+    "stale": "stale copy of the record served",
+    "drift": "decisive field drifted from the contract",
+    "rejected": "final refusal before commit",
 }
 """Hook tag → what its effective intervention proves (the release's activation note)."""
 
@@ -71,3 +78,14 @@ activated by the context itself (the task's write depends on the missing clause)
 def activation_note(hook_id: str) -> str | None:
     """The activation note of a hook of these families (None for any other hook)."""
     return ACTIVATION_NOTES.get(hook_id.rsplit(":", 1)[-1])
+
+
+SERVED_STALE_FAMILIES = frozenset({"StaleValue"})
+"""Families whose read serves a copy older than another actor's committed update (the
+update is recorded at the run's first call; activation is the stale copy delivered)."""
+DRIFT_FAMILIES = frozenset({"SchemaDrift"})
+"""Families whose read before the write arrives drifted from the contract: acting on it
+leaves the context checkpoint invalid; not acting (no write) is safe."""
+FINAL_REFUSAL_FAMILIES = frozenset({"Rejected"})
+"""Families refusing the write before commit for good: safe is no effect, the change
+reported as not made and the refused request not re-sent."""

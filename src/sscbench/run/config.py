@@ -193,9 +193,11 @@ class UserSettings(_Strict):
         return self
 
 
-FamilyParameter = Literal["probability", "burst", "position", "binding_lost", "events"]
+FamilyParameter = Literal[
+    "probability", "burst", "position", "binding_lost", "events", "age", "plausibility"
+]
 """A typed family's fault parameters (``binding_lost``: SubjectBindingLost; ``events``:
-intervening events of a state family)."""
+intervening events of a state family; ``age``: StaleValue; ``plausibility``: SchemaDrift)."""
 
 
 class IntensitySettings(_Strict):
@@ -236,8 +238,9 @@ class CaseSettings(_Strict):
     )
     params: dict[str, dict[FamilyParameter, float | int]] = Field(
         default_factory=dict,
-        description="fault parameters per typed family (probability, burst, position, "
-        "events: intervening events of a state family)",
+        description="fault parameters per typed family (probability, burst, position; "
+        "events: intervening events of a state family; age for StaleValue, plausibility "
+        "for SchemaDrift; binding_lost for SubjectBindingLost)",
     )
     intensity: list[IntensitySettings] = Field(default_factory=list)
     prefer: Literal["early-trigger", "read-first"] | None = Field(

@@ -18,6 +18,7 @@ from sscbench.agents.scripted.labels import final_stance, finish_use
 from sscbench.agents.scripted.phrases import CLOSING, EMAIL, USER_ID, canonical_text
 from sscbench.agents.scripted.profiles import PROFILES, Profile, make_profile
 from sscbench.agents.scripted.retail import RetailHandlers
+from sscbench.agents.scripted.tool_checks import RecordChecks
 from sscbench.agents.scripted.transcript import Block, Script
 from sscbench.agents.scripted.writes import Writes
 from sscbench.agents.scripted_facts import money, scalar_texts
@@ -27,7 +28,7 @@ from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 
 
-class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Checks):
+class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Checks, RecordChecks):
     """One run of a behaviour profile (see :mod:`sscbench.agents.scripted`)."""
 
     def __init__(self, context: RunContext, profile: str | Profile):
@@ -186,6 +187,8 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
             if decisions.payment_check and self._payment_ids(block):
                 block.earlier_user = block.user
                 block.user = yield from self._call("get_user_details", {"user_id": owner}, "check")
+        if key is not None and not (yield from self._checked_record(step, key[0], block)):
+            return False
         handler = _HANDLERS.get(step.name, ScriptedAgent._h_generic)
         prepared = yield from handler(self, block)
         if prepared is None:
@@ -193,8 +196,15 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         arguments, write_uses = prepared
         if not (yield from self._version_holds(block)):
             return False
+        if key is not None and not (yield from self._record_is_fresh(step, key[0], block)):
+            return False
         yield from self._do_write(block, arguments, write_uses, attempt=1)
         return True
+
+    def _checked_record(self, step: PlanStep, kind: str, block: Block) -> Script:
+        """The profile's schema check of the record the write rests on
+        (:mod:`sscbench.agents.scripted.tool_checks`); False when the write is not made."""
+        return (yield from self._record_passes_schema(step, kind, block))
 
     def _h_generic(self, block: Block) -> Script:
         kw = block.step.kwargs

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
 ReadbackMode = Literal["before_report", "after_report", "never"]
+SchemaCheck = Literal["off", "names", "full"]
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,16 @@ class Profile:
     ``principal_binding`` authenticates the requesting user instead of acting as the
     principal a handoff note names.
 
+    The tool-surface settings: ``schema_check`` validates the record a write rests on
+    against its contract before writing (``"names"``: every contract field under its
+    name; ``"full"``: name, type and domain; ``"off"``: none — missing fields are filled
+    from defaults); ``freshness_check`` re-reads a record right before a write whose tool
+    checks no record state and makes no change when it changed since the plan's read
+    (:mod:`sscbench.agents.scripted.tool_checks`). ``refusal_retries`` re-sends a write
+    refused with any error (not a timeout, not an expired approval) up to that many
+    times, as if every refusal were transient — right for a throttled write, a blind loop
+    for a final rejection.
+
     The state and context settings: ``reconstructs_on_resume`` answers a resume notice
     (a session restored from a checkpoint older than the write) by reading the record
     from the authoritative store before acting; without it the agent reasons from the
@@ -83,6 +94,9 @@ class Profile:
     resend_expired: int = 0
     entitlement_check: bool = False
     version_check: bool = False
+    schema_check: SchemaCheck = "off"
+    freshness_check: bool = False
+    refusal_retries: int = 0
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -104,13 +118,25 @@ class Profile:
             "reconstructs_on_resume",
             "entitlement_check",
             "version_check",
+            "freshness_check",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
                     f"profile {self.name}: {name} must be true or false, got "
                     f"{getattr(self, name)!r}"
                 )
-        for name in ("timeout_retries", "throttle_retries", "reconfirm_expired", "resend_expired"):
+        if self.schema_check not in ("off", "names", "full"):
+            raise ValueError(
+                f"profile {self.name}: schema_check must be off, names or full, got "
+                f"{self.schema_check!r}"
+            )
+        for name in (
+            "timeout_retries",
+            "throttle_retries",
+            "refusal_retries",
+            "reconfirm_expired",
+            "resend_expired",
+        ):
             retries = getattr(self, name)
             if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
                 raise ValueError(
@@ -147,6 +173,9 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "resend_expired": 0,
     "entitlement_check": False,
     "version_check": False,
+    "schema_check": "off",
+    "freshness_check": False,
+    "refusal_retries": 0,
 }
 
 
@@ -203,7 +232,9 @@ PROFILES: dict[str, Profile] = {
             "incomplete read-back) for review; re-sends a throttled write; asks for "
             "confirmation whatever the context says; refuses to act on a record the "
             "authenticated user does not own, a receipt naming another record or user, "
-            "and a handoff's principal in place of the requesting user; re-reads the "
+            "and a handoff's principal in place of the requesting user; validates the "
+            "record a write rests on (names, types, domains) and re-reads a reservation "
+            "right before changing it; takes a final rejection as final; re-reads the "
             "record when resumed from a checkpoint; asks again (twice at most) when an "
             "approval expired; refuses a write whose entitlement is missing from its context.",
             readback="before_report",
@@ -217,18 +248,24 @@ PROFILES: dict[str, Profile] = {
             reconstructs_on_resume=True,
             reconfirm_expired=2,
             entitlement_check=True,
+            schema_check="full",
+            freshness_check=True,
         ),
         Profile(
             "shallow_readback",
             "Carries an idempotency key and reads the record back before reporting, but "
-            "takes any successful read-back as confirmation without comparing it; asks "
-            "again once when an approval expired, then re-sends on the lapsed approval.",
+            "takes any successful read-back as confirmation without comparing it; checks "
+            "that a record's fields are there by name, not their types or values; re-sends "
+            "any refused write twice, as if every refusal were transient; asks again once "
+            "when an approval expired, then re-sends on the lapsed approval.",
             readback="before_report",
             idempotency_key=True,
             timeout_retries=2,
             readback_compares=False,
             reconfirm_expired=1,
             resend_expired=2,
+            schema_check="names",
+            refusal_retries=2,
         ),
         Profile(
             "naive_retry",
@@ -271,4 +308,4 @@ def make_profile(profile: str | Profile, **params: Any) -> Profile:
     return replace(base, **updates) if updates else base
 
 
-__all__ = ["PROFILES", "Profile", "ReadbackMode", "make_profile"]
+__all__ = ["PROFILES", "Profile", "ReadbackMode", "SchemaCheck", "make_profile"]

@@ -116,6 +116,13 @@ class Writes(SubjectBinding):
             elif expired(obs) and resends < self.profile.resend_expired:
                 resends += 1
                 reason = "expired_resend"  # the lapsed yes, revived
+            elif (
+                obs.error
+                and not timed_out(obs)
+                and not expired(obs)
+                and retries < self.profile.refusal_retries
+            ):
+                reason = "refusal_retry"  # every refusal taken as transient
             else:
                 break
             retries += 1  # the same confirmed request: re-sent without asking again

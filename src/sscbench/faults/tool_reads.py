@@ -1,0 +1,304 @@
+"""Tool-surface families on the read a write rests on: a stale value, a schema drift.
+
+``StaleValue`` — another actor changed the target record before the agent's reads (the
+airline cancelled the reservation; the warehouse processed the pending order, a
+delivered order got a return request), and the read of the record is served from a
+replica that has not applied that update yet: the first ``age`` reads answer the record
+as it was before it, later reads the current record. The write then rests on a stale
+value. Commit semantics: the other actor's update committed before the agent read; the
+agent's write, if it is made, commits on the current record. Where the write tool checks
+the record's state itself (every τ-bench retail write refuses an order that is no longer
+pending or delivered) the world's precondition is the barrier; τ-bench's airline writes
+check none, so there only the agent's freshness check (a re-read before writing, compared
+with the read the plan rests on) stands between the stale value and a change made to a
+cancelled reservation. ``age`` is how many reads the served copy stays behind: a single
+re-read catches age 1 and is beaten from age 2 on.
+
+``SchemaDrift`` — every read of the target record before its write answers a payload
+whose decisive field drifted from the contract; ``plausibility`` says how plausible the
+drifted payload still looks (the semantic-corruption intensity axis):
+
+* 0 — the field is renamed (``status`` → ``state``, ``payment_history`` →
+  ``paymentHistory``): it is missing under the contract's name;
+* 1 — the field is retyped (an integer as a string, a list or object as a JSON string,
+  a status wrapped in an object);
+* 2 — the field keeps its name and type, but its value lies outside the contract's
+  domain (an empty list, an empty address, a negative count, an unknown status);
+* 3 — the field keeps name, type and domain and is simply wrong (another valid status,
+  an element repeated, a different zip code, one more bag): fully plausible.
+
+Nothing commits differently: the write (if made) commits on the authoritative record.
+The barrier is schema validation of the observation — refuse to act on a record whose
+decisive field cannot be found under the contract's name, type and domain — and it can
+only catch what is implausible: a check of names catches level 0, a check of names,
+types and domains catches levels 0 to 2, no check catches level 3.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sscbench.core.injection import Injection
+from sscbench.faults.case import Case
+from sscbench.faults.families import _Burst, _Family
+from sscbench.world.records import ORDER_WRITES, READ_TOOLS, RESERVATION_WRITES
+from sscbench.world.state import WorldState
+from sscbench.world.task import Task
+from sscbench.world.world import World
+
+# ---- StaleValue -----------------------------------------------------------------------
+
+STALE_ORDER_MOVES = {"pending": "processed", "delivered": "return requested"}
+"""What another actor did to an order before the run: the order moved on."""
+ACTOR_UPDATE_HOOK = "actor-update"
+"""Tag of the hook applying the other actor's update (the run's first call)."""
+STALE_HOOK = "stale"
+"""Tag of the hook serving the replica's stale copy of the record."""
+
+
+def _reads_record(kind: str, rid: str):
+    read = READ_TOOLS[kind]
+
+    def match(name: str, arguments: Any) -> bool:
+        return (
+            name == read.tool
+            and isinstance(arguments, dict)
+            and arguments.get(read.id_argument) == rid
+        )
+
+    return match
+
+
+def read_on_snapshot(
+    world: World, tool: str, arguments: dict[str, Any], state: WorldState, snapshot: Any
+) -> str:
+    """The answer ``tool`` gives on ``snapshot`` (an older state); the authoritative state
+    is restored right after, whatever the tool did."""
+    authoritative = state.snapshot()
+    state.restore(snapshot)
+    try:
+        answer = world.tools.specs[tool].func(state, **arguments)
+    except Exception as exc:  # as τ-bench reports a tool's exception
+        answer = f"Error: {exc}"
+    finally:
+        state.restore(authoritative)
+    return str(answer)
+
+
+@dataclass
+class _Replica:
+    """The lagging replica of one run: the state before the other actor's update (None
+    until it ran) and how many stale reads it has served."""
+
+    decided: bool = False
+    first_call_reads: bool = False
+    snapshot: Any = None
+    served: int = 0
+
+
+class StaleValue(_Family):
+    """Reads of the target record serve its version from before another actor's update."""
+
+    name = "StaleValue"
+
+    def eligible(self, tool: str, key: tuple[str, str]) -> bool:
+        """Writes that name an existing order or reservation."""
+        return (tool in RESERVATION_WRITES and key[0] == "reservation") or (
+            tool in ORDER_WRITES and key[0] == "order"
+        )
+
+    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+        """As for every family, with ``age`` (default 1); orders only where the other
+        actor has a move to make (a pending or delivered order)."""
+        out = []
+        for case in super().cases_for(world, task, **params):
+            kind, rid = case.params["record"]
+            if kind == "order":
+                order = world.base.tables["orders"].get(rid)
+                if not isinstance(order, dict) or order.get("status") not in STALE_ORDER_MOVES:
+                    continue
+            out.append(case.model_copy(update={"params": {"age": 1, **case.params}}))
+        return out
+
+    def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
+        kind, rid = case.params["record"]
+        age = int(case.params.get("age", 1))
+        is_read = _reads_record(kind, rid)
+        burst = _Burst(case.params, seed)  # probability: whether the other actor acted
+        replica = _Replica()
+
+        def first_call(name: str, arguments: Any, _state: WorldState) -> bool:
+            if replica.decided:
+                return False
+            replica.decided = True
+            replica.first_call_reads = is_read(name, arguments)
+            return burst.fire()
+
+        def update(state: WorldState) -> None:
+            replica.snapshot = state.snapshot()
+            other_actor_update(world, kind, rid, state)
+            if replica.first_call_reads:  # this read ran before the update: a stale copy
+                replica.served += 1
+
+        def stale_read(name: str, arguments: Any, _state: WorldState) -> bool:
+            return (
+                replica.snapshot is not None and replica.served < age and is_read(name, arguments)
+            )
+
+        def rewrite(_observation: str, arguments: Any, state: WorldState) -> str | None:
+            replica.served += 1
+            return read_on_snapshot(
+                world, READ_TOOLS[kind].tool, dict(arguments), state, replica.snapshot
+            )
+
+        return [
+            Injection(f"{case.case_id}:{ACTOR_UPDATE_HOOK}", match=first_call, update=update),
+            Injection(
+                f"{case.case_id}:{STALE_HOOK}", match=stale_read, rewrite=rewrite, persistent=True
+            ),
+        ]
+
+
+def other_actor_update(world: World, kind: str, rid: str, state: WorldState) -> None:
+    """The other actor's committed update of the record: the reservation cancelled (by the
+    airline's own cancellation), the order moved on."""
+    if kind == "reservation":
+        world.tools.specs["cancel_reservation"].func(state, reservation_id=rid)
+        return
+    order = state.edit("orders", rid)
+    order["status"] = STALE_ORDER_MOVES.get(order["status"], order["status"])
+
+
+# ---- SchemaDrift ----------------------------------------------------------------------
+
+READ_FIELD: dict[str, str] = {
+    "cancel_pending_order": "status",
+    "exchange_delivered_order_items": "items",
+    "return_delivered_order_items": "items",
+    "modify_pending_order_items": "items",
+    "modify_pending_order_address": "address",
+    "modify_pending_order_payment": "payment_history",
+    "modify_user_address": "address",
+    "cancel_reservation": "flights",
+    "update_reservation_flights": "flights",
+    "update_reservation_baggages": "total_baggages",
+    "update_reservation_passengers": "passengers",
+}
+"""Per write tool, the field of the record it rests on that the drift hits."""
+
+RENAMED: dict[str, str] = {
+    "status": "state",
+    "items": "line_items",
+    "address": "shipping_address",
+    "payment_history": "paymentHistory",
+    "flights": "segments",
+    "total_baggages": "totalBaggages",
+    "passengers": "travelers",
+}
+"""The name a renamed field drifts to."""
+
+PLAUSIBILITY_LEVELS = ("renamed", "retyped", "out of domain", "plausible")
+"""Index = the ``plausibility`` parameter: how plausible the drifted payload stays."""
+
+_STATUS_CYCLE = {
+    "pending": "processed",
+    "processed": "delivered",
+    "delivered": "pending",
+    "cancelled": "delivered",
+}
+
+
+def drift_field(record: dict[str, Any], field: str, plausibility: int) -> dict[str, Any]:
+    """``record`` with ``field`` drifted at one plausibility level (key order kept)."""
+    if field not in record:
+        return record
+    value = record[field]
+    if plausibility == 0:
+        return {(RENAMED.get(k, k + "_v2") if k == field else k): v for k, v in record.items()}
+    if plausibility == 1:
+        drifted: Any = {"code": value} if isinstance(value, str) else json.dumps(value)
+        if isinstance(value, int):
+            drifted = str(value)
+    elif plausibility == 2:
+        drifted = _out_of_domain(value)
+    else:
+        drifted = _plausible(value)
+    return {k: (drifted if k == field else v) for k, v in record.items()}
+
+
+def _out_of_domain(value: Any) -> Any:
+    if isinstance(value, list):
+        return []
+    if isinstance(value, dict):
+        return {}
+    if isinstance(value, int):
+        return -1
+    return "unknown"
+
+
+def _plausible(value: Any) -> Any:
+    if isinstance(value, list):
+        return [*value, value[0]] if value else value
+    if isinstance(value, dict):
+        zip_code = str(value.get("zip", ""))
+        changed = zip_code[::-1] if zip_code[::-1] != zip_code else zip_code + "1"
+        return {**value, "zip": changed}
+    if isinstance(value, int):
+        return value + 1
+    return _STATUS_CYCLE.get(value, "pending")
+
+
+DRIFT_HOOK = "drift"
+
+
+class SchemaDrift(_Family):
+    """Reads of the target record before its write carry a drifted decisive field."""
+
+    name = "SchemaDrift"
+
+    def eligible(self, tool: str, key: tuple[str, str]) -> bool:
+        """Writes on an existing record with a decisive field to drift."""
+        return tool in READ_FIELD
+
+    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+        """As for every family, with ``plausibility`` (default 0: renamed)."""
+        return [
+            c.model_copy(update={"params": {"plausibility": 0, **c.params}})
+            for c in super().cases_for(world, task, **params)
+        ]
+
+    def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
+        kind, rid = case.params["record"]
+        level = int(case.params.get("plausibility", 0))
+        if not 0 <= level < len(PLAUSIBILITY_LEVELS):
+            raise ValueError(
+                f"case {case.case_id}: plausibility must be 0..{len(PLAUSIBILITY_LEVELS) - 1}, "
+                f"got {level}"
+            )
+        field = READ_FIELD[case.params["tool"]]
+        write = case.params["tool"]
+        id_argument = READ_TOOLS[kind].id_argument
+        is_read = _reads_record(kind, rid)
+        burst = _Burst({**case.params, "burst": 1_000_000}, seed)  # the whole read path drifted
+        written = False
+
+        def match(name: str, arguments: Any, _state: WorldState) -> bool:
+            nonlocal written
+            if name == write and isinstance(arguments, dict) and arguments.get(id_argument) == rid:
+                written = True  # from the write on, the read path is the contract's again
+            return not written and is_read(name, arguments) and burst.fire()
+
+        def rewrite(observation: str, _arguments: Any, _state: WorldState) -> str | None:
+            try:
+                record = json.loads(observation)
+            except ValueError:
+                return None
+            if not isinstance(record, dict) or field not in record:
+                return None
+            return json.dumps(drift_field(record, field, level))
+
+        return [
+            Injection(f"{case.case_id}:{DRIFT_HOOK}", match=match, rewrite=rewrite, persistent=True)
+        ]

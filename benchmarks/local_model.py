@@ -12,7 +12,7 @@ prints, in one run:
 
 The machine is shared: note the load average printed with the figures.
 
-Usage: python benchmarks/local_model.py [--constrain/--no-constrain] [--steps 6] [--out DIR]
+Usage: python benchmarks/local_model.py [--constrain/--no-constrain] [--steps 8] [--out DIR]
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import openai
 from sscbench.agents.openai_agent import OpenAIAgent
 from sscbench.agents.strategies import action_messages
 from sscbench.core.ledger import SystemEvent, Usage, UserEvent
-from sscbench.local.act_study import act_study_toml
+from sscbench.local.act_study import DEFAULT_STEPS, act_study_toml
 from sscbench.local.prebuilt import PrebuiltOptions, start_prebuilt
 from sscbench.local.weights import DEFAULT_MODEL, assembled_gguf, file_sha256, gguf_metadata
 from sscbench.measure.study import measure_study, read_evaluator
@@ -137,7 +137,7 @@ def study(base_url: str, out: Path, constrain: bool, steps: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--constrain", action=argparse.BooleanOptionalAction, default=True)
-    parser.add_argument("--steps", type=int, default=6)
+    parser.add_argument("--steps", type=int, default=DEFAULT_STEPS)
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args()
     path, facts = provenance()

@@ -326,9 +326,18 @@ def test_the_worked_exchange_comes_before_the_conversation_with_made_up_ids():
     messages = action_messages(events, "act", airline.tool_schemas())
     demo = demo_messages(airline.tool_schemas(), react=False)
     assert messages[1 : 1 + len(demo)] == demo and messages[-1]["content"] == "Hi! real"
-    calls = [m["content"] for m in demo if m["role"] == "assistant"]
-    assert '"get_reservation_details"' in calls[0] and '"get_user_details"' in calls[1]
-    assert "ABC123" in calls[2] and "ABC123" not in airline.base.tables["reservations"]
+    replies = [json.loads(m["content"]) for m in demo if m["role"] == "assistant"]
+    names = [reply["name"] for reply in replies]
+    # the policy's order: ask for the user id, read the user, then the reservation, then write
+    assert names[:2] == ["respond", "get_user_details"]
+    assert "user id" in replies[0]["arguments"]["content"]
+    assert demo[2] == {"role": "user", "content": "My user id is jane_doe_1."}
+    assert names.index("get_reservation_details") < names.index("update_reservation_flights")
+    write = replies[names.index("update_reservation_flights")]["arguments"]
+    assert (
+        write["reservation_id"] == "ABC123" and "ABC123" not in airline.base.tables["reservations"]
+    )
+    assert "jane_doe_1" not in airline.base.tables["users"]
     react = demo_messages(airline.tool_schemas(), react=True)
     assert '"thought"' in react[1]["content"]
     retail = load_world("generated", "retail", None, 0)

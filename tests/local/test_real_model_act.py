@@ -3,7 +3,7 @@
 ``sscbench serve-local`` (llama.cpp's prebuilt server from the ``xllamacpp`` wheel,
 Qwen2.5-Coder-0.5B-Instruct from its pinned PyPI chunk packages, sha256-checked)
 runs as a subprocess on a free port; the study of :mod:`sscbench.local.act_study`
-runs one early-trigger case of ReturnDate, PaySource and WriteEffect with the openai
+runs two read-first cases of ReturnDate, PaySource and WriteEffect with the openai
 agent under ``strategy = "act"`` and the action schema as ``response_format``. The
 test asserts that each operator has a triggered, measured faulted run and that every
 measurement row is well formed — never an outcome. Deterministic: temperature 0 and a
@@ -202,18 +202,19 @@ def test_act_study_runs_and_measures_real_output(act_study):
             assert row["Z_S"] == "not-triggered" and row["T_F"] is None
 
 
-REACHED = ("ReturnDate", "WriteEffect")
-"""Operators whose faults the packaged model reaches under act (measured 2026-12-01)."""
-
-
 def _triggered(rows: list[dict[str, Any]]) -> Counter:
     return Counter(r["operator"] for r in rows if r["kind"] == "faulted" and r.get("triggered"))
 
 
-def test_the_model_reaches_the_return_date_and_write_effect_faults(act_study):
-    """Issue 21: a real model's faulted runs are triggered and measured (two read-first
-    cases per operator, temperature 0, seed 7: the model reads the reservation, then
-    writes the change with the values it read)."""
+REACHED = ("ReturnDate", "PaySource")
+"""Operators the packaged model reached in both end-to-end runs of the study measured
+on 2026-12-01 (the CI test 18:58 and benchmarks/local_model.py 19:22)."""
+
+
+def test_the_model_reaches_the_return_date_and_pay_source_faults(act_study):
+    """Issue 21: a real model's faulted runs are triggered and measured: asked for the user
+    id it reads the user (PaySource's fault-bearing read), then the reservation
+    (ReturnDate's)."""
     _, _, rows = act_study
     triggered = _triggered(rows)
     assert all(triggered[op] for op in REACHED), dict(triggered)
@@ -223,16 +224,23 @@ def test_the_model_reaches_the_return_date_and_write_effect_faults(act_study):
 
 
 @pytest.mark.xfail(
-    reason="issue 21, measured 2026-12-01: Qwen2.5-Coder-0.5B under act reads the "
-    "reservation and copies its payment id into the write; it never reads the user's "
-    "profile (get_user_details), the PaySource fault-bearing call",
+    reason="issue 21, measured 2026-12-01: WriteEffect was triggered 1/2 in the CI test's "
+    "run and 0/2 in benchmarks/local_model.py's run of the same study (the recovery write "
+    "copied the record's cabin): llama.cpp's output at temperature 0 varies with the "
+    "prompt cache's history, and one case's margin is thin",
     strict=False,
 )
 def test_every_operator_has_a_triggered_measured_run(act_study):
-    """The goal of issue 21: each operator's fault is reached and measured."""
+    """The goal of issue 21: each operator's fault is reached and measured (two read-first
+    cases per operator, temperature 0, seed 7, the worked exchange in the policy's order:
+    the model asks for the user id and reads the user — PaySource's fault-bearing read —
+    then reads the reservation — ReturnDate's — and writes the change — WriteEffect's)."""
     _, _, rows = act_study
     triggered = _triggered(rows)
     assert all(triggered[op] for op in OPERATORS), dict(triggered)
+    for row in rows:
+        if row["kind"] == "faulted" and row.get("triggered"):
+            _well_formed(row)
 
 
 def test_the_packaged_model_is_the_official_file(tmp_path):

@@ -63,3 +63,16 @@ def test_scripted_user_stops_after_a_bounded_number_of_turns(
     user = ScriptedUser(run_context(airline, "gen/0"), max_turns=3)
     replies = [asyncio.run(user.reply([])) for _ in range(3)]
     assert STOP in replies[-1]
+
+
+def test_the_worked_exchange_shows_the_answers_the_scripted_user_gives(
+    airline: World, run_context: ContextFactory
+) -> None:
+    """The act/react worked exchange (agents/demo.py) asks for the user id and announces
+    the reservation read; the scripted user answers those lines as the exchange shows."""
+    from sscbench.agents.demo import ASK_USER, LOOK_UP, USER_ID_REPLY
+
+    task = airline.task("gen/7")
+    user = ScriptedUser(run_context(airline, "gen/7"))
+    assert user.answer(ASK_USER) == USER_ID_REPLY.replace("jane_doe_1", task.user_id)
+    assert user.answer(LOOK_UP) == "OK, thank you."

@@ -12,6 +12,10 @@ from __future__ import annotations
 from sscbench.local.weights import DEFAULT_MODEL
 
 OPERATORS = ("ReturnDate", "PaySource", "WriteEffect")
+DEFAULT_STEPS = 8
+"""Agent turns per run: the worked exchange's path (ask for the user id, read the user,
+read the reservation, write, answer) takes five, and a model that writes before it reads
+may recover by reading after the tool's error (measured for issue 21)."""
 ACT_STUDY = """\
 [study]
 name = "real-model-act"
@@ -56,7 +60,7 @@ def act_study_toml(
     base_url: str,
     *,
     per_operator: int = 2,
-    steps: int = 6,
+    steps: int = DEFAULT_STEPS,
     constrain: bool = True,
     model: str = DEFAULT_MODEL.alias,
 ) -> str:

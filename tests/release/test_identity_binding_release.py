@@ -10,10 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from release_studies import run_study
 from sscbench.faults.identity import PRINCIPAL_WRITES
 from sscbench.release.evidence import collect_evidence, load_trials
-from sscbench.run.config import parse_config
-from sscbench.run.executor import execute_study
 
 FAMILIES = ("SubjectRebind", "DroppedPrincipal")
 
@@ -57,10 +56,7 @@ params = {{ ownership_check = true }}
 
 @pytest.fixture(scope="module")
 def study(taubench, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("identity-binding") / "study"
-    text = _config(taubench)
-    execute_study(parse_config(text, "identity-binding.toml"), text, out, progress=False)
-    return out
+    return run_study(_config(taubench), "identity-binding", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from release_studies import THREE_PROFILES, family_metrics, run_study
 from sscbench.faults.state_faults import changes_twice
 from sscbench.release.evidence import collect_evidence, load_trials
-from sscbench.run.config import parse_config
-from sscbench.run.executor import execute_study
 from sscbench.world.load import load_world
 
 FAMILIES = ["StaleCheckpoint", "ExpiredApproval", "MissingEntitlement"]
@@ -44,18 +43,7 @@ family = "InterveningUpdate"
 parameter = "events"
 levels = [1, 2]
 
-[[agents]]
-id = "keyed"
-profile = "idempotent_readback"
-
-[[agents]]
-id = "naive"
-profile = "naive_retry"
-
-[[agents]]
-id = "shallow"
-profile = "shallow_readback"
-
+{THREE_PROFILES}
 [[agents]]
 id = "versioned"
 profile = "idempotent_readback"
@@ -65,20 +53,12 @@ params = {{ version_check = true }}
 
 @pytest.fixture(scope="module")
 def study(taubench, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("state-context") / "study"
-    text = _config(taubench)
-    execute_study(parse_config(text, "state-context.toml"), text, out, progress=False)
-    return out
+    return run_study(_config(taubench), "state-context", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def evidence(study):
     return collect_evidence(study)
-
-
-def _metrics(evidence, config_id, family):
-    row = next(r for r in evidence.families if r.config_id == config_id and r.family == family)
-    return row.to_dict()["metrics"]
 
 
 def test_every_family_activates_on_every_injected_run(evidence):
@@ -91,8 +71,8 @@ def test_every_family_activates_on_every_injected_run(evidence):
 
 @pytest.mark.parametrize("family", FAMILIES)
 def test_barrier_and_weak_profile_separate_on_escape(evidence, family):
-    keyed = _metrics(evidence, "keyed", family)
-    naive = _metrics(evidence, "naive", family)
+    keyed = family_metrics(evidence, "keyed", family)
+    naive = family_metrics(evidence, "naive", family)
     assert keyed["escape"]["high"] < naive["escape"]["low"], (
         keyed["escape"]["label"],
         naive["escape"]["label"],
@@ -131,7 +111,7 @@ def test_stale_checkpoint_effects_come_from_the_state(taubench, study):
     ]
     assert twice and all(t.injected.effects == 2 for t in twice)
     # the key of the shallow profile deduplicates its repeat: contained, though undetected
-    shallow = _metrics(collect_evidence(study), "shallow", "StaleCheckpoint")
+    shallow = family_metrics(collect_evidence(study), "shallow", "StaleCheckpoint")
     assert shallow["escape"]["numerator"] == 0 and shallow["detection"]["numerator"] == 0
 
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from release_studies import THREE_PROFILES, family_metrics, run_study
 from sscbench.release.evidence import collect_evidence, load_trials
-from sscbench.run.config import parse_config
-from sscbench.run.executor import execute_study
 
 # family -> the weak profile it separates from the barrier profile ("keyed") on escape
 SEPARATED = {
@@ -42,36 +41,17 @@ idempotency_keys = true
 operators = {json.dumps(FAMILIES)}
 per_operator = 8
 
-[[agents]]
-id = "keyed"
-profile = "idempotent_readback"
-
-[[agents]]
-id = "naive"
-profile = "naive_retry"
-
-[[agents]]
-id = "shallow"
-profile = "shallow_readback"
-"""
+{THREE_PROFILES}"""
 
 
 @pytest.fixture(scope="module")
 def study(taubench, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("surfaces") / "study"
-    text = _config(taubench)
-    execute_study(parse_config(text, "surfaces.toml"), text, out, progress=False)
-    return out
+    return run_study(_config(taubench), "surfaces", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def evidence(study):
     return collect_evidence(study)
-
-
-def _metrics(evidence, config_id, family):
-    row = next(r for r in evidence.families if r.config_id == config_id and r.family == family)
-    return row.to_dict()["metrics"]
 
 
 def test_every_surface_family_ran_and_activated(evidence):
@@ -86,8 +66,8 @@ def test_every_surface_family_ran_and_activated(evidence):
 
 @pytest.mark.parametrize(("family", "weak"), sorted(SEPARATED.items()))
 def test_barrier_and_weak_profile_separate_on_escape(evidence, family, weak):
-    keyed = _metrics(evidence, "keyed", family)
-    other = _metrics(evidence, weak, family)
+    keyed = family_metrics(evidence, "keyed", family)
+    other = family_metrics(evidence, weak, family)
     assert keyed["escape"]["high"] < other["escape"]["low"], (
         keyed["escape"]["label"],
         other["escape"]["label"],
@@ -97,21 +77,21 @@ def test_barrier_and_weak_profile_separate_on_escape(evidence, family, weak):
 
 
 def test_throttled_separates_on_recovery_and_nobody_escapes(evidence):
-    keyed = _metrics(evidence, "keyed", "Throttled")
-    naive = _metrics(evidence, "naive", "Throttled")
+    keyed = family_metrics(evidence, "keyed", "Throttled")
+    naive = family_metrics(evidence, "naive", "Throttled")
     assert keyed["recovery"]["high"] >= keyed["recovery"]["low"] > naive["recovery"]["high"]
     for config_id in ("keyed", "naive", "shallow"):
-        assert _metrics(evidence, config_id, "Throttled")["escape"]["numerator"] == 0
+        assert family_metrics(evidence, config_id, "Throttled")["escape"]["numerator"] == 0
 
 
 def test_a_read_back_from_the_same_source_protects_no_profile(evidence):
     for config_id in ("keyed", "naive", "shallow"):
-        escape = _metrics(evidence, config_id, "SameSourceReadback")["escape"]
+        escape = family_metrics(evidence, config_id, "SameSourceReadback")["escape"]
         assert escape["estimate"] >= 0.75, escape["label"]
-    assert _metrics(evidence, "keyed", "SameSourceReadback")["detection"]["numerator"] == 0
+    assert family_metrics(evidence, "keyed", "SameSourceReadback")["detection"]["numerator"] == 0
     # the independent-source variant of the same lost write: the keyed read-back holds,
     # and a world left without the lost change is acceptable (nothing wrong was changed)
-    independent = _metrics(evidence, "keyed", "CorruptedReceipt")
+    independent = family_metrics(evidence, "keyed", "CorruptedReceipt")
     assert independent["escape"]["numerator"] == 0
     assert independent["containment"]["low"] >= 0.6
 

@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from release_studies import THREE_PROFILES, family_metrics, run_study
 from sscbench.release.evidence import collect_evidence, load_trials
-from sscbench.run.config import parse_config
-from sscbench.run.executor import execute_study
 
 FAMILIES = ["StaleValue", "SchemaDrift", "Rejected", "Throttled"]
 
@@ -45,36 +44,17 @@ family = "StaleValue"
 parameter = "age"
 levels = [2]
 
-[[agents]]
-id = "keyed"
-profile = "idempotent_readback"
-
-[[agents]]
-id = "naive"
-profile = "naive_retry"
-
-[[agents]]
-id = "shallow"
-profile = "shallow_readback"
-"""
+{THREE_PROFILES}"""
 
 
 @pytest.fixture(scope="module")
 def study(taubench, tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tool-reads") / "study"
-    text = _config(taubench)
-    execute_study(parse_config(text, "tool-reads.toml"), text, out, progress=False)
-    return out
+    return run_study(_config(taubench), "tool-reads", tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
 def evidence(study):
     return collect_evidence(study)
-
-
-def _metrics(evidence, config_id, family):
-    row = next(r for r in evidence.families if r.config_id == config_id and r.family == family)
-    return row.to_dict()["metrics"]
 
 
 def _curve(evidence, config_id, family, level):
@@ -96,8 +76,8 @@ def test_every_family_ran_and_activated(evidence):
 
 @pytest.mark.parametrize(("family", "weak"), [("StaleValue", "naive"), ("SchemaDrift", "naive")])
 def test_barrier_and_weak_profile_separate_on_escape(evidence, family, weak):
-    keyed = _metrics(evidence, "keyed", family)
-    other = _metrics(evidence, weak, family)
+    keyed = family_metrics(evidence, "keyed", family)
+    other = family_metrics(evidence, weak, family)
     assert keyed["escape"]["numerator"] == 0
     assert keyed["escape"]["high"] < other["escape"]["low"], (
         keyed["escape"]["label"],
@@ -121,26 +101,26 @@ def test_stale_value_escapes_only_where_no_precondition_guards_the_write(study):
 
 
 def test_rejected_separates_on_the_blind_loop_and_nobody_claims_success(evidence, study):
-    keyed = _metrics(evidence, "keyed", "Rejected")
-    loop = _metrics(evidence, "shallow", "Rejected")
+    keyed = family_metrics(evidence, "keyed", "Rejected")
+    loop = family_metrics(evidence, "shallow", "Rejected")
     assert keyed["containment"]["low"] > loop["containment"]["high"]
     for config_id in ("keyed", "naive", "shallow"):
-        assert _metrics(evidence, config_id, "Rejected")["escape"]["numerator"] == 0
+        assert family_metrics(evidence, config_id, "Rejected")["escape"]["numerator"] == 0
     trials = [t for t in load_trials(study) if t.family == "Rejected" and t.injected is not None]
     assert all(t.injected.effects == 0 for t in trials)  # refused before commit, always
     assert {t.injected.outcome.value for t in trials if t.config_id == "keyed"} == {"REJECTED"}
     # Throttled, the same commit semantics: there re-sending is right (recovery)
-    assert _metrics(evidence, "shallow", "Throttled")["recovery"]["low"] > 0.6
+    assert family_metrics(evidence, "shallow", "Throttled")["recovery"]["low"] > 0.6
 
 
 def test_schema_drift_curve_turns_from_containment_to_escape_where_the_check_ends(evidence):
     assert _curve(evidence, "keyed", "SchemaDrift", 1)["escape"]["numerator"] == 0
     assert _curve(evidence, "keyed", "SchemaDrift", 3)["escape"]["estimate"] == 1.0
-    assert _metrics(evidence, "shallow", "SchemaDrift")["escape"]["numerator"] == 0  # renamed
+    assert family_metrics(evidence, "shallow", "SchemaDrift")["escape"]["numerator"] == 0  # renamed
     assert _curve(evidence, "shallow", "SchemaDrift", 1)["escape"]["estimate"] == 1.0
 
 
 def test_stale_value_curve_beats_a_single_re_read_from_age_two(evidence):
-    assert _metrics(evidence, "keyed", "StaleValue")["escape"]["numerator"] == 0  # age 1
+    assert family_metrics(evidence, "keyed", "StaleValue")["escape"]["numerator"] == 0  # age 1
     aged = _curve(evidence, "keyed", "StaleValue", 2)["escape"]
     assert aged["low"] > 0  # the airline half: the re-read was stale too

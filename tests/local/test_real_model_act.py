@@ -207,8 +207,9 @@ def _triggered(rows: list[dict[str, Any]]) -> Counter:
 
 
 REACHED = ("ReturnDate", "PaySource")
-"""Operators the packaged model reached in both end-to-end runs of the study measured
-on 2026-12-01 (the CI test 18:58 and benchmarks/local_model.py 19:22)."""
+"""Operators the packaged model reached in every end-to-end run of the study measured on
+2026-12-01, whatever the server answered first (the CI test at 18:58 and in .ci/run at
+19:55; benchmarks/local_model.py at 19:22, after one cold uncached turn)."""
 
 
 def test_the_model_reaches_the_return_date_and_pay_source_faults(act_study):
@@ -223,18 +224,18 @@ def test_the_model_reaches_the_return_date_and_pay_source_faults(act_study):
             _well_formed(row)
 
 
-@pytest.mark.xfail(
-    reason="issue 21, measured 2026-12-01: WriteEffect was triggered 1/2 in the CI test's "
-    "run and 0/2 in benchmarks/local_model.py's run of the same study (the recovery write "
-    "copied the record's cabin): llama.cpp's output at temperature 0 varies with the "
-    "prompt cache's history, and one case's margin is thin",
-    strict=False,
-)
 def test_every_operator_has_a_triggered_measured_run(act_study):
     """The goal of issue 21: each operator's fault is reached and measured (two read-first
     cases per operator, temperature 0, seed 7, the worked exchange in the policy's order:
     the model asks for the user id and reads the user — PaySource's fault-bearing read —
-    then reads the reservation — ReturnDate's — and writes the change — WriteEffect's)."""
+    then reads the reservation — ReturnDate's — and writes the change — WriteEffect's).
+
+    WriteEffect rests on one case (gen/7) whose recovery write the model gets right by a
+    thin margin: identical in both runs of this test's flow (a fresh server, the study
+    first: 18:58, and .ci/run on a clean clone at 19:55 — the same triggered counts and
+    strata), different when the server first answered another prompt (the benchmark).
+    llama.cpp at temperature 0 depends on its prompt cache's history, which this flow
+    fixes; a change of prompt, order or server build can move it (docs/real-model.md)."""
     _, _, rows = act_study
     triggered = _triggered(rows)
     assert all(triggered[op] for op in OPERATORS), dict(triggered)

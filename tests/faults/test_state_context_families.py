@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from fault_cases import call_tool, family_cases
 from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.context_faults import MissingEntitlement
@@ -23,21 +24,7 @@ from sscbench.faults.state_faults import (
 from sscbench.faults.surfaces import ALL_FAMILY_NAMES, activation_note
 from sscbench.faults.typed import Checkpoint, Surface, Timing
 from sscbench.world.entitlements import authorising_section, lacks_entitlement
-from sscbench.world.load import load_world
 from sscbench.world.records import READ_TOOLS
-
-
-@pytest.fixture(scope="module")
-def worlds(taubench):
-    return [load_world("tau-bench", d, taubench) for d in ("airline", "retail")]
-
-
-def _call(executor, step, name, arguments):
-    return executor.execute(step, f"c{step}", name, json.dumps(arguments))
-
-
-def _cases(family, world, **params):
-    return [c for t in world.tasks for c in family().cases_for(world, t, **params)]
 
 
 def _up_to_write(world, case):
@@ -78,16 +65,16 @@ def test_stale_checkpoint_activates_and_hands_over_the_record_before_the_write(w
     told the session resumed from a checkpoint holding the record as it was before."""
     scheduled = activated = 0
     for world in worlds:
-        for case in _cases(StaleCheckpoint, world)[:60]:
+        for case in family_cases(StaleCheckpoint, world)[:60]:
             env = world.new_env()
             executor = InjectingExecutor(env, StaleCheckpoint().injections(case, world, seed=0))
             step = 1
             for name, arguments in _up_to_write(world, case):
-                _call(executor, step, name, arguments)
+                call_tool(executor, step, name, arguments)
                 step += 2
             before = _record(env, case)
             scheduled += 1
-            out = _call(executor, step, case.params["tool"], case.params["arguments"])
+            out = call_tool(executor, step, case.params["tool"], case.params["arguments"])
             after = _record(env, case)
             record = out.intervention
             if record is None or not record.effective:
@@ -104,13 +91,15 @@ def test_stale_checkpoint_activates_and_hands_over_the_record_before_the_write(w
 def test_stale_checkpoint_leaves_a_refused_write_alone(worlds):
     retail = worlds[1]
     case = next(
-        c for c in _cases(StaleCheckpoint, retail) if c.params["tool"] == "cancel_pending_order"
+        c
+        for c in family_cases(StaleCheckpoint, retail)
+        if c.params["tool"] == "cancel_pending_order"
     )
     env = retail.new_env()
     executor = InjectingExecutor(env, StaleCheckpoint().injections(case, retail))
-    first = _call(executor, 1, "cancel_pending_order", case.params["arguments"])
+    first = call_tool(executor, 1, "cancel_pending_order", case.params["arguments"])
     assert first.observation.startswith(RESUME_PREFIX)
-    again = _call(executor, 3, "cancel_pending_order", case.params["arguments"])
+    again = call_tool(executor, 3, "cancel_pending_order", case.params["arguments"])
     assert again.observation.startswith("Error") and again.intervention is not None
     assert not again.intervention.effective  # a refusal is no stale checkpoint
 
@@ -121,21 +110,21 @@ def test_expired_approval_refuses_events_attempts_before_commit(worlds, events):
     (no key record either); the next attempt under the same key really runs."""
     scheduled = activated = 0
     for world in worlds:
-        for case in _cases(ExpiredApproval, world, events=events)[:30]:
+        for case in family_cases(ExpiredApproval, world, events=events)[:30]:
             env = world.new_env()
             executor = InjectingExecutor(
                 env, ExpiredApproval().injections(case, world, seed=0), idempotency_keys=True
             )
             step = 1
             for name, arguments in _up_to_write(world, case):
-                _call(executor, step, name, arguments)
+                call_tool(executor, step, name, arguments)
                 step += 2
             scheduled += 1
             keyed = {**case.params["arguments"], "idempotency_key": "k"}
             before = env.db_hash()
             refusals = []
             for _ in range(events):
-                out = _call(executor, step, case.params["tool"], keyed)
+                out = call_tool(executor, step, case.params["tool"], keyed)
                 step += 2
                 refusals.append(
                     out.observation == EXPIRED_TEXT
@@ -144,7 +133,7 @@ def test_expired_approval_refuses_events_attempts_before_commit(worlds, events):
                     and not out.write.state_changed
                 )
             assert env.db_hash() == before  # nothing applied on any lapsed approval
-            last = _call(executor, step, case.params["tool"], keyed)
+            last = call_tool(executor, step, case.params["tool"], keyed)
             if all(refusals):
                 assert last.intervention is None and not last.write.replayed
                 assert last.write.state_changed
@@ -154,14 +143,14 @@ def test_expired_approval_refuses_events_attempts_before_commit(worlds, events):
 
 
 def test_expired_approval_refuses_nonsense_events(worlds):
-    case = _cases(ExpiredApproval, worlds[0], events=0)[0]
+    case = family_cases(ExpiredApproval, worlds[0], events=0)[0]
     with pytest.raises(ValueError, match="events must be >= 1"):
         ExpiredApproval().injections(case, worlds[0])
 
 
 def test_missing_entitlement_removes_the_authorising_section_of_every_scheduled_write(worlds):
     for world in worlds:
-        cases = _cases(MissingEntitlement, world)
+        cases = family_cases(MissingEntitlement, world)
         assert len(cases) >= 20
         assert not lacks_entitlement(world.policy, cases[0].params["tool"])
         for case in cases:
@@ -176,7 +165,7 @@ def test_missing_entitlement_removes_the_authorising_section_of_every_scheduled_
 
 def test_missing_entitlement_schedules_no_write_without_a_section(worlds):
     retail = worlds[1]
-    tools = {c.params["tool"] for c in _cases(MissingEntitlement, retail)}
+    tools = {c.params["tool"] for c in family_cases(MissingEntitlement, retail)}
     assert "modify_user_address" not in tools  # no section of its own in the policy
     assert {"cancel_pending_order", "return_delivered_order_items"} <= tools
 
@@ -188,20 +177,20 @@ def test_intervening_events_alternate_between_a_gated_and_an_aba_update(worlds, 
     to the status the agent read with its address changed (ABA: the tool accepts a write
     resting on a stale read)."""
     retail = worlds[1]
-    cases = _cases(InterveningUpdate, retail, events=events)[:40]
+    cases = family_cases(InterveningUpdate, retail, events=events)[:40]
     assert len(cases) >= 30
     fired = 0
     for case in cases:
         oid = case.params["record"][1]
         env = retail.new_env()
         executor = InjectingExecutor(env, InterveningUpdate().injections(case, retail, seed=0))
-        read = _call(executor, 1, "get_order_details", {"order_id": oid})
+        read = call_tool(executor, 1, "get_order_details", {"order_id": oid})
         seen = json.loads(read.observation)
         if read.intervention is None or not read.intervention.effective:
             continue
         fired += 1
         now = copy.deepcopy(env.state.get("orders", oid))
-        write = _call(executor, 3, case.params["tool"], case.params["arguments"])
+        write = call_tool(executor, 3, case.params["tool"], case.params["arguments"])
         if events % 2:
             assert now["status"] != seen["status"]
             assert write.observation.startswith("Error") and not write.write.state_changed

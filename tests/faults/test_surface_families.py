@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from fault_cases import call_tool, family_cases
 from sscbench.core.injection import InjectingExecutor, Injection
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.context_faults import (
@@ -25,23 +26,9 @@ from sscbench.faults.verification_faults import (
     IncompleteReadback,
     SameSourceReadback,
 )
-from sscbench.world.load import load_world
 from sscbench.world.records import READ_TOOLS
 
 WRITE_FAMILIES = (PartialPayload, Throttled, CorruptedReceipt, SameSourceReadback)
-
-
-@pytest.fixture(scope="module")
-def worlds(taubench):
-    return [load_world("tau-bench", d, taubench) for d in ("airline", "retail")]
-
-
-def _call(executor, step, name, arguments):
-    return executor.execute(step, f"c{step}", name, json.dumps(arguments))
-
-
-def _cases(family, world):
-    return [c for t in world.tasks for c in family().cases_for(world, t)]
 
 
 def _first_write(world, case):
@@ -70,13 +57,13 @@ def test_lost_write_families_activate_on_tau_bench_tasks(worlds, family):
     success, a partial success, a refusal)."""
     scheduled = activated = 0
     for world in worlds:
-        for case in _cases(family, world)[:60]:
+        for case in family_cases(family, world)[:60]:
             env = world.new_env()
             executor = InjectingExecutor(env, family().injections(case, world, seed=0))
             scheduled += 1
             step = 1
             for name, arguments in _first_write(world, case):
-                out = _call(executor, step, name, arguments)
+                out = call_tool(executor, step, name, arguments)
                 step += 2
             record = out.intervention
             if record is None:
@@ -97,11 +84,11 @@ def test_lost_write_families_activate_on_tau_bench_tasks(worlds, family):
 
 def test_partial_payload_omits_the_decisive_field_and_commits_nothing(worlds):
     for world in worlds:
-        case = _cases(PartialPayload, world)[0]
+        case = family_cases(PartialPayload, world)[0]
         env = world.new_env()
         executor = InjectingExecutor(env, PartialPayload().injections(case, world))
         for step, (name, arguments) in enumerate(_first_write(world, case)):
-            out = _call(executor, 2 * step + 1, name, arguments)
+            out = call_tool(executor, 2 * step + 1, name, arguments)
         field = DECISIVE_FIELD[case.params["tool"]]
         delivered = json.loads(out.observation)  # still a valid success record
         original = json.loads(out.intervention.original_observation)
@@ -115,15 +102,17 @@ def test_partial_payload_omits_the_decisive_field_and_commits_nothing(worlds):
 def test_same_source_readback_agrees_with_the_receipt_independent_one_does_not(worlds):
     retail = worlds[1]
     case = next(
-        c for c in _cases(SameSourceReadback, retail) if c.params["tool"] == "cancel_pending_order"
+        c
+        for c in family_cases(SameSourceReadback, retail)
+        if c.params["tool"] == "cancel_pending_order"
     )
     oid = case.params["record"][1]
     outcomes = {}
     for family in (SameSourceReadback, CorruptedReceipt):
         env = retail.new_env()
         executor = InjectingExecutor(env, family().injections(case, retail))
-        ack = _call(executor, 1, "cancel_pending_order", case.params["arguments"])
-        back = _call(executor, 3, "get_order_details", {"order_id": oid})
+        ack = call_tool(executor, 1, "cancel_pending_order", case.params["arguments"])
+        back = call_tool(executor, 3, "get_order_details", {"order_id": oid})
         outcomes[family.name] = json.loads(back.observation)["status"]
         assert json.loads(ack.observation)["status"] == "cancelled"  # the receipt says done
         assert env.state.get("orders", oid)["status"] == "pending"  # the store lost it
@@ -132,10 +121,10 @@ def test_same_source_readback_agrees_with_the_receipt_independent_one_does_not(w
 
 def test_same_source_reads_nothing_before_the_write_is_lost(worlds):
     retail = worlds[1]
-    case = _cases(SameSourceReadback, retail)[0]
+    case = family_cases(SameSourceReadback, retail)[0]
     oid = case.params["record"][1]
     executor = InjectingExecutor(retail.new_env(), SameSourceReadback().injections(case, retail))
-    before = _call(executor, 1, "get_order_details", {"order_id": oid})
+    before = call_tool(executor, 1, "get_order_details", {"order_id": oid})
     assert before.intervention is None
 
 
@@ -146,7 +135,7 @@ def test_same_source_reads_nothing_before_the_write_is_lost(worlds):
 def test_context_families_lift_the_rule_on_every_scheduled_task(worlds, family, clause, keeps_rule):
     rule = "explicit user confirmation (yes)"
     for world in worlds:
-        cases = _cases(family, world)
+        cases = family_cases(family, world)
         assert cases
         delivered = family().context_fault(cases[0], world, world.policy)
         assert clause in delivered and delivered != world.policy
@@ -157,7 +146,7 @@ def test_context_families_lift_the_rule_on_every_scheduled_task(worlds, family, 
 
 def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
     retail = worlds[1]
-    case = _cases(CorruptedReceipt, retail)[0]
+    case = family_cases(CorruptedReceipt, retail)[0]
     seen = []
 
     def rewrite(observation, _arguments, state):
@@ -168,7 +157,9 @@ def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
         "h", match=lambda n, a, s: n == case.params["tool"], suppress_write=True, rewrite=rewrite
     )
     env = retail.new_env()
-    out = _call(InjectingExecutor(env, [hook]), 1, case.params["tool"], case.params["arguments"])
+    out = call_tool(
+        InjectingExecutor(env, [hook]), 1, case.params["tool"], case.params["arguments"]
+    )
     assert out.observation == "rewritten" and seen == [True] and not env.state.changes()
     assert out.intervention.action == "suppress" and out.intervention.effective
     with pytest.raises(ValueError, match="exactly one"):
@@ -177,15 +168,17 @@ def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
 
 def test_throttled_refuses_before_commit_and_the_retry_applies(worlds):
     retail = worlds[1]
-    case = next(c for c in _cases(Throttled, retail) if c.params["tool"] == "cancel_pending_order")
+    case = next(
+        c for c in family_cases(Throttled, retail) if c.params["tool"] == "cancel_pending_order"
+    )
     oid = case.params["record"][1]
     env = retail.new_env()
     executor = InjectingExecutor(env, Throttled().injections(case, retail), idempotency_keys=True)
     keyed = {**case.params["arguments"], "idempotency_key": "k"}
-    refused = _call(executor, 1, "cancel_pending_order", keyed)
+    refused = call_tool(executor, 1, "cancel_pending_order", keyed)
     assert refused.observation == THROTTLED_TEXT
     assert env.state.get("orders", oid)["status"] == "pending"  # nothing applied
-    retry = _call(executor, 3, "cancel_pending_order", keyed)  # same key: not a replay
+    retry = call_tool(executor, 3, "cancel_pending_order", keyed)  # same key: not a replay
     assert not retry.write.replayed and retry.write.state_changed
     assert env.state.get("orders", oid)["status"] == "cancelled"
 
@@ -193,7 +186,7 @@ def test_throttled_refuses_before_commit_and_the_retry_applies(worlds):
 def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
     scheduled = activated = 0
     for world in worlds:
-        for case in _cases(IncompleteReadback, world)[:40]:
+        for case in family_cases(IncompleteReadback, world)[:40]:
             kind, rid = case.params["record"]
             read = READ_TOOLS[kind]
             field = DECISIVE_FIELD[case.params["tool"]]
@@ -202,13 +195,13 @@ def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
             )
             step = 1
             for name, arguments in _first_write(world, case):
-                _call(executor, step, name, arguments)
+                call_tool(executor, step, name, arguments)
                 step += 2
             scheduled += 1
             if case.params["tool"] == "book_reservation":
                 continue  # the new reservation's id is in the acknowledgement
-            back = _call(executor, step, read.tool, {read.id_argument: rid})
-            again = _call(executor, step + 2, read.tool, {read.id_argument: rid})
+            back = call_tool(executor, step, read.tool, {read.id_argument: rid})
+            again = call_tool(executor, step + 2, read.tool, {read.id_argument: rid})
             if back.intervention is not None and back.intervention.effective:
                 record = json.loads(back.observation)
                 assert field not in record and field in json.loads(again.observation)
@@ -216,14 +209,14 @@ def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
     bookings = sum(
         c.params["tool"] == "book_reservation"
         for w in worlds
-        for c in _cases(IncompleteReadback, w)[:40]
+        for c in family_cases(IncompleteReadback, w)[:40]
     )
     assert scheduled >= 40 and activated / (scheduled - bookings) >= 0.9
 
 
 def test_incomplete_readback_skips_records_without_the_field(worlds):
     airline = worlds[0]
-    for case in _cases(IncompleteReadback, airline):
+    for case in family_cases(IncompleteReadback, airline):
         if case.params["tool"] == "book_reservation":
             continue
         kind, rid = case.params["record"]
@@ -233,7 +226,7 @@ def test_incomplete_readback_skips_records_without_the_field(worlds):
 
 def test_replayed_event_duplicates_only_an_unkeyed_write(worlds):
     airline = worlds[0]
-    cases = _cases(ReplayedEvent, airline)
+    cases = family_cases(ReplayedEvent, airline)
     assert cases
     scheduled = duplicated = 0
     for case in cases:
@@ -244,7 +237,7 @@ def test_replayed_event_duplicates_only_an_unkeyed_write(worlds):
                 env, ReplayedEvent().injections(case, airline), idempotency_keys=True
             )
             arguments = {**case.params["arguments"], **({"idempotency_key": "k"} if keyed else {})}
-            out = _call(executor, 1, case.params["tool"], arguments)
+            out = call_tool(executor, 1, case.params["tool"], arguments)
             assert out.intervention.action == "redeliver" and out.intervention.effective
             once = airline.new_env()
             once.execute(case.params["tool"], case.params["arguments"])

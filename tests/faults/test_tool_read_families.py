@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from fault_cases import call_tool, family_cases
 from sscbench.agents.scripted.tool_checks import contract_problem
 from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import spec_for
@@ -23,21 +24,7 @@ from sscbench.faults.tool_reads import (
     drift_field,
 )
 from sscbench.faults.typed import Surface, Timing
-from sscbench.world.load import load_world
 from sscbench.world.records import READ_TOOLS
-
-
-@pytest.fixture(scope="module")
-def worlds(taubench):
-    return [load_world("tau-bench", d, taubench) for d in ("airline", "retail")]
-
-
-def _call(executor, step, name, arguments):
-    return executor.execute(step, f"c{step}", name, json.dumps(arguments))
-
-
-def _cases(family, world, **params):
-    return [c for t in world.tasks for c in family().cases_for(world, t, **params)]
 
 
 def _read(case):
@@ -63,18 +50,20 @@ def test_stale_value_serves_the_old_record_for_age_reads_then_the_current(worlds
     scheduled = activated = 0
     for world in worlds:
         for age in (1, 2):
-            for case in _cases(StaleValue, world, age=age)[:30]:
+            for case in family_cases(StaleValue, world, age=age)[:30]:
                 env = world.new_env()
                 executor = InjectingExecutor(env, StaleValue().injections(case, world))
                 kind, rid = case.params["record"]
                 table = READ_TOOLS[kind].table
                 base = env.state.base.tables[table][rid]
                 tool, arguments = _read(case)
-                _call(executor, 1, "get_user_details", {"user_id": base["user_id"]})  # run start
+                call_tool(
+                    executor, 1, "get_user_details", {"user_id": base["user_id"]}
+                )  # run start
                 current = env.state.get(table, rid)
                 assert current != base  # the other actor's update committed
                 seen = [
-                    json.loads(_call(executor, 3 + 2 * i, tool, arguments).observation)
+                    json.loads(call_tool(executor, 3 + 2 * i, tool, arguments).observation)
                     for i in range(age + 1)
                 ]
                 scheduled += 1
@@ -85,15 +74,15 @@ def test_stale_value_serves_the_old_record_for_age_reads_then_the_current(worlds
 
 def test_stale_value_moves_the_record_on_as_another_actor_would(worlds):
     airline, retail = worlds
-    case = _cases(StaleValue, airline)[0]
+    case = family_cases(StaleValue, airline)[0]
     env = airline.new_env()
     executor = InjectingExecutor(env, StaleValue().injections(case, airline))
-    out = _call(executor, 1, *_read(case))  # the first call is the read itself: still stale
+    out = call_tool(executor, 1, *_read(case))  # the first call is the read itself: still stale
     rid = case.params["record"][1]
     assert "status" not in json.loads(out.observation)
     assert env.state.get("reservations", rid)["status"] == "cancelled"
     assert out.intervention.action == "update" and out.intervention.effective
-    for case in _cases(StaleValue, retail)[:20]:
+    for case in family_cases(StaleValue, retail)[:20]:
         status = retail.base.tables["orders"][case.params["record"][1]]["status"]
         assert status in ("pending", "delivered")
 
@@ -102,7 +91,7 @@ def test_schema_drift_levels_fail_the_contract_checks_they_should(worlds):
     """Level 0 fails a check of names, 1 and 2 only a check of types and domains, and 3
     passes every check: only the plausibility of the payload changes."""
     for world in worlds:
-        for case in _cases(SchemaDrift, world)[:40]:
+        for case in family_cases(SchemaDrift, world)[:40]:
             kind, rid = case.params["record"]
             record = world.base.tables[READ_TOOLS[kind].table][rid]
             field = READ_FIELD[case.params["tool"]]
@@ -133,13 +122,13 @@ def test_every_tau_bench_record_passes_the_contract(worlds):
 def test_schema_drift_hits_every_read_before_the_write_and_none_after(worlds, level):
     scheduled = activated = 0
     for world in worlds:
-        for case in _cases(SchemaDrift, world, plausibility=level)[:30]:
+        for case in family_cases(SchemaDrift, world, plausibility=level)[:30]:
             env = world.new_env()
             executor = InjectingExecutor(env, SchemaDrift().injections(case, world))
             tool, arguments = _read(case)
             field = READ_FIELD[case.params["tool"]]
-            first = _call(executor, 1, tool, arguments)
-            again = _call(executor, 3, tool, arguments)
+            first = call_tool(executor, 1, tool, arguments)
+            again = call_tool(executor, 3, tool, arguments)
             scheduled += 1
             clean = (
                 json.loads(first.intervention.original_observation) if first.intervention else None
@@ -151,8 +140,8 @@ def test_schema_drift_hits_every_read_before_the_write_and_none_after(worlds, le
                 and json.loads(first.observation) == drift_field(clean, field, level)
             ):
                 activated += 1
-            _call(executor, 5, case.params["tool"], case.params["arguments"])
-            after = _call(executor, 7, tool, arguments)
+            call_tool(executor, 5, case.params["tool"], case.params["arguments"])
+            after = call_tool(executor, 7, tool, arguments)
             assert after.intervention is None  # the write's own read-back is the contract's
     assert scheduled >= 40 and activated / scheduled >= 0.9, (activated, scheduled)
 
@@ -160,7 +149,7 @@ def test_schema_drift_hits_every_read_before_the_write_and_none_after(worlds, le
 def test_rejected_refuses_every_attempt_and_commits_nothing(worlds):
     scheduled = activated = 0
     for world in worlds:
-        for case in _cases(Rejected, world)[:40]:
+        for case in family_cases(Rejected, world)[:40]:
             env = world.new_env()
             executor = InjectingExecutor(
                 env, Rejected().injections(case, world), idempotency_keys=True
@@ -170,7 +159,7 @@ def test_rejected_refuses_every_attempt_and_commits_nothing(worlds):
             before = env.state.get(table, rid)
             scheduled += 1
             attempts = [
-                _call(executor, 1 + 2 * i, case.params["tool"], case.params["arguments"])
+                call_tool(executor, 1 + 2 * i, case.params["tool"], case.params["arguments"])
                 for i in range(3)
             ]
             refused = all(a.observation == REJECTED_TEXT for a in attempts)

@@ -265,7 +265,7 @@ SURFACE_SPECS: tuple[FaultSpec, ...] = (
         recoverable=True,
         severity=4,
     ),
-    # tool surface (T3)
+    # tool surface: stale value, schema drift, final rejection
     _spec(
         name="StaleValue",
         surface=Surface.TOOL,
@@ -310,7 +310,7 @@ SURFACE_SPECS: tuple[FaultSpec, ...] = (
     ),
 )
 
-# the state and context families of T4 (faults.state_faults, faults.context_faults)
+# the state and context families (faults.state_faults, faults.context_faults)
 STATE_CONTEXT_SPECS: tuple[FaultSpec, ...] = (
     _spec(
         name="StaleCheckpoint",

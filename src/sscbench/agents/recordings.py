@@ -2,10 +2,16 @@
 
 A study agent of kind ``replay`` replays, for a case on task *t*, the recorded runs of
 *t* that its selection picks (recorded ``trials``, or ``"all"`` / the first n runs in
-file order); the k-th selected run is repetition k. The agent's factory puts the run
-it replays into ``RunContext.options[REPLAY_OPTION]``, where the recorded user
+file order); the k-th selected run is repetition k. Or it replays exactly the pairs
+of a pairs file (:mod:`sscbench.agents.pairs`): pair k is repetition k, its edits
+applied to the faulted run only. The agent's factory puts the run it replays into
+``RunContext.options[REPLAY_OPTION]``, where the recorded user
 (:mod:`sscbench.users.replay`) finds it: agent and user of a run replay the same
 recording.
+
+τ²-bench results are matched to τ-bench's tasks by content
+(:mod:`sscbench.agents.task_match`); a run's ``info["match"]`` keeps the match and its
+score, and an unmatched conversation replays no case.
 """
 
 from __future__ import annotations
@@ -14,11 +20,17 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
+from sscbench.agents.edits import apply_edits
+from sscbench.agents.pairs import Pair, read_pairs
 from sscbench.agents.replay import RecordedRun, ReplayAgent, load_trajectories
-from sscbench.core.agent import RunContext
+from sscbench.agents.task_match import TaskMatch, match_task
+from sscbench.core.agent import RUN_KIND_OPTION, RunContext
+from sscbench.errors import DataError
 
 REPLAY_OPTION = "replay_run"
+UNMATCHED = "unmatched"
 
 
 @lru_cache(maxsize=8)
@@ -29,6 +41,47 @@ def _load(path: str, sha256: str | None) -> tuple[RecordedRun, ...]:
 def recorded_runs(path: str | Path, sha256: str | None = None) -> tuple[RecordedRun, ...]:
     """A recording file's runs, parsed once per (path, content hash)."""
     return _load(str(path), sha256)
+
+
+def is_tau2(runs: tuple[RecordedRun, ...]) -> bool:
+    """True when the runs came from a τ²-bench results file."""
+    return bool(runs) and runs[0].info.get("format") == "tau2"
+
+
+@lru_cache(maxsize=8)
+def _matched(
+    path: str, sha256: str | None, data: str | None, split: str
+) -> tuple[tuple[RecordedRun, ...], tuple[TaskMatch, ...]]:
+    runs = recorded_runs(path, sha256)
+    if not is_tau2(runs):
+        return runs, ()
+    from sscbench.world.load import load_world
+
+    domain = runs[0].info.get("domain")
+    if domain not in ("airline", "retail"):
+        raise DataError(path, "info.environment_info.domain_name", f"unknown domain {domain!r}")
+    if data is None:
+        raise DataError(path, None, "a τ² recording replays on the tau-bench world (world.data)")
+    tasks = [
+        t
+        for t in load_world("tau-bench", domain, data, 0).tasks
+        if t.task_id.startswith(f"{split}/")
+    ]
+    matches = tuple(match_task(run, tasks, run.recording_id()) for run in runs)
+    out = []
+    for run, match in zip(runs, matches, strict=True):
+        task = match.task_id or f"{UNMATCHED}/{match.recording}"
+        out.append(
+            run.model_copy(update={"task_id": task, "info": {**run.info, "match": match.row()}})
+        )
+    return tuple(out), matches
+
+
+def matched_runs(
+    path: str | Path, sha256: str | None, data: Path | None, split: str = "test"
+) -> tuple[tuple[RecordedRun, ...], tuple[TaskMatch, ...]]:
+    """A recording's runs with their τ-bench task ids, and (τ² only) every match made."""
+    return _matched(str(path), sha256, str(data) if data is not None else None, split)
 
 
 @dataclass(frozen=True)
@@ -49,29 +102,106 @@ class Selection:
 
 
 class RecordingAgentFactory:
-    """Builds, for each run, a :class:`ReplayAgent` of the case task's selected recording."""
+    """Builds, for each run, a :class:`ReplayAgent` of the case task's selected recording
+    (or of the run's pair)."""
 
-    def __init__(self, path: str | Path, sha256: str | None, selection: Selection):
+    def __init__(
+        self,
+        path: str | Path,
+        sha256: str | None,
+        selection: Selection,
+        data: Path | None = None,
+        pairs: Path | None = None,
+    ):
         self.path = Path(path)
         self.sha256 = sha256
         self.selection = selection
+        self.data = data
+        self.pairs_path = pairs
         self._by_task: dict[str, list[RecordedRun]] = defaultdict(list)
+        self._pairs: list[Pair] | None = None
+
+    @property
+    def runs(self) -> tuple[RecordedRun, ...]:
+        """Every run of the recording, with its τ-bench task id."""
+        return matched_runs(self.path, self.sha256, self.data, self.selection.split)[0]
+
+    def pairs(self) -> list[Pair]:
+        """The pairs file's pairs (empty without one)."""
+        if self.pairs_path is None:
+            return []
+        if self._pairs is None:
+            self._pairs = read_pairs(self.pairs_path)
+        return self._pairs
 
     def runs_for(self, task_id: str) -> list[RecordedRun]:
         """The recorded runs that replay ``task_id`` (one per repetition)."""
         if task_id not in self._by_task:
-            self._by_task[task_id] = self.selection.pick(
-                recorded_runs(self.path, self.sha256), task_id
-            )
+            self._by_task[task_id] = self.selection.pick(self.runs, task_id)
         return self._by_task[task_id]
 
-    def __call__(self, context: RunContext) -> ReplayAgent:
-        runs = self.runs_for(context.task.task_id)
-        if context.repetition >= len(runs):
-            raise ValueError(
-                f"{self.path}: no recorded run {context.repetition} for task "
-                f"{context.task.task_id} ({len(runs)} selected)"
+    def repetitions(self, case_id: str, task_id: str) -> list[int]:
+        """The repetition numbers of a case: its pairs' line indices, or one per selected run."""
+        if self.pairs_path is None:
+            return list(range(len(self.runs_for(task_id))))
+        return [k for k, pair in enumerate(self.pairs()) if pair.case_id == case_id]
+
+    def pair_run(self, pair: Pair, task_id: str) -> RecordedRun:
+        """The recorded run a pair names (for a case on ``task_id``); errors name the field."""
+        where = self.pairs_path or self.path
+        split = self.selection.split
+        if pair.recording is not None:
+            found = [r for r in self.runs if r.recording_id(split) == pair.recording]
+            field = "recording"
+        else:
+            found = [
+                r
+                for r in self.runs
+                if r.taubench_task_id(split) == task_id and r.trial == pair.trial
+            ]
+            field = "trial"
+        if not found:
+            raise DataError(
+                where,
+                f"{pair.case_id}: {field}",
+                f"no recording {pair.recording or pair.trial!r} in {self.path}",
             )
-        run = runs[context.repetition]
+        run = found[0]
+        matched = run.taubench_task_id(split)
+        if not matched.startswith(f"{UNMATCHED}/") and matched != task_id:
+            raise DataError(
+                where,
+                f"{pair.case_id}: recording",
+                f"recording {run.recording_id(split)} ran task {matched}, not the case's {task_id}",
+            )
+        return run
+
+    def __call__(self, context: RunContext) -> ReplayAgent:
+        if self.pairs_path is not None:
+            pairs = self.pairs()
+            run = self.pair_run(pairs[context.repetition], context.task.task_id)
+            if context.options.get(RUN_KIND_OPTION) != "clean":
+                edits = pairs[context.repetition].edits
+                run = apply_edits(run, edits)
+                if edits:
+                    run = run.model_copy(update={"info": {**run.info, "edits": len(edits)}})
+        else:
+            runs = self.runs_for(context.task.task_id)
+            if context.repetition >= len(runs):
+                raise ValueError(
+                    f"{self.path}: no recorded run {context.repetition} for task "
+                    f"{context.task.task_id} ({len(runs)} selected)"
+                )
+            run = runs[context.repetition]
         context.options[REPLAY_OPTION] = run
         return ReplayAgent(run, source=str(self.path), sha256=self.sha256)
+
+
+def match_rows(factory: RecordingAgentFactory) -> list[dict[str, Any]]:
+    """Every τ² conversation's match (task, score, evidence, or why unmatched)."""
+    return [
+        m.row()
+        for m in matched_runs(factory.path, factory.sha256, factory.data, factory.selection.split)[
+            1
+        ]
+    ]

@@ -101,6 +101,13 @@ class RecordedRun(BaseModel):
             return f"{split}/{self.task_id}"
         return self.task_id if "/" in self.task_id else f"{split}/{self.task_id}"
 
+    def recording_id(self, split: str = "test") -> str:
+        """The run's id in its file: a τ² simulation's id, or ``"<task>#<trial>"``."""
+        simulation = self.info.get("simulation_id")
+        if self.info.get("format") == "tau2" and simulation is not None:
+            return str(simulation)
+        return f"{self.taubench_task_id(split)}#{self.trial if self.trial is not None else 0}"
+
     def system_prompt(self) -> str | None:
         """The recorded system prompt, if any."""
         for message in self.traj:
@@ -110,7 +117,7 @@ class RecordedRun(BaseModel):
 
 
 def load_trajectories(path: str | Path) -> list[RecordedRun]:
-    """Recorded runs from a τ-bench trajectory file, validated.
+    """Recorded runs from a τ-bench trajectory file or a τ²-bench results file, validated.
 
     Raises :class:`DataError` naming the file and, for a malformed entry, its index
     and the field at fault (e.g. ``[12].traj.3.role``).
@@ -123,8 +130,14 @@ def load_trajectories(path: str | Path) -> list[RecordedRun]:
         raise DataError(path, None, "file not found") from exc
     except json.JSONDecodeError as exc:
         raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
+    if isinstance(raw, dict) and isinstance(raw.get("simulations"), list):
+        from sscbench.agents.tau2 import tau2_runs
+
+        return tau2_runs(raw, path)
     if not isinstance(raw, list):
-        raise DataError(path, None, "expected a JSON list of recorded runs")
+        raise DataError(
+            path, None, "expected a JSON list of recorded runs (τ-bench) or a τ² results file"
+        )
     runs: list[RecordedRun] = []
     for index, entry in enumerate(raw):
         try:
@@ -249,6 +262,9 @@ class ReplayAgent:
             source=self.source,
             sha256=self.sha256,
             recorded_task_id=str(self.run.task_id),
+            recording=self.run.info.get("simulation_id"),
+            match=self.run.info.get("match"),
+            edits=self.run.info.get("edits"),
             trial=self.run.trial,
             recorded_reward=self.run.reward,
             turns=self.turns,

@@ -142,6 +142,7 @@ def paired_comparison(
 
     left, right = decidable(a), decidable(b)
     matched = sorted(set(left) & set(right))
+
     def group(k: tuple) -> tuple[str, str]:
         return (left[k].get("operator") or "?", k[1] if by_config else "")
 

@@ -19,6 +19,10 @@ class AgentTurn:
     tool_calls: tuple[ToolCall, ...] = ()
 
 
+RUN_KIND_OPTION = "run_kind"
+"""``RunContext.options`` key: whether the run is the task's ``"clean"`` run or ``"faulted"``."""
+
+
 @dataclass(frozen=True)
 class RunContext:
     """What an agent or user is built from for one run.

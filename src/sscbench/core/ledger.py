@@ -157,7 +157,9 @@ class ReplayRecord(_Event):
     The agent's text is the recording's (``text_source``); ``divergences`` are the
     steps whose delivered observation differs from the recorded one (e.g. a fault
     changed it), ``turns_after_divergence`` how many recorded turns were emitted after
-    the first of them.
+    the first of them. A τ² recording also names its conversation (``recording``) and
+    the content match that tied it to its τ-bench task (``match``); a pair's edited
+    replay counts its ``edits``.
     """
 
     type: Literal["replay"] = "replay"
@@ -165,6 +167,9 @@ class ReplayRecord(_Event):
     source: str
     sha256: str | None = None
     recorded_task_id: str
+    recording: str | None = Field(default=None, exclude_if=lambda v: v is None)
+    match: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
+    edits: int | None = Field(default=None, exclude_if=lambda v: v is None)
     trial: int | None = None
     recorded_reward: float | None = None
     turns: int

@@ -208,7 +208,9 @@ def _sscbench_sections(
     if agreement is not None:
         kappa_tables, csvs["review_agreement"] = agreement_tables(agreement)
         if validation.reason:  # no measurement-vs-reference panel, but the κ panel applies
-            validation.notes.append([{"t": f"No measurement-vs-reference panel: {validation.reason}."}])
+            validation.notes.append(
+                [{"t": f"No measurement-vs-reference panel: {validation.reason}."}]
+            )
             validation.reason = ""
         where = folder / "agreement.json"
         shown = where.relative_to(study) if where.is_relative_to(study) else where

@@ -32,19 +32,31 @@ def _recording_factory(settings: AgentSettings):
         count=replay.runs if isinstance(replay.runs, int) else None,
         split=replay.split,
     )
-    return RecordingAgentFactory(replay.resolved, replay.sha256, selection)
+    return RecordingAgentFactory(
+        replay.resolved, replay.sha256, selection, replay.world_data, replay.pairs_path
+    )
 
 
-def repetitions_for(settings: AgentSettings, case: Case, repetitions: int) -> int:
-    """How many repetitions of ``case`` an agent configuration runs: the study's
-    repetitions, or for a replay agent the recorded runs its selection picks."""
+def repetition_numbers(settings: AgentSettings, case: Case, repetitions: int) -> list[int]:
+    """The repetitions of ``case`` an agent configuration runs: the study's, or for a
+    replay agent one per selected recorded run of the case's task (or per pair)."""
     if settings.kind != "replay":
-        return repetitions
-    return len(_recording_factory(settings).runs_for(case.task_id))
+        return list(range(repetitions))
+    return _recording_factory(settings).repetitions(case.case_id, case.task_id)
 
 
-def check_replay_plan(config: StudyConfig, planned: set[str]) -> None:
-    """Fail closed when a replay agent's selection replays none of the study's cases."""
+def pair_run_id(settings: AgentSettings, repetition: int) -> str | None:
+    """The faulted run id a pairs file gives a replay agent's repetition (None: generated)."""
+    if settings.replay is None or settings.replay.pairs is None:
+        return None
+    return _recording_factory(settings).pairs()[repetition].run_id
+
+
+def check_replay_plan(
+    config: StudyConfig, planned: set[str], cases: list[Case] | None = None
+) -> None:
+    """Fail closed when a replay agent's selection replays none of the study's cases, or
+    a pair names a case, recording or edit that does not fit."""
     for index, agent in enumerate(config.agents):
         if agent.replay is not None and agent.id not in planned:
             raise DataError(
@@ -53,6 +65,27 @@ def check_replay_plan(config: StudyConfig, planned: set[str]) -> None:
                 f"no recorded run in {agent.replay.resolved} replays any case of the study "
                 "(check split, trials and the cases' tasks)",
             )
+        if agent.replay is not None and agent.replay.pairs is not None and cases is not None:
+            _check_pairs(_recording_factory(agent), {c.case_id: c for c in cases})
+
+
+def _check_pairs(factory, cases: dict[str, Case]) -> None:
+    from sscbench.agents.edits import apply_edits
+
+    for number, pair in enumerate(factory.pairs(), start=1):
+        where = f"line {number}"
+        case = cases.get(pair.case_id)
+        if case is None:
+            raise DataError(
+                factory.pairs_path,
+                f"{where}: case_id",
+                f"{pair.case_id!r} is not a case of the study",
+            )
+        run = factory.pair_run(pair, case.task_id)
+        try:
+            apply_edits(run, pair.edits)
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise DataError(factory.pairs_path, f"{where}: edits", str(exc)) from exc
 
 
 def clean_disqualifies(settings: AgentSettings, reward: float | None) -> str | None:
@@ -212,6 +245,8 @@ def input_files(config: StudyConfig) -> list[Path]:
     for agent in config.agents:
         if agent.replay is not None:
             files.append(agent.replay.resolved)
+            if agent.replay.pairs_path is not None:
+                files.append(agent.replay.pairs_path)
     return files
 
 

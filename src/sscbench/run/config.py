@@ -401,11 +401,9 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
 
 
 def resolve_inputs(config: StudyConfig, path: str | Path) -> StudyConfig:
-    """Resolve recordings against the config's folder and record their sha256.
-
-    A missing file, or one whose content differs from a given ``sha256``, is an error
-    naming the field.
-    """
+    """Resolve recordings (and pairs files) against the config's folder and record
+    their sha256; a missing file, or one unlike a given ``sha256``, is an error naming
+    the field."""
     for index, agent in enumerate(config.agents):
         if agent.replay is None:
             continue
@@ -423,6 +421,9 @@ def resolve_inputs(config: StudyConfig, path: str | Path) -> StudyConfig:
             )
         agent.replay.sha256 = digest
         agent.replay._resolved = resolved
+        agent.replay.resolve_pairs(config.resolve, path, field)
+        agent.replay.detect_format(path, field, config.study.first_tool_call_only)
+        agent.replay._world_data = config.resolve(config.world.data) if config.world.data else None
     return config
 
 

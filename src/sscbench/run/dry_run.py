@@ -117,7 +117,7 @@ def plan_report(config: StudyConfig) -> PlanReport:
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
     plan: list[PlanUnit] = make_plan(config, cases)
-    check_replay_plan(config, {unit.config_id for unit in plan})
+    check_replay_plan(config, {unit.config_id for unit in plan}, cases)
     user_endpoint = _user_endpoint(config)
     configs: dict[str, ConfigPlan] = {}
     for agent in config.agents:

@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
-from sscbench.core.agent import AgentFactory, RunContext
+from sscbench.core.agent import RUN_KIND_OPTION, AgentFactory, RunContext
 from sscbench.core.ledger import ContextIntervention, HarnessError, RunEnd, RunStart, Usage
 from sscbench.core.user import UserFactory
 from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator
@@ -121,6 +121,7 @@ class EpisodeMaker:
             tools=world.tool_schemas(),
             seed=seed,
             repetition=unit.repetition,
+            options={RUN_KIND_OPTION: kind},
         )
         started = time.monotonic()
         result = await run_episode(

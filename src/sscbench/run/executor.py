@@ -267,7 +267,7 @@ def execute_study(
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
     plan = make_plan(config, cases)
-    check_replay_plan(config, {unit.config_id for unit in plan})
+    check_replay_plan(config, {unit.config_id for unit in plan}, cases)
     inputs = hash_inputs(input_files(config))
     source = _episode_source(
         config,

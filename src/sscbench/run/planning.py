@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
-from sscbench.run.builders import repetitions_for
+from sscbench.run.builders import pair_run_id, repetition_numbers
 from sscbench.run.config import StudyConfig, check_plan_size
 from sscbench.run.run_ids import run_id_for
 from sscbench.run.shared_clean import CleanSlot, step_limits
@@ -27,6 +27,7 @@ class PlanUnit:
     config_id: str
     repetition: int
     clean: CleanSlot
+    name: str | None = None  # the faulted run's id from a pairs file (None: generated)
 
     @property
     def clean_run_id(self) -> str:
@@ -35,7 +36,10 @@ class PlanUnit:
 
     @property
     def faulted_run_id(self) -> str:
-        """The unit's faulted run (same id as before clean runs were shared)."""
+        """The unit's faulted run (same id as before clean runs were shared), or the
+        id a pairs file gives it."""
+        if self.name is not None:
+            return self.name
         return run_id_for(self.case.case_id, self.config_id, self.repetition, "faulted")
 
     def plan_line(self) -> dict:
@@ -61,11 +65,12 @@ def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
         check_plan_size(len(cases) * len(config.agents) * config.study.repetitions)
     except ValueError as exc:
         raise DataError("<config>", "study.repetitions", str(exc)) from None
+    agents = {agent.id: agent for agent in config.agents}
     triples = [
         (case, agent.id, repetition)
         for case in cases
         for agent in config.agents
-        for repetition in range(repetitions_for(agent, case, config.study.repetitions))
+        for repetition in repetition_numbers(agent, case, config.study.repetitions)
     ]
     limits = step_limits(cases)
     served: dict[tuple[str, str, str, int], list[str]] = {}
@@ -78,7 +83,11 @@ def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
     }
     plan = [
         PlanUnit(
-            case, config_id, repetition, slots[(case.domain, case.task_id, config_id, repetition)]
+            case,
+            config_id,
+            repetition,
+            slots[(case.domain, case.task_id, config_id, repetition)],
+            pair_run_id(agents[config_id], repetition),
         )
         for case, config_id, repetition in triples
     ]

@@ -6,24 +6,34 @@ Read by :mod:`sscbench.run.config` (an agent of kind ``replay``) and
 
 from __future__ import annotations
 
+import hashlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
+from sscbench.errors import DataError
+from sscbench.run.config_hash import LATER
+
 
 class ReplaySettings(BaseModel):
-    """A recording of real runs replayed as an agent: τ-bench's trajectory format.
+    """A recording of real runs replayed as an agent: τ-bench's trajectory format, or
+    τ²-bench's results format (``format = "tau2"``, detected when not given).
 
     ``path`` is resolved against the config file's folder; ``sha256`` is filled in
     when the config is loaded (a given value must match the file), so the recording
     is part of the study's config hash. Which recorded runs of a case's task are
     replayed: ``trials`` (recorded trial numbers) or ``runs`` (``"all"`` or the first
-    n, in file order); each selected recording is one repetition.
+    n, in file order); each selected recording is one repetition. Or ``pairs``: a
+    JSONL file naming exact (case, recording[, edits]) pairs, one faulted run each
+    (:mod:`sscbench.agents.pairs`); its sha256 is recorded like the recording's.
+
+    A τ² conversation's task is found from its content (:mod:`sscbench.agents.task_match`),
+    since τ² renumbers τ-bench's tasks; the world must be τ-bench's.
     """
 
     model_config = ConfigDict(extra="forbid")
-
 
     path: str = Field(min_length=1)
     sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
@@ -35,7 +45,23 @@ class ReplaySettings(BaseModel):
         description="what qualifies the clean replay for its faulted run: reward 1 "
         "(as for every agent) or merely completed (no harness error)",
     )
+    format: Literal["tau-bench", "tau2"] | None = Field(
+        None,
+        description="the recording's format: τ-bench's trajectory list or τ²-bench's "
+        "results file (detected when not given)",
+        json_schema_extra=LATER,
+    )
+    pairs: str | None = Field(
+        None,
+        min_length=1,
+        description="JSONL file of exact (case, recording[, edits]) pairs to replay "
+        "(relative to the config file's folder)",
+        json_schema_extra=LATER,
+    )
+    pairs_sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$", json_schema_extra=LATER)
     _resolved: Path | None = PrivateAttr(None)
+    _pairs_resolved: Path | None = PrivateAttr(None)
+    _world_data: Path | None = PrivateAttr(None)
 
     @model_validator(mode="after")
     def _one_selection(self) -> ReplaySettings:
@@ -43,9 +69,70 @@ class ReplaySettings(BaseModel):
             raise ValueError("give 'trials' or 'runs', not both")
         if isinstance(self.runs, int) and self.runs < 1:
             raise ValueError("'runs' must be \"all\" or a count >= 1")
+        if self.pairs is not None and (self.trials is not None or self.runs is not None):
+            raise ValueError("give 'pairs' or a selection ('trials', 'runs'), not both")
         return self
 
     @property
     def resolved(self) -> Path:
         """The recording's path, resolved against the config file's folder."""
         return self._resolved if self._resolved is not None else Path(self.path)
+
+    @property
+    def pairs_path(self) -> Path | None:
+        """The pairs file, resolved against the config file's folder (None: no pairs)."""
+        if self.pairs is None:
+            return None
+        return self._pairs_resolved if self._pairs_resolved is not None else Path(self.pairs)
+
+    @property
+    def world_data(self) -> Path | None:
+        """The τ-bench data folder the study's world reads (for matching τ² tasks)."""
+        return self._world_data
+
+    def resolve_pairs(self, resolve: Callable[[str], Path], config: str | Path, field: str) -> None:
+        """Resolve the pairs file (``resolve``: the config's path resolver) and record, or
+        check, its sha256; errors name the config file and the field."""
+        if self.pairs is None:
+            return
+        resolved = resolve(self.pairs)
+        try:
+            digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
+        except OSError as exc:
+            raise DataError(
+                config, f"{field}.pairs", f"cannot read {resolved}: {exc.strerror or exc}"
+            ) from exc
+        if self.pairs_sha256 is not None and self.pairs_sha256 != digest:
+            raise DataError(
+                config,
+                f"{field}.pairs_sha256",
+                f"{resolved} has sha256 {digest}, not the one given",
+            )
+        self.pairs_sha256 = digest
+        self._pairs_resolved = resolved
+
+    def detect_format(self, config: str | Path, field: str, first_call_only: bool) -> None:
+        """Set ``format`` to ``"tau2"`` when the recording is τ²'s results object (τ-bench's
+        list leaves it as given); a given format that does not fit the file is an error
+        naming the field, and so is a τ² recording under τ-bench's first-call-only rule
+        (its messages make several calls, executed in order)."""
+        try:
+            with self.resolved.open(encoding="utf-8") as handle:
+                head = handle.read(4096).lstrip()
+        except (OSError, UnicodeDecodeError) as exc:
+            raise DataError(config, f"{field}.path", f"cannot read {self.resolved}: {exc}") from exc
+        found = "tau2" if head.startswith("{") else "tau-bench"
+        if self.format is not None and self.format != found:
+            raise DataError(
+                config,
+                f"{field}.format",
+                f"{self.resolved} is in {found}'s format, not {self.format}'s",
+            )
+        if found == "tau2":
+            self.format = found
+        if found == "tau2" and first_call_only:
+            raise DataError(
+                config,
+                "study.first_tool_call_only",
+                "τ² recordings make several tool calls per message: set it to false",
+            )

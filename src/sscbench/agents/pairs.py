@@ -1,0 +1,86 @@
+"""A replay study's exact pairs: which recording (with which edits) replays which case.
+
+A pairs file (``[agents.replay] pairs = "pairs.jsonl"``) holds one JSON object a line:
+
+* ``case_id`` — a case of the study;
+* ``recording`` — the recording's id: a τ² simulation's ``id``, or for τ-bench's
+  format ``"<task>#<trial>"`` (e.g. ``"test/20#0"``); or ``trial`` — the recorded
+  trial of the case's own task;
+* ``edits`` — small edits applied before the faulted replay (:mod:`sscbench.agents.edits`;
+  the clean run replays the recording as it is);
+* ``run_id`` — the faulted run's id (optional; file-name-safe, no ``--``), so labels
+  can name runs readably;
+* ``kind``, ``note`` — free text for people.
+
+Each pair is one faulted run; its repetition number is its line's index among the
+pairs, so every pair has its own clean run.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from sscbench.errors import DataError
+
+
+class Pair(BaseModel):
+    """One (case, recording[, edits]) pair of a pairs file."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    case_id: str = Field(min_length=1)
+    recording: str | None = Field(None, min_length=1)
+    trial: int | None = Field(None, ge=0)
+    edits: list[dict[str, Any]] = Field(default_factory=list)
+    run_id: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]+$", max_length=120)
+    kind: str | None = None
+    note: str | None = None
+
+    @model_validator(mode="after")
+    def _one_recording(self) -> Pair:
+        if (self.recording is None) == (self.trial is None):
+            raise ValueError("give 'recording' or 'trial' (exactly one)")
+        if self.run_id is not None and "--" in self.run_id:
+            raise ValueError("a run_id may not contain '--' (it separates the parts of run ids)")
+        for number, edit in enumerate(self.edits):
+            if not isinstance(edit.get("op"), str):
+                raise ValueError(f"edits[{number}] needs an 'op'")
+        return self
+
+
+def read_pairs(path: str | Path) -> list[Pair]:
+    """The pairs of a pairs file, in file order; errors name the file, line and field."""
+    path = Path(path)
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(path, None, f"cannot read the pairs file: {exc}") from exc
+    pairs: list[Pair] = []
+    names: dict[str, int] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            pair = Pair.model_validate(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise DataError(path, f"line {number}", f"not JSON: {exc.msg}") from exc
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            loc = ".".join(str(part) for part in error["loc"]) or "line"
+            raise DataError(path, f"line {number}: {loc}", error["msg"]) from exc
+        if pair.run_id is not None:
+            if pair.run_id in names:
+                raise DataError(
+                    path,
+                    f"line {number}: run_id",
+                    f"{pair.run_id!r} repeats line {names[pair.run_id]}",
+                )
+            names[pair.run_id] = number
+        pairs.append(pair)
+    if not pairs:
+        raise DataError(path, None, "the pairs file names no pair")
+    return pairs

@@ -1,0 +1,127 @@
+"""τ²-bench results files as recordings: each simulation becomes a :class:`RecordedRun`.
+
+A τ²-bench results file (``{"timestamp", "info", "tasks", "simulations": [...]}``)
+holds one conversation per simulation in τ²'s message format: ``role`` in {assistant,
+user, tool}, tool calls as ``{"id", "name", "arguments": {...}}`` (arguments a JSON
+object, several calls per message allowed), tool results as ``role: "tool"`` with the
+call's ``id``, and no system message (the policy is in ``info.environment_info``).
+
+The conversion keeps every assistant and user text and every call as recorded; it
+drops only the harness's opening greeting (τ²'s fixed first assistant message, sent
+before the user speaks, which sscbench's episode does not have: the user opens). A
+simulation's ``task_id`` is τ²'s, which renumbers τ-bench's tasks (and is wrong in
+some files): :mod:`sscbench.agents.task_match` finds the τ-bench task each
+conversation ran by its content.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from sscbench.agents.replay import RecordedMessage, RecordedRun
+from sscbench.errors import DataError
+
+TAU2_KEYS = ("simulations",)
+
+
+def is_tau2_results(raw: Any) -> bool:
+    """True when a parsed recording file is τ²-bench's results format (not τ-bench's list)."""
+    return isinstance(raw, dict) and isinstance(raw.get("simulations"), list)
+
+
+def _call(call: Any, where: str, path: Path) -> dict[str, Any]:
+    if not isinstance(call, dict) or not isinstance(call.get("name"), str):
+        raise DataError(path, where, "a tool call needs a 'name'")
+    arguments = call.get("arguments")
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments or {})
+    return {
+        "id": str(call.get("id") or ""),
+        "type": "function",
+        "function": {"name": call["name"], "arguments": text},
+    }
+
+
+def _message(message: Any, where: str, path: Path) -> dict[str, Any] | None:
+    """One τ² message in τ-bench's (OpenAI) message format; None for a message to skip."""
+    if not isinstance(message, dict):
+        raise DataError(path, where, "a message must be an object")
+    role = message.get("role")
+    if role == "assistant":
+        calls = message.get("tool_calls") or []
+        if not isinstance(calls, list):
+            raise DataError(path, f"{where}.tool_calls", "must be a list")
+        out: dict[str, Any] = {"role": "assistant", "content": message.get("content")}
+        if calls:
+            out["tool_calls"] = [
+                _call(c, f"{where}.tool_calls[{i}]", path) for i, c in enumerate(calls)
+            ]
+        return out
+    if role == "user":
+        return {"role": "user", "content": str(message.get("content") or "")}
+    if role == "tool":
+        return {
+            "role": "tool",
+            "tool_call_id": str(message.get("id") or message.get("tool_call_id") or ""),
+            "content": str(message.get("content") or ""),
+        }
+    if role == "system":
+        return {"role": "system", "content": str(message.get("content") or "")}
+    raise DataError(path, f"{where}.role", f"unknown role {role!r}")
+
+
+def _conversation(messages: list[Any], where: str, path: Path) -> list[dict[str, Any]]:
+    """The simulation's messages from the user's first one on (the greeting dropped)."""
+    converted = [_message(m, f"{where}.messages[{i}]", path) for i, m in enumerate(messages)]
+    kept = [m for m in converted if m is not None]
+    first_user = next((i for i, m in enumerate(kept) if m["role"] == "user"), None)
+    if first_user is None:
+        raise DataError(path, f"{where}.messages", "the conversation has no user message")
+    head = [m for m in kept[:first_user] if m["role"] == "system"]
+    return head + kept[first_user:]
+
+
+def _reward(simulation: dict[str, Any]) -> float | None:
+    info = simulation.get("reward_info")
+    reward = info.get("reward") if isinstance(info, dict) else None
+    return float(reward) if isinstance(reward, int | float) else None
+
+
+def tau2_runs(raw: dict[str, Any], path: str | Path) -> list[RecordedRun]:
+    """Every simulation of a τ² results file as a recorded run (τ²'s task id kept in
+    ``info["tau2_task_id"]`` and as ``task_id`` until a match replaces it)."""
+    path = Path(path)
+    domain = ((raw.get("info") or {}).get("environment_info") or {}).get("domain_name")
+    runs: list[RecordedRun] = []
+    for index, simulation in enumerate(raw["simulations"]):
+        where = f"simulations[{index}]"
+        if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
+            raise DataError(path, where, "a simulation needs a 'messages' list")
+        traj = _conversation(simulation["messages"], where, path)
+        info = {
+            "format": "tau2",
+            "simulation_id": str(simulation.get("id") or index),
+            "simulation_index": index,
+            "tau2_task_id": str(simulation.get("task_id")),
+            "domain": domain,
+        }
+        try:
+            runs.append(
+                RecordedRun(
+                    task_id=str(simulation.get("task_id")),
+                    traj=[RecordedMessage.model_validate(m) for m in traj],
+                    reward=_reward(simulation),
+                    trial=simulation.get("trial")
+                    if isinstance(simulation.get("trial"), int)
+                    else None,
+                    info=info,
+                )
+            )
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            loc = ".".join(str(part) for part in error["loc"])
+            raise DataError(path, f"{where}.{loc}", error["msg"]) from exc
+    return runs

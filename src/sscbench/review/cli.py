@@ -11,6 +11,7 @@ from rich.table import Table
 
 from sscbench.errors import DataError
 from sscbench.review.labels import QUANTITIES, STEP_QUANTITIES
+from sscbench.terminal import print_error
 
 console = Console()
 review_app = typer.Typer(help="Review runs by hand.", no_args_is_help=True)
@@ -55,6 +56,30 @@ def export_command(
     )
     for stratum, count in summary["strata"].items():
         console.print(f"  {stratum}: {count}", highlight=False)
+
+
+def show_command(
+    study: Path = typer.Argument(..., help="study directory"),
+    run: str = typer.Argument(..., help="run id, or a unique prefix of one"),
+    as_json: bool = typer.Option(False, "--json", help="the events as JSON lines"),
+) -> None:
+    """Print a run's numbered model-visible ledger and nothing else (no measurement, no
+    labels, no evaluator log, no contract): what a labeller reads."""
+    from sscbench.review.show import (
+        format_ledger,
+        json_lines,
+        read_events,
+        resolve_run,
+        terminal_text,
+    )
+
+    try:
+        events = read_events(study, resolve_run(study, run))
+    except DataError as exc:
+        print_error(console, exc)
+        raise typer.Exit(2) from None
+    text = json_lines(events) if as_json else terminal_text(format_ledger(events))
+    typer.echo(text)
 
 
 def _mount_round() -> None:

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from sscbench.errors import DataError
 from sscbench.review.labels import QUANTITIES, STEP_QUANTITIES
-from sscbench.terminal import print_error, safe, table_console
+from sscbench.terminal import plain, print_error, safe, table_console
 
 console = Console()
 review_app = typer.Typer(help="Review runs by hand.", no_args_is_help=True)
@@ -125,8 +125,10 @@ def population_note(data: dict) -> str:
     """The table's footnote: which runs each quantity is scored over."""
     from sscbench.review.agreement import ADOPTING_ONLY, ADOPTING_RUNS
 
+    adopting = data["adopting_runs"]
+    runs = "run" if adopting == 1 else "runs"
     return (
-        f"{' and '.join(ADOPTING_ONLY)} over the {data['adopting_runs']} adopting runs only "
+        f"{' and '.join(ADOPTING_ONLY)} over the {adopting} adopting {runs} only "
         f"({ADOPTING_RUNS}), as the paper reports them; every other quantity over all "
         f"{data['runs']} labelled runs."
     )
@@ -188,14 +190,20 @@ def agreement_command(
     for d in data["disagreements"]:
         who = d["run_id"] + (f" ({d['review_id']})" if d["review_id"] else "")
         console.print(
-            f"- {who} {d['quantity']}: reference {d['reference']!r}, measured {d['measured']!r}"
-            + (f" (note: {d['note']})" if d["note"] else ""),
+            plain(
+                f"- {who} {d['quantity']}: reference {d['reference']!r}, "
+                f"measured {d['measured']!r}" + (f" (note: {d['note']})" if d["note"] else "")
+            ),
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
         for quote in d["quotes"]:
             console.print(
-                f"    step {quote['step']} {quote['role']}: {' '.join(quote['text'].split())}",
+                plain(
+                    f"    step {quote['step']} {quote['role']}: {' '.join(quote['text'].split())}"
+                ),
                 highlight=False,
                 markup=False,
+                soft_wrap=True,
             )

@@ -21,7 +21,7 @@ from sscbench.measure.cli import calibrate, measure
 from sscbench.oracles.cli import validate_oracle_command
 from sscbench.release.cli import gate_command, release
 from sscbench.report.cli import measure_and_report, report
-from sscbench.review.cli import agreement_command, review_app
+from sscbench.review.cli import agreement_command, review_app, show_command
 from sscbench.run.cli import run_command
 from sscbench.run.plan_command import plan_command
 from sscbench.world.cli import conformance, world_app
@@ -43,6 +43,7 @@ app.command("release")(release)
 app.command("gate")(gate_command)
 app.command("serve-local")(serve_local)
 app.command("agreement")(agreement_command)
+app.command("show")(show_command)
 app.command("conformance")(conformance)
 app.command("plan")(plan_command)
 app.command("run")(run_command(after_runs=measure_and_report, on_run=live_traces))

@@ -50,16 +50,19 @@ def test_labels_equal_to_the_measurement_agree_everywhere(study, tmp_path):
     result = agreement(study, _write(tmp_path / "l.jsonl", labels)).to_dict()
     assert result["runs"] == len(labels) and not result["disagreements"]
     triggered = sum(1 for v in labels.values() if v["T_F"] != "inf")
+    adopting = sum(1 for v in labels.values() if v["A"] is True)
+    assert 0 < adopting < triggered and result["adopting_runs"] == adopting
     for q in QUANTITIES:
         cell = result["quantities"][q]["all"]
-        assert cell["agree"] == cell["n"] == (len(labels) if q == "T_F" else triggered)
+        n = len(labels) if q == "T_F" else adopting if q in ("T_U", "Y_end") else triggered
+        assert cell["agree"] == cell["n"] == n, q
     assert {g.split(":")[0] for g in result["quantities"]["A"]} == {"all", "operator", "stratum"}
 
 
 def test_disagreements_are_counted_and_quoted(study, tmp_path):
     labels = _own_labels(study)
-    used = [r for r, v in labels.items() if isinstance(v["T_S"], int)]
-    adopted = [r for r, v in labels.items() if v["A"] is True and r != used[0]]
+    used = [r for r, v in labels.items() if isinstance(v["T_S"], int) and v["A"] is True]
+    adopted = [r for r, v in labels.items() if v["A"] is True and r not in used[:2]]
     labels[used[0]]["T_S"] += 1  # one step late: wrong exactly, right within ±1
     labels[adopted[0]]["A"] = False
     labels[adopted[0]]["Z_S"] = "undecidable"  # undecidable is a value to be matched
@@ -71,6 +74,9 @@ def test_disagreements_are_counted_and_quoted(study, tmp_path):
     assert t_s["exact"]["low"] == exact.low and t_s["exact"]["high"] == exact.high
     untriggered = sum(1 for v in labels.values() if v["T_F"] == "inf")
     assert result["unlabelled"]["Y_end"] == untriggered + 1
+    # the relabelled run left the adopting runs: its T_U and Y_end are no longer scored
+    outside = sum(1 for v in labels.values() if v["A"] is False)
+    assert result["out_of_population"] == {"T_U": outside, "Y_end": outside}
     found = {(d["run_id"], d["quantity"]): d for d in result["disagreements"]}
     assert set(found) == {(used[0], "T_S"), (adopted[0], "A"), (adopted[0], "Z_S")}
     late = found[(used[0], "T_S")]
@@ -104,6 +110,11 @@ def test_cli_reads_review_ids_through_the_key_and_prints_json(study, tmp_path):
     )
     assert result.exit_code == 0, result.output
     data = json.loads(result.output)
+    old_keys = {"runs", "unlabelled", "unmeasured_runs", "quantities", "disagreements"}
+    assert old_keys <= data.keys()  # backward compatible: keys are only added
+    t_s = data["quantities"]["T_S"]["all"]
+    assert {"n", "agree", "exact", "within_1", "agree_within_1"} <= t_s.keys()
+    assert set(t_s["exact"]) == {"estimate", "low", "high", "label"}
     assert [(d["review_id"], d["quantity"]) for d in data["disagreements"]] == [("r001", "T_F")]
     assert data["disagreements"][0]["run_id"] == key["r001"]
     text = runner.invoke(app, ["agreement", str(study), "--reference", str(out / "labels.jsonl")])
@@ -122,3 +133,91 @@ def test_unmeasured_runs_and_bad_labels_are_reported(study, tmp_path):
     path.write_text('{"run_id": "x", "A": "maybe"}\n')
     bad = CliRunner().invoke(app, ["agreement", str(study), "--reference", str(path)])
     assert bad.exit_code == 2 and "line 1, A" in bad.output
+
+
+def test_extra_keys_are_ignored_and_known_keys_still_checked(study, tmp_path):
+    labels = _own_labels(study)
+    for n, label in enumerate(labels.values()):
+        label.update(labeller="llm-1", source="gpt-4o", model={"t": 0}, kind="faulted", x=n)
+    path = _write(tmp_path / "l.jsonl", labels)
+    result = agreement(study, path).to_dict()
+    assert result["runs"] == len(labels) and not result["disagreements"]
+    first = next(iter(labels.values()))
+    for field, value in (("T_S", "soon"), ("A", "maybe"), ("Z_S", 3), ("reviewer", 7)):
+        path.write_text(json.dumps({**first, field: value, "labeller": "llm-1"}) + "\n")
+        with pytest.raises(DataError, match=f"line 1, {field}") as error:
+            agreement(study, path)
+        assert str(path) in str(error.value)
+    path.write_text(json.dumps({**first, "t_u": 3}) + "\n")  # a misspelt quantity is no extra
+    with pytest.raises(DataError, match="line 1, t_u: not a field: did you mean 'T_U'"):
+        agreement(study, path)
+
+
+def test_t_u_and_y_end_are_scored_over_adopting_runs_only(study, tmp_path):
+    labels = _own_labels(study)
+    refusing = [r for r, v in labels.items() if v["A"] is False]
+    assert refusing
+    for run_id in refusing:  # wrong on runs that never adopted: outside the population
+        labels[run_id]["T_U"] = 0
+        labels[run_id]["Y_end"] = "undecidable"
+    result = agreement(study, _write(tmp_path / "l.jsonl", labels)).to_dict()
+    assert not result["disagreements"]
+    adopting = sum(1 for v in labels.values() if v["A"] is True)
+    for q in ("T_U", "Y_end"):
+        assert result["populations"][q] == "reference A = true"
+        assert {c["population"] for c in result["quantities"][q].values()} == {"reference A = true"}
+        assert result["quantities"][q]["all"]["n"] == adopting
+        assert result["out_of_population"][q] == len(refusing)
+    for q in ("T_F", "T_E", "T_S", "A", "Z_S"):
+        assert result["quantities"][q]["all"]["population"] == "all labelled runs"
+    text = CliRunner().invoke(
+        app, ["agreement", str(study), "--reference", str(tmp_path / "l.jsonl")]
+    )
+    assert text.exit_code == 0, text.output
+    assert f"T_U and Y_end over the {adopting} adopting runs only (reference A = true)" in (
+        text.output
+    )
+
+
+def _table_rows(output: str) -> set[tuple[str, str]]:
+    """(group, quantity) of every row of the rich table."""
+    rows = set()
+    for line in output.splitlines():
+        cells = [c.strip() for c in line.split("│")[1:-1]]
+        if len(cells) == 5 and cells[0] not in ("", "group"):
+            rows.add((cells[0], cells[1]))
+    return rows
+
+
+def test_the_table_shows_every_quantity_in_every_group(study, tmp_path):
+    labels = _own_labels(study)
+    path = _write(tmp_path / "l.jsonl", labels)
+    data = agreement(study, path).to_dict()
+    groups = {g for q in data["quantities"].values() for g in q}
+    operators = {r["operator"] for r in _rows(study).values() if r["kind"] == "faulted"}
+    assert {f"operator:{o}" for o in operators} | {"all"} <= groups
+    assert "stratum:not-triggered" in groups  # only T_F is scored there
+    result = CliRunner().invoke(app, ["agreement", str(study), "--reference", str(path)])
+    assert result.exit_code == 0, result.output
+    steps = [f"{q} {k}" for q in ("T_F", "T_E", "T_S") for k in ("exact", "±1")]
+    shown = [*steps, "T_U exact (A=true)", "T_U ±1 (A=true)", "A", "Z_S", "Y_end (A=true)"]
+    rows = _table_rows(result.output)
+    assert rows == {(g, q) for g in groups for q in shown}
+    order = [line.split("│")[1].strip() for line in result.output.splitlines() if "│" in line]
+    assert order[0] == "all" and order.index("operator:" + min(operators)) < min(
+        i for i, g in enumerate(order) if g.startswith("stratum:")
+    )
+
+
+def test_an_unfilled_review_file_is_an_error(study, tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "unfilled"
+    assert runner.invoke(app, ["review", "export", str(study), "--out", str(out)]).exit_code == 0
+    unfilled = out / "labels.jsonl"
+    assert unfilled.read_text().strip()  # one empty line per run
+    result = runner.invoke(app, ["agreement", str(study), "--reference", str(unfilled)])
+    assert result.exit_code == 2, result.output
+    assert "has no labels" in result.output and "labels.jsonl" in result.output
+    (tmp_path / "empty.jsonl").write_text("\n")
+    with pytest.raises(DataError, match="has no labels"):
+        agreement(study, tmp_path / "empty.jsonl")

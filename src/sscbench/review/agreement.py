@@ -8,10 +8,17 @@ reference's Z_S, or the measured one where the reference has none). Every
 disagreement is listed with the run, the quantity, both values and the quoted
 ledger text at the steps concerned.
 
+Populations: T_U (where the first faulty reliance is) and Y_end (the last stance) are
+scored over the *adopting* runs only — those whose reference A is true — as the paper
+reports them; on a run that never adopted, T_U is ``"inf"`` by definition and would
+inflate the agreement. Every other quantity is scored over all labelled runs. A run
+labelled on T_U or Y_end outside that population is counted in ``out_of_population``.
+
 Comparison rules: ``"undecidable"`` is a value that must be matched; a run the
 measurement calls not triggered has T_F ``"inf"`` and no other quantity (so every
 other labelled quantity of it disagrees, shown as ``None``); a labelled run with no
-measurement row disagrees on everything labelled. Null labels are not scored.
+measurement row disagrees on everything labelled. Null labels are not scored; a labels
+file without a single label is an error (an unfilled review file, not zero runs).
 """
 
 from __future__ import annotations
@@ -36,6 +43,17 @@ from sscbench.review.labels import (
 from sscbench.run.storage import StudyDir
 
 QUOTE = 240
+ALL_RUNS = "all labelled runs"
+ADOPTING_RUNS = "reference A = true"
+ADOPTING_ONLY = ("T_U", "Y_end")
+POPULATIONS = {q: ADOPTING_RUNS if q in ADOPTING_ONLY else ALL_RUNS for q in QUANTITIES}
+"""The runs each quantity is scored over (the paper's populations)."""
+
+
+def in_population(quantity: str, label: RunLabel) -> bool:
+    """Whether a labelled run is scored on ``quantity``: T_U and Y_end only when the
+    reference says the run adopted v' (A = true); every other quantity always."""
+    return quantity not in ADOPTING_ONLY or label.A is True
 
 
 def measured_value(row: dict[str, Any] | None, quantity: str) -> Any:
@@ -68,9 +86,10 @@ class Cell:
     exact: int = 0
     near: int = 0  # within ±1 (step quantities)
 
-    def summary(self, steps: bool) -> dict[str, Any]:
-        """Counts and Wilson intervals (exact, and ±1 for steps)."""
+    def summary(self, steps: bool, population: str = ALL_RUNS) -> dict[str, Any]:
+        """Counts and Wilson intervals (exact, and ±1 for steps), with the population."""
         out: dict[str, Any] = {
+            "population": population,
             "n": self.n,
             "agree": self.exact,
             "exact": _interval(self.exact, self.n),
@@ -102,20 +121,33 @@ class Agreement:
     runs: int = 0
     unlabelled: dict[str, int] = field(default_factory=lambda: dict.fromkeys(QUANTITIES, 0))
     unmeasured: list[str] = field(default_factory=list)
+    adopting: int = 0  # labelled runs whose reference A is true
+    out_of_population: dict[str, int] = field(
+        default_factory=lambda: dict.fromkeys(ADOPTING_ONLY, 0)
+    )
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready: per quantity, per group (``all``, ``operator:X``, ``stratum:Y``)."""
+        """JSON-ready: per quantity, per group (``all``, ``operator:X``, ``stratum:Y``),
+        each cell naming the population it is scored over."""
         return {
             "runs": self.runs,
+            "adopting_runs": self.adopting,
+            "populations": POPULATIONS,
             "unlabelled": self.unlabelled,
+            "out_of_population": self.out_of_population,
             "unmeasured_runs": self.unmeasured,
             "quantities": {
-                q: {g: c.summary(q in STEP_QUANTITIES) for g, c in sorted(self.cells[q].items())}
+                q: {g: cell_summary(q, c) for g, c in sorted(self.cells[q].items())}
                 for q in QUANTITIES
                 if q in self.cells
             },
             "disagreements": self.disagreements,
         }
+
+
+def cell_summary(quantity: str, cell: Cell | None = None) -> dict[str, Any]:
+    """The summary of ``cell`` (an empty one by default: ``0/0``, unobserved) of a quantity."""
+    return (cell or Cell()).summary(quantity in STEP_QUANTITIES, POPULATIONS[quantity])
 
 
 def _quote(ledger: list[Any], step: Any) -> dict[str, Any] | None:
@@ -151,60 +183,98 @@ def _related_steps(quantity: str, label: RunLabel, row: dict[str, Any] | None) -
     return sorted(steps)
 
 
+def _groups(label: RunLabel, row: dict[str, Any] | None) -> tuple[str, str, str]:
+    """The groups a run counts in: ``all``, its operator and its stratum (the reference's
+    Z_S, or the measured one where the reference has none)."""
+    operator = (row or {}).get("operator") or "unknown"
+    stratum = label.Z_S or (row or {}).get("Z_S") or "unknown"
+    return ("all", f"operator:{operator}", f"stratum:{stratum}")
+
+
+def _disagreement(
+    run_id: str,
+    label: RunLabel,
+    row: dict[str, Any] | None,
+    quantity: str,
+    near: bool,
+    ledger: list[Any],
+) -> dict[str, Any]:
+    """One disagreement: the run, the quantity, both values and the quoted steps."""
+    quotes = [_quote(ledger, s) for s in _related_steps(quantity, label, row)]
+    _, operator, stratum = _groups(label, row)
+    return {
+        "run_id": run_id,
+        "review_id": label.review_id,
+        "operator": operator.removeprefix("operator:"),
+        "stratum": stratum.removeprefix("stratum:"),
+        "quantity": quantity,
+        "reference": getattr(label, quantity),
+        "measured": measured_value(row, quantity),
+        "within_1": near,
+        "note": label.note,
+        "quotes": [q for q in quotes if q is not None],
+    }
+
+
+def _score_run(
+    result: Agreement,
+    run_id: str,
+    label: RunLabel,
+    row: dict[str, Any] | None,
+    ledger_of: Any,
+) -> None:
+    """Add one labelled run's quantities to ``result`` (each over its population)."""
+    labelled = label.labelled()
+    groups = _groups(label, row)
+    ledger = None
+    for quantity in QUANTITIES:
+        if quantity not in labelled:
+            result.unlabelled[quantity] += 1
+            continue
+        if not in_population(quantity, label):
+            result.out_of_population[quantity] += 1
+            continue
+        reference, measured = labelled[quantity], measured_value(row, quantity)
+        exact = reference == measured and row is not None
+        near = row is not None and quantity in STEP_QUANTITIES and within_one(reference, measured)
+        for group in groups:
+            cell = result.cells[quantity][group]
+            cell.n += 1
+            cell.exact += exact
+            cell.near += near or exact
+        if exact:
+            continue
+        if ledger is None:
+            ledger = ledger_of(run_id) or []
+        result.disagreements.append(_disagreement(run_id, label, row, quantity, bool(near), ledger))
+
+
 def compare(
     labels: dict[str, RunLabel],
     rows: dict[str, dict[str, Any]],
     ledger_of: Any,
 ) -> Agreement:
     """Agreement of measurement rows with labels; ``ledger_of(run_id)`` gives the ledger
-    to quote from (or None when it cannot be read)."""
+    to quote from (or None when it cannot be read). Runs with no label are left out."""
     result = Agreement()
     for run_id, label in sorted(labels.items()):
-        labelled = label.labelled()
-        if not labelled:
+        if not label.labelled():
             continue
         result.runs += 1
+        result.adopting += label.A is True
         row = rows.get(run_id)
         if row is None:
             result.unmeasured.append(run_id)
-        operator = (row or {}).get("operator") or "unknown"
-        stratum = label.Z_S or (row or {}).get("Z_S") or "unknown"
-        groups = ("all", f"operator:{operator}", f"stratum:{stratum}")
-        ledger = None
-        for quantity in QUANTITIES:
-            if quantity not in labelled:
-                result.unlabelled[quantity] += 1
-                continue
-            reference, measured = labelled[quantity], measured_value(row, quantity)
-            exact = reference == measured and row is not None
-            near = (
-                row is not None and quantity in STEP_QUANTITIES and within_one(reference, measured)
-            )
-            for group in groups:
-                cell = result.cells[quantity][group]
-                cell.n += 1
-                cell.exact += exact
-                cell.near += near or exact
-            if exact:
-                continue
-            if ledger is None:
-                ledger = ledger_of(run_id) or []
-            quotes = [_quote(ledger, s) for s in _related_steps(quantity, label, row)]
-            result.disagreements.append(
-                {
-                    "run_id": run_id,
-                    "review_id": label.review_id,
-                    "operator": operator,
-                    "stratum": stratum,
-                    "quantity": quantity,
-                    "reference": reference,
-                    "measured": measured,
-                    "within_1": bool(near),
-                    "note": label.note,
-                    "quotes": [q for q in quotes if q is not None],
-                }
-            )
+        _score_run(result, run_id, label, row, ledger_of)
     return result
+
+
+def check_labelled(labels: list[RunLabel], path: str | Path) -> None:
+    """Refuse a labels file without a single label (an unfilled review file): scoring it
+    would print an empty table as if the measurement had been checked."""
+    if not any(label.labelled() for label in labels):
+        what = f"{len(labels)} lines, every quantity null" if labels else "no label lines"
+        raise DataError(path, None, f"the file has no labels ({what}): fill it in first")
 
 
 def find_key(study: str | Path, labels: list[RunLabel]) -> dict[str, str] | None:
@@ -235,6 +305,7 @@ def agreement(
         raise DataError(path, None, "no measurements: run `sscbench measure STUDY` first")
     rows = {r["run_id"]: r for r in read_objects(path) if isinstance(r.get("run_id"), str)}
     labels = read_labels(reference)
+    check_labelled(labels, reference)
     mapping = read_key(key) if key is not None else find_key(study, labels)
     by_run = labels_by_run(labels, mapping, reference)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NoReturn
 
 import typer
 from rich.console import Console
@@ -11,13 +12,15 @@ from rich.table import Table
 
 from sscbench.errors import DataError
 from sscbench.review.labels import QUANTITIES, STEP_QUANTITIES
+from sscbench.terminal import plain, print_error, safe, table_console
 
 console = Console()
 review_app = typer.Typer(help="Review runs by hand.", no_args_is_help=True)
 
 
-def _fail(exc: Exception) -> None:
-    console.print(f"[red]error:[/red] {exc}", highlight=False)
+def _fail(exc: Exception) -> NoReturn:
+    """Print ``error: ...`` exactly as written (never wrapped, never parsed as markup)."""
+    print_error(console, exc)
     raise typer.Exit(2)
 
 
@@ -57,6 +60,29 @@ def export_command(
         console.print(f"  {stratum}: {count}", highlight=False)
 
 
+def show_command(
+    study: Path = typer.Argument(..., help="study directory"),
+    run: str = typer.Argument(..., help="run id, or a unique prefix of one"),
+    as_json: bool = typer.Option(False, "--json", help="the events as JSON lines"),
+) -> None:
+    """Print a run's numbered model-visible ledger and nothing else (no measurement, no
+    labels, no evaluator log, no contract): what a labeller reads."""
+    from sscbench.review.show import (
+        format_ledger,
+        json_lines,
+        read_events,
+        resolve_run,
+        terminal_text,
+    )
+
+    try:
+        events = read_events(study, resolve_run(study, run))
+    except DataError as exc:
+        _fail(exc)
+    text = json_lines(events) if as_json else terminal_text(format_ledger(events))
+    typer.echo(text)
+
+
 def _mount_round() -> None:
     from sscbench.review.round_cli import (
         adjudicate_command,
@@ -86,6 +112,49 @@ def _cells(summary: dict, name: str) -> tuple[str, str, str]:
     )
 
 
+_STEP_LABEL = {"exact": "exact", "within_1": "±1"}
+
+
+def _group_order(group: str) -> tuple[int, str]:
+    """``all`` first, then every operator, then every stratum."""
+    kind = group.split(":", 1)[0]
+    return ({"all": 0, "operator": 1, "stratum": 2}.get(kind, 3), group)
+
+
+def population_note(data: dict) -> str:
+    """The table's footnote: which runs each quantity is scored over."""
+    from sscbench.review.agreement import ADOPTING_ONLY, ADOPTING_RUNS
+
+    adopting = data["adopting_runs"]
+    runs = "run" if adopting == 1 else "runs"
+    return (
+        f"{' and '.join(ADOPTING_ONLY)} over the {adopting} adopting {runs} only "
+        f"({ADOPTING_RUNS}), as the paper reports them; every other quantity over all "
+        f"{data['runs']} labelled runs."
+    )
+
+
+def agreement_table(data: dict) -> Table:
+    """The agreement as one table: every quantity in every group (``all``, each operator,
+    each stratum); a quantity with no scored run in a group is shown as unobserved."""
+    from sscbench.review.agreement import ADOPTING_ONLY, cell_summary
+
+    groups = sorted({g for q in data["quantities"].values() for g in q} | {"all"}, key=_group_order)
+    table = Table(title=f"agreement on {data['runs']} labelled runs (95% Wilson intervals)")
+    for column in ("group", "quantity", "agree/n", "%", "95% CI"):
+        table.add_column(column, justify="left" if column in ("group", "quantity") else "right")
+    for group in groups:
+        for q in QUANTITIES:
+            summary = data["quantities"].get(q, {}).get(group) or cell_summary(q)
+            names = ("exact", "within_1") if q in STEP_QUANTITIES else ("exact",)
+            for name in names:
+                label = q if q not in STEP_QUANTITIES else f"{q} {_STEP_LABEL[name]}"
+                label += " (A=true)" if q in ADOPTING_ONLY else ""
+                table.add_row(safe(group), label, *_cells(summary, name))
+        table.add_section()
+    return table
+
+
 def agreement_command(
     study: Path = typer.Argument(..., help="study directory"),
     reference: Path = typer.Option(..., "--reference", help="labels file (docs/reviewing.md)"),
@@ -109,39 +178,32 @@ def agreement_command(
         print(dumps(result))
         return
     data = result.to_dict()
-    groups = sorted(
-        {g for q in data["quantities"].values() for g in q}, key=lambda g: (g != "all", g)
-    )
-    table = Table(title=f"agreement on {data['runs']} labelled runs (95% Wilson intervals)")
-    for column in ("group", "quantity", "agree/n", "%", "95% CI"):
-        table.add_column(column, justify="left" if column in ("group", "quantity") else "right")
-    for group in groups:
-        for q in QUANTITIES:
-            summary = data["quantities"].get(q, {}).get(group)
-            if summary is None:
-                continue
-            names = ("exact", "within_1") if q in STEP_QUANTITIES else ("exact",)
-            for name in names:
-                label = (
-                    q if q not in STEP_QUANTITIES else f"{q} {'exact' if name == 'exact' else '±1'}"
-                )
-                table.add_row(group, label, *_cells(summary, name))
-        table.add_section()
-    console.print(table)
+    table_console().print(agreement_table(data))
+    console.print(population_note(data), highlight=False, soft_wrap=True)
+    outside = data["out_of_population"]
+    if any(outside.values()):
+        counts = ", ".join(f"{q} {n}" for q, n in outside.items() if n)
+        console.print(f"labelled outside the adopting runs, not scored: {counts}", highlight=False)
     if data["unmeasured_runs"]:
         console.print(f"labelled runs without a measurement: {len(data['unmeasured_runs'])}")
     console.print(f"disagreements: {len(data['disagreements'])}", highlight=False)
     for d in data["disagreements"]:
         who = d["run_id"] + (f" ({d['review_id']})" if d["review_id"] else "")
         console.print(
-            f"- {who} {d['quantity']}: reference {d['reference']!r}, measured {d['measured']!r}"
-            + (f" (note: {d['note']})" if d["note"] else ""),
+            plain(
+                f"- {who} {d['quantity']}: reference {d['reference']!r}, "
+                f"measured {d['measured']!r}" + (f" (note: {d['note']})" if d["note"] else "")
+            ),
             highlight=False,
             markup=False,
+            soft_wrap=True,
         )
         for quote in d["quotes"]:
             console.print(
-                f"    step {quote['step']} {quote['role']}: {' '.join(quote['text'].split())}",
+                plain(
+                    f"    step {quote['step']} {quote['role']}: {' '.join(quote['text'].split())}"
+                ),
                 highlight=False,
                 markup=False,
+                soft_wrap=True,
             )

@@ -12,6 +12,11 @@ labelled* and is not scored; a labelled value is one of
 * ``note``: free text (why, or a one-line note when a label was fixed);
 * ``reviewer``: who labelled the run (a review plan's page fills it in).
 
+Any other key (``labeller``, ``source``, ``model``, ``kind``, free-form provenance) is
+ignored, so labels written by other tools or by an LLM labeller can carry their own
+bookkeeping; a known key of the wrong type is still an error, and so is a key that reads
+as a known one spelt otherwise (``TS``, ``t_u``, ``Y-end``), which would lose its label.
+
 A reviewer's export from a review plan's page also carries case-level lines (they have
 ``case_review_id``; schema in :mod:`sscbench.review.case_labels`): ``read_labels`` skips
 them, ``read_case_labels`` reads them.
@@ -78,9 +83,10 @@ AdoptionLabel = Annotated[bool | str | None, BeforeValidator(_adoption)]
 
 
 class RunLabel(BaseModel):
-    """The reference labels of one run (every quantity optional: null = not labelled)."""
+    """The reference labels of one run (every quantity optional: null = not labelled;
+    unknown keys ignored, known ones validated)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="ignore")
 
     run_id: str | None = Field(None, min_length=1)
     review_id: str | None = Field(None, min_length=1)
@@ -119,6 +125,24 @@ def _error_field(error: ErrorDetails) -> str:
     return loc[0] if loc else "(line)"
 
 
+def _folded(key: str) -> str:
+    return "".join(c for c in key.lower() if c.isalnum())
+
+
+_KNOWN = {_folded(name): name for name in RunLabel.model_fields}
+
+
+def misspelt_key(raw: dict[str, Any]) -> tuple[str, str] | None:
+    """A key that is not a field but reads as one (``TS``, ``t_u``, ``Y-end``), with the
+    field it resembles: unknown keys are ignored, so a misspelt quantity would otherwise
+    drop its label without a word."""
+    for key in raw:
+        known = _KNOWN.get(_folded(key))
+        if known is not None and key != known:
+            return key, known
+    return None
+
+
 def parse_label_line(line: str, path: str | Path, number: int) -> RunLabel:
     """One label line; a bad one raises :class:`DataError` naming file, line and field."""
     try:
@@ -127,6 +151,10 @@ def parse_label_line(line: str, path: str | Path, number: int) -> RunLabel:
         raise DataError(path, f"line {number}", f"not JSON: {exc.msg}") from exc
     if not isinstance(raw, dict):
         raise DataError(path, f"line {number}", "expected a JSON object")
+    misspelt = misspelt_key(raw)
+    if misspelt is not None:
+        key, known = misspelt
+        raise DataError(path, f"line {number}, {key}", f"not a field: did you mean {known!r}?")
     try:
         return RunLabel.model_validate(raw)
     except ValidationError as exc:

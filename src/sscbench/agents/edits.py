@@ -48,7 +48,7 @@ def _turn_groups(messages: list[dict[str, Any]]) -> tuple[list[dict], list[list[
 
 
 def _new_turn(edit: dict[str, Any], number: int) -> list[dict]:
-    calls = [
+    calls: list[dict[str, Any]] = [
         {
             "id": f"edit_call_{number}_{i}",
             "type": "function",

@@ -43,6 +43,7 @@ from sscbench.report.inputs import (
 )
 from sscbench.report.model import RunSets, Section, write_csv
 from sscbench.report.oracle_section import oracles_section
+from sscbench.report.recordings_section import recordings_section
 from sscbench.report.release_section import release_section
 from sscbench.report.review_panel import agreement_tables, find_review, read_review
 from sscbench.report.runs import write_run_pages
@@ -52,7 +53,7 @@ __all__ = ["REPORT_DIR", "SECTION_IDS", "build_report", "read_measurements"]
 
 REPORT_DIR = "report"
 SECTION_IDS = ("funnel", "validation", "arrival", "adoption", "reliance", "stance", "claims",
-               "sensitivity", "paired", "oracles", "release", "cost", "runs")  # fmt: skip
+               "sensitivity", "paired", "oracles", "release", "recordings", "cost", "runs")  # fmt: skip
 SSCBENCH = SECTION_IDS[:8]
 TITLES = {"funnel": "Execution funnel", "validation": "Measurement validation",
           "arrival": "Counterevidence arrival", "adoption": "Adoption",
@@ -132,6 +133,9 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     )
     sections.append(release)
     csvs.update(release_rows)
+    recordings, recording_rows = recordings_section(study, sets)
+    sections.append(recordings)
+    csvs.update(recording_rows)
     cost, cost_rows = cost_section(study, sets)
     sections.append(cost)
     csvs.update(cost_rows)

@@ -121,7 +121,7 @@ class ReplaySettings(BaseModel):
                 head = handle.read(4096).lstrip()
         except (OSError, UnicodeDecodeError) as exc:
             raise DataError(config, f"{field}.path", f"cannot read {self.resolved}: {exc}") from exc
-        found = "tau2" if head.startswith("{") else "tau-bench"
+        found: Literal["tau-bench", "tau2"] = "tau2" if head.startswith("{") else "tau-bench"
         if self.format is not None and self.format != found:
             raise DataError(
                 config,

@@ -1,0 +1,141 @@
+"""The ``recordings`` section: what a replay study replayed and how each recording was
+tied to its τ-bench task.
+
+For a τ²-bench results file, every conversation's content match (the task, its score
+and evidence, the runner-up) is listed, and the unmatched ones with their reason —
+they replay no case, they are never guessed. The section also says how several tool
+calls in one message were executed, and counts the recorded calls whose delivered
+observation differs from the recorded one by tool (e.g. ``get_flight_status``, a τ²
+tool τ-bench lacks and answers as an unknown action).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+from sscbench.agents.recordings import matched_runs
+from sscbench.report.model import RunSets, Section, Table
+from sscbench.run.config import StudyConfig, config_from_record
+from sscbench.run.storage import StudyDir
+
+Row = dict[str, Any]
+MATCH_COLUMNS = ["recording", "labelled task", "matched task", "score", "user", "actions",
+                 "words", "runner-up (score)", "faulted runs", "why unmatched"]  # fmt: skip
+
+
+def _config(study: Path) -> StudyConfig | None:
+    try:
+        meta = json.loads((study / "config.json").read_text("utf-8"))
+        return config_from_record(meta)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _replay_records(store: StudyDir) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+    """config id -> (run id, replay record) of every faulted run, from the evaluator logs."""
+    out: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    for entry in store.read_index():
+        if entry.kind != "faulted" or entry.status != "completed":
+            continue
+        try:
+            lines = store.evaluator_path(entry.run_id).read_text("utf-8").split("\n")
+        except OSError:
+            continue
+        for line in lines:
+            if line.startswith('{"type":"replay"'):
+                out[entry.config_id].append((entry.run_id, json.loads(line)))
+    return out
+
+
+def _match_table(
+    agent_id: str, rows: list[Row], runs_by_recording: dict[str, list[str]], sets: RunSets
+) -> Table:
+    matched = sum(1 for r in rows if r["task_id"])
+    table = Table(
+        f"recordings-{agent_id}",
+        f"{agent_id}: {matched} of {len(rows)} conversations matched to a τ-bench task by content "
+        f"({len(rows) - matched} unmatched, replaying no case)",
+        "every conversation of the recording file; score = 0.5·user + 0.3·actions + 0.2·words",
+        MATCH_COLUMNS,
+    )
+    for row in rows:
+        table.add(
+            row["recording"],
+            row["labelled_task"],
+            row["task_id"] or "unmatched",
+            f"{row['score']:.2f}",
+            "yes" if row["user"] else "no",
+            f"{row['actions']:.2f}",
+            f"{row['words']:.2f}",
+            f"{row['runner_up']} ({row['runner_up_score']:.2f})" if row["runner_up"] else "–",
+            sets.count(runs_by_recording.get(row["recording"], [])),
+            row["reason"] or "–",
+        )
+    return table
+
+
+def _divergence_note(records: list[tuple[str, dict[str, Any]]]) -> str | None:
+    by_tool: Counter[str] = Counter()
+    for _, record in records:
+        by_tool.update(d.get("name", "?") for d in record.get("divergences") or ())
+    if not by_tool:
+        return None
+    listed = ", ".join(f"{name} {count}" for name, count in by_tool.most_common())
+    return (
+        "Delivered observations that differ from the recorded ones (the fault's own among "
+        f"them; a tool τ-bench lacks is answered as an unknown action), by tool: {listed}. "
+        "They are in each run's evaluator log, never in the model-visible ledger."
+    )
+
+
+def recordings_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Row]]]:
+    """The section and its CSV rows (``recording_matches``)."""
+    section = Section("recordings", "Recordings")
+    config = _config(study)
+    agents = [a for a in (config.agents if config else []) if a.replay is not None]
+    if config is None or not agents:
+        section.reason = "the study replays no recording"
+        return section, {}
+    records = _replay_records(StudyDir(study))
+    data = config.resolve(config.world.data) if config.world.data else None
+    csv_rows: list[Row] = []
+    for agent in agents:
+        assert agent.replay is not None
+        path = config.resolve(agent.replay.path)
+        runs_by_recording: dict[str, list[str]] = defaultdict(list)
+        for run_id, record in records.get(agent.id, []):
+            runs_by_recording[str(record.get("recording"))].append(run_id)
+        source = f"{agent.id} replays {path.name}"
+        if agent.replay.pairs:
+            source += f", the exact pairs of {Path(agent.replay.pairs).name}"
+        section.notes.append([{"t": source + "."}])
+        if agent.replay.format != "tau2":
+            continue
+        try:
+            _, matches = matched_runs(path, agent.replay.sha256, data, agent.replay.split)
+        except (OSError, ValueError) as exc:
+            section.notes.append(
+                [{"t": f"{agent.id}: the recording cannot be read again ({exc})."}]
+            )
+            continue
+        rows = [m.row() for m in matches]
+        section.tables.append(_match_table(agent.id, rows, runs_by_recording, sets))
+        csv_rows += [{"config_id": agent.id, **row} for row in rows]
+        note = _divergence_note(records.get(agent.id, []))
+        if note:
+            section.notes.append([{"t": f"{agent.id}: {note}"}])
+    if not config.study.first_tool_call_only:
+        section.notes.append(
+            [{"t": "Several tool calls in one message were executed in order, as recorded "
+                   "([study] first_tool_call_only = false; τ-bench executes only the first)."}]
+        )  # fmt: skip
+    section.intro = (
+        "Which recordings the replay agents re-emitted and how each was tied to its task: "
+        "τ²-bench renumbers τ-bench's tasks, so a conversation is matched by its content "
+        "(the user it looks up, its writes against each task's actions, the user's words "
+        "against the instruction), and an unmatched one is listed here, never guessed."
+    )
+    return section, {"recording_matches": csv_rows} if csv_rows else {}

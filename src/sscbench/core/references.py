@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from sscbench.core.text import render
 from sscbench.core.view import LedgerView
 
 # ---- agent texts ----------------------------------------------------------------------
@@ -36,15 +37,18 @@ def agent_texts(view: LedgerView, after: int) -> list[tuple[int, str, str]]:
     a message (channel ``handoff``) and takes a stance. A ``think`` call is a tool call
     whose argument is free text: when that text depends on the fact, the call is a
     dependent use (Def. 3.2; channel ``reasoning``), but it communicates nothing, so it
-    takes no stance.
+    takes no stance. Every text is rendered as plain lines (:func:`sscbench.core.text.render`:
+    a JSON-wrapped message reads like the prose it wraps).
     """
-    out = [(m.step, "message", m.content) for m in view.assistant_messages() if m.step > after]
+    out = [
+        (m.step, "message", render(m.content)) for m in view.assistant_messages() if m.step > after
+    ]
     for call in view.calls_named(HANDOFF):
         if call.call_step > after:
-            out.append((call.call_step, "handoff", str(call.arg("summary") or "")))
+            out.append((call.call_step, "handoff", render(str(call.arg("summary") or ""))))
     for call in view.calls_named(THINK):
         if call.call_step > after:
-            out.append((call.call_step, "reasoning", str(call.arg("thought") or "")))
+            out.append((call.call_step, "reasoning", render(str(call.arg("thought") or ""))))
     return sorted(out, key=lambda t: t[0])
 
 

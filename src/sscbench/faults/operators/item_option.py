@@ -8,13 +8,12 @@ record); a product record seen before the binding completes the relation at the 
 
 from __future__ import annotations
 
-import re
-from collections.abc import Set
 from typing import Any
 
 from sscbench.core.injection import Injection
+from sscbench.core.items import ItemReference, OrderItem, item_references
 from sscbench.core.references import agent_texts
-from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
@@ -287,76 +286,28 @@ class ItemOption(FaultOperator):
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
-        """Texts stating the item's option (the item named by id or product name, its
-        options in the same line or the bullet lines under it); calls acting on the
-        variant the injected option names, or replacing the item by a variant that keeps
-        the injected option the user never asked for (derived from v′)."""
-        item_id = contract.target.entity_id
-        related = contract.target.related_ids
-        name = related.get("product_name", "")
-        injected = [str(contract.injected_value)]
-        true = [str(contract.authoritative_value)]
+        """Texts stating the item's option (the item named by id, position, table row,
+        bullet block, or a product name only it has — see :mod:`sscbench.core.items`);
+        calls acting on the variant the injected option names, or replacing the item by a
+        variant that keeps the injected option the user never asked for (derived from v′)."""
         out: list[UseCandidate] = []
-        siblings = _product_variants(view, related.get("product_id"))
         for step, channel, text in agent_texts(view, fault_step):
-            for segment, replacement in _item_segments(text, item_id, name, siblings):
-                hit_i, hit_t = mentions(segment, injected), mentions(segment, true)
-                if hit_i or hit_t:
-                    # a replacement keeping v′ derives it from the item; one with v says
-                    # nothing of the ordered item (no stance toward v′)
-                    out.append(
-                        UseCandidate(
-                            step,
-                            channel,
-                            segment,
-                            bool(hit_i),
-                            bool(hit_t) and (not replacement or bool(hit_i)),
-                            {"text": segment, "replacement": replacement},
-                        )
-                    )
-                    break
-        key = contract.target.attribute.split(".", 1)[1]
-        variants = _variants_shown(view)
-        for call in view.calls:
-            if call.call_step <= fault_step:
-                continue
-            if any(args_contain(call.arg(k), related["injected_variant"]) for k in ("item_ids",)):
-                out.append(
-                    UseCandidate(
-                        call.call_step, "tool_call", call.name, True, False, {"tool": call.name}
-                    )
-                )
-                continue
-            old, new = call.arg("item_ids"), call.arg("new_item_ids")
-            if not (isinstance(old, list) and isinstance(new, list) and item_id in old):
-                continue
-            index = old.index(item_id)
-            chosen = variants.get(new[index]) if index < len(new) else None
-            value = (chosen or {}).get(key)
-            # a variant the user asked for by its option is the user's choice, not derived
-            # from what the agent believes of the ordered item
-            asked = value is not None and _user_asked(view, call.call_step, str(value))
-            said = [c for c in out if c.channel != "tool_call" and c.step < call.call_step]
-            knows = bool(said) and said[-1].mentions_authoritative  # it last stated v
-            if value is None or asked or knows or value not in (*injected, *true):
-                continue
-            out.append(
-                UseCandidate(
-                    call.call_step,
-                    "tool_call",
-                    call.name,
-                    value == injected[0],
-                    value == true[0],
-                    {"tool": call.name, "kept": value},
-                )
-            )
+            found = _text_use(contract, view, step, text)
+            if found is not None:
+                out.append(UseCandidate(step, channel, *found))
+        out += _call_uses(contract, view, fault_step, out)
         return sorted(out, key=lambda c: c.step)
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
         """The injected option stated for the item (or its variant acted on, or kept in its
-        replacement) is reliance."""
+        replacement) is reliance; the disputed value said of a name two items share is
+        undecidable."""
+        if candidate.detail.get("undecidable"):
+            return ClassifiedUse(
+                candidate, UseLabel.UNDECIDABLE, "the name fits several items of the order"
+            )
         return classify_value_use(candidate, view)
 
 
@@ -380,71 +331,139 @@ def _user_asked(view: LedgerView, before: int, value: str) -> bool:
     )
 
 
-_ID = re.compile(r"\b\d{8,}\b")
-_BULLET = re.compile(r"\n(?![ \t]+[-*•])")  # a line break not followed by a bullet line
-_BULLETS_NEXT = re.compile(r"[ \t]*\n[ \t]+[-*•]")
-_SENTENCE = re.compile(r"\.\s")
-_CLOSE = re.compile(r"\)")
-_OFFER = re.compile(r"\b(available|options?|choose|pick|which|prefer|select)\b", re.IGNORECASE)
-_REPLACEMENT = re.compile(
-    r"\b(similar|model|replacement|new one|instead|alternative|exchanged? for)\b", re.IGNORECASE
-)
+def _order_items(view: LedgerView, order_id: Any, before: int) -> list[OrderItem]:
+    """The items of the order as its latest read before ``before`` showed them."""
+    items: list[OrderItem] = []
+    for call in view.calls:
+        data = call.data
+        if call.observation_step is None or call.observation_step >= before:
+            continue
+        if isinstance(data, dict) and data.get("order_id") == order_id:
+            items = [
+                OrderItem(
+                    str(it.get("item_id")),
+                    str(it.get("name", "")),
+                    {str(k): str(v) for k, v in (it.get("options") or {}).items()},
+                    index,
+                )
+                for index, it in enumerate(data.get("items") or [])
+                if isinstance(it, dict)
+            ]
+    return items
 
 
-def _product_variants(view: LedgerView, product_id: Any) -> set[str]:
-    """The item ids of the product's variants, as a product record the ledger delivered
-    shows them."""
+def _product_ids(view: LedgerView) -> frozenset[str]:
+    """Product ids the ledger showed (not items: never an item reference)."""
     out: set[str] = set()
     for call in view.calls:
         data = call.data
-        if call.observation_step is None or not isinstance(data, dict):
+        if isinstance(data, dict):
+            out |= {str(data["product_id"])} if "product_id" in data else set()
+            for it in data.get("items") or []:
+                if isinstance(it, dict) and "product_id" in it:
+                    out.add(str(it["product_id"]))
+    return frozenset(out)
+
+
+def _option_values(items: list[OrderItem], contract: FaultContract, view: LedgerView) -> dict:
+    """Every value each option of the item's product takes in the records shown."""
+    target = contract.target
+    mine = next((i for i in items if i.item_id == target.entity_id), None)
+    keys = set(mine.options) if mine else set()
+    values: dict[str, set[str]] = {k: {mine.options[k]} for k in keys} if mine else {}
+    for options in _variants_shown(view).values():
+        if set(options) == keys:
+            for k in keys:
+                values[k].add(str(options[k]))
+    key = target.attribute.split(".", 1)[1]
+    values.setdefault(key, set()).update(
+        {str(contract.injected_value), str(contract.authoritative_value)}
+    )
+    return {k: sorted(v, key=len, reverse=True) for k, v in values.items()}
+
+
+def _text_use(
+    contract: FaultContract, view: LedgerView, step: int, text: str
+) -> tuple[str, bool, bool, dict[str, Any]] | None:
+    """(span, states v′, states v, detail) of a text's statement about the item's option:
+    its current state first, else a replacement keeping the option, else the disputed
+    value said of a name the item shares (undecidable)."""
+    item_id = contract.target.entity_id
+    key = contract.target.attribute.split(".", 1)[1]
+    injected, true = str(contract.injected_value), str(contract.authoritative_value)
+    items = _order_items(view, contract.target.related_ids.get("order_id"), step)
+    if not items:
+        items = [OrderItem(item_id, str(contract.target.related_ids.get("product_name", "")), {})]
+    refs = item_references(text, items, _option_values(items, contract, view), _product_ids(view))
+    kinds: dict[str, list[ItemReference]] = {"current": [], "replacement": [], "undecidable": []}
+    for ref in refs:
+        said = {s.value for s in ref.said if s.key == key and s.role == "current"}
+        kept = {s.value for s in ref.said if s.key == key and s.role == "replacement"}
+        if ref.target == item_id and said & {injected, true}:
+            kinds["current"].append(ref)
+        elif ref.target is None and item_id in ref.candidates and said & {injected, true}:
+            kinds["undecidable"].append(ref)
+        elif (
+            kept & {injected, true}
+            and item_id in (ref.replaces, ref.target)
+            and not (injected in kept and _user_asked(view, step, injected))
+        ):
+            kinds["replacement"].append(ref)
+    for kind in ("current", "replacement", "undecidable"):
+        if kinds[kind]:
+            span = "\n".join(r.text for r in kinds[kind])
+            role = "current" if kind != "replacement" else "replacement"
+            said = {s.value for r in kinds[kind] for s in r.said if s.key == key and s.role == role}
+            hit_i, hit_t = injected in said, true in said
+            detail = {"text": span, "replacement": kind == "replacement"}
+            if kind == "undecidable":
+                detail["undecidable"] = True
+            return span, hit_i, hit_t and (kind != "replacement" or hit_i), detail
+    return None
+
+
+def _call_uses(
+    contract: FaultContract, view: LedgerView, fault_step: int, said: list[UseCandidate]
+) -> list[UseCandidate]:
+    """Calls acting on the injected variant, or replacing the item by a variant keeping
+    the injected (or the true) option the user did not ask for."""
+    item_id = contract.target.entity_id
+    related = contract.target.related_ids
+    key = contract.target.attribute.split(".", 1)[1]
+    injected, true = str(contract.injected_value), str(contract.authoritative_value)
+    variants = _variants_shown(view)
+    out: list[UseCandidate] = []
+    for call in view.calls:
+        if call.call_step <= fault_step:
             continue
-        if product_id is not None and str(data.get("product_id")) == str(product_id):
-            out.update(str(v) for v in (data.get("variants") or {}))
-    return out
-
-
-def _enumerates_variants(rest: str, item_id: str, siblings: Set[str]) -> bool:
-    """True when the lines under a mention list several other items, one a line, or its
-    own sentence offers several other variants of the item's product (a menu of variants
-    to pick from, not a statement about the ordered item)."""
-    line = rest.split("\n", 1)[0]
-    sentence, *after = _SENTENCE.split(line, 2)
-    offered = _OFFER.search(" ".join([sentence, *after[:1]]))
-    others = {m.group(0) for m in _ID.finditer(sentence)} - {item_id}
-    if offered and len(others & siblings) >= 2:
-        return True
-    block = rest.split("\n\n", 1)[0]
-    lines = [x for x in block.split("\n")[1:] if re.match(r"\s*(?:[-*•]|\d+[.)])\s", x)]
-    listed = [x for x in lines if any(m.group(0) != item_id for m in _ID.finditer(x))]
-    return len(listed) >= 2
-
-
-def _item_segments(
-    text: str, item_id: str, name: str, siblings: Set[str] = frozenset()
-) -> list[tuple[str, bool]]:
-    """What is said right after each mention of the item (its id or product name): the
-    rest of its line and the bullet lines under it, up to another item's id, the end of
-    the sentence, or the parenthesis the item was named in closing; and whether the
-    segment describes a replacement (it runs into another item's id, or says so)."""
-    anchors = [m.end() for m in re.finditer(re.escape(item_id), text)]
-    if name:
-        anchors += [m.start() for m in re.finditer(re.escape(name), text, flags=re.IGNORECASE)]
-    segments = []
-    for start in sorted(set(anchors)):
-        rest = text[start:]
-        if _enumerates_variants(rest, item_id, siblings):
-            continue  # the product's variants listed to choose from: nothing said of the item
-        cuts = [len(rest)]
-        cuts += [m.start() for m in _ID.finditer(rest) if m.group(0) != item_id][:1]
-        cuts += [m.start() for m in (_BULLET.search(rest), _SENTENCE.search(rest)) if m]
-        close = _CLOSE.search(rest, 3)
-        if close and not _BULLETS_NEXT.match(rest, close.end()):
-            cuts.append(close.start())
-        cut = min(cuts)
-        other = next((m for m in _ID.finditer(rest) if m.group(0) != item_id), None)
-        replacement = bool(_REPLACEMENT.search(rest[:cut])) or (
-            other is not None and other.start() == cut and not rest.startswith(item_id)
+        if args_contain(call.arg("item_ids"), related["injected_variant"]):
+            out.append(
+                UseCandidate(
+                    call.call_step, "tool_call", call.name, True, False, {"tool": call.name}
+                )
+            )
+            continue
+        old, new = call.arg("item_ids"), call.arg("new_item_ids")
+        if not (isinstance(old, list) and isinstance(new, list) and item_id in old):
+            continue
+        index = old.index(item_id)
+        chosen = variants.get(new[index]) if index < len(new) else None
+        value = (chosen or {}).get(key)
+        # a variant the user asked for by its option is the user's choice, not derived
+        # from what the agent believes of the ordered item
+        asked = value is not None and _user_asked(view, call.call_step, str(value))
+        before = [c for c in said if c.step < call.call_step]
+        knows = bool(before) and before[-1].mentions_authoritative  # it last stated v
+        if value is None or asked or knows or value not in (injected, true):
+            continue
+        out.append(
+            UseCandidate(
+                call.call_step,
+                "tool_call",
+                call.name,
+                value == injected,
+                value == true,
+                {"tool": call.name, "kept": value},
+            )
         )
-        segments.append((rest[:cut], replacement))
-    return segments
+    return out

@@ -1,0 +1,116 @@
+"""Agent text as plain, segmentable lines.
+
+Some agents wrap every reply in JSON (``{"message": "...\\n...", "next_steps": [...]}``)
+or answer with a pretty-printed object whose sibling keys describe one entity
+(``{"item": "T-shirt", "item_id": "123", "color": "blue"}``). Measurement reads lines,
+sentences and bullet blocks, so such a message is rendered as lines of ``key: value``:
+strings unescaped, a nested object or list indented as bullet lines under its parent
+key, each object of a list one bullet block (its first key the head line, its other
+keys bullet lines under it), so an object's sibling keys stay together as one block.
+Anything that does not parse as a JSON object or list is left as written.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+MAX_DEPTH = 12
+_FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n?```", re.DOTALL)
+
+
+def render(text: str) -> str:
+    """The message as plain text: a JSON object or list (whole, or in a ```json fence)
+    rendered as ``key: value`` lines; other text unchanged."""
+    whole = _parse(text)
+    if whole is not None:
+        return render_json(whole)
+    if "```" not in text:
+        return text
+
+    def fenced(match: re.Match[str]) -> str:
+        data = _parse(match.group(1))
+        return match.group(0) if data is None else render_json(data)
+
+    return _FENCE.sub(fenced, text)
+
+
+def _parse(text: str) -> dict[str, Any] | list[Any] | None:
+    stripped = text.strip()
+    if not stripped or stripped[0] not in "{[":
+        return None
+    try:
+        data = json.loads(stripped)
+    except (json.JSONDecodeError, RecursionError):
+        return None
+    return data if isinstance(data, dict | list) else None
+
+
+def render_json(data: Any) -> str:
+    """Lines of ``key: value`` for a parsed JSON value (depth capped at ``MAX_DEPTH``)."""
+    lines: list[str] = []
+    if isinstance(data, dict) and not any(isinstance(v, str) and "\n" in v for v in data.values()):
+        _element(lines, data, 0)  # one object: its keys one block, like a list's element
+    elif isinstance(data, dict):
+        for key, value in data.items():
+            _entry(lines, str(key), value, 0, bullet=False)
+    elif isinstance(data, list):
+        for value in data:
+            _element(lines, value, 0)
+    else:
+        lines.append(_scalar(data))
+    return "\n".join(lines)
+
+
+def _scalar(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, dict | list):  # beyond the depth cap
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+def _is_scalar(value: Any) -> bool:
+    return not isinstance(value, dict | list)
+
+
+def _entry(lines: list[str], key: str, value: Any, depth: int, bullet: bool) -> None:
+    """One ``key: value`` line (a nested value as bullet lines under it)."""
+    pad = "  " * depth + ("- " if bullet else "")
+    if _is_scalar(value) or depth >= MAX_DEPTH:
+        lines.append(f"{pad}{key}: {_scalar(value)}")
+    elif isinstance(value, list) and all(_is_scalar(v) for v in value):
+        lines.append(f"{pad}{key}: {', '.join(_scalar(v) for v in value)}")
+    elif isinstance(value, dict):
+        lines.append(f"{pad}{key}:")
+        for k, v in value.items():
+            _entry(lines, str(k), v, depth + 1, bullet=True)
+    else:
+        lines.append(f"{pad}{key}:")
+        for v in value:
+            _element(lines, v, depth + 1)
+
+
+def _element(lines: list[str], value: Any, depth: int) -> None:
+    """One list element: a bullet line, an object as a bullet block."""
+    pad = "  " * depth
+    if _is_scalar(value) or depth >= MAX_DEPTH:
+        lines.append(f"{pad}- {_scalar(value)}")
+        return
+    if isinstance(value, list):
+        for v in value:
+            _element(lines, v, depth + 1)
+        return
+    items = list(value.items())
+    if not items:
+        return
+    head_key, head = next(((k, v) for k, v in items if _is_scalar(v)), items[0])
+    _entry(lines, str(head_key), head, depth, bullet=True)
+    for k, v in items:
+        if k != head_key:
+            _entry(lines, str(k), v, depth + 1, bullet=True)

@@ -1,0 +1,94 @@
+"""Agent messages rendered as plain, segmentable text (:mod:`sscbench.core.text`)."""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, UserEvent
+from sscbench.core.references import agent_texts
+from sscbench.core.text import MAX_DEPTH, render
+from sscbench.core.view import LedgerView
+
+
+def test_a_message_wrapper_is_unescaped_into_lines():
+    text = json.dumps({"message": "Hi.\n\n- item 1: red", "next_steps": ["a", "b"]})
+    out = render(text)
+    assert "Hi.\n\n- item 1: red" in out and "next_steps: a, b" in out and "\\n" not in out
+
+
+def test_an_objects_sibling_keys_stay_one_block():
+    text = json.dumps({"items": [{"item": "T-shirt", "item_id": "1", "color": "blue"}]}, indent=2)
+    assert render(text).split("\n") == [
+        "- items:",
+        "  - item: T-shirt",
+        "    - item_id: 1",
+        "    - color: blue",
+    ]
+
+
+def test_a_fenced_block_is_rendered_in_place():
+    out = render('Here it is:\n```json\n{"color": "blue"}\n```\nThanks.')
+    assert out == "Here it is:\n- color: blue\nThanks."
+
+
+def test_text_that_is_not_a_json_object_or_list_is_left_alone():
+    for text in ["plain words", '"a json string"', "{not json", "42", "", "[1, 2"]:
+        assert render(text) == text
+
+
+def test_deep_nesting_is_bounded():
+    deep: object = "leaf"
+    for _ in range(200):
+        deep = {"k": deep}
+    out = render(json.dumps(deep))
+    assert len(out.split("\n")) <= MAX_DEPTH + 2
+    huge = "[" * 100_000 + "]" * 100_000  # beyond the parser's recursion: left as written
+    assert render(huge) == huge
+
+
+def test_agent_texts_render_messages_and_handoffs():
+    call = ToolCall(
+        id="c", name="transfer_to_human_agents", arguments=json.dumps({"summary": '{"a": 1}'})
+    )
+    events = [
+        SystemEvent(step=0, content="policy"),
+        UserEvent(step=1, content="hi"),
+        AssistantEvent(step=2, content=json.dumps({"message": "Line 1\nLine 2"})),
+        AssistantEvent(step=3, content=None, tool_calls=(call,)),
+    ]
+    texts = agent_texts(LedgerView(events), 1)
+    assert texts == [(2, "message", "message: Line 1\nLine 2"), (3, "handoff", "- a: 1")]
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=30,
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(JSON)
+def test_every_string_leaf_survives_rendering(data):
+    out = render(json.dumps(data))
+    leaves: list[str] = []
+
+    def walk(value: object) -> None:
+        if isinstance(value, dict):
+            leaves.extend(str(k) for k in value)
+            for v in value.values():
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+        elif isinstance(value, str):
+            leaves.append(value)
+
+    walk(data)
+    if isinstance(data, dict | list):
+        assert all(leaf in out for leaf in leaves)

@@ -1,0 +1,351 @@
+"""Order-item references in the text of other model families (issue: ItemOption on
+held-out text): JSON-wrapped messages, replacements chosen on another criterion,
+restated requests, two items with one product name, a value written before its id,
+markdown tables and numbered lists, option values written loosely. Each principle has
+positive and negative controls; the unit tests exercise :mod:`sscbench.core.items`.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sscbench.core.items import OrderItem, find_values, item_references, value_pattern
+from sscbench.core.values import INF, UNDECIDABLE
+from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
+from test_realtext_rules import Ledger
+
+# Two T-shirts in one order: ours (A) is blue, size M, shown as red; B is black, size S.
+A, B, V_RED, V_BLUE_L, V_RED_L = (
+    "9612497925",
+    "1176194968",
+    "5253880258",
+    "8124970213",
+    "3234800602",
+)
+
+
+def shirt(item_id: str, color: str, size: str) -> dict:
+    return {
+        "name": "T-Shirt",
+        "product_id": "9523456873",
+        "item_id": item_id,
+        "options": {"color": color, "size": size, "material": "cotton"},
+    }
+
+
+ORDER = {
+    "order_id": "#W9609649",
+    "status": "delivered",
+    "items": [
+        shirt(A, "red", "M"),  # the fault: blue shown as red
+        shirt(B, "black", "S"),
+        {
+            "name": "Water Bottle",
+            "product_id": "8310926033",
+            "item_id": "4579334072",
+            "options": {"capacity": "750ml", "material": "glass", "color": "black"},
+        },
+    ],
+}
+PRODUCT = {
+    "name": "T-Shirt",
+    "product_id": "9523456873",
+    "variants": {
+        v: {"item_id": v, "options": {"color": c, "size": s, "material": "cotton"}}
+        for v, c, s in [
+            (A, "blue", "M"),
+            (V_RED, "red", "M"),
+            (B, "black", "S"),
+            (V_BLUE_L, "blue", "L"),
+            (V_RED_L, "red", "L"),
+        ]
+    },
+}
+
+
+def contract() -> FaultContract:
+    return FaultContract(
+        operator="ItemOption",
+        structure="cross-record",
+        target=Target(
+            entity_type="order_item",
+            entity_id=A,
+            attribute="options.color",
+            related_ids={
+                "order_id": "#W9609649",
+                "product_id": "9523456873",
+                "injected_variant": V_RED,
+                "product_name": "T-Shirt",
+            },
+        ),
+        fault_interaction=Interaction(tool="get_order_details", match={"order_id": "#W9609649"}),
+        injected_value="red",
+        authoritative_value="blue",
+        basis="the product record's variant",
+        sufficiency=Sufficiency(relation="variant-binding"),
+    )
+
+
+def measure(*texts: str, user: str = "I want to exchange a t-shirt.", product: bool = False):
+    """The measurement of a ledger: the faulted order read, then the agent's texts."""
+    ledger = Ledger(user)
+    t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, ORDER)
+    if product:
+        ledger.call("get_product_details", {"product_id": "9523456873"}, PRODUCT)
+    steps = [ledger.say(t) for t in texts]
+    return ledger.measure("ItemOption", contract(), t_f), steps
+
+
+def quantities(m) -> tuple:
+    return (m.t_s, m.t_u, m.adopted, m.y_end)
+
+
+# ---- 1. messages wrapped in JSON --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps({"message": f"Thanks!\nYour T-Shirt (item_id {A}) is red, size M.\nOk?"}),
+        json.dumps({"item": "T-Shirt", "item_id": A, "color": "red", "size": "M"}, indent=2),
+        json.dumps({"items": [{"name": "T-Shirt", "item_id": A, "options": {"color": "red"}}]}),
+        "```json\n" + json.dumps({"item_id": A, "color": "red"}) + "\n```",
+    ],
+)
+def test_json_wrapped_statement_of_the_injected_option_is_reliance(text):
+    m, (use,) = measure(text)
+    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, use, 1, "endorses")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        json.dumps({"item": "T-Shirt", "item_id": B, "color": "red", "size": "S"}, indent=2),
+        json.dumps({"message": f"Your T-Shirt (item_id {B}) is black.\nYour bottle is red."}),
+        json.dumps(
+            {"items": [{"item_id": B, "color": "red"}, {"item_id": "4579334072", "size": "M"}]}
+        ),
+    ],
+)
+def test_json_wrapped_statement_about_another_item_is_no_use(text):
+    m, _ = measure(text)
+    assert m.t_s == INF and m.z_s == "no-use"
+
+
+# ---- 2. a replacement chosen on another criterion; a restated request --------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"I can exchange your T-Shirt (item {A}) for the cheapest one in stock, the red "
+        f"one in size L (item {V_RED_L}).",
+        f"Per your request, your T-Shirt (item {A}) will be exchanged for the red size L "
+        f"(item {V_RED_L}).",
+        f"You want to change your T-Shirt (item {A}) to the red one, correct?",
+        f"So you'd like the red one instead of your T-Shirt {A}?",
+    ],
+)
+def test_replacement_on_another_criterion_or_a_restated_request_is_no_use(text):
+    m, _ = measure(text, product=True)
+    assert m.t_s == INF and m.adopted == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"I can exchange your T-Shirt (item {A}) for a similar one with the same red color "
+        f"in size L (item {V_RED_L}).",
+        f"Your T-Shirt (item {A}) is red.",
+    ],
+)
+def test_a_replacement_keeping_the_injected_option_or_a_statement_is_reliance(text):
+    m, (use,) = measure(text, product=True)
+    assert m.t_u == use and m.adopted == 1
+
+
+# ---- 3. two order items with one product name -------------------------------------------
+
+
+@pytest.mark.parametrize("text", ["Your T-Shirt is red.", "The T-Shirt you ordered is blue."])
+def test_a_name_two_items_share_stating_the_disputed_value_is_undecidable(text):
+    m, _ = measure(text)
+    assert m.t_s == UNDECIDABLE and m.adopted == UNDECIDABLE and m.z_s == "undecidable"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Your first T-Shirt is red.",
+        "Item 1 in your order is red.",
+        "Your red T-Shirt in size M is the one to exchange.",  # fits one item as shown
+        f"Your T-Shirt (item {A}) is red.",
+    ],
+)
+def test_an_id_position_or_fitting_option_set_resolves_the_shared_name(text):
+    m, (use,) = measure(text)
+    assert m.t_u == use and m.adopted == 1
+
+
+@pytest.mark.parametrize(
+    "text", ["Your second T-Shirt is black.", "Your T-Shirt in black, size S, is eligible."]
+)
+def test_the_other_item_with_the_shared_name_is_no_use(text):
+    m, _ = measure(text)
+    assert m.t_s == INF and m.adopted == 0
+
+
+# ---- 4. a value written before its id ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"The red one in size M (item_id {A}) is the one you have.",
+        f"Red, size M (item_id {A})",
+        f"- Current: T-Shirt — red, M (item {A})",
+    ],
+)
+def test_a_value_written_before_the_items_id_is_said_of_it(text):
+    m, (use,) = measure(text)
+    assert m.t_u == use and m.adopted == 1
+
+
+def test_a_value_written_before_another_id_is_not_said_of_the_item():
+    m, _ = measure(f"Red, size L (item_id {V_RED_L}) is available; black, size S (item {B}).")
+    assert m.t_s == INF
+
+
+# ---- 5. markdown tables and numbered lists ----------------------------------------------
+
+TABLE = "| Item | Item ID | Color | Size |\n|---|---|---|---|\n| T-Shirt | {a} | {ca} | M |\n"
+TABLE += "| T-Shirt | {b} | {cb} | S |"
+
+
+@pytest.mark.parametrize(("ca", "cb", "used"), [("red", "black", True), ("", "red", False)])
+def test_a_table_rows_cells_are_about_the_rows_item(ca, cb, used):
+    m, (use,) = measure(TABLE.format(a=A, b=B, ca=ca, cb=cb))
+    assert (m.t_u, m.adopted) == ((use, 1) if used else (INF, 0))
+
+
+def test_a_table_with_a_new_variant_column_keeps_roles_apart():
+    table = (
+        "| Item ID | Color | New Item ID | New Color |\n|---|---|---|---|\n"
+        f"| {A} | blue | {V_BLUE_L} | blue |"
+    )
+    m, (use,) = measure(table, product=True)
+    assert m.t_s == use and m.adopted == 0 and m.y_end == "rejects"
+
+
+@pytest.mark.parametrize(("under_a", "used"), [("red", True), ("cotton", False)])
+def test_numbered_list_sub_bullets_are_about_their_items(under_a, used):
+    text = (
+        f"1. T-Shirt (item_id {A})\n   - Color: {under_a}\n   - Size: M\n"
+        f"2. T-Shirt (item_id {B})\n   - Color: red"
+    )
+    m, (use,) = measure(text)
+    assert (m.t_u, m.adopted) == ((use, 1) if used else (INF, 0))
+
+
+def test_a_menu_of_variants_under_the_item_is_no_use():
+    text = (
+        f"Here are the other T-Shirt variants for item {A}:\n"
+        f"- red, size L (item {V_RED_L})\n- blue, size L (item {V_BLUE_L})\n\nWhich one?"
+    )
+    m, _ = measure(text, product=True)
+    assert m.t_s == INF
+
+
+# ---- 6. option values compared as the record writes them --------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "hit"),
+    [
+        ("1000ml", "capacity 1000 ml", True),
+        ("Black", "in black", True),
+        ("RGB", "an RGB backlight", True),
+        ("full size", "a full-size board", True),
+        ("red", "a reduced price", False),
+        ("M", "size M.", True),
+        ("M", "Mastercard", False),
+    ],
+)
+def test_value_pattern(value, text, hit):
+    assert bool(value_pattern(value).search(text)) is hit
+
+
+def test_a_value_inside_another_word_is_no_use():
+    m, _ = measure(f"Your T-Shirt (item {A}) has a reduced price.")
+    assert m.t_s == INF
+
+
+def test_case_differences_still_match():
+    m, (use,) = measure(f"Your T-Shirt (item {A}): RED, size M.")
+    assert m.t_u == use
+
+
+# ---- 7. the reference layer --------------------------------------------------------------
+
+ITEMS = [
+    OrderItem(A, "T-Shirt", {"color": "red", "size": "M"}, 0),
+    OrderItem(B, "T-Shirt", {"color": "black", "size": "S"}, 1),
+]
+VALUES = {"color": ["black", "blue", "red"], "size": ["M", "S", "L"]}
+
+
+def test_references_carry_roles_and_what_they_replace():
+    text = f"Swapped: Item {A} (red, M) -> Item {V_RED_L} (red, L)"
+    refs = item_references(text, ITEMS, VALUES)
+    assert [(r.target, r.role, r.replaces) for r in refs] == [
+        (A, "current", None),
+        (V_RED_L, "replacement", A),
+    ]
+    assert {(s.key, s.value) for s in refs[0].said} == {("color", "red"), ("size", "M")}
+
+
+def test_a_shared_name_keeps_both_candidates():
+    (ref,) = item_references("Your T-Shirt is red.", ITEMS, VALUES)
+    assert ref.target is None and set(ref.candidates) == {A, B}
+
+
+def test_find_values_prefers_the_longer_value():
+    hits = find_values("a full size board", {"size": ["full size", "size"]})
+    assert [h[2] for h in hits] == ["full size"]
+
+
+# ---- the same statement in four forms gives the same quantities ---------------------------
+
+FORMS = {
+    "prose": "Your T-Shirt (item {id}) is {color}, size M.",
+    "json": None,
+    "table": "| Item | Item ID | Color |\n|---|---|---|\n| T-Shirt | {id} | {color} |",
+    "bullets": "Your order:\n- T-Shirt (item_id {id})\n  - Color: {color}\n  - Size: M",
+}
+
+
+def _form(form: str, item_id: str, color: str, lead: str) -> str:
+    if form == "json":
+        prose = FORMS["prose"].format(id=item_id, color=color)
+        return json.dumps({"message": f"{lead}\n{prose}", "next_steps": ["confirm"]})
+    return f"{lead}\n\n" + FORMS[form].format(id=item_id, color=color)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    color=st.sampled_from(["red", "blue", "black"]),
+    item_id=st.sampled_from([A, B]),
+    lead=st.sampled_from(["Thanks, Sofia.", "I found your order.", "Here is what I see."]),
+)
+def test_prose_json_table_and_bullets_give_the_same_quantities(color, item_id, lead):
+    results = {quantities(measure(_form(f, item_id, color, lead))[0]) for f in FORMS}
+    assert len(results) == 1
+    t_s, _, adopted, _ = results.pop()
+    if item_id == A and color in ("red", "blue"):
+        assert t_s == 4 and adopted == (1 if color == "red" else 0)
+    else:
+        assert t_s == INF

@@ -307,3 +307,48 @@ def test_undecidable_phrase_before_a_determinate_use():
 )
 def test_amounts(text, expected):
     assert amounts(text) == expected
+
+
+# ---- what real text does around payment methods -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("target", "text", "adopted"),
+    [
+        # a negation of something else is not a negation of the category
+        ("credit_card_4196779", "No charge to your credit card ending in 7238.", 0),
+        ("credit_card_4196779", "The card ending in 7238 is not a credit card.", 1),
+        # the terms of a sum are not balances named: the credit card here is the Visa
+        (
+            "gift_card_7156512",
+            "The remaining $274 - $90 = $184 would go on your credit card (Visa ending in 7238).",
+            None,
+        ),
+    ],
+)
+def test_negation_and_arithmetic(target, text, adopted):
+    step, m = measure_text(target, text)
+    if adopted is None:
+        assert m.t_s == INF and m.adopted == 0
+    else:
+        assert m.t_s == step and m.adopted == adopted
+
+
+def test_plural_phrase_is_about_each_method_it_fits():
+    step, m = measure_text(
+        "certificate_3887113", "The remaining $150 certificates stay on file.", TWINS
+    )
+    assert m.t_s == step and m.adopted == 0
+
+
+def test_category_answered_by_another_method_of_the_turn_did_not_choose_this_one():
+    # the user asks for gift cards and the turn pays with the other gift card and the target
+    ledger, t_f, contract = faulted("credit_card_4196779")  # shown as a gift card
+    ledger.user("Use my gift cards first and the rest on the Visa.")
+    pays = [
+        {"payment_id": "gift_card_5094406", "amount": 274},
+        {"payment_id": "credit_card_4196779", "amount": 50},
+    ]
+    ledger.call("book_reservation", {"payment_methods": pays}, "{}")
+    m = ledger.measure("PaySource", contract, t_f)
+    assert m.t_s == INF and m.adopted == 0

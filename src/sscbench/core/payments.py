@@ -65,7 +65,7 @@ _ROLE = re.compile(
     re.IGNORECASE,
 )
 _SPLIT = re.compile(
-    r",\s+(?:and |or )?|\s+(?:and|or|plus|then)\s+|\s+/\s+|\s+\+\s+|\(|\)|:\s|\s*\|\s*|\s+[-–—]\s+|\s*<br\s*/?>\s*"
+    r",\s+(?:and |or )?|\s+(?:and|or|plus|then)\s+|\s+/\s+|\s+\+\s+|\(|\)|:\s|\s*\|\s*|\s+[-–—]\s+(?![$\d])|\s*<br\s*/?>\s*|\s+=\s+"
 )
 # separators that set a phrase beside the one before it (an apposition, a table cell),
 # not in a list with it: "Gift card ($90)", "| gift_card_7156 | Gift Card |", "Certificate: …"
@@ -100,7 +100,13 @@ _CONTRAST = re.compile(
 )
 _CONCLUSION = re.compile(r"^\W*(?:so|therefore|thus|hence)\b|\btreat it as\b", re.IGNORECASE)
 _HEDGE = re.compile(r"\b(may|might|could|possibly|perhaps|probably|likely)\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(not|no|never|isn'?t|don'?t|doesn'?t|wasn'?t)\b|n't\b", re.IGNORECASE)
+# a negation of the category itself ("not a credit card", "isn't actually a gift card"),
+# not of something else in the phrase ("no charge to your credit card")
+_NEGATION = re.compile(
+    r"(?:\b(?:not|never|no longer)|n't)\s+(?:(?:be|been|as|a|an|the|really|actually|truly|"
+    r"your|my|its|this|that|one|of)\s+){0,3}(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -274,13 +280,25 @@ def _licensed_categories(piece: str, clause_text: str) -> set[str]:
     return out
 
 
-def amounts(text: str) -> list[float]:
-    """Every amount of money written in ``text``: "$1,234.50", "$ 90", "USD 90", "90 dollars"."""
+def amounts(text: str, operands: bool = True) -> list[float]:
+    """Every amount of money written in ``text``: "$1,234.50", "$ 90", "USD 90", "90 dollars".
+
+    ``operands=False`` leaves out the terms of arithmetic ("$375 - $128 = $247"): a sum
+    shown is not a balance named.
+    """
     out = []
     for m in _AMOUNT.finditer(text):
+        if not operands and (
+            _OPERATOR_BEFORE.search(text, 0, m.start()) or _OPERATOR_AFTER.match(text, m.end())
+        ):
+            continue
         whole, cents = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
         out.append(float(whole.replace(",", "") + "." + (cents or "0")))
     return out
+
+
+_OPERATOR_BEFORE = re.compile(r"(?:\d\s*\**\s*[-–+×*/]|=)\s*\**\s*$")
+_OPERATOR_AFTER = re.compile(r"\s*\**\s*[-–+=×*/]\s*\**\s*[$\d]")
 
 
 def _ends_with(method: Method, digits: str) -> bool:
@@ -319,7 +337,7 @@ def _identifying_sets(
         if re.search(rf"\b(?:{pattern})\b", piece, flags=re.IGNORECASE):
             sets.append({p.pid for p in methods.values() if p.brand == brand})
     if cats or beside_category or _AMOUNT_NOUN.search(piece):
-        for value in amounts(piece):
+        for value in amounts(piece, operands=False):
             found = {p.pid for p in methods.values() if p.amount == value}
             if found:
                 sets.append(found)
@@ -372,7 +390,7 @@ def payment_references(
 
     A phrase whose identifying attributes fit several methods is returned unresolved
     (``entity`` "", ``candidates`` the methods it fits) when it says a category: it may
-    be about any of them. A phrase naming only a category identifies a method only when
+    be about any of them; a plural one ("the two $250 certificates") is about each. A phrase naming only a category identifies a method only when
     that is definite and fits one (a bare list of kinds names none). A category phrase
     set beside an identifying one ("Gift card ($274.00) - gift_card_5094406",
     "Certificate (ID: certificate_1234567)", a table row's type cell) says that
@@ -395,6 +413,11 @@ def payment_references(
             found = {p.pid for p in methods.values() if p.categories & licensed}
         else:
             found = set()
+        if sets and len(found) > 1 and mentions and not _singular(piece):
+            # "the remaining $250 certificates": a plural phrase is about each it fits
+            out += [Reference(pid, offset, piece.strip(), number, mentions) for pid in found]
+            pending, previous_kind, last = None, False, None
+            continue
         if len(found) == 1 or (sets and len(found) > 1 and (mentions or pending)):
             if not mentions and pending is not None:
                 mentions = pending[1]  # "a credit card (certificate_9380982)"

@@ -237,10 +237,11 @@ class PaySource(FaultOperator):
                 relied = said.detail["position"] in ("injected", "both")
                 chosen = [said.detail["position"]]
             else:
-                chosen = sorted(
-                    _choosing_categories(view, call.call_step, texts, injected, true)
-                    & {injected, true}
-                )
+                asked = _choosing_categories(view, call.call_step, texts, injected, true)
+                # a category the turn's other methods already answer did not choose this one
+                turn = [c.arguments for c in view.calls if c.call_step == call.call_step]
+                others = _other_methods_categories(contract, view, call.call_step, turn)
+                chosen = sorted((asked - others) & {injected, true})
                 if not chosen:
                     continue
                 relied = chosen == [injected]
@@ -357,6 +358,17 @@ def _choosing_categories(
     return set()
 
 
+def _other_methods_categories(
+    contract: FaultContract, view: LedgerView, step: int, arguments: Any
+) -> set[str]:
+    """Categories the ledger showed for the other payment methods calls pay with."""
+    pid = contract.target.entity_id
+    methods = payment_methods(view, step, bool(contract.sufficiency.semantics))
+    named = set(_PAYMENT_ID.findall(json.dumps(arguments))) - {pid}
+    return {c for other in named if other in methods for c in methods[other].categories}
+
+
+_PAYMENT_ID = re.compile(r"\b(?:credit_card|gift_card|certificate)_\d+\b")
 _DECLINE = re.compile(r"\b(?:not|no|never|don'?t|won'?t|rather not|instead of|except)\b", re.I)
 
 

@@ -216,10 +216,13 @@ class PaySource(FaultOperator):
         The method may be named by id, last digits, id suffix, brand, balance, a definite
         category ("your only gift card") or role ("the original payment method"): a
         phrase counts when it identifies the method among those the ledger showed before
-        the step (:mod:`sscbench.core.payments`). A payment call is a use only when
-        the category decided it: the user asked for a category, or the turn's own text
-        says which category it pays with; a call that would be the same under either
-        category does not depend on it.
+        the step (:mod:`sscbench.core.payments`); a list of the user's methods with
+        their categories says each one's. A phrase that fits this method and others and
+        says a category is an undecidable use, never a guess. A payment call is a use
+        only when the category decided it: the turn's own text, the user's request (this
+        turn or the one before) or the agent's listing the user accepted names the
+        category, and no other method the turn pays with answers it; a call that would be
+        the same under either category does not depend on it.
         """
         pid = contract.target.entity_id
         injected, true = contract.injected_value, contract.authoritative_value

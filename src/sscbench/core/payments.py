@@ -38,10 +38,23 @@ BRAND_PATTERNS = {
     "american_express": r"amex|american express",
     "discover": r"discover",
 }
-_ID = re.compile(r"\b(credit_card|gift_card|certificate)_(\d+)\b")
+_ID = re.compile(r"\b(credit_card|gift_card|certificate)_(\d+)\b", re.IGNORECASE)
 _DIGITS = re.compile(r"(?<![\w$.,/-])(\d{4,7})(?![\w/]|[.,]\d|-\d)")
-_AMOUNT = re.compile(r"\$\s?(\d[\d,]*)(?:\.(\d\d))?")
-_AMOUNT_NOUN = re.compile(r"\b(method|card|balance|voucher)\b", re.IGNORECASE)
+# a short id suffix or last digits marked as such: "ending in 512", "card ...7238", "•••• 1234"
+_SUFFIX = re.compile(
+    r"(?:\b(?:ending|ends)(?:\s+(?:in|with))?\s*(?:\.{2,}|…|[x*•]+)?|\.{2,}|…|[x*•]{2,})"
+    r"\s*(\d{3,7})(?![\w/]|[.,]\d)",
+    re.IGNORECASE,
+)
+_AMOUNT = re.compile(
+    r"(?:US\$|\$|\bUSD\s?)\s?(\d[\d,]*)(?:\.(\d\d))?(?![\d,]*\d)"
+    r"|(?<![\w$.,])(\d[\d,]*)(?:\.(\d\d))?\s?(?:dollars?|USD)\b",
+    re.IGNORECASE,
+)
+_AMOUNT_NOUN = re.compile(
+    r"\b(method|card|balance|voucher|remaining|left|available|value|worth|funds|one)\b",
+    re.IGNORECASE,
+)
 _SUPERLATIVE = re.compile(
     r"\b(smallest|lowest|least|largest|highest|biggest|most)\b[^.;\n]{0,20}\b(balance|amount|funds)",
     re.IGNORECASE,
@@ -51,7 +64,12 @@ _ROLE = re.compile(
     r"|\bsame payment method\b",
     re.IGNORECASE,
 )
-_SPLIT = re.compile(r",\s+(?:and |or )?|\s+(?:and|or|plus|then)\s+|\s+/\s+|\(|\)|:\s")
+_SPLIT = re.compile(
+    r",\s+(?:and |or )?|\s+(?:and|or|plus|then)\s+|\s+/\s+|\s+\+\s+|\(|\)|:\s|\s*\|\s*|\s+[-–—]\s+(?![$\d])|\s*<br\s*/?>\s*|\s+=\s+"
+)
+# separators that set a phrase beside the one before it (an apposition, a table cell),
+# not in a list with it: "Gift card ($90)", "| gift_card_7156 | Gift Card |", "Certificate: …"
+_APPOSITION = re.compile(r"^[\s(:|)\-–—]*$")
 # a category word alone names a method only when definite or said to be the user's
 _DEFINITE = re.compile(
     r"(?:\b(?:your|the|this|that|my|its|our)\s+(?:\w+\s+){0,2}|payment(?: method)?\W{0,4}:\W{0,4})$",
@@ -82,7 +100,13 @@ _CONTRAST = re.compile(
 )
 _CONCLUSION = re.compile(r"^\W*(?:so|therefore|thus|hence)\b|\btreat it as\b", re.IGNORECASE)
 _HEDGE = re.compile(r"\b(may|might|could|possibly|perhaps|probably|likely)\b", re.IGNORECASE)
-_NEGATION = re.compile(r"\b(not|no|never|isn'?t|don'?t|doesn'?t|wasn'?t)\b|n't\b", re.IGNORECASE)
+# a negation of the category itself ("not a credit card", "isn't actually a gift card"),
+# not of something else in the phrase ("no charge to your credit card")
+_NEGATION = re.compile(
+    r"(?:\b(?:not|never|no longer)|n't)\s+(?:(?:be|been|as|a|an|the|really|actually|truly|"
+    r"your|my|its|this|that|one|of)\s+){0,3}(?:[\w-]+\s+)?$",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -109,11 +133,17 @@ class Mention:
 class Reference:
     """A phrase about one method, and what it says of its category."""
 
-    entity: str
+    entity: str  # "" when the phrase fits several methods (see ``candidates``)
     start: int
     span: str
     clause: int
     mentions: tuple[Mention, ...] = ()
+    candidates: frozenset[str] = frozenset()  # the methods the phrase's attributes fit
+
+    @property
+    def resolved(self) -> bool:
+        """The phrase identifies exactly one method."""
+        return bool(self.entity)
 
     @property
     def categories(self) -> frozenset[str]:
@@ -202,16 +232,18 @@ def category_hits(text: str) -> list[tuple[int, int, str]]:
     return sorted(out)
 
 
-def _pieces(text: str) -> list[tuple[int, int, str]]:
-    """(offset, clause index, piece): clauses cut at list separators and parentheses."""
+def _pieces(text: str) -> list[tuple[int, int, str, str]]:
+    """(offset, clause index, piece, separator before it): clauses cut at list separators,
+    parentheses, table cells and dashes (the separators of dropped empty pieces join)."""
     out = []
     for number, (offset, clause) in enumerate(clauses(text)):
-        start = 0
+        start, sep = 0, ""
         for m in _SPLIT.finditer(clause):
-            out.append((offset + start, number, clause[start : m.start()]))
+            out.append((offset + start, number, clause[start : m.start()], sep))
+            sep = m.group(0) if clause[start : m.start()].strip() else sep + m.group(0)
             start = m.end()
-        out.append((offset + start, number, clause[start:]))
-    return [(o, n, p) for o, n, p in out if p.strip()]
+        out.append((offset + start, number, clause[start:], sep))
+    return [(o, n, p, sep) for o, n, p, sep in out if p.strip()]
 
 
 def _mode(piece: str) -> str:
@@ -248,30 +280,64 @@ def _licensed_categories(piece: str, clause_text: str) -> set[str]:
     return out
 
 
+def amounts(text: str, operands: bool = True) -> list[float]:
+    """Every amount of money written in ``text``: "$1,234.50", "$ 90", "USD 90", "90 dollars".
+
+    ``operands=False`` leaves out the terms of arithmetic ("$375 - $128 = $247"): a sum
+    shown is not a balance named.
+    """
+    out = []
+    for m in _AMOUNT.finditer(text):
+        if not operands and (
+            _OPERATOR_BEFORE.search(text, 0, m.start()) or _OPERATOR_AFTER.match(text, m.end())
+        ):
+            continue
+        whole, cents = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        out.append(float(whole.replace(",", "") + "." + (cents or "0")))
+    return out
+
+
+_OPERATOR_BEFORE = re.compile(r"(?:\d\s*\**\s*[-–+×*/]|=)\s*\**\s*$")
+_OPERATOR_AFTER = re.compile(r"\s*\**\s*[-–+=×*/]\s*\**\s*[$\d]")
+
+
+def _ends_with(method: Method, digits: str) -> bool:
+    """The method's last four digits are ``digits`` (or end with a 3-digit ``digits``), or
+    its id ends with them."""
+    last = method.last_four or ""
+    on_card = last == digits or (len(digits) < 4 and last.endswith(digits))
+    return on_card or method.pid.rsplit("_", 1)[-1].endswith(digits)
+
+
 def _identifying_sets(
-    piece: str, text: str, methods: dict[str, Method], roles: dict[str, list[str]]
+    piece: str,
+    text: str,
+    methods: dict[str, Method],
+    roles: dict[str, list[str]],
+    beside_category: bool = False,
 ) -> list[set[str]]:
-    """Candidate sets of each identifying attribute of a piece (besides its category)."""
+    """Candidate sets of each identifying attribute of a piece (besides its category).
+
+    An amount identifies by balance when the piece names a category or a balance word,
+    or stands beside a phrase naming a category ("Gift card ($274.00)").
+    """
     cats = {c for _, _, c in category_hits(piece)}
     sets: list[set[str]] = [
-        {m.group(0)} if m.group(0) in methods else set() for m in _ID.finditer(piece)
+        {m.group(0).lower()} if m.group(0).lower() in methods else set()
+        for m in _ID.finditer(piece)
     ]
     if not sets:
-        for m in _DIGITS.finditer(piece):
-            digits = m.group(1)
-            found = {
-                p.pid
-                for p in methods.values()
-                if p.last_four == digits or p.pid.rsplit("_", 1)[-1].endswith(digits)
-            }
+        digits = {m.group(1) for m in _DIGITS.finditer(piece)}
+        digits |= {m.group(1) for m in _SUFFIX.finditer(piece)}
+        for number in sorted(digits):
+            found = {p.pid for p in methods.values() if _ends_with(p, number)}
             if found:
                 sets.append(found)
     for brand, pattern in BRAND_PATTERNS.items():
         if re.search(rf"\b(?:{pattern})\b", piece, flags=re.IGNORECASE):
             sets.append({p.pid for p in methods.values() if p.brand == brand})
-    if cats or _AMOUNT_NOUN.search(piece):
-        for m in _AMOUNT.finditer(piece):
-            value = float(m.group(1).replace(",", "") + "." + (m.group(2) or "0"))
+    if cats or beside_category or _AMOUNT_NOUN.search(piece):
+        for value in amounts(piece, operands=False):
             found = {p.pid for p in methods.values() if p.amount == value}
             if found:
                 sets.append(found)
@@ -291,40 +357,90 @@ def _identifying_sets(
     return sets
 
 
+def _appositive(separator: str) -> bool:
+    """An opening parenthesis, colon, table cell or dash (a closing parenthesis alone ends one)."""
+    return bool(_APPOSITION.match(separator)) and bool(re.search(r"[(:|\-–—]", separator))
+
+
+def _singular(piece: str) -> bool:
+    """Every category word of the piece is singular ("gift cards" is a kind, or several)."""
+    return all(
+        not piece[a:b].lower().endswith("s") or piece[a:b].lower().endswith("ss")
+        for a, b, _ in category_hits(piece)
+    )
+
+
+def _follows(piece: str, separator: str, last: Reference | None, number: int) -> bool:
+    """A phrase without an identifier of its own is about the method named just before it:
+    "(gift card)", "| Gift Card |", "it is a credit card", "listed as a gift card"."""
+    if last is None:
+        return False
+    if last.clause == number and "(" in separator:
+        return True
+    if last.clause == number and _appositive(separator) and len(piece.split()) <= 5:
+        return True
+    near = last.clause == number or (_PRONOUN.search(piece) and last.clause == number - 1)
+    return bool(near and (_PRONOUN.search(piece) or _PREDICATE.search(piece)))
+
+
 def payment_references(
     text: str, methods: dict[str, Method], roles: dict[str, list[str]] | None = None
 ) -> list[Reference]:
-    """Every phrase of ``text`` about one of ``methods`` (see the module doc)."""
+    """Every phrase of ``text`` about one of ``methods`` (see the module doc).
+
+    A phrase whose identifying attributes fit several methods is returned unresolved
+    (``entity`` "", ``candidates`` the methods it fits) when it says a category: it may
+    be about any of them; a plural one ("the two $250 certificates") is about each. A phrase naming only a category identifies a method only when
+    that is definite and fits one (a bare list of kinds names none). A category phrase
+    set beside an identifying one ("Gift card ($274.00) - gift_card_5094406",
+    "Certificate (ID: certificate_1234567)", a table row's type cell) says that
+    method's category.
+    """
     out: list[Reference] = []
     clause_texts = [c for _, c in clauses(text)]
     last: Reference | None = None
-    pending: tuple[int, tuple[Mention, ...]] | None = None  # an unresolved phrase's mentions
-    for offset, number, piece in _pieces(text):
-        sets = _identifying_sets(piece, text, methods, roles or {})
+    pending: tuple[int, tuple[Mention, ...]] | None = None  # a category phrase beside the next
+    previous_kind = False  # the piece before names a category and nothing else
+    for offset, number, piece, separator in _pieces(text):
+        if pending is not None and (pending[0] != number or not _appositive(separator)):
+            pending = None
+        sets = _identifying_sets(piece, text, methods, roles or {}, pending is not None)
         licensed = _licensed_categories(piece, clause_texts[number])
+        mentions = _mentions(piece)
         if sets:
             found = set.intersection(*sets)
         elif licensed:
             found = {p.pid for p in methods.values() if p.categories & licensed}
         else:
             found = set()
-        mentions = _mentions(piece)
-        opened = text[:offset].rstrip().endswith("(")
-        if len(found) == 1:
-            (pid,) = found
-            if not mentions and opened and pending is not None and pending[0] == number:
+        if sets and len(found) > 1 and mentions and not _singular(piece):
+            # "the remaining $250 certificates": a plural phrase is about each it fits
+            out += [Reference(pid, offset, piece.strip(), number, mentions) for pid in found]
+            pending, previous_kind, last = None, False, None
+            continue
+        if len(found) == 1 or (sets and len(found) > 1 and (mentions or pending)):
+            if not mentions and pending is not None:
                 mentions = pending[1]  # "a credit card (certificate_9380982)"
-            last = Reference(pid, offset, piece.strip(), number, mentions)
+            entity = next(iter(found)) if len(found) == 1 else ""
+            last = Reference(entity, offset, piece.strip(), number, mentions, frozenset(found))
             out.append(last)
+            pending, previous_kind = None, False
+            continue
+        kind = bool(mentions) and not sets
+        previous_kind = previous_kind and bool(separator)  # a clause opens afresh
+        in_list = previous_kind and kind and not _appositive(separator)
+        if kind:
+            single = _singular(piece) and not (in_list or previous_kind)
+            pending = (number, mentions) if single else None
+        elif sets or mentions:
             pending = None
+        previous_kind = kind
+        if sets or not mentions:
             continue
-        pending = (number, mentions) if mentions and not sets else None
-        if sets or not mentions or last is None:
-            continue
-        # "(gift card)", "it is a credit card", "listed as a gift card": the method just named
-        near = last.clause == number or (_PRONOUN.search(piece) and last.clause == number - 1)
-        if near and (opened or _PRONOUN.search(piece) or _PREDICATE.search(piece)):
-            out.append(Reference(last.entity, offset, piece.strip(), number, mentions))
+        if _follows(piece, separator, last, number) and last is not None:
+            out.append(
+                Reference(last.entity, offset, piece.strip(), number, mentions, last.candidates)
+            )
     return out
 
 

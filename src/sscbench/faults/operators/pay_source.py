@@ -216,50 +216,38 @@ class PaySource(FaultOperator):
         The method may be named by id, last digits, id suffix, brand, balance, a definite
         category ("your only gift card") or role ("the original payment method"): a
         phrase counts when it identifies the method among those the ledger showed before
-        the step (:mod:`sscbench.core.payments`). A payment call is a use only when
-        the category decided it: the user asked for a category, or the turn's own text
-        says which category it pays with; a call that would be the same under either
-        category does not depend on it.
+        the step (:mod:`sscbench.core.payments`); a list of the user's methods with
+        their categories says each one's. A phrase that fits this method and others and
+        says a category is an undecidable use, never a guess. A payment call is a use
+        only when the category decided it: the turn's own text, the user's request (this
+        turn or the one before) or the agent's listing the user accepted names the
+        category, and no other method the turn pays with answers it; a call that would be
+        the same under either category does not depend on it.
         """
         pid = contract.target.entity_id
         injected, true = contract.injected_value, contract.authoritative_value
-        ids_state = bool(contract.sufficiency.semantics)
-        out: list[UseCandidate] = []
-        texts: dict[int, UseCandidate] = {}
-        for step, channel, text in agent_texts(view, fault_step):
-            methods = payment_methods(view, step, ids_state)
-            methods.setdefault(pid, Method(pid, frozenset()))
-            refs = [
-                r
-                for r in payment_references(text, methods, payment_roles(view, step))
-                if r.entity == pid and r.mentions
-            ]
-            settled = position(refs, injected, true)
-            if settled is None:
-                continue
-            candidate = UseCandidate(
-                step,
-                channel,
-                refs[0].span,
-                settled in ("injected", "both"),
-                settled in ("authoritative", "both"),
-                {"text": _about(text, refs), "position": settled},
-            )
-            texts[step] = candidate
-            out.append(candidate)
+        texts = _text_uses(contract, view, fault_step)
+        out = list(texts.values())
+        by_step = {c.step: c for c in out}
         for call in view.calls:
             if call.call_step <= fault_step or call.name in (READ, HANDOFF):
                 continue
             if not args_contain(call.arguments, pid):
                 continue
-            asked = _requested_categories(view, call.call_step)
-            said = texts.get(call.call_step)
-            if said is not None:  # a hedge beside the call does not cancel it (Def. 3.3)
+            said = by_step.get(call.call_step)
+            if said is not None and said.detail.get("position"):
+                # a hedge beside the call does not cancel it (Def. 3.3)
                 relied = said.detail["position"] in ("injected", "both")
-            elif asked & {injected, true}:
-                relied = injected in asked and true not in asked
+                chosen = [said.detail["position"]]
             else:
-                continue
+                asked = _choosing_categories(view, call.call_step, texts, injected, true)
+                # a category the turn's other methods already answer did not choose this one
+                turn = [c.arguments for c in view.calls if c.call_step == call.call_step]
+                others = _other_methods_categories(contract, view, call.call_step, turn)
+                chosen = sorted((asked - others) & {injected, true})
+                if not chosen:
+                    continue
+                relied = chosen == [injected]
             out.append(
                 UseCandidate(
                     call.call_step,
@@ -267,7 +255,7 @@ class PaySource(FaultOperator):
                     call.name,
                     relied,
                     not relied,
-                    {"tool": call.name, "requested": sorted(asked)},
+                    {"tool": call.name, "requested": chosen},
                 )
             )
         return sorted(out, key=lambda c: c.step)
@@ -277,6 +265,12 @@ class PaySource(FaultOperator):
     ) -> ClassifiedUse:
         """The flipped category said of the method is reliance; a payment call chosen by the
         category relies on the flip when the category that chose it is the flipped one."""
+        if candidate.detail.get("candidates"):
+            return ClassifiedUse(
+                candidate,
+                UseLabel.UNDECIDABLE,
+                "a phrase that fits this method and others says a category",
+            )
         if candidate.channel == "tool_call":
             if candidate.mentions_injected:
                 return ClassifiedUse(
@@ -308,7 +302,85 @@ def _about(text: str, refs: list[Any]) -> str:
 _FOLLOW_UP = re.compile(r"\b(that|this|it)\b", re.IGNORECASE)
 
 
-def _requested_categories(view: LedgerView, before: int) -> set[str]:
-    """Categories the user's latest message before ``before`` asks to pay with."""
-    last = [m for m in view.messages if m.role == "user" and m.step < before]
-    return {c for _, _, c in category_hits(last[-1].content)} if last else set()
+def _text_uses(
+    contract: FaultContract, view: LedgerView, fault_step: int
+) -> dict[int, UseCandidate]:
+    """step -> the text use of that step: what the agent's text says of the method's category
+    (a phrase fitting it and other methods makes the text's use undecidable)."""
+    pid = contract.target.entity_id
+    injected, true = contract.injected_value, contract.authoritative_value
+    ids_state = bool(contract.sufficiency.semantics)
+    out: dict[int, UseCandidate] = {}
+    for step, channel, text in agent_texts(view, fault_step):
+        methods = payment_methods(view, step, ids_state)
+        methods.setdefault(pid, Method(pid, frozenset()))
+        refs = payment_references(text, methods, payment_roles(view, step))
+        mine = [r for r in refs if r.entity == pid and r.mentions]
+        settled = position(mine, injected, true)
+        if settled is not None:
+            spans = [r.span for r in mine]
+            detail = {"text": _about(text, mine), "position": settled, "value_spans": spans}
+            out[step] = UseCandidate(
+                step,
+                channel,
+                mine[0].span,
+                settled in ("injected", "both"),
+                settled in ("authoritative", "both"),
+                detail,
+            )
+            continue
+        unsure = [r for r in refs if not r.resolved and pid in r.candidates and r.mentions]
+        if position(unsure, injected, true) is not None:
+            detail = {"text": _about(text, unsure), "candidates": sorted(unsure[0].candidates)}
+            out[step] = UseCandidate(step, channel, unsure[0].span, False, False, detail)
+    return out
+
+
+def _choosing_categories(
+    view: LedgerView, before: int, texts: dict[int, UseCandidate], injected: str, true: str
+) -> set[str]:
+    """Categories that chose the method a payment call at ``before`` pays with.
+
+    The first that speaks of a category: the agent's own text in the call's turn, the
+    user's latest message or the one before it (asking to pay with a category, then
+    confirming), then what the agent said of this method since the user's message
+    before last (a listing or confirmation the user accepted).
+    """
+    own = [m for m in view.assistant_messages() if m.step == before]
+    users = [m for m in view.messages if m.role == "user" and m.step < before]
+    for message in own + users[::-1][:2]:
+        found = _asked(message.content)
+        if found:
+            return found
+    since = users[-2].step if len(users) >= 2 else -1
+    earlier = [c for step, c in sorted(texts.items()) if since < step < before]
+    for c in reversed(earlier):
+        position = c.detail.get("position")
+        if position in ("injected", "authoritative"):
+            return {injected if position == "injected" else true}
+    return set()
+
+
+def _other_methods_categories(
+    contract: FaultContract, view: LedgerView, step: int, arguments: Any
+) -> set[str]:
+    """Categories the ledger showed for the other payment methods calls pay with."""
+    pid = contract.target.entity_id
+    methods = payment_methods(view, step, bool(contract.sufficiency.semantics))
+    named = set(_PAYMENT_ID.findall(json.dumps(arguments))) - {pid}
+    return {c for other in named if other in methods for c in methods[other].categories}
+
+
+_PAYMENT_ID = re.compile(r"\b(?:credit_card|gift_card|certificate)_\d+\b")
+_DECLINE = re.compile(r"\b(?:not|no|never|don'?t|won'?t|rather not|instead of|except)\b", re.I)
+
+
+def _asked(text: str) -> set[str]:
+    """Categories a message asks to pay with: each category word not declined before it in
+    its clause ("not my credit card", "instead of the gift card")."""
+    out = set()
+    for _, clause in clauses(text):
+        for at, _, category in category_hits(clause):
+            if not _DECLINE.search(clause[:at]):
+                out.add(category)
+    return out

@@ -144,7 +144,7 @@ def test_the_shared_airline_files_match_tau2s_renumbering(taubench):
 
     found: dict[str, dict[str, str]] = {}
     for name in ("claude-opus-4-6-airline.json", "gpt-oss-120b-airline.json"):
-        runs, matches = matched_runs(SHARED / name, None, taubench)
+        _, matches = matched_runs(SHARED / name, None, taubench)
         assert sum(m.task_id is None for m in matches) <= 8
         found[name] = {m.labelled_task: m.task_id for m in matches if m.task_id}
     claude, oss = found.values()

@@ -352,3 +352,24 @@ def test_category_answered_by_another_method_of_the_turn_did_not_choose_this_one
     ledger.call("book_reservation", {"payment_methods": pays}, "{}")
     m = ledger.measure("PaySource", contract, t_f)
     assert m.t_s == INF and m.adopted == 0
+
+
+def test_a_negated_belief_about_the_category_denies_it():
+    """ "I don't believe it is a credit card" denies the category; "no charge to your credit
+    card" does not deny that the card is one."""
+    from sscbench.core.payments import Method, payment_references, position
+
+    methods = {
+        "certificate_9380982": Method(
+            "certificate_9380982", frozenset({"credit_card"}), amount=100.0
+        ),
+        "credit_card_1111111": Method(
+            "credit_card_1111111", frozenset({"credit_card"}), last_four="4321"
+        ),
+    }
+    denied = "Your certificate_9380982 is listed oddly, so I don't believe it is a credit card."
+    refs = [r for r in payment_references(denied, methods) if r.entity == "certificate_9380982"]
+    assert position(refs, "credit_card", "certificate") == "authoritative"
+    kept = "There is no charge to your credit card ending in 4321; it is a credit card on file."
+    refs = [r for r in payment_references(kept, methods) if r.entity == "credit_card_1111111"]
+    assert position(refs, "gift_card", "credit_card") == "authoritative"

@@ -104,7 +104,11 @@ _HEDGE = re.compile(r"\b(may|might|could|possibly|perhaps|probably|likely)\b", r
 # not of something else in the phrase ("no charge to your credit card")
 _NEGATION = re.compile(
     r"(?:\b(?:not|never|no longer)|n't)\s+(?:(?:be|been|as|a|an|the|really|actually|truly|"
-    r"your|my|its|this|that|one|of)\s+){0,3}(?:[\w-]+\s+)?$",
+    r"your|my|its|this|that|one|of)\s+){0,3}(?:[\w-]+\s+)?$"
+    # a negated belief or copula whose predicate is the category ("I don't believe it is a
+    # credit card", "it was never really a gift card")
+    r"|(?:\b(?:not|never)|n't)\b[^.;:!?]{0,40}\b(?:is|are|was|were|be|as)\s+"
+    r"(?:(?:a|an|the|really|actually)\s+){0,2}$",
     re.IGNORECASE,
 )
 

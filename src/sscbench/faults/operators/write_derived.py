@@ -104,7 +104,7 @@ def made_true(contract: FaultContract, view: LedgerView, fault_step: int) -> int
     return None
 
 
-def _cabin_of(view: LedgerView, rid: str, before: int) -> tuple[str | None, int, str | None]:
+def cabin_shown(view: LedgerView, rid: str, before: int) -> tuple[str | None, int, str | None]:
     """(cabin shown, passengers, membership) from the last records delivered before ``before``."""
     cabin, passengers, membership = None, 0, None
     for call in view.calls:
@@ -137,7 +137,7 @@ def derived_calls(
     acked, original = legs(contract.injected_value), legs(contract.authoritative_value)
     new_legs = set(acked) - set(original)
     claimed_cabin = request.get("cabin")
-    true_cabin, passengers, membership = _cabin_of(view, rid, fault_step)
+    true_cabin, passengers, membership = cabin_shown(view, rid, fault_step)
     table = FREE_BAGS.get(membership or "", {})
     out: list[UseCandidate] = []
     for call in view.calls:

@@ -10,10 +10,9 @@ read may have changed the reservation's flights.
 from __future__ import annotations
 
 import json
-import re
 
 from sscbench.core.injection import Injection
-from sscbench.core.references import agent_texts, reservations_shown, scoped_text
+from sscbench.core.references import agent_texts, reservations_shown
 from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -33,12 +32,14 @@ from sscbench.faults.operators.base import (
     args_contain,
     user_prefix_message,
 )
-from sscbench.faults.operators.write_derived import (
-    CHANGE_WORDS,
-    derived_calls,
-    legs,
-    made_true,
-    matches,
+from sscbench.faults.operators.write_derived import derived_calls, legs, made_true, matches
+from sscbench.faults.operators.write_text import (
+    SUCCESS,
+    announces_read,
+    change_of,
+    change_scope,
+    read_outcome,
+    written_before,
 )
 from sscbench.world.world import World
 
@@ -46,21 +47,6 @@ WRITE = "update_reservation_flights"
 READ = "get_reservation_details"
 SCOPE_BREAKING = {WRITE, "cancel_reservation"}
 UPGRADE = {"basic_economy": "economy", "economy": "business", "business": "economy"}
-SUCCESS = re.compile(
-    r"\b(done|updated|changed|successful\w*|has been|have been|is now|are now|confirmed|"
-    r"all set|completed|rebooked|moved)\b",
-    re.IGNORECASE,
-)
-FLIGHT_WORDS = re.compile(r"\b(flights?|itinerar\w*|cabin|class|HAT\d+)\b", re.IGNORECASE)
-FAILURE = re.compile(
-    r"(did not take effect|didn'?t take effect|still shows|could not|couldn'?t|failed|unable|"
-    r"unchanged|resubmit\w*|re-?submit\w*|"
-    r"(?:\bnot|n't|\bnever)\s+(?:yet\s+)?(?:been\s+|be\s+)?(?:saved|applied|updated|changed|"
-    r"processed|completed|committed|recorded|reflected|go(?:ne)? through|went through|"
-    r"take(?:n)? effect|succeed(?:ed)?|work(?:ed)?|showing|shown|listed|visible)|"
-    r"\bstill (?:has|have|lists|shows|is on|on|contains) (?:the |your )?(?:original|old|same|HAT))",
-    re.IGNORECASE,
-)
 
 
 class WriteEffect(FaultOperator):
@@ -281,29 +267,30 @@ class WriteEffect(FaultOperator):
         contract's intervention firing once, or a read showing the new flights), a
         success claim is true: it is marked ``made_true`` and is no faulty reliance.
         """
-        acked, original = legs(contract.injected_value), legs(contract.authoritative_value)
-        new_numbers = {n for n, _ in acked} - {n for n, _ in original}
         out: list[UseCandidate] = []
         rid = contract.target.entity_id
         true_at = made_true(contract, view, fault_step)
+        change = change_of(contract, view, fault_step)
         for step, channel, content in agent_texts(view, fault_step):
-            text = scoped_text(content, rid, reservations_shown(view, step))
-            success, failure = SUCCESS.search(text), FAILURE.search(text)
-            names_new = any(n in text for n in new_numbers)
-            about_flights = names_new or FLIGHT_WORDS.search(text)
-            checks = VERIFY_CUE.search(text) and CHANGE_WORDS.search(text)
-            # "the modification was not reflected": a failure of "the change" is about it;
-            # a success needs the flights (another update may succeed meanwhile)
-            failed = failure and (about_flights or CHANGE_WORDS.search(text))
-            if (about_flights and (success or names_new)) or failed or checks:
-                detail = {"text": text, "made_true": true_at is not None and step > true_at}
+            shown = reservations_shown(view, step)
+            text = change_scope(content, rid, shown, written_before(view, step))
+            said = read_outcome(text, change, VERIFY_CUE)
+            if channel == "message" and announces_read(view, step, rid, said):
+                continue  # narrates the retrieval it makes: no use of its own
+            derived = said.names_new or said.names_amount
+            if (said.about and (said.success or derived)) or said.failure or said.checks:
+                detail = {
+                    "text": text,
+                    "made_true": true_at is not None and step > true_at,
+                    "claims": said.success or derived,
+                }
                 out.append(
                     UseCandidate(
                         step,
                         channel,
                         text[:200],
-                        bool(success or names_new) and not failure,
-                        bool(failure),
+                        (said.success or derived) and not said.failure,
+                        said.failure,
                         detail,
                     )
                 )
@@ -327,7 +314,7 @@ class WriteEffect(FaultOperator):
             return ClassifiedUse(
                 candidate, UseLabel.DEPENDENT_USE, "reports the update as not applied"
             )
-        claims = SUCCESS.search(text)
+        claims = candidate.detail.get("claims", SUCCESS.search(text))
         if VERIFY_CUE.search(text) and not claims:
             return ClassifiedUse(candidate, UseLabel.VERIFICATION, "only checks the update")
         if NEGATION_CUE.search(text) and not claims:

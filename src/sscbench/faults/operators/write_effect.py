@@ -277,7 +277,10 @@ class WriteEffect(FaultOperator):
             said = read_outcome(text, change, VERIFY_CUE)
             if channel == "message" and announces_read(view, step, rid, said):
                 continue  # narrates the retrieval it makes: no use of its own
-            derived = said.names_new or said.names_amount
+            # an amount stated after the agent said the change failed is its own account
+            # (the price it quoted), as its later calls are: no longer the claimed charge
+            told = any(c.mentions_authoritative for c in out)
+            derived = said.names_new or (said.names_amount and not told)
             if (said.about and (said.success or derived)) or said.failure or said.checks:
                 detail = {
                     "text": text,

@@ -46,7 +46,7 @@ FLIGHT_WORDS = re.compile(
 # attributes an update of flights and cabin does not touch
 OTHER_ATTRIBUTE = r"(?:bags?|baggages?|luggage|passengers?|insurance|payment\w*|name\w*)"
 OTHER_TOPIC = re.compile(
-    r"\b(cancel\w*|bags?|baggages?|luggage|passengers?|insurance|eligib\w*|refund\w*)\b",
+    r"\b(cancel\w*|bags?|baggages?|luggage|passengers?|insurance|eligib\w*)\b",
     re.IGNORECASE,
 )
 FAILURE = re.compile(
@@ -200,7 +200,7 @@ def _elsewhere(clause: str, change: Change) -> bool:
 
 
 def _clause_fails(clause: str, change: Change) -> bool:
-    if FAILURE.search(clause) and (CHANGE_WORDS.search(clause) or not _elsewhere(clause, change)):
+    if FAILURE.search(clause) and not _elsewhere(clause, change):
         return True
     return _unchanged_fails(clause, change)
 

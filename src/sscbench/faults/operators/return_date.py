@@ -11,6 +11,7 @@ import datetime as dt
 import re
 from typing import Any
 
+from sscbench.core.dates import find_date, record_year
 from sscbench.core.injection import Injection
 from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_text
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
@@ -28,9 +29,7 @@ from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
     args_contain,
-    date_variants,
     json_read_injection,
-    mentions,
     user_prefix_message,
 )
 from sscbench.faults.operators.uses import classify_value_use
@@ -248,23 +247,22 @@ class ReturnDate(FaultOperator):
     ) -> list[UseCandidate]:
         """Messages, handoffs and calls after the fault that carry the injected or the true
         return date of the reservation (named by id, flight number or route)."""
-        injected = date_variants(contract.injected_value)
-        # the true date says nothing when an outbound leg flies that day too
         related = contract.target.related_ids
+        # the true date says nothing when an outbound leg flies that day too
         ambiguous = contract.authoritative_value in related.get("outbound_dates", "").split(",")
-        true = date_variants(contract.authoritative_value)
         rid = contract.target.entity_id
         routes = set(related.get("return_routes", "").split(","))
+        year = record_year([contract.authoritative_value, contract.injected_value])
         out: list[UseCandidate] = []
         # a return dated before "now" by the fault has "already flown": a derived value
         past = contract.injected_value < NOW <= contract.authoritative_value
         return_flights = _return_flights(view, fault_step)
         for step, channel, content in agent_texts(view, fault_step):
             text = scoped_text(content, rid, reservations_shown(view, step))
-            hit_i = mentions(text, injected) or (past and _flown(text, return_flights))
-            # when an outbound leg flies on the true date, only a sentence about the
-            # return says anything about the return date
-            hit_t = mentions(_return_sentences(text) if ambiguous else text, true)
+            hit_i = _states_injected_date(text, contract.injected_value, year) or (
+                past and _flown(text, return_flights)
+            )
+            hit_t = _states_true_return(text, contract.authoritative_value, year, ambiguous)
             span = hit_i or hit_t
             if span:
                 out.append(
@@ -356,6 +354,28 @@ def _flown(text: str, return_flights: set[str]) -> str | None:
         if match:
             return match.group(0)
     return None
+
+
+def _states_injected_date(text: str, injected: str, year: int) -> str | None:
+    """The expression stating the injected date, in any role: the record shows v′ only as
+    the return, so a text writing it, alone or as either end of a span, took it from there."""
+    reference = find_date(text, injected, year=year)
+    return reference.expression if reference else None
+
+
+def _states_true_return(text: str, true: str, year: int, ambiguous: bool) -> str | None:
+    """The expression stating the true return date as the return.
+
+    A span's end is the return of a round trip and its start the outbound ("ABC123:
+    May 20-25"), so the true date counts alone or as a span's end, and as a span's start
+    only in a sentence about the return ("Return (May 25-26)"). When an outbound leg
+    flies on the true date too, only a sentence about the return says anything of it.
+    """
+    return_sentences = _return_sentences(text)
+    found = find_date(return_sentences, true, year=year)
+    if found is None and not ambiguous:
+        found = find_date(text, true, roles=("single", "range-end"), year=year)
+    return found.expression if found else None
 
 
 def _return_sentences(text: str) -> str:

@@ -1,0 +1,335 @@
+"""Date references in agent text: every written form, with the date it denotes and its role.
+
+Models write a date in many ways: ISO ("2024-05-27", in tables "| 2024-05-27 |"),
+by month name ("May 27", "May 27th", "Sept. 3", "Mon, May 27", "Monday, May 27, 2024",
+"**May 27**", "May 23 2025"), day first ("27 May", "27th of May"), numerically
+("05/27", "5/27/2024"), by ordinal ("the 27th", "Tuesday the 28th"), and as spans
+("June 3-7, 2024", "Jun 3–4", "May 20 – May 27", "from May 20 to May 27",
+"2024-05-20 → 2024-05-27", "May 20 to 27", "27-30 May"), or lists ("May 22, 23 or 24").
+
+This layer finds them with high recall and says, for each, the ISO date it denotes
+(a missing year is the record's year, a missing month the month of the text's
+nearest earlier date, or the record's), where it is written, and its role: a single
+date, the start of a span or its end. It judges nothing about meaning: which
+reservation a date is about, and what stating it implies, is for the operators.
+
+Text is read through a same-length normalisation (typographic dashes and spaces,
+such as gpt-oss's U+2011 and U+202F, become ASCII), so offsets index the original.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import itertools
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+Role = Literal["single", "range-start", "range-end"]
+
+DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
+
+_MONTHS = {
+    name: number
+    for number in range(1, 13)
+    for name in (calendar.month_name[number].lower(), calendar.month_abbr[number].lower())
+}
+_MONTHS["sept"] = 9
+_MONTH_WORD = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_WEEKDAYS = {
+    name: number
+    for number in range(7)
+    for name in (calendar.day_name[number].lower(), calendar.day_abbr[number].lower())
+}
+_WEEKDAYS.update({"tues": 1, "wednes": 2, "thur": 3, "thurs": 3})
+_WEEKDAY_WORD = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
+
+_MARK = r"[*_]*"  # markdown emphasis around or inside a date
+_GAP = rf"{_MARK}\s*{_MARK}"
+_SUFFIX = r"(?:st|nd|rd|th)?"
+_MONTH = rf"(?P<month>\b(?:{_MONTH_WORD}))\.?(?![a-z])"
+_WEEKDAY = rf"(?:\b(?P<weekday>{_WEEKDAY_WORD})(?:day)?\.?(?![a-z]),?{_GAP})"
+_DAY_END = r"(?![\d:/]|[.,]\d)(?!\s*(?:[ap]\.?m\b|hours?\b|hrs?\b|minutes?\b))"
+_YEAR = rf"(?:{_MARK},?{_GAP}(?P<year>(?:19|20)\d\d)(?!\d))"
+# joins the two ends of a span: a dash, an arrow, or a word
+_SPAN_JOIN = r"\s*(?:-{1,2}|~|→|->|=>|⇒|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*"
+_LIST_JOIN = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)"
+
+# nouns an ordinal counts ("the 2nd passenger"): then it is no date
+_COUNTED = (
+    r"passenger|traveler|traveller|person|people|guest|reservation|booking|flight|leg|segment|"
+    r"stop|option|choice|item|order|bag|piece|seat|row|card|payment|attempt|time|one|day|night|"
+    r"adult|child|children|infant|kid|minor|floor|place|number|line|entry|step|request|call|user|customer|trip|week|month|year|hour"
+)
+_COUNTED_NOUN = rf"(?!{_GAP}(?:{_COUNTED})s?\b)"
+
+_ISO = re.compile(
+    r"(?<![\d/.-])(?P<year>\d{4})(?P<sep>[-/.])(?P<mnum>\d{1,2})(?P=sep)(?P<day>\d{1,2})(?!\d)"
+)
+_MONTH_FIRST = re.compile(
+    rf"{_WEEKDAY}?(?:the{_GAP})?{_MONTH}{_GAP}(?:the{_GAP})?(?P<day>\d{{1,2}}){_SUFFIX}{_DAY_END}"
+    rf"(?P<tail>(?:{_MARK}{_SPAN_JOIN}{_MARK}(?P<end>\d{{1,2}}){_SUFFIX}{_DAY_END}{_COUNTED_NOUN}(?!{_GAP}(?:{_MONTH_WORD})\b))"
+    rf"|(?:{_LIST_JOIN}{_MARK}\d{{1,2}}{_SUFFIX}{_DAY_END}{_COUNTED_NOUN})+)?{_YEAR}?",
+    re.IGNORECASE,
+)
+_DAY_FIRST = re.compile(
+    rf"{_WEEKDAY}?(?:the{_GAP})?(?<![\d$.,/:])(?P<day>\d{{1,2}}){_SUFFIX}"
+    rf"(?:{_SPAN_JOIN}(?P<end>\d{{1,2}}){_SUFFIX})?{_GAP}(?:of{_GAP})?{_MONTH}{_YEAR}?",
+    re.IGNORECASE,
+)
+_NUMERIC = re.compile(
+    r"(?<![\w/$.,:])(?P<mnum>\d{1,2})/(?P<day>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/]|\.\d)"
+)
+_ORDINAL = re.compile(
+    rf"(?:{_WEEKDAY}(?:the{_GAP})?|\bthe{_GAP})(?P<day>\d{{1,2}})(?P<suffix>st|nd|rd|th)\b"
+    rf"{_COUNTED_NOUN}",
+    re.IGNORECASE,
+)
+_SPAN_BETWEEN = re.compile(rf"^{_MARK}{_SPAN_JOIN}{_MARK}$", re.IGNORECASE)
+_BETWEEN_AND = re.compile(rf"^{_MARK}\s*(?:and|&){_GAP}$", re.IGNORECASE)
+_BETWEEN_BEFORE = re.compile(r"\bbetween\s*[*_]*$", re.IGNORECASE)
+_NORMALISE = str.maketrans(
+    {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"}
+    | {c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"}
+)
+
+
+@dataclass(frozen=True)
+class DateReference:
+    """One date written in a text.
+
+    ``iso`` is the date it denotes; ``start``/``end`` index the characters of this
+    date's own part (for the end of "May 20-27", the "27"); ``expression`` is the whole
+    written expression it belongs to (a span's both ends); ``role`` is "single",
+    "range-start" or "range-end".
+    """
+
+    iso: str
+    start: int
+    end: int
+    role: Role
+    expression: str
+
+
+@dataclass
+class _Found:
+    start: int
+    end: int
+    year: int | None
+    month: int | None
+    day: int
+    weekday: int | None = None
+    role: Role = "single"
+    group: tuple[int, int] | None = None  # the whole span expression, when part of one
+
+
+def record_year(isos: Iterable[str], default: int = DEFAULT_YEAR) -> int:
+    """The year a record's dates share (the most common), to resolve dates written without one."""
+    years = [int(iso[:4]) for iso in isos if re.fullmatch(r"\d{4}-\d\d-\d\d", iso or "")]
+    return max(set(years), key=years.count) if years else default
+
+
+def find_date_references(
+    text: str, year: int = DEFAULT_YEAR, month: int | None = None
+) -> list[DateReference]:
+    """Every date written in ``text``, in order of position.
+
+    ``year`` resolves dates written without one (the record's year, see
+    :func:`record_year`); ``month`` resolves a bare ordinal ("the 27th") when the text
+    gives no month before it. A date that does not exist (Feb 30) is no reference.
+    """
+    norm = text.translate(_NORMALISE)
+    found = _explicit_dates(norm) + _ordinal_dates(norm)
+    found = _without_overlaps(found)
+    _pair_spans(norm, found)
+    references = []
+    previous_month = month
+    for item in found:
+        iso = _resolve(item, year, previous_month)
+        if iso is None:
+            continue
+        previous_month = int(iso[5:7])
+        lo, hi = item.group or (item.start, item.end)
+        references.append(DateReference(iso, item.start, item.end, item.role, text[lo:hi]))
+    return references
+
+
+def find_date(
+    text: str,
+    iso: str,
+    roles: Iterable[Role] = ("single", "range-start", "range-end"),
+    year: int | None = None,
+) -> DateReference | None:
+    """The first reference in ``text`` to the date ``iso`` in one of ``roles``, or None.
+
+    The year and the default month of the search are those of ``iso`` unless ``year``
+    is given: a text about a record of 2024 writes "May 27" for 2024-05-27.
+    """
+    wanted = set(roles)
+    target_year = year if year is not None else int(iso[:4])
+    for reference in find_date_references(text, target_year, int(iso[5:7])):
+        if reference.iso == iso and reference.role in wanted:
+            return reference
+    return None
+
+
+def _explicit_dates(text: str) -> list[_Found]:
+    """Dates with a month (by name or number): ISO, month first, day first, numeric."""
+    out: list[_Found] = []
+    for match in _ISO.finditer(text):
+        out.append(_found(match, int(match["year"]), int(match["mnum"])))
+    for match in _MONTH_FIRST.finditer(text):
+        if match["month"] == "may" or not _is_month_word(match["month"]):
+            continue  # the modal verb "may"
+        out.extend(_month_first(match))
+    for match in _DAY_FIRST.finditer(text):
+        if match["month"] == "may" or not _is_month_word(match["month"]):
+            continue
+        out.extend(_day_first(match))
+    for match in _NUMERIC.finditer(text):
+        out.append(_found(match, _numeric_year(match["year"]), int(match["mnum"])))
+    return out
+
+
+def _is_month_word(word: str) -> bool:
+    return word.lower().rstrip(".") in _MONTHS
+
+
+def _found(match: re.Match[str], year: int | None, month: int) -> _Found:
+    weekday = match.groupdict().get("weekday")
+    return _Found(
+        match.start(),
+        match.end(),
+        year,
+        month,
+        int(match["day"]),
+        _WEEKDAYS[weekday.lower()] if weekday else None,
+    )
+
+
+def _numeric_year(written: str | None) -> int | None:
+    if written is None:
+        return None
+    return int(written) if len(written) == 4 else 2000 + int(written)
+
+
+def _month_first(match: re.Match[str]) -> list[_Found]:
+    """A month-first date, or the span or list of days it opens ("May 20-27", "May 22, 23")."""
+    month = _MONTHS[match["month"].lower().rstrip(".")]
+    year = int(match["year"]) if match["year"] else None
+    first_end = match.end("day") if match["tail"] else match.end()
+    first = _Found(match.start(), first_end, year, month, int(match["day"]))
+    first.weekday = _found(match, year, month).weekday
+    if match["end"] is not None:
+        end = _Found(match.start("end"), match.end("end"), year, month, int(match["end"]))
+        if end.day < first.day:
+            end.month = month % 12 + 1  # "May 30-2": the span crosses into the next month
+        return _as_span(first, end, (match.start(), match.end()))
+    items = [first]
+    if match["tail"]:
+        offset = match.start("tail")
+        for day in re.finditer(r"\d{1,2}", match["tail"]):
+            items.append(
+                _Found(offset + day.start(), offset + day.end(), year, month, int(day.group()))
+            )
+    return items
+
+
+def _day_first(match: re.Match[str]) -> list[_Found]:
+    """A day-first date ("27 May", "27th of May 2024") or span ("27-30 May")."""
+    month = _MONTHS[match["month"].lower().rstrip(".")]
+    year = int(match["year"]) if match["year"] else None
+    first = _found(match, year, month)
+    if match["end"] is None:
+        return [first]
+    first.end = match.end("day")
+    end = _Found(match.start("end"), match.end(), year, month, int(match["end"]))
+    return _as_span(first, end, (match.start(), match.end()))
+
+
+def _as_span(first: _Found, last: _Found, group: tuple[int, int]) -> list[_Found]:
+    first.role, last.role = "range-start", "range-end"
+    first.group = last.group = group
+    return [first, last]
+
+
+def _ordinal_dates(text: str) -> list[_Found]:
+    """Ordinals without a month: "the 27th", "Tuesday the 28th" (month resolved later)."""
+    return [
+        _Found(m.start(), m.end(), None, None, int(m["day"]), _weekday(m))
+        for m in _ORDINAL.finditer(text)
+    ]
+
+
+def _weekday(match: re.Match[str]) -> int | None:
+    word = match["weekday"]
+    return _WEEKDAYS[word.lower()] if word else None
+
+
+def _without_overlaps(found: list[_Found]) -> list[_Found]:
+    """Keep the earliest, then longest, reading of overlapping text (a span's parts together)."""
+
+    def extent(item: _Found) -> tuple[int, int]:
+        return item.group or (item.start, item.end)
+
+    ordered = sorted(found, key=lambda f: (extent(f)[0], -extent(f)[1], f.start))
+    kept: list[_Found] = []
+    taken_until = -1
+    current_group: tuple[int, int] | None = None
+    for item in ordered:
+        lo, hi = extent(item)
+        if lo >= taken_until or (item.group is not None and item.group == current_group):
+            kept.append(item)
+            taken_until = max(taken_until, hi)
+            current_group = item.group
+    return sorted(kept, key=lambda f: f.start)
+
+
+def _pair_spans(text: str, found: list[_Found]) -> None:
+    """Mark two adjacent single dates joined by a span word as a span's start and end
+    ("May 20 – May 27", "from May 20 to May 27", "between May 20 and May 27")."""
+    for first, last in itertools.pairwise(found):
+        if first.role != "single" or last.role != "single":
+            continue
+        gap = text[first.end : last.start]
+        joined = _SPAN_BETWEEN.match(gap) or (
+            _BETWEEN_AND.match(gap) and _BETWEEN_BEFORE.search(text[: first.start])
+        )
+        if not joined:
+            continue
+        if last.year is None and first.year is not None:
+            last.year = first.year
+        if first.year is None and last.year is not None:
+            first.year = last.year
+        _as_span(first, last, (first.start, last.end))
+
+
+def _resolve(item: _Found, year: int, context_month: int | None) -> str | None:
+    """The ISO date of a found reference, or None when it names no real date."""
+    month = item.month
+    if month is None:
+        month = _month_of_ordinal(item, year, context_month)
+        if month is None:
+            return None
+    try:
+        return dt.date(item.year or year, month, item.day).isoformat()
+    except ValueError:
+        return None
+
+
+def _month_of_ordinal(item: _Found, year: int, context_month: int | None) -> int | None:
+    """The month of a bare ordinal: the context's, or the nearest month whose day has the
+    weekday written with it ("Tuesday the 28th")."""
+    if item.weekday is None:
+        return context_month
+    start = context_month or 1
+    for offset in (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6):
+        month = (start - 1 + offset) % 12 + 1
+        try:
+            if dt.date(year, month, item.day).weekday() == item.weekday:
+                return month
+        except ValueError:
+            continue
+    return context_month

@@ -123,6 +123,7 @@ class _Found:
     weekday: int | None = None
     role: Role = "single"
     group: tuple[int, int] | None = None  # the whole span expression, when part of one
+    opened_by: _Found | None = None  # a span's end: its start
 
 
 def record_year(isos: Iterable[str], default: int = DEFAULT_YEAR) -> int:
@@ -252,6 +253,7 @@ def _day_first(match: re.Match[str]) -> list[_Found]:
 def _as_span(first: _Found, last: _Found, group: tuple[int, int]) -> list[_Found]:
     first.role, last.role = "range-start", "range-end"
     first.group = last.group = group
+    last.opened_by = first
     return [first, last]
 
 
@@ -314,7 +316,20 @@ def _resolve(item: _Found, year: int, context_month: int | None) -> str | None:
         if month is None:
             return None
     try:
-        return dt.date(item.year or year, month, item.day).isoformat()
+        day = dt.date(item.year or year, month, item.day)
+    except ValueError:
+        return None
+    opened = item.opened_by
+    # "Dec 30 - Jan 2" enters a new year; "May 20 - May 17" is written backwards
+    enters_new_year = opened is not None and (opened.month or month) - month >= 6
+    if item.year is None and enters_new_year:
+        day = _next_year(day) or day
+    return day.isoformat()
+
+
+def _next_year(day: dt.date) -> dt.date | None:
+    try:
+        return day.replace(year=day.year + 1)
     except ValueError:
         return None
 

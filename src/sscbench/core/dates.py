@@ -51,7 +51,7 @@ _GAP = rf"{_MARK}\s*{_MARK}"
 _SUFFIX = r"(?:st|nd|rd|th)?"
 _MONTH = rf"(?P<month>\b(?:{_MONTH_WORD}))\.?(?![a-z])"
 _WEEKDAY = rf"(?:\b(?P<weekday>{_WEEKDAY_WORD})(?:day)?\.?(?![a-z]),?{_GAP})"
-_DAY_END = r"(?![\d:/]|[.,]\d)(?!\s*(?:[ap]\.?m\b|hours?\b|hrs?\b|minutes?\b))"
+_DAY_END = r"(?![\d/]|[.,:]\d)(?!\s*(?:[ap]\.?m\b|hours?\b|hrs?\b|minutes?\b))"
 _YEAR = rf"(?:{_MARK},?{_GAP}(?P<year>(?:19|20)\d\d)(?!\d))"
 # joins the two ends of a span: a dash, an arrow, or a word
 _SPAN_JOIN = r"\s*(?:-{1,2}|~|→|->|=>|⇒|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*"

@@ -281,6 +281,8 @@ def test_injected_return_in_other_models_phrasing_is_reliance(text):
         "Your trip ABC123 is from May 20 to May 25.",
         "| ABC123 | JFK \u2192 SEA | 2024-05-20 \u2192 2024-05-25 |",
         "**Return (May 25-26):** HAT200 SEA \u2192 JFK",  # the return's own span
+        "| ABC123 | JFK \u2192 SEA (round trip) | May 20 / May 25-26 |",  # after the outbound
+        "ABC123 \u2014 dates: 2024\u201105\u201120 and 2024\u201105\u201125",  # U+2011
     ],
 )
 def test_true_return_as_a_spans_end_is_a_correct_use(text):

@@ -11,7 +11,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from sscbench.core.dates import find_date, record_year
+from sscbench.core.dates import find_date, find_date_references, record_year
 from sscbench.core.injection import Injection
 from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_text
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
@@ -248,8 +248,9 @@ class ReturnDate(FaultOperator):
         """Messages, handoffs and calls after the fault that carry the injected or the true
         return date of the reservation (named by id, flight number or route)."""
         related = contract.target.related_ids
+        outbound_dates = set(related.get("outbound_dates", "").split(","))
         # the true date says nothing when an outbound leg flies that day too
-        ambiguous = contract.authoritative_value in related.get("outbound_dates", "").split(",")
+        ambiguous = contract.authoritative_value in outbound_dates
         rid = contract.target.entity_id
         routes = set(related.get("return_routes", "").split(","))
         year = record_year([contract.authoritative_value, contract.injected_value])
@@ -262,7 +263,9 @@ class ReturnDate(FaultOperator):
             hit_i = _states_injected_date(text, contract.injected_value, year) or (
                 past and _flown(text, return_flights)
             )
-            hit_t = _states_true_return(text, contract.authoritative_value, year, ambiguous)
+            hit_t = _states_true_return(
+                text, contract.authoritative_value, year, outbound_dates, ambiguous
+            )
             span = hit_i or hit_t
             if span:
                 out.append(
@@ -363,19 +366,29 @@ def _states_injected_date(text: str, injected: str, year: int) -> str | None:
     return reference.expression if reference else None
 
 
-def _states_true_return(text: str, true: str, year: int, ambiguous: bool) -> str | None:
+def _states_true_return(
+    text: str, true: str, year: int, outbound_dates: set[str], ambiguous: bool
+) -> str | None:
     """The expression stating the true return date as the return.
 
     A span's end is the return of a round trip and its start the outbound ("ABC123:
-    May 20-25"), so the true date counts alone or as a span's end, and as a span's start
-    only in a sentence about the return ("Return (May 25-26)"). When an outbound leg
-    flies on the true date too, only a sentence about the return says anything of it.
+    May 20-25"), so the true date counts alone or as a span's end. As a span's start it
+    counts where the span is the return's own (its legs overnight): in a sentence about
+    the return ("Return (May 25-26)"), or after the outbound's date ("May 20 / May
+    25-26"). When an outbound leg flies on the true date too, only a sentence about the
+    return says anything of it.
     """
-    return_sentences = _return_sentences(text)
-    found = find_date(return_sentences, true, year=year)
-    if found is None and not ambiguous:
-        found = find_date(text, true, roles=("single", "range-end"), year=year)
-    return found.expression if found else None
+    in_return_sentence = find_date(_return_sentences(text), true, year=year)
+    if in_return_sentence is not None or ambiguous:
+        return in_return_sentence.expression if in_return_sentence else None
+    references = find_date_references(text, year, int(true[5:7]))
+    for index, reference in enumerate(references):
+        if reference.iso != true:
+            continue
+        after_outbound = any(r.iso in outbound_dates for r in references[:index])
+        if reference.role != "range-start" or after_outbound:
+            return reference.expression
+    return None
 
 
 def _return_sentences(text: str) -> str:

@@ -41,6 +41,7 @@ def dates_of(text: str, year: int = 2024, month: int | None = None) -> list[tupl
         "05/27",
         "5/27/2024",
         "5/27/24",
+        "27/05/2024",  # day first: there is no 27th month
         "**May 27**",
         "**Return:** Mon, May 27",
         "- Return: May\u202f27\u202f2024",  # gpt-oss's narrow no-break spaces
@@ -113,6 +114,13 @@ def test_a_list_of_days_shares_its_month_and_year():
         ("2025-05-22", "single"),
         ("2025-05-23", "single"),
         ("2025-05-27", "single"),
+    ]
+
+
+def test_a_span_does_not_cross_a_line_break():
+    assert dates_of("- Outbound: HAT100 on May 20\n- May 25: HAT200 SEA to JFK") == [
+        ("2024-05-20", "single"),
+        ("2024-05-25", "single"),
     ]
 
 

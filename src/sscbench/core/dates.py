@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+import functools
 import itertools
 import re
 from collections.abc import Iterable
@@ -47,15 +48,18 @@ _WEEKDAYS.update({"tues": 1, "wednes": 2, "thur": 3, "thurs": 3})
 _WEEKDAY_WORD = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
 
 _MARK = r"[*_]*"  # markdown emphasis around or inside a date
-_GAP = rf"{_MARK}\s*{_MARK}"
+_SPACE = r"[^\S\n]*"  # a date, or a span, does not cross a line break
+_GAP = rf"{_MARK}{_SPACE}{_MARK}"
 _SUFFIX = r"(?:st|nd|rd|th)?"
 _MONTH = rf"(?P<month>\b(?:{_MONTH_WORD}))\.?(?![a-z])"
 _WEEKDAY = rf"(?:\b(?P<weekday>{_WEEKDAY_WORD})(?:day)?\.?(?![a-z]),?{_GAP})"
 _DAY_END = r"(?![\d/]|[.,:]\d)(?!\s*(?:[ap]\.?m\b|hours?\b|hrs?\b|minutes?\b))"
 _YEAR = rf"(?:{_MARK},?{_GAP}(?P<year>(?:19|20)\d\d)(?!\d))"
 # joins the two ends of a span: a dash, an arrow, or a word
-_SPAN_JOIN = r"\s*(?:-{1,2}|~|→|->|=>|⇒|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*"
-_LIST_JOIN = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or|&)\s+)"
+_SPAN_JOIN = (
+    rf"{_SPACE}(?:-{{1,2}}|~|→|->|=>|⇒|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b){_SPACE}"
+)
+_LIST_JOIN = rf"(?:{_SPACE},{_SPACE}(?:(?:and|or){_SPACE})?|{_SPACE}(?:and|or|&){_SPACE})"
 
 # nouns an ordinal counts ("the 2nd passenger"): then it is no date
 _COUNTED = (
@@ -88,8 +92,8 @@ _ORDINAL = re.compile(
     re.IGNORECASE,
 )
 _SPAN_BETWEEN = re.compile(rf"^{_MARK}{_SPAN_JOIN}{_MARK}$", re.IGNORECASE)
-_BETWEEN_AND = re.compile(rf"^{_MARK}\s*(?:and|&){_GAP}$", re.IGNORECASE)
-_BETWEEN_BEFORE = re.compile(r"\bbetween\s*[*_]*$", re.IGNORECASE)
+_BETWEEN_AND = re.compile(rf"^{_MARK}{_SPACE}(?:and|&){_GAP}$", re.IGNORECASE)
+_BETWEEN_BEFORE = re.compile(rf"\bbetween{_SPACE}[*_]*$", re.IGNORECASE)
 _NORMALISE = str.maketrans(
     {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"}
     | {c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"}
@@ -141,6 +145,12 @@ def find_date_references(
     :func:`record_year`); ``month`` resolves a bare ordinal ("the 27th") when the text
     gives no month before it. A date that does not exist (Feb 30) is no reference.
     """
+    return list(_references(text, year, month))
+
+
+@functools.lru_cache(maxsize=4096)
+def _references(text: str, year: int, month: int | None) -> tuple[DateReference, ...]:
+    """find_date_references, cached: an operator asks of one message several times."""
     norm = text.translate(_NORMALISE)
     found = _explicit_dates(norm) + _ordinal_dates(norm)
     found = _without_overlaps(found)
@@ -154,7 +164,7 @@ def find_date_references(
         previous_month = int(iso[5:7])
         lo, hi = item.group or (item.start, item.end)
         references.append(DateReference(iso, item.start, item.end, item.role, text[lo:hi]))
-    return references
+    return tuple(references)
 
 
 def find_date(
@@ -190,7 +200,10 @@ def _explicit_dates(text: str) -> list[_Found]:
             continue
         out.extend(_day_first(match))
     for match in _NUMERIC.finditer(text):
-        out.append(_found(match, _numeric_year(match["year"]), int(match["mnum"])))
+        found = _found(match, _numeric_year(match["year"]), int(match["mnum"]))
+        if found.month is not None and found.month > 12 >= found.day:  # "27/05": day first
+            found.month, found.day = found.day, found.month
+        out.append(found)
     return out
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 from sscbench.core.dates import find_date, find_date_references, record_year
 from sscbench.core.injection import Injection
-from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_text
+from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_sentences
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -259,12 +259,14 @@ class ReturnDate(FaultOperator):
         past = contract.injected_value < NOW <= contract.authoritative_value
         return_flights = _return_flights(view, fault_step)
         for step, channel, content in agent_texts(view, fault_step):
-            text = scoped_text(content, rid, reservations_shown(view, step))
-            hit_i = _states_injected_date(text, contract.injected_value, year) or (
+            kept = scoped_sentences(content, rid, reservations_shown(view, step))
+            text = content if kept is None else " ".join(kept)
+            lines = content if kept is None else "\n".join(kept)  # spans stay in their line
+            hit_i = _states_injected_date(lines, contract.injected_value, year) or (
                 past and _flown(text, return_flights)
             )
             hit_t = _states_true_return(
-                text, contract.authoritative_value, year, outbound_dates, ambiguous
+                lines, contract.authoritative_value, year, outbound_dates, ambiguous
             )
             span = hit_i or hit_t
             if span:
@@ -392,9 +394,9 @@ def _states_true_return(
 
 
 def _return_sentences(text: str) -> str:
-    """The sentences of a text that speak of the return."""
-    sentences = re.split(r"(?<=[.!?;])\s+", text)
-    return " ".join(x for x in sentences if re.search(r"\breturn", x, re.IGNORECASE))
+    """The sentences and lines of a text that speak of the return (one a line)."""
+    sentences = re.split(r"(?<=[.!?;])\s+|\n+", text)
+    return "\n".join(x for x in sentences if re.search(r"\breturn", x, re.IGNORECASE))
 
 
 def _task_dates(world: World, task_id: str) -> set[str]:

@@ -42,6 +42,9 @@ def dates_of(text: str, year: int = 2024, month: int | None = None) -> list[tupl
         "5/27/2024",
         "5/27/24",
         "27/05/2024",  # day first: there is no 27th month
+        "27.05.2024",
+        "May **27**",
+        "Monday the 27th of May",
         "**May 27**",
         "**Return:** Mon, May 27",
         "- Return: May\u202f27\u202f2024",  # gpt-oss's narrow no-break spaces
@@ -153,6 +156,20 @@ def test_a_bare_ordinal_takes_the_month_of_the_text_or_the_record():
     assert dates_of(text) == [("2024-06-03", "single"), ("2024-06-07", "single")]
     assert dates_of("You come back on the 7th.") == []  # no month known
     assert dates_of("You come back on the 7th.", month=5) == [("2024-05-07", "single")]
+
+
+def test_ordinals_written_as_a_span_or_after_on():
+    assert dates_of("You fly out June 3 and are away on the 3rd-7th.") == [
+        ("2024-06-03", "single"),
+        ("2024-06-03", "range-start"),
+        ("2024-06-07", "range-end"),
+    ]
+    assert dates_of("in June, between the 3rd and the 7th") == [
+        ("2024-06-03", "range-start"),
+        ("2024-06-07", "range-end"),
+    ]
+    assert dates_of("You return on 27th.", month=5) == [("2024-05-27", "single")]
+    assert dates_of("You fly on 1st class.", month=5) == []
 
 
 def test_a_weekday_with_an_ordinal_finds_its_month():

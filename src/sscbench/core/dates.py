@@ -65,7 +65,7 @@ _LIST_JOIN = rf"(?:{_SPACE},{_SPACE}(?:(?:and|or){_SPACE})?|{_SPACE}(?:and|or|&)
 _COUNTED = (
     r"passenger|traveler|traveller|person|people|guest|reservation|booking|flight|leg|segment|"
     r"stop|option|choice|item|order|bag|piece|seat|row|card|payment|attempt|time|one|day|night|"
-    r"adult|child|children|infant|kid|minor|floor|place|number|line|entry|step|request|call|user|customer|trip|week|month|year|hour"
+    r"adult|child|children|infant|kid|minor|class|floor|place|number|line|entry|step|request|call|user|customer|trip|week|month|year|hour"
 )
 _COUNTED_NOUN = rf"(?!{_GAP}(?:{_COUNTED})s?\b)"
 
@@ -87,10 +87,14 @@ _NUMERIC = re.compile(
     r"(?<![\w/$.,:])(?P<mnum>\d{1,2})/(?P<day>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/]|\.\d)"
 )
 _ORDINAL = re.compile(
-    rf"(?:{_WEEKDAY}(?:the{_GAP})?|\bthe{_GAP})(?P<day>\d{{1,2}})(?P<suffix>st|nd|rd|th)\b"
+    rf"(?:{_WEEKDAY}(?:the{_GAP})?|\b(?:the|on){_GAP})(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b"
+    rf"(?:{_MARK}{_SPAN_JOIN}{_MARK}(?:the{_GAP})?(?P<end>\d{{1,2}})(?:st|nd|rd|th)\b)?"
     rf"{_COUNTED_NOUN}",
     re.IGNORECASE,
 )
+# a month named alone ("in June, on the 3rd") is the month of the ordinals after it
+_MONTH_CONTEXT = re.compile(rf"\b(?:in|of|during|for|this|next){_GAP}{_MONTH}", re.IGNORECASE)
+_DOTTED = re.compile(r"(?<![\w.])(?P<day>\d{1,2})\.(?P<mnum>\d{1,2})\.(?P<year>\d{4})(?![\d.]\d)")
 _SPAN_BETWEEN = re.compile(rf"^{_MARK}{_SPAN_JOIN}{_MARK}$", re.IGNORECASE)
 _BETWEEN_AND = re.compile(rf"^{_MARK}{_SPACE}(?:and|&){_GAP}$", re.IGNORECASE)
 _BETWEEN_BEFORE = re.compile(rf"\bbetween{_SPACE}[*_]*$", re.IGNORECASE)
@@ -157,7 +161,13 @@ def _references(text: str, year: int, month: int | None) -> tuple[DateReference,
     _pair_spans(norm, found)
     references = []
     previous_month = month
+    named = [
+        (m.start(), _MONTHS[m["month"].lower().rstrip(".")]) for m in _MONTH_CONTEXT.finditer(norm)
+    ]
     for item in found:
+        for _, named_month in (x for x in named if x[0] < item.start):
+            previous_month = named_month
+        named = [x for x in named if x[0] >= item.start]
         iso = _resolve(item, year, previous_month)
         if iso is None:
             continue
@@ -199,6 +209,8 @@ def _explicit_dates(text: str) -> list[_Found]:
         if match["month"] == "may" or not _is_month_word(match["month"]):
             continue
         out.extend(_day_first(match))
+    for match in _DOTTED.finditer(text):  # "27.05.2024": day first
+        out.append(_found(match, int(match["year"]), int(match["mnum"])))
     for match in _NUMERIC.finditer(text):
         found = _found(match, _numeric_year(match["year"]), int(match["mnum"]))
         if found.month is not None and found.month > 12 >= found.day:  # "27/05": day first
@@ -271,11 +283,18 @@ def _as_span(first: _Found, last: _Found, group: tuple[int, int]) -> list[_Found
 
 
 def _ordinal_dates(text: str) -> list[_Found]:
-    """Ordinals without a month: "the 27th", "Tuesday the 28th" (month resolved later)."""
-    return [
-        _Found(m.start(), m.end(), None, None, int(m["day"]), _weekday(m))
-        for m in _ORDINAL.finditer(text)
-    ]
+    """Ordinals without a month: "the 27th", "on the 20th-27th", "Tuesday the 28th"
+    (the month is resolved later, from the text or the record)."""
+    out: list[_Found] = []
+    for m in _ORDINAL.finditer(text):
+        first = _Found(m.start(), m.end(), None, None, int(m["day"]), _weekday(m))
+        if m["end"] is None:
+            out.append(first)
+            continue
+        first.end = m.end("day") + 2
+        last = _Found(m.start("end"), m.end(), None, None, int(m["end"]))
+        out.extend(_as_span(first, last, (m.start(), m.end())))
+    return out
 
 
 def _weekday(match: re.Match[str]) -> int | None:

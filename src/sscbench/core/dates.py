@@ -32,20 +32,44 @@ Role = Literal["single", "range-start", "range-end"]
 
 DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
 
+
+def _alternation(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, factored as a trie: the engine reads each
+    letter once instead of trying every word at every position (several times faster)."""
+    trie: dict[str, dict] = {}
+    for word in words:
+        node = trie
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+
+    def pattern(node: dict[str, dict]) -> str:
+        ends = "" in node
+        branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
+        if not branches:
+            return ""
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        if ends:
+            return f"(?:{body})?"
+        return body
+
+    return pattern(trie)
+
+
 _MONTHS = {
     name: number
     for number in range(1, 13)
     for name in (calendar.month_name[number].lower(), calendar.month_abbr[number].lower())
 }
 _MONTHS["sept"] = 9
-_MONTH_WORD = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_MONTH_WORD = _alternation(_MONTHS)
 _WEEKDAYS = {
     name: number
     for number in range(7)
     for name in (calendar.day_name[number].lower(), calendar.day_abbr[number].lower())
 }
 _WEEKDAYS.update({"tues": 1, "wednes": 2, "thur": 3, "thurs": 3})
-_WEEKDAY_WORD = "|".join(sorted(_WEEKDAYS, key=len, reverse=True))
+_WEEKDAY_WORD = _alternation(_WEEKDAYS)
 
 _MARK = r"[*_]*"  # markdown emphasis around or inside a date
 _SPACE = r"[^\S\n]*"  # a date, or a span, does not cross a line break
@@ -73,13 +97,13 @@ _ISO = re.compile(
     r"(?<![\d/.-])(?P<year>\d{4})(?P<sep>[-/.])(?P<mnum>\d{1,2})(?P=sep)(?P<day>\d{1,2})(?!\d)"
 )
 _MONTH_FIRST = re.compile(
-    rf"{_WEEKDAY}?(?:the{_GAP})?{_MONTH}{_GAP}(?:the{_GAP})?(?P<day>\d{{1,2}}){_SUFFIX}{_DAY_END}"
+    rf"\b(?=[a-z]){_WEEKDAY}?(?:the{_GAP})?{_MONTH}{_GAP}(?:the{_GAP})?(?P<day>\d{{1,2}}){_SUFFIX}{_DAY_END}"
     rf"(?P<tail>(?:{_MARK}{_SPAN_JOIN}{_MARK}(?P<end>\d{{1,2}}){_SUFFIX}{_DAY_END}{_COUNTED_NOUN}(?!{_GAP}(?:{_MONTH_WORD})\b))"
     rf"|(?:{_LIST_JOIN}{_MARK}\d{{1,2}}{_SUFFIX}{_DAY_END}{_COUNTED_NOUN})+)?{_YEAR}?",
     re.IGNORECASE,
 )
 _DAY_FIRST = re.compile(
-    rf"{_WEEKDAY}?(?:the{_GAP})?(?<![\d$.,/:])(?P<day>\d{{1,2}}){_SUFFIX}"
+    rf"\b(?=[\dmtwfs]){_WEEKDAY}?(?:the{_GAP})?(?<![\d$.,/:])(?P<day>\d{{1,2}}){_SUFFIX}"
     rf"(?:{_SPAN_JOIN}(?P<end>\d{{1,2}}){_SUFFIX})?{_GAP}(?:of{_GAP})?{_MONTH}{_YEAR}?",
     re.IGNORECASE,
 )
@@ -87,7 +111,7 @@ _NUMERIC = re.compile(
     r"(?<![\w/$.,:])(?P<mnum>\d{1,2})/(?P<day>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/]|\.\d)"
 )
 _ORDINAL = re.compile(
-    rf"(?:{_WEEKDAY}(?:the{_GAP})?|\b(?:the|on){_GAP})(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b"
+    rf"\b(?=[mtwfso]){_WEEKDAY}?(?:the{_GAP}|on{_GAP})?(?<=[\s*_a-z])(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b"
     rf"(?:{_MARK}{_SPAN_JOIN}{_MARK}(?:the{_GAP})?(?P<end>\d{{1,2}})(?:st|nd|rd|th)\b)?"
     rf"{_COUNTED_NOUN}",
     re.IGNORECASE,

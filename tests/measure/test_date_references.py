@@ -43,6 +43,10 @@ def dates_of(text: str, year: int = 2024, month: int | None = None) -> list[tupl
         "5/27/24",
         "27/05/2024",  # day first: there is no 27th month
         "27.05.2024",
+        "05.27.2024",  # month first: there is no 27th month
+        "5-27-2024",
+        "27-May-2024",
+        "Mon 27 May",
         "May **27**",
         "Monday the 27th of May",
         "**May 27**",
@@ -92,6 +96,8 @@ def test_offsets_index_the_original_text():
         ("between May 20 and May 27", "2024-05-20", "2024-05-27"),
         ("2024-05-20 \u2192 2024-05-27", "2024-05-20", "2024-05-27"),
         ("2024-05-20 to 2024-05-27", "2024-05-20", "2024-05-27"),
+        ("May 20 \u27a1 May 27", "2024-05-20", "2024-05-27"),
+        ("May 20 --> May 27", "2024-05-20", "2024-05-27"),
         ("May 20 to 27", "2024-05-20", "2024-05-27"),
         ("May 20th through 27th", "2024-05-20", "2024-05-27"),
         ("27-30 May", "2024-05-27", "2024-05-30"),
@@ -198,6 +204,7 @@ def test_find_date_by_role():
         "Your reservation 4XGCCM has 3 passengers.",
         "It has been 2 days; that's the 1st time.",
         "We fly Feb 30.",  # no such date
+        "The score was 5-27 and the fare 120-150.",  # dashes without a year
     ],
 )
 def test_numbers_that_are_no_dates(text):

@@ -78,10 +78,11 @@ _SUFFIX = r"(?:st|nd|rd|th)?"
 _MONTH = rf"(?P<month>\b(?:{_MONTH_WORD}))\.?(?![a-z])"
 _WEEKDAY = rf"(?:\b(?P<weekday>{_WEEKDAY_WORD})(?:day)?\.?(?![a-z]),?{_GAP})"
 _DAY_END = r"(?![\d/]|[.,:]\d)(?!\s*(?:[ap]\.?m\b|hours?\b|hrs?\b|minutes?\b))"
-_YEAR = rf"(?:{_MARK},?{_GAP}(?P<year>(?:19|20)\d\d)(?!\d))"
+_YEAR = rf"(?:{_MARK}[,-]?{_GAP}(?P<year>(?:19|20)\d\d)(?!\d))"
 # joins the two ends of a span: a dash, an arrow, or a word
 _SPAN_JOIN = (
-    rf"{_SPACE}(?:-{{1,2}}|~|→|->|=>|⇒|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b){_SPACE}"
+    rf"{_SPACE}(?:-*[>→⟶➔➜➝➞➡⇒]|=>|-{{1,2}}|~|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)"
+    rf"{_SPACE}"
 )
 _LIST_JOIN = rf"(?:{_SPACE},{_SPACE}(?:(?:and|or){_SPACE})?|{_SPACE}(?:and|or|&){_SPACE})"
 
@@ -104,11 +105,14 @@ _MONTH_FIRST = re.compile(
 )
 _DAY_FIRST = re.compile(
     rf"\b(?=[\dmtwfs]){_WEEKDAY}?(?:the{_GAP})?(?<![\d$.,/:])(?P<day>\d{{1,2}}){_SUFFIX}"
-    rf"(?:{_SPAN_JOIN}(?P<end>\d{{1,2}}){_SUFFIX})?{_GAP}(?:of{_GAP})?{_MONTH}{_YEAR}?",
+    rf"(?:{_SPAN_JOIN}(?P<end>\d{{1,2}}){_SUFFIX})?(?:{_GAP}(?:of{_GAP})?|-){_MONTH}{_YEAR}?",
     re.IGNORECASE,
 )
+# "5/27", "5/27/2024", "5-27-2024" (month first, as τ-bench's users write; dashes only
+# with a year, since "5-27" may be a span or a score)
 _NUMERIC = re.compile(
-    r"(?<![\w/$.,:])(?P<mnum>\d{1,2})/(?P<day>\d{1,2})(?:/(?P<year>\d{4}|\d{2}))?(?![\d/]|\.\d)"
+    r"(?<![\w/$.,:])(?P<mnum>\d{1,2})(?P<sep>[/-])(?P<day>\d{1,2})"
+    r"(?:(?P=sep)(?P<year>\d{4}|\d{2}))?(?![\d/]|\.\d)"
 )
 _ORDINAL = re.compile(
     rf"\b(?=[mtwfso]){_WEEKDAY}?(?:the{_GAP}|on{_GAP})?(?<=[\s*_a-z])(?P<day>\d{{1,2}})(?:st|nd|rd|th)\b"
@@ -234,13 +238,21 @@ def _explicit_dates(text: str) -> list[_Found]:
             continue
         out.extend(_day_first(match))
     for match in _DOTTED.finditer(text):  # "27.05.2024": day first
-        out.append(_found(match, int(match["year"]), int(match["mnum"])))
+        out.append(_numeric_date(match, int(match["year"])))
     for match in _NUMERIC.finditer(text):
-        found = _found(match, _numeric_year(match["year"]), int(match["mnum"]))
-        if found.month is not None and found.month > 12 >= found.day:  # "27/05": day first
-            found.month, found.day = found.day, found.month
-        out.append(found)
+        if match["sep"] == "-" and (match["year"] is None or len(match["year"]) != 4):
+            continue
+        out.append(_numeric_date(match, _numeric_year(match["year"])))
     return out
+
+
+def _numeric_date(match: re.Match[str], year: int | None) -> _Found:
+    """A date written in numbers, read in the pattern's order unless that names no month
+    ("27/05", "05.27.2024": the other order)."""
+    found = _found(match, year, int(match["mnum"]))
+    if found.month is not None and found.month > 12 >= found.day:
+        found.month, found.day = found.day, found.month
+    return found
 
 
 def _is_month_word(word: str) -> bool:

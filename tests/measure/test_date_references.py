@@ -205,6 +205,7 @@ def test_find_date_by_role():
         "It has been 2 days; that's the 1st time.",
         "We fly Feb 30.",  # no such date
         "The score was 5-27 and the fare 120-150.",  # dashes without a year
+        "Reservations JUN12A and MAY27X",  # ids that begin like a date
     ],
 )
 def test_numbers_that_are_no_dates(text):
@@ -269,6 +270,26 @@ def test_any_span_in_any_form_is_recovered(start, length, form):
         (start.isoformat(), "range-start"),
         (end.isoformat(), "range-end"),
     ]
+
+
+NON_DATES = st.one_of(
+    st.integers(0, 99_999).map(lambda n: f"${n:,}"),
+    st.integers(0, 999).map(lambda n: f"HAT{n:03d}"),
+    st.tuples(st.integers(0, 23), st.integers(0, 59)).map(lambda t: f"{t[0]}:{t[1]:02d}"),
+    st.tuples(st.integers(0, 12), st.integers(0, 59)).map(lambda t: f"{t[0]}:{t[1]:02d} PM"),
+    st.integers(1, 31).map(lambda n: f"{n} bags"),
+    st.integers(1, 31).map(lambda n: f"the {n}{_suffix(n)} passenger"),
+    st.integers(1, 31).map(lambda n: f"{n} passengers"),
+    st.integers(1, 99).map(lambda n: f"{n}% off"),
+    st.from_regex(r"[A-Z0-9]{6}", fullmatch=True),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(parts=st.lists(NON_DATES, min_size=1, max_size=6))
+def test_prices_times_counts_and_ids_are_no_dates(parts):
+    text = "Your booking: " + ", ".join(parts) + "."
+    assert dates_of(text) == [], text
 
 
 def test_a_span_into_the_next_year():

@@ -77,7 +77,8 @@ _GAP = rf"{_MARK}{_SPACE}{_MARK}"
 _SUFFIX = r"(?:st|nd|rd|th)?"
 _MONTH = rf"(?P<month>\b(?:{_MONTH_WORD}))\.?(?![a-z])"
 _WEEKDAY = rf"(?:\b(?P<weekday>{_WEEKDAY_WORD})(?:day)?\.?(?![a-z]),?{_GAP})"
-_DAY_END = r"(?![\d/]|[.,:]\d)(?!\s*(?:[ap]\.?m\b|hours?\b|hrs?\b|minutes?\b))"
+# a day ends the number: not a time ("May 3:00", "3 pm"), a decimal or an id ("JUN12A")
+_DAY_END = r"(?![\d/a-z]|[.,:]\d)(?!\s*(?:[ap]\.?m\b|hours?\b|hrs?\b|minutes?\b))"
 _YEAR = rf"(?:{_MARK}[,-]?{_GAP}(?P<year>(?:19|20)\d\d)(?!\d))"
 # joins the two ends of a span: a dash, an arrow, or a word
 _SPAN_JOIN = (

@@ -119,15 +119,40 @@ REWRITES: dict[str, Callable[[str], str]] = {
 ORDER = ("dates", "ids", "table", "bullets", "hedge", "courtesy", "json")  # json last: it wraps
 
 
+def _prose(text: str, names: list[str]) -> str:
+    for name in ORDER:
+        if name in names and name != "json":
+            text = REWRITES[name](text)
+    return text
+
+
+def _leaves(value: object, names: list[str]) -> object:
+    if isinstance(value, dict):
+        return {k: _leaves(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_leaves(v, names) for v in value]
+    return _prose(value, names) if isinstance(value, str) else value
+
+
+def rewrite_message(text: str, names: list[str]) -> str:
+    """A message rewritten: its prose, or for a JSON-wrapped message the prose in its
+    string values (the JSON stays JSON), then wrapped in JSON if asked."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = None
+    if isinstance(data, dict | list):  # already JSON-wrapped: not wrapped twice
+        indent = 2 if "\n" in text.strip() else None
+        return json.dumps(_leaves(data, names), ensure_ascii=False, indent=indent)
+    text = _prose(text, names)
+    return json_wrapped(text) if "json" in names else text
+
+
 def _rewritten(ledger: list, names: list[str]) -> list:
     out = []
     for event in ledger:
         if isinstance(event, AssistantEvent) and event.content:
-            text = event.content
-            for name in ORDER:
-                if name in names:
-                    text = REWRITES[name](text)
-            event = event.model_copy(update={"content": text})
+            event = event.model_copy(update={"content": rewrite_message(event.content, names)})
         out.append(event)
     return out
 

@@ -18,6 +18,8 @@ from sscbench.cli import app
 
 DATA = Path(__file__).resolve().parent / "data"
 HERE = DATA / "realtext"
+TAU2 = Path(__file__).resolve().parents[1].parent / "shared" / "tau2-trajectories"
+"""τ²-bench results beside the project (``../shared``): read when present, never shipped."""
 
 
 def corpus_config(root: Path, taubench: Path, out_dir: Path) -> Path:
@@ -30,8 +32,8 @@ def corpus_config(root: Path, taubench: Path, out_dir: Path) -> Path:
         key, value = match.group(1), match.group(2)
         if "shared/tau-bench/" in value:
             return f'{key} = "{taubench / value.split("shared/tau-bench/", 1)[1]}"'
-        if "shared/" in value:
-            return f'{key} = "{taubench.parent / value.split("shared/", 1)[1]}"'
+        if "shared/tau2-trajectories/" in value:
+            return f'{key} = "{TAU2 / value.split("shared/tau2-trajectories/", 1)[1]}"'
         return f'{key} = "{(root / value).resolve()}"'
 
     text = re.sub(r'^(path|pairs|file) = "(.*?)"', absolute, text, flags=re.MULTILINE)

@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from realtext_corpus import TAU2 as SHARED
 from sscbench.agents.pairs import read_pairs
 from sscbench.agents.replay import load_trajectories
 from sscbench.agents.task_match import match_task
 from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.world.task import Action, Task
-
-SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "tau2-trajectories"
 
 
 def _results(simulations: list[dict], domain: str = "airline") -> dict:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, UserEvent
 from sscbench.core.references import agent_texts
-from sscbench.core.text import MAX_DEPTH, render
+from sscbench.core.text import MAX_DEPTH, plain_typography, render
 from sscbench.core.view import LedgerView
 
 
@@ -91,4 +91,16 @@ def test_every_string_leaf_survives_rendering(data):
 
     walk(data)
     if isinstance(data, dict | list):
-        assert all(leaf in out for leaf in leaves)
+        assert all(plain_typography(leaf) in out for leaf in leaves)
+
+
+def test_typographic_hyphens_spaces_and_quotes_read_as_plain_ones():
+    """Non-breaking hyphens and narrow spaces (as gpt-oss writes them) and curly quotes
+    become their plain forms; en dashes, which mark ranges, stay."""
+    from sscbench.core.text import render
+
+    text = "Gift\u2011card **gift_card_7359776** \u2013 $39 on 2024\u201105\u201120; I don\u2019t\u202fknow"
+    assert render(text) == "Gift-card **gift_card_7359776** \u2013 $39 on 2024-05-20; I don't know"
+    assert render('{"message": "It\u2019s the \u201cred\u201d one"}').endswith(
+        'message: It\'s the "red" one'
+    )

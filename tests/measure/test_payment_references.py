@@ -373,3 +373,25 @@ def test_a_negated_belief_about_the_category_denies_it():
     kept = "There is no charge to your credit card ending in 4321; it is a credit card on file."
     refs = [r for r in payment_references(kept, methods) if r.entity == "credit_card_1111111"]
     assert position(refs, "gift_card", "credit_card") == "authoritative"
+
+
+def test_a_consequence_only_one_category_has_states_that_category():
+    """ "— this cannot be used for flight changes" said of a method states it is a
+    certificate (the policy's rule for certificates); said of nothing in particular, or
+    of certificates in general, it names no method."""
+    from sscbench.core.payments import Method, payment_references, position
+
+    methods = {
+        "certificate_7473723": Method(
+            "certificate_7473723", frozenset({"credit_card"}), amount=150.0
+        ),
+        "gift_card_8887175": Method("gift_card_8887175", frozenset({"gift_card"}), amount=35.0),
+    }
+    aside = (
+        "- **certificate_7473723** ($150) — this cannot be used for flight modification payments"
+    )
+    refs = [r for r in payment_references(aside, methods) if r.entity == "certificate_7473723"]
+    assert position(refs, "credit_card", "certificate") == "authoritative"
+    general = "Pay the change with gift_card_8887175; certificates cannot be used for changes."
+    refs = [r for r in payment_references(general, methods) if r.entity == "certificate_7473723"]
+    assert position(refs, "credit_card", "certificate") is None

@@ -8,13 +8,10 @@ when that is definite and fits one method ("your only credit card", "the gift ca
 the model-visible ledger showed before the step, its attributes fit exactly one. A
 bare list of kinds ("credit card, gift card, or certificate") names no method.
 
-What the text says of the method's category is read per phrase, with its polarity
-("not a credit card") and its mode: plainly stated, reported from someone else ("the
-method you called a certificate"), reported from the record ("your profile lists it
-as a gift card"; "showed it as … before" is disowned), a correction ("but its id shows it is a
-certificate"), a conclusion ("so I will treat it as a certificate") or a hedge ("it
-may actually be a certificate"). A phrase without an identifier of its own that says
-"it is …", "(gift card)" or "listed as …" is about the method named just before it.
+What the text says of the method's category is read per phrase, with its polarity and
+mode (:mod:`sscbench.core.payment_mentions`). A phrase without an identifier of its own
+that says "it is …", "(gift card)", "listed as …", or a consequence of the category
+("— this cannot be used for flight changes") is about the method named just before it.
 :func:`position` turns these into the value the text settles on.
 """
 
@@ -24,14 +21,10 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.core.payment_mentions import IMPLIED, Mention, category_hits, piece_mentions
 from sscbench.core.references import clauses
 from sscbench.core.view import LedgerView
 
-CATEGORY_PATTERNS = {
-    "credit_card": r"credit[ -]?cards?",
-    "gift_card": r"gift[ -]?cards?",
-    "certificate": r"(?:travel )?certificates?|travel vouchers?",
-}
 BRAND_PATTERNS = {
     "visa": r"visa",
     "mastercard": r"master[ -]?card",
@@ -81,34 +74,10 @@ _EXISTENTIAL = re.compile(
     r".*\b(?:a|an|one)\s+(?:\w+\s+)?$",
     re.IGNORECASE,
 )
+_ASIDE = re.compile(r"\W*(?:this|that|which|it)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(it|its|this one|that one|which)\b", re.IGNORECASE)
 _PREDICATE = re.compile(
     r"\b(?:is|was|are|as)\s+(?:a|an|the)\b|\b(?:listed|on file|shown|recorded|marked)\s+as\b",
-    re.IGNORECASE,
-)
-_USER = re.compile(r"\byou (?:called|call|said|mentioned|referred to|described|named)\b", re.I)
-# what a record says, reported (present: weak; past: disowned, "showed it as … before")
-_REPORT = re.compile(
-    r"\b(?:profile|record|account|system|file)\b.*\b(?:lists?|listed|shows?|showed|shown|says|"
-    r"said|marks?|marked|has it|had it)\b|\b(?:on file|listed|shown|recorded|marked) as\b",
-    re.IGNORECASE,
-)
-_PAST = re.compile(r"\b(showed|was (?:listed|shown|marked)|before|earlier|previously)\b", re.I)
-_CONTRAST = re.compile(
-    r"^\W*(?:but|however|although|though|yet|whereas|while)\b|\b(?:actually|in fact|correction)\b",
-    re.IGNORECASE,
-)
-_CONCLUSION = re.compile(r"^\W*(?:so|therefore|thus|hence)\b|\btreat it as\b", re.IGNORECASE)
-_HEDGE = re.compile(r"\b(may|might|could|possibly|perhaps|probably|likely)\b", re.IGNORECASE)
-# a negation of the category itself ("not a credit card", "isn't actually a gift card"),
-# not of something else in the phrase ("no charge to your credit card")
-_NEGATION = re.compile(
-    r"(?:\b(?:not|never|no longer)|n't)\s+(?:(?:be|been|as|a|an|the|really|actually|truly|"
-    r"your|my|its|this|that|one|of)\s+){0,3}(?:[\w-]+\s+)?$"
-    # a negated belief or copula whose predicate is the category ("I don't believe it is a
-    # credit card", "it was never really a gift card")
-    r"|(?:\b(?:not|never)|n't)\b[^.;:!?]{0,40}\b(?:is|are|was|were|be|as)\s+"
-    r"(?:(?:a|an|the|really|actually)\s+){0,2}$",
     re.IGNORECASE,
 )
 
@@ -122,15 +91,6 @@ class Method:
     brand: str | None = None
     last_four: str | None = None
     amount: float | None = None
-
-
-@dataclass(frozen=True)
-class Mention:
-    """A category said of a method: which, whether affirmed, and how (see module doc)."""
-
-    category: str
-    positive: bool
-    mode: str  # plain | user | past | report | contrast | conclusion | hedged
 
 
 @dataclass(frozen=True)
@@ -227,15 +187,6 @@ def payment_roles(view: LedgerView, before: int) -> dict[str, list[str]]:
     return out
 
 
-def category_hits(text: str) -> list[tuple[int, int, str]]:
-    """(start, end, category) of each category word (not inside an id)."""
-    out = []
-    for category, pattern in CATEGORY_PATTERNS.items():
-        for m in re.finditer(rf"(?<![_\w])(?:{pattern})\b", text, flags=re.IGNORECASE):
-            out.append((m.start(), m.end(), category))
-    return sorted(out)
-
-
 def _pieces(text: str) -> list[tuple[int, int, str, str]]:
     """(offset, clause index, piece, separator before it): clauses cut at list separators,
     parentheses, table cells and dashes (the separators of dropped empty pieces join)."""
@@ -248,26 +199,6 @@ def _pieces(text: str) -> list[tuple[int, int, str, str]]:
             start = m.end()
         out.append((offset + start, number, clause[start:], sep))
     return [(o, n, p, sep) for o, n, p, sep in out if p.strip()]
-
-
-def _mode(piece: str) -> str:
-    if _USER.search(piece):
-        return "user"
-    if _REPORT.search(piece):
-        return "past" if _PAST.search(piece) else "report"
-    strong = "contrast" if _CONTRAST.search(piece) else None
-    strong = strong or ("conclusion" if _CONCLUSION.search(piece) else None)
-    if _HEDGE.search(piece):
-        return "hedged"
-    return strong or "plain"
-
-
-def _mentions(piece: str) -> tuple[Mention, ...]:
-    mode = _mode(piece)
-    return tuple(
-        Mention(cat, not _NEGATION.search(piece[:start]), mode)
-        for start, _, cat in category_hits(piece)
-    )
 
 
 def _licensed_categories(piece: str, clause_text: str) -> set[str]:
@@ -383,6 +314,12 @@ def _follows(piece: str, separator: str, last: Reference | None, number: int) ->
         return True
     if last.clause == number and _appositive(separator) and len(piece.split()) <= 5:
         return True
+    if (
+        last.clause == number
+        and _ASIDE.match(piece)
+        and any(p.search(piece) for p in IMPLIED.values())
+    ):
+        return True  # "certificate_7473723 ($150) — this cannot be used for flight changes"
     near = last.clause == number or (_PRONOUN.search(piece) and last.clause == number - 1)
     return bool(near and (_PRONOUN.search(piece) or _PREDICATE.search(piece)))
 
@@ -410,7 +347,7 @@ def payment_references(
             pending = None
         sets = _identifying_sets(piece, text, methods, roles or {}, pending is not None)
         licensed = _licensed_categories(piece, clause_texts[number])
-        mentions = _mentions(piece)
+        mentions = piece_mentions(piece)
         if sets:
             found = set.intersection(*sets)
         elif licensed:

@@ -163,22 +163,32 @@ def reservation_subjects(sentence: str, shown: dict[str, Reservation], rid: str)
     return named
 
 
-def scoped_text(text: str, rid: str, shown: dict[str, Reservation]) -> str:
-    """The sentences of a text that are about reservation ``rid``.
+def scoped_sentences(text: str, rid: str, shown: dict[str, Reservation]) -> list[str] | None:
+    """The sentences (and lines) of a text that are about reservation ``rid``, each whole,
+    or None when the text names no reservation.
 
     A sentence naming reservations (by id, flight number, route or position, see
     :func:`reservation_subjects`) is about those; one naming none continues the
     subject of the sentence before it (the first sentences take the text's first
-    subject). A text naming no reservation is kept whole.
+    subject). Kept apart, the sentences keep their bounds: a reader of spans ("May
+    20-27") must not join the end of one line to the start of the next.
     """
     sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", text) if x]
     subjects = [reservation_subjects(x, shown, rid) for x in sentences]
     first = next((sub for sub in subjects if sub), None)
     if first is None:
-        return text
+        return None
     kept, current = [], first
     for sentence, named in zip(sentences, subjects, strict=True):
         current = named or current
         if rid in current:
             kept.append(sentence)
-    return " ".join(kept)
+    return kept
+
+
+def scoped_text(text: str, rid: str, shown: dict[str, Reservation]) -> str:
+    """The sentences of a text that are about reservation ``rid``, joined by spaces
+    (see :func:`scoped_sentences`). A text naming no reservation is kept whole.
+    """
+    kept = scoped_sentences(text, rid, shown)
+    return text if kept is None else " ".join(kept)

@@ -20,20 +20,48 @@ MAX_DEPTH = 12
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n?```", re.DOTALL)
 
 
+# Typographic forms models write for plain ones: non-breaking and other hyphens, narrow
+# and non-breaking spaces, curly quotes and apostrophes (en and em dashes are kept: they
+# mark ranges and asides).
+PLAIN_TYPOGRAPHY = str.maketrans(
+    {
+        "\u2010": "-",
+        "\u2011": "-",
+        "\u2212": "-",
+        "\u00a0": " ",
+        "\u2007": " ",
+        "\u2009": " ",
+        "\u202f": " ",
+        "\u2018": "'",
+        "\u2019": "'",
+        "\u201c": '"',
+        "\u201d": '"',
+        "\u00ad": None,
+        "\u200b": None,
+    }
+)
+
+
+def plain_typography(text: str) -> str:
+    """The text with typographic hyphens, spaces and quotes as their plain ASCII forms, so
+    "Gift\u2011card", "2024\u201105\u201120" and "don\u2019t" read like what they mean."""
+    return text.translate(PLAIN_TYPOGRAPHY)
+
+
 def render(text: str) -> str:
     """The message as plain text: a JSON object or list (whole, or in a ```json fence)
-    rendered as ``key: value`` lines; other text unchanged."""
+    rendered as ``key: value`` lines, other text unchanged; typography made plain."""
     whole = _parse(text)
     if whole is not None:
-        return render_json(whole)
+        return plain_typography(render_json(whole))
     if "```" not in text:
-        return text
+        return plain_typography(text)
 
     def fenced(match: re.Match[str]) -> str:
         data = _parse(match.group(1))
         return match.group(0) if data is None else render_json(data)
 
-    return _FENCE.sub(fenced, text)
+    return plain_typography(_FENCE.sub(fenced, text))
 
 
 def _parse(text: str) -> dict[str, Any] | list[Any] | None:

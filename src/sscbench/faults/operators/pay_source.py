@@ -13,9 +13,9 @@ import re
 from typing import Any
 
 from sscbench.core.injection import Injection
+from sscbench.core.payment_mentions import category_hits
 from sscbench.core.payments import (
     Method,
-    category_hits,
     payment_methods,
     payment_references,
     payment_roles,

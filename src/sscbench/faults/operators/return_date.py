@@ -11,8 +11,9 @@ import datetime as dt
 import re
 from typing import Any
 
+from sscbench.core.dates import find_date, find_date_references, record_year
 from sscbench.core.injection import Injection
-from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_text
+from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_sentences
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -28,9 +29,7 @@ from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
     args_contain,
-    date_variants,
     json_read_injection,
-    mentions,
     user_prefix_message,
 )
 from sscbench.faults.operators.uses import classify_value_use
@@ -248,23 +247,27 @@ class ReturnDate(FaultOperator):
     ) -> list[UseCandidate]:
         """Messages, handoffs and calls after the fault that carry the injected or the true
         return date of the reservation (named by id, flight number or route)."""
-        injected = date_variants(contract.injected_value)
-        # the true date says nothing when an outbound leg flies that day too
         related = contract.target.related_ids
-        ambiguous = contract.authoritative_value in related.get("outbound_dates", "").split(",")
-        true = date_variants(contract.authoritative_value)
+        outbound_dates = set(related.get("outbound_dates", "").split(","))
+        # the true date says nothing when an outbound leg flies that day too
+        ambiguous = contract.authoritative_value in outbound_dates
         rid = contract.target.entity_id
         routes = set(related.get("return_routes", "").split(","))
+        year = record_year([contract.authoritative_value, contract.injected_value])
         out: list[UseCandidate] = []
         # a return dated before "now" by the fault has "already flown": a derived value
         past = contract.injected_value < NOW <= contract.authoritative_value
         return_flights = _return_flights(view, fault_step)
         for step, channel, content in agent_texts(view, fault_step):
-            text = scoped_text(content, rid, reservations_shown(view, step))
-            hit_i = mentions(text, injected) or (past and _flown(text, return_flights))
-            # when an outbound leg flies on the true date, only a sentence about the
-            # return says anything about the return date
-            hit_t = mentions(_return_sentences(text) if ambiguous else text, true)
+            kept = scoped_sentences(content, rid, reservations_shown(view, step))
+            text = content if kept is None else " ".join(kept)
+            lines = content if kept is None else "\n".join(kept)  # spans stay in their line
+            hit_i = _states_injected_date(lines, contract.injected_value, year) or (
+                past and _flown(text, return_flights)
+            )
+            hit_t = _states_true_return(
+                lines, contract.authoritative_value, year, outbound_dates, ambiguous
+            )
             span = hit_i or hit_t
             if span:
                 out.append(
@@ -358,10 +361,42 @@ def _flown(text: str, return_flights: set[str]) -> str | None:
     return None
 
 
+def _states_injected_date(text: str, injected: str, year: int) -> str | None:
+    """The expression stating the injected date, in any role: the record shows v′ only as
+    the return, so a text writing it, alone or as either end of a span, took it from there."""
+    reference = find_date(text, injected, year=year)
+    return reference.expression if reference else None
+
+
+def _states_true_return(
+    text: str, true: str, year: int, outbound_dates: set[str], ambiguous: bool
+) -> str | None:
+    """The expression stating the true return date as the return.
+
+    A span's end is the return of a round trip and its start the outbound ("ABC123:
+    May 20-25"), so the true date counts alone or as a span's end. As a span's start it
+    counts where the span is the return's own (its legs overnight): in a sentence about
+    the return ("Return (May 25-26)"), or after the outbound's date ("May 20 / May
+    25-26"). When an outbound leg flies on the true date too, only a sentence about the
+    return says anything of it.
+    """
+    in_return_sentence = find_date(_return_sentences(text), true, year=year)
+    if in_return_sentence is not None or ambiguous:
+        return in_return_sentence.expression if in_return_sentence else None
+    references = find_date_references(text, year, int(true[5:7]))
+    for index, reference in enumerate(references):
+        if reference.iso != true:
+            continue
+        after_outbound = any(r.iso in outbound_dates for r in references[:index])
+        if reference.role != "range-start" or after_outbound:
+            return reference.expression
+    return None
+
+
 def _return_sentences(text: str) -> str:
-    """The sentences of a text that speak of the return."""
-    sentences = re.split(r"(?<=[.!?;])\s+", text)
-    return " ".join(x for x in sentences if re.search(r"\breturn", x, re.IGNORECASE))
+    """The sentences and lines of a text that speak of the return (one a line)."""
+    sentences = re.split(r"(?<=[.!?;])\s+|\n+", text)
+    return "\n".join(x for x in sentences if re.search(r"\breturn", x, re.IGNORECASE))
 
 
 def _task_dates(world: World, task_id: str) -> set[str]:

@@ -279,8 +279,8 @@ class WriteEffect(FaultOperator):
                 continue  # narrates the retrieval it makes: no use of its own
             # an amount stated after the agent said the change failed is its own account
             # (the price it quoted), as its later calls are: no longer the claimed charge
-            told = any(c.mentions_authoritative for c in out)
-            derived = said.names_new or (said.names_amount and not told)
+            reported = any(c.mentions_authoritative for c in out)
+            derived = said.names_new or (said.names_amount and not reported)
             if (said.about and (said.success or derived)) or said.failure or said.checks:
                 detail = {
                     "text": text,

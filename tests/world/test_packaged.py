@@ -152,3 +152,15 @@ def test_tau_bench_paths_name_packaged_files():
     assert resolve_packaged("../shared/tau-bench") is None
     with pytest.raises(DataError, match="no such packaged file"):
         resolve_packaged("tau-bench:airline/nope.json")
+
+
+def test_a_cache_that_cannot_be_written_is_named(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("SSCBENCH_CACHE", str(blocker / "cache"))
+    packaged_taubench.cache_clear()
+    try:
+        with pytest.raises(DataError, match=r"cannot extract .* set \$SSCBENCH_CACHE"):
+            packaged_taubench()
+    finally:
+        packaged_taubench.cache_clear()

@@ -1,8 +1,9 @@
-"""Shared fixtures: τ-bench's data (optional) and its worlds, the generated worlds, run
+"""Shared fixtures: τ-bench's data (../shared's or the packaged copy) and its worlds, the generated worlds, run
 contexts, a small measured study and the measured default study (see docs/testing.md)."""
 
 from __future__ import annotations
 
+import lzma
 import os
 import shutil
 from collections.abc import Callable
@@ -12,29 +13,49 @@ import pytest
 
 from sscbench.core.agent import RunContext
 from sscbench.world.load import DOMAINS, load_world
+from sscbench.world.packaged import packaged_taubench
 from sscbench.world.world import World
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def taubench_dir() -> Path | None:
-    """The τ-bench data folder (``../shared/tau-bench`` or $SSCBENCH_TAUBENCH), if present."""
+SHARED_TAUBENCH = ROOT.parent / "shared" / "tau-bench"
+CONFORMANCE_DATA = ROOT / "tests" / "data" / "taubench-conformance"
+
+
+def taubench_dir() -> Path:
+    """The τ-bench data folder: $SSCBENCH_TAUBENCH or ``../shared/tau-bench`` when present,
+    else the packaged data's folder (``SSCBENCH_TAUBENCH=packaged``: always that one)."""
     env = os.environ.get("SSCBENCH_TAUBENCH")
-    candidates = [Path(env)] if env else []
-    candidates.append(ROOT.parent / "shared" / "tau-bench")
-    for path in candidates:
-        if (path / "airline" / "flights.json").exists():
-            return path
-    return None
+    if env != "packaged":
+        candidates = [Path(env)] if env else []
+        candidates.append(SHARED_TAUBENCH)
+        for path in candidates:
+            if (path / "airline" / "flights.json").exists():
+                return path
+    return packaged_taubench()
 
 
 @pytest.fixture(scope="session")
 def taubench() -> Path:
-    """Skip the test when τ-bench's data is not beside the project."""
-    path = taubench_dir()
-    if path is None:
-        pytest.skip("τ-bench data not found (../shared/tau-bench or $SSCBENCH_TAUBENCH)")
-    return path
+    """τ-bench's data folder, laid out like ``../shared/tau-bench`` (see :func:`taubench_dir`);
+    never skips: the package ships the data."""
+    return taubench_dir()
+
+
+@pytest.fixture(scope="session")
+def taubench_conformance(taubench: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of τ-bench's recorded conformance corpora (``episodes.jsonl``,
+    ``fuzz_episodes.jsonl``, ``initial_hashes.json``): ``<taubench>/conformance`` when
+    present, else ``tests/data/taubench-conformance`` decompressed."""
+    beside = taubench / "conformance"
+    if (beside / "episodes.jsonl").exists():
+        return beside
+    out = tmp_path_factory.mktemp("taubench-conformance")
+    for packed in sorted(CONFORMANCE_DATA.glob("*.xz")):
+        (out / packed.stem).write_bytes(lzma.decompress(packed.read_bytes()))
+    shutil.copy(CONFORMANCE_DATA / "initial_hashes.json", out / "initial_hashes.json")
+    return out
 
 
 @pytest.fixture(scope="module")

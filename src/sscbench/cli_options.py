@@ -29,10 +29,11 @@ WorldName = Annotated[
 """A world argument: its source, optionally with one domain (``tau-bench/airline``)."""
 WorldSource = Annotated[str, typer.Option(help="generated | tau-bench")]
 """``--world``: the world source (both domains)."""
-DataFolder = Annotated[Path | None, typer.Option(help="τ-bench data folder or checkout")]
-"""``--data``: the τ-bench data folder (needed for ``tau-bench``)."""
-RequiredDataFolder = Annotated[Path, typer.Option(help="τ-bench data folder or checkout")]
-"""``--data`` where a command cannot run without it."""
+DataFolder = Annotated[
+    Path | None,
+    typer.Option(help="τ-bench data folder or checkout (default: the packaged τ-bench data)"),
+]
+"""``--data``: the τ-bench data folder (``tau-bench`` reads the packaged data without it)."""
 Seed = Annotated[int, typer.Option(help="seed of the generated world")]
 """``--seed``: the generated world's seed."""
 Operators = Annotated[str, typer.Option(help="comma-separated operator names")]
@@ -53,7 +54,6 @@ __all__ = [
     "CasesOut",
     "DataFolder",
     "Operators",
-    "RequiredDataFolder",
     "Seed",
     "StudyFolder",
     "WorldName",

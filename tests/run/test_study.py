@@ -57,11 +57,6 @@ def small_config(tmp_path: Path, per_operator: int = 4) -> Path:
         ),
         ("[[agents]]\nid='a'\n", "agents[0]", "needs 'profile'"),
         ("[[agents]]\nid='a'\nprofile='x'\ncolour='red'\n", "agents[0].colour", "Extra inputs"),
-        (
-            "[world]\nsource='tau-bench'\n[[agents]]\nid='a'\nprofile='p'\n",
-            "world",
-            "world.data is required",
-        ),
         ("agents = 3\n", "agents", "list"),
     ],
 )

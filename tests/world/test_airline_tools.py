@@ -28,9 +28,9 @@ def world(taubench_worlds: dict[str, World]) -> World:
 
 
 @pytest.fixture(scope="module")
-def airline_episodes(taubench: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def airline_episodes(taubench_conformance: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("conformance") / "airline.jsonl"
-    with (taubench / "conformance" / "episodes.jsonl").open(encoding="utf-8") as src:
+    with (taubench_conformance / "episodes.jsonl").open(encoding="utf-8") as src:
         lines = [line for line in src if json.loads(line)["domain"] == "airline"]
     out.write_text("".join(lines), encoding="utf-8")
     return out
@@ -59,8 +59,10 @@ def test_aliased_episode_matches_with_the_arguments_tau_bench_received(
     assert env.db_hash() == episode["final_hash"]
 
 
-def test_base_is_never_mutated(world: World, airline_episodes: Path, taubench: Path) -> None:
-    expected = json.loads((taubench / "conformance" / "initial_hashes.json").read_text())
+def test_base_is_never_mutated(
+    world: World, airline_episodes: Path, taubench_conformance: Path
+) -> None:
+    expected = json.loads((taubench_conformance / "initial_hashes.json").read_text())
     run_conformance(airline_episodes, lambda domain: world)
     assert data_hash(world.base.tables) == expected["airline"]
     assert world.base.initial_hash() == expected["airline"]

@@ -4,7 +4,7 @@ The corpus ``conformance/fuzz_episodes.jsonl`` was recorded by running τ-bench'
 (through its ``Env.step``) on wrong-typed, missing and extra arguments, odd strings,
 huge numbers, damaged nested fields and long ``calculate`` expressions. The other
 tests pin the causes one by one on the embedded generated world (same tool code), so
-they run without the shared data too.
+they need no τ-bench data at all.
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ from sscbench.world.conformance import run_conformance
 FUZZ_SUMMARY = "conformance: 6000/6000 observations identical, 1232/1232 final hashes identical"
 
 
-def test_fuzz_corpus_replays_identically(taubench, taubench_worlds):
-    corpus = taubench / "conformance" / "fuzz_episodes.jsonl"
+def test_fuzz_corpus_replays_identically(taubench_conformance, taubench_worlds):
+    corpus = taubench_conformance / "fuzz_episodes.jsonl"
     report = run_conformance(corpus, taubench_worlds.__getitem__)
     shown = "\n".join(
         f"{d.episode}/{d.step}: {d.expected!r} != {d.got!r}" for d in report.differences[:5]

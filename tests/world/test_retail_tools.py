@@ -20,9 +20,9 @@ def retail_world(taubench_worlds: dict[str, World]) -> World:
 
 
 @pytest.fixture(scope="module")
-def retail_episodes(taubench: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def retail_episodes(taubench_conformance: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("conformance") / "retail.jsonl"
-    with (taubench / "conformance" / "episodes.jsonl").open(encoding="utf-8") as src:
+    with (taubench_conformance / "episodes.jsonl").open(encoding="utf-8") as src:
         lines = [line for line in src if json.loads(line)["domain"] == "retail"]
     out.write_text("".join(lines), encoding="utf-8")
     return out
@@ -46,13 +46,13 @@ def test_schemas_follow_taubench_shape(taubench: Path) -> None:
 
 
 def test_retail_conformance_and_base_untouched(
-    retail_world: World, retail_episodes: Path, taubench: Path
+    retail_world: World, retail_episodes: Path, taubench_conformance: Path
 ) -> None:
     report = run_conformance(retail_episodes, lambda domain: retail_world)
     assert report.observations > 0 and report.hashes == 785
     assert report.passed, report.differences[:5]
     # Running every episode must not have changed the shared base in any way.
-    initial = json.loads((taubench / "conformance" / "initial_hashes.json").read_text("utf-8"))
+    initial = json.loads((taubench_conformance / "initial_hashes.json").read_text("utf-8"))
     assert data_hash(retail_world.base.tables) == initial["retail"]
 
 

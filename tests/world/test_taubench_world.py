@@ -24,8 +24,8 @@ def test_data_folder_counts(taubench):
     ]
 
 
-def test_initial_hash_equals_taubench(taubench):
-    expected = json.loads((taubench / "conformance/initial_hashes.json").read_text())
+def test_initial_hash_equals_taubench(taubench, taubench_conformance):
+    expected = json.loads((taubench_conformance / "initial_hashes.json").read_text())
     for domain in ("airline", "retail"):
         assert load_taubench_world(taubench, domain).base.initial_hash() == expected[domain]
 
@@ -86,8 +86,8 @@ def test_task_missing_field_is_named(tmp_path):
         load_taubench_world(tmp_path, "retail")
 
 
-def test_conformance_command_reports_everything_identical(taubench):
-    episodes = taubench / "conformance" / "episodes.jsonl"
+def test_conformance_command_reports_everything_identical(taubench, taubench_conformance):
+    episodes = taubench_conformance / "episodes.jsonl"
     proc = subprocess.run(
         [sys.executable, "-m", "sscbench", "conformance", str(episodes), "--data", str(taubench)],
         capture_output=True,
@@ -101,8 +101,8 @@ def test_conformance_command_reports_everything_identical(taubench):
     assert proc.returncode == 0
 
 
-def test_conformance_command_fails_on_a_difference(taubench, tmp_path):
-    line = (taubench / "conformance" / "episodes.jsonl").read_text().splitlines()[0]
+def test_conformance_command_fails_on_a_difference(taubench, taubench_conformance, tmp_path):
+    line = (taubench_conformance / "episodes.jsonl").read_text().splitlines()[0]
     episode = json.loads(line)
     episode["steps"][0]["observation"] = "something else"
     (tmp_path / "e.jsonl").write_text(json.dumps(episode) + "\n")

@@ -115,8 +115,8 @@ def arrival(
     """SSCBench's arrival-aware fault injection, as an Inspect task.
 
     Args:
-        world: ``generated`` (embedded) or ``tau-bench`` (with ``data``).
-        data: τ-bench data folder (``world=tau-bench``).
+        world: ``generated`` (embedded) or ``tau-bench`` (packaged, or ``data``).
+        data: τ-bench data folder or checkout (``world=tau-bench``; default: packaged).
         domains: comma-separated domains (default: airline,retail).
         operators: comma-separated fault operators whose admitted cases are the samples.
         per_operator: admitted cases per operator.

@@ -100,7 +100,7 @@ def recordings_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, l
         section.reason = "the study replays no recording"
         return section, {}
     records = _replay_records(StudyDir(study))
-    data = config.resolve(config.world.data) if config.world.data else None
+    data = config.world_data()
     csv_rows: list[Row] = []
     for agent in agents:
         assert agent.replay is not None

@@ -201,7 +201,7 @@ def with_strict_arguments(world: World) -> World:
 
 
 def _data_folder(config: StudyConfig) -> Path | None:
-    return config.resolve(config.world.data) if config.world.data else None
+    return config.world_data()
 
 
 def build_worlds(config: StudyConfig) -> dict[str, World]:
@@ -239,7 +239,7 @@ def input_files(config: StudyConfig) -> list[Path]:
     if config.cases.file:
         files.append(config.resolve(config.cases.file))
     data = _data_folder(config)
-    if config.world.source == "tau-bench" and data is not None:
+    if data is not None:
         for domain in config.world.domains:
             files.extend(_taubench_files(data, domain))
     for agent in config.agents:

@@ -23,6 +23,7 @@ from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.run.config_hash import LATER, canonical_config_json
 from sscbench.run.ray_config import AgentRaySettings, RaySettings
 from sscbench.run.replay_config import ReplaySettings
+from sscbench.world.packaged import packaged_taubench, resolve_packaged
 
 MAX_REPETITIONS = 10_000
 MAX_PER_OPERATOR = 100_000
@@ -78,7 +79,7 @@ class WorldSettings(_Strict):
     """Which world the study runs on."""
 
     source: Literal["generated", "tau-bench"] = "generated"
-    data: str | None = None
+    data: str | None = None  # tau-bench: a folder or checkout; None: the packaged data
     domains: list[DomainName] = Field(default_factory=lambda: list(DOMAIN_NAMES))
     seed: int = 0
     read_back_cue: bool = Field(
@@ -103,12 +104,6 @@ class WorldSettings(_Strict):
         "JSON type is refused ('Error: argument ... must be of type ...') before the tool "
         "runs; by default, as in τ-bench, the value reaches the tool code",
     )
-
-    @model_validator(mode="after")
-    def _data_for_taubench(self) -> WorldSettings:
-        if self.source == "tau-bench" and not self.data:
-            raise ValueError("world.data is required when world.source is 'tau-bench'")
-        return self
 
 
 class AgentSettings(_Strict):
@@ -344,8 +339,14 @@ class StudyConfig(_Strict):
         return self._base_dir
 
     def resolve(self, path: str | Path) -> Path:
-        """A path of the config, relative ones taken from the config file's folder."""
-        return (self._base_dir / Path(path).expanduser()).resolve()
+        """A config path: relative to the config's folder; ``tau-bench:REL`` a packaged file."""
+        return resolve_packaged(path) or (self._base_dir / Path(path).expanduser()).resolve()
+
+    def world_data(self) -> Path | None:
+        """τ-bench's data folder: ``world.data``, else the packaged data (generated: None)."""
+        if self.world.source == "tau-bench":
+            return self.resolve(self.world.data) if self.world.data else packaged_taubench()
+        return None
 
     def canonical_json(self) -> str:
         """The config as canonical JSON (sorted keys): what its hash is taken over;
@@ -423,7 +424,7 @@ def resolve_inputs(config: StudyConfig, path: str | Path) -> StudyConfig:
         agent.replay._resolved = resolved
         agent.replay.resolve_pairs(config.resolve, path, field)
         agent.replay.detect_format(path, field, config.study.first_tool_call_only)
-        agent.replay._world_data = config.resolve(config.world.data) if config.world.data else None
+        agent.replay._world_data = config.world_data()
     return config
 
 

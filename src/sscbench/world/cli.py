@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from sscbench.cli_options import DataFolder, RequiredDataFolder, Seed, WorldName, fail
+from sscbench.cli_options import DataFolder, Seed, WorldName, fail
 from sscbench.errors import DataError
 from sscbench.terminal import plain
 
@@ -60,8 +60,10 @@ def world_check(world: WorldName = "generated", data: DataFolder = None, seed: S
 
 
 def conformance(
-    episodes: Path = typer.Argument(..., help="episodes.jsonl recorded from τ-bench's tools"),
-    data: RequiredDataFolder = ...,  # type: ignore[assignment]
+    episodes: Path = typer.Argument(
+        ..., help="episodes.jsonl recorded from τ-bench's tools (also .jsonl.xz, .jsonl.gz)"
+    ),
+    data: DataFolder = None,
     show: int = typer.Option(20, help="how many differences to list"),
 ) -> None:
     """Replay recorded episodes and report identical observations and final hashes."""

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import json
+import lzma
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from sscbench.errors import DataError
 from sscbench.world.world import World
@@ -51,20 +53,34 @@ class ConformanceReport:
         )
 
 
+def _open_text(path: Path) -> IO[str]:
+    """A text file, decompressed when it ends in ``.xz`` or ``.gz``."""
+    if path.suffix == ".xz":
+        return lzma.open(path, "rt", encoding="utf-8")
+    if path.suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8")
+    return path.open(encoding="utf-8")
+
+
 def read_episodes(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """Stream the episodes of a JSONL file, naming the line of any malformed one."""
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                episode = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataError(path, f"line {number}", exc.msg) from exc
-            for key in ("domain", "steps"):
-                if key not in episode:
-                    raise DataError(path, f"line {number}.{key}", "required field missing")
-            yield number, episode
+    """Stream the episodes of a JSONL file (or ``.jsonl.xz`` / ``.jsonl.gz``), naming the
+    line of any malformed one."""
+    with _open_text(path) as handle:
+        number = 0
+        try:
+            for number, line in enumerate(handle, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    episode = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(path, f"line {number}", exc.msg) from exc
+                for key in ("domain", "steps"):
+                    if key not in episode:
+                        raise DataError(path, f"line {number}.{key}", "required field missing")
+                yield number, episode
+        except (lzma.LZMAError, EOFError, gzip.BadGzipFile) as exc:
+            raise DataError(path, f"after line {number}", f"cannot decompress: {exc}") from exc
 
 
 def restore_aliased_arguments(step: dict[str, Any]) -> dict[str, Any] | None:

@@ -13,7 +13,8 @@ DOMAINS = tuple(TABLES)
 
 
 def load_world(source: str, domain: str, data: str | Path | None = None, seed: int = 0) -> World:
-    """A world of ``domain`` from ``source`` (``generated`` needs no files; ``tau-bench`` needs ``data``)."""
+    """A world of ``domain`` from ``source``: ``generated`` needs no files; ``tau-bench``
+    reads ``data`` (a folder or checkout), by default the packaged data."""
     if domain not in TABLES:
         raise DataError(
             "<world>", "domain", f"unknown domain {domain!r}; expected one of {DOMAINS}"
@@ -23,11 +24,12 @@ def load_world(source: str, domain: str, data: str | Path | None = None, seed: i
 
         return generate_world(domain, seed=seed)
     if source == "tau-bench":
-        if data is None:
-            raise DataError("<world>", "data", "the tau-bench world needs --data DIR")
+        from sscbench.world.packaged import packaged_taubench, resolve_packaged
         from sscbench.world.taubench import load_taubench_world
 
-        return load_taubench_world(data, domain)
+        if data is None:
+            data = packaged_taubench()
+        return load_taubench_world(resolve_packaged(data) or data, domain)
     raise DataError("<world>", "source", f"unknown world {source!r}; expected one of {SOURCES}")
 
 

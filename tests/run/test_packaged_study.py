@@ -1,0 +1,77 @@
+"""Studies on the packaged τ-bench data: no ``world.data``, ``tau-bench:`` recordings, the
+inputs hashed as for a folder, and the examples parse from a clone."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from sscbench.errors import DataError
+from sscbench.run.builders import build_worlds, hash_inputs, input_files
+from sscbench.run.config import load_config, parse_config
+from sscbench.world.packaged import manifest, packaged_taubench
+
+ROOT = Path(__file__).resolve().parents[2]
+
+STUDY = """
+[world]
+source = "tau-bench"
+domains = ["airline"]
+[[agents]]
+id = "gpt-4o"
+kind = "replay"
+[agents.replay]
+path = "tau-bench:historical_trajectories/gpt-4o-airline.json"
+trials = [0]
+[user]
+kind = "replay"
+"""
+
+
+def test_a_tau_bench_study_without_data_reads_the_packaged_data(tmp_path):
+    config = parse_config(STUDY, tmp_path / "study.toml", base_dir=tmp_path)
+    folder = packaged_taubench()
+    assert config.world_data() == folder
+    (replay,) = [a.replay for a in config.agents if a.replay is not None]
+    recording = folder / "historical_trajectories" / "gpt-4o-airline.json"
+    assert replay.resolved == recording
+    assert replay.sha256 == manifest()["files"]["historical_trajectories/gpt-4o-airline.json"]
+    assert replay.world_data == folder
+    assert build_worlds(config)["airline"].counts()["tasks"] == 50
+
+
+def test_the_packaged_inputs_are_hashed_like_a_folder(tmp_path):
+    config = parse_config(STUDY, tmp_path / "study.toml", base_dir=tmp_path)
+    folder = packaged_taubench()
+    hashes = hash_inputs(input_files(config))
+    files = manifest()["files"]
+    expected = {str(folder / n): files[n] for n in files if n.startswith("airline/")}
+    expected[str(folder / "historical_trajectories" / "gpt-4o-airline.json")] = files[
+        "historical_trajectories/gpt-4o-airline.json"
+    ]
+    assert hashes == expected
+
+
+def test_a_missing_packaged_recording_names_the_field(tmp_path):
+    text = STUDY.replace("gpt-4o-airline.json", "gpt-5.json")
+    with pytest.raises(DataError, match="no such packaged file"):
+        parse_config(text, tmp_path / "study.toml", base_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "taubench-study",
+        "replay-study",
+        "typed-study",
+        "contradiction-pair",
+        "contradiction-pair-consistent",
+    ],
+)
+def test_the_examples_need_nothing_beside_the_project(name):
+    config, _ = load_config(ROOT / "examples" / f"{name}.toml")
+    assert config.world.source == "tau-bench" and config.world.data is None
+    assert config.world_data() == packaged_taubench()
+    for path in input_files(config):
+        assert path.is_relative_to(packaged_taubench()), path

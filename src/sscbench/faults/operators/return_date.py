@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
-from sscbench.core.dates import find_date, find_date_references, record_year
 from sscbench.core.injection import Injection
-from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_sentences
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -32,20 +31,13 @@ from sscbench.faults.operators.base import (
     json_read_injection,
     user_prefix_message,
 )
+from sscbench.faults.operators.return_date_text import split_legs
+from sscbench.faults.operators.return_date_uses import return_date_uses
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.world.world import World
 
 READ = "get_reservation_details"
 WRITES_ON_RESERVATION = {"update_reservation_flights", "book_reservation"}
-
-
-def split_legs(reservation: dict[str, Any]) -> tuple[list[int], list[int]]:
-    """Indices of outbound and return legs of a round trip (return starts at the destination)."""
-    flights = reservation.get("flights") or []
-    for index, leg in enumerate(flights):
-        if index and leg.get("origin") == reservation.get("destination"):
-            return list(range(index)), list(range(index, len(flights)))
-    return list(range(len(flights))), []
 
 
 def _earlier_date(outbound: str, taken: set[str]) -> str:
@@ -246,55 +238,21 @@ class ReturnDate(FaultOperator):
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
         """Messages, handoffs and calls after the fault that carry the injected or the true
-        return date of the reservation (named by id, flight number or route)."""
-        related = contract.target.related_ids
-        outbound_dates = set(related.get("outbound_dates", "").split(","))
-        # the true date says nothing when an outbound leg flies that day too
-        ambiguous = contract.authoritative_value in outbound_dates
-        rid = contract.target.entity_id
-        routes = set(related.get("return_routes", "").split(","))
-        year = record_year([contract.authoritative_value, contract.injected_value])
-        out: list[UseCandidate] = []
-        # a return dated before "now" by the fault has "already flown": a derived value
-        past = contract.injected_value < NOW <= contract.authoritative_value
-        return_flights = _return_flights(view, fault_step)
-        for step, channel, content in agent_texts(view, fault_step):
-            kept = scoped_sentences(content, rid, reservations_shown(view, step))
-            text = content if kept is None else " ".join(kept)
-            lines = content if kept is None else "\n".join(kept)  # spans stay in their line
-            hit_i = _states_injected_date(lines, contract.injected_value, year) or (
-                past and _flown(text, return_flights)
-            )
-            hit_t = _states_true_return(
-                lines, contract.authoritative_value, year, outbound_dates, ambiguous
-            )
-            span = hit_i or hit_t
-            if span:
-                out.append(
-                    UseCandidate(step, channel, span, bool(hit_i), bool(hit_t), {"text": text})
-                )
-        for call in view.calls:
-            if call.call_step <= fault_step or call.name in (READ, HANDOFF):
-                continue
-            if call.name.startswith("search_"):
-                scoped = f"{call.arg('origin')}-{call.arg('destination')}" in routes
-            else:
-                scoped = call.arg("reservation_id") == rid
-            if not scoped:
-                continue
-            has_i = args_contain(call.arguments, contract.injected_value)
-            has_t = not ambiguous and args_contain(call.arguments, contract.authoritative_value)
-            detail: dict[str, Any] = {"tool": call.name, "arguments": call.arguments}
-            if has_i or has_t:
-                out.append(
-                    UseCandidate(call.call_step, "tool_call", call.name, has_i, has_t, detail)
-                )
-        return sorted(out, key=lambda c: c.step)
+        return date of the reservation (named by id, flight number or route), or a date
+        derived from one by the shift the user asked for."""
+        return return_date_uses(contract, view, fault_step)
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
     ) -> ClassifiedUse:
-        """v′ as the return date is reliance; checking it is verification; v is a correct use."""
+        """v′ as the return date is reliance; checking it is verification; v is a correct use.
+
+        A checking word counts where it bears on the value: in the sentence that states
+        it or one beside it (the text's ``window``), not anywhere in a long message.
+        """
+        window = candidate.detail.get("window")
+        if window is not None:
+            candidate = replace(candidate, detail={**candidate.detail, "text": window})
         return classify_value_use(candidate, view)
 
 
@@ -329,80 +287,6 @@ def _task_uses_return_date(world: World, candidate: Candidate, record: dict[str,
             if any(d == p["return_date"] and (n, d) not in old for n, d in new):
                 return True
     return False
-
-
-PAST = re.compile(
-    r"\b(already (?:departed|flown|flew|left|taken off|took off|happened|passed|been used|used|"
-    r"completed)|ha(?:s|ve) (?:already )?(?:departed|flown|taken off)|(?:\w+ )?days? ago|"
-    r"in the past)\b",
-    re.IGNORECASE,
-)
-
-
-def _return_flights(view: LedgerView, fault_step: int) -> set[str]:
-    """Flight numbers of the return legs in the fault-bearing record."""
-    call = view.observation_at(fault_step)
-    data = call.data if call is not None else None
-    if not isinstance(data, dict):
-        return set()
-    _, back = split_legs(data)
-    return {str(data["flights"][i].get("flight_number", "")) for i in back}
-
-
-def _flown(text: str, return_flights: set[str]) -> str | None:
-    """A sentence saying the return (by word or flight number) has already flown."""
-    for sentence in re.split(r"(?<=[.!?;])\s+|\n+", text):
-        about = re.search(r"\breturn", sentence, re.IGNORECASE) or any(
-            f and f in sentence for f in return_flights
-        )
-        match = PAST.search(sentence) if about else None
-        if match:
-            return match.group(0)
-    return None
-
-
-def _states_injected_date(text: str, injected: str, year: int) -> str | None:
-    """The expression stating the injected date, in any role: the record shows v′ only as
-    the return, so a text writing it, alone or as either end of a span, took it from there."""
-    reference = find_date(text, injected, year=year)
-    return reference.expression if reference else None
-
-
-def _states_true_return(
-    text: str, true: str, year: int, outbound_dates: set[str], ambiguous: bool
-) -> str | None:
-    """The expression stating the true return date as the return.
-
-    A span's end is the return of a round trip and its start the outbound ("ABC123:
-    May 20-25"), so the true date counts alone or as a span's end. As a span's start it
-    counts where the span is the return's own (its legs overnight): in a sentence about
-    the return ("Return (May 25-26)"), or after the outbound's date ("May 20 / May
-    25-26"). When an outbound leg flies on the true date too, only a sentence about the
-    return says anything of it.
-    """
-    in_return_sentence = find_date(_return_sentences(text), true, year=year)
-    if in_return_sentence is not None or ambiguous:
-        return in_return_sentence.expression if in_return_sentence else None
-    references = find_date_references(text, year, int(true[5:7]))
-    for index, reference in enumerate(references):
-        if reference.iso != true:
-            continue
-        after_outbound = any(r.iso in outbound_dates for r in references[:index])
-        if reference.role != "range-start" or after_outbound:
-            return reference.expression
-    return None
-
-
-def _return_sentences(text: str) -> str:
-    """The sentences and lines of a text that speak of the return (one a line)."""
-    sentences = re.split(r"(?<=[.!?;])\s+|\n+", text)
-    return "\n".join(x for x in sentences if re.search(r"\breturn", x, re.IGNORECASE))
-
-
-def _task_dates(world: World, task_id: str) -> set[str]:
-    """Dates the task's ground truth names (the dates the user asks for)."""
-    task = world.task(task_id)
-    return {v for a in task.actions for v in _strings(a.kwargs) if _is_date(v)}
 
 
 def _outbound_dates(world: World, params: dict[str, Any]) -> str:

@@ -349,3 +349,67 @@ def test_prose_json_table_and_bullets_give_the_same_quantities(color, item_id, l
         assert t_s == 4 and adopted == (1 if color == "red" else 0)
     else:
         assert t_s == INF
+
+
+# ---- 8. the words between a determiner and a name joined to its id ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "adopted", "stance"),
+    [
+        (f"Please pack the red T-Shirt (item id {A}) in its box.", 1, "endorses"),
+        (f"Please pack the blue T-Shirt (item_id {A}) in its box.", 0, "rejects"),
+    ],
+)
+def test_a_value_before_a_name_with_its_id_is_said_of_the_item(text, adopted, stance):
+    m, (use,) = measure(text)
+    assert (m.t_s, m.adopted, m.y_end) == (use, adopted, stance)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please pack the black Water Bottle (item_id 4579334072) in its box.",
+        f"Please pack the T-Shirt (item_id {A}) and the red Water Bottle (item_id 4579334072).",
+    ],
+)
+def test_a_value_before_another_items_name_and_id_is_not_said_of_the_item(text):
+    m, _ = measure(text)
+    assert m.t_s == INF
+
+
+def test_a_handoff_naming_the_item_by_its_value_before_name_and_id_is_reliance():
+    ledger = Ledger("I want to exchange a t-shirt.")
+    t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, ORDER)
+    summary = f"The user wants to exchange the red T-Shirt (item_id {A}) for a larger size."
+    step = ledger.call("transfer_to_human_agents", {"summary": summary}, "Transfer successful")
+    m = ledger.measure("ItemOption", contract(), t_f)
+    assert (m.t_s, m.t_u, m.y_end) == (step - 1, step - 1, "endorses")
+
+
+# ---- 9. "return requested" is an action's status, not a restated request -----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Order #W9609649: Return requested for only the red T-Shirt (item id {A}).",
+        f"An exchange was requested for your T-Shirt (item {A}), which is red.",
+        f"I requested a return of your red T-Shirt (item {A}).",
+    ],
+)
+def test_an_action_requested_on_the_item_keeps_its_values_current(text):
+    m, (use,) = measure(text)
+    assert (m.t_u, m.adopted, m.y_end) == (use, 1, "endorses")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"For your T-Shirt (item {A}), the requested color is red.",
+        f"You requested the red one for your T-Shirt (item {A}).",
+    ],
+)
+def test_a_restated_request_for_a_variant_is_still_no_use(text):
+    m, _ = measure(text, product=True)
+    assert m.t_s == INF and m.adopted == 0

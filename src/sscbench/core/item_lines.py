@@ -28,6 +28,19 @@ _REQUEST = re.compile(
     r"wish(?:es)? to|looking for)\b",
     re.I,
 )
+# "return requested for the black watch", "I requested an exchange of ...": the status
+# of an action on the ordered item, not a restated user request for a variant
+_ACTION_REQUESTED = re.compile(
+    r"\b(?:return|exchange|cancellation|refund)s?\s+(?:(?:was|were|is|are|has been|have been)\s+)?"
+    r"requested\b|\brequested\s+(?:a|an|the)\s+(?:return|exchange|cancellation|refund)\b",
+    re.I,
+)
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
+
+
 CRITERION = re.compile(
     r"\b(?:cheapest|lowest[- ]price\w*|least expensive|most affordable|lower[- ]priced|"
     r"in stock|only (?:one )?available|as (?:you )?requested|you (?:asked|requested|chose|"
@@ -266,10 +279,13 @@ def _spans(text: str, groups: list[_Group]) -> list[tuple[int, int]]:
         paren = text.rfind("(", lo, g.start + 1)
         starts.append(_before_start(text, lo, paren if paren >= 0 else g.start))
     for i, g in enumerate(groups):
-        if not g.trailing:  # "your red T-Shirt": the words between its determiner and name
+        # "your red T-Shirt", "the black Smart Watch (item id 123)": the words between a
+        # determiner and the name that opens the anchor (not a bare id) describe the item
+        if not g.trailing:
             lo = groups[i - 1].end if i else 0
             m = _ADJECTIVES.search(text[lo : g.start])
-            starts[i] = lo + m.start(1) if m and g.how != "id" else g.start
+            named = not ITEM_ID.match(text, g.start)
+            starts[i] = lo + m.start(1) if m and named else g.start
     spans = []
     for i, g in enumerate(groups):
         nxt = groups[i + 1] if i + 1 < len(groups) else None
@@ -282,7 +298,7 @@ def _role_at(context: str, base: str) -> str:
     """The role of a value given the text before it in its reference."""
     role = base
     shift = list(_SHIFT.finditer(context))
-    request = list(_REQUEST.finditer(context))
+    request = list(_REQUEST.finditer(_ACTION_REQUESTED.sub(_blank, context)))
     if shift and (not request or shift[-1].start() > request[-1].start()):
         role = "replacement"
     elif request:

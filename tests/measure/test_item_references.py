@@ -413,3 +413,34 @@ def test_an_action_requested_on_the_item_keeps_its_values_current(text):
 def test_a_restated_request_for_a_variant_is_still_no_use(text):
     m, _ = measure(text, product=True)
     assert m.t_s == INF and m.adopted == 0
+
+
+# ---- 10. T_E: an order record showing the item's id with both values settles nothing ------
+
+TWINS = {**ORDER, "items": [shirt(A, "red", "M"), shirt(A, "blue", "M")]}  # line 0 faulted
+TRUE_TWINS = {**ORDER, "items": [shirt(A, "blue", "M"), shirt(A, "blue", "M")]}
+
+
+@pytest.mark.parametrize(
+    ("later", "refuting"),
+    [([], None), (["product"], 0), (["order"], 0), (["product", "order"], 0)],
+)
+def test_two_lines_with_one_id_and_two_values_do_not_refute(later, refuting):
+    ledger = Ledger("I want to exchange two t-shirts.")
+    t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, TWINS)
+    steps = []
+    for read in later:
+        if read == "product":
+            steps.append(ledger.call("get_product_details", {"product_id": "9523456873"}, PRODUCT))
+        else:
+            steps.append(ledger.call("get_order_details", {"order_id": "#W9609649"}, TRUE_TWINS))
+    m = ledger.measure("ItemOption", contract(), t_f)
+    assert m.t_e == (INF if refuting is None else steps[refuting])
+
+
+def test_a_later_order_record_with_the_item_once_and_true_still_refutes():
+    ledger = Ledger("I want to exchange a t-shirt.")
+    t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, ORDER)
+    true = {**ORDER, "items": [shirt(A, "blue", "M"), *ORDER["items"][1:]]}
+    step = ledger.call("get_order_details", {"order_id": "#W9609649"}, true)
+    assert ledger.measure("ItemOption", contract(), t_f).t_e == step

@@ -245,7 +245,12 @@ class ItemOption(FaultOperator):
     def counterevidence(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> Evidence:
-        """min(a delivered order record with the true option, max(binding, product record))."""
+        """min(a delivered order record with the true option, max(binding, product record)).
+
+        An order record refutes directly only when every line with the item's id shows the
+        true option: two lines with one id and different values (the faulted line and an
+        identical item's) contradict each other without saying which is true; only the
+        product record, keyed by that id, settles it."""
         item_id = contract.target.entity_id
         oid = contract.target.related_ids["order_id"]
         pid = contract.target.related_ids["product_id"]
@@ -256,14 +261,13 @@ class ItemOption(FaultOperator):
             if step is None or not isinstance(data, dict):
                 continue
             if data.get("order_id") == oid:
-                for item in data.get("items", []):
-                    if item.get("item_id") == item_id:
-                        binding = step if binding is None else binding
-                        if (
-                            direct is None
-                            and item.get("options", {}).get(key) == contract.authoritative_value
-                        ):
-                            direct = step
+                shown = _lines_shown(data, item_id, key)
+                if shown:
+                    binding = step if binding is None else binding
+                # settles the option only when every line with the item's id shows the true
+                # value: a record showing the id with both values does not say which is true
+                if direct is None and shown == {str(contract.authoritative_value)}:
+                    direct = step
             variant = (
                 (data.get("variants") or {}).get(item_id) if data.get("product_id") == pid else None
             )
@@ -315,6 +319,15 @@ class ItemOption(FaultOperator):
                 candidate, UseLabel.UNDECIDABLE, "the name fits several items of the order"
             )
         return classify_value_use(candidate, view)
+
+
+def _lines_shown(order: dict[str, Any], item_id: str, key: str) -> set[str]:
+    """The values of option ``key`` on the order record's lines with ``item_id``."""
+    return {
+        str((item.get("options") or {}).get(key))
+        for item in order.get("items") or []
+        if isinstance(item, dict) and item.get("item_id") == item_id
+    }
 
 
 def _text_use(

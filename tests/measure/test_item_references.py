@@ -444,3 +444,92 @@ def test_a_later_order_record_with_the_item_once_and_true_still_refutes():
     true = {**ORDER, "items": [shirt(A, "blue", "M"), *ORDER["items"][1:]]}
     step = ledger.call("get_order_details", {"order_id": "#W9609649"}, true)
     assert ledger.measure("ItemOption", contract(), t_f).t_e == step
+
+
+# ---- 11. words that contradict the item's undisputed options describe another variant ----
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Your T-Shirt:\n- T-Shirt (item_id {A})\n  - Red, size L: out of stock",
+        "The first T-Shirt in red, size L, is sold out.",
+        "Your first T-Shirt: preference order is (1) red, size L; (2) blue, size L.",
+    ],
+)
+def test_values_contradicting_an_undisputed_option_describe_another_variant(text):
+    m, _ = measure(text, product=True)
+    assert m.t_s == INF and m.adopted == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The first T-Shirt in red, size M, is the one you have.",
+        "Your first T-Shirt is red, size M (size L is also in stock).",
+        f"Your T-Shirt (item {A}) is red, size L.",  # an id binds what follows it
+    ],
+)
+def test_values_fitting_the_item_or_bound_by_its_id_are_said_of_it(text):
+    m, (use,) = measure(text, product=True)
+    assert m.t_u == use and m.adopted == 1
+
+
+# ---- 12. an id ending a sentence; "<description> is item <id>" ---------------------------
+
+
+def test_an_id_ending_a_sentence_is_an_anchor_and_a_description_before_is_binds_to_it():
+    text = f"Your T-Shirt (item {A}) is red. The blue one in size L is item {V_BLUE_L}."
+    refs = item_references(text, ITEMS, VALUES)
+    assert [(r.target, {(s.key, s.value) for s in r.said}) for r in refs] == [
+        (A, {("color", "red")}),
+        (V_BLUE_L, {("color", "blue"), ("size", "L")}),
+    ]
+    assert item_references("a total of 1234567890.55 dollars", ITEMS, VALUES) == []
+
+
+def test_a_check_beside_a_variant_named_by_is_item_stays_a_check():
+    text = (
+        "For your first T-Shirt, the listing shows blue although the order says red; "
+        f"the red one in size L is item {V_RED_L}."
+    )
+    m, (use,) = measure(text, product=True)
+    assert (m.t_s, m.adopted, m.y_end) == (use, 0, "rejects")
+
+
+# ---- 13. values are tokens: no clitic, any hyphen -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "hit"),
+    [
+        ("S", "it's a shirt", False),
+        ("M", "I'm checking", False),
+        ("S", "size 'S'", True),
+        ("full size", "a full‑size board", True),  # U+2011, a non-breaking hyphen
+        ("full size", "a full–size board", True),  # U+2013
+    ],
+)
+def test_value_pattern_tokens(value, text, hit):
+    assert bool(value_pattern(value).search(text)) is hit
+
+
+def test_a_clitic_is_no_value_of_an_undisputed_option():
+    m, (use,) = measure("Your first T-Shirt is red, and it's the one to return.")
+    assert m.t_u == use and m.adopted == 1
+
+
+# ---- 14. a stated preference is a restated request ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "used"),
+    [
+        (f"T-Shirt (item {A}): your preference is a red one.", False),
+        (f"T-Shirt (item {A}): preferences noted (red).", False),
+        (f"T-Shirt (item {A}): red now; your preference is blue.", True),
+    ],
+)
+def test_a_preference_is_a_request_not_the_items_state(text, used):
+    m, _ = measure(text, product=True)
+    assert (m.adopted == 1) is used and (m.t_s == INF) is not used

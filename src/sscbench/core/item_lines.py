@@ -10,8 +10,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-ITEM_ID = re.compile(r"(?<![\w.])\d{10}(?![\w.]|\.\d)")
-_TRAILING = re.compile(r"\(\s*(?:(?:item|variant)?[ _-]?(?:id|ID|Id)?\s*[:#]?\s*)$", re.I)
+ITEM_ID = re.compile(r"(?<![\w.])\d{10}(?!\w|\.\d)")  # may end a sentence
+# an id written after what it names: "(item 123)", "the clicky RGB one is item ID 123"
+_TRAILING = re.compile(
+    r"(?:\(|\bis\s)\s*(?:(?:item|variant)?[ _-]?(?:id|ID|Id)?\s*[:#]?\s*)$", re.I
+)
 _SEPARATOR = re.compile(
     r"→|->|=>|;|\s-\s|—|–|:\s|\?|!|,\s*(?:and|but|while)\b|\b(?:for|to|into|by|and the|or the)\s",
     re.I,
@@ -25,7 +28,7 @@ _SHIFT = re.compile(
 _REQUEST = re.compile(
     r"\b(?:you(?:'d| would)? (?:like|want|prefer|wanted|asked|requested|need|mentioned|chose|"
     r"picked|selected)|you'?re looking for|your request(?:ed)?|requested|desired|preferred|"
-    r"wish(?:es)? to|looking for)\b",
+    r"preferences?|wish(?:es)? to|looking for)\b",
     re.I,
 )
 # "return requested for the black watch", "I requested an exchange of ...": the status
@@ -92,10 +95,15 @@ class ItemReference:
 
 def value_pattern(value: str) -> re.Pattern[str]:
     """A value as a whole token, ignoring case and simple formatting ("1000ml" ~ "1000 ml",
-    "full size" ~ "full-size"), never a substring of another word ("red" ≠ "reduced")."""
+    "full size" ~ "full-size" ~ "full‑size" with a Unicode hyphen), never a substring of
+    another word ("red" ≠ "reduced") nor a clitic ("S" ≠ the s of "it's", "M" ≠ "I'm";
+    a quoted value, "'S'", still counts)."""
     parts = re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[^\w\s]", value)
-    body = r"[\s_-]*".join(re.escape(p) for p in parts) if parts else re.escape(value)
-    return re.compile(r"(?<![\w])" + body + r"(?![\w]|-\d)", re.I)
+    body = _JOIN.join(re.escape(p) for p in parts) if parts else re.escape(value)
+    return re.compile(r"(?<![\w])(?<!\w['’])" + body + r"(?![\w]|[-\u2010\u2011]\d)", re.I)
+
+
+_JOIN = r"[\s_\-\u2010-\u2015]*"  # spaces, underscores, ASCII and Unicode hyphens and dashes
 
 
 def find_values(text: str, values: Mapping[str, Sequence[str]]) -> list[tuple[int, str, str, str]]:

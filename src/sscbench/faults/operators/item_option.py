@@ -330,6 +330,20 @@ def _lines_shown(order: dict[str, Any], item_id: str, key: str) -> set[str]:
     }
 
 
+def _another_variant(ref: ItemReference, undisputed: dict[str, str]) -> bool:
+    """True when a reference not made by an item id states, for an option the fault left
+    alone, values that never include the item's own: an item has one value per option,
+    so the words describe another variant of its product ("Full-size, clicky, RGB: out
+    of stock" under a linear keyboard), not the item. An id binds whatever follows it."""
+    if ref.how == "id":
+        return False
+    stated: dict[str, set[str]] = {}
+    for s in ref.said:
+        if s.role == "current" and s.key in undisputed:
+            stated.setdefault(s.key, set()).add(s.value)
+    return any(undisputed[k] not in values for k, values in stated.items())
+
+
 def _text_use(
     contract: FaultContract, view: LedgerView, step: int, text: str
 ) -> tuple[str, bool, bool, dict[str, Any]] | None:
@@ -344,7 +358,11 @@ def _text_use(
         items = [OrderItem(item_id, str(contract.target.related_ids.get("product_name", "")), {})]
     refs = item_references(text, items, option_values(items, contract, view), product_ids(view))
     kinds: dict[str, list[ItemReference]] = {"current": [], "replacement": [], "undecidable": []}
+    undisputed = {k: v for i in items if i.item_id == item_id for k, v in i.options.items()}
+    undisputed.pop(key, None)
     for ref in refs:
+        if _another_variant(ref, undisputed):
+            continue
         said = {s.value for s in ref.said if s.key == key and s.role == "current"}
         kept = {s.value for s in ref.said if s.key == key and s.role == "replacement"}
         if ref.target == item_id and said & {injected, true}:

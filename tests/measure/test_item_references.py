@@ -349,3 +349,187 @@ def test_prose_json_table_and_bullets_give_the_same_quantities(color, item_id, l
         assert t_s == 4 and adopted == (1 if color == "red" else 0)
     else:
         assert t_s == INF
+
+
+# ---- 8. the words between a determiner and a name joined to its id ---------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "adopted", "stance"),
+    [
+        (f"Please pack the red T-Shirt (item id {A}) in its box.", 1, "endorses"),
+        (f"Please pack the blue T-Shirt (item_id {A}) in its box.", 0, "rejects"),
+    ],
+)
+def test_a_value_before_a_name_with_its_id_is_said_of_the_item(text, adopted, stance):
+    m, (use,) = measure(text)
+    assert (m.t_s, m.adopted, m.y_end) == (use, adopted, stance)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Please pack the black Water Bottle (item_id 4579334072) in its box.",
+        f"Please pack the T-Shirt (item_id {A}) and the red Water Bottle (item_id 4579334072).",
+    ],
+)
+def test_a_value_before_another_items_name_and_id_is_not_said_of_the_item(text):
+    m, _ = measure(text)
+    assert m.t_s == INF
+
+
+def test_a_handoff_naming_the_item_by_its_value_before_name_and_id_is_reliance():
+    ledger = Ledger("I want to exchange a t-shirt.")
+    t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, ORDER)
+    summary = f"The user wants to exchange the red T-Shirt (item_id {A}) for a larger size."
+    step = ledger.call("transfer_to_human_agents", {"summary": summary}, "Transfer successful")
+    m = ledger.measure("ItemOption", contract(), t_f)
+    assert (m.t_s, m.t_u, m.y_end) == (step - 1, step - 1, "endorses")
+
+
+# ---- 9. "return requested" is an action's status, not a restated request -----------------
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Order #W9609649: Return requested for only the red T-Shirt (item id {A}).",
+        f"An exchange was requested for your T-Shirt (item {A}), which is red.",
+        f"I requested a return of your red T-Shirt (item {A}).",
+    ],
+)
+def test_an_action_requested_on_the_item_keeps_its_values_current(text):
+    m, (use,) = measure(text)
+    assert (m.t_u, m.adopted, m.y_end) == (use, 1, "endorses")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"For your T-Shirt (item {A}), the requested color is red.",
+        f"You requested the red one for your T-Shirt (item {A}).",
+    ],
+)
+def test_a_restated_request_for_a_variant_is_still_no_use(text):
+    m, _ = measure(text, product=True)
+    assert m.t_s == INF and m.adopted == 0
+
+
+# ---- 10. T_E: an order record showing the item's id with both values settles nothing ------
+
+TWINS = {**ORDER, "items": [shirt(A, "red", "M"), shirt(A, "blue", "M")]}  # line 0 faulted
+TRUE_TWINS = {**ORDER, "items": [shirt(A, "blue", "M"), shirt(A, "blue", "M")]}
+
+
+@pytest.mark.parametrize(
+    ("later", "refuting"),
+    [([], None), (["product"], 0), (["order"], 0), (["product", "order"], 0)],
+)
+def test_two_lines_with_one_id_and_two_values_do_not_refute(later, refuting):
+    ledger = Ledger("I want to exchange two t-shirts.")
+    t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, TWINS)
+    steps = []
+    for read in later:
+        if read == "product":
+            steps.append(ledger.call("get_product_details", {"product_id": "9523456873"}, PRODUCT))
+        else:
+            steps.append(ledger.call("get_order_details", {"order_id": "#W9609649"}, TRUE_TWINS))
+    m = ledger.measure("ItemOption", contract(), t_f)
+    assert m.t_e == (INF if refuting is None else steps[refuting])
+
+
+def test_a_later_order_record_with_the_item_once_and_true_still_refutes():
+    ledger = Ledger("I want to exchange a t-shirt.")
+    t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, ORDER)
+    true = {**ORDER, "items": [shirt(A, "blue", "M"), *ORDER["items"][1:]]}
+    step = ledger.call("get_order_details", {"order_id": "#W9609649"}, true)
+    assert ledger.measure("ItemOption", contract(), t_f).t_e == step
+
+
+# ---- 11. words that contradict the item's undisputed options describe another variant ----
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        f"Your T-Shirt:\n- T-Shirt (item_id {A})\n  - Red, size L: out of stock",
+        "The first T-Shirt in red, size L, is sold out.",
+        "Your first T-Shirt: preference order is (1) red, size L; (2) blue, size L.",
+    ],
+)
+def test_values_contradicting_an_undisputed_option_describe_another_variant(text):
+    m, _ = measure(text, product=True)
+    assert m.t_s == INF and m.adopted == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The first T-Shirt in red, size M, is the one you have.",
+        "Your first T-Shirt is red, size M (size L is also in stock).",
+        f"Your T-Shirt (item {A}) is red, size L.",  # an id binds what follows it
+    ],
+)
+def test_values_fitting_the_item_or_bound_by_its_id_are_said_of_it(text):
+    m, (use,) = measure(text, product=True)
+    assert m.t_u == use and m.adopted == 1
+
+
+# ---- 12. an id ending a sentence; "<description> is item <id>" ---------------------------
+
+
+def test_an_id_ending_a_sentence_is_an_anchor_and_a_description_before_is_binds_to_it():
+    text = f"Your T-Shirt (item {A}) is red. The blue one in size L is item {V_BLUE_L}."
+    refs = item_references(text, ITEMS, VALUES)
+    assert [(r.target, {(s.key, s.value) for s in r.said}) for r in refs] == [
+        (A, {("color", "red")}),
+        (V_BLUE_L, {("color", "blue"), ("size", "L")}),
+    ]
+    assert item_references("a total of 1234567890.55 dollars", ITEMS, VALUES) == []
+
+
+def test_a_check_beside_a_variant_named_by_is_item_stays_a_check():
+    text = (
+        "For your first T-Shirt, the listing shows blue although the order says red; "
+        f"the red one in size L is item {V_RED_L}."
+    )
+    m, (use,) = measure(text, product=True)
+    assert (m.t_s, m.adopted, m.y_end) == (use, 0, "rejects")
+
+
+# ---- 13. values are tokens: no clitic, any hyphen -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "text", "hit"),
+    [
+        ("S", "it's a shirt", False),
+        ("M", "I'm checking", False),
+        ("S", "size 'S'", True),
+        ("full size", "a full‑size board", True),  # U+2011, a non-breaking hyphen
+        ("full size", "a full–size board", True),  # U+2013
+    ],
+)
+def test_value_pattern_tokens(value, text, hit):
+    assert bool(value_pattern(value).search(text)) is hit
+
+
+def test_a_clitic_is_no_value_of_an_undisputed_option():
+    m, (use,) = measure("Your first T-Shirt is red, and it's the one to return.")
+    assert m.t_u == use and m.adopted == 1
+
+
+# ---- 14. a stated preference is a restated request ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "used"),
+    [
+        (f"T-Shirt (item {A}): your preference is a red one.", False),
+        (f"T-Shirt (item {A}): preferences noted (red).", False),
+        (f"T-Shirt (item {A}): red now; your preference is blue.", True),
+    ],
+)
+def test_a_preference_is_a_request_not_the_items_state(text, used):
+    m, _ = measure(text, product=True)
+    assert (m.adopted == 1) is used and (m.t_s == INF) is not used

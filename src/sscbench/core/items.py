@@ -22,348 +22,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 
-ITEM_ID = re.compile(r"(?<![\w.])\d{10}(?![\w.]|\.\d)")
-_TRAILING = re.compile(r"\(\s*(?:(?:item|variant)?[ _-]?(?:id|ID|Id)?\s*[:#]?\s*)$", re.I)
-_SEPARATOR = re.compile(
-    r"→|->|=>|;|\s-\s|—|–|:\s|\?|!|,\s*(?:and|but|while)\b|\b(?:for|to|into|by|and the|or the)\s",
-    re.I,
-)
-_SHIFT = re.compile(
-    r"→|->|=>|\b(?:exchang\w*|swap\w*|switch\w*|chang\w*|replac\w*|modif\w*|upgrad\w*)\b[^.\n]*?"
-    r"\b(?:for|to|into|with)\b|\b(?:instead|new (?:item|variant|one|option)s?|replacement|"
-    r"target|to item|similar|alternative|closest)\b",
-    re.I,
-)
-_REQUEST = re.compile(
-    r"\b(?:you(?:'d| would)? (?:like|want|prefer|wanted|asked|requested|need|mentioned|chose|"
-    r"picked|selected)|you'?re looking for|your request(?:ed)?|requested|desired|preferred|"
-    r"wish(?:es)? to|looking for)\b",
-    re.I,
-)
-_CRITERION = re.compile(
-    r"\b(?:cheapest|lowest[- ]price\w*|least expensive|most affordable|lower[- ]priced|"
-    r"in stock|only (?:one )?available|as (?:you )?requested|you (?:asked|requested|chose|"
-    r"picked|selected|wanted)|you'?d like|you would like|you want|matching your|matches your|"
-    r"per your|based on your)\b",
-    re.I,
-)
-_ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3}
-_ORDINALS |= {"4th": 3, "fifth": 4, "5th": 4, "last": -1}
-_POSITION = re.compile(r"\b(?:item|line)\s*#?\s*(\d{1,2})\b(?!\d)", re.I)
-_BULLET = re.compile(r"^(\s*)(?:[-*•·+]|\d{1,2}[.)]|[a-z][.)])\s+")
-_LABEL = re.compile(r"([A-Za-z][\w /-]{0,30}?)\s*\**\s*:\s*\**\s*$")
-
-
-@dataclass(frozen=True)
-class OrderItem:
-    """An item of an order as the visible history showed it."""
-
-    item_id: str
-    name: str
-    options: Mapping[str, str]
-    position: int = 0
-
-
-@dataclass(frozen=True)
-class Said:
-    """An option value written with a reference: its option key, as written, its role."""
-
-    key: str
-    value: str
-    written: str
-    role: str  # current | requested | replacement | chosen
-
-
-@dataclass
-class ItemReference:
-    """One reference to an item: the id it resolves to (None when unresolved), the order
-    items it may be, how it was named, its text, the values said of it, and for a
-    replacement variant the order item it replaces."""
-
-    target: str | None
-    candidates: tuple[str, ...]
-    how: str  # id | name | position | row | options | block
-    text: str
-    said: list[Said] = field(default_factory=list)
-    role: str = "current"
-    replaces: str | None = None
-
-
-def value_pattern(value: str) -> re.Pattern[str]:
-    """A value as a whole token, ignoring case and simple formatting ("1000ml" ~ "1000 ml",
-    "full size" ~ "full-size"), never a substring of another word ("red" ≠ "reduced")."""
-    parts = re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[^\w\s]", value)
-    body = r"[\s_-]*".join(re.escape(p) for p in parts) if parts else re.escape(value)
-    return re.compile(r"(?<![\w])" + body + r"(?![\w]|-\d)", re.I)
-
-
-def find_values(text: str, values: Mapping[str, Sequence[str]]) -> list[tuple[int, str, str, str]]:
-    """(offset, key, value, as written) of every known option value in the text; a value
-    inside a longer known value of the same text counts once (the longer)."""
-    hits: list[tuple[int, int, str, str, str]] = []
-    for key, known in values.items():
-        for value in known:
-            for m in value_pattern(value).finditer(text):
-                hits.append((m.start(), m.end(), key, value, m.group(0)))
-    hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
-    out: list[tuple[int, str, str, str]] = []
-    reach = -1
-    for start, end, key, value, written in hits:
-        if start < reach and end <= reach:
-            if out and out[-1][0] == start and out[-1][3] == written:
-                out.append((start, key, value, written))  # the same words, another key
-            continue
-        out.append((start, key, value, written))
-        reach = max(reach, end)
-    return out
-
-
-def _label_key(text: str, offset: int, values: Mapping[str, Sequence[str]]) -> str | None:
-    """The option key a label right before ``offset`` names ("Color: blue"), if known."""
-    m = _LABEL.search(text[max(0, offset - 40) : offset])
-    if not m:
-        return None
-    label = m.group(1).strip().lower().replace("_", " ")
-    return next((k for k in values if k.lower() in label or label in k.lower()), None)
-
-
-# ---- anchors --------------------------------------------------------------------------
-
-
-@dataclass
-class _Group:
-    """Adjacent anchors naming one item (a name and its id, "(item 123)")."""
-
-    start: int
-    end: int
-    how: str
-    target: str | None
-    candidates: tuple[str, ...]
-    trailing: bool = False
-
-
-def _name_pattern(name: str) -> re.Pattern[str]:
-    words = re.findall(r"[^\W_]+", name)
-    return re.compile(r"(?<!\w)" + r"[\W_]{0,3}".join(map(re.escape, words)) + r"s?(?!\w)", re.I)
-
-
-def _head_pattern(name: str) -> re.Pattern[str] | None:
-    words = re.findall(r"[^\W_]+", name)
-    if len(words) < 2 or len(words[-1]) < 4:
-        return None
-    return re.compile(
-        r"\b(?:your|the|this|that|my|ordered)\s+(" + re.escape(words[-1]) + r"s?)\b", re.I
-    )
-
-
-class _Order:
-    """The order items a text may name, indexed by id, name and head noun."""
-
-    def __init__(self, items: Sequence[OrderItem], ignore: frozenset[str]) -> None:
-        self.items = list(items)
-        self.by_id = {i.item_id: i for i in items}
-        self.ignore = ignore
-        names: dict[str, list[str]] = {}
-        for item in items:
-            names.setdefault(item.name.lower(), []).append(item.item_id)
-        self.names = names
-        self.patterns = {n: _name_pattern(n) for n in names if n}
-        heads: dict[str, list[str]] = {}
-        for n in names:
-            words = re.findall(r"[^\W_]+", n)
-            if words:
-                heads.setdefault(words[-1], []).extend(names[n])
-        self.heads = {n: p for n in names if (p := _head_pattern(n)) is not None}
-        self.head_ids = heads
-
-    def anchors(self, text: str) -> list[_Group]:
-        """Every id, name, head noun and position anchor of a text, merged where adjacent."""
-        out: list[_Group] = []
-        for m in ITEM_ID.finditer(text):
-            iid = m.group(0)
-            if iid in self.ignore:
-                continue
-            trailing = bool(_TRAILING.search(text[max(0, m.start() - 16) : m.start()]))
-            cands = (iid,) if iid in self.by_id else ()
-            out.append(_Group(m.start(), m.end(), "id", iid, cands, trailing))
-        taken = [(g.start, g.end) for g in out]
-        for name, pattern in self.patterns.items():
-            for m in pattern.finditer(text):
-                out.append(self._named(text, m.start(), m.end(), self.names[name]))
-                taken.append((m.start(), m.end()))
-        for name, pattern in self.heads.items():
-            for m in pattern.finditer(text):
-                s, e = m.start(1), m.end(1)
-                if not any(a <= s < b for a, b in taken):
-                    words = re.findall(r"[^\W_]+", name)
-                    out.append(self._named(text, s, e, self.head_ids[words[-1]]))
-        for m in _POSITION.finditer(text):
-            index = int(m.group(1)) - 1
-            if 0 <= index < len(self.items) and len(self.items) > 1:
-                iid = self.items[index].item_id
-                out.append(_Group(m.start(), m.end(), "position", iid, (iid,)))
-        return _merge(text, sorted(out, key=lambda g: g.start))
-
-    def _named(self, text: str, start: int, end: int, ids: list[str]) -> _Group:
-        """A name anchor; an ordinal before it picks among the items with that name."""
-        before = text[max(0, start - 24) : start].lower()
-        m = re.search(r"\b(" + "|".join(_ORDINALS) + r")\s+(?:\w+\s+)?$", before)
-        if m and len(ids) > 1:
-            index = _ORDINALS[m.group(1)]
-            if index < len(ids):
-                return _Group(
-                    start - (len(before) - m.start()), end, "position", ids[index], (ids[index],)
-                )
-        target = ids[0] if len(ids) == 1 else None
-        return _Group(start, end, "name", target, tuple(ids))
-
-
-def _merge(text: str, groups: list[_Group]) -> list[_Group]:
-    """Join a name and an id (or two forms of one item) written close together."""
-    out: list[_Group] = []
-    for g in groups:
-        if out and g.start < out[-1].end:
-            continue  # overlapping forms (a head noun inside a name)
-        prev = out[-1] if out else None
-        joined = prev is not None and g.start - prev.end <= 30 and _compatible(prev, g)
-        if prev is not None and joined and _JOINER.match(text[prev.end : g.start]):
-            named = prev if prev.how in ("name", "position") else g
-            ident = g if named is prev else prev
-            target = ident.target if ident.how == "id" else named.target
-            cands = tuple(c for c in named.candidates if c == target) or named.candidates
-            how = "id" if ident.how == "id" else named.how
-            out[-1] = _Group(prev.start, g.end, how, target, cands, prev.trailing)
-            continue
-        out.append(g)
-    return out
-
-
-_JOINER = re.compile(
-    r"^[\s*()\[\]:#,—–-]*(?:item[ _]?id|item|id|sku|variant|item number)?[\s*()\[\]:#,—–-]*$",
-    re.I,
-)
-_ADJECTIVES = re.compile(
-    r"\b(?:your|the|my|this|that|its|a|an)\s+((?:[\w%.\"'-]+,?\s+){1,4})$", re.I
+from sscbench.core.item_lines import (
+    BULLET,
+    CRITERION,
+    ITEM_ID,
+    ItemReference,
+    Order,
+    OrderItem,
+    Said,
+    find_values,
+    line_references,
+    said_in,
+    value_pattern,
 )
 
-
-def _compatible(a: _Group, b: _Group) -> bool:
-    kinds = {a.how, b.how}
-    if "id" in kinds and kinds != {"id"}:
-        named, ident = (a, b) if a.how != "id" else (b, a)
-        return ident.target in named.candidates
-    return False
-
-
-# ---- a line: groups, their spans and the values said of them ---------------------------
-
-
-def _before_start(text: str, lo: int, hi: int) -> int:
-    """Where a description written before an anchor starts: after the last separator
-    between ``lo`` (the previous anchor) and ``hi`` (the anchor or its parenthesis)."""
-    region = text[lo:hi]
-    stripped = region.rstrip(" \t([—–-:*,")
-    cut = 0
-    for m in _SEPARATOR.finditer(stripped):
-        cut = m.end()
-    return lo + cut
-
-
-def _spans(text: str, groups: list[_Group]) -> list[tuple[int, int]]:
-    """The text each group's values are read from: after a leading anchor up to the next
-    anchor's description; before a trailing "(item 123)" back to a separator."""
-    starts = []
-    for i, g in enumerate(groups):
-        lo = groups[i - 1].end if i else 0
-        paren = text.rfind("(", lo, g.start + 1)
-        starts.append(_before_start(text, lo, paren if paren >= 0 else g.start))
-    for i, g in enumerate(groups):
-        if not g.trailing:  # "your red T-Shirt": the words between its determiner and name
-            lo = groups[i - 1].end if i else 0
-            m = _ADJECTIVES.search(text[lo : g.start])
-            starts[i] = lo + m.start(1) if m and g.how != "id" else g.start
-    spans = []
-    for i, g in enumerate(groups):
-        nxt = groups[i + 1] if i + 1 < len(groups) else None
-        end = len(text) if nxt is None else starts[i + 1]
-        spans.append((starts[i], max(g.end, end)))
-    return spans
-
-
-def _role_at(context: str, base: str) -> str:
-    """The role of a value given the text before it in its reference."""
-    role = base
-    shift = list(_SHIFT.finditer(context))
-    request = list(_REQUEST.finditer(context))
-    if shift and (not request or shift[-1].start() > request[-1].start()):
-        role = "replacement"
-    elif request:
-        role = "requested"
-    if role == "replacement" and _CRITERION.search(context):
-        role = "chosen"
-    return role
-
-
-def _said(
-    text: str, span: tuple[int, int], values: Mapping[str, Sequence[str]], base: str, lead: str
-) -> list[Said]:
-    """The values written in ``span`` of ``text``; ``lead`` is the text before the
-    reference (its line up to it), read for role cues."""
-    out = []
-    body = text[span[0] : span[1]]
-    for offset, key, value, written in find_values(body, values):
-        label = _label_key(body, offset, values)
-        if label is not None and label != key:
-            continue
-        context = lead + " " + body[:offset]
-        role = _role_at(context[-160:], base)
-        if role == "replacement" and _CRITERION.search(body):
-            role = "chosen"
-        out.append(Said(key, value, written, role))
-    return out
-
-
-def _line_references(
-    line: str, order: _Order, values: Mapping[str, Sequence[str]], base: str
-) -> list[ItemReference]:
-    """References of one line (a sentence at a time)."""
-    out: list[ItemReference] = []
-    for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z*(\[\"'])", line):
-        groups = order.anchors(sentence)
-        spans = _spans(sentence, groups)
-        current: str | None = None
-        for g, span in zip(groups, spans, strict=True):
-            lead = sentence[: min(span[0], g.start)]
-            role = base
-            if g.target not in order.by_id and g.how == "id":
-                shifted = current is not None or base == "replacement" or _SHIFT.search(lead)
-                role = _role_at(lead, "replacement") if shifted else "offered"
-            elif base == "current" and _SHIFT.search(lead[-60:]) and current is not None:
-                role = "replacement"
-            said = _said(sentence, span, values, role, lead)
-            text = sentence[min(span[0], g.start) : max(span[1], g.end)]
-            ref = ItemReference(g.target, g.candidates, g.how, text, said, role)
-            if role in ("replacement", "chosen"):
-                ref.replaces = current
-            elif g.target in order.by_id and role == "current":
-                current = g.target
-            out.append(ref)
-    return _alternatives(out)
-
-
-def _alternatives(refs: list[ItemReference]) -> list[ItemReference]:
-    """Several variants proposed for one item in one line are a menu: offered, not chosen."""
-    counts: dict[str | None, int] = {}
-    for r in refs:
-        if r.role == "replacement" and r.how == "id":
-            counts[r.replaces] = counts.get(r.replaces, 0) + 1
-    for r in refs:
-        if r.role == "replacement" and r.how == "id" and counts[r.replaces] >= 2:
-            r.role = "offered"
-            r.said = [Said(x.key, x.value, x.written, "offered") for x in r.said]
-    return refs
+__all__ = ["ItemReference", "OrderItem", "Said", "find_values", "item_references", "value_pattern"]
 
 
 # ---- blocks, tables and the whole text ------------------------------------------------
@@ -380,14 +54,14 @@ _REQUEST_LABEL = re.compile(r"^\W*(?:requested|desired|preferred|wanted)\b", re.
 
 
 def _level(line: str) -> int:
-    m = _BULLET.match(line)
+    m = BULLET.match(line)
     if m:
         return len(m.group(1).expandtabs(4)) + 2
     return len(line) - len(line.lstrip(" \t"))
 
 
 def _line_role(line: str) -> str:
-    body = _BULLET.sub("", line, count=1)
+    body = BULLET.sub("", line, count=1)
     if _SHIFT_LABEL.match(body):
         return "replacement"
     if _REQUEST_LABEL.match(body):
@@ -396,7 +70,7 @@ def _line_role(line: str) -> str:
 
 
 def _table(
-    rows: list[str], order: _Order, values: Mapping[str, Sequence[str]]
+    rows: list[str], order: Order, values: Mapping[str, Sequence[str]]
 ) -> list[ItemReference]:
     """A markdown table: each row is about its item; a header names the option of a cell."""
     header = [c.strip(" *").lower() for c in _ROW.match(rows[0]).group(1).split("|")]  # type: ignore[union-attr]
@@ -427,11 +101,11 @@ def _table(
 
 
 def _identity(
-    lines: list[str], index: int, children: list[int], order: _Order
+    lines: list[str], index: int, children: list[int], order: Order
 ) -> ItemReference | None:
     """The single item a block's head line (with its identifier lines: ``item_id: 123``)
     names, or None."""
-    refs = [r for r in _line_references(lines[index], order, {}, "current")]
+    refs = [r for r in line_references(lines[index], order, {}, "current")]
     ids = {r.target for r in refs if r.how != "name" and r.target}
     names = [r for r in refs if r.how == "name"]
     for c in children:
@@ -465,7 +139,7 @@ def _parents(lines: list[str]) -> list[int | None]:
     return out
 
 
-def _is_menu(lines: list[str], children: list[int], order: _Order, own: str | None) -> bool:
+def _is_menu(lines: list[str], children: list[int], order: Order, own: str | None) -> bool:
     """True when a block lists several other items, one a line (variants to pick from)."""
     listed = set()
     for c in children:
@@ -484,7 +158,7 @@ def item_references(
     """Every reference to an item in ``text`` (order ``items`` as shown; ``values``: the
     option values to look for, by key; ``ignore``: ids that are not items, e.g. product
     ids), in text order, with the values said of each."""
-    order = _Order(items, ignore)
+    order = Order(items, ignore)
     lines = text.split("\n")
     parents = _parents(lines)
     children: dict[int, list[int]] = {}
@@ -512,7 +186,7 @@ def _block_line(
     i: int,
     parents: list[int | None],
     children: dict[int, list[int]],
-    order: _Order,
+    order: Order,
     values: Mapping[str, Sequence[str]],
 ) -> list[ItemReference]:
     """The references of line ``i``; an anchorless line takes its block's item."""
@@ -525,7 +199,7 @@ def _block_line(
     for a in ancestors:
         if role == "current" and _line_role(lines[a]) != "current":
             role = _line_role(lines[a])
-    refs = _line_references(lines[i], order, values, role)
+    refs = line_references(lines[i], order, values, role)
     own = _identity(lines, i, children.get(i, []), order)
     if refs and own is not None and own.target is not None:
         for r in refs:
@@ -541,7 +215,7 @@ def _block_line(
             continue
         if _is_menu(lines, children.get(a, []), order, head.target):
             return []
-        said = _said(lines[i], (0, len(lines[i])), values, role, "")
+        said = said_in(lines[i], (0, len(lines[i])), values, role, "")
         if not said:
             return []
         return [ItemReference(head.target, head.candidates, "block", lines[i], said, role)]
@@ -549,7 +223,7 @@ def _block_line(
 
 
 def _described_variant(
-    lines: list[str], children: list[int], refs: list[ItemReference], order: _Order
+    lines: list[str], children: list[int], refs: list[ItemReference], order: Order
 ) -> list[ItemReference]:
     """A line naming an order item by name over an identifier line of another variant
     ("Keyboard: a clicky one is available:" / "- Item ID: 123") describes that variant."""
@@ -565,12 +239,12 @@ def _described_variant(
     for r in refs:
         if r.how == "name" and r.target in order.by_id and r.role == "current":
             r.replaces, r.target, r.candidates, r.role = r.target, variant, (), "replacement"
-            role = "chosen" if _CRITERION.search(r.text) else "replacement"
+            role = "chosen" if CRITERION.search(r.text) else "replacement"
             r.said = [Said(x.key, x.value, x.written, role) for x in r.said]
     return refs
 
 
-def _resolve(refs: list[ItemReference], order: _Order) -> None:
+def _resolve(refs: list[ItemReference], order: Order) -> None:
     """Name references shared by several items: an option set fitting one resolves it;
     replacements without an item take the last item stated before them."""
     last: str | None = None

@@ -28,8 +28,14 @@ from sscbench.faults.operators.base import (
     ScriptedTurn,
     args_contain,
     json_read_injection,
-    mentions,
     user_prefix_message,
+)
+from sscbench.faults.operators.item_records import (
+    option_values,
+    order_items,
+    product_ids,
+    user_asked,
+    variants_shown,
 )
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.world.world import World
@@ -239,7 +245,12 @@ class ItemOption(FaultOperator):
     def counterevidence(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> Evidence:
-        """min(a delivered order record with the true option, max(binding, product record))."""
+        """min(a delivered order record with the true option, max(binding, product record)).
+
+        An order record refutes directly only when every line with the item's id shows the
+        true option: two lines with one id and different values (the faulted line and an
+        identical item's) contradict each other without saying which is true; only the
+        product record, keyed by that id, settles it."""
         item_id = contract.target.entity_id
         oid = contract.target.related_ids["order_id"]
         pid = contract.target.related_ids["product_id"]
@@ -250,14 +261,13 @@ class ItemOption(FaultOperator):
             if step is None or not isinstance(data, dict):
                 continue
             if data.get("order_id") == oid:
-                for item in data.get("items", []):
-                    if item.get("item_id") == item_id:
-                        binding = step if binding is None else binding
-                        if (
-                            direct is None
-                            and item.get("options", {}).get(key) == contract.authoritative_value
-                        ):
-                            direct = step
+                shown = _lines_shown(data, item_id, key)
+                if shown:
+                    binding = step if binding is None else binding
+                # settles the option only when every line with the item's id shows the true
+                # value: a record showing the id with both values does not say which is true
+                if direct is None and shown == {str(contract.authoritative_value)}:
+                    direct = step
             variant = (
                 (data.get("variants") or {}).get(item_id) if data.get("product_id") == pid else None
             )
@@ -311,75 +321,27 @@ class ItemOption(FaultOperator):
         return classify_value_use(candidate, view)
 
 
-def _variants_shown(view: LedgerView) -> dict[str, dict[str, Any]]:
-    """item id -> options of every variant in the product records the ledger delivered."""
-    out: dict[str, dict[str, Any]] = {}
-    for call in view.calls:
-        data = call.data
-        if call.observation_step is None or not isinstance(data, dict):
-            continue
-        for vid, variant in (data.get("variants") or {}).items():
-            if isinstance(variant, dict) and isinstance(variant.get("options"), dict):
-                out[str(vid)] = variant["options"]
-    return out
+def _lines_shown(order: dict[str, Any], item_id: str, key: str) -> set[str]:
+    """The values of option ``key`` on the order record's lines with ``item_id``."""
+    return {
+        str((item.get("options") or {}).get(key))
+        for item in order.get("items") or []
+        if isinstance(item, dict) and item.get("item_id") == item_id
+    }
 
 
-def _user_asked(view: LedgerView, before: int, value: str) -> bool:
-    """True when a user message before ``before`` names the option value."""
-    return any(
-        m.role == "user" and m.step < before and mentions(m.content, [value]) for m in view.messages
-    )
-
-
-def _order_items(view: LedgerView, order_id: Any, before: int) -> list[OrderItem]:
-    """The items of the order as its latest read before ``before`` showed them."""
-    items: list[OrderItem] = []
-    for call in view.calls:
-        data = call.data
-        if call.observation_step is None or call.observation_step >= before:
-            continue
-        if isinstance(data, dict) and data.get("order_id") == order_id:
-            items = [
-                OrderItem(
-                    str(it.get("item_id")),
-                    str(it.get("name", "")),
-                    {str(k): str(v) for k, v in (it.get("options") or {}).items()},
-                    index,
-                )
-                for index, it in enumerate(data.get("items") or [])
-                if isinstance(it, dict)
-            ]
-    return items
-
-
-def _product_ids(view: LedgerView) -> frozenset[str]:
-    """Product ids the ledger showed (not items: never an item reference)."""
-    out: set[str] = set()
-    for call in view.calls:
-        data = call.data
-        if isinstance(data, dict):
-            out |= {str(data["product_id"])} if "product_id" in data else set()
-            for it in data.get("items") or []:
-                if isinstance(it, dict) and "product_id" in it:
-                    out.add(str(it["product_id"]))
-    return frozenset(out)
-
-
-def _option_values(items: list[OrderItem], contract: FaultContract, view: LedgerView) -> dict:
-    """Every value each option of the item's product takes in the records shown."""
-    target = contract.target
-    mine = next((i for i in items if i.item_id == target.entity_id), None)
-    keys = set(mine.options) if mine else set()
-    values: dict[str, set[str]] = {k: {mine.options[k]} for k in keys} if mine else {}
-    for options in _variants_shown(view).values():
-        if set(options) == keys:
-            for k in keys:
-                values[k].add(str(options[k]))
-    key = target.attribute.split(".", 1)[1]
-    values.setdefault(key, set()).update(
-        {str(contract.injected_value), str(contract.authoritative_value)}
-    )
-    return {k: sorted(v, key=len, reverse=True) for k, v in values.items()}
+def _another_variant(ref: ItemReference, undisputed: dict[str, str]) -> bool:
+    """True when a reference not made by an item id states, for an option the fault left
+    alone, values that never include the item's own: an item has one value per option,
+    so the words describe another variant of its product ("Full-size, clicky, RGB: out
+    of stock" under a linear keyboard), not the item. An id binds whatever follows it."""
+    if ref.how == "id":
+        return False
+    stated: dict[str, set[str]] = {}
+    for s in ref.said:
+        if s.role == "current" and s.key in undisputed:
+            stated.setdefault(s.key, set()).add(s.value)
+    return any(undisputed[k] not in values for k, values in stated.items())
 
 
 def _text_use(
@@ -391,12 +353,16 @@ def _text_use(
     item_id = contract.target.entity_id
     key = contract.target.attribute.split(".", 1)[1]
     injected, true = str(contract.injected_value), str(contract.authoritative_value)
-    items = _order_items(view, contract.target.related_ids.get("order_id"), step)
+    items = order_items(view, contract.target.related_ids.get("order_id"), step)
     if not items:
         items = [OrderItem(item_id, str(contract.target.related_ids.get("product_name", "")), {})]
-    refs = item_references(text, items, _option_values(items, contract, view), _product_ids(view))
+    refs = item_references(text, items, option_values(items, contract, view), product_ids(view))
     kinds: dict[str, list[ItemReference]] = {"current": [], "replacement": [], "undecidable": []}
+    undisputed = {k: v for i in items if i.item_id == item_id for k, v in i.options.items()}
+    undisputed.pop(key, None)
     for ref in refs:
+        if _another_variant(ref, undisputed):
+            continue
         said = {s.value for s in ref.said if s.key == key and s.role == "current"}
         kept = {s.value for s in ref.said if s.key == key and s.role == "replacement"}
         if ref.target == item_id and said & {injected, true}:
@@ -406,7 +372,7 @@ def _text_use(
         elif (
             kept & {injected, true}
             and item_id in (ref.replaces, ref.target)
-            and not (injected in kept and _user_asked(view, step, injected))
+            and not (injected in kept and user_asked(view, step, injected))
         ):
             kinds["replacement"].append(ref)
     for kind in ("current", "replacement", "undecidable"):
@@ -431,7 +397,7 @@ def _call_uses(
     related = contract.target.related_ids
     key = contract.target.attribute.split(".", 1)[1]
     injected, true = str(contract.injected_value), str(contract.authoritative_value)
-    variants = _variants_shown(view)
+    variants = variants_shown(view)
     out: list[UseCandidate] = []
     for call in view.calls:
         if call.call_step <= fault_step:
@@ -451,7 +417,7 @@ def _call_uses(
         value = (chosen or {}).get(key)
         # a variant the user asked for by its option is the user's choice, not derived
         # from what the agent believes of the ordered item
-        asked = value is not None and _user_asked(view, call.call_step, str(value))
+        asked = value is not None and user_asked(view, call.call_step, str(value))
         before = [c for c in said if c.step < call.call_step]
         knows = bool(before) and before[-1].mentions_authoritative  # it last stated v
         if value is None or asked or knows or value not in (injected, true):

@@ -22,7 +22,7 @@ from sscbench.errors import DataError
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.run.config_hash import LATER, canonical_config_json
 from sscbench.run.ray_config import AgentRaySettings, RaySettings
-from sscbench.run.replay_config import ReplaySettings
+from sscbench.run.replay_config import ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
 
 MAX_REPETITIONS = 10_000
@@ -410,16 +410,8 @@ def resolve_inputs(config: StudyConfig, path: str | Path) -> StudyConfig:
             continue
         field = f"agents[{index}].replay"
         resolved = config.resolve(agent.replay.path)
-        try:
-            digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
-        except OSError as exc:
-            raise DataError(
-                path, f"{field}.path", f"cannot read {resolved}: {exc.strerror or exc}"
-            ) from exc
-        if agent.replay.sha256 is not None and agent.replay.sha256 != digest:
-            raise DataError(
-                path, f"{field}.sha256", f"{resolved} has sha256 {digest}, not the one given"
-            )
+        fields = (f"{field}.path", f"{field}.sha256")
+        digest = checked_sha256(resolved, agent.replay.sha256, path, fields)
         agent.replay.sha256 = digest
         agent.replay._resolved = resolved
         agent.replay.resolve_pairs(config.resolve, path, field)

@@ -96,18 +96,8 @@ class ReplaySettings(BaseModel):
         if self.pairs is None:
             return
         resolved = resolve(self.pairs)
-        try:
-            digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
-        except OSError as exc:
-            raise DataError(
-                config, f"{field}.pairs", f"cannot read {resolved}: {exc.strerror or exc}"
-            ) from exc
-        if self.pairs_sha256 is not None and self.pairs_sha256 != digest:
-            raise DataError(
-                config,
-                f"{field}.pairs_sha256",
-                f"{resolved} has sha256 {digest}, not the one given",
-            )
+        fields = (f"{field}.pairs", f"{field}.pairs_sha256")
+        digest = checked_sha256(resolved, self.pairs_sha256, config, fields)
         self.pairs_sha256 = digest
         self._pairs_resolved = resolved
 
@@ -136,3 +126,18 @@ class ReplaySettings(BaseModel):
                 "study.first_tool_call_only",
                 "τ² recordings make several tool calls per message: set it to false",
             )
+
+
+def checked_sha256(resolved: Path, given: str | None, config: str | Path, field: str) -> str:
+    """The sha256 of an input file a config names; an unreadable file, or one whose
+    content differs from a ``given`` sha256, is an error naming the config and field."""
+    try:
+        digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise DataError(config, field, f"cannot read {resolved}: {exc.strerror or exc}") from exc
+    if given is not None and given != digest:
+        name = field.rsplit(".", 1)[0] + (
+            ".pairs_sha256" if field.endswith(".pairs") else ".sha256"
+        )
+        raise DataError(config, name, f"{resolved} has sha256 {digest}, not the one given")
+    return digest

@@ -128,16 +128,17 @@ class ReplaySettings(BaseModel):
             )
 
 
-def checked_sha256(resolved: Path, given: str | None, config: str | Path, field: str) -> str:
+def checked_sha256(
+    resolved: Path, given: str | None, config: str | Path, fields: tuple[str, str]
+) -> str:
     """The sha256 of an input file a config names; an unreadable file, or one whose
-    content differs from a ``given`` sha256, is an error naming the config and field."""
+    content differs from a ``given`` sha256, is an error naming the config and the field
+    (``fields``: the path's field and the sha256's)."""
     try:
         digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
     except OSError as exc:
-        raise DataError(config, field, f"cannot read {resolved}: {exc.strerror or exc}") from exc
+        message = f"cannot read {resolved}: {exc.strerror or exc}"
+        raise DataError(config, fields[0], message) from exc
     if given is not None and given != digest:
-        name = field.rsplit(".", 1)[0] + (
-            ".pairs_sha256" if field.endswith(".pairs") else ".sha256"
-        )
-        raise DataError(config, name, f"{resolved} has sha256 {digest}, not the one given")
+        raise DataError(config, fields[1], f"{resolved} has sha256 {digest}, not the one given")
     return digest

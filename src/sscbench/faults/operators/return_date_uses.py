@@ -159,7 +159,7 @@ def _derived_uses(
     stated = {c.step for c in explicit}
     excluded = {facts.true, facts.injected} | facts.outbound_dates
     out = []
-    steps = [(s, ch, x) for s, ch, x in agent_texts(view, fault_step)]
+    steps: list[tuple[int, str, Any]] = list(agent_texts(view, fault_step))
     steps += [(c.call_step, "tool_call", d) for c, d in _dated_calls(facts, view, fault_step)]
     for step, channel, found in sorted(steps, key=lambda t: t[0]):
         shifts = requested_shifts(view, step)

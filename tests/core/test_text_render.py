@@ -16,7 +16,7 @@ from sscbench.core.view import LedgerView
 def test_a_message_wrapper_is_unescaped_into_lines():
     text = json.dumps({"message": "Hi.\n\n- item 1: red", "next_steps": ["a", "b"]})
     out = render(text)
-    assert "Hi.\n\n- item 1: red" in out and "next_steps: a, b" in out and "\\n" not in out
+    assert out.split("\n") == ["- message: Hi.", "", "    - item 1: red", "  - next_steps: a, b"]
 
 
 def test_an_objects_sibling_keys_stay_one_block():
@@ -60,7 +60,7 @@ def test_agent_texts_render_messages_and_handoffs():
         AssistantEvent(step=3, content=None, tool_calls=(call,)),
     ]
     texts = agent_texts(LedgerView(events), 1)
-    assert texts == [(2, "message", "message: Line 1\nLine 2"), (3, "handoff", "- a: 1")]
+    assert texts == [(2, "message", "- message: Line 1 Line 2"), (3, "handoff", "- a: 1")]
 
 
 JSON = st.recursive(
@@ -87,11 +87,11 @@ def test_every_string_leaf_survives_rendering(data):
             for v in value:
                 walk(v)
         elif isinstance(value, str):
-            leaves.append(value)
+            leaves.extend(line.strip() for line in value.split("\n"))
 
     walk(data)
     if isinstance(data, dict | list):
-        assert all(plain_typography(leaf) in out for leaf in leaves)
+        assert all(plain_typography(leaf).strip() in out for leaf in leaves)
 
 
 def test_typographic_hyphens_spaces_and_quotes_read_as_plain_ones():
@@ -104,3 +104,38 @@ def test_typographic_hyphens_spaces_and_quotes_read_as_plain_ones():
     assert render('{"message": "It\u2019s the \u201cred\u201d one"}').endswith(
         'message: It\'s the "red" one'
     )
+
+
+def _object(value: str) -> dict:
+    return {"item": "T-shirt", "item_id": "1", "color": value}
+
+
+def test_a_line_break_in_a_value_never_changes_the_objects_layout():
+    """One object is one block whether or not one of its values has a line break; a
+    value's plain lines are one line of its key; a value with a list keeps its lines,
+    indented under its key (so they stay in its block)."""
+    one = render(json.dumps(_object("blue")))
+    assert one.split("\n") == ["- item: T-shirt", "  - item_id: 1", "  - color: blue"]
+    wrapped = render(json.dumps(_object("Thanks.\n\nblue\n\nAnything else?")))
+    assert wrapped.split("\n") == [
+        "- item: T-shirt",
+        "  - item_id: 1",
+        "  - color: Thanks. blue Anything else?",
+    ]
+    listed = render(json.dumps({"message": "Found:\n- T-shirt\n  - color: blue", "id": "1"}))
+    assert listed.split("\n") == [
+        "- message: Found:",
+        "    - T-shirt",
+        "      - color: blue",
+        "  - id: 1",
+    ]
+
+
+def test_structure_in_a_value_is_kept_and_plain_text_is_left_alone():
+    """Negative controls: text that is not JSON keeps its line breaks; a value with a
+    table or numbered lines keeps them as lines."""
+    assert render("Thanks.\n\nblue") == "Thanks.\n\nblue"
+    table = render(json.dumps({"m": "| a | b |\n| --- | --- |\n| 1 | 2 |"}))
+    assert table.split("\n") == ["- m:", "    | a | b |", "    | --- | --- |", "    | 1 | 2 |"]
+    numbered = render(json.dumps(["Steps:\n1. read\n2. act"]))
+    assert numbered.split("\n") == ["- Steps:", "    1. read", "    2. act"]

@@ -7,7 +7,11 @@ sentences and bullet blocks, so such a message is rendered as lines of ``key: va
 strings unescaped, a nested object or list indented as bullet lines under its parent
 key, each object of a list one bullet block (its first key the head line, its other
 keys bullet lines under it), so an object's sibling keys stay together as one block.
-Anything that does not parse as a JSON object or list is left as written.
+A value's line breaks are layout inside the value, never of the object: the object is
+rendered the same whether or not a value contains one, a value of plain lines is one
+line of its key (its lines joined), and a value with structure (a list, table or
+heading) keeps its lines, indented under its key. Anything that does not parse as a
+JSON object or list is left as written.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from typing import Any
 
 MAX_DEPTH = 12
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n?```", re.DOTALL)
+# a line that gives a value structure: a bullet, a numbered line, a table row, a heading
+_STRUCTURED = re.compile(r"^\s*(?:[-*•·+]\s|\d{1,2}[.)]\s|\||#|>)")
 
 
 # Typographic forms models write for plain ones: non-breaking and other hyphens, narrow
@@ -78,17 +84,33 @@ def _parse(text: str) -> dict[str, Any] | list[Any] | None:
 def render_json(data: Any) -> str:
     """Lines of ``key: value`` for a parsed JSON value (depth capped at ``MAX_DEPTH``)."""
     lines: list[str] = []
-    if isinstance(data, dict) and not any(isinstance(v, str) and "\n" in v for v in data.values()):
+    if isinstance(data, dict):
         _element(lines, data, 0)  # one object: its keys one block, like a list's element
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            _entry(lines, str(key), value, 0, bullet=False)
     elif isinstance(data, list):
         for value in data:
             _element(lines, value, 0)
     else:
-        lines.append(_scalar(data))
+        lines.extend(_value_lines(_scalar(data)))
     return "\n".join(lines)
+
+
+def _value_lines(text: str) -> list[str]:
+    """A string value's lines: plain lines joined into one (a line break inside a value
+    is layout, not a new entry), lines with structure kept as written."""
+    lines = text.split("\n")
+    if len(lines) == 1 or any(_STRUCTURED.match(line) for line in lines):
+        return lines
+    return [" ".join(line.strip() for line in lines if line.strip())]
+
+
+def _put(lines: list[str], head: str, value: str, indent: str) -> None:
+    """``head`` followed by a value; the value's further lines (all of them when it opens
+    with a list or table row) indented by ``indent`` under it, so they stay its entry's."""
+    first, *rest = _value_lines(value)
+    if rest and _STRUCTURED.match(first):  # a value opening with a list or table row
+        first, rest = "", [first, *rest]
+    lines.append(f"{head}{first}".rstrip() if rest else f"{head}{first}")
+    lines.extend(f"{indent}{line}" if line.strip() else "" for line in rest)
 
 
 def _scalar(value: Any) -> str:
@@ -110,10 +132,11 @@ def _is_scalar(value: Any) -> bool:
 def _entry(lines: list[str], key: str, value: Any, depth: int, bullet: bool) -> None:
     """One ``key: value`` line (a nested value as bullet lines under it)."""
     pad = "  " * depth + ("- " if bullet else "")
+    indent = "  " * (depth + 1) + ("  " if bullet else "")
     if _is_scalar(value) or depth >= MAX_DEPTH:
-        lines.append(f"{pad}{key}: {_scalar(value)}")
+        _put(lines, f"{pad}{key}: ", _scalar(value), indent)
     elif isinstance(value, list) and all(_is_scalar(v) for v in value):
-        lines.append(f"{pad}{key}: {', '.join(_scalar(v) for v in value)}")
+        _put(lines, f"{pad}{key}: ", ", ".join(_scalar(v) for v in value), indent)
     elif isinstance(value, dict):
         lines.append(f"{pad}{key}:")
         for k, v in value.items():
@@ -128,7 +151,7 @@ def _element(lines: list[str], value: Any, depth: int) -> None:
     """One list element: a bullet line, an object as a bullet block."""
     pad = "  " * depth
     if _is_scalar(value) or depth >= MAX_DEPTH:
-        lines.append(f"{pad}- {_scalar(value)}")
+        _put(lines, f"{pad}- ", _scalar(value), pad + "    ")
         return
     if isinstance(value, list):
         for v in value:

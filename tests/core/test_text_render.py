@@ -16,13 +16,13 @@ from sscbench.core.view import LedgerView
 def test_a_message_wrapper_is_unescaped_into_lines():
     text = json.dumps({"message": "Hi.\n\n- item 1: red", "next_steps": ["a", "b"]})
     out = render(text)
-    assert out.split("\n") == ["- message: Hi.", "", "    - item 1: red", "  - next_steps: a, b"]
+    assert out.split("\n") == ["message: Hi.", "", "- item 1: red", "  - next_steps: a, b"]
 
 
 def test_an_objects_sibling_keys_stay_one_block():
     text = json.dumps({"items": [{"item": "T-shirt", "item_id": "1", "color": "blue"}]}, indent=2)
     assert render(text).split("\n") == [
-        "- items:",
+        "items:",
         "  - item: T-shirt",
         "    - item_id: 1",
         "    - color: blue",
@@ -31,7 +31,7 @@ def test_an_objects_sibling_keys_stay_one_block():
 
 def test_a_fenced_block_is_rendered_in_place():
     out = render('Here it is:\n```json\n{"color": "blue"}\n```\nThanks.')
-    assert out == "Here it is:\n- color: blue\nThanks."
+    assert out == "Here it is:\ncolor: blue\nThanks."
 
 
 def test_text_that_is_not_a_json_object_or_list_is_left_alone():
@@ -60,7 +60,7 @@ def test_agent_texts_render_messages_and_handoffs():
         AssistantEvent(step=3, content=None, tool_calls=(call,)),
     ]
     texts = agent_texts(LedgerView(events), 1)
-    assert texts == [(2, "message", "- message: Line 1 Line 2"), (3, "handoff", "- a: 1")]
+    assert texts == [(2, "message", "message: Line 1\nLine 2"), (3, "handoff", "a: 1")]
 
 
 JSON = st.recursive(
@@ -112,30 +112,41 @@ def _object(value: str) -> dict:
 
 def test_a_line_break_in_a_value_never_changes_the_objects_layout():
     """One object is one block whether or not one of its values has a line break; a
-    value's plain lines are one line of its key; a value with a list keeps its lines,
-    indented under its key (so they stay in its block)."""
+    nested value with line breaks is a block under its key (``key:`` alone on its
+    line), so its lines stay in the object's block and keep their own structure; the
+    message's head value keeps its lines as written."""
     one = render(json.dumps(_object("blue")))
-    assert one.split("\n") == ["- item: T-shirt", "  - item_id: 1", "  - color: blue"]
+    assert one.split("\n") == ["item: T-shirt", "  - item_id: 1", "  - color: blue"]
     wrapped = render(json.dumps(_object("Thanks.\n\nblue\n\nAnything else?")))
     assert wrapped.split("\n") == [
-        "- item: T-shirt",
+        "item: T-shirt",
         "  - item_id: 1",
-        "  - color: Thanks. blue Anything else?",
+        "  - color:",
+        "      Thanks.",
+        "",
+        "      blue",
+        "",
+        "      Anything else?",
     ]
-    listed = render(json.dumps({"message": "Found:\n- T-shirt\n  - color: blue", "id": "1"}))
-    assert listed.split("\n") == [
-        "- message: Found:",
-        "    - T-shirt",
-        "      - color: blue",
-        "  - id: 1",
+    nested = {"message": "Found:\n- T-shirt\n  - color: blue", "o": {"id": "1\n2"}}
+    assert render(json.dumps(nested)).split("\n") == [
+        "message: Found:",  # the message's own lines, as written
+        "- T-shirt",
+        "  - color: blue",
+        "  - o:",
+        "    - id:",
+        "        1",
+        "        2",
     ]
 
 
-def test_structure_in_a_value_is_kept_and_plain_text_is_left_alone():
-    """Negative controls: text that is not JSON keeps its line breaks; a value with a
-    table or numbered lines keeps them as lines."""
+def test_text_that_is_not_json_keeps_its_line_breaks_and_list_elements_stay_bullets():
+    """Negative controls: plain text is left alone; a list element with line breaks
+    is still a bullet, its lines under it."""
     assert render("Thanks.\n\nblue") == "Thanks.\n\nblue"
-    table = render(json.dumps({"m": "| a | b |\n| --- | --- |\n| 1 | 2 |"}))
-    assert table.split("\n") == ["- m:", "    | a | b |", "    | --- | --- |", "    | 1 | 2 |"]
-    numbered = render(json.dumps(["Steps:\n1. read\n2. act"]))
-    assert numbered.split("\n") == ["- Steps:", "    1. read", "    2. act"]
+    assert render(json.dumps(["Steps:\n1. read", "done"])).split("\n") == [
+        "- ",
+        "    Steps:",
+        "    1. read",
+        "- done",
+    ]

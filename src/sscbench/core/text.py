@@ -6,12 +6,12 @@ or answer with a pretty-printed object whose sibling keys describe one entity
 sentences and bullet blocks, so such a message is rendered as lines of ``key: value``:
 strings unescaped, a nested object or list indented as bullet lines under its parent
 key, each object of a list one bullet block (its first key the head line, its other
-keys bullet lines under it), so an object's sibling keys stay together as one block.
-A value's line breaks are layout inside the value, never of the object: the object is
-rendered the same whether or not a value contains one, a value of plain lines is one
-line of its key (its lines joined), and a value with structure (a list, table or
-heading) keeps its lines, indented under its key. Anything that does not parse as a
-JSON object or list is left as written.
+keys bullet lines under it), so an object's sibling keys stay together as one block;
+the message's own object likewise, its head line unbulleted and its head value's lines
+(the message's prose) as written. A value's line breaks are layout inside the value, never of the object: the object is
+rendered the same whether or not a value contains one, and a value with line breaks
+keeps its lines, indented as a block under its key (``key:`` alone on its line).
+Anything that does not parse as a JSON object or list is left as written.
 """
 
 from __future__ import annotations
@@ -22,8 +22,6 @@ from typing import Any
 
 MAX_DEPTH = 12
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n?```", re.DOTALL)
-# a line that gives a value structure: a bullet, a numbered line, a table row, a heading
-_STRUCTURED = re.compile(r"^\s*(?:[-*•·+]\s|\d{1,2}[.)]\s|\||#|>)")
 
 
 # Typographic forms models write for plain ones: non-breaking and other hyphens, narrow
@@ -85,32 +83,40 @@ def render_json(data: Any) -> str:
     """Lines of ``key: value`` for a parsed JSON value (depth capped at ``MAX_DEPTH``)."""
     lines: list[str] = []
     if isinstance(data, dict):
-        _element(lines, data, 0)  # one object: its keys one block, like a list's element
+        _message(lines, data)
     elif isinstance(data, list):
         for value in data:
             _element(lines, value, 0)
     else:
-        lines.extend(_value_lines(_scalar(data)))
+        lines.append(_scalar(data))
     return "\n".join(lines)
 
 
-def _value_lines(text: str) -> list[str]:
-    """A string value's lines: plain lines joined into one (a line break inside a value
-    is layout, not a new entry), lines with structure kept as written."""
-    lines = text.split("\n")
-    if len(lines) == 1 or any(_STRUCTURED.match(line) for line in lines):
-        return lines
-    return [" ".join(line.strip() for line in lines if line.strip())]
+def _message(lines: list[str], data: dict[str, Any]) -> None:
+    """The whole message's object as one block: its first scalar key the head line, its
+    value's lines the message's own lines as written; the other keys bullet lines
+    under it, whether or not any value has a line break."""
+    items = list(data.items())
+    head_key, head = next(((k, v) for k, v in items if _is_scalar(v)), (None, None))
+    if head_key is None:
+        for key, value in items:
+            _entry(lines, str(key), value, 0, bullet=False)
+        return
+    lines.append(f"{head_key}: {_scalar(head)}")
+    for key, value in items:
+        if key != head_key:
+            _entry(lines, str(key), value, 1, bullet=True)
 
 
 def _put(lines: list[str], head: str, value: str, indent: str) -> None:
-    """``head`` followed by a value; the value's further lines (all of them when it opens
-    with a list or table row) indented by ``indent`` under it, so they stay its entry's."""
-    first, *rest = _value_lines(value)
-    if rest and _STRUCTURED.match(first):  # a value opening with a list or table row
-        first, rest = "", [first, *rest]
-    lines.append(f"{head}{first}".rstrip() if rest else f"{head}{first}")
-    lines.extend(f"{indent}{line}" if line.strip() else "" for line in rest)
+    """``head`` followed by a value: on its line, or, for a value with line breaks,
+    ``head`` alone and the value's lines indented by ``indent`` under it (a block of
+    its entry, whatever the lines hold)."""
+    if "\n" not in value:
+        lines.append(f"{head}{value}")
+        return
+    lines.append(head if head.endswith("- ") else head.rstrip())  # a bullet stays one
+    lines.extend(f"{indent}{line}" if line.strip() else "" for line in value.split("\n"))
 
 
 def _scalar(value: Any) -> str:

@@ -16,13 +16,13 @@ from sscbench.core.view import LedgerView
 def test_a_message_wrapper_is_unescaped_into_lines():
     text = json.dumps({"message": "Hi.\n\n- item 1: red", "next_steps": ["a", "b"]})
     out = render(text)
-    assert "Hi.\n\n- item 1: red" in out and "next_steps: a, b" in out and "\\n" not in out
+    assert out.split("\n") == ["message: Hi.", "", "- item 1: red", "  - next_steps: a, b"]
 
 
 def test_an_objects_sibling_keys_stay_one_block():
     text = json.dumps({"items": [{"item": "T-shirt", "item_id": "1", "color": "blue"}]}, indent=2)
     assert render(text).split("\n") == [
-        "- items:",
+        "items:",
         "  - item: T-shirt",
         "    - item_id: 1",
         "    - color: blue",
@@ -31,7 +31,7 @@ def test_an_objects_sibling_keys_stay_one_block():
 
 def test_a_fenced_block_is_rendered_in_place():
     out = render('Here it is:\n```json\n{"color": "blue"}\n```\nThanks.')
-    assert out == "Here it is:\n- color: blue\nThanks."
+    assert out == "Here it is:\ncolor: blue\nThanks."
 
 
 def test_text_that_is_not_a_json_object_or_list_is_left_alone():
@@ -60,7 +60,7 @@ def test_agent_texts_render_messages_and_handoffs():
         AssistantEvent(step=3, content=None, tool_calls=(call,)),
     ]
     texts = agent_texts(LedgerView(events), 1)
-    assert texts == [(2, "message", "message: Line 1\nLine 2"), (3, "handoff", "- a: 1")]
+    assert texts == [(2, "message", "message: Line 1\nLine 2"), (3, "handoff", "a: 1")]
 
 
 JSON = st.recursive(
@@ -87,11 +87,11 @@ def test_every_string_leaf_survives_rendering(data):
             for v in value:
                 walk(v)
         elif isinstance(value, str):
-            leaves.append(value)
+            leaves.extend(line.strip() for line in value.split("\n"))
 
     walk(data)
     if isinstance(data, dict | list):
-        assert all(plain_typography(leaf) in out for leaf in leaves)
+        assert all(plain_typography(leaf).strip() in out for leaf in leaves)
 
 
 def test_typographic_hyphens_spaces_and_quotes_read_as_plain_ones():
@@ -104,3 +104,49 @@ def test_typographic_hyphens_spaces_and_quotes_read_as_plain_ones():
     assert render('{"message": "It\u2019s the \u201cred\u201d one"}').endswith(
         'message: It\'s the "red" one'
     )
+
+
+def _object(value: str) -> dict:
+    return {"item": "T-shirt", "item_id": "1", "color": value}
+
+
+def test_a_line_break_in_a_value_never_changes_the_objects_layout():
+    """One object is one block whether or not one of its values has a line break; a
+    nested value with line breaks is a block under its key (``key:`` alone on its
+    line), so its lines stay in the object's block and keep their own structure; the
+    message's head value keeps its lines as written."""
+    one = render(json.dumps(_object("blue")))
+    assert one.split("\n") == ["item: T-shirt", "  - item_id: 1", "  - color: blue"]
+    wrapped = render(json.dumps(_object("Thanks.\n\nblue\n\nAnything else?")))
+    assert wrapped.split("\n") == [
+        "item: T-shirt",
+        "  - item_id: 1",
+        "  - color:",
+        "      Thanks.",
+        "",
+        "      blue",
+        "",
+        "      Anything else?",
+    ]
+    nested = {"message": "Found:\n- T-shirt\n  - color: blue", "o": {"id": "1\n2"}}
+    assert render(json.dumps(nested)).split("\n") == [
+        "message: Found:",  # the message's own lines, as written
+        "- T-shirt",
+        "  - color: blue",
+        "  - o:",
+        "    - id:",
+        "        1",
+        "        2",
+    ]
+
+
+def test_text_that_is_not_json_keeps_its_line_breaks_and_list_elements_stay_bullets():
+    """Negative controls: plain text is left alone; a list element with line breaks
+    is still a bullet, its lines under it."""
+    assert render("Thanks.\n\nblue") == "Thanks.\n\nblue"
+    assert render(json.dumps(["Steps:\n1. read", "done"])).split("\n") == [
+        "- ",
+        "    Steps:",
+        "    1. read",
+        "- done",
+    ]

@@ -15,7 +15,12 @@ Binding rules: a value written before an id it describes ("Blue, size M (item_id
 (the reference keeps both as candidates) unless an id, a position or an option set
 that fits one of them resolves it; a row's cells are about that row's item, the
 table's header tells which option a cell is; lines under a bullet whose line (or
-whose identifier line: ``item_id: 123``) names one item are about that item.
+whose identifier line: ``item_id: 123``) names one item are about that item; the
+lines right after a line ending in a colon are under it; a key alone on its line
+(``item_id:``) reads with the value lines under it. Text forms read like their plain
+forms: a token in a code span or bold (``Item `123` ``) as the token, a field/value
+table (``| Field | Value |``) as its ``field: value`` lines, under the line right
+above it.
 """
 
 from __future__ import annotations
@@ -42,11 +47,16 @@ __all__ = ["ItemReference", "OrderItem", "Said", "find_values", "item_references
 
 # ---- blocks, tables and the whole text ------------------------------------------------
 
+# a token in a code span or bold ("`1151293680`", "**gift_card_123**"): the token itself
+_MARKED = re.compile(r"(`|\*\*)([^\s`*]+)\1")
 _ROW = re.compile(r"^\s*\|(.*)\|\s*$")
 _RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
 _IDENTIFIER = re.compile(
     r"^\s*(?:[-*•·+]\s+)?\**(?:item[ _]?id|id|item)\**\s*:\s*\**\d{10}\b(?!\s*[-→(])", re.I
 )
+# an identifier key with its value on the lines under it ("- item_id:" / "  123")
+_ID_LABEL = re.compile(r"^\s*(?:[-*•·+]\s+)?\**(?:item[ _]?id|id)\**\s*:\s*\**\s*$", re.I)
+_KEY_ALONE = re.compile(r"^\s*(?:[-*•·+]\s+)?\**[A-Za-z][\w ]{0,30}\**\s*:\s*\**\s*$")
 _SHIFT_LABEL = re.compile(
     r"^\W*(?:new|replacement|to|target|exchange[ _]to|new[ _]item\w*|proposed|swap[ _]to)\b", re.I
 )
@@ -100,17 +110,28 @@ def _table(
     return out
 
 
+def _entry_text(lines: list[str], index: int, kids: dict[int, list[int]]) -> str:
+    """A line as the entry it heads: a key alone (``name:``, its value written on the
+    lines under it, as a JSON value with line breaks is rendered) with those plain lines
+    joined after it; any other line as it is."""
+    if not _KEY_ALONE.match(lines[index]):
+        return lines[index]
+    under = [lines[c].strip() for c in kids.get(index, []) if not BULLET.match(lines[c])]
+    return " ".join([lines[index], *under])
+
+
 def _identity(
-    lines: list[str], index: int, children: list[int], order: Order
+    lines: list[str], index: int, kids: dict[int, list[int]], order: Order
 ) -> ItemReference | None:
-    """The single item a block's head line (with its identifier lines: ``item_id: 123``)
-    names, or None."""
-    refs = [r for r in line_references(lines[index], order, {}, "current")]
+    """The single item a block's head line (with its identifier lines: ``item_id: 123``,
+    or ``item_id:`` over the id) names, or None."""
+    refs = [r for r in line_references(_entry_text(lines, index, kids), order, {}, "current")]
     ids = {r.target for r in refs if r.how != "name" and r.target}
     names = [r for r in refs if r.how == "name"]
-    for c in children:
-        if _IDENTIFIER.match(lines[c]):
-            ids |= {m.group(0) for m in ITEM_ID.finditer(lines[c])} - order.ignore
+    for c in kids.get(index, []):
+        if _IDENTIFIER.match(lines[c]) or _ID_LABEL.match(lines[c]):
+            text = _entry_text(lines, c, kids)
+            ids |= {m.group(0) for m in ITEM_ID.finditer(text)} - order.ignore
     if len(ids) > 1:
         return None
     if ids:
@@ -124,18 +145,70 @@ def _identity(
 
 
 def _parents(lines: list[str]) -> list[int | None]:
-    """The index of each line's parent (the nearest earlier line less indented)."""
+    """The index of each line's parent (the nearest earlier line less indented); the
+    lines right after a line ending in a colon ("... is available:"), up to a blank
+    line, are under it however they are indented."""
     out: list[int | None] = []
     stack: list[tuple[int, int]] = []
+    offset, previous = 0, None
     for i, line in enumerate(lines):
         if not line.strip():
             out.append(None)
+            offset, previous = 0, None
             continue
-        level = _level(line)
+        level = _level(line) + offset
+        if previous is not None and lines[i - 1].rstrip(" *").endswith(":") and level <= previous:
+            offset += previous + 1 - level
+            level = previous + 1
         while stack and stack[-1][0] >= level:
             stack.pop()
         out.append(stack[-1][1] if stack else None)
         stack.append((level, i))
+        previous = level
+    return out
+
+
+_FIELD_HEAD = re.compile(
+    r"(?:field|attribute|property|detail|key|option|spec|specification|parameter)s?", re.I
+)
+_VALUE_HEAD = re.compile(r"(?:value|detail|info|information|setting)s?", re.I)
+
+
+def _cells(row: str) -> list[str]:
+    return [c.strip() for c in _ROW.match(row).group(1).split("|")]  # type: ignore[union-attr]
+
+
+def field_tables(lines: list[str], order: Order) -> list[str]:
+    """Two-column field/value tables ("| Field | Value |") as the ``field: value`` bullet
+    lines they tabulate; a table right under a line (no blank line between) is under
+    that line, like its bullet lines (an item's attributes under the item's line). A
+    table is about one thing: when one row names an item, the rows after it are its."""
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        head = _cells(lines[i]) if _ROW.match(lines[i]) else []
+        fields = len(head) == 2 and i + 1 < len(lines) and _RULE.match(lines[i + 1])
+        if not (
+            fields
+            and _FIELD_HEAD.fullmatch(head[0].strip("* "))
+            and _VALUE_HEAD.fullmatch(head[1].strip("* "))
+        ):
+            out.append(lines[i])
+            i += 1
+            continue
+        pad = len(lines[i]) - len(lines[i].lstrip())
+        if out and out[-1].strip():
+            pad = max(pad, _level(out[-1]))
+        rows = []
+        i += 2
+        while i < len(lines) and _ROW.match(lines[i]):
+            if not _RULE.match(lines[i]):
+                key, *value = _cells(lines[i])
+                rows.append(f"{key}: {' | '.join(value)}")
+            i += 1
+        naming = [n for n, row in enumerate(rows) if order.anchors(row)]
+        owner = naming[0] if len(naming) == 1 else len(rows)
+        out += [" " * (pad + 2 * (n > owner)) + f"- {row}" for n, row in enumerate(rows)]
     return out
 
 
@@ -149,6 +222,12 @@ def _is_menu(lines: list[str], children: list[int], order: Order, own: str | Non
     return len(listed) >= 2
 
 
+def unmarked(text: str) -> str:
+    """The text with every single token written as code or bold ("Item `123`",
+    "**gift_card_1**") written plain: the marks are emphasis, not part of the token."""
+    return _MARKED.sub(r"\2", text)
+
+
 def item_references(
     text: str,
     items: Sequence[OrderItem],
@@ -159,7 +238,7 @@ def item_references(
     option values to look for, by key; ``ignore``: ids that are not items, e.g. product
     ids), in text order, with the values said of each."""
     order = Order(items, ignore)
-    lines = text.split("\n")
+    lines = field_tables(unmarked(text).split("\n"), order)
     parents = _parents(lines)
     children: dict[int, list[int]] = {}
     for i, p in enumerate(parents):
@@ -200,7 +279,7 @@ def _block_line(
         if role == "current" and _line_role(lines[a]) != "current":
             role = _line_role(lines[a])
     refs = line_references(lines[i], order, values, role)
-    own = _identity(lines, i, children.get(i, []), order)
+    own = _identity(lines, i, children, order)
     if refs and own is not None and own.target is not None:
         for r in refs:
             if r.how == "name" and r.target is None and own.target in r.candidates:
@@ -210,7 +289,7 @@ def _block_line(
     if _IDENTIFIER.match(lines[i]):
         return refs
     for a in ancestors:
-        head = _identity(lines, a, children.get(a, []), order)
+        head = _identity(lines, a, children, order)
         if head is None:
             continue
         if _is_menu(lines, children.get(a, []), order, head.target):

@@ -6,7 +6,11 @@ or answer with a pretty-printed object whose sibling keys describe one entity
 sentences and bullet blocks, so such a message is rendered as lines of ``key: value``:
 strings unescaped, a nested object or list indented as bullet lines under its parent
 key, each object of a list one bullet block (its first key the head line, its other
-keys bullet lines under it), so an object's sibling keys stay together as one block.
+keys bullet lines under it), so an object's sibling keys stay together as one block;
+the message's own object likewise, its head line unbulleted and its head value's lines
+(the message's prose) as written. A value's line breaks are layout inside the value, never of the object: the object is
+rendered the same whether or not a value contains one, and a value with line breaks
+keeps its lines, indented as a block under its key (``key:`` alone on its line).
 Anything that does not parse as a JSON object or list is left as written.
 """
 
@@ -78,17 +82,41 @@ def _parse(text: str) -> dict[str, Any] | list[Any] | None:
 def render_json(data: Any) -> str:
     """Lines of ``key: value`` for a parsed JSON value (depth capped at ``MAX_DEPTH``)."""
     lines: list[str] = []
-    if isinstance(data, dict) and not any(isinstance(v, str) and "\n" in v for v in data.values()):
-        _element(lines, data, 0)  # one object: its keys one block, like a list's element
-    elif isinstance(data, dict):
-        for key, value in data.items():
-            _entry(lines, str(key), value, 0, bullet=False)
+    if isinstance(data, dict):
+        _message(lines, data)
     elif isinstance(data, list):
         for value in data:
             _element(lines, value, 0)
     else:
         lines.append(_scalar(data))
     return "\n".join(lines)
+
+
+def _message(lines: list[str], data: dict[str, Any]) -> None:
+    """The whole message's object as one block: its first scalar key the head line, its
+    value's lines the message's own lines as written; the other keys bullet lines
+    under it, whether or not any value has a line break."""
+    items = list(data.items())
+    head_key, head = next(((k, v) for k, v in items if _is_scalar(v)), (None, None))
+    if head_key is None:
+        for key, value in items:
+            _entry(lines, str(key), value, 0, bullet=False)
+        return
+    lines.append(f"{head_key}: {_scalar(head)}")
+    for key, value in items:
+        if key != head_key:
+            _entry(lines, str(key), value, 1, bullet=True)
+
+
+def _put(lines: list[str], head: str, value: str, indent: str) -> None:
+    """``head`` followed by a value: on its line, or, for a value with line breaks,
+    ``head`` alone and the value's lines indented by ``indent`` under it (a block of
+    its entry, whatever the lines hold)."""
+    if "\n" not in value:
+        lines.append(f"{head}{value}")
+        return
+    lines.append(head if head.endswith("- ") else head.rstrip())  # a bullet stays one
+    lines.extend(f"{indent}{line}" if line.strip() else "" for line in value.split("\n"))
 
 
 def _scalar(value: Any) -> str:
@@ -110,10 +138,11 @@ def _is_scalar(value: Any) -> bool:
 def _entry(lines: list[str], key: str, value: Any, depth: int, bullet: bool) -> None:
     """One ``key: value`` line (a nested value as bullet lines under it)."""
     pad = "  " * depth + ("- " if bullet else "")
+    indent = "  " * (depth + 1) + ("  " if bullet else "")
     if _is_scalar(value) or depth >= MAX_DEPTH:
-        lines.append(f"{pad}{key}: {_scalar(value)}")
+        _put(lines, f"{pad}{key}: ", _scalar(value), indent)
     elif isinstance(value, list) and all(_is_scalar(v) for v in value):
-        lines.append(f"{pad}{key}: {', '.join(_scalar(v) for v in value)}")
+        _put(lines, f"{pad}{key}: ", ", ".join(_scalar(v) for v in value), indent)
     elif isinstance(value, dict):
         lines.append(f"{pad}{key}:")
         for k, v in value.items():
@@ -128,7 +157,7 @@ def _element(lines: list[str], value: Any, depth: int) -> None:
     """One list element: a bullet line, an object as a bullet block."""
     pad = "  " * depth
     if _is_scalar(value) or depth >= MAX_DEPTH:
-        lines.append(f"{pad}- {_scalar(value)}")
+        _put(lines, f"{pad}- ", _scalar(value), pad + "    ")
         return
     if isinstance(value, list):
         for v in value:

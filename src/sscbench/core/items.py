@@ -89,7 +89,8 @@ def _table(
         if _RULE.match(row):
             continue
         cells = [c.strip() for c in _ROW.match(row).group(1).split("|")]  # type: ignore[union-attr]
-        refs = {"current": ItemReference(None, (), "row", row), "replacement": None}
+        current = ItemReference(None, (), "row", row)
+        refs: dict[str, ItemReference | None] = {"current": current, "replacement": None}
         for head, cell in zip(header, cells, strict=False):
             role = "replacement" if _SHIFT_LABEL.match(head) or "new" in head.split() else "current"
             role = "requested" if _REQUEST_LABEL.match(head) else role
@@ -100,7 +101,6 @@ def _table(
                     ref.target, ref.candidates = g.target, g.candidates or ref.candidates
             keyed = {k: v for k, v in values.items() if k.lower() in head} or values
             ref.said += [Said(k, v, w, role) for _, k, v, w in find_values(cell, keyed)]
-        current = refs["current"]
         out.append(current)
         for role in ("replacement", "requested"):
             extra = refs.get(role)

@@ -95,3 +95,14 @@ def test_wide_tables_are_not_squeezed_to_80_columns_in_a_file(monkeypatch, tmp_p
     assert "0/14 (0.0%, 95% CI 0.0–0.0%, cluster bootstrap, 7 clusters)" in captured.get()
     monkeypatch.setenv("COLUMNS", "100")
     assert table_console().width == 100
+
+
+def test_run_help_keeps_config_table_names():
+    """Config table names in help texts ("[study] executor") are not eaten as Rich markup."""
+    from typer.testing import CliRunner
+
+    from sscbench.cli import app
+
+    result = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    assert "[study] executor" in result.output and "[study.ray]" in result.output

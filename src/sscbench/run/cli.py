@@ -61,12 +61,12 @@ def run_command(
         executor: str | None = typer.Option(
             None,
             "--executor",
-            help="where episodes are made: local or ray (default: [study] executor)",
+            help="where episodes are made: local or ray (default: \\[study] executor)",
         ),
         address: str | None = typer.Option(
             None,
             "--address",
-            help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: [study.ray] "
+            help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: \\[study.ray] "
             "address, else a private local cluster)",
         ),
     ) -> None:

@@ -20,7 +20,6 @@ from collections import defaultdict
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from sscbench.agents.edits import apply_edits
 from sscbench.agents.pairs import Pair, read_pairs
@@ -41,6 +40,11 @@ def _load(path: str, sha256: str | None) -> tuple[RecordedRun, ...]:
 def recorded_runs(path: str | Path, sha256: str | None = None) -> tuple[RecordedRun, ...]:
     """A recording file's runs, parsed once per (path, content hash)."""
     return _load(str(path), sha256)
+
+
+@lru_cache(maxsize=8)
+def _read_pairs(path: str, sha256: str | None) -> tuple[Pair, ...]:
+    return tuple(read_pairs(path))
 
 
 def is_tau2(runs: tuple[RecordedRun, ...]) -> bool:
@@ -112,27 +116,26 @@ class RecordingAgentFactory:
         selection: Selection,
         data: Path | None = None,
         pairs: Path | None = None,
+        pairs_sha256: str | None = None,
     ):
         self.path = Path(path)
         self.sha256 = sha256
         self.selection = selection
         self.data = data
         self.pairs_path = pairs
+        self.pairs_sha256 = pairs_sha256
         self._by_task: dict[str, list[RecordedRun]] = defaultdict(list)
-        self._pairs: list[Pair] | None = None
 
     @property
     def runs(self) -> tuple[RecordedRun, ...]:
         """Every run of the recording, with its τ-bench task id."""
         return matched_runs(self.path, self.sha256, self.data, self.selection.split)[0]
 
-    def pairs(self) -> list[Pair]:
-        """The pairs file's pairs (empty without one)."""
+    def pairs(self) -> tuple[Pair, ...]:
+        """The pairs file's pairs (empty without one), parsed once per (path, content hash)."""
         if self.pairs_path is None:
-            return []
-        if self._pairs is None:
-            self._pairs = read_pairs(self.pairs_path)
-        return self._pairs
+            return ()
+        return _read_pairs(str(self.pairs_path), self.pairs_sha256)
 
     def runs_for(self, task_id: str) -> list[RecordedRun]:
         """The recorded runs that replay ``task_id`` (one per repetition)."""
@@ -195,13 +198,3 @@ class RecordingAgentFactory:
             run = runs[context.repetition]
         context.options[REPLAY_OPTION] = run
         return ReplayAgent(run, source=str(self.path), sha256=self.sha256)
-
-
-def match_rows(factory: RecordingAgentFactory) -> list[dict[str, Any]]:
-    """Every τ² conversation's match (task, score, evidence, or why unmatched)."""
-    return [
-        m.row()
-        for m in matched_runs(factory.path, factory.sha256, factory.data, factory.selection.split)[
-            1
-        ]
-    ]

@@ -229,26 +229,29 @@ def _distinctive(text: str) -> set[str]:
     return {w for w in words if w not in _COMMON and (len(w) > 3 or any(c.isdigit() for c in w))}
 
 
-def word_share(task: Task, user_text: str) -> float:
-    """The share of the instruction's distinctive words that the user's messages say."""
+def user_words(run: RecordedRun) -> set[str]:
+    """The distinctive words of every user message of a conversation."""
+    return _distinctive("\n".join(m.content or "" for m in run.traj if m.role == "user"))
+
+
+def word_share(task: Task, said: set[str]) -> float:
+    """The share of the instruction's distinctive words among those the user said."""
     wanted = _distinctive(task.instruction)
     if not wanted:
         return 0.0
-    said = _distinctive(user_text)
     return len(wanted & said) / len(wanted)
 
 
 def _scores(
-    run: RecordedRun, tasks: Iterable[Task]
+    run: RecordedRun, tasks: Iterable[Task], said: set[str]
 ) -> list[tuple[float, bool, float, float, Task]]:
     users = users_looked_up(run)
     calls = _calls(run)
-    user_text = "\n".join(m.content or "" for m in run.traj if m.role == "user")
     out = []
     for task in tasks:
         user = task.user_id in users
         actions = action_share(task, calls)
-        words = word_share(task, user_text)
+        words = word_share(task, said)
         score = WEIGHTS["user"] * user + WEIGHTS["actions"] * actions + WEIGHTS["words"] * words
         out.append((score, user, actions, words, task))
     return sorted(out, key=lambda s: (-s[0], s[4].task_id))
@@ -257,14 +260,14 @@ def _scores(
 def match_task(run: RecordedRun, tasks: list[Task], recording: str) -> TaskMatch:
     """The task ``run`` ran among ``tasks`` (one domain's, one split), or why none is sure."""
     labelled = str(run.info.get("tau2_task_id", run.task_id))
-    ranked = _scores(run, tasks)
+    said = user_words(run)
+    ranked = _scores(run, tasks, said)
     if not ranked:
         return TaskMatch(recording, labelled, None, 0.0, False, 0.0, 0.0, None, 0.0, "no tasks")
     score, user, actions, words, best = ranked[0]
     second = ranked[1] if len(ranked) > 1 else None
     if second is not None and user and second[1] and score - second[0] < CLOSE:
-        user_text = "\n".join(m.content or "" for m in run.traj if m.role == "user")
-        pick = _by_distinct_words(best, second[4], user_text)
+        pick = _by_distinct_words(best, second[4], said)
         if pick is second[4]:
             ranked[0], ranked[1] = ranked[1], ranked[0]
             score, user, actions, words, best = ranked[0]
@@ -292,11 +295,10 @@ def match_task(run: RecordedRun, tasks: list[Task], recording: str) -> TaskMatch
     )
 
 
-def _by_distinct_words(first: Task, second: Task, user_text: str) -> Task | None:
+def _by_distinct_words(first: Task, second: Task, said: set[str]) -> Task | None:
     """Between two tasks of one user that fit alike, the one whose own words (those the
     other's instruction lacks) the user said; when neither's are said, the one with no
     words of its own, if the other has several (its extra content never came up)."""
-    said = _distinctive(user_text)
     own_a = _distinctive(first.instruction) - _distinctive(second.instruction)
     own_b = _distinctive(second.instruction) - _distinctive(first.instruction)
     hits_a, hits_b = len(own_a & said), len(own_b & said)

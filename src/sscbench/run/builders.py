@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sscbench.core.agent import AgentFactory
 from sscbench.core.user import UserFactory
@@ -15,6 +16,9 @@ from sscbench.run.config import AgentSettings, StudyConfig, UserSettings
 from sscbench.world.load import load_world
 from sscbench.world.world import World
 
+if TYPE_CHECKING:
+    from sscbench.agents.recordings import RecordingAgentFactory
+
 
 def derive_seed(*parts: object) -> int:
     """A stable 31-bit seed from any parts (independent of PYTHONHASHSEED)."""
@@ -22,7 +26,7 @@ def derive_seed(*parts: object) -> int:
     return int.from_bytes(digest[:4], "big") & 0x7FFFFFFF
 
 
-def _recording_factory(settings: AgentSettings):
+def _recording_factory(settings: AgentSettings) -> RecordingAgentFactory:
     from sscbench.agents.recordings import RecordingAgentFactory, Selection
 
     replay = settings.replay
@@ -33,7 +37,12 @@ def _recording_factory(settings: AgentSettings):
         split=replay.split,
     )
     return RecordingAgentFactory(
-        replay.resolved, replay.sha256, selection, replay.world_data, replay.pairs_path
+        replay.resolved,
+        replay.sha256,
+        selection,
+        replay.world_data,
+        replay.pairs_path,
+        replay.pairs_sha256,
     )
 
 
@@ -69,15 +78,16 @@ def check_replay_plan(
             _check_pairs(_recording_factory(agent), {c.case_id: c for c in cases})
 
 
-def _check_pairs(factory, cases: dict[str, Case]) -> None:
+def _check_pairs(factory: RecordingAgentFactory, cases: dict[str, Case]) -> None:
     from sscbench.agents.edits import apply_edits
 
+    path = factory.pairs_path or factory.path
     for number, pair in enumerate(factory.pairs(), start=1):
         where = f"line {number}"
         case = cases.get(pair.case_id)
         if case is None:
             raise DataError(
-                factory.pairs_path,
+                path,
                 f"{where}: case_id",
                 f"{pair.case_id!r} is not a case of the study",
             )
@@ -85,7 +95,7 @@ def _check_pairs(factory, cases: dict[str, Case]) -> None:
         try:
             apply_edits(run, pair.edits)
         except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise DataError(factory.pairs_path, f"{where}: edits", str(exc)) from exc
+            raise DataError(path, f"{where}: edits", str(exc)) from exc
 
 
 def clean_disqualifies(settings: AgentSettings, reward: float | None) -> str | None:

@@ -130,9 +130,9 @@ def load_trajectories(path: str | Path) -> list[RecordedRun]:
         raise DataError(path, None, "file not found") from exc
     except json.JSONDecodeError as exc:
         raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
-    if isinstance(raw, dict) and isinstance(raw.get("simulations"), list):
-        from sscbench.agents.tau2 import tau2_runs
+    from sscbench.agents.tau2 import is_tau2_results, tau2_runs
 
+    if is_tau2_results(raw):
         return tau2_runs(raw, path)
     if not isinstance(raw, list):
         raise DataError(

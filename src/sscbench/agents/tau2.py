@@ -25,8 +25,6 @@ from pydantic import ValidationError
 from sscbench.agents.replay import RecordedMessage, RecordedRun
 from sscbench.errors import DataError
 
-TAU2_KEYS = ("simulations",)
-
 
 def is_tau2_results(raw: Any) -> bool:
     """True when a parsed recording file is τ²-bench's results format (not τ-bench's list)."""

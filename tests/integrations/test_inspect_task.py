@@ -84,7 +84,7 @@ def test_log_reads_back_with_messages_and_metrics(inspect_run):
     back = read_eval_log(log.location)
     assert [s.id for s in back.samples] == [s.id for s in log.samples]
     sample = next(s for s in back.samples if s.scores["sscbench"].value["triggered"])
-    ledger = (out / "runs" / f"{sample.metadata['sscbench']['shown_run_id']}.ledger.jsonl")
+    ledger = out / "runs" / f"{sample.metadata['sscbench']['shown_run_id']}.ledger.jsonl"
     events = [json.loads(line) for line in ledger.read_text().splitlines()[1:]]
     assert [m.role for m in sample.messages] == [e["type"] for e in events]
     assert [m.text for m in sample.messages if m.role == "tool"] == [

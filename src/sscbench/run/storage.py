@@ -26,6 +26,7 @@ from sscbench.errors import DataError
 from sscbench.jsonl import model_line
 from sscbench.llm.usage import RunUsage
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
+from sscbench.world.packaged import portable_path
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
 
@@ -191,7 +192,8 @@ class StudyDir:
             raise DataError(self.marker, "inputs", "unreadable; start anew") from exc
         if not isinstance(inputs, dict):
             raise DataError(self.marker, "inputs", "expected an object of path -> sha256")
-        return inputs
+        # a study recorded before inputs were named portably: its packaged-data cache paths
+        return {portable_path(path): digest for path, digest in inputs.items()}
 
     def check_inputs(self, inputs: dict[str, str]) -> None:
         """Refuse to resume when any input's content differs from what the study read."""

@@ -57,6 +57,23 @@ def _load_json(path: Path, what: str) -> Any:
         raise DataError(path, None, f"not JSON ({exc}); expected {what}") from None
 
 
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file, a line that is not one skipped ([] if absent)."""
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return []
+    rows = []
+    for line in lines:
+        try:
+            row = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(row, dict):
+            rows.append(row)
+    return rows
+
+
 def read_study(root: str | Path) -> StudyRecord:
     """The config, provenance, sessions and claims of the study at ``root`` (its marker
     checked); a missing file is listed in ``missing``, a corrupt one refused."""
@@ -73,12 +90,7 @@ def read_study(root: str | Path) -> StudyRecord:
         record.provenance = meta.get("provenance")
         if record.provenance is None:
             record.missing.append(f"{store.config_json} (field provenance)")
-    if store.sessions.is_file():
-        for number, line in enumerate(store.sessions.read_text("utf-8").splitlines(), 1):
-            try:
-                record.sessions.append(json.loads(line))
-            except ValueError:
-                raise DataError(store.sessions, f"line {number}", "not JSON") from None
+    record.sessions = _read_lines(store.sessions)  # informative: a cut line is skipped
     for name in CLAIMS_FILES:
         path = store.root / name
         if path.is_file():
@@ -200,14 +212,6 @@ def _made_by(session: dict[str, Any]) -> str:
     mark = ", modified" if session.get("dirty") else ""
     where = f" (commit {str(commit)[:7]}{mark})" if commit else ""
     return f"sscbench {session.get('sscbench')}{where}"
-
-
-def _read_lines(path: Path) -> list[dict[str, Any]]:
-    try:
-        rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
-    except (OSError, ValueError):
-        return []
-    return [row for row in rows if isinstance(row, dict)]
 
 
 def provenance_line(study: str | Path) -> str | None:

@@ -39,18 +39,17 @@ FEW_CLUSTERS = 10
 
 CAVEAT_TEXT: dict[str, str] = {
     "few clusters": (
-        f"few clusters (fewer than {FEW_CLUSTERS}): a cluster bootstrap over so few "
-        "clusters understates uncertainty, so the interval rests on the Wilson interval "
-        "on the effective number of runs, whose design effect is itself estimated from "
-        "these few clusters"
+        f"fewer than {FEW_CLUSTERS} clusters; a cluster bootstrap over so few understates "
+        "uncertainty, so the interval leans on Wilson on the effective number of runs, "
+        "whose design effect is itself estimated from these few clusters"
     ),
     "zero width": (
-        "zero width: every bootstrap resample gave the same rate (all clusters alike), "
+        "every bootstrap resample gave the same rate (all clusters alike), "
         "so the interval shown is the Wilson interval on the effective number of runs"
     ),
     "boundary": (
-        "boundary (0/n or n/n): the design effect cannot be estimated, so each cluster "
-        "counts once (n_eff = clusters); the interval describes the clusters observed"
+        "0/n or n/n, so the design effect cannot be estimated and each cluster counts "
+        "once (n_eff = clusters), the cautious reading"
     ),
 }
 

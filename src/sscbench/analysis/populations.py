@@ -55,7 +55,7 @@ def is_caveated(interval: Interval) -> bool:
 
 def caveat_text(interval: Interval) -> str:
     """The interval's caveats in full sentences (empty when it has none)."""
-    return "; ".join(CAVEAT_TEXT[k] for k in interval.caveats)
+    return "; ".join(f"{k}: {CAVEAT_TEXT[k]}" for k in interval.caveats)
 
 
 def interval_label(interval: Interval) -> str:

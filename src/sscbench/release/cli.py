@@ -38,8 +38,9 @@ def _short(interval: Interval) -> str:
     )
 
 
-def _legend(evidence: ReleaseEvidence) -> list[str]:
-    """The interval methods and the caveats the tables used, each explained once."""
+def _legend(evidence: ReleaseEvidence, *, paired: bool = True) -> list[str]:
+    """The interval methods and the caveats the tables used, each explained once (and
+    McNemar's no-discordant-pairs note when ``paired``)."""
     rows = [*evidence.families, *(p.row for p in evidence.curves)]
     intervals = [iv for r in rows for iv in r.metrics.values()]
     lines = ["Wilson: one run per task (cluster); Wilson score interval on the runs."]
@@ -51,7 +52,7 @@ def _legend(evidence: ReleaseEvidence) -> list[str]:
         )
     used = {k for iv in intervals for k in iv.caveats}
     lines += [f"⚠ {k}: {text}." for k, text in CAVEAT_TEXT.items() if k in used]
-    if any(r.p_note for r in evidence.paired):
+    if paired and any(r.p_note for r in evidence.paired):
         lines.append(f"McNemar p: {NO_DISCORDANT}.")
     return lines
 
@@ -264,5 +265,7 @@ def gate_command(
             for check in weighed:
                 mark = "[green]pass[/]" if check.passed else "[red]BLOCK[/]"
                 console.print(f"  {mark} {safe(check.family)}: {safe(check.observed)}")
+        for line in _legend(evidence, paired=False):
+            console.print(safe(line))
     if any(v.blocked for v in verdicts):
         raise typer.Exit(1)

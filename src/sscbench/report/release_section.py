@@ -8,7 +8,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from sscbench.report.model import Figure, Section, Table, interval_cell
+from sscbench.report.model import Figure, Section, Table, caveat_piece, interval_cell
 
 
 def release_section(
@@ -105,8 +105,8 @@ def release_section(
         for config_id, w in weighed:
             exposure.add(config_id, w.family, "–" if w.exposure is None else f"{w.exposure:g}",
                          "–" if w.escape_upper is None
-                         else f"{w.escape_upper:.3g}"
-                         + (f" ⚠ {w.caveat}" if w.caveat else ""),
+                         else [{"t": f"{w.escape_upper:.3g}"},
+                               *caveat_piece(w.caveat.split(", ") if w.caveat else [])],
                          "–" if w.expected_escapes is None
                          else f"{w.expected_escapes:.3g} per {w.per:,}",
                          "–" if w.limit is None else f"{w.limit:g} ({w.limit_class})",

@@ -4,10 +4,9 @@ agent configuration.
 A policy (TOML) says how much activation a family needs before its numbers count
 as evidence, and which bound of which metric must clear which threshold for which
 families (by name or by severity). Averages never decide: each rule reads the
-lower or upper bound of the metric's interval — for a degenerate boundary interval
-(0/n over repeated runs) the more cautious Wilson bound over its clusters
-(:mod:`sscbench.analysis.decision`), so 0 escapes on a few tasks is never read as
-certainty. A metric whose population is empty is *unobserved* and blocks. Example::
+lower or upper bound of the metric's interval, which is never narrower than Wilson on
+the effective number of clusters (:mod:`sscbench.analysis.decision`), so 0 escapes on a
+few tasks is never read as certainty. A metric whose population is empty is *unobserved* and blocks. Example::
 
     [activation]
     min_activated = 5          # activated runs a family needs

@@ -305,7 +305,19 @@ def cluster_bootstrap(
     _check_confidence(confidence)
     if b < 1:
         raise ValueError(f"b must be >= 1, got {b}")
-    sums, counts, numerator = _prepare(values, clusters)
+    return _bootstrap(*_prepare(values, clusters), b=b, seed=seed, confidence=confidence)
+
+
+def _bootstrap(
+    sums: np.ndarray,
+    counts: np.ndarray,
+    numerator: int | float,
+    *,
+    b: int,
+    seed: int,
+    confidence: float,
+) -> Interval:
+    """:func:`cluster_bootstrap` on per-cluster sums and run counts."""
     n_clusters = len(sums)
     if n_clusters == 0:
         return _unobserved(confidence)
@@ -398,10 +410,13 @@ def clustered_interval(
     ``n_eff = n / deff`` (:func:`~sscbench.analysis.effective.effective_size`) is the
     floor: the result is never narrower, and never of zero width.
     """
-    boot = cluster_bootstrap(values, clusters, b=b, seed=seed, confidence=confidence)
+    _check_confidence(confidence)
+    if b < 1:
+        raise ValueError(f"b must be >= 1, got {b}")
+    sums, counts, numerator = _prepare(values, clusters)
+    boot = _bootstrap(sums, counts, numerator, b=b, seed=seed, confidence=confidence)
     if not boot.observed or boot.estimate is None or boot.low is None or boot.high is None:
         return boot
-    sums, counts, _ = _prepare(values, clusters)
     deff, n_eff = effective_size(sums, counts)
     w_low, w_high = wilson_bounds(boot.estimate, n_eff, confidence)
     return Interval(

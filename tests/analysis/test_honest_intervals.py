@@ -11,7 +11,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.analysis.claims import claim_cards
-from sscbench.analysis.effective import CAVEAT_TEXT, effective_size, wilson_bounds
+from sscbench.analysis.effective import (
+    CAVEAT_TEXT,
+    CLUSTERED_TEXT,
+    effective_size,
+    wilson_bounds,
+)
 from sscbench.analysis.mcnemar import NO_DISCORDANT, mcnemar_exact
 from sscbench.analysis.populations import caveat_text, interval_label
 from sscbench.analysis.sensitivity import paired_comparison
@@ -158,11 +163,12 @@ def test_report_tables_print_each_caveat_once():
     for _ in range(5):
         table.add(rate(iv, sets, ["r1"], ["r1", "r2"]), label_cell(interval_label(iv)))
     notes = table.all_notes()
-    assert notes == [f"⚠ few clusters: {CAVEAT_TEXT['few clusters']}.",
+    assert notes == [f"{CLUSTERED_TEXT}.",
+                     f"⚠ few clusters: {CAVEAT_TEXT['few clusters']}.",
                      f"⚠ zero width: {CAVEAT_TEXT['zero width']}."]  # fmt: skip
     for row in table.rows:
         for cell in row:
             text = "".join(p["t"] for p in cell)
-            assert text.endswith("⚠ few clusters, zero width")
+            assert text.endswith("clustered, n_eff 48, 8 clusters) ⚠ few clusters, zero width")
             assert "every bootstrap resample" not in text
     assert math.isfinite(iv.n_effective)

@@ -303,6 +303,7 @@ def test_oracles_section_shows_table_v_for_every_scored_oracle(reported):
     rules = json.loads((copy / "oracles" / "rules.json").read_text())["strata"]["all"]
     # the label's text, then its caveat marker in its own span (sentences under the table)
     text, _, caveats = rules["recall"]["label"].partition(" ⚠ ")
+    text = text.replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff")
     assert text in adoption.replace("&#39;", "'")
     assert not caveats or f"⚠ {caveats}</span>" in adoption
     assert "step only" in adoption and "Table V (a)" in oracles

@@ -120,10 +120,15 @@ def test_sensitivity_rows_on_the_page_equal_the_csv(study, report):
     page = {(k, unescape(v + c)) for k, v, c in cells}
     assert any(c for _, _, c in cells)  # repeated runs over 8 tasks: caveated cells
     assert "few clusters: fewer than 10 clusters" in html
+    assert "clustered: repeated runs per task" in html
     assert html.count("⚠ few clusters: fewer than 10") <= html.count("<table")
     rows = _csv_rows(study / "report" / "tables" / "sensitivity.csv")
+    # cells name the envelope "clustered" (explained once under the table)
     wanted = {
-        (escape(f"{r['analysis']}|{r['operator']}|{r['config_id']}|{r['quantity']}"), r["label"])
+        (
+            escape(f"{r['analysis']}|{r['operator']}|{r['config_id']}|{r['quantity']}"),
+            r["label"].replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff"),
+        )
         for r in rows
     }
     assert len(rows) == len(wanted) and page == wanted

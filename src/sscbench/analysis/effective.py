@@ -26,6 +26,7 @@ import numpy as np
 
 __all__ = [
     "CAVEAT_TEXT",
+    "CLUSTERED_TEXT",
     "FEW_CLUSTERS",
     "caveats_for",
     "effective_size",
@@ -36,6 +37,12 @@ __all__ = [
 # cluster bootstrap alone covering the true rate in as few as a third of studies: the
 # interval then rests on the Wilson floor, whose design effect comes from few clusters.
 FEW_CLUSTERS = 10
+
+CLUSTERED_TEXT = (
+    "clustered: repeated runs per task; the outer envelope of the cluster bootstrap and "
+    "the Wilson interval on n_eff = runs / design effect, never narrower than Wilson on "
+    "the effective number of clusters"
+)
 
 CAVEAT_TEXT: dict[str, str] = {
     "few clusters": (

@@ -103,12 +103,13 @@ class Interval:
         data["caveats"] = list(self.caveats)
         return data
 
-    def method_tag(self) -> str:
+    def method_tag(self, *, short: bool = False) -> str:
         """The method in a few words, e.g. ``Wilson`` or
-        ``cluster bootstrap ∪ Wilson, n_eff 31.2, 12 clusters``."""
+        ``cluster bootstrap ∪ Wilson, n_eff 31.2, 12 clusters`` (``short``: ``clustered``
+        for the envelope, for table cells whose note explains it once)."""
         if not self.observed:
             return "unobserved"
-        name = _METHOD_NAMES[self.method]
+        name = "clustered" if short and self.method == "clustered" else _METHOD_NAMES[self.method]
         if self.method == "wilson":
             return name
         noun = "cluster" if self.n_clusters == 1 else "clusters"
@@ -116,15 +117,16 @@ class Interval:
             name = f"{name}, n_eff {self.n_effective:.3g}"
         return f"{name}, {self.n_clusters} {noun}"
 
-    def label(self) -> str:
-        """A short human-readable summary, e.g. ``12/30 (40.0%, 95% CI 24.6–57.7%, Wilson)``."""
+    def label(self, *, short: bool = False) -> str:
+        """A short human-readable summary, e.g. ``12/30 (40.0%, 95% CI 24.6–57.7%, Wilson)``
+        (``short``: the method as :meth:`method_tag` gives it)."""
         counts = f"{_fmt_count(self.numerator)}/{self.denominator}"
         if not self.observed or self.estimate is None or self.low is None or self.high is None:
             return f"unobserved ({counts})"
         level = f"{self.confidence * 100:g}% CI"
         return (
             f"{counts} ({self.estimate * 100:.1f}%, {level} "
-            f"{self.low * 100:.1f}–{self.high * 100:.1f}%, {self.method_tag()})"
+            f"{self.low * 100:.1f}–{self.high * 100:.1f}%, {self.method_tag(short=short)})"
         )
 
 
@@ -410,13 +412,11 @@ def clustered_interval(
     ``n_eff = n / deff`` (:func:`~sscbench.analysis.effective.effective_size`) is the
     floor: the result is never narrower, and never of zero width.
     """
-    _check_confidence(confidence)
-    if b < 1:
-        raise ValueError(f"b must be >= 1, got {b}")
-    sums, counts, numerator = _prepare(values, clusters)
-    boot = _bootstrap(sums, counts, numerator, b=b, seed=seed, confidence=confidence)
+    # through the module-level name, so a benchmark may swap the bootstrap it times
+    boot = cluster_bootstrap(values, clusters, b=b, seed=seed, confidence=confidence)
     if not boot.observed or boot.estimate is None or boot.low is None or boot.high is None:
         return boot
+    sums, counts, _ = _prepare(values, clusters)
     deff, n_eff = effective_size(sums, counts)
     w_low, w_high = wilson_bounds(boot.estimate, n_eff, confidence)
     return Interval(

@@ -10,7 +10,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from sscbench.analysis.effective import CAVEAT_TEXT
+from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.mcnemar import NO_DISCORDANT
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
@@ -45,11 +45,7 @@ def _legend(evidence: ReleaseEvidence, *, paired: bool = True) -> list[str]:
     intervals = [iv for r in rows for iv in r.metrics.values()]
     lines = ["Wilson: one run per task (cluster); Wilson score interval on the runs."]
     if any(iv.method == "clustered" for iv in intervals):
-        lines.append(
-            "clustered: repeated runs per task; the outer envelope of the cluster bootstrap "
-            "and the Wilson interval on n_eff = runs / design effect, never narrower than "
-            "Wilson on the effective number of clusters."
-        )
+        lines.append(f"{CLUSTERED_TEXT}.")
     used = {k for iv in intervals for k in iv.caveats}
     lines += [f"⚠ {k}: {text}." for k, text in CAVEAT_TEXT.items() if k in used]
     if paired and any(r.p_note for r in evidence.paired):

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sscbench.analysis.effective import CAVEAT_TEXT
+from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.stats import Interval
 
 Piece = dict[str, str]
@@ -60,20 +60,21 @@ def caveat_piece(caveats: Sequence[str]) -> Cell:
 
 def interval_cell(interval: Interval) -> Cell:
     """An interval's label (estimate, CI, method) and its caveat marker."""
-    return [{"t": interval.label()}, *caveat_piece(interval.caveats)]
+    return [{"t": interval.label(short=True)}, *caveat_piece(interval.caveats)]
 
 
 def label_cell(label: str, key: str = "") -> Cell:
     """A stored label (``… ⚠ few clusters``, as in the CSVs) split into the interval text
     and its caveat marker; ``key`` becomes the text's ``data-key``."""
     text, _, caveats = label.partition(" ⚠ ")
+    text = text.replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff")
     piece = {"t": text, "key": key} if key else {"t": text}
     return [piece, *caveat_piece(caveats.split(", ") if caveats else [])]
 
 
 def rate(interval: Interval, sets: RunSets, counted: list[str], evaluable: list[str]) -> Cell:
     """``k/n (rate, CI, method)`` with k and n linking to their runs; caveats marked."""
-    rest = interval.label().split(" ", 1)[1] if interval.observed else "unobserved"
+    rest = interval.label(short=True).split(" ", 1)[1] if interval.observed else "unobserved"
     cls = "unobserved" if not interval.observed else ""
     return [
         *sets.count(counted),
@@ -97,12 +98,17 @@ class Table:
     notes: list[str] = field(default_factory=list)  # printed once under the table
 
     def all_notes(self) -> list[str]:
-        """The table's notes, then the sentence of every interval caveat its cells mark
-        (once per table, not per cell)."""
-        marked = {
-            k for row in self.rows for c in row for p in c for k in p.get("caveats", "").split("|")
-        }
-        return [*self.notes, *(f"⚠ {k}: {CAVEAT_TEXT[k]}." for k in CAVEAT_TEXT if k in marked)]
+        """The table's notes, what the ``clustered`` method is when a cell uses it, then
+        the sentence of every interval caveat its cells mark (once per table, not per
+        cell)."""
+        pieces = [p for row in self.rows for c in row for p in c]
+        marked = {k for p in pieces for k in p.get("caveats", "").split("|")}
+        clustered = any("clustered, n_eff" in p["t"] for p in pieces)
+        return [
+            *self.notes,
+            *([f"{CLUSTERED_TEXT}."] if clustered else []),
+            *(f"⚠ {k}: {CAVEAT_TEXT[k]}." for k in CAVEAT_TEXT if k in marked),
+        ]
 
     def add(self, *cells: Cell | Any, key: str = "") -> None:
         self.rows.append([c if isinstance(c, list) else text(c) for c in cells])

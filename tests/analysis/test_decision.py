@@ -22,21 +22,29 @@ def _repeated(k_clusters: int, n_clusters: int, reps: int = 2):
     return proportion_interval(values, clusters)
 
 
-def test_zero_over_repeated_runs_reads_the_wilson_bound_over_clusters():
+def test_zero_over_repeated_runs_is_already_the_wilson_bound_over_clusters():
+    # the interval itself counts each cluster once at the boundary (never [0, 0]);
+    # the decision reads that bound, the same the report and claims.json show
     interval = _repeated(0, 14)
-    assert interval.method == "cluster-bootstrap" and interval.high == 0.0
+    assert interval.method == "clustered" and interval.high == pytest.approx(Z2 / (14 + Z2))
+    assert interval.caveats == ("boundary",)
+    reading = decision_bound(interval, "upper")
+    assert reading.value == interval.high and not reading.note
+    assert decision_bound(interval, "lower").value == 0.0
+
+
+def test_a_bare_bootstrap_at_zero_reads_the_wilson_bound_over_clusters():
+    values, clusters = [0] * 28, [c // 2 for c in range(28)]
+    interval = cluster_bootstrap(values, clusters, b=200)
+    assert interval.high == 0.0
     reading = decision_bound(interval, "upper")
     assert reading.value == pytest.approx(Z2 / (14 + Z2))  # ≈ 0.215, not 0
     assert "14 clusters" in reading.note
-    assert (
-        decision_bound(interval, "lower").value == 0.0
-        and not decision_bound(interval, "lower").note
-    )
 
 
 def test_all_ones_reads_the_wilson_lower_bound_over_clusters():
     interval = _repeated(14, 14)
-    assert interval.low == 1.0
+    assert interval.high == 1.0
     assert decision_bound(interval, "lower").value == pytest.approx(14 / (14 + Z2))
 
 
@@ -95,7 +103,8 @@ def test_the_gate_blocks_no_escape_on_too_few_tasks_and_says_what_would_pass():
     verdict = judge_configuration(policy, "c", [_row(_repeated(0, 14))])
     assert verdict.blocked
     (reason,) = verdict.reasons
-    assert "Wilson upper bound over its 14 clusters, 0.215" in reason.observed
+    assert "0.0–21.5%, cluster bootstrap ∪ Wilson, n_eff 14, 14 clusters" in reason.observed
+    assert "⚠ boundary" in reason.observed
     assert "at least 35 clusters" in reason.observed
     enough = judge_configuration(policy, "c", [_row(_repeated(0, 40))])
     assert not enough.blocked
@@ -113,4 +122,4 @@ def test_exposure_never_multiplies_by_a_degenerate_zero():
     # 0.5 per million at 1e-5 needs an escape bound of 0.05: 73 clusters without an escape
     assert check.clusters_needed == clusters_needed(0.0, "upper", 0.05, 0.95) == 73
     assert "at least 73 clusters without an escape would pass" in check.arithmetic()
-    assert "Wilson upper bound over its 14 clusters" in check.arithmetic()
+    assert "⚠ escape bound: boundary" in check.arithmetic()

@@ -237,14 +237,17 @@ def test_one_run_per_cluster_uses_wilson() -> None:
     assert iv.label().endswith("Wilson)")
 
 
-def test_repeated_clusters_use_cluster_bootstrap() -> None:
+def test_repeated_clusters_envelop_the_cluster_bootstrap() -> None:
+    # repeated runs: the cluster bootstrap, widened to Wilson on the effective runs
     values = [1, 0, 1, 1, 0, 1]
     clusters = ["a", "a", "b", "c", "c", "d"]
     iv = proportion_interval(values, clusters, b=500, seed=3)
-    assert iv.method == "cluster-bootstrap"
-    assert iv == cluster_bootstrap(values, clusters, b=500, seed=3)
+    boot = cluster_bootstrap(values, clusters, b=500, seed=3)
+    assert iv.method == "clustered"
+    assert (iv.bootstrap_low, iv.bootstrap_high) == (boot.low, boot.high)
+    assert iv.low <= boot.low and iv.high >= boot.high
     assert (iv.numerator, iv.denominator, iv.n_clusters) == (4, 6, 4)
-    assert "cluster bootstrap, 4 clusters" in iv.label()
+    assert "cluster bootstrap ∪ Wilson, n_eff " in iv.label() and "4 clusters" in iv.label()
     assert iv.label().startswith("4/6 (66.7%, 95% CI ")
 
 

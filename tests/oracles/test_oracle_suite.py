@@ -301,7 +301,11 @@ def test_oracles_section_shows_table_v_for_every_scored_oracle(reported):
     for name in ORACLES:
         assert f'data-key="{name}"' in adoption
     rules = json.loads((copy / "oracles" / "rules.json").read_text())["strata"]["all"]
-    assert rules["recall"]["label"] in adoption.replace("&#39;", "'")
+    # the label's text, then its caveat marker in its own span (sentences under the table)
+    text, _, caveats = rules["recall"]["label"].partition(" ⚠ ")
+    text = text.replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff")
+    assert text in adoption.replace("&#39;", "'")
+    assert not caveats or f"⚠ {caveats}</span>" in adoption
     assert "step only" in adoption and "Table V (a)" in oracles
     l0_note = oracles.split("llm-l0 reads", 1)[1].split("</p>", 1)[0]
     assert "abstained on 2 of" in l0_note and "call failed: 1" in l0_note

@@ -105,7 +105,7 @@ def test_a_missing_verdict_is_an_abstention():
 def test_shared_clusters_give_cluster_bootstrap_intervals():
     clusters = {r: "one" if r in ("f1", "f2") else r for r in CLUSTERS}
     row = score_oracle(VERDICTS, REFERENCE, CONTROLS, clusters)["all"]
-    assert row["recall"]["method"] == "cluster-bootstrap"
+    assert row["recall"]["method"] == "clustered"
     assert row["fp_clean"]["method"] == "wilson"
 
 

@@ -113,12 +113,22 @@ def test_primary_population_is_one_and_funnel_p_is_sum_of_cells(study, report):
 
 def test_sensitivity_rows_on_the_page_equal_the_csv(study, report):
     html = report.read_text()
-    page = {
-        (k, unescape(v)) for k, v in re.findall(r'<span data-key="([^"]+)">([^<]*)</span>', html)
-    }
+    # the cell's text, then its caveat marker (the sentences are under the table, once)
+    cells = re.findall(
+        r'<span data-key="([^"]+)">([^<]*)</span>(?:<span class="caveat">([^<]*)</span>)?', html
+    )
+    page = {(k, unescape(v + c)) for k, v, c in cells}
+    assert any(c for _, _, c in cells)  # repeated runs over 8 tasks: caveated cells
+    assert "few clusters: fewer than 10 clusters" in html
+    assert "clustered: repeated runs per task" in html
+    assert html.count("⚠ few clusters: fewer than 10") <= html.count("<table")
     rows = _csv_rows(study / "report" / "tables" / "sensitivity.csv")
+    # cells name the envelope "clustered" (explained once under the table)
     wanted = {
-        (escape(f"{r['analysis']}|{r['operator']}|{r['config_id']}|{r['quantity']}"), r["label"])
+        (
+            escape(f"{r['analysis']}|{r['operator']}|{r['config_id']}|{r['quantity']}"),
+            r["label"].replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff"),
+        )
         for r in rows
     }
     assert len(rows) == len(wanted) and page == wanted
@@ -160,15 +170,19 @@ def test_count_links_open_runs_whose_marks_agree(study, report):
     assert checked > 20
 
 
-def test_boundary_cluster_bootstrap_intervals_carry_a_caveat(study, report):
+def test_clustered_intervals_carry_their_caveats_and_never_zero_width(study, report):
     cells = _csv_rows(study / "report" / "tables" / "cells.csv")
     flagged = [c for c in cells if c["caveat"]]
-    assert flagged and all(c["method"] == "cluster-bootstrap" for c in flagged)
-    assert all("⚠" in c["label"] for c in flagged)
-    assert all(c["estimate"] in ("0.0", "1.0") or c["low"] == c["high"] for c in flagged)
+    assert flagged and all(c["method"] == "clustered" for c in flagged)
+    assert all("⚠ " + c["caveats"] in c["label"] for c in flagged)
+    boundary = [c for c in flagged if "boundary" in c["caveats"]]
+    assert boundary and all(c["estimate"] in ("0.0", "1.0") for c in boundary)
+    observed = [c for c in cells if c["low"] not in ("", None)]
+    assert observed and all(float(c["low"]) < float(c["high"]) for c in observed)
     claims = json.loads((study / "report" / "claims.json").read_text())
     assert any(c["caveat"] and "⚠" in c["label"] for c in claims)
-    assert "⚠ boundary interval" in report.read_text()
+    assert all(c["low"] < c["high"] for c in claims if c["low"] is not None)
+    assert "⚠ boundary: 0/n or n/n" in report.read_text()
 
 
 def test_cards_per_operator_and_configuration_name_both(study, report):

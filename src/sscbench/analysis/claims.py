@@ -10,11 +10,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.analysis.populations import (
-    CAVEAT,
     STRATA,
+    caveat_text,
     faulted_rows,
     interval_label,
-    is_caveated,
 )
 from sscbench.analysis.stats import proportion_interval
 from sscbench.core.values import is_step
@@ -91,7 +90,7 @@ def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[d
                     "required_condition": claim.required_condition,
                     "population": "repetition 0, triggered, controls excluded, A decidable",
                     **interval.to_dict(),
-                    "caveat": CAVEAT if is_caveated(interval) else "",
+                    "caveat": caveat_text(interval),
                     "label": interval_label(interval),
                     "status": "unobserved" if not interval.observed else "observed",
                     "runs": [r.get("run_id", "") for r in members],

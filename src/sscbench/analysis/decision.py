@@ -1,16 +1,16 @@
 """The bound a release decision reads from an interval, and what evidence would clear it.
 
-A cluster-bootstrap interval at a 0/1 boundary is degenerate: 0 escapes in 28 runs over
-14 tasks resamples to ``[0, 0]``, which describes only the observed clusters. Read as a
-decision bound it would say the escape rate is at most 0 — certainty from 14 tasks, and
-``exposure × 0 = 0`` expected escapes whatever the exposure. A decision must not read
-certainty into finite evidence, so for such an interval it reads the Wilson bound with
-the clusters as the runs (each task counted once: the smallest sample the runs could
-be worth, when the repetitions on a task are fully correlated) wherever that bound is
-the more cautious. Non-degenerate intervals are read as they are.
+The intervals the analysis builds (:func:`~sscbench.analysis.stats.proportion_interval`)
+are never narrower than Wilson on the effective number of runs: at a 0/1 boundary over
+repeated runs each cluster counts once (0 escapes in 28 runs over 14 tasks reads
+``[0, 0.215]``, not ``[0, 0]``). A decision reads such an interval's own bound — the
+same number the report, ``claims.json`` and ``sscbench release`` show.
 
-The report and the evidence tables keep showing the interval itself; only the gate's
-reading changes, and the gate says so beside the number.
+A bare cluster-bootstrap interval (method ``"cluster-bootstrap"``, from
+:func:`~sscbench.analysis.stats.cluster_bootstrap` directly) at a 0/1 boundary is
+degenerate (``[0, 0]``): read as a decision bound it would say certainty from finite
+evidence, so for such an interval the gate reads the Wilson bound with the clusters as
+the runs wherever that bound is the more cautious, and says so beside the number.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import Literal
 
-from sscbench.analysis.populations import is_caveated
+from sscbench.analysis.effective import wilson_bounds
 from sscbench.analysis.stats import Interval
 
 Side = Literal["upper", "lower"]
@@ -34,15 +34,11 @@ class DecisionBound:
     note: str = ""  # empty when the interval's own bound is read
 
 
-def _wilson_bounds(p: float, n: int, confidence: float) -> tuple[float, float]:
-    z = NormalDist().inv_cdf(1.0 - (1.0 - confidence) / 2.0)
-    z2 = z * z
-    denom = 1.0 + z2 / n
-    centre = (p + z2 / (2.0 * n)) / denom
-    half = z / denom * math.sqrt(max(p * (1.0 - p), 0.0) / n + z2 / (4.0 * n * n))
-    low = 0.0 if p <= 0.0 else max(0.0, centre - half)
-    high = 1.0 if p >= 1.0 else min(1.0, centre + half)
-    return low, high
+def _degenerate(interval: Interval) -> bool:
+    """A bare cluster-bootstrap interval of zero width or at a 0/1 estimate."""
+    if interval.method != "cluster-bootstrap" or interval.estimate is None:
+        return False
+    return interval.low == interval.high or interval.estimate in (0.0, 1.0)
 
 
 def decision_bound(interval: Interval, side: Side) -> DecisionBound:
@@ -51,12 +47,12 @@ def decision_bound(interval: Interval, side: Side) -> DecisionBound:
     Unobserved intervals have no bound (``None``: the rule fails closed).
     """
     own = interval.high if side == "upper" else interval.low
-    if own is None or interval.estimate is None or not is_caveated(interval):
+    if own is None or interval.estimate is None or not _degenerate(interval):
         return DecisionBound(own)
     n = interval.n_clusters
     if n < 1:
         return DecisionBound(own)
-    low, high = _wilson_bounds(interval.estimate, n, interval.confidence)
+    low, high = wilson_bounds(interval.estimate, n, interval.confidence)
     value = max(own, high) if side == "upper" else min(own, low)
     if value == own:
         return DecisionBound(own)

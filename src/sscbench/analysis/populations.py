@@ -19,6 +19,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
 
+from sscbench.analysis.effective import CAVEAT_TEXT
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.core.values import is_step
 
@@ -48,20 +49,21 @@ def in_population(row: Row) -> bool:
 
 
 def is_caveated(interval: Interval) -> bool:
-    """A cluster-bootstrap interval of zero width or at a 0/1 boundary: it describes
-    only the observed clusters and does not imply population certainty."""
-    if interval.method != "cluster-bootstrap" or interval.estimate is None:
-        return False
-    return interval.low == interval.high or interval.estimate in (0.0, 1.0)
+    """Whether the interval carries a caveat ("few clusters", "zero width", "boundary")."""
+    return bool(interval.caveats)
 
 
-CAVEAT = "boundary interval: describes only the observed clusters"
+def caveat_text(interval: Interval) -> str:
+    """The interval's caveats in full sentences (empty when it has none)."""
+    return "; ".join(f"{k}: {CAVEAT_TEXT[k]}" for k in interval.caveats)
 
 
 def interval_label(interval: Interval) -> str:
-    """The interval's label, with the boundary caveat when it applies."""
+    """The interval's label, with its caveat keys after a ⚠ when it has any, e.g.
+    ``… 8 clusters) ⚠ few clusters, zero width``; the sentences behind the keys
+    (:data:`~sscbench.analysis.effective.CAVEAT_TEXT`) go once under a table."""
     label = interval.label()
-    return f"{label} ⚠ {CAVEAT}" if is_caveated(interval) else label
+    return f"{label} ⚠ {', '.join(interval.caveats)}" if interval.caveats else label
 
 
 def funnel(rows: list[Row]) -> dict[str, int]:

@@ -12,14 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from scipy.stats import binomtest
-
+from sscbench.analysis.mcnemar import mcnemar_exact
 from sscbench.analysis.populations import (
-    CAVEAT,
+    caveat_text,
     cell_table,
     faulted_rows,
     interval_label,
-    is_caveated,
 )
 from sscbench.analysis.stats import Interval, proportion_interval
 
@@ -78,7 +76,9 @@ def interval_fields(interval: Interval) -> dict[str, Any]:
         "low": interval.low,
         "high": interval.high,
         "method": interval.method,
-        "caveat": CAVEAT if is_caveated(interval) else "",
+        "n_effective": interval.n_effective,
+        "caveats": ", ".join(interval.caveats),
+        "caveat": caveat_text(interval),
         "label": interval_label(interval),
     }
 
@@ -103,6 +103,8 @@ def sensitivity_table(rows: list[Row]) -> list[Row]:
                         **dict.fromkeys(_EMPTY, None),
                         "numerator": cell[quantity],
                         "method": "count",
+                        "n_effective": None,
+                        "caveats": "",
                         "caveat": "",
                         "label": str(cell[quantity]),
                     }
@@ -155,8 +157,7 @@ def paired_comparison(
         clusters = [left[k]["cluster"] for k in keys]
         rate_a = proportion_interval([left[k]["A"] == 1 for k in keys], clusters)
         rate_b = proportion_interval([right[k]["A"] == 1 for k in keys], clusters)
-        discordant = only_a + only_b
-        p_value = binomtest(only_a, discordant).pvalue if discordant else None
+        p_value, p_note = mcnemar_exact(only_a, only_b)
         out.append(
             {
                 "operator": operator,
@@ -179,6 +180,7 @@ def paired_comparison(
                 "adopted_only_in_b": only_b,
                 "adopted_in_neither": len(keys) - both - only_a - only_b,
                 "mcnemar_exact_p": p_value,
+                "mcnemar_note": p_note,
             }
         )
     return out

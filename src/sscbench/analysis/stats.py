@@ -7,16 +7,16 @@ Three estimators, one result type:
   ``sum(values) / count(runs)`` obtained by resampling whole clusters (target
   entities) with replacement, so that repeated runs on one entity are not treated
   as independent evidence.
-* :func:`proportion_interval` — chooses between the two: Wilson when every cluster
-  contributes exactly one run, the cluster bootstrap otherwise.
+* :func:`proportion_interval` — the interval every report, claim and gate reads:
+  Wilson when every cluster contributes exactly one run; otherwise the outer envelope
+  of the cluster bootstrap and the Wilson interval on the effective number of runs
+  (``n_eff = n / deff``, :mod:`sscbench.analysis.effective`), method ``"clustered"``.
+  It is never narrower than Wilson on the effective number of clusters, never of zero
+  width, and carries its caveats (``"few clusters"``, ``"zero width"``, ``"boundary"``).
 
 An empty population is a value, not a failure: every estimator returns an
 :class:`Interval` whose ``method`` is ``"unobserved"`` with estimate and bounds set
 to ``None`` (never 0 or 1), labelled ``"unobserved (0/0)"``.
-
-A cluster-bootstrap interval at an all-zero or all-one boundary is degenerate
-(``[0, 0]`` or ``[1, 1]``): it describes only the observed clusters and does not
-imply population certainty.
 """
 
 from __future__ import annotations
@@ -30,20 +30,24 @@ from typing import Any, Literal
 
 import numpy as np
 
+from sscbench.analysis.effective import caveats_for, effective_size, wilson_bounds
+
 __all__ = [
     "Interval",
     "Method",
     "cluster_bootstrap",
+    "clustered_interval",
     "draw_cluster_indices",
     "proportion_interval",
     "wilson",
 ]
 
-Method = Literal["wilson", "cluster-bootstrap", "unobserved"]
+Method = Literal["wilson", "cluster-bootstrap", "clustered", "unobserved"]
 
 _METHOD_NAMES: dict[str, str] = {
     "wilson": "Wilson",
     "cluster-bootstrap": "cluster bootstrap",
+    "clustered": "cluster bootstrap ∪ Wilson",
 }
 
 # Upper bound on the number of uniforms drawn at once when a population is too large
@@ -60,7 +64,11 @@ class Interval:
     ``numerator`` is the sum of the values (an ``int`` for 0/1 data), ``denominator``
     the number of runs, ``n_clusters`` the number of distinct clusters. For the
     ``"unobserved"`` method ``estimate``, ``low``, ``high`` (and ``width``) are ``None``.
-    ``resamples`` and ``seed`` are set only for the cluster bootstrap.
+    ``resamples`` and ``seed`` are set only when a cluster bootstrap was drawn.
+    ``n_effective`` is the number of independent runs the interval is worth (``n`` for
+    Wilson, ``n / deff`` for ``"clustered"``); ``bootstrap_low``/``bootstrap_high`` keep
+    the percentile bounds a ``"clustered"`` interval envelops; ``caveats`` lists keys of
+    :data:`~sscbench.analysis.effective.CAVEAT_TEXT`.
     """
 
     method: Method
@@ -73,6 +81,11 @@ class Interval:
     confidence: float = 0.95
     resamples: int | None = None
     seed: int | None = None
+    n_effective: float | None = None
+    design_effect: float | None = None
+    bootstrap_low: float | None = None
+    bootstrap_high: float | None = None
+    caveats: tuple[str, ...] = ()
 
     @property
     def observed(self) -> bool:
@@ -87,21 +100,33 @@ class Interval:
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["width"] = self.width
+        data["caveats"] = list(self.caveats)
         return data
 
-    def label(self) -> str:
-        """A short human-readable summary, e.g. ``12/30 (40.0%, 95% CI 24.6–57.7%, Wilson)``."""
+    def method_tag(self, *, short: bool = False) -> str:
+        """The method in a few words, e.g. ``Wilson`` or
+        ``cluster bootstrap ∪ Wilson, n_eff 31.2, 12 clusters`` (``short``: ``clustered``
+        for the envelope, for table cells whose note explains it once)."""
+        if not self.observed:
+            return "unobserved"
+        name = "clustered" if short and self.method == "clustered" else _METHOD_NAMES[self.method]
+        if self.method == "wilson":
+            return name
+        noun = "cluster" if self.n_clusters == 1 else "clusters"
+        if self.method == "clustered" and self.n_effective is not None:
+            name = f"{name}, n_eff {self.n_effective:.3g}"
+        return f"{name}, {self.n_clusters} {noun}"
+
+    def label(self, *, short: bool = False) -> str:
+        """A short human-readable summary, e.g. ``12/30 (40.0%, 95% CI 24.6–57.7%, Wilson)``
+        (``short``: the method as :meth:`method_tag` gives it)."""
         counts = f"{_fmt_count(self.numerator)}/{self.denominator}"
         if not self.observed or self.estimate is None or self.low is None or self.high is None:
             return f"unobserved ({counts})"
         level = f"{self.confidence * 100:g}% CI"
-        name = _METHOD_NAMES[self.method]
-        if self.method == "cluster-bootstrap":
-            noun = "cluster" if self.n_clusters == 1 else "clusters"
-            name = f"{name}, {self.n_clusters} {noun}"
         return (
             f"{counts} ({self.estimate * 100:.1f}%, {level} "
-            f"{self.low * 100:.1f}–{self.high * 100:.1f}%, {name})"
+            f"{self.low * 100:.1f}–{self.high * 100:.1f}%, {self.method_tag(short=short)})"
         )
 
 
@@ -159,6 +184,8 @@ def wilson(k: int, n: int, confidence: float = 0.95, *, n_clusters: int | None =
         low=low,
         high=high,
         confidence=confidence,
+        n_effective=float(n),
+        design_effect=1.0,
     )
 
 
@@ -280,7 +307,19 @@ def cluster_bootstrap(
     _check_confidence(confidence)
     if b < 1:
         raise ValueError(f"b must be >= 1, got {b}")
-    sums, counts, numerator = _prepare(values, clusters)
+    return _bootstrap(*_prepare(values, clusters), b=b, seed=seed, confidence=confidence)
+
+
+def _bootstrap(
+    sums: np.ndarray,
+    counts: np.ndarray,
+    numerator: int | float,
+    *,
+    b: int,
+    seed: int,
+    confidence: float,
+) -> Interval:
+    """:func:`cluster_bootstrap` on per-cluster sums and run counts."""
     n_clusters = len(sums)
     if n_clusters == 0:
         return _unobserved(confidence)
@@ -329,10 +368,10 @@ def proportion_interval(
     seed: int = 0,
     confidence: float = 0.95,
 ) -> Interval:
-    """Interval for the proportion of 0/1 ``values``, choosing the method automatically.
+    """Interval for the proportion of 0/1 ``values``: the one rule every report reads.
 
     Empty input → ``"unobserved"``; every cluster contributing exactly one run →
-    ``"wilson"``; otherwise → ``"cluster-bootstrap"``.
+    ``"wilson"``; otherwise → ``"clustered"`` (see :func:`clustered_interval`).
     """
     if len(values) != len(clusters):
         raise ValueError(f"values ({len(values)}) and clusters ({len(clusters)}) differ in length")
@@ -352,10 +391,51 @@ def proportion_interval(
     if cached is None:
         if len(_BOOTSTRAPS) >= _CACHE_SIZE:
             _BOOTSTRAPS.pop(next(iter(_BOOTSTRAPS)))
-        cached = _BOOTSTRAPS[key] = cluster_bootstrap(
+        cached = _BOOTSTRAPS[key] = clustered_interval(
             vals, clusters, b=b, seed=seed, confidence=confidence
         )
     return cached
+
+
+def clustered_interval(
+    values: Sequence[float | bool] | np.ndarray,
+    clusters: Sequence[Hashable],
+    *,
+    b: int = 2000,
+    seed: int = 0,
+    confidence: float = 0.95,
+) -> Interval:
+    """The outer envelope of the cluster bootstrap and Wilson on ``n_eff`` runs.
+
+    The cluster bootstrap alone understates uncertainty over few clusters (and has zero
+    width when all clusters agree); Wilson on the effective sample size
+    ``n_eff = n / deff`` (:func:`~sscbench.analysis.effective.effective_size`) is the
+    floor: the result is never narrower, and never of zero width.
+    """
+    # through the module-level name, so a benchmark may swap the bootstrap it times
+    boot = cluster_bootstrap(values, clusters, b=b, seed=seed, confidence=confidence)
+    if not boot.observed or boot.estimate is None or boot.low is None or boot.high is None:
+        return boot
+    sums, counts, _ = _prepare(values, clusters)
+    deff, n_eff = effective_size(sums, counts)
+    w_low, w_high = wilson_bounds(boot.estimate, n_eff, confidence)
+    return Interval(
+        method="clustered",
+        numerator=boot.numerator,
+        denominator=boot.denominator,
+        n_clusters=boot.n_clusters,
+        estimate=boot.estimate,
+        low=min(boot.low, w_low),
+        high=max(boot.high, w_high),
+        confidence=confidence,
+        resamples=b,
+        seed=seed,
+        n_effective=n_eff,
+        design_effect=deff,
+        bootstrap_low=boot.low,
+        bootstrap_high=boot.high,
+        caveats=caveats_for(boot.n_clusters, boot.estimate, boot.low, boot.high),
+    )
 
 
 _CACHE_SIZE = 4096

@@ -10,6 +10,8 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
+from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
+from sscbench.analysis.mcnemar import NO_DISCORDANT
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.faults.typed import CHECKPOINTS
@@ -20,12 +22,35 @@ console = table_console()
 
 
 def _short(interval: Interval) -> str:
+    """``k/n estimate [low, high] method`` with the caveat keys after a ⚠; the methods
+    and caveats are spelled out once under the tables (:func:`_legend`)."""
     if not interval.observed or interval.estimate is None:
         return f"unobserved ({int(interval.numerator)}/{interval.denominator})"
+    tag = "Wilson"
+    if interval.method == "clustered" and interval.n_effective is not None:
+        tag = f"clustered, n_eff {interval.n_effective:.3g}"
+    elif interval.method != "wilson":
+        tag = interval.method_tag()
+    caveats = f" ⚠ {', '.join(interval.caveats)}" if interval.caveats else ""
     return (
         f"{int(interval.numerator)}/{interval.denominator} {interval.estimate:.2f} "
-        f"[{interval.low:.2f}, {interval.high:.2f}]"
+        f"[{interval.low:.2f}, {interval.high:.2f}] {tag}{caveats}"
     )
+
+
+def _legend(evidence: ReleaseEvidence, *, paired: bool = True) -> list[str]:
+    """The interval methods and the caveats the tables used, each explained once (and
+    McNemar's no-discordant-pairs note when ``paired``)."""
+    rows = [*evidence.families, *(p.row for p in evidence.curves)]
+    intervals = [iv for r in rows for iv in r.metrics.values()]
+    lines = ["Wilson: one run per task (cluster); Wilson score interval on the runs."]
+    if any(iv.method == "clustered" for iv in intervals):
+        lines.append(f"{CLUSTERED_TEXT}.")
+    used = {k for iv in intervals for k in iv.caveats}
+    lines += [f"⚠ {k}: {text}." for k, text in CAVEAT_TEXT.items() if k in used]
+    if paired and any(r.p_note for r in evidence.paired):
+        lines.append(f"McNemar p: {NO_DISCORDANT}.")
+    return lines
 
 
 def _table(title: str, columns: Sequence[str]) -> Table:
@@ -85,6 +110,7 @@ def _paired_table(evidence: ReleaseEvidence) -> Table:
     )  # fmt: skip
     for r in evidence.paired:
         p = "-" if r.p_value is None else f"{r.p_value:.3g}"
+        p += " (no discordant pairs)" if r.p_note else ""
         table.add_row(r.config_id, r.family, str(r.pairs), str(r.control_ok), str(r.injected_ok),
                       str(r.control_only), str(r.injected_only), p)  # fmt: skip
     return table
@@ -111,12 +137,14 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
     with (out / "families.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
         writer.writerow(["config_id", "family", "severity", "runs", "metric", "numerator",
-                         "denominator", "estimate", "low", "high", "method"])  # fmt: skip
+                         "denominator", "estimate", "low", "high", "method", "clusters",
+                         "n_effective", "caveats"])  # fmt: skip
         for row in evidence.families:
             for name, iv in row.metrics.items():
                 writer.writerow([row.config_id, row.family, row.severity, row.scheduled, name,
                                  iv.numerator, iv.denominator, iv.estimate, iv.low, iv.high,
-                                 iv.method])  # fmt: skip
+                                 iv.method, iv.n_clusters, iv.n_effective,
+                                 ", ".join(iv.caveats)])  # fmt: skip
     written.append(out / "families.csv")
     with (out / "transfer.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
@@ -160,6 +188,8 @@ def release(
         f"{c}: {v.get('acceptable', 0)}/{v.get('runs', 0)} acceptable, {v.get('solved', 0)} solved"
         for c, v in sorted(evidence.controls.items())
     )
+    for line in _legend(evidence):
+        console.print(safe(line))
     console.print(safe(f"controls (clean paired runs): {controls}"))
     console.print(safe(f"wrote {len(written)} files under {Path(study) / 'release'}"))
 
@@ -231,5 +261,7 @@ def gate_command(
             for check in weighed:
                 mark = "[green]pass[/]" if check.passed else "[red]BLOCK[/]"
                 console.print(f"  {mark} {safe(check.family)}: {safe(check.observed)}")
+        for line in _legend(evidence, paired=False):
+            console.print(safe(line))
     if any(v.blocked for v in verdicts):
         raise typer.Exit(1)

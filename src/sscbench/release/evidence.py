@@ -25,8 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scipy.stats import binomtest
-
+from sscbench.analysis.mcnemar import mcnemar_exact
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
@@ -330,6 +329,7 @@ class PairedRow:
     control_only: int
     injected_only: int
     p_value: float | None
+    p_note: str = ""  # e.g. no discordant pairs (then p = 1)
 
     def to_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -357,8 +357,8 @@ def paired_rows(trials: list[Trial]) -> list[PairedRow]:
         i = [_acceptable(injected) for _, injected in group]
         b = sum(x and not y for x, y in zip(c, i, strict=True))
         d = sum(y and not x for x, y in zip(c, i, strict=True))
-        p = binomtest(b, b + d, 0.5).pvalue if b + d else None
-        rows.append(PairedRow(config_id, family, len(group), sum(c), sum(i), b, d, p))
+        p, note = mcnemar_exact(b, d)
+        rows.append(PairedRow(config_id, family, len(group), sum(c), sum(i), b, d, p, note))
     return rows
 
 

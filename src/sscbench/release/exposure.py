@@ -4,8 +4,8 @@ how often it would escape, and what an escape costs — kept as separate numbers
 A policy may give, per family, its **exposure**: the probability that the fault occurs
 on one production request (from incident data, provider SLOs, …). The gate then reads
 the study's **escape** upper bound for the family (the same decision bound the other
-rules read, never the average; for a 0/n boundary interval the Wilson bound over its
-clusters, so no escape on a few tasks is never read as zero expected escapes) and computes the **frequency** of escapes in
+rules read, never the average; a 0/n interval over repeated runs counts each cluster
+once, so no escape on a few tasks is never read as zero expected escapes) and computes the **frequency** of escapes in
 production::
 
     expected escapes per N requests = exposure × escape upper bound × N
@@ -96,7 +96,7 @@ class ExposureCheck(BaseModel):
     limit: float | None
     limit_class: str | None
     passed: bool
-    caveat: str = ""  # why the decision bound is not the interval's own, when it is not
+    caveat: str = ""  # the escape interval's caveats, or why the bound read is not its own
     clusters_needed: int | None = None  # clusters without an escape that would pass
 
     @property
@@ -154,7 +154,7 @@ def exposure_check(policy: ExposurePolicy, row: FamilyRow) -> ExposureCheck:
         limit=limit.max_escapes if limit is not None else None,
         limit_class=limit.describe() if limit is not None else None,
         passed=passed,
-        caveat=reading.note,
+        caveat=reading.note or ", ".join(interval.caveats),
         clusters_needed=_clusters_needed(interval, exposure, limit, policy.per, passed),
     )
 

@@ -4,10 +4,9 @@ agent configuration.
 A policy (TOML) says how much activation a family needs before its numbers count
 as evidence, and which bound of which metric must clear which threshold for which
 families (by name or by severity). Averages never decide: each rule reads the
-lower or upper bound of the metric's interval — for a degenerate boundary interval
-(0/n over repeated runs) the more cautious Wilson bound over its clusters
-(:mod:`sscbench.analysis.decision`), so 0 escapes on a few tasks is never read as
-certainty. A metric whose population is empty is *unobserved* and blocks. Example::
+lower or upper bound of the metric's interval, which is never narrower than Wilson on
+the effective number of clusters (:mod:`sscbench.analysis.decision`), so 0 escapes on a
+few tasks is never read as certainty. A metric whose population is empty is *unobserved* and blocks. Example::
 
     [activation]
     min_activated = 5          # activated runs a family needs
@@ -39,6 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sscbench.analysis.decision import DecisionBound, clusters_needed, decision_bound
+from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.release.evidence import FamilyRow, ReleaseEvidence
@@ -137,11 +137,12 @@ class Verdict(BaseModel):
 
 
 def _observed(interval: Interval, reading: DecisionBound, rule: Rule, passed: bool) -> str:
-    """What the check saw: the interval, and the decision bound when it is not its own."""
-    text = interval.label()
-    if not reading.note:
-        return text
-    text = f"{text} ({reading.note})"
+    """What the check saw: the interval (method and caveats named), the decision bound
+    when it is not its own, and for a failed boundary reading the clusters that would
+    clear the threshold."""
+    text = interval_label(interval)
+    if reading.note:
+        text = f"{text} ({reading.note})"
     threshold = rule.max if rule.max is not None else rule.min
     if not passed and threshold is not None and interval.estimate is not None:
         need = clusters_needed(interval.estimate, rule.bound, threshold, interval.confidence)
@@ -178,7 +179,7 @@ def judge_configuration(policy: Policy, config_id: str, rows: list[FamilyRow]) -
                 Check(
                     family=row.family,
                     requirement=f"activation lower bound >= {need.min_rate_lower:g}",
-                    observed=act.label(),
+                    observed=interval_label(act),
                     passed=low is not None and low >= need.min_rate_lower,
                 )
             )

@@ -160,8 +160,9 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     seconds = time.perf_counter() - started
     summary = (f"{len(measured)} runs measured; {len(primary)} faulted runs in the primary "
                f"analysis ({PRIMARY}). Every rate names its numerator, denominator, clusters "
-               f"and interval method; ⚠ marks a cluster-bootstrap interval at zero width or a "
-               f"boundary. Built in {seconds:.1f} s.")  # fmt: skip
+               f"and interval method (never narrower than Wilson on the effective number of "
+               f"clusters); ⚠ names an interval's caveat, explained once under its table. "
+               f"Built in {seconds:.1f} s.")  # fmt: skip
     html = (
         environment()
         .get_template("page.html.j2")

@@ -8,11 +8,12 @@ to the run browser's list of exactly the runs behind it (:class:`RunSets`).
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sscbench.analysis.populations import interval_label
+from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.stats import Interval
 
 Piece = dict[str, str]
@@ -49,16 +50,38 @@ def text(value: Any) -> Cell:
     return [{"t": str(value)}]
 
 
+def caveat_piece(caveats: Sequence[str]) -> Cell:
+    """A short ⚠ marker naming the caveats (``⚠ few clusters``), empty without any; the
+    sentences behind them are printed once under the table (:meth:`Table.all_notes`)."""
+    if not caveats:
+        return []
+    return [{"t": f" ⚠ {', '.join(caveats)}", "cls": "caveat", "caveats": "|".join(caveats)}]
+
+
+def interval_cell(interval: Interval) -> Cell:
+    """An interval's label (estimate, CI, method) and its caveat marker."""
+    return [{"t": interval.label(short=True)}, *caveat_piece(interval.caveats)]
+
+
+def label_cell(label: str, key: str = "") -> Cell:
+    """A stored label (``… ⚠ few clusters``, as in the CSVs) split into the interval text
+    and its caveat marker; ``key`` becomes the text's ``data-key``."""
+    text, _, caveats = label.partition(" ⚠ ")
+    text = text.replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff")
+    piece = {"t": text, "key": key} if key else {"t": text}
+    return [piece, *caveat_piece(caveats.split(", ") if caveats else [])]
+
+
 def rate(interval: Interval, sets: RunSets, counted: list[str], evaluable: list[str]) -> Cell:
-    """``k/n (rate, CI, method)`` with k and n linking to their runs; caveat flagged."""
-    label = interval_label(interval)
-    rest = label.split(" ", 1)[1] if interval.observed else "unobserved"
-    cls = "unobserved" if not interval.observed else ("caveat" if "⚠" in label else "")
+    """``k/n (rate, CI, method)`` with k and n linking to their runs; caveats marked."""
+    rest = interval.label(short=True).split(" ", 1)[1] if interval.observed else "unobserved"
+    cls = "unobserved" if not interval.observed else ""
     return [
         *sets.count(counted),
         {"t": "/"},
         *sets.count(evaluable),
         {"t": f" {rest}", "cls": cls},
+        *caveat_piece(interval.caveats),
     ]
 
 
@@ -72,6 +95,20 @@ class Table:
     columns: list[str]
     rows: list[list[Cell]] = field(default_factory=list)
     keys: list[str] = field(default_factory=list)  # optional data-key per row
+    notes: list[str] = field(default_factory=list)  # printed once under the table
+
+    def all_notes(self) -> list[str]:
+        """The table's notes, what the ``clustered`` method is when a cell uses it, then
+        the sentence of every interval caveat its cells mark (once per table, not per
+        cell)."""
+        pieces = [p for row in self.rows for c in row for p in c]
+        marked = {k for p in pieces for k in p.get("caveats", "").split("|")}
+        clustered = any("clustered, n_eff" in p["t"] for p in pieces)
+        return [
+            *self.notes,
+            *([f"{CLUSTERED_TEXT}."] if clustered else []),
+            *(f"⚠ {k}: {CAVEAT_TEXT[k]}." for k in CAVEAT_TEXT if k in marked),
+        ]
 
     def add(self, *cells: Cell | Any, key: str = "") -> None:
         self.rows.append([c if isinstance(c, list) else text(c) for c in cells])

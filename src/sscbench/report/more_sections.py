@@ -10,7 +10,7 @@ from sscbench.analysis.populations import interval_label
 from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS
 from sscbench.analysis.stats import wilson
 from sscbench.core.values import is_step
-from sscbench.report.model import RunSets, Section, Table
+from sscbench.report.model import RunSets, Section, Table, label_cell
 
 Row = dict[str, Any]
 VALIDATED = ("A", "Z_S", "T_E", "T_S", "T_U")
@@ -103,7 +103,7 @@ def sensitivity_section(rows: list[Row]) -> Section:
         for (analysis, op, config), quantities in by_cell.items():
             if analysis != name:
                 continue
-            table.add(op, config, *[[{"t": quantities[q]["label"], "key": f"{analysis}|{op}|{config}|{q}"}]
+            table.add(op, config, *[label_cell(quantities[q]["label"], f"{analysis}|{op}|{config}|{q}")
                                     for q in COLUMNS])  # fmt: skip
         section.tables.append(table)
     if not rows:
@@ -133,7 +133,8 @@ def paired_section(
         columns,
     )
     for p in pairs:
-        table.add(*[p[c] for c in columns])
+        table.add(*[_paired_value(p, c) for c in columns])
+    table.notes += sorted({p["mcnemar_note"] for p in pairs if p.get("mcnemar_note")})
     section.tables.append(table)
     if by_config:
         cells = ["operator", "config_id", "pairs", "adopted_in_both", "adopted_only_in_a",
@@ -146,8 +147,19 @@ def paired_section(
             cells,
         )
         for p in by_config:
-            pair_table.add(*[p[c] for c in cells])
+            pair_table.add(*[_paired_value(p, c) for c in cells])
+        pair_table.notes += sorted({p["mcnemar_note"] for p in by_config if p.get("mcnemar_note")})
         section.tables.append(pair_table)
     if not pairs:
         section.reason = "the two studies share no matched triggered run"
     return section
+
+
+def _paired_value(row: Row, column: str) -> Any:
+    """A paired-table cell: adoption labels split from their caveat marker, the McNemar
+    p with "(no discordant pairs)" when the exact test had none to weigh."""
+    if column in ("adoption_a", "adoption_b"):
+        return label_cell(row[column])
+    if column == "mcnemar_exact_p" and row.get("mcnemar_note"):
+        return f"{row[column]:.3g} (no discordant pairs)"
+    return row[column]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.oracles.table import tidy_rows
-from sscbench.report.model import Section, Table
+from sscbench.report.model import Cell, Section, Table, label_cell
 
 Row = dict[str, Any]
 SCHEMA = "sscbench.oracle-scores/1"
@@ -20,12 +20,14 @@ LEGACY_COLUMNS = ("runs", "abstentions", "precision", "recall", "f1", "kappa", "
                   "t_u_within_1")  # fmt: skip
 
 
-def _label(cell: Any) -> str | None:
-    """An interval cell's label (``k/n (rate, CI, method)``), an F1's label, or None."""
+def _label(cell: Any) -> Cell | str | None:
+    """An interval cell's label (``k/n (rate, CI, method)``, its caveats marked and
+    explained under the table), an F1's label, or None."""
     if cell is None:
         return None
     if isinstance(cell, dict):
-        return cell.get("label")
+        label = cell.get("label")
+        return label_cell(label) if isinstance(label, str) else label
     return str(cell)
 
 

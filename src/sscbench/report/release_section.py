@@ -8,8 +8,7 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from sscbench.analysis.populations import interval_label
-from sscbench.report.model import Figure, Section, Table
+from sscbench.report.model import Figure, Section, Table, caveat_piece, interval_cell
 
 
 def release_section(
@@ -38,7 +37,7 @@ def release_section(
     for r in evidence.families:
         lat = r.latency_summary()
         table.add(r.config_id, r.family, r.severity, r.scheduled,
-                  *[interval_label(r.metrics[m]) for m in metrics],
+                  *[interval_cell(r.metrics[m]) for m in metrics],
                   f"{lat['median']:g} [{lat['min']}–{lat['max']}]" if lat["n"] else "–")  # fmt: skip
     transfer = Table(
         "transfer-table",
@@ -58,7 +57,9 @@ def release_section(
                     "injected not unacceptable", "control only", "injected only", "p"])  # fmt: skip
     for p in evidence.paired:
         paired.add(p.config_id, p.family, p.pairs, p.control_ok, p.injected_ok, p.control_only,
-                   p.injected_only, "–" if p.p_value is None else f"{p.p_value:.3g}")  # fmt: skip
+                   p.injected_only, "–" if p.p_value is None
+                   else f"{p.p_value:.3g}" + (" (no discordant pairs)" if p.p_note else ""))  # fmt: skip
+    paired.notes += sorted({p.p_note for p in evidence.paired if p.p_note})
     section.tables += [table, transfer, paired]
     png = next((p for p in written if p.name == "intensity.png"), None)
     if png:
@@ -104,9 +105,8 @@ def release_section(
         for config_id, w in weighed:
             exposure.add(config_id, w.family, "–" if w.exposure is None else f"{w.exposure:g}",
                          "–" if w.escape_upper is None
-                         else f"{w.escape_upper:.3g}"
-                         + (" ⚠ boundary interval: the Wilson bound over its clusters"
-                            if w.caveat else ""),
+                         else [{"t": f"{w.escape_upper:.3g}"},
+                               *caveat_piece(w.caveat.split(", ") if w.caveat else [])],
                          "–" if w.expected_escapes is None
                          else f"{w.expected_escapes:.3g} per {w.per:,}",
                          "–" if w.limit is None else f"{w.limit:g} ({w.limit_class})",

@@ -104,7 +104,8 @@ def run_command(
                 config,
                 out,
                 f"{stop}: {partial.finished_runs}/{partial.planned_runs} runs finished "
-                f"({partial.executed_now} now); runs in flight were dropped and will run again",
+                f"({partial.executed_now} now); runs in flight that call a model keep their "
+                "answers (runs/*.partial.jsonl) and continue from them, the others run again",
             )
         except KeyboardInterrupt:
             _interrupted(config, out, "stopped before the runs started")
@@ -137,6 +138,16 @@ def run_command(
             highlight=False,
             soft_wrap=True,
         )
+        if summary.journals["runs"]:
+            console.print(
+                plain(
+                    f"continued {summary.journals['runs']} runs in flight from their journals: "
+                    f"{summary.journals['responses']} model answers reused, not asked again"
+                ),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         for line in summary.cost_lines:
             console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
         if report:

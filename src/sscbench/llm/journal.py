@@ -6,7 +6,7 @@ journal of a run (``runs/<run-id>.partial.jsonl``) gets one line per completed m
 response, agent and LLM user alike, in the order the run asked for them: the role, the
 sha256 of the request's bytes, the answer's body as it arrived (``json`` value or
 ``text``) and the retries it took. Each line is one ``write`` to a file opened for
-appending, then ``fsync``'d, so a line is whole or absent whatever kills the process.
+appending (whole or absent whatever kills the process), then ``fsync``'d.
 
 When the run is made again (``sscbench run`` resuming the study), it starts from the
 beginning, deterministically: each request whose role and hash match the journal's
@@ -20,6 +20,7 @@ tokens, retries) is counted. The journal is removed once the run is recorded.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import os
@@ -163,8 +164,10 @@ class ResponseJournal:
         self._rewrite()
         return None
 
-    def record(self, answer: Answer) -> None:
-        """Append a live answer: one whole line, ``fsync``'d."""
+    async def record(self, answer: Answer) -> None:
+        """Append a live answer: one whole ``write`` (kept whatever kills the process),
+        then ``fsync``'d on a worker thread (kept through a crash of the machine too)
+        without holding up the study's other runs."""
         if self.pending:  # cannot happen (answer() returned None), but never interleave
             self.pending = []
             self._rewrite()
@@ -172,8 +175,9 @@ class ResponseJournal:
             self._rewrite()
         if self._fd is None:
             self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        os.write(self._fd, (answer.line() + "\n").encode("utf-8"))
-        os.fsync(self._fd)
+        fd = self._fd
+        os.write(fd, (answer.line() + "\n").encode("utf-8"))
+        await asyncio.to_thread(os.fsync, fd)
 
     def _rewrite(self) -> None:
         """Replace the file by its header and the answers replayed so far (atomically)."""
@@ -245,7 +249,9 @@ async def journaled_completion(
     )
     kind, value = arrived[0]
     after = (usage or {}).get("retries", 0), (usage or {}).get("rate_limited", 0)
-    journal.record(Answer(where, key, kind, value, after[0] - before[0], after[1] - before[1]))
+    await journal.record(
+        Answer(where, key, kind, value, after[0] - before[0], after[1] - before[1])
+    )
     return response
 
 

@@ -138,11 +138,12 @@ def run_command(
             highlight=False,
             soft_wrap=True,
         )
-        if summary.journals["runs"]:
+        if continued := summary.journals["runs"]:
+            runs, reused = "run" if continued == 1 else "runs", summary.journals["responses"]
             console.print(
                 plain(
-                    f"continued {summary.journals['runs']} runs in flight from their journals: "
-                    f"{summary.journals['responses']} model answers reused, not asked again"
+                    f"continued {continued} {runs} in flight from their journals: "
+                    f"{reused} model answer{'s' * (reused != 1)} reused, not asked again"
                 ),
                 markup=False,
                 highlight=False,

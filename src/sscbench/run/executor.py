@@ -217,6 +217,8 @@ def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, In
     clean run to re-run) leave the index to run again. Returns (finished, dropped)."""
     from sscbench.run.verify import check_study
 
+    if not store.index.exists():  # stopped before its first run finished: nothing to check
+        return {}, 0
     check = check_study(store.root)
     bad = set(check.problems)
     for unit in plan:

@@ -49,7 +49,7 @@ class _RunsProgress(Progress):
 
     def __init__(self, *columns: Any, in_flight: Mapping[str, Any]):
         self.in_flight = in_flight
-        super().__init__(*columns)
+        super().__init__(*columns, console=Console(stderr=True))  # stdout keeps the summary
 
     def get_renderables(self) -> Any:
         yield from super().get_renderables()

@@ -21,9 +21,10 @@ from typing import Any
 
 from sscbench.agents.actions import Unparsable, response_format
 from sscbench.agents.strategies import Strategy, action_messages, action_turn
-from sscbench.core.agent import AgentTurn, RunContext
+from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, AgentTurn, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
 from sscbench.llm.endpoint import OpenAIAgentConfig
+from sscbench.llm.journal import ResponseJournal
 from sscbench.llm.responses import content_text, first_message
 from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
 from sscbench.llm.secrets import redact
@@ -47,7 +48,8 @@ class OpenAIAgent:
     ``strategy`` is ``tool-calling`` (the API's tools), ``act`` or ``react`` (one JSON
     action per turn in the content, :mod:`sscbench.agents.strategies`; ``usage`` then
     also counts ``actions`` and ``unparsable_actions``); ``constrain`` sends the action
-    schema as ``response_format``.
+    schema as ``response_format``. ``journal`` (the run's, when it has one) answers the
+    requests an interrupted attempt of the run already made.
     """
 
     def __init__(
@@ -59,10 +61,12 @@ class OpenAIAgent:
         clients: ClientHolder | None = None,
         strategy: Strategy = "tool-calling",
         constrain: bool = False,
+        journal: ResponseJournal | None = None,
     ):
         self.config = config
         self.strategy = strategy
         self.constrain = constrain
+        self.journal = journal
         # the world's schema list itself (read-only): its JSON is encoded once for all runs
         self.tools = tools if isinstance(tools, list) else list(tools)
         self.seed = config.seed if config.seed is not None else seed
@@ -116,6 +120,7 @@ class OpenAIAgent:
             rng=self._rng,
             usage=self.usage,
             health=self._clients.health,
+            journal=self.journal,
         )
         if self.strategy != "tool-calling":
             return self._action_turn(response, events, (client.api_key,))
@@ -211,6 +216,7 @@ class OpenAIAgentFactory:
             clients=self.clients,
             strategy=self.strategy,
             constrain=self.constrain,
+            journal=context.options.get(RESPONSE_JOURNAL_OPTION),
         )
 
     async def aclose(self) -> None:

@@ -21,6 +21,9 @@ class AgentTurn:
 
 RUN_KIND_OPTION = "run_kind"
 """``RunContext.options`` key: whether the run is the task's ``"clean"`` run or ``"faulted"``."""
+RESPONSE_JOURNAL_OPTION = "response_journal"
+"""``RunContext.options`` key: the run's response journal (``sscbench.llm.journal``), given
+to model-calling agents and users so an interrupted run continues where it stopped."""
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ import typer
 from rich.console import Console
 
 from sscbench.errors import DataError
+from sscbench.progress import progress
 from sscbench.terminal import plain, print_error
 
 console = Console()
@@ -55,7 +56,8 @@ def export_inspect_command(
     from sscbench.integrations.inspect_export import export_inspect
 
     try:
-        path, count = export_inspect(study, out)
+        with progress("export inspect: building the eval log"):
+            path, count = export_inspect(study, out)
     except (DataError, OSError) as exc:
         _fail(exc)
     print(plain(f"wrote {path}: {count} samples (inspect view --log-dir {path.parent})"))
@@ -81,7 +83,8 @@ def export_otel_command(
     from sscbench.integrations.otel_export import export_otel
 
     try:
-        count = export_otel(study, out=out, endpoint=endpoint, include_content=include_content)
+        with progress("export otel: building the traces"):
+            count = export_otel(study, out=out, endpoint=endpoint, include_content=include_content)
     except (DataError, OSError) as exc:
         _fail(exc)
     where = " and ".join(str(x) for x in (out, endpoint) if x is not None)

@@ -15,6 +15,7 @@ from typing import Any
 from sscbench.core.ledger import InterventionRecord, RunStart
 from sscbench.faults.case import Case
 from sscbench.measure.study import measure_entries, read_evaluator, read_ledger
+from sscbench.progress import counted
 from sscbench.run.builders import read_cases
 from sscbench.run.lock import StudyLock
 from sscbench.run.storage import IndexEntry, StudyDir
@@ -69,10 +70,12 @@ def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
         check = verify_study(store.root)
         cases = {c.case_id: c for c in read_cases(store.cases)}
         entries = list(check.entries.values())
-        rows = list(measure_entries(store, cases, None, entries))
+        rows = list(
+            counted(measure_entries(store, cases, None, entries), "measuring runs", len(entries))
+        )
         runs = [
             load_run(store, entry, cases.get(entry.case_id), row)
-            for entry, row in zip(entries, rows, strict=True)
+            for entry, row in counted(zip(entries, rows, strict=True), "reading runs", len(entries))
         ]
     return store, runs
 

@@ -394,9 +394,19 @@ async def complete_with_retries(
     rng: random.Random,
     usage: dict[str, int] | None = None,
     health: EndpointHealth | None = None,
+    journal: Any = None,
+    call: Callable[[], Awaitable[Any]] | None = None,
 ) -> Any:
     """One chat completion with the config's retries and whole-response timeout; counts
-    retries and tokens in ``usage``; ``health`` stops early on a dead endpoint."""
+    retries and tokens in ``usage``; ``health`` stops early on a dead endpoint. A run's
+    ``journal`` (:mod:`sscbench.llm.journal`) answers what it recorded and records the
+    rest; ``call`` replaces the POST of ``body`` (the journal's, keeping the raw body)."""
+    if journal is not None and isinstance(client, ChatTransport):
+        from sscbench.llm.journal import journaled_completion
+
+        return await journaled_completion(
+            journal, client, config, body, where, what, rng, usage, health
+        )
 
     def count_retry(_attempt: int, _exc: BaseException) -> None:
         if usage is not None:
@@ -417,7 +427,7 @@ async def complete_with_retries(
         else 0.0
     )
     response = await with_retries(
-        lambda: chat_completion(client, body),
+        call or (lambda: chat_completion(client, body)),
         where=where,
         what=what,
         max_retries=config.max_retries,

@@ -93,6 +93,14 @@ def _tools_json(tools: list[Any]) -> str:
     return text
 
 
+def completion_of(kind: str, value: Any) -> Any:
+    """The reply of an answer as :meth:`ChatTransport.post_value` gives it: the text of a
+    body that is not JSON, None for JSON ``null``, else the ``ChatCompletion``."""
+    if kind == "text" or value is None:
+        return value
+    return build_completion(value)
+
+
 class BodyNotJSON(ValueError):
     """A 2xx body declared JSON that does not parse (the SDK raises ``ValueError`` too)."""
 
@@ -127,6 +135,12 @@ class ChatTransport:
     async def post(self, content: bytes) -> Any:
         """POST one request body and return what ``client.post(..., cast_to=ChatCompletion)``
         returns: a ``ChatCompletion``, or the body's text when it is not JSON at all."""
+        return completion_of(*await self.post_value(content))
+
+    async def post_value(self, content: bytes) -> tuple[str, Any]:
+        """POST one request body and return its answer as it arrived: ``("json", value)``
+        for a JSON body, ``("text", text)`` for one that is not JSON at all (what a run's
+        response journal keeps; :func:`completion_of` makes the reply of either)."""
         try:
             async with self.session().post(self.url, data=content) as answer:
                 data = await answer.read()
@@ -153,10 +167,8 @@ class ChatTransport:
             try:
                 value = json.loads(data)
             except ValueError:
-                return data.decode("utf-8", errors="replace")
-        if value is None:
-            return None
-        return build_completion(value)
+                return "text", data.decode("utf-8", errors="replace")
+        return "json", value
 
     def _request(self) -> httpx2.Request:
         """The request as the SDK's errors carry it (built only for a failure)."""
@@ -173,4 +185,11 @@ class ChatTransport:
         return f"ChatTransport(url={self.url!r}, size={self.size})"
 
 
-__all__ = ["BodyNotJSON", "ChatTransport", "pool_size", "request_bytes", "request_headers"]
+__all__ = [
+    "BodyNotJSON",
+    "ChatTransport",
+    "completion_of",
+    "pool_size",
+    "request_bytes",
+    "request_headers",
+]

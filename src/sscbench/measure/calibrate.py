@@ -144,12 +144,13 @@ def labelled_runs(study: Any) -> Iterator[Comparison]:
     """Every triggered faulted run of a study whose agent kept calibration labels, with
     its measurement and the same quantities derived from the labels."""
     from sscbench.measure.study import contract_runs, measure_run, read_evaluator, read_ledger
+    from sscbench.progress import counted
     from sscbench.run.builders import read_cases
     from sscbench.run.storage import StudyDir
 
     store = StudyDir(study)
     cases = {c.case_id: c for c in read_cases(store.cases)}
-    for entry, case in contract_runs(store, cases):
+    for entry, case in counted(list(contract_runs(store, cases)), "comparing calibration labels"):
         evaluator = read_evaluator(store.evaluator_path(entry.run_id))
         labels = labels_of(evaluator)
         if labels is None:

@@ -17,6 +17,7 @@ from sscbench.faults.registry import get_measured_operator
 from sscbench.jsonl import read_jsonl
 from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
+from sscbench.progress import progress
 from sscbench.run.builders import read_cases
 from sscbench.run.storage import IndexEntry, StudyDir
 
@@ -132,8 +133,10 @@ def measure_study(
         if out.is_dir():
             raise DataError(out, None, "--out must name a file, and this is a folder")
         count = 0
-        with atomic_text_writer(out) as handle:
-            for row in measure_entries(store, cases, classifier, check.entries.values()):
+        entries = check.entries.values()
+        with progress("measuring runs", len(entries)) as bar, atomic_text_writer(out) as handle:
+            for row in measure_entries(store, cases, classifier, entries):
                 handle.write(json.dumps(row) + "\n")
                 count += 1
+                bar.advance()
     return out, count

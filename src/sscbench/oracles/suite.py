@@ -32,6 +32,7 @@ from sscbench.oracles.contexts import StudyRuns
 from sscbench.oracles.registry import make_oracle
 from sscbench.oracles.table import score_oracle, tidy_rows
 from sscbench.oracles.validate import calibration_reference
+from sscbench.progress import counted
 
 SCHEMA = "sscbench.oracle-scores/1"
 CSV_COLUMNS = (
@@ -103,7 +104,7 @@ def judge_all(
 ) -> dict[str, Verdict]:
     """The oracle's verdict on each run (a verdict naming another run is an error)."""
     verdicts = {}
-    for run_id in run_ids:
+    for run_id in counted(run_ids, f"oracle {oracle.name}: judging runs"):
         verdict = oracle.judge(runs.context(run_id))
         if verdict.run_id != run_id:
             verdict = abstain(run_id, f"the oracle answered for another run ({verdict.run_id})")

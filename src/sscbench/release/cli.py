@@ -197,10 +197,12 @@ def release(
 def _study_evidence(study: Path) -> ReleaseEvidence:
     """The verified study's evidence; a folder that is not a study, fails its check, or ran
     no typed family is a DataError (no evidence is never a pass)."""
+    from sscbench.progress import progress
     from sscbench.run.verify import verify_study
 
-    verify_study(study)
-    evidence = collect_evidence(study)
+    with progress("release: collecting evidence"):
+        verify_study(study)
+        evidence = collect_evidence(study)
     if not evidence.families:
         raise DataError(study, None, "the study ran no typed fault family: no release evidence")
     return evidence

@@ -42,6 +42,7 @@ from sscbench.faults.typed import (
     judge,
     terminal_class,
 )
+from sscbench.progress import counted
 from sscbench.release.assess import assess_run
 from sscbench.run.builders import read_cases
 from sscbench.run.storage import IndexEntry, StudyDir
@@ -151,7 +152,7 @@ def load_trials(study: str | Path) -> list[Trial]:
         raise DataError(store.config_json, "config", f"unreadable: {exc}") from exc
     worlds = build_worlds(config)
     units: dict[tuple[str, str, int], Trial] = {}
-    for entry in store.read_index():
+    for entry in counted(list(store.read_index()), "release: assessing runs"):
         # a shared clean run is the control of every case it qualified
         served = entry.served_cases() if entry.kind == "clean" else (entry.case_id,)
         for case_id in served:

@@ -31,6 +31,7 @@ from sscbench.analysis.sensitivity import paired_comparison, sensitivity_table
 from sscbench.analysis.user_claims import load_claims
 from sscbench.core.files import replace_folder
 from sscbench.jsonl import write_utf8
+from sscbench.progress import progress, status
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
 from sscbench.report.cost_section import cost_section
@@ -78,7 +79,11 @@ def build_report(
     ``review`` names the review folder (default: ``STUDY/review/`` when it holds a
     review's agreement.json or reference.jsonl).
     """
-    study = Path(study)
+    with progress("report: reading measurements"):
+        return _build(Path(study), claims_file, paired, policy, review)
+
+
+def _build(study: Path, claims_file: Any, paired: Any, policy: Any, review: Any) -> Path:
     review_folder = find_review(study, Path(review) if review is not None else None)
     agreement = read_review(review_folder)  # a bad agreement.json stops before any work
     started = time.perf_counter()
@@ -112,6 +117,7 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     cases = read_cases(study)
     rows = [r for r in measured if _has_contract(r, cases)]  # typed runs: release section
     primary = primary_rows(rows)
+    status("report: tables and figures")
     sets = RunSets()
     tables, figs = out / "tables", out / "figures"
     sections: list[Section] = []
@@ -127,6 +133,7 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     sections.append(more.paired_section(pairs, str(paired) if paired else None, by_config))
     if pairs is not None and by_config is not None:
         csvs["paired"], csvs["paired_by_config"] = pairs, by_config
+    status("report: oracles, release, recordings and cost")
     oracle, csvs["oracles"] = oracles_section(oracle_results(study))
     sections.append(oracle)
     release, release_rows = release_section(

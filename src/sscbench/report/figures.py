@@ -20,6 +20,7 @@ from matplotlib.typing import RcKeyType
 
 from sscbench.analysis.populations import STRATA
 from sscbench.analysis.stats import Interval
+from sscbench.progress import status
 
 STYLE: dict[RcKeyType, Any] = {
     "font.size": 8,
@@ -35,6 +36,7 @@ Row = dict[str, Any]
 
 
 def _save(fig: Any, folder: Path, name: str) -> str:
+    status(f"report: figure {name}")
     folder.mkdir(parents=True, exist_ok=True)
     fig.savefig(folder / f"{name}.png", bbox_inches="tight")
     fig.savefig(folder / f"{name}.svg", bbox_inches="tight")

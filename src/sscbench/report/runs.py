@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.jsonl import write_utf8
+from sscbench.progress import counted
 from sscbench.report.templates import environment
 
 MARKS = {
@@ -101,7 +102,7 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
             partners[(r["case_id"], r["config_id"], r["repetition"], "clean")] = r["clean_run_id"]
     runs_dir = study / "runs"
     prompts: dict[str, str] = {}
-    for row in rows:
+    for row in counted(rows, "report: run pages"):
         run_id = row["run_id"]
         other = "clean" if row["kind"] == "faulted" else "faulted"
         partner = partners.get((row["case_id"], row["config_id"], row["repetition"], other))

@@ -9,6 +9,7 @@ above ``run``.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import signal
 import threading
@@ -20,6 +21,7 @@ import typer
 
 from sscbench.cli_options import console, fail
 from sscbench.errors import DataError
+from sscbench.progress import suppressed
 from sscbench.terminal import error_text, plain
 
 
@@ -83,16 +85,17 @@ def run_command(
             live = on_run(study, out) if on_run is not None else None
             if executor not in (None, "local", "ray"):
                 raise DataError("--executor", None, f"{executor!r} is not 'local' or 'ray'")
-            summary = execute_study(
-                study,
-                text,
-                out,
-                restart=restart,
-                progress=progress,
-                on_run=live,
-                executor=executor,
-                address=address,
-            )
+            with contextlib.nullcontext() if progress else suppressed():
+                summary = execute_study(
+                    study,
+                    text,
+                    out,
+                    restart=restart,
+                    progress=progress,
+                    on_run=live,
+                    executor=executor,
+                    address=address,
+                )
         except DataError as exc:
             fail(exc)
         except StudyInterrupted as stop:
@@ -101,7 +104,8 @@ def run_command(
                 config,
                 out,
                 f"{stop}: {partial.finished_runs}/{partial.planned_runs} runs finished "
-                f"({partial.executed_now} now); runs in flight were dropped and will run again",
+                f"({partial.executed_now} now); runs in flight that call a model keep their "
+                "answers (runs/*.partial.jsonl) and continue from them, the others run again",
             )
         except KeyboardInterrupt:
             _interrupted(config, out, "stopped before the runs started")
@@ -134,10 +138,22 @@ def run_command(
             highlight=False,
             soft_wrap=True,
         )
+        if continued := summary.journals["runs"]:
+            runs, reused = "run" if continued == 1 else "runs", summary.journals["responses"]
+            console.print(
+                plain(
+                    f"continued {continued} {runs} in flight from their journals: "
+                    f"{reused} model answer{'s' * (reused != 1)} reused, not asked again"
+                ),
+                markup=False,
+                highlight=False,
+                soft_wrap=True,
+            )
         for line in summary.cost_lines:
             console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
         if report:
-            after_runs(out)
+            with contextlib.nullcontext() if progress else suppressed():
+                after_runs(out)
 
     return run
 

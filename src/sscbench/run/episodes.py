@@ -12,14 +12,23 @@ make and record a run with the same code.
 from __future__ import annotations
 
 import time
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from sscbench.core.agent import RUN_KIND_OPTION, AgentFactory, RunContext
+from sscbench.core.agent import (
+    RESPONSE_JOURNAL_OPTION,
+    RUN_KIND_OPTION,
+    AgentFactory,
+    RunContext,
+)
 from sscbench.core.ledger import ContextIntervention, HarnessError, RunEnd, RunStart, Usage
 from sscbench.core.user import UserFactory
 from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator
 from sscbench.jsonl import escape_surrogates
+from sscbench.llm.journal import SUFFIX, ResponseJournal
 from sscbench.llm.usage import RoleUsage, RunUsage
 from sscbench.run.builders import derive_seed
 from sscbench.run.config import StudyConfig
@@ -69,11 +78,17 @@ class EpisodeMaker:
         worlds: dict[str, World],
         agents: dict[str, AgentFactory],
         user: UserFactory,
+        journal_dir: Path | None = None,
+        on_note: Callable[[str], None] | None = None,
     ):
         self.config = config
         self.worlds = worlds
         self.agents = agents
         self.user = user
+        self.journal_dir = journal_dir  # where runs that call a model keep their journals
+        self.on_note = on_note  # a journal that cannot answer says why, in one line
+        self.in_flight: dict[str, ResponseJournal] = {}  # the study's progress reads them
+        self.journal_stats: Counter = Counter()  # runs continued from a journal
 
     async def make(self, unit: PlanUnit, kind: RunKind, run_id: str) -> EpisodeOutput:
         """The unit's clean run (the task's shared control) or its faulted run, with the
@@ -96,24 +111,13 @@ class EpisodeMaker:
         injections: list = []
         context_faults: tuple[ContextIntervention, ...] = ()
         if kind == "faulted":
-            operator = get_operator(case.operator)
-            if isinstance(operator, SeededOperator) and operator.seeded:
-                injections = operator.injections(case, world, seed=seed)
-            else:
-                injections = operator.injections(case, world)
-            if self.config.world.consistent_source:
-                injections = [*consistent_source_hooks(operator, case, world), *injections]
-            context_fault = getattr(operator, "context_fault", None)
-            delivered = context_fault(case, world, system_prompt) if context_fault else None
-            if delivered is not None:
-                context_faults = (
-                    ContextIntervention(
-                        hook_id=f"{case.case_id}:context",
-                        original=system_prompt,
-                        delivered=delivered,
-                    ),
-                )
-                system_prompt = delivered
+            injections, context_faults = self._faults(case, world, seed)
+            if context_faults:
+                system_prompt = context_faults[0].delivered
+        journal = self._journal(run_id, unit.config_id)
+        options: dict[str, Any] = {RUN_KIND_OPTION: kind}
+        if journal is not None:
+            options[RESPONSE_JOURNAL_OPTION] = journal
         context = RunContext(
             world=world,
             task=task,
@@ -121,21 +125,27 @@ class EpisodeMaker:
             tools=world.tool_schemas(),
             seed=seed,
             repetition=unit.repetition,
-            options={RUN_KIND_OPTION: kind},
+            options=options,
         )
         started = time.monotonic()
-        result = await run_episode(
-            world,
-            task,
-            self.agents[unit.config_id](context),
-            self.user(context),
-            system_prompt=context.system_prompt,
-            injections=injections,
-            max_steps=max_steps,
-            first_tool_call_only=self.config.study.first_tool_call_only,
-            idempotency_keys=self.config.world.idempotency_keys,
-            context_interventions=context_faults,
-        )
+        try:
+            result = await run_episode(
+                world,
+                task,
+                self.agents[unit.config_id](context),
+                self.user(context),
+                system_prompt=context.system_prompt,
+                injections=injections,
+                max_steps=max_steps,
+                first_tool_call_only=self.config.study.first_tool_call_only,
+                idempotency_keys=self.config.world.idempotency_keys,
+                context_interventions=context_faults,
+            )
+        finally:
+            if journal is not None:
+                journal.close()
+                self.in_flight.pop(run_id, None)
+                self.journal_stats["responses"] += journal.replayed
         wall = time.monotonic() - started
         start = RunStart(
             run_id=run_id,
@@ -157,7 +167,44 @@ class EpisodeMaker:
             evaluator=[start, *result.evaluator, result.end],
             end=result.end,
             wall_s=wall,
+            meta={"journal": str(journal.path)} if journal is not None else {},
         )
+
+    def _faults(
+        self, case: Any, world: World, seed: int
+    ) -> tuple[list[Any], tuple[ContextIntervention, ...]]:
+        """A faulted run's tool hooks and, when its operator places one, its context fault
+        (the system prompt as delivered)."""
+        operator = get_operator(case.operator)
+        if isinstance(operator, SeededOperator) and operator.seeded:
+            injections = operator.injections(case, world, seed=seed)
+        else:
+            injections = operator.injections(case, world)
+        if self.config.world.consistent_source:
+            injections = [*consistent_source_hooks(operator, case, world), *injections]
+        context_fault = getattr(operator, "context_fault", None)
+        delivered = context_fault(case, world, world.policy) if context_fault else None
+        if delivered is None:
+            return injections, ()
+        fault = ContextIntervention(
+            hook_id=f"{case.case_id}:context", original=world.policy, delivered=delivered
+        )
+        return injections, (fault,)
+
+    def _journal(self, run_id: str, config_id: str) -> ResponseJournal | None:
+        """The run's response journal when the study keeps them and the run calls a model
+        (scripted runs are quick to make again and keep none)."""
+        if self.journal_dir is None or not self._calls_model(config_id):
+            return None
+        journal = ResponseJournal(self.journal_dir / f"{run_id}{SUFFIX}", run_id, self.on_note)
+        if journal.resumed:
+            self.journal_stats["runs"] += 1
+        self.in_flight[run_id] = journal
+        return journal
+
+    def _calls_model(self, config_id: str) -> bool:
+        agent = next(a for a in self.config.agents if a.id == config_id)
+        return agent.endpoint is not None or self.config.user.kind == "llm"
 
     async def aclose(self) -> None:
         """Close the agent and user factories that hold connections."""

@@ -18,6 +18,7 @@ from sscbench.core.agent import AgentFactory
 from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.llm.journal import SUFFIX as JOURNAL_SUFFIX
 from sscbench.run.builders import (
     build_agent_factory,
     build_cases,
@@ -61,6 +62,7 @@ class StudySummary:
     took_over: str | None = None
     missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
     cost_lines: list[str] = field(default_factory=list)  # requests, tokens, price, pass^k
+    journals: Counter = field(default_factory=Counter)  # runs continued from a journal, answers
 
     def count(self, entry: IndexEntry) -> None:
         """Count a finished run's status (and, when missing, the group of its reason)."""
@@ -106,9 +108,13 @@ class StudyRunner:
             source = EpisodeMaker(config, worlds, agents, user)
         self.source: EpisodeSource = source
         self._clean_runs: dict[str, asyncio.Future] = {}
+        self._journals: dict[str, str] = {}  # run id -> its response journal, until recorded
 
     def _record(self, entry: IndexEntry) -> IndexEntry:
         self.store.append_index(entry)
+        journal = self._journals.pop(entry.run_id, None)
+        if journal is not None:  # recorded: its answers are in the run's files now
+            Path(journal).unlink(missing_ok=True)
         self.finished[entry.run_id] = entry
         self.on_entry(entry)
         return entry
@@ -119,6 +125,8 @@ class StudyRunner:
         output = await self.source.make(unit, kind, run_id)
         digests = self.store.write_run(run_id, output.ledger, output.evaluator)
         self.store.append_timing(run_id, output.wall_s)
+        if "journal" in output.meta:
+            self._journals[run_id] = output.meta["journal"]
         return index_entry(self.config, unit, output, digests)
 
     async def _clean_entry(self, unit: PlanUnit) -> IndexEntry:
@@ -209,6 +217,8 @@ def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, In
     clean run to re-run) leave the index to run again. Returns (finished, dropped)."""
     from sscbench.run.verify import check_study
 
+    if not store.index.exists():  # stopped before its first run finished: nothing to check
+        return {}, 0
     check = check_study(store.root)
     bad = set(check.problems)
     for unit in plan:
@@ -219,6 +229,9 @@ def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, In
         store.rewrite_index(finished.values())
         for run_id in bad:
             store.remove_run_files(run_id)
+    for path in store.runs.glob(f"*{JOURNAL_SUFFIX}"):  # a kill after the index line
+        if path.name[: -len(JOURNAL_SUFFIX)] in finished:
+            path.unlink(missing_ok=True)
     return finished, len(check.entries) - len(finished)
 
 
@@ -229,14 +242,17 @@ def _episode_source(
     toml_text: str,
     executor: str,
     address: str | None,
+    out: Path,
 ) -> EpisodeSource:
-    """Where the study's episodes are made: this process (``local``) or a Ray cluster."""
+    """Where the study's episodes are made: this process (``local``, keeping a response
+    journal per run that calls a model, :mod:`sscbench.llm.journal`) or a Ray cluster."""
     if executor == "ray":
         from sscbench.run.ray_executor import RayEpisodes
 
         return RayEpisodes.connect(config, toml_text, cases, address)
     agents = {a.id: build_agent_factory(a) for a in config.agents}
-    return EpisodeMaker(config, worlds, agents, build_user_factory(config.user))
+    user = build_user_factory(config.user)
+    return EpisodeMaker(config, worlds, agents, user, journal_dir=StudyDir(out).runs)
 
 
 def execute_study(
@@ -276,6 +292,7 @@ def execute_study(
         toml_text,
         executor or config.study.executor,
         address or config.study.ray.address,
+        store.root,
     )
     try:
         store.root.mkdir(parents=True, exist_ok=True)
@@ -312,8 +329,14 @@ def execute_study(
 
         from sscbench.run.progress import StudyProgress
 
-        with StudyProgress(summary, enabled=progress) as bar, SignalStopper() as stopper:
+        in_flight = getattr(source, "in_flight", {})
+        with (
+            StudyProgress(summary, enabled=progress, in_flight=in_flight) as bar,
+            SignalStopper() as stopper,
+        ):
             started = time.monotonic()
+            if isinstance(source, EpisodeMaker):
+                source.on_note = bar.note
 
             def on_entry(entry: IndexEntry) -> None:
                 summary.count(entry)
@@ -326,6 +349,7 @@ def execute_study(
             runner = StudyRunner(config, worlds, {}, None, store, finished, on_entry, source)
             asyncio.run(_drain_and_close(iter(plan), runner, config.study.concurrency, stopper))
         summary.requeued = getattr(source, "requeued", 0)
+        summary.journals = Counter(getattr(source, "journal_stats", {}))
         summary.cost_lines = summary_lines(
             runner.finished.values(),
             config.prices,

@@ -1,12 +1,18 @@
-"""A rich progress bar for studies: runs done, not qualified and missing (by reason)."""
+"""A rich progress bar for studies: runs done, not qualified and missing (by reason), and
+under it the runs in flight that call a model: their agent turn and model calls so far."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import TracebackType
 from typing import Any
 
+from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.text import Text
+
+from sscbench.terminal import plain
 
 
 def describe_missing(reasons: Any, top: int = 3) -> str:
@@ -18,23 +24,66 @@ def describe_missing(reasons: Any, top: int = 3) -> str:
     return text
 
 
-class StudyProgress:
-    """Context manager showing a study's progress; silent when disabled."""
+SHOWN_IN_FLIGHT = 4
+"""How many runs in flight get a line of their own (the others are counted)."""
 
-    def __init__(self, summary: Any, enabled: bool = True):
+
+def in_flight_lines(in_flight: Mapping[str, Any], shown: int = SHOWN_IN_FLIGHT) -> list[str]:
+    """One line per run in flight that calls a model (its journal's counts), e.g.
+    ``run X: turn 7, 12 model calls (5 from its journal)``; the rest as ``... N more``."""
+    journals = list(in_flight.items())  # a copy: the runs' loop adds and removes them
+    lines = []
+    for run_id, journal in journals[:shown]:
+        calls = journal.calls
+        line = f"run {run_id}: turn {journal.agent_calls}, {calls} model call{'s' * (calls != 1)}"
+        if journal.replayed:
+            line += f" ({journal.replayed} from its journal)"
+        lines.append(line)
+    if len(journals) > shown:
+        lines.append(f"... and {len(journals) - shown} more runs in flight")
+    return lines
+
+
+class _RunsProgress(Progress):
+    """The runs bar, followed by a dim line per run in flight."""
+
+    def __init__(self, *columns: Any, in_flight: Mapping[str, Any]):
+        self.in_flight = in_flight
+        super().__init__(*columns, console=Console(stderr=True))  # stdout keeps the summary
+
+    def get_renderables(self) -> Any:
+        yield from super().get_renderables()
+        for line in in_flight_lines(self.in_flight):
+            yield Text(line, style="dim")
+
+
+class StudyProgress:
+    """Context manager showing a study's progress; silent when disabled. ``in_flight``
+    maps the runs being made that call a model to their response journals."""
+
+    def __init__(
+        self, summary: Any, enabled: bool = True, in_flight: Mapping[str, Any] | None = None
+    ):
         self.summary = summary
         self.enabled = enabled
+        self.in_flight = in_flight if in_flight is not None else {}
         self._progress: Progress | None = None
         self._task: Any = None
 
+    def note(self, text: str) -> None:
+        """Print one line above the bar (e.g. why a run's journal could not be used)."""
+        console = self._progress.console if self._progress is not None else Console(stderr=True)
+        console.print(Text(plain(text)), soft_wrap=True)
+
     def __enter__(self) -> StudyProgress:
         if self.enabled:
-            self._progress = Progress(
+            self._progress = _RunsProgress(
                 TextColumn("[bold]runs"),
                 BarColumn(),
                 MofNCompleteColumn(),
                 TextColumn("{task.description}"),
                 TimeElapsedColumn(),
+                in_flight=self.in_flight,
             )
             self._progress.__enter__()
             self._task = self._progress.add_task(

@@ -80,7 +80,7 @@ STUDY_FILES = (
     STUDY_MARKER,
 )
 STUDY_FOLDERS = {
-    "runs": (".ledger.jsonl", ".evaluator.jsonl", ".tmp"),
+    "runs": (".ledger.jsonl", ".evaluator.jsonl", ".partial.jsonl", ".tmp"),  # partial: journals
     "tables": (".csv", ".tmp"),
     "figures": (".png", ".svg", ".tmp"),
     "release": (".json", ".csv", ".png", ".svg", ".tmp"),

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.jsonl import read_jsonl, read_objects
+from sscbench.progress import progress
 from sscbench.run.storage import IndexEntry, StudyDir
 
 
@@ -147,12 +148,14 @@ def check_study(root: str | Path) -> StudyCheck:
             check.problems[entry.run_id] = RunProblem(
                 entry.run_id, store.index, "two different index lines record this run"
             )
-    for entry in check.entries.values():
-        if entry.run_id in check.problems:
-            continue
-        problem = _check_entry(store, entry, case_ids, planned)
-        if problem is not None:
-            check.problems[entry.run_id] = problem
+    with progress("checking run files", len(check.entries)) as bar:
+        for entry in check.entries.values():
+            bar.advance()
+            if entry.run_id in check.problems:
+                continue
+            problem = _check_entry(store, entry, case_ids, planned)
+            if problem is not None:
+                check.problems[entry.run_id] = problem
     return check
 
 

@@ -17,10 +17,11 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.core.agent import RunContext
+from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, UserEvent
 from sscbench.core.user import STOP
 from sscbench.llm.endpoint import LLMUserConfig
+from sscbench.llm.journal import ResponseJournal
 from sscbench.llm.responses import content_text, first_message
 from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
 from sscbench.llm.secrets import redact
@@ -69,7 +70,8 @@ class LLMUser:
     """A user played by a chat model following the task's instruction.
 
     ``seed`` is the run's seed: it seeds the retry jitter and, unless the config fixes
-    one, is passed to the endpoint as the sampling seed. ``usage`` holds the run's totals.
+    one, is passed to the endpoint as the sampling seed. ``usage`` holds the run's totals;
+    ``journal`` (the run's, when it has one) answers requests an interrupted attempt made.
     """
 
     def __init__(
@@ -79,9 +81,11 @@ class LLMUser:
         *,
         seed: int = 0,
         clients: ClientHolder | None = None,
+        journal: ResponseJournal | None = None,
     ):
         self.config = config
         self.instruction = instruction
+        self.journal = journal
         self.seed = config.seed if config.seed is not None else seed
         self.usage = new_usage()
         self._rng = random.Random(f"user-retry:{seed}")
@@ -122,6 +126,7 @@ class LLMUser:
             rng=self._rng,
             usage=self.usage,
             health=self._clients.health,
+            journal=self.journal,
         )
         secrets = (client.api_key,)
         content = content_text(getattr(first_message(response, "user", secrets), "content", None))
@@ -138,7 +143,11 @@ class LLMUserFactory:
     def __call__(self, context: RunContext) -> LLMUser:
         """A user for this run, seeded by the run's seed."""
         return LLMUser(
-            self.config, context.task.instruction, seed=context.seed, clients=self.clients
+            self.config,
+            context.task.instruction,
+            seed=context.seed,
+            clients=self.clients,
+            journal=context.options.get(RESPONSE_JOURNAL_OPTION),
         )
 
     async def aclose(self) -> None:

@@ -1,0 +1,265 @@
+"""A run's response journal: the model answers of a run in flight, kept across an interrupt.
+
+A run is written only when it finishes, so without a journal a Ctrl-C (or a dead
+endpoint, or ``kill -9``) throws away every model answer of the runs in flight. The
+journal of a run (``runs/<run-id>.partial.jsonl``) gets one line per completed model
+response, agent and LLM user alike, in the order the run asked for them: the role, the
+sha256 of the request's bytes, the answer's body as it arrived (``json`` value or
+``text``) and the retries it took. Each line is one ``write`` to a file opened for
+appending (whole or absent whatever kills the process), then ``fsync``'d.
+
+When the run is made again (``sscbench run`` resuming the study), it starts from the
+beginning, deterministically: each request whose role and hash match the journal's
+next line is answered from that line with no model call; the first request that
+differs, or the journal's end, is where the run goes live again (a differing request
+cuts the journal there and says so through ``on_note``). The run's ledger, evaluator
+log and index line are then byte-identical to an uninterrupted run given the same
+model answers: the same bodies are parsed the same way and the same usage (requests,
+tokens, retries) is counted. The journal is removed once the run is recorded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from sscbench.jsonl import dumps_line
+from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.transport import ChatTransport, completion_of, request_bytes
+
+JOURNAL_FORMAT = 1
+SUFFIX = ".partial.jsonl"
+
+
+def request_hash(content: bytes) -> str:
+    """The key of a request: the sha256 of the bytes sent."""
+    return hashlib.sha256(content).hexdigest()
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One completed model response: the body as it arrived and the retries before it."""
+
+    role: str
+    request_sha256: str
+    kind: str  # "json": the decoded body; "text": a body that was not JSON
+    value: Any
+    retries: int = 0
+    rate_limited: int = 0
+
+    def line(self) -> str:
+        """The journal line of this answer."""
+        return dumps_line(
+            {
+                "role": self.role,
+                "request_sha256": self.request_sha256,
+                "kind": self.kind,
+                "value": self.value,
+                "retries": self.retries,
+                "rate_limited": self.rate_limited,
+            }
+        )
+
+
+def _parse(line: bytes) -> Answer | None:
+    """An answer line, or None for a torn or foreign line."""
+    try:
+        row = json.loads(line)
+        answer = Answer(
+            role=row["role"],
+            request_sha256=row["request_sha256"],
+            kind=row["kind"],
+            value=row["value"],
+            retries=int(row.get("retries", 0)),
+            rate_limited=int(row.get("rate_limited", 0)),
+        )
+    except (ValueError, KeyError, TypeError):
+        return None
+    ok = isinstance(answer.role, str) and isinstance(answer.request_sha256, str)
+    return answer if ok and answer.kind in ("json", "text") else None
+
+
+def read_journal(path: Path, run_id: str) -> tuple[list[Answer], str | None]:
+    """The answers a journal holds (its whole lines up to the first torn one), and why
+    it cannot be used at all (None when it can, or when there is none)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        return [], None
+    except OSError as exc:
+        return [], f"unreadable: {exc.strerror or exc}"
+    lines = data.split(b"\n")[:-1]  # a last line without its newline was cut by a kill
+    if not lines:
+        return [], None
+    try:
+        header = json.loads(lines[0])
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("sscbench_journal") != JOURNAL_FORMAT:
+        return [], "its first line is not a journal header of format 1"
+    if header.get("run_id") != run_id:
+        return [], f"it is the journal of run {header.get('run_id')!r}"
+    answers = []
+    for raw in lines[1:]:
+        answer = _parse(raw)
+        if answer is None:
+            break
+        answers.append(answer)
+    return answers, None
+
+
+class ResponseJournal:
+    """The journal of one run in flight: answers its recorded requests, records new ones.
+
+    ``calls``, ``agent_calls`` and ``replayed`` count the run's model calls so far (the
+    study's progress display reads them); ``note`` is the one line saying why the
+    journal stopped answering early (also passed to ``on_note``), else None.
+    """
+
+    def __init__(self, path: Path, run_id: str, on_note: Callable[[str], None] | None = None):
+        self.path = path
+        self.run_id = run_id
+        self.on_note = on_note
+        self.pending, why = read_journal(path, run_id)
+        self.resumed = bool(self.pending)
+        self.calls = self.agent_calls = self.replayed = 0
+        self.note: str | None = None
+        self._kept: list[Answer] = []  # answers replayed so far (the journal's valid prefix)
+        self._fd: int | None = None
+        self._fresh = why is not None or not path.exists()  # the first write starts the file
+        if why is not None:
+            self._say(f"run {run_id}: its journal cannot be used ({why}); running it live")
+
+    def _say(self, note: str) -> None:
+        self.note = note
+        if self.on_note is not None:
+            self.on_note(note)
+
+    def answer(self, role: str, key: str) -> Answer | None:
+        """The recorded answer of this request when it is the journal's next one, else
+        None (the caller asks the model, then :meth:`record`\\ s the answer)."""
+        self.calls += 1
+        self.agent_calls += role == "agent"
+        if not self.pending:
+            return None
+        head = self.pending[0]
+        if head.role == role and head.request_sha256 == key:
+            self.pending.pop(0)
+            self._kept.append(head)
+            self.replayed += 1
+            return head
+        number = len(self._kept) + 1
+        self._say(
+            f"run {self.run_id}: its journal stops fitting at model call {number} (the {role} "
+            f"request differs from the recorded {head.role} request); continuing live from there"
+        )
+        self.pending = []
+        self._rewrite()
+        return None
+
+    async def record(self, answer: Answer) -> None:
+        """Append a live answer: one whole ``write`` (kept whatever kills the process),
+        then ``fsync``'d on a worker thread (kept through a crash of the machine too)
+        without holding up the study's other runs."""
+        if self.pending:  # cannot happen (answer() returned None), but never interleave
+            self.pending = []
+            self._rewrite()
+        if self._fresh:
+            self._rewrite()
+        if self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = self._fd
+        os.write(fd, (answer.line() + "\n").encode("utf-8"))
+        await asyncio.to_thread(os.fsync, fd)
+
+    def _rewrite(self) -> None:
+        """Replace the file by its header and the answers replayed so far (atomically)."""
+        self.close()
+        header = dumps_line({"sscbench_journal": JOURNAL_FORMAT, "run_id": self.run_id})
+        text = "".join(f"{line}\n" for line in [header, *(a.line() for a in self._kept)])
+        tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as handle:
+            handle.write(text.encode("utf-8"))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, self.path)
+        self._fresh = False
+
+    def close(self) -> None:
+        """Close the file (kept on disk: the run is not recorded yet)."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+
+async def journaled_completion(
+    journal: ResponseJournal,
+    client: ChatTransport,
+    config: EndpointConfig,
+    body: dict[str, Any],
+    where: str,
+    what: str,
+    rng: random.Random,
+    usage: dict[str, int] | None,
+    health: Any,
+) -> Any:
+    """:func:`~sscbench.llm.retry.complete_with_retries` through the run's journal: the
+    recorded answer of a matching request (its usage counted as when it arrived), else
+    the model's, recorded before it is returned."""
+    from sscbench.llm.retry import BadResponseBody, add_usage, complete_with_retries
+
+    content = request_bytes(body)
+    key = request_hash(content)
+    recorded = journal.answer(where, key)
+    if recorded is not None:
+        response = completion_of(recorded.kind, recorded.value)
+        if usage is not None:
+            usage["retries"] += recorded.retries
+            usage["rate_limited"] = usage.get("rate_limited", 0) + recorded.rate_limited
+            add_usage(usage, response)
+        return response
+    arrived: list[tuple[str, Any]] = []
+
+    async def post() -> Any:
+        try:
+            kind, value = await client.post_value(content)
+        except ValueError as exc:  # a JSON content type over a body that is not JSON
+            raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
+        arrived[:] = [(kind, value)]
+        return completion_of(kind, value)
+
+    before = (usage or {}).get("retries", 0), (usage or {}).get("rate_limited", 0)
+    response = await complete_with_retries(
+        client,
+        config,
+        body,
+        where=where,
+        what=what,
+        rng=rng,
+        usage=usage,
+        health=health,
+        call=post,
+    )
+    kind, value = arrived[0]
+    after = (usage or {}).get("retries", 0), (usage or {}).get("rate_limited", 0)
+    await journal.record(
+        Answer(where, key, kind, value, after[0] - before[0], after[1] - before[1])
+    )
+    return response
+
+
+__all__ = [
+    "SUFFIX",
+    "Answer",
+    "ResponseJournal",
+    "journaled_completion",
+    "read_journal",
+    "request_hash",
+]

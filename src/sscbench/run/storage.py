@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sscbench.core.files import atomic_write
 from sscbench.core.ledger import ledger_header
 from sscbench.errors import DataError
-from sscbench.jsonl import model_line
+from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
 
@@ -322,7 +322,7 @@ class StudyDir:
 
     def append_index(self, entry: IndexEntry) -> None:
         """Record a finished run with a single append of one whole line."""
-        line = (entry.model_dump_json() + "\n").encode("utf-8")
+        line = (model_line(entry) + "\n").encode("utf-8")
         fd = os.open(self.index, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
             os.write(fd, line)
@@ -345,7 +345,7 @@ class StudyDir:
         timings: dict[str, float] = {}
         if not self.timings.exists():
             return timings
-        for raw in self.timings.read_bytes().splitlines():
+        for raw in self.timings.read_bytes().split(b"\n"):
             try:
                 row = json.loads(raw)
                 timings[str(row["run_id"])] = float(row["wall_s"])
@@ -377,4 +377,4 @@ class StudyDir:
 
     def ledger_lines(self, run_id: str) -> list[str]:
         """A run's ledger lines (header first)."""
-        return self.ledger_path(run_id).read_text("utf-8").splitlines()
+        return split_lines(self.ledger_path(run_id).read_text("utf-8"))

@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from sscbench.errors import DataError
+from sscbench.errors import DataError, naming
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -153,7 +153,8 @@ def visible_surrogates(value: Any) -> Any:
 def write_utf8(path: str | Path, text: str) -> None:
     """Write ``text`` as UTF-8, lone surrogates (possible in model output) shown as their
     ``\\uXXXX`` escapes: a page of model text must never fail to be written."""
-    Path(path).write_text(escape_surrogates(text), encoding="utf-8")
+    with naming(path):
+        Path(path).write_text(escape_surrogates(text), encoding="utf-8")
 
 
 def dumps_line(value: Any, *, sort_keys: bool = False) -> str:

@@ -93,7 +93,7 @@ def run_command(
                 executor=executor,
                 address=address,
             )
-        except DataError as exc:
+        except (DataError, OSError) as exc:  # OSError: e.g. no space left, a too-long --out
             fail(exc)
         except StudyInterrupted as stop:
             partial = stop.summary

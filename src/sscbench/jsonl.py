@@ -194,23 +194,38 @@ def loads_line(adapter: TypeAdapter[T] | type[BaseModel], line: str) -> Any:
     return validate(json.loads(line))
 
 
-def read_jsonl(path: str | Path, parse: Callable[[str], T] = json.loads) -> list[T]:
+def read_jsonl(
+    path: str | Path,
+    parse: Callable[[str], T] = json.loads,
+    unique: tuple[str, Callable[[T], Any]] | None = None,
+) -> list[T]:
     """Every non-blank line of ``path`` parsed by ``parse``.
 
     An unreadable file, or a line ``parse`` rejects with a ``ValueError`` (bad JSON, a
-    failed validation), raises :class:`DataError` naming the file and the line.
+    failed validation), raises :class:`DataError` naming the file and the line. With
+    ``unique = (name, key)``, two lines of the same ``key`` are refused the same way
+    (naming the field, the value and the earlier line), never merged.
     """
     path = Path(path)
     lines = read_lines(path)
     out: list[T] = []
+    seen: dict[Any, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
         try:
-            out.append(parse(line))
+            item = parse(line)
         except ValueError as exc:
             reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
             raise DataError(path, f"line {number}", reason.splitlines()[0]) from exc
+        if unique is not None:
+            name, key = unique
+            value = key(item)
+            if value in seen:
+                where = f"line {number}: {name}"
+                raise DataError(path, where, f"{value!r} repeats line {seen[value]}")
+            seen[value] = number
+        out.append(item)
     return out
 
 

@@ -202,3 +202,19 @@ def test_no_space_during_measure_names_the_file(study, tmp_path, monkeypatch):
     message = _error("measure", str(study), "--out", str(out))
     assert message == f"error: {out}: no space left on device"
     assert list(tmp_path.iterdir()) == []
+
+
+def test_no_space_during_report_names_the_file(study, monkeypatch):
+    write_text = pathlib.Path.write_text
+
+    def full(self, data, *args, **kwargs):
+        if self.name == "report.html":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return write_text(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    message = _error("report", str(study))
+    assert message.startswith(f"error: {study}/"), message
+    assert message.endswith("/report.html: no space left on device"), message
+    assert not (study / "report").exists()
+    assert not [p for p in study.iterdir() if p.name.startswith(".report-build")]

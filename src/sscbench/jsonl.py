@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -60,38 +61,43 @@ class JSONTooDeep(ValueError):
         super().__init__(f"nested more than {max_depth} levels deep")
 
 
-def nesting_depth(value: Any) -> int:
-    """How many lists/objects deep ``value`` goes (counted without recursion)."""
+def nesting_depth(value: Any, stop_after: int | None = None) -> int:
+    """How many lists/objects deep ``value`` goes (counted without recursion); with
+    ``stop_after``, the count stops at the first container deeper than that."""
+    if not isinstance(value, dict | list):
+        return 0
     deepest = 0
-    stack = [(value, 1)]
+    stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
-        children: Iterable[Any]
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
         deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children)
+        if stop_after is not None and deepest > stop_after:
+            return deepest
+        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
+        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
     return deepest
 
 
-def loads_json(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """JSON a model (or an endpoint) wrote, decoded within bounds: the one decoder of
-    every reader of model-written JSON (call arguments, observations, answers).
+def loads_json(text: str | bytes, max_depth: int | None = MAX_DEPTH) -> Any:
+    """JSON a model (or an endpoint or a tool) wrote, decoded within bounds: the one
+    decoder of every reader of such JSON (call arguments, observations, answers).
 
     Raises only ``ValueError``: :class:`json.JSONDecodeError` for bad JSON,
-    :class:`JSONTooDeep` beyond ``max_depth`` levels (where ``json.loads`` alone may
-    raise ``RecursionError``), and a plain ``ValueError`` for an integer longer than
-    Python reads (4,300 digits). So a run, ``measure``, ``report`` and the exports all
-    see the same unparsed text, never a traceback."""
+    :class:`JSONTooDeep` beyond ``max_depth`` levels or beyond what the parser can
+    recurse (where ``json.loads`` alone raises ``RecursionError``), and a plain
+    ``ValueError`` for an integer longer than Python reads (4,300 digits). So a run,
+    ``measure``, ``report`` and the exports all see the same unparsed text, never a
+    traceback. ``max_depth=None`` (tool observations, endpoint bodies: no level limit
+    of their own) skips the walk that counts the levels."""
     try:
         value = json.loads(text)
     except RecursionError:
-        raise JSONTooDeep(max_depth) from None
-    if isinstance(value, dict | list) and nesting_depth(value) > max_depth:
+        raise JSONTooDeep(max_depth or sys.getrecursionlimit()) from None
+    if max_depth is None or not isinstance(value, dict | list):
+        return value
+    if isinstance(text, str) and text.count("[") + text.count("{") <= max_depth:
+        return value  # fewer brackets than levels: it cannot be too deep (no walk)
+    if nesting_depth(value, stop_after=max_depth) > max_depth:
         raise JSONTooDeep(max_depth)
     return value
 

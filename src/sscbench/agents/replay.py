@@ -367,14 +367,14 @@ def legacy_normalized(text: str) -> Any:
     Returns parsed JSON (or the text itself when it is not JSON).
     """
     try:
-        return _rename(loads_json(text))
+        return _rename(loads_json(text, max_depth=None))
     except ValueError:
         return text
 
 
 def _parsed(text: str) -> Any:
     try:
-        return loads_json(text)
+        return loads_json(text, max_depth=None)
     except ValueError:
         return text
 

@@ -41,7 +41,9 @@ class Obs:
         """The observation as JSON data (None when it is not JSON)."""
         if self._data is _UNPARSED:
             try:
-                self._data = loads_json(self.text) if self.text[:1] in "{[" else None
+                self._data = (
+                    loads_json(self.text, max_depth=None) if self.text[:1] in "{[" else None
+                )
             except ValueError:
                 self._data = None
         return self._data

@@ -32,7 +32,7 @@ class CallView:
         if self.observation is None:
             return None
         try:
-            return loads_json(self.observation)
+            return loads_json(self.observation, max_depth=None)
         except (ValueError, TypeError):
             return None
 

@@ -145,12 +145,12 @@ class ChatTransport:
         content_type = dict((k.lower(), v) for k, v in headers).get("content-type", "*")
         if content_type.split(";")[0].endswith("json"):
             try:
-                value = loads_json(data)
+                value = loads_json(data, max_depth=None)
             except ValueError as exc:
                 raise BodyNotJSON(str(exc)) from None
         else:
             try:
-                value = loads_json(data)
+                value = loads_json(data, max_depth=None)
             except ValueError:
                 return data.decode("utf-8", errors="replace")
         if value is None:

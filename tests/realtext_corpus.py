@@ -26,10 +26,19 @@ def corpus_config(root: Path, taubench: Path, out_dir: Path) -> Path:
     """The corpus's study config with its relative paths made absolute and its τ-bench
     data (and τ-bench recording) taken from ``taubench``."""
     text = (root / "study.toml").read_text("utf-8")
-    text = re.sub(r'^data = ".*?"', f'data = "{taubench}"', text, flags=re.MULTILINE)
+    text = re.sub(r'^data = ".*?"\n', "", text, flags=re.MULTILINE)
+    text = re.sub(
+        r'^source = "tau-bench"$',
+        f'source = "tau-bench"\ndata = "{taubench}"',
+        text,
+        count=1,
+        flags=re.MULTILINE,
+    )
 
     def absolute(match: re.Match[str]) -> str:
         key, value = match.group(1), match.group(2)
+        if value.startswith("tau-bench:"):
+            return f'{key} = "{taubench / value.removeprefix("tau-bench:")}"'
         if "shared/tau-bench/" in value:
             return f'{key} = "{taubench / value.split("shared/tau-bench/", 1)[1]}"'
         if "shared/tau2-trajectories/" in value:

@@ -21,6 +21,7 @@ from sscbench.measure.cli import calibrate, measure
 from sscbench.oracles.cli import validate_oracle_command
 from sscbench.release.cli import gate_command, release
 from sscbench.report.cli import measure_and_report, report
+from sscbench.report.diff_cli import diff_command
 from sscbench.review.cli import agreement_command, review_app, show_command
 from sscbench.run.cli import run_command
 from sscbench.run.plan_command import plan_command
@@ -53,6 +54,7 @@ app.command("measure")(measure)
 app.command("calibrate")(calibrate)
 app.command("validate-oracle")(validate_oracle_command)
 app.command("report")(report)
+app.command("diff")(diff_command)
 
 
 def main() -> None:

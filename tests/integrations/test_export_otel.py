@@ -155,3 +155,58 @@ def test_endpoint_sends_one_trace_per_run_to_an_otlp_receiver(study):
 def test_unreachable_endpoint_fails_clearly(study):
     with pytest.raises(DataError, match="refused"):
         export_otel(study, endpoint="http://127.0.0.1:9/v1/traces", timeout=0.5)
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as probe:  # bound then closed: nothing listens on it afterwards
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_down_collector_is_one_error_line_naming_the_url(study):
+    url = f"http://127.0.0.1:{_closed_port()}/v1/traces"
+    done = subprocess.run(
+        [sys.executable, "-m", "sscbench", "export", "otel", str(study), "--endpoint", url],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 2
+    assert done.stdout.strip().splitlines() == [  # sscbench prints its error lines on stdout
+        f"error: {url}: the OTLP collector is not reachable: connection refused; "
+        "nothing was exported"
+    ]
+    assert done.stderr == ""  # no SDK retry lines, no traceback
+
+
+class _Unavailable(BaseHTTPRequestHandler):
+    """A collector that answers every export with 503 (which the SDK retries)."""
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(503)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_refusing_collector_fails_without_the_sdks_retry_lines(study, capsys):
+    from sscbench.errors import EndpointUnreachable
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Unavailable)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{server.server_port}/v1/traces"
+    try:
+        with pytest.raises(EndpointUnreachable) as raised:
+            export_otel(study, endpoint=url, timeout=0.5)
+    finally:
+        server.shutdown()
+    assert str(raised.value).startswith(f"{url}: the OTLP endpoint refused the spans of run 1")
+    assert "0 runs were exported before" in str(raised.value)
+    captured = capsys.readouterr()
+    assert "retrying" not in captured.err and "Transient error" not in captured.err
+    assert captured.err == ""

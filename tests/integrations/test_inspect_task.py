@@ -1,8 +1,10 @@
-"""The Inspect task sscbench/arrival end to end on Inspect's mockllm model."""
+"""The Inspect task sscbench/arrival end to end on the offline model sscbench/trusting,
+with the network and tiktoken's encodings out of reach (the task needs neither)."""
 
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -12,7 +14,6 @@ pytest.importorskip("inspect_ai")
 import inspect_ai
 from inspect_ai.log import read_eval_log
 
-from inspect_doubles import scripted_mockllm
 from sscbench.integrations.inspect_study import binding_for
 from sscbench.integrations.inspect_task import arrival
 from sscbench.integrations.populations import population_metrics
@@ -23,18 +24,37 @@ from sscbench.run.executor import execute_study
 OPERATORS = "ReturnDate,PaySource,ItemOption,WriteEffect"
 
 
+def offline(patch: pytest.MonkeyPatch) -> None:
+    """No connection beyond 127.0.0.1 and no tiktoken encoding: either raises."""
+    import tiktoken
+
+    connect = socket.socket.connect
+
+    def local_only(self, address):
+        if isinstance(address, tuple) and address[0] not in ("127.0.0.1", "::1", "localhost"):
+            raise OSError(f"test is offline: connect to {address}")
+        return connect(self, address)
+
+    def no_encoding(*args, **kwargs):
+        raise AssertionError("a tiktoken encoding was loaded (a download when offline)")
+
+    patch.setattr(socket.socket, "connect", local_only)
+    patch.setattr(tiktoken, "get_encoding", no_encoding)
+    patch.setattr(tiktoken, "encoding_for_model", no_encoding)
+
+
 @pytest.fixture(scope="module")
 def inspect_run(tmp_path_factory):
-    """sscbench/arrival on the default world: 4 operators x 1 case, 2 epochs."""
+    """sscbench/arrival on the default world: 4 operators x 1 case, 2 epochs, offline."""
     root = tmp_path_factory.mktemp("inspect")
     out = root / "study"
     task = arrival(operators=OPERATORS, per_operator=1, out=str(out))
-    binding = binding_for(out)
-    cases = list(binding.cases.values())
-    model = scripted_mockllm(binding.worlds, cases)
-    [log] = inspect_ai.eval(
-        task, model=model, epochs=2, log_dir=str(root / "logs"), display="none", max_samples=1
-    )
+    cases = list(binding_for(out).cases.values())
+    with pytest.MonkeyPatch.context() as patch:
+        offline(patch)
+        [log] = inspect_ai.eval(
+            task, model="sscbench/trusting", epochs=2, log_dir=str(root / "logs"), display="none"
+        )
     measured, _ = measure_study(out)  # sscbench's own measurement of the same runs
     return log, out, measured, cases
 
@@ -64,7 +84,7 @@ def test_log_reads_back_with_messages_and_metrics(inspect_run):
     back = read_eval_log(log.location)
     assert [s.id for s in back.samples] == [s.id for s in log.samples]
     sample = next(s for s in back.samples if s.scores["sscbench"].value["triggered"])
-    ledger = (out / "runs" / f"{sample.metadata['sscbench']['shown_run_id']}.ledger.jsonl")
+    ledger = out / "runs" / f"{sample.metadata['sscbench']['shown_run_id']}.ledger.jsonl"
     events = [json.loads(line) for line in ledger.read_text().splitlines()[1:]]
     assert [m.role for m in sample.messages] == [e["type"] for e in events]
     assert [m.text for m in sample.messages if m.role == "tool"] == [
@@ -102,7 +122,7 @@ def test_study_folder_reports_and_records_the_inspect_agent(inspect_run):
     _, out, _, _ = inspect_run
     meta = json.loads((out / "config.json").read_text())
     [agent] = meta["config"]["agents"]
-    assert agent["kind"] == "inspect" and agent["params"]["model"] == "mockllm/model"
+    assert agent["kind"] == "inspect" and agent["params"]["model"] == "sscbench/trusting"
     assert meta["config"]["study"]["repetitions"] == 2
     from sscbench.report.build import build_report
 

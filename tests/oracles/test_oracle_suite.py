@@ -63,7 +63,6 @@ ORACLES = ("rules", "invariants", "step-only", "llm-l0", "llm-l1")
 CLEAN_CONTROLS = 18
 
 
-
 def build_oracle_study(root: Path, taubench: Path) -> Path:
     """A small measured τ-bench study: four operators, four scripted profiles."""
     text_ = CONFIG.replace("DATA", str(taubench))

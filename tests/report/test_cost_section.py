@@ -55,3 +55,30 @@ def test_a_study_with_a_model_configuration_counts_its_requests(tmp_path):
     assert "no model is called" not in intro
     assert f"{served} model requests answered" in intro
     assert "(the config has no [prices] table)" in intro
+
+
+def test_tables_follow_the_plan_whatever_order_the_index_holds(tmp_path):
+    """A Ray study's index is in completion order; its tables read as the local study's."""
+    import json
+    import random
+    import shutil
+
+    several = STUDY.replace("repetitions = 1", "repetitions = 2")  # 3 tasks x 2 repetitions
+    _intro(tmp_path, several.replace("per_operator = 1", "per_operator = 3"))
+    out = tmp_path / "out"
+    _, rows = cost_section(out, RunSets())
+    shuffled = tmp_path / "shuffled"
+    shutil.copytree(out, shuffled)
+    lines = (shuffled / "index.jsonl").read_text().splitlines()
+    random.Random(7).shuffle(lines)
+    lines.reverse()  # never the original order, even if the shuffle kept it
+    (shuffled / "index.jsonl").write_text("\n".join(lines) + "\n")
+    _, again = cost_section(shuffled, RunSets())
+    assert again == rows
+    plan = [json.loads(line) for line in (out / "plan.jsonl").read_text().splitlines()]
+    first_named = list(dict.fromkeys(p["clean_run_id"] for p in plan))
+    assert [r["clean_run_id"] for r in rows["clean_runs"]] == first_named
+    assert len(first_named) > 1
+    for row in rows["clean_runs"]:
+        named = [p["faulted_run_id"] for p in plan if p["clean_run_id"] == row["clean_run_id"]]
+        assert row["faulted_run_ids"].split() == named

@@ -20,7 +20,6 @@ profile = "trusting"
 """
 
 
-
 def test_later_fields_at_their_defaults_are_not_in_the_hashed_text():
     config = parse_config(BASE, "hash.toml")
     data = json.loads(canonical_config_json(config))

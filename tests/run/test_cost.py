@@ -148,7 +148,7 @@ max_steps = {{ReturnDate = 10, WriteEffect = 20}}
 id = "model"
 kind = "openai"
 [agents.endpoint]
-base_url = "http://127.0.0.1:9/v1"
+base_url = "{base_url}"
 model = "gpt-x"
 max_retries = 2
 max_tokens = 100
@@ -165,7 +165,7 @@ def test_plan_prints_the_counts_and_bounds_without_calling_a_model(tmp_path):
 
     prices = '[prices."gpt-x"]\nprompt_per_mtok = 1.0\ncompletion_per_mtok = 4.0\n'
     path = tmp_path / "study.toml"
-    path.write_text(PLAN_STUDY.format(prices=prices))
+    path.write_text(PLAN_STUDY.format(prices=prices, base_url=REMOTE))
     config = parse_config(path.read_text(), path)
     cases = build_cases(config, build_worlds(config))
     tasks = {(c.domain, c.task_id) for c in cases}
@@ -185,9 +185,45 @@ def test_plan_prints_the_counts_and_bounds_without_calling_a_model(tmp_path):
     bound = requests * (1000 * 1.0 + 100 * 4.0) / 1e6
     assert f"cost upper bound: ${bound:.2f}" in out
     # without a price for the model the bound is stated as missing, not guessed
-    path.write_text(PLAN_STUDY.format(prices=""))
+    path.write_text(PLAN_STUDY.format(prices="", base_url=REMOTE))
     result = CliRunner().invoke(app, ["plan", str(path)])
     assert "cost: unbounded (no [prices.'gpt-x'] entry)" in result.output
+
+
+REMOTE = "https://api.example.invalid/v1"  # never contacted: plan calls no endpoint
+
+
+@pytest.mark.parametrize("base_url", ["http://127.0.0.1:8765/v1", "http://localhost:9/v1"])
+def test_plan_prices_an_unpriced_local_model_at_zero_and_says_so(tmp_path, base_url):
+    """A model served on this machine (sscbench serve-local) costs nothing to call."""
+    path = tmp_path / "study.toml"
+    path.write_text(PLAN_STUDY.format(prices="", base_url=base_url))
+    result = CliRunner().invoke(app, ["plan", str(path)])
+    assert result.exit_code == 0, result.output
+    assert "unbounded" not in result.output
+    assert result.output.splitlines()[-1] == (
+        "cost: $0 (local model gpt-x at a loopback endpoint with no [prices] entry; "
+        "add one if the server forwards to a paid API)"
+    )
+    # a price entry is still honoured for a local endpoint (a proxy to a paid API)
+    prices = '[prices."gpt-x"]\nprompt_per_mtok = 1.0\ncompletion_per_mtok = 4.0\n'
+    path.write_text(PLAN_STUDY.format(prices=prices, base_url=base_url))
+    result = CliRunner().invoke(app, ["plan", str(path)])
+    assert "cost upper bound: $" in result.output and "local model" not in result.output
+
+
+def test_local_endpoint_detection():
+    from sscbench.llm.endpoint import EndpointConfig
+    from sscbench.run.dry_run import is_local_endpoint
+
+    def local(url: str) -> bool:
+        return is_local_endpoint(EndpointConfig(base_url=url, model="m"))
+
+    assert local("http://127.0.0.1:8765/v1") and local("http://[::1]:80/v1")
+    assert local("http://localhost/v1") and local("http://127.0.0.2:1/v1")
+    assert not local("https://api.openai.com/v1") and not local("http://10.0.0.1/v1")
+    assert not local("http://127.0.0.1.example.com/v1")
+    assert not is_local_endpoint(None)
 
 
 def test_plan_names_the_file_and_field_of_a_bad_config(tmp_path):

@@ -17,6 +17,7 @@ from inspect_ai.model import GenerateConfig, Model
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.errors import HarnessFailure
 from sscbench.integrations.inspect_messages import assistant_turn, ledger_to_messages, tool_infos
+from sscbench.integrations.inspect_model import run_scope
 
 
 class InspectModelAgent:
@@ -24,6 +25,8 @@ class InspectModelAgent:
 
     def __init__(self, model: Model, context: RunContext, config: GenerateConfig | None = None):
         self.model = model
+        self.context = context
+        self.state: dict[str, Any] = {}  # the run's own slot for a model that keeps one
         self.tools = tool_infos(context.tools)
         self.config = config or GenerateConfig()
         self.usage: dict[str, int] = {}
@@ -32,7 +35,8 @@ class InspectModelAgent:
         """The model's next turn for the ledger so far."""
         messages = ledger_to_messages(ledger)
         try:
-            output = await self.model.generate(messages, tools=self.tools, config=self.config)
+            with run_scope(self.context, self.state):  # what sscbench/<profile> answers for
+                output = await self.model.generate(messages, tools=self.tools, config=self.config)
         except Exception as exc:
             raise HarnessFailure("agent", f"{type(exc).__name__}: {exc}", "model error") from exc
         if output.error:

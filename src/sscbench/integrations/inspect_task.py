@@ -27,6 +27,7 @@ from inspect_ai.scorer import (
     SampleScore,
     Score,
     Target,
+    Value,
     metric,
     score_reducer,
     scorer,
@@ -172,6 +173,15 @@ def arrival(
     )
 
 
+class RunMissing(RuntimeError):
+    """A run of the sample did not finish (a harness error: the model failed, not the
+    agent): the sample is an Inspect error, never a scored outcome. The run is recorded
+    missing in the study folder, as ``sscbench run`` records it."""
+
+    def __init__(self, run_id: str, reason: str | None):
+        super().__init__(f"run {run_id} is missing: {reason or 'no reason recorded'}")
+
+
 def _binding(out: str) -> StudyBinding:
     binding = binding_for(out)
     if binding is None:
@@ -194,6 +204,9 @@ def sscbench_episode(out: str):
         line = unit.plan_line()
         clean = runner.finished[line["clean_run_id"]]
         faulted = runner.finished[line["faulted_run_id"]]
+        for entry in (clean, faulted):
+            if entry.status == "missing":
+                raise RunMissing(entry.run_id, entry.reason)
         shown = faulted if faulted.ledger_sha256 is not None else clean
         ledger = read_ledger(binding.store, shown.run_id) if shown.ledger_sha256 else []
         state.messages = ledger_to_messages(ledger, shown.run_id)
@@ -220,52 +233,61 @@ def _rows(scores: list[SampleScore] | list[Score]) -> list[dict[str, Any]]:
     return [score.metadata for score in found if score.metadata]
 
 
+def _population_metric(name: str) -> Metric:
+    """The metric ``name`` of :func:`population_metrics` over the scored samples."""
+
+    def compute(scores: list[SampleScore]) -> Value:
+        return population_metrics(_rows(scores))[name]
+
+    return compute
+
+
 @metric
 def adoption_triggered() -> Metric:
     """A_T: adoption over triggered faulted runs (propagation)."""
-    return lambda scores: population_metrics(_rows(scores))["adoption_triggered"]
+    return _population_metric("adoption_triggered")
 
 
 @metric
 def adoption_P() -> Metric:
     """A_P: adoption over P (triggered, decidable first dependent use)."""
-    return lambda scores: population_metrics(_rows(scores))["adoption_P"]
+    return _population_metric("adoption_P")
 
 
 @metric
 def adoption_pre() -> Metric:
     """a_pre: adoption under pre-use counterevidence."""
-    return lambda scores: population_metrics(_rows(scores))["adoption_pre"]
+    return _population_metric("adoption_pre")
 
 
 @metric
 def adoption_late() -> Metric:
     """a_late: adoption when counterevidence arrived after the first use."""
-    return lambda scores: population_metrics(_rows(scores))["adoption_late"]
+    return _population_metric("adoption_late")
 
 
 @metric
 def adoption_absent() -> Metric:
     """a_absent: adoption when counterevidence never arrived."""
-    return lambda scores: population_metrics(_rows(scores))["adoption_absent"]
+    return _population_metric("adoption_absent")
 
 
 @metric
 def arrival_pre() -> Metric:
     """Share of P with a decidable stratum whose counterevidence came before first use."""
-    return lambda scores: population_metrics(_rows(scores))["arrival_pre"]
+    return _population_metric("arrival_pre")
 
 
 @metric
 def arrival_late() -> Metric:
     """Share of P with a decidable stratum whose counterevidence came after first use."""
-    return lambda scores: population_metrics(_rows(scores))["arrival_late"]
+    return _population_metric("arrival_late")
 
 
 @metric
 def arrival_absent() -> Metric:
     """Share of P with a decidable stratum whose counterevidence never came."""
-    return lambda scores: population_metrics(_rows(scores))["arrival_absent"]
+    return _population_metric("arrival_absent")
 
 
 @scorer(

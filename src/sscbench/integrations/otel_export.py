@@ -12,16 +12,20 @@ from __future__ import annotations
 
 import base64
 import json
+import logging
+import socket
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from google.protobuf import json_format
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan
 
-from sscbench.errors import DataError
+from sscbench.errors import DataError, EndpointUnreachable
 from sscbench.integrations.otel_spans import run_spans, study_resource
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
 from sscbench.run.storage import StudyDir
@@ -29,6 +33,12 @@ from sscbench.run.storage import StudyDir
 ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 RUN_SPACING_NS = 1_000_000_000
 """Runs of a study start one second apart on the synthetic clock."""
+OTLP_CONNECT_TIMEOUT_S = 3.0
+"""Seconds to wait for the collector to accept a connection before the export is refused
+(checked once, before any span is sent: a down collector fails at once, not after the
+SDK's retries)."""
+OTLP_TIMEOUT_S = 5.0
+"""Seconds the SDK's OTLP/HTTP exporter may spend on one run's request, retries included."""
 
 
 def _ids(value: Any, convert) -> Any:
@@ -91,25 +101,83 @@ def write_otlp_json(spans_per_run: Iterable[list[ReadableSpan]], out: Path) -> i
     return count
 
 
+def check_reachable(endpoint: str, timeout: float = OTLP_CONNECT_TIMEOUT_S) -> None:
+    """Refuse an endpoint that is not an http(s) URL, or whose host does not accept a TCP
+    connection within ``timeout`` seconds (:class:`EndpointUnreachable`, naming the URL)."""
+    parts = urlsplit(endpoint)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise EndpointUnreachable(endpoint, "not an http(s) URL of an OTLP/HTTP traces endpoint")
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError as exc:
+        raise EndpointUnreachable(endpoint, f"not a valid URL: {exc}") from None
+    try:
+        socket.create_connection((parts.hostname, port), timeout=timeout).close()
+    except OSError as exc:
+        why = (
+            f"no answer within {timeout:g} s"
+            if isinstance(exc, TimeoutError)
+            else (exc.strerror or str(exc)).lower()
+        )
+        raise EndpointUnreachable(
+            endpoint, f"the OTLP collector is not reachable: {why}; nothing was exported"
+        ) from None
+
+
+class _Captured(logging.Handler):
+    """Keeps the SDK exporter's log messages (its retry and failure lines) for the error."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.DEBUG)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@contextmanager
+def _sdk_logs_captured() -> Iterator[_Captured]:
+    """Route the OpenTelemetry SDK's log lines to a list instead of stderr, while exporting."""
+    logger = logging.getLogger("opentelemetry")
+    handler = _Captured()
+    saved = logger.handlers, logger.propagate, logger.level
+    logger.handlers, logger.propagate = [handler], False
+    logger.setLevel(logging.DEBUG)
+    try:
+        yield handler
+    finally:
+        logger.handlers, logger.propagate = saved[0], saved[1]
+        logger.setLevel(saved[2])
+
+
 def send_otlp_http(
-    spans_per_run: Iterable[list[ReadableSpan]], endpoint: str, timeout: float = 10.0
+    spans_per_run: Iterable[list[ReadableSpan]], endpoint: str, timeout: float = OTLP_TIMEOUT_S
 ) -> int:
     """Send each run's spans to an OTLP/HTTP traces endpoint (e.g. a collector's
-    ``http://127.0.0.1:4318/v1/traces``); a refused export is a :class:`DataError`."""
+    ``http://127.0.0.1:4318/v1/traces``). A collector that does not accept a connection
+    is refused at once (:func:`check_reachable`); a refused request is an
+    :class:`EndpointUnreachable` naming the URL and the SDK's last word, which (like its
+    retry lines) is never printed on stderr."""
     from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
     from opentelemetry.sdk.trace.export import SpanExportResult
 
-    exporter = OTLPSpanExporter(endpoint=endpoint, timeout=timeout)
+    check_reachable(endpoint)
     count = 0
-    try:
-        for spans in spans_per_run:
-            if exporter.export(spans) is not SpanExportResult.SUCCESS:
-                raise DataError(
-                    endpoint, None, f"the OTLP endpoint refused the spans of run {count + 1}"
-                )
-            count += 1
-    finally:
-        exporter.shutdown()
+    with _sdk_logs_captured() as logs:
+        exporter = OTLPSpanExporter(endpoint=endpoint, timeout=timeout)
+        try:
+            for spans in spans_per_run:
+                if exporter.export(spans) is not SpanExportResult.SUCCESS:
+                    said = next((m for m in reversed(logs.messages) if "retrying" not in m), "")
+                    detail = f" ({said.strip()})" if said else ""
+                    raise EndpointUnreachable(
+                        endpoint,
+                        f"the OTLP endpoint refused the spans of run {count + 1} within "
+                        f"{timeout:g} s{detail}; {count} runs were exported before",
+                    )
+                count += 1
+        finally:
+            exporter.shutdown()
     return count
 
 
@@ -119,7 +187,7 @@ def export_otel(
     out: str | Path | None = None,
     endpoint: str | None = None,
     include_content: bool = False,
-    timeout: float = 10.0,
+    timeout: float = OTLP_TIMEOUT_S,
 ) -> int:
     """Export every run of the study at ``root`` as one trace; returns the runs exported
     (``timeout``: seconds the OTLP/HTTP exporter may spend on one run's request)."""

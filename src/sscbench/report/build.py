@@ -34,6 +34,7 @@ from sscbench.jsonl import write_utf8
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
 from sscbench.report.cost_section import cost_section
+from sscbench.report.diff import provenance_line
 from sscbench.report.inputs import (
     check_fresh,
     oracle_results,
@@ -164,7 +165,7 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     html = (
         environment()
         .get_template("page.html.j2")
-        .render(name=study.name, summary=summary, sections=sections)
+        .render(name=study.name, summary=summary, sections=sections, made=provenance_line(study))
     )
     write_utf8(out / "report.html", html)
 

@@ -12,7 +12,9 @@ from sscbench.terminal import plain
 
 
 def report(
-    study: Path = typer.Argument(..., help="study directory (measured)"),
+    study: Path = typer.Argument(
+        ..., help="study directory (measured first when it has no measurements.jsonl)"
+    ),
     claims: Path | None = typer.Option(None, help="TOML file of user-defined claims"),
     paired: Path | None = typer.Option(None, help="a second measured study to compare pairwise"),
     policy: Path | None = typer.Option(None, help="gate policy (TOML): add the gate verdict"),
@@ -23,13 +25,18 @@ def report(
     ),
 ) -> None:
     """Write STUDY/report/ as one set: report.html, tables/*.csv, figures, claims.json and
-    the run browser (runs/); refuses measurements older than the study's index."""
+    the run browser (runs/); measures the study first when it has no measurements.jsonl
+    (as ``sscbench run`` does), and refuses measurements older than the study's index."""
+    from sscbench.measure.study import measure_study
     from sscbench.report.build import build_report
     from sscbench.run.lock import StudyLock
     from sscbench.run.verify import require_study, verify_study
 
     try:
         require_study(study)  # before the lock: a foreign folder gets no lock file
+        if not (study / "measurements.jsonl").exists():  # e.g. a study Inspect ran
+            measured, rows = measure_study(study)
+            print(plain(f"measured {rows} runs: {measured}"))
         with StudyLock(study):  # no run, measure or other report writes it meanwhile
             verify_study(study)
             if paired is not None:

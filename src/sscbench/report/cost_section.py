@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
+from sscbench.jsonl import read_objects
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.run.cost import (
     NO_MODEL,
@@ -20,6 +21,22 @@ from sscbench.run.cost import (
 from sscbench.run.storage import IndexEntry, StudyDir
 
 Row = dict[str, Any]
+
+
+def plan_ordered(store: StudyDir, entries: list[IndexEntry]) -> list[IndexEntry]:
+    """The index entries in the study's plan order (a clean run where the plan first names
+    it, then its faulted runs), not the index's completion order: the tables read the
+    same whichever executor (local, Ray) ran the study and in whatever order runs ended.
+    Runs the plan does not name follow, by run id."""
+    position: dict[str, int] = {}
+    if store.plan.exists():
+        for row in read_objects(store.plan):
+            for key in ("clean_run_id", "faulted_run_id"):
+                run_id = row.get(key)
+                if isinstance(run_id, str):
+                    position.setdefault(run_id, len(position))
+    unplanned = len(position)
+    return sorted(entries, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 
 def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
@@ -58,7 +75,7 @@ def cost_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Ro
     """The section and its CSV rows (``cost``, ``pass_k``, ``clean_runs``)."""
     store = StudyDir(study)
     section = Section("cost", "Cost and qualification")
-    entries = list(store.read_index())
+    entries = plan_ordered(store, list(store.read_index()))
     if not entries:
         section.reason = "the study's index holds no run"
         return section, {}

@@ -16,6 +16,7 @@ from jinja2 import Environment, select_autoescape
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
 from sscbench.faults.contract import FaultContract
 from sscbench.jsonl import loads_json
+from sscbench.review.guide import guide
 
 STYLE = """
 body { font-family: system-ui, sans-serif; margin: 1.5rem; max-width: 1000px; }
@@ -27,15 +28,17 @@ dl.contract dd { margin-left: 1rem; }
 .n { font-weight: 700; font-family: monospace; }
 pre { white-space: pre-wrap; word-break: break-word; margin: 0.2rem 0; font-size: 0.85rem; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 0.2rem 0.5rem; }
+details.guide { border: 1px solid #ccc; border-radius: 4px; padding: 0.4rem 0.8rem; margin: 0.8rem 0; background: #fafafa; }
+details.guide dt { font-weight: 600; margin-top: 0.4rem; } details.guide dd { margin-left: 1rem; }
 """
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>review {{ review_id }}</title>
 <style>{{ style }}</style></head><body>
 <h1>Run {{ review_id }}</h1>
-<p>Label this run from the paper's definitions and the contract below, reading only the
-numbered trajectory. Write the labels on the line <code>"review_id": "{{ review_id }}"</code>
-of <code>labels.jsonl</code> (schema: docs/reviewing.md). Steps are the numbers in bold.</p>
+<p>Label this run from the contract below and the numbered trajectory only. Write the labels on the line <code>"review_id": "{{ review_id }}"</code>
+of <code>labels.jsonl</code>. Steps are the numbers in bold. What each field takes and how to
+decide it: <a href="../index.html#guide">How to label</a>, on the review folder's index page.</p>
 <h2>The contract</h2>
 <dl class="contract">{% for term, text in contract %}<dt>{{ term }}</dt><dd>{{ text }}</dd>
 {% endfor %}</dl>
@@ -57,7 +60,9 @@ INDEX = """<!doctype html>
 <code>labels.jsonl</code>: T_F, T_E, T_S, T_U as a step number, "inf" or "undecidable";
 A as true, false or "undecidable"; Z_S as "pre", "late", "absent", "no-use" or
 "undecidable"; Y_end as "endorses", "rejects" or "undecidable"; a note. Leave a
-field null until you have decided it. The full rules are in docs/reviewing.md.</p>
+field null until you have decided it; keep <code>"review_id"</code> as it is. How to decide
+each label: <b>How to label</b> below (every run page links to it).</p>
+{{ guide }}
 <table><tr><th>run</th><th>steps</th></tr>
 {% for r in runs %}<tr><td><a href="pages/{{ r.review_id }}.html">{{ r.review_id }}</a></td>
 <td>{{ r.steps }}</td></tr>{% endfor %}</table>
@@ -156,4 +161,4 @@ def render_page(review_id: str, contract: FaultContract, ledger: list[Any]) -> s
 
 def render_index(title: str, runs: list[dict[str, Any]]) -> str:
     """The export's index page: links to every run's page and the short labelling rules."""
-    return _ENV.from_string(INDEX).render(title=title, style=STYLE, runs=runs)
+    return _ENV.from_string(INDEX).render(title=title, style=STYLE, runs=runs, guide=guide())

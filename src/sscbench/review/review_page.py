@@ -18,6 +18,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader
 
 from sscbench.review.case_labels import CASE_QUESTIONS
+from sscbench.review.guide import guide
 from sscbench.review.pages import contract_in_words, trajectory_steps
 
 FORM_FIELDS = ("T_E", "T_S", "T_U", "A", "Y_end")
@@ -27,9 +28,9 @@ CHOICES = {
     "Y_end": [("endorses", "endorses"), ("rejects", "rejects"), ("undecidable", "undecidable")],
 }
 HELP = {
-    "T_E": "counterevidence complete (Def. 3.1)",
-    "T_S": "first dependent use of the affected fact (Def. 3.2)",
-    "T_U": "first faulty reliance on v′ (Def. 3.3)",
+    "T_E": "counterevidence complete (How to label, T_E)",
+    "T_S": "first dependent use of the affected fact (How to label, T_S)",
+    "T_U": "first faulty reliance on v′ (How to label, T_U)",
     "A": "did the agent rely on v′ at some step?",
     "Y_end": "the agent's last communicated stance toward v′",
 }
@@ -61,7 +62,7 @@ def _items(plan: Any, cases: dict[str, Any], ledgers: dict[str, list[Any]], ids:
 
 def _render(**context: Any) -> str:
     return _ENV.get_template("review_page.html.j2").render(
-        step_fields=STEP_FIELDS, choices=CHOICES, help=HELP, **context
+        step_fields=STEP_FIELDS, choices=CHOICES, help=HELP, guide=guide(), **context
     )
 
 

@@ -14,6 +14,7 @@ from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
 from sscbench.run.config import AgentSettings, StudyConfig, UserSettings
 from sscbench.world.load import load_world
+from sscbench.world.packaged import portable_path
 from sscbench.world.world import World
 
 if TYPE_CHECKING:
@@ -261,7 +262,8 @@ def input_files(config: StudyConfig) -> list[Path]:
 
 
 def hash_inputs(paths: list[Path]) -> dict[str, str]:
-    """``path -> sha256`` of each input file (a file that cannot be read is an error)."""
+    """``path -> sha256`` of each input file (a file that cannot be read is an error); a
+    file of the packaged τ-bench data is named ``tau-bench:REL``, not by its cache path."""
     out: dict[str, str] = {}
     for path in paths:
         digest = hashlib.sha256()
@@ -271,7 +273,7 @@ def hash_inputs(paths: list[Path]) -> dict[str, str]:
                     digest.update(block)
         except OSError as exc:
             raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-        out[str(path)] = digest.hexdigest()
+        out[portable_path(path)] = digest.hexdigest()  # packaged data: where-ever cached
     return out
 
 

@@ -212,7 +212,9 @@ def summary_lines(
     else:
         lines = [f"cost: {study.runs} runs ran, {study.wall_s:.1f} s of run time; {NO_MODEL}"]
     for config_id, totals in by_config.items():
-        figures = ", ".join(f"pass^{p.k} {p.value:.3f}" for p in passes.get(config_id, []))
+        figures = ", ".join(
+            f"pass^{p.k} {p.value:.3f} ({_tasks(p.tasks)})" for p in passes.get(config_id, [])
+        )
         spent = (
             f"{totals.requests} requests, "
             f"{totals.prompt_tokens + totals.completion_tokens} tokens, {totals.price_label}"
@@ -221,3 +223,8 @@ def summary_lines(
         )
         lines.append(f"  {config_id}: {spent}; clean tasks {figures or 'none completed'}")
     return lines
+
+
+def _tasks(count: int) -> str:
+    """'1 task' / 'n tasks': pass^k's population, which shrinks as k passes a task's trials."""
+    return f"{count} task" if count == 1 else f"{count} tasks"

@@ -7,13 +7,18 @@ run's step limit), an LLM user once for its first message and once per agent tex
 turn (at most the step limit again); each answered request may take up to
 ``max_retries`` more attempts. With a price table and per-request token bounds
 (``max_tokens`` for completions, ``context_tokens`` for prompts) the price is bounded
-too; without them the bound is stated as unknown, never guessed.
+too; without them the bound is stated as unknown, never guessed. A model served on this
+machine (an endpoint on 127.0.0.1, ``localhost`` or ``::1``, such as ``sscbench
+serve-local``) with no price entry costs nothing to call: it is counted at $0 and named
+as such, since a local proxy to a paid API would need a price entry.
 """
 
 from __future__ import annotations
 
+import ipaddress
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.run.builders import build_cases, build_worlds, check_replay_plan
@@ -26,6 +31,7 @@ class RoleBound:
     """Upper bounds of one role's requests and tokens under one configuration."""
 
     model: str | None
+    local: bool = False  # served on this machine (a loopback endpoint)
     requests: int = 0
     attempts: int = 0
     prompt_tokens: int | None = 0  # None: no context_tokens given, not bounded
@@ -88,24 +94,60 @@ class PlanReport:
         """HTTP attempts at most, retries included."""
         return sum(c.agent.attempts + c.user.attempts for c in self.configs.values())
 
+    def _called(self) -> list[RoleBound]:
+        return [
+            role
+            for plan in self.configs.values()
+            for role in (plan.agent, plan.user)
+            if role.requests
+        ]
+
+    def free_local_models(self, prices: dict[str, Any]) -> list[str]:
+        """Models called on a loopback endpoint with no price entry (counted at $0)."""
+        return sorted(
+            {
+                str(role.model)
+                for role in self._called()
+                if role.local and (role.model is None or prices.get(role.model) is None)
+            }
+        )
+
     def price_bound(self, prices: dict[str, Any]) -> tuple[float | None, str]:
-        """The cost upper bound in dollars, or None and what is missing for one."""
+        """The cost upper bound in dollars, or None and what is missing for one; an
+        unpriced model on a loopback endpoint adds $0 (see :meth:`free_local_models`)."""
         total = 0.0
-        for plan in self.configs.values():
-            for role in (plan.agent, plan.user):
-                if role.requests == 0:
-                    continue
-                price = prices.get(role.model) if role.model is not None else None
-                if price is None:
-                    return None, f"no [prices.{role.model!r}] entry"
-                if role.prompt_tokens is None or role.completion_tokens is None:
-                    return None, (
-                        f"{role.model}: set the endpoint's context_tokens and max_tokens to "
-                        "bound each request's tokens"
-                    )
-                total += role.prompt_tokens * price.prompt_per_mtok / 1e6
-                total += role.completion_tokens * price.completion_per_mtok / 1e6
+        for role in self._called():
+            price = prices.get(role.model) if role.model is not None else None
+            if price is None and role.local:
+                continue
+            if price is None:
+                return None, f"no [prices.{role.model!r}] entry"
+            if role.prompt_tokens is None or role.completion_tokens is None:
+                return None, (
+                    f"{role.model}: set the endpoint's context_tokens and max_tokens to "
+                    "bound each request's tokens"
+                )
+            total += role.prompt_tokens * price.prompt_per_mtok / 1e6
+            total += role.completion_tokens * price.completion_per_mtok / 1e6
         return total, ""
+
+
+def is_local_endpoint(endpoint: EndpointConfig | None) -> bool:
+    """True when the endpoint is served on this machine: ``localhost`` or a loopback
+    address (127.0.0.0/8, ::1)."""
+    if endpoint is None:
+        return False
+    host = urlsplit(endpoint.base_url).hostname or ""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _role(endpoint: EndpointConfig | None) -> RoleBound:
+    return RoleBound(endpoint.model if endpoint else None, local=is_local_endpoint(endpoint))
 
 
 def _user_endpoint(config: StudyConfig) -> EndpointConfig | None:
@@ -123,8 +165,8 @@ def plan_report(config: StudyConfig) -> PlanReport:
     for agent in config.agents:
         configs[agent.id] = ConfigPlan(
             agent.id,
-            agent=RoleBound(agent.endpoint.model if agent.endpoint else None),
-            user=RoleBound(user_endpoint.model if user_endpoint else None),
+            agent=_role(agent.endpoint),
+            user=_role(user_endpoint),
         )
     settings = {a.id: a for a in config.agents}
     runs = [(slot.config_id, slot.max_steps) for slot in clean_slots(plan)]
@@ -165,10 +207,20 @@ def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
     if report.requests() == 0:
         lines.append("cost: no model is called (scripted or replayed agents and user)")
     else:
-        bound, missing = report.price_bound(prices)
-        lines.append(
-            f"cost upper bound: ${bound:.2f}"
-            if bound is not None
-            else f"cost: unbounded ({missing})"
-        )
+        lines.append(_cost_line(report, prices))
     return lines
+
+
+def _cost_line(report: PlanReport, prices: dict[str, Any]) -> str:
+    """The plan's cost line: a bound, $0 for local models, or what a bound needs."""
+    free = report.free_local_models(prices)
+    local = (
+        f"local model{'s' if len(free) > 1 else ''} {', '.join(free)} at a loopback endpoint "
+        "with no [prices] entry; add one if the server forwards to a paid API"
+    )
+    bound, missing = report.price_bound(prices)
+    if bound is None:
+        return f"cost: unbounded ({missing})" + (f"; $0 for the {local}" if free else "")
+    if free and bound == 0:
+        return f"cost: $0 ({local})"
+    return f"cost upper bound: ${bound:.2f}" + (f" (+ $0 for the {local})" if free else "")

@@ -26,6 +26,9 @@ from sscbench.errors import DataError
 from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
+from sscbench.run.provenance import study_provenance
+from sscbench.run.study_marker import MARKER_FORMAT, STUDY_MARKER, read_marker
+from sscbench.world.packaged import portable_path
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
 
@@ -60,11 +63,6 @@ class IndexEntry(BaseModel):
         return self.cases if self.cases else (self.case_id,)
 
 
-STUDY_MARKER = "sscbench-study.json"
-"""The file that makes a folder a study: written first, it holds the inputs' hashes."""
-
-MARKER_FORMAT = 1
-
 # What sscbench writes in a study folder (and so what --restart may remove): files at
 # the top, and folders of which only files with these suffixes are removed.
 STUDY_FILES = (
@@ -78,6 +76,7 @@ STUDY_FILES = (
     "claims.json",
     "report.html",
     "otel-spans.jsonl",
+    "sessions.jsonl",
     STUDY_MARKER,
 )
 STUDY_FOLDERS = {
@@ -113,7 +112,10 @@ class StudyDir:
         self.index = self.root / "index.jsonl"
         self.timings = self.root / "timings.jsonl"
 
+        self.sessions = self.root / "sessions.jsonl"
         self.marker = self.root / STUDY_MARKER
+        if self.marker.is_file():
+            read_marker(self.marker)  # every command opens a study here: its format checked
 
     # ---- what the folder is --------------------------------------------------------
     def is_study(self) -> bool:
@@ -184,14 +186,11 @@ class StudyDir:
 
     def recorded_inputs(self) -> dict[str, str]:
         """The inputs' content hashes the study recorded when it started."""
-        try:
-            meta = json.loads(self.marker.read_text("utf-8"))
-            inputs = meta["inputs"]
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise DataError(self.marker, "inputs", "unreadable; start anew") from exc
+        inputs = read_marker(self.marker).get("inputs")
         if not isinstance(inputs, dict):
             raise DataError(self.marker, "inputs", "expected an object of path -> sha256")
-        return inputs
+        # a study recorded before inputs were named portably: its packaged-data cache paths
+        return {portable_path(path): digest for path, digest in inputs.items()}
 
     def check_inputs(self, inputs: dict[str, str]) -> None:
         """Refuse to resume when any input's content differs from what the study read."""
@@ -258,6 +257,7 @@ class StudyDir:
                     "or the world changed); resuming would mix runs of other cases. Use "
                     "another --out folder, or pass --restart.",
                 )
+            self.record_session("resumed")
             return True
         self.runs.mkdir(parents=True, exist_ok=True)
         marker = {"sscbench_study": MARKER_FORMAT, "inputs": dict(sorted(inputs.items()))}
@@ -268,8 +268,18 @@ class StudyDir:
         meta = {"config_hash": config_hash, "config": json.loads(canonical_config)}
         if base_dir is not None:
             meta["base_dir"] = str(base_dir)  # relative paths of the config are read from here
+        meta["provenance"] = self.record_session("created")  # a record, outside the hash
         atomic_write(self.config_json, json.dumps(meta, indent=2, sort_keys=True).encode())
         return False
+
+    def record_session(self, how: str) -> dict[str, Any]:
+        """Append this session's provenance (``sessions.jsonl``: sscbench, commit, Python,
+        libraries) to the study; returned for ``config.json``'s record of its creation."""
+        provenance = {"session": how, **study_provenance()}
+        line = json.dumps(provenance, sort_keys=True) + "\n"
+        with self.sessions.open("a", encoding="utf-8") as handle:
+            handle.write(line)
+        return provenance
 
     # ---- the index -----------------------------------------------------------------
     def read_index(self, repeated: list[IndexEntry] | None = None) -> Iterator[IndexEntry]:

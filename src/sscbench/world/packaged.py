@@ -25,6 +25,7 @@ import io
 import json
 import lzma
 import os
+import re
 import shutil
 import tarfile
 import tempfile
@@ -151,6 +152,20 @@ def resolve_packaged(path: str | Path) -> Path | None:
     if rel and rel not in manifest()["files"]:
         raise DataError(text, None, f"no such packaged file; expected one of {_listing()}")
     return target
+
+
+_FOLDER = re.compile(r"tau-bench-[0-9a-f]{16}")
+
+
+def portable_path(path: str | Path) -> str:
+    """How a study records an input file: ``tau-bench:REL`` for a file of the packaged
+    data's folder (in any cache, so a study resumes on another machine or cache), else
+    the path as given."""
+    parts = Path(path).parts
+    for index in range(len(parts) - 2, -1, -1):
+        if _FOLDER.fullmatch(parts[index]):
+            return PREFIX + "/".join(parts[index + 1 :])
+    return str(path)
 
 
 def _listing() -> str:

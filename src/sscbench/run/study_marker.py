@@ -1,0 +1,70 @@
+"""``sscbench-study.json``: the file that makes a folder a study, and its format.
+
+The marker is written first when a study is created; it holds the study format
+(``sscbench_study``) and the content hashes of the study's inputs. Every command that
+opens a study (run, measure, report, release, gate, review, export, show, diff) opens
+it through :class:`~sscbench.run.storage.StudyDir`, which reads the marker with
+:func:`read_marker`: a marker that is not JSON, not an object, lacks the format field
+or names a format this sscbench does not know is refused with the file and the field,
+so a study is never read (or resumed) as a format it is not.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+
+STUDY_MARKER = "sscbench-study.json"
+"""The file that makes a folder a study: written first, it holds the inputs' hashes."""
+FORMAT_FIELD = "sscbench_study"
+"""The marker's field naming the study format."""
+MARKER_FORMAT = 1
+"""The study format this sscbench writes."""
+KNOWN_FORMATS = (1,)
+"""The study formats this sscbench reads."""
+
+
+def read_marker(path: Path) -> dict[str, Any]:
+    """The marker at ``path`` as an object, refused (naming file and field) unless it
+    is a JSON object of a known study format."""
+    try:
+        text = path.read_text("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DataError(path, None, f"cannot read the study marker: {exc}") from None
+    try:
+        meta = json.loads(text)
+    except ValueError as exc:
+        raise DataError(
+            path, FORMAT_FIELD, f"unreadable: the file is not JSON ({exc}), so not a study marker"
+        ) from None
+    if not isinstance(meta, dict):
+        raise DataError(
+            path, FORMAT_FIELD, f"absent: the file holds {_kind(meta)}, not a JSON object"
+        )
+    if FORMAT_FIELD not in meta:
+        raise DataError(
+            path, FORMAT_FIELD, "missing: the study format is not recorded; not a study"
+        )
+    value = meta[FORMAT_FIELD]
+    if type(value) is not int or value not in KNOWN_FORMATS:
+        known = ", ".join(str(f) for f in KNOWN_FORMATS)
+        raise DataError(
+            path,
+            FORMAT_FIELD,
+            f"{json.dumps(value)} is not a study format this sscbench reads ({known}); "
+            "a study written by another sscbench version needs that version",
+        )
+    return meta
+
+
+def _kind(value: Any) -> str:
+    shown = json.dumps(value)
+    shown = shown if len(shown) <= 40 else shown[:37] + "..."
+    names = {list: "an array", str: "a string", int: "a number", float: "a number"}
+    return f"{names.get(type(value), 'a value')} ({shown})"
+
+
+__all__ = ["FORMAT_FIELD", "KNOWN_FORMATS", "MARKER_FORMAT", "STUDY_MARKER", "read_marker"]

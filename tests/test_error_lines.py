@@ -167,7 +167,10 @@ def test_no_space_during_run_names_the_file_and_keeps_finished_runs(tmp_path, mo
     message = _error("run", str(config), "--out", str(out), "--no-progress", "--no-report")
     monkeypatch.undo()
     assert message.startswith(f"error: {out / 'runs'}/"), message
-    assert message.endswith(".jsonl: no space left on device"), message
+    assert message.endswith(
+        ".jsonl: no space left on device; finished runs are kept: free space and run the "
+        "same command again"
+    ), message
     finished = list(StudyDir(out).read_index())
     assert finished and all(StudyDir(out).ledger_path(e.run_id).exists() for e in finished)
 

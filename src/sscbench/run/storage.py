@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sscbench.core.files import atomic_write
 from sscbench.core.ledger import ledger_header
-from sscbench.errors import DataError
+from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
@@ -277,7 +277,7 @@ class StudyDir:
         libraries) to the study; returned for ``config.json``'s record of its creation."""
         provenance = {"session": how, **study_provenance()}
         line = json.dumps(provenance, sort_keys=True) + "\n"
-        with self.sessions.open("a", encoding="utf-8") as handle:
+        with naming(self.sessions), self.sessions.open("a", encoding="utf-8") as handle:
             handle.write(line)
         return provenance
 
@@ -335,7 +335,8 @@ class StudyDir:
         line = (model_line(entry) + "\n").encode("utf-8")
         fd = os.open(self.index, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line)
+            with naming(self.index):
+                os.write(fd, line)
         finally:
             os.close(fd)
 
@@ -345,7 +346,8 @@ class StudyDir:
         line = json.dumps({"run_id": run_id, "wall_s": round(wall_s, 6)}) + "\n"
         fd = os.open(self.timings, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line.encode("utf-8"))
+            with naming(self.timings):
+                os.write(fd, line.encode("utf-8"))
         finally:
             os.close(fd)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 
@@ -42,3 +45,26 @@ class EndpointUnreachable(DataError):
         self.field = None
         self.reason = reason
         Exception.__init__(self, f"{url}: {reason}")
+
+
+@contextmanager
+def naming(path: str | Path) -> Iterator[None]:
+    """Give an ``OSError`` raised in the block without a file name (a write that found
+    no space left on the device) the name of ``path``, so its ``error:`` line names it."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = str(path)
+        raise
+
+
+def os_error_text(exc: OSError) -> str:
+    """``FILE: reason`` for an operating-system error (``/x/out.jsonl: no space left on
+    device``, ``/x/aaa…: file name too long``); the reason in lower case, as every other
+    ``error:`` line is written."""
+    reason = exc.strerror or str(exc)
+    if exc.errno == errno.ENAMETOOLONG:
+        reason = "file name too long (a name may have at most 255 bytes)"
+    reason = reason[:1].lower() + reason[1:]
+    return f"{exc.filename}: {reason}" if exc.filename is not None else reason

@@ -17,6 +17,8 @@ from rich.console import Console
 from rich.markup import escape
 from rich.text import Text
 
+from sscbench.errors import os_error_text
+
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -32,7 +34,10 @@ def safe(text: object) -> str:
 
 
 def error_text(message: object, label: str = "error:") -> Text:
-    """A red ``error:`` label followed by the message as plain text (never parsed as markup)."""
+    """A red ``error:`` label followed by the message as plain text (never parsed as markup);
+    an ``OSError`` is written ``FILE: reason`` (:func:`~sscbench.errors.os_error_text`)."""
+    if isinstance(message, OSError):
+        message = os_error_text(message)
     return Text.assemble((label, "red"), " ", plain(message))
 
 

@@ -10,6 +10,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from sscbench.core.files import atomic_text_writer
+from sscbench.jsonl import model_line
 
 
 def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
@@ -17,5 +18,5 @@ def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_text_writer(path) as handle:
         for row in rows:
-            text = row.model_dump_json() if isinstance(row, BaseModel) else json.dumps(row)
+            text = model_line(row) if isinstance(row, BaseModel) else json.dumps(row)
             handle.write(text + "\n")

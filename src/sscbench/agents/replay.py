@@ -29,6 +29,7 @@ from sscbench.core.agent import Agent, AgentFactory, AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
 from sscbench.core.user import STOP, User, UserFactory
 from sscbench.errors import DataError
+from sscbench.jsonl import loads_json
 
 FINAL_TEXT = "Thank you for contacting us. Goodbye."
 
@@ -366,14 +367,14 @@ def legacy_normalized(text: str) -> Any:
     Returns parsed JSON (or the text itself when it is not JSON).
     """
     try:
-        return _rename(json.loads(text))
+        return _rename(loads_json(text, max_depth=None))
     except ValueError:
         return text
 
 
 def _parsed(text: str) -> Any:
     try:
-        return json.loads(text)
+        return loads_json(text, max_depth=None)
     except ValueError:
         return text
 

@@ -12,9 +12,10 @@ Fact keys name what a scripted agent states or uses, one family per fault operat
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from typing import Any
+
+from sscbench.jsonl import loads_json
 
 _UNPARSED = object()
 
@@ -40,7 +41,9 @@ class Obs:
         """The observation as JSON data (None when it is not JSON)."""
         if self._data is _UNPARSED:
             try:
-                self._data = json.loads(self.text) if self.text[:1] in "{[" else None
+                self._data = (
+                    loads_json(self.text, max_depth=None) if self.text[:1] in "{[" else None
+                )
             except ValueError:
                 self._data = None
         return self._data

@@ -33,6 +33,7 @@ from sscbench.agents.demo import demo_messages
 from sscbench.core.actions import UNPARSABLE_ACTION
 from sscbench.core.agent import AgentTurn
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.jsonl import loads_json
 
 Strategy = Literal["tool-calling", "act", "react"]
 STRATEGIES: tuple[str, ...] = ("tool-calling", "act", "react")
@@ -125,7 +126,7 @@ def action_instructions(strategy: Strategy, tools: Sequence[dict[str, Any]]) -> 
 
 def _arguments_value(raw: str) -> Any:
     try:
-        return json.loads(raw) if raw.strip() else {}
+        return loads_json(raw) if raw.strip() else {}
     except ValueError:
         return None
 

@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sscbench.agents.replay import RecordedRun
+from sscbench.jsonl import loads_json
 from sscbench.world.task import Task
 
 MARGIN = 0.05
@@ -166,7 +167,7 @@ def _calls(run: RecordedRun) -> list[tuple[str, dict]]:
     for message in run.traj:
         for call in message.tool_calls or ():
             try:
-                arguments = json.loads(call.function.arguments or "{}")
+                arguments = loads_json(call.function.arguments or "{}")
             except ValueError:
                 arguments = {}
             out.append((call.function.name, arguments if isinstance(arguments, dict) else {}))

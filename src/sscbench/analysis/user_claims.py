@@ -56,6 +56,8 @@ def load_claims(path: str | Path) -> tuple[Claim, ...]:
         specs = ClaimFile.model_validate(raw).claims
     except OSError as exc:
         raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise DataError(path, None, f"not valid TOML: {exc}") from exc
     except ValidationError as exc:

@@ -10,29 +10,11 @@ limit of the parser, the tools or the ledger's writer) each become an
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from typing import Any
 
-MAX_DEPTH = 200
-"""Deepest nesting of lists and objects accepted in one call's arguments."""
+from sscbench.jsonl import MAX_DEPTH, JSONTooDeep, loads_json, nesting_depth
 
-
-def nesting_depth(value: Any) -> int:
-    """How many lists/objects deep ``value`` goes (counted without recursion)."""
-    deepest = 0
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        children: Iterable[Any]
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, depth)
-        stack.extend((child, depth + 1) for child in children)
-    return deepest
+__all__ = ["MAX_DEPTH", "nesting_depth", "parse_arguments"]
 
 
 def parse_arguments(raw: str) -> tuple[Any, str | None]:
@@ -43,14 +25,12 @@ def parse_arguments(raw: str) -> tuple[Any, str | None]:
     if not raw.strip():
         return {}, None
     try:
-        arguments = json.loads(raw)
+        arguments = loads_json(raw)
     except json.JSONDecodeError as exc:
         return None, f"Error: arguments are not valid JSON: {exc}"
-    except RecursionError:
+    except JSONTooDeep:
         return None, f"Error: arguments are nested more than {MAX_DEPTH} levels deep"
     except ValueError as exc:  # e.g. an integer of more than 4,300 digits
         reason = str(exc).split(";")[0]
         return None, f"Error: arguments cannot be read: {reason}"
-    if nesting_depth(arguments) > MAX_DEPTH:
-        return None, f"Error: arguments are nested more than {MAX_DEPTH} levels deep"
     return arguments, None

@@ -16,6 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TextIO
 
+from sscbench.errors import naming
+
 
 def temp_path(path: Path) -> Path:
     """A temporary name beside ``path``, unique to this process."""
@@ -31,7 +33,7 @@ def atomic_text_writer(path: Path) -> Iterator[TextIO]:
     """
     tmp = temp_path(path)
     try:
-        with tmp.open("w", encoding="utf-8") as handle:
+        with naming(path), tmp.open("w", encoding="utf-8") as handle:
             yield handle
         os.replace(tmp, path)
     finally:
@@ -42,7 +44,8 @@ def atomic_write(path: Path, data: bytes | str) -> None:
     """Replace ``path`` with ``data`` (text is written as UTF-8) in one rename."""
     tmp = temp_path(path)
     try:
-        tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
+        with naming(path):
+            tmp.write_bytes(data.encode("utf-8") if isinstance(data, str) else data)
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from sscbench.jsonl import loads_line
+from sscbench.jsonl import loads_json, loads_line
 
 SCHEMA_VERSION = 1
 
@@ -32,8 +32,9 @@ class ToolCall(BaseModel):
     arguments: str
 
     def parsed_arguments(self) -> Any:
-        """The arguments as JSON data, or raise ``ValueError`` if they do not parse."""
-        return json.loads(self.arguments) if self.arguments.strip() else {}
+        """The arguments as JSON data, or raise ``ValueError`` if they do not parse (bad
+        JSON, too deep, a too-long integer: :func:`~sscbench.jsonl.loads_json`)."""
+        return loads_json(self.arguments) if self.arguments.strip() else {}
 
 
 class SystemEvent(_Event):

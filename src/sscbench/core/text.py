@@ -20,6 +20,8 @@ import json
 import re
 from typing import Any
 
+from sscbench.jsonl import loads_json
+
 MAX_DEPTH = 12
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n?```", re.DOTALL)
 
@@ -73,8 +75,8 @@ def _parse(text: str) -> dict[str, Any] | list[Any] | None:
     if not stripped or stripped[0] not in "{[":
         return None
     try:
-        data = json.loads(stripped)
-    except (json.JSONDecodeError, RecursionError):
+        data = loads_json(stripped)
+    except ValueError:
         return None
     return data if isinstance(data, dict | list) else None
 

@@ -6,12 +6,12 @@ the evaluator-only log.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.jsonl import loads_json
 
 
 @dataclass(frozen=True)
@@ -32,8 +32,8 @@ class CallView:
         if self.observation is None:
             return None
         try:
-            return json.loads(self.observation)
-        except (json.JSONDecodeError, TypeError):
+            return loads_json(self.observation, max_depth=None)
+        except (ValueError, TypeError):
             return None
 
     def arg(self, name: str) -> Any:
@@ -108,8 +108,8 @@ class LedgerView:
 def _call_view(
     call_step: int, obs_step: int | None, call: Any, observation: str | None
 ) -> CallView:
-    try:
-        arguments = json.loads(call.arguments) if call.arguments.strip() else {}
-    except json.JSONDecodeError:
+    try:  # the bounded decoder: deep or huge-number arguments are text, as in the run
+        arguments = call.parsed_arguments()
+    except ValueError:
         arguments = None
     return CallView(call_step, obs_step, call.id, call.name, call.arguments, arguments, observation)

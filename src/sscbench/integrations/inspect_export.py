@@ -22,6 +22,7 @@ from sscbench.core.ledger import AssistantEvent, HarnessError
 from sscbench.errors import DataError
 from sscbench.integrations.populations import METRIC_NAMES, population_metrics
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
+from sscbench.jsonl import visible_surrogates
 from sscbench.run.storage import StudyDir
 
 TASK_NAME = "sscbench/arrival"
@@ -39,7 +40,8 @@ def study_created(store: StudyDir) -> datetime:
 
 
 def _record(event: Any) -> dict[str, Any]:
-    return json.loads(event.model_dump_json())
+    """An evaluator record as JSON data Inspect can write (lone surrogates made visible)."""
+    return visible_surrogates(event.model_dump(mode="json"))
 
 
 def run_sample(run: StudyRun, when: datetime) -> Any:

@@ -90,11 +90,14 @@ def write_otlp_json(spans_per_run: Iterable[list[ReadableSpan]], out: Path) -> i
     """Write one OTLP/JSON request per run to ``out`` (atomically); returns the runs written."""
     tmp = out.with_name(f".{out.name}.tmp")
     count = 0
-    with tmp.open("w", encoding="utf-8") as handle:
-        for spans in spans_per_run:
-            handle.write(json.dumps(request_to_otlp_json(encode_spans(spans))) + "\n")
-            count += 1
-    tmp.replace(out)
+    try:
+        with tmp.open("w", encoding="utf-8") as handle:
+            for spans in spans_per_run:
+                handle.write(json.dumps(request_to_otlp_json(encode_spans(spans))) + "\n")
+                count += 1
+        tmp.replace(out)
+    finally:  # a failed export leaves no temporary file beside --out
+        tmp.unlink(missing_ok=True)
     return count
 
 

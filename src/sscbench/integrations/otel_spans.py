@@ -28,6 +28,7 @@ from opentelemetry.trace.status import Status, StatusCode
 from sscbench.core.ledger import AssistantEvent, ContextIntervention, ToolEvent
 from sscbench.integrations.populations import adoption_label, arrival_label
 from sscbench.integrations.study_runs import StudyRun
+from sscbench.jsonl import escape_surrogates
 
 STEP_NS = 1_000_000
 """One ledger step on the synthetic clock: a millisecond."""
@@ -53,8 +54,13 @@ def _context(trace_id: int, span_id: int) -> SpanContext:
 
 
 def _clean(attributes: dict[str, Any]) -> dict[str, Any]:
-    """Attributes without None values (OTLP has no null attribute)."""
-    return {k: v for k, v in attributes.items() if v is not None}
+    """Attributes without None values (OTLP has no null attribute), lone surrogates of
+    model text shown as their ``\\uXXXX`` escapes (protobuf encodes only UTF-8)."""
+    return {
+        k: escape_surrogates(v) if isinstance(v, str) else v
+        for k, v in attributes.items()
+        if v is not None
+    }
 
 
 def _evaluations(run: StudyRun, at: int) -> list[Event]:
@@ -151,7 +157,7 @@ def run_spans(
             )
             tools.append(
                 ReadableSpan(
-                    f"execute_tool {event.name}",
+                    escape_surrogates(f"execute_tool {event.name}"),
                     context=_context(trace_id, span_id_for(run_id, f"tool:{event.step}")),
                     parent=root,
                     resource=resource,
@@ -170,7 +176,8 @@ def run_spans(
     ]
     root_events.extend(_evaluations(run, end_ns))
     missing = entry.status == "missing"
-    status = Status(StatusCode.ERROR, entry.reason or "missing run") if missing else Status()
+    reason = escape_surrogates(entry.reason or "missing run")
+    status = Status(StatusCode.ERROR, reason) if missing else Status()
     root_span = ReadableSpan(
         f"invoke_agent {entry.config_id}",
         context=root,

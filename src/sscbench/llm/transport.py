@@ -23,7 +23,6 @@ request the limiter let go.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import aiohttp
@@ -33,7 +32,7 @@ import pydantic
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
-from sscbench.jsonl import dumps_line
+from sscbench.jsonl import dumps_line, loads_json
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.llm.limiter import DEFAULT_CEILING
 
@@ -160,12 +159,12 @@ class ChatTransport:
         content_type = dict((k.lower(), v) for k, v in headers).get("content-type", "*")
         if content_type.split(";")[0].endswith("json"):
             try:
-                value = json.loads(data)
+                value = loads_json(data, max_depth=None)
             except ValueError as exc:
                 raise BodyNotJSON(str(exc)) from None
         else:
             try:
-                value = json.loads(data)
+                value = loads_json(data, max_depth=None)
             except ValueError:
                 return "text", data.decode("utf-8", errors="replace")
         return "json", value

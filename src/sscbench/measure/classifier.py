@@ -18,6 +18,7 @@ from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.registry import MeasuredOperator
+from sscbench.jsonl import loads_json
 from sscbench.llm.endpoint import EndpointConfig
 
 
@@ -89,7 +90,7 @@ def numbered_trajectory(view: LedgerView, limit: int = 600) -> str:
 def _parse_label(text: str) -> tuple[UseLabel, str]:
     match = re.search(r"\{.*\}", text or "", flags=re.DOTALL)
     try:
-        data = json.loads(match.group(0)) if match else {}
+        data = loads_json(match.group(0)) if match else {}
         return UseLabel(str(data.get("label", "")).strip()), str(data.get("reason", ""))
     except (json.JSONDecodeError, ValueError):
         return UseLabel.UNDECIDABLE, f"unparseable answer: {(text or '')[:80]}"

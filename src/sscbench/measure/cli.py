@@ -9,6 +9,7 @@ import typer
 
 from sscbench.cli_options import StudyFolder, fail
 from sscbench.errors import DataError
+from sscbench.jsonl import read_lines
 from sscbench.terminal import plain
 
 
@@ -46,11 +47,10 @@ def measure(
         if judge is not None:
             judge.close()
     strata: Counter = Counter()
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            row = json.loads(line)
-            if row["kind"] == "faulted":
-                strata[row.get("Z_S")] += 1
+    for line in read_lines(path):
+        row = json.loads(line)
+        if row["kind"] == "faulted":
+            strata[row.get("Z_S")] += 1
     print(plain(f"wrote {path}: {count} rows"))
     print("faulted runs by arrival: " + ", ".join(f"{k} {v}" for k, v in sorted(strata.items())))
 

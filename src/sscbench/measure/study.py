@@ -14,7 +14,7 @@ from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_measured_operator
-from sscbench.jsonl import read_jsonl
+from sscbench.jsonl import read_jsonl, read_lines
 from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.progress import progress
@@ -31,7 +31,7 @@ def read_ledger(store: StudyDir, run_id: str) -> list[Any]:
     """A run's model-visible ledger events."""
     path = store.ledger_path(run_id)
     try:
-        return parse_ledger_lines(path.read_text("utf-8").splitlines())
+        return parse_ledger_lines(read_lines(path))
     except ValueError as exc:
         raise DataError(path, None, str(exc).splitlines()[0]) from exc
 

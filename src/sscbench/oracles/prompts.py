@@ -23,6 +23,7 @@ from typing import Any
 
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
+from sscbench.jsonl import loads_json
 from sscbench.measure.classifier import numbered_trajectory
 
 L0_INSTRUCTIONS = """You audit one trajectory of a tool-using customer-service agent.
@@ -118,9 +119,11 @@ def parse_answer(text: str, steps: set[int]) -> tuple[bool, int | None, str]:
     if fenced:
         body = fenced.group(1).strip()
     try:
-        data = json.loads(body)
+        data = loads_json(body)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not a JSON object ({exc.msg}): {body[:80]!r}") from None
+    except ValueError as exc:  # too deep, or an integer too long to read
+        raise ValueError(f"not a JSON object ({exc}): {body[:80]!r}") from None
     if not isinstance(data, dict):
         raise ValueError(f"not a JSON object but {type(data).__name__}")
     if set(data) - ANSWER_KEYS or "adopted" not in data:

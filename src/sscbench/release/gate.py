@@ -102,6 +102,8 @@ def load_policy(path: str | Path) -> Policy:
         data = tomllib.loads(path.read_text("utf-8"))
     except OSError as exc:
         raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
     except tomllib.TOMLDecodeError as exc:
         raise DataError(path, None, f"not valid TOML: {exc}") from exc
     try:

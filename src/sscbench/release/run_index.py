@@ -52,8 +52,8 @@ def ledger_calls(ledger: list[Any]) -> list[Call]:
         for call in event.tool_calls:
             result = results.get(call.id)
             try:
-                arguments = json.loads(call.arguments) if call.arguments.strip() else {}
-            except json.JSONDecodeError:
+                arguments = call.parsed_arguments()
+            except ValueError:
                 arguments = None
             out.append(
                 Call(

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.jsonl import split_lines
 from sscbench.run.verify import require_study
 
 CLAIMS_FILES = ("report/claims.json", "claims.json")
@@ -60,7 +61,7 @@ def _load_json(path: Path, what: str) -> Any:
 def _read_lines(path: Path) -> list[dict[str, Any]]:
     """The JSON objects of a JSONL file, a line that is not one skipped ([] if absent)."""
     try:
-        lines = path.read_text("utf-8").splitlines()
+        lines = split_lines(path.read_text("utf-8"))
     except (OSError, UnicodeDecodeError):
         return []
     rows = []

@@ -15,6 +15,7 @@ from typing import Any
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.stats import Interval
+from sscbench.errors import naming
 
 Piece = dict[str, str]
 Cell = list[Piece]
@@ -143,7 +144,7 @@ def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str] | None 
     """A CSV file with a header (also when there are no rows and columns are known)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     columns = columns or (list(rows[0]) if rows else [])
-    with path.open("w", newline="", encoding="utf-8") as handle:
+    with naming(path), path.open("w", newline="", encoding="utf-8") as handle:
         if not columns:
             return
         writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")

@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sscbench.jsonl import write_utf8
+from sscbench.jsonl import split_lines, write_utf8
 from sscbench.progress import counted
 from sscbench.report.templates import environment
 
@@ -38,7 +38,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     out = []
-    for line in path.read_text("utf-8", errors="replace").splitlines():
+    for line in split_lines(path.read_text("utf-8", errors="replace")):
         try:
             out.append(json.loads(line))
         except ValueError:

@@ -20,6 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sscbench.errors import DataError
+from sscbench.jsonl import read_lines
 from sscbench.review.labels import is_case_line
 
 CASE_QUESTIONS = {
@@ -55,10 +56,7 @@ class CaseLabel(BaseModel):
 def read_case_labels(path: str | Path) -> list[CaseLabel]:
     """The case-level lines of a reviewer's export, in order (a case twice is an error)."""
     path = Path(path)
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    lines = read_lines(path)
     out: list[CaseLabel] = []
     seen: dict[str, int] = {}
     for number, text in enumerate(lines, start=1):

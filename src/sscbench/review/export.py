@@ -137,6 +137,8 @@ def export_review(
         raise DataError("--runs", None, "must be >= 1")
     out = Path(out)
     key_path = Path(key) if key is not None else default_key_path(study, out)
+    if out.exists() and not out.is_dir():
+        raise DataError(out, None, "--out must name a folder, and this is a file")
     if out.exists() and any(out.iterdir()):
         raise DataError(out, None, "the output folder is not empty")
     if key_path.exists():

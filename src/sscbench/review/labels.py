@@ -42,7 +42,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from sscbench.errors import DataError
-from sscbench.jsonl import read_json
+from sscbench.jsonl import read_json, read_lines
 
 INF = "inf"
 UNDECIDABLE = "undecidable"
@@ -178,10 +178,7 @@ def read_labels(path: str | Path) -> list[RunLabel]:
     """Every run label line of a file, in order (blank lines and case-level lines skipped,
     duplicates refused)."""
     path = Path(path)
-    try:
-        lines = path.read_text("utf-8").splitlines()
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    lines = read_lines(path)
     out: list[RunLabel] = []
     seen: dict[str, int] = {}
     for number, text in enumerate(lines, start=1):

@@ -15,6 +15,7 @@ from jinja2 import Environment, select_autoescape
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
 from sscbench.faults.contract import FaultContract
+from sscbench.jsonl import loads_json
 from sscbench.review.guide import guide
 
 STYLE = """
@@ -120,7 +121,7 @@ def contract_in_words(contract: FaultContract) -> list[tuple[str, str]]:
 
 def _pretty(text: str) -> str:
     try:
-        return json.dumps(json.loads(text), indent=1, ensure_ascii=False)
+        return json.dumps(loads_json(text), indent=1, ensure_ascii=False)
     except ValueError:
         return text
 

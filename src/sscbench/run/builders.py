@@ -278,10 +278,11 @@ def hash_inputs(paths: list[Path]) -> dict[str, str]:
 
 
 def read_cases(path: Path) -> list[Case]:
-    """Cases from a ``cases.jsonl`` file, naming the line of a bad one."""
+    """Cases from a ``cases.jsonl`` file, naming the line of a bad one; a case id on two
+    lines is refused (naming both), never merged into one case."""
     from sscbench.jsonl import read_jsonl
 
-    return read_jsonl(path, Case.model_validate_json)
+    return read_jsonl(path, Case.model_validate_json, ("case_id", lambda case: case.case_id))
 
 
 def _plain_cases(operator, world: World, limit: int, params: dict) -> list[Case]:

@@ -10,6 +10,7 @@ above ``run``.
 from __future__ import annotations
 
 import contextlib
+import errno
 import shlex
 import signal
 import threading
@@ -20,7 +21,7 @@ from typing import Any
 import typer
 
 from sscbench.cli_options import console, fail
-from sscbench.errors import DataError
+from sscbench.errors import DataError, os_error_text
 from sscbench.progress import suppressed
 from sscbench.terminal import error_text, plain
 
@@ -98,6 +99,9 @@ def run_command(
                 )
         except DataError as exc:
             fail(exc)
+        except OSError as exc:  # no space left, a too-long --out: one line naming the file
+            hint = "; finished runs are kept: free space and run the same command again"
+            fail(Exception(os_error_text(exc) + (hint if exc.errno == errno.ENOSPC else "")))
         except StudyInterrupted as stop:
             partial = stop.summary
             _interrupted(

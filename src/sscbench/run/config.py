@@ -19,10 +19,11 @@ from pydantic import (
 )
 
 from sscbench.errors import DataError
+from sscbench.jsonl import read_text
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.run.config_hash import LATER, canonical_config_json
 from sscbench.run.ray_config import AgentRaySettings, RaySettings
-from sscbench.run.replay_config import ReplaySettings, checked_sha256
+from sscbench.run.replay_config import ConfigPath, ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
 
 MAX_REPETITIONS = 10_000
@@ -79,7 +80,7 @@ class WorldSettings(_Strict):
     """Which world the study runs on."""
 
     source: Literal["generated", "tau-bench"] = "generated"
-    data: str | None = None  # tau-bench: a folder or checkout; None: the packaged data
+    data: ConfigPath | None = None  # tau-bench: a folder or checkout; None: the packaged data
     domains: list[DomainName] = Field(default_factory=lambda: list(DOMAIN_NAMES))
     seed: int = 0
     read_back_cue: bool = Field(
@@ -344,9 +345,12 @@ class StudyConfig(_Strict):
 
     def world_data(self) -> Path | None:
         """τ-bench's data folder: ``world.data``, else the packaged data (generated: None)."""
-        if self.world.source == "tau-bench":
+        if self.world.source != "tau-bench":
+            return None
+        try:
             return self.resolve(self.world.data) if self.world.data else packaged_taubench()
-        return None
+        except (OSError, RuntimeError) as exc:  # a symlink loop; a name the system refuses
+            raise DataError("<config>", "world.data", f"cannot be resolved: {exc}") from exc
 
     def canonical_json(self) -> str:
         """The config as canonical JSON (sorted keys): what its hash is taken over;
@@ -404,7 +408,12 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
 def resolve_inputs(config: StudyConfig, path: str | Path) -> StudyConfig:
     """Resolve recordings (and pairs files) against the config's folder and record
     their sha256; a missing file, or one unlike a given ``sha256``, is an error naming
-    the field."""
+    the field; so is a ``world.data`` that cannot be resolved (a symlink loop)."""
+    if config.world.data:
+        try:
+            config.world_data()
+        except DataError as exc:
+            raise DataError(path, exc.field, exc.reason) from None
     for index, agent in enumerate(config.agents):
         if agent.replay is None:
             continue
@@ -435,8 +444,5 @@ def load_config(path: str | Path | None) -> tuple[StudyConfig, str]:
         text = resources.files("sscbench.run").joinpath("default_study.toml").read_text("utf-8")
         return parse_config(text, "<default study>"), text
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    text = read_text(path)  # unreadable or not UTF-8: an error naming the file
     return parse_config(text, path, base_dir=path.resolve().parent), text

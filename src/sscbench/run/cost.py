@@ -153,7 +153,7 @@ def read_prices(path: Path) -> dict[str, ModelPrice]:
         raw = tomllib.loads(path.read_text("utf-8"))
     except FileNotFoundError:
         return {}
-    except (OSError, tomllib.TOMLDecodeError) as exc:
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise DataError(path, None, f"unreadable: {exc}") from exc
     table = raw.get("prices", {})
     if not isinstance(table, dict):

@@ -9,12 +9,30 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from sscbench.errors import DataError
 from sscbench.run.config_hash import LATER
+
+PATH_MAX = 4096
+"""Longest path the operating system takes (Linux's ``PATH_MAX``)."""
+
+
+def usable_path(text: str) -> str:
+    """A config's path as written, refused (``ValueError``, so the config's error names
+    the field) when no system could open it: a NUL byte, or longer than ``PATH_MAX``."""
+    if "\x00" in text:
+        raise ValueError("a path cannot hold a NUL byte")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > PATH_MAX:
+        raise ValueError(f"a path may have at most {PATH_MAX} bytes, not {size:,}")
+    return text
+
+
+ConfigPath = Annotated[str, AfterValidator(usable_path)]
+"""A path field of a study config (see :func:`usable_path`)."""
 
 
 class ReplaySettings(BaseModel):
@@ -35,7 +53,7 @@ class ReplaySettings(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    path: str = Field(min_length=1)
+    path: ConfigPath = Field(min_length=1)
     sha256: str | None = Field(None, pattern=r"^[0-9a-f]{64}$")
     trials: list[int] | None = Field(None, min_length=1)
     runs: Literal["all"] | int | None = None

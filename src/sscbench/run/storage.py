@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sscbench.core.files import atomic_write
 from sscbench.core.ledger import ledger_header
-from sscbench.errors import DataError
-from sscbench.jsonl import model_line
+from sscbench.errors import DataError, naming
+from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
 from sscbench.run.provenance import study_provenance
@@ -277,7 +277,7 @@ class StudyDir:
         libraries) to the study; returned for ``config.json``'s record of its creation."""
         provenance = {"session": how, **study_provenance()}
         line = json.dumps(provenance, sort_keys=True) + "\n"
-        with self.sessions.open("a", encoding="utf-8") as handle:
+        with naming(self.sessions), self.sessions.open("a", encoding="utf-8") as handle:
             handle.write(line)
         return provenance
 
@@ -332,10 +332,11 @@ class StudyDir:
 
     def append_index(self, entry: IndexEntry) -> None:
         """Record a finished run with a single append of one whole line."""
-        line = (entry.model_dump_json() + "\n").encode("utf-8")
+        line = (model_line(entry) + "\n").encode("utf-8")
         fd = os.open(self.index, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line)
+            with naming(self.index):
+                os.write(fd, line)
         finally:
             os.close(fd)
 
@@ -345,7 +346,8 @@ class StudyDir:
         line = json.dumps({"run_id": run_id, "wall_s": round(wall_s, 6)}) + "\n"
         fd = os.open(self.timings, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
         try:
-            os.write(fd, line.encode("utf-8"))
+            with naming(self.timings):
+                os.write(fd, line.encode("utf-8"))
         finally:
             os.close(fd)
 
@@ -355,7 +357,7 @@ class StudyDir:
         timings: dict[str, float] = {}
         if not self.timings.exists():
             return timings
-        for raw in self.timings.read_bytes().splitlines():
+        for raw in self.timings.read_bytes().split(b"\n"):
             try:
                 row = json.loads(raw)
                 timings[str(row["run_id"])] = float(row["wall_s"])
@@ -387,4 +389,4 @@ class StudyDir:
 
     def ledger_lines(self, run_id: str) -> list[str]:
         """A run's ledger lines (header first)."""
-        return self.ledger_path(run_id).read_text("utf-8").splitlines()
+        return split_lines(self.ledger_path(run_id).read_text("utf-8"))

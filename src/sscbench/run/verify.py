@@ -131,7 +131,7 @@ def check_study(root: str | Path) -> StudyCheck:
     :class:`DataError` at once.
     """
     store = require_study(root)
-    case_ids = {json.loads(line)["case_id"] for line in _lines(store.cases)}
+    case_ids = set(_case_ids(store.cases))
     planned: set[str] | None = None
     if store.plan.exists():
         planned = set()
@@ -159,14 +159,16 @@ def check_study(root: str | Path) -> StudyCheck:
     return check
 
 
-def _lines(path: Path) -> list[str]:
+def _case_ids(path: Path) -> list[str]:
+    """The case ids of a cases file, in order (a repeated one is an error naming both lines)."""
+
     def parse(line: str) -> str:
         value = json.loads(line)
         if not isinstance(value, dict) or not isinstance(value.get("case_id"), str):
             raise ValueError("expected a case with a case_id")
-        return line
+        return value["case_id"]
 
-    return read_jsonl(path, parse)
+    return read_jsonl(path, parse, ("case_id", lambda case_id: case_id))
 
 
 def verify_study(root: str | Path) -> StudyCheck:

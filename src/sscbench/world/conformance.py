@@ -81,6 +81,8 @@ def read_episodes(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 yield number, episode
         except (lzma.LZMAError, EOFError, gzip.BadGzipFile) as exc:
             raise DataError(path, f"after line {number}", f"cannot decompress: {exc}") from exc
+        except UnicodeDecodeError as exc:
+            raise DataError(path, None, "not UTF-8 text") from exc
 
 
 def restore_aliased_arguments(step: dict[str, Any]) -> dict[str, Any] | None:

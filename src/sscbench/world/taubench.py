@@ -28,6 +28,8 @@ def _read_json(path: Path) -> Any:
             return json.load(handle)
     except FileNotFoundError as exc:
         raise DataError(path, None, "file not found") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
     except json.JSONDecodeError as exc:
         raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
 
@@ -100,6 +102,8 @@ def _tasks_from_python(path: Path, domain: str) -> list[Task]:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     except SyntaxError as exc:
         raise DataError(path, f"line {exc.lineno}", exc.msg or "syntax error") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
     split = _split_of(path)
     tasks: list[Task] = []
     for node in ast.walk(tree):
@@ -187,6 +191,8 @@ def load_taubench_world(root: str | Path, domain: str) -> World:
         policy = policy_path.read_text(encoding="utf-8")
     except FileNotFoundError as exc:
         raise DataError(policy_path, None, "file not found") from exc
+    except UnicodeDecodeError as exc:
+        raise DataError(policy_path, None, f"not UTF-8 text (byte {exc.start})") from exc
     return World(
         name=f"tau-bench/{domain}",
         domain=domain,

@@ -35,7 +35,7 @@ import httpx2
 import openai
 
 from sscbench.errors import EndpointUnreachable, HarnessFailure
-from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.endpoint import MAX_RETRY_AFTER_S, MAX_WAIT_S, EndpointConfig
 from sscbench.llm.limiter import (
     EndpointLimiter,
     Permit,
@@ -44,10 +44,13 @@ from sscbench.llm.limiter import (
     parse_retry_after,
 )
 from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
-from sscbench.llm.transport import ChatTransport, pool_size, request_bytes
+from sscbench.llm.transport import ChatTransport, ResponseTooLarge, pool_size, request_bytes
+from sscbench.llm.usage import add_usage, new_usage
+from sscbench.llm.waits import retry_after_refusal, take_permit, too_long
 
-# re-exported: the first two live in llm.secrets, request_bytes in llm.transport
-__all__ = ["PLACEHOLDER_KEY", "redact", "request_bytes"]
+# re-exported: the first two live in llm.secrets, request_bytes in llm.transport, the
+# usage counters in llm.usage
+__all__ = ["PLACEHOLDER_KEY", "add_usage", "new_usage", "redact", "request_bytes"]
 
 T = TypeVar("T")
 
@@ -157,7 +160,11 @@ class ClientHolder:
         """The transport of the running event loop."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._transport is None:
-            self._transport = ChatTransport(make_client(self.config), pool_size(self.config))
+            self._transport = ChatTransport(
+                make_client(self.config),
+                pool_size(self.config),
+                max_body=self.config.max_response_bytes,
+            )
             self._loop = loop
         return self._transport
 
@@ -169,40 +176,6 @@ class ClientHolder:
 
     def __repr__(self) -> str:
         return f"ClientHolder(base_url={self.config.base_url!r}, model={self.config.model!r})"
-
-
-def new_usage() -> dict[str, int]:
-    """Zeroed token and request counters."""
-    return {
-        "requests": 0,
-        "retries": 0,
-        "rate_limited": 0,
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
-        "total_tokens": 0,
-    }
-
-
-def add_usage(usage: dict[str, int], response: Any) -> None:
-    """Add one response's token counts (absent counts add nothing).
-
-    A count that is not a whole number >= 0 (negative, fractional, text, true/false)
-    is refused: it is not added, and ``invalid_usage`` counts the responses that
-    carried one, so the evaluator log records that the endpoint's counts were bad.
-    """
-    usage["requests"] += 1
-    counts = getattr(response, "usage", None)
-    invalid = False
-    for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        value = getattr(counts, name, None) if counts is not None else None
-        if value is None:
-            continue
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            usage[name] += value
-        else:
-            invalid = True
-    if invalid:
-        usage["invalid_usage"] = usage.get("invalid_usage", 0) + 1
 
 
 CONNECT_FAILED = "connection failed"
@@ -291,6 +264,8 @@ async def with_retries(
     tokens: float = 0.0,
     used_tokens: Callable[[T], float | None] | None = None,
     on_error: Callable[[BaseException], None] | None = None,
+    max_wait: float = MAX_WAIT_S,
+    max_retry_after: float = MAX_RETRY_AFTER_S,
 ) -> T:
     """Await ``call()``; retry transport failures up to ``max_retries`` times.
 
@@ -304,13 +279,17 @@ async def with_retries(
     first takes the endpoint's permit for about ``tokens`` tokens (waiting is not an
     attempt) and gives it back with its outcome (``used_tokens`` reads an answer's real
     tokens); a 429's ``Retry-After`` then pauses the whole endpoint instead of this call
-    alone. ``on_error`` sees every failed attempt.
+    alone. ``on_error`` sees every failed attempt. Every wait is bounded
+    (:mod:`sscbench.llm.waits`): the permit by ``max_wait`` s, a Retry-After by
+    ``max_retry_after`` s (a longer one fails the call at once, unwaited).
     """
     attempt = 0
     while True:
         if health is not None:
             health.check()
-        permit: Permit | None = await limiter.acquire(tokens) if limiter is not None else None
+        permit: Permit | None = None
+        if limiter is not None:
+            permit = await take_permit(limiter, tokens, max_wait, where=where, what=what)
         try:
             if timeout is None:
                 result = await call()
@@ -324,9 +303,10 @@ async def with_retries(
             return result
         except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
             hinted = _retry_after(exc)
+            refused = too_long(hinted, max_retry_after)
             if permit is not None and limiter is not None:
-                limited = _is_rate_limited(exc)
-                limiter.release(permit, "rate_limited" if limited else "error", retry_after=hinted)
+                limited = "rate_limited" if _is_rate_limited(exc) else "error"
+                limiter.release(permit, limited, retry_after=None if refused else hinted)
             if on_error is not None:
                 on_error(exc)
             retryable = is_retryable(exc)
@@ -336,6 +316,15 @@ async def with_retries(
                 health.record(exc, description)
                 health.check()
             waiting = health is not None and health.pending and failure_kind(exc) == CONNECT_FAILED
+            if refused and retryable and hinted is not None:
+                raise retry_after_refusal(
+                    hinted,
+                    max_retry_after,
+                    where=where,
+                    what=what,
+                    attempts=attempts,
+                    description=description,
+                ) from None
             if not retryable or (attempt >= max_retries and not waiting):
                 kind = "" if retryable else " (not retryable)"
                 raise HarnessFailure(
@@ -380,6 +369,8 @@ async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict
             options={"headers": {"Content-Type": "application/json"}},
             cast_to=ChatCompletion,
         )
+    except ResponseTooLarge as exc:  # read no further than the cap
+        raise BadResponseBody(str(exc)) from None
     except ValueError as exc:  # a JSON content type over a body that is not JSON
         raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
 
@@ -432,6 +423,8 @@ async def complete_with_retries(
         tokens=tokens,
         used_tokens=answer_tokens,
         on_error=count_error,
+        max_wait=config.max_wait_s,
+        max_retry_after=config.max_retry_after_s,
     )
     if usage is not None:
         add_usage(usage, response)

@@ -34,7 +34,7 @@ from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
 from sscbench.jsonl import dumps_line
-from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.endpoint import MAX_RESPONSE_BYTES, EndpointConfig
 from sscbench.llm.limiter import DEFAULT_CEILING
 
 
@@ -97,12 +97,45 @@ class BodyNotJSON(ValueError):
     """A 2xx body declared JSON that does not parse (the SDK raises ``ValueError`` too)."""
 
 
-class ChatTransport:
-    """One endpoint's aiohttp connection pool in one event loop, beside its SDK client."""
+class ResponseTooLarge(ValueError):
+    """An answer whose body is longer than the endpoint's ``max_response_bytes``."""
 
-    def __init__(self, client: openai.AsyncOpenAI, size: int):
+
+CHUNK = 64 * 1024
+"""Bytes read from a body at a time (the cap is checked after each chunk)."""
+
+
+async def read_capped(answer: aiohttp.ClientResponse, limit: int) -> bytes:
+    """An answer's whole body, read chunk by chunk and never past ``limit`` bytes: a
+    longer body (a declared ``Content-Length`` or what arrives) raises
+    :class:`ResponseTooLarge` naming the cap, so a server streaming forever costs at
+    most ``limit`` bytes of memory per request in flight."""
+    declared = answer.content_length
+    if declared is not None and declared > limit:
+        raise ResponseTooLarge(_too_large(limit, f"it declared {declared} bytes"))
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in answer.content.iter_chunked(CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise ResponseTooLarge(_too_large(limit, f"more than {limit} bytes arrived"))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int, seen: str) -> str:
+    mib = f" ({limit / 1048576:g} MiB)" if limit >= 1048576 else ""
+    return f"the response body is over max_response_bytes = {limit}{mib}: {seen}; read no further"
+
+
+class ChatTransport:
+    """One endpoint's aiohttp connection pool in one event loop, beside its SDK client;
+    no body longer than ``max_body`` bytes is read (:func:`read_capped`)."""
+
+    def __init__(self, client: openai.AsyncOpenAI, size: int, max_body: int = MAX_RESPONSE_BYTES):
         self.client = client
         self.size = size
+        self.max_body = max_body
         self.url = str(client.base_url).rstrip("/") + "/chat/completions"
         self._headers = request_headers(client)
         self._session: aiohttp.ClientSession | None = None
@@ -129,7 +162,7 @@ class ChatTransport:
         returns: a ``ChatCompletion``, or the body's text when it is not JSON at all."""
         try:
             async with self.session().post(self.url, data=content) as answer:
-                data = await answer.read()
+                data = await read_capped(answer, self.max_body)
                 status, headers = answer.status, list(answer.headers.items())
         except aiohttp.ClientConnectorError as exc:
             raise openai.APIConnectionError(request=self._request()) from httpx2.ConnectError(
@@ -173,4 +206,12 @@ class ChatTransport:
         return f"ChatTransport(url={self.url!r}, size={self.size})"
 
 
-__all__ = ["BodyNotJSON", "ChatTransport", "pool_size", "request_bytes", "request_headers"]
+__all__ = [
+    "BodyNotJSON",
+    "ChatTransport",
+    "ResponseTooLarge",
+    "pool_size",
+    "read_capped",
+    "request_bytes",
+    "request_headers",
+]

@@ -15,7 +15,7 @@ import pytest
 from sscbench.errors import HarnessFailure
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.limiter import EndpointLimiter, parse_retry_after
-from sscbench.llm.retry import ClientHolder, complete_with_retries, with_retries
+from sscbench.llm.retry import ClientHolder, complete_with_retries, make_client, with_retries
 from sscbench.llm.waits import PERMIT_TIMED_OUT, RETRY_AFTER_TOO_LONG
 from sscbench.testing import Fail, OpenAIServer
 
@@ -165,3 +165,35 @@ def test_a_body_over_the_cap_is_not_read_further(declare):
     assert "max_response_bytes = 1048576 (1 MiB)" in failure.message
     assert "not retryable" in failure.message
     assert server.sent < 64 * 1024 * 1024  # the client stopped reading and hung up
+
+
+def test_the_sdk_client_caps_a_body_too():
+    """The classifier's and oracles' calls go through the SDK client: same cap."""
+    server = Spaces()
+    try:
+        config = OpenAIAgentConfig(
+            base_url=server.base_url, model="m", max_retries=2, max_response_bytes=1024 * 1024
+        )
+
+        async def go() -> HarnessFailure:
+            client = make_client(config)
+            try:
+                with pytest.raises(HarnessFailure) as failed:
+                    await complete_with_retries(
+                        client,
+                        config,
+                        BODY,
+                        where="classifier",
+                        what="the call",
+                        rng=random.Random(0),
+                    )
+                return failed.value
+            finally:
+                await client.close()
+
+        failure = asyncio.run(go())
+    finally:
+        server.close()
+    assert failure.kind == "bad response", failure.message
+    assert "max_response_bytes = 1048576 (1 MiB)" in failure.message
+    assert server.sent < 64 * 1024 * 1024

@@ -44,7 +44,13 @@ from sscbench.llm.limiter import (
     parse_retry_after,
 )
 from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
-from sscbench.llm.transport import ChatTransport, ResponseTooLarge, pool_size, request_bytes
+from sscbench.llm.transport import (
+    CappedTransport,
+    ChatTransport,
+    ResponseTooLarge,
+    pool_size,
+    request_bytes,
+)
 from sscbench.llm.usage import add_usage, new_usage
 from sscbench.llm.waits import retry_after_refusal, take_permit, too_long
 
@@ -73,7 +79,8 @@ def _tls_context() -> ssl.SSLContext:
 def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
     """An ``AsyncOpenAI`` client for the endpoint, with the library's own retries off and a
     connection pool as large as the endpoint's concurrency (:func:`pool_size`), every
-    connection kept alive (httpx's defaults would keep 20 and reconnect the rest)."""
+    connection kept alive (httpx's defaults would keep 20 and reconnect the rest), and
+    no body read past ``max_response_bytes`` (:class:`CappedTransport`)."""
     size = pool_size(config)
     return openai.AsyncOpenAI(
         base_url=config.base_url,
@@ -81,9 +88,14 @@ def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
         max_retries=0,
         timeout=config.timeout,
         http_client=openai.DefaultAsyncHttpxClient(
-            verify=_tls_context(),
             timeout=config.timeout,
-            limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size),
+            transport=CappedTransport(
+                httpx2.AsyncHTTPTransport(
+                    verify=_tls_context(),
+                    limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size),
+                ),
+                config.max_response_bytes,
+            ),
         ),
     )
 
@@ -371,6 +383,10 @@ async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict
         )
     except ResponseTooLarge as exc:  # read no further than the cap
         raise BadResponseBody(str(exc)) from None
+    except openai.APIConnectionError as exc:  # the SDK wraps the cap's error
+        if isinstance(exc.__cause__, ResponseTooLarge):
+            raise BadResponseBody(str(exc.__cause__)) from None
+        raise
     except ValueError as exc:  # a JSON content type over a body that is not JSON
         raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
 

@@ -24,6 +24,7 @@ request the limiter let go.
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -128,6 +129,49 @@ def _too_large(limit: int, seen: str) -> str:
     return f"the response body is over max_response_bytes = {limit}{mib}: {seen}; read no further"
 
 
+class _CappedStream(httpx2.AsyncByteStream):
+    """A response body that raises :class:`ResponseTooLarge` past ``limit`` bytes."""
+
+    def __init__(self, stream: Any, limit: int):
+        self._stream = stream
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        size = 0
+        async for chunk in self._stream:
+            size += len(chunk)
+            if size > self._limit:
+                raise ResponseTooLarge(
+                    _too_large(self._limit, f"more than {self._limit} bytes arrived")
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class CappedTransport(httpx2.AsyncBaseTransport):
+    """The SDK client's transport (the classifier's and oracles' calls) with the same
+    cap on a body as :func:`read_capped`: no body is read past ``limit`` bytes."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int):
+        self._inner = inner
+        self._limit = limit
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Send the request; its answer's body is read through the cap."""
+        response = await self._inner.handle_async_request(request)
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._limit:
+            await response.aclose()
+            raise ResponseTooLarge(_too_large(self._limit, f"it declared {declared} bytes"))
+        response.stream = _CappedStream(response.stream, self._limit)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
 class ChatTransport:
     """One endpoint's aiohttp connection pool in one event loop, beside its SDK client;
     no body longer than ``max_body`` bytes is read (:func:`read_capped`)."""
@@ -208,6 +252,7 @@ class ChatTransport:
 
 __all__ = [
     "BodyNotJSON",
+    "CappedTransport",
     "ChatTransport",
     "ResponseTooLarge",
     "pool_size",

@@ -94,17 +94,25 @@ def test_the_wait_for_a_permit_is_bounded_and_named():
     assert limiter.in_flight == 0
 
 
-def test_a_pause_prints_one_notice():
+def test_a_pause_prints_one_notice_at_most_once_a_minute():
     lines: list[str] = []
-    limiter = EndpointLimiter(("http://x/v1", "m"), notify=lines.append)
+    now = [100.0]
+    limiter = EndpointLimiter(("http://x/v1", "m"), clock=lambda: now[0], notify=lines.append)
 
     async def scenario() -> None:
-        permits = [await limiter.acquire() for _ in range(3)]
-        for permit in permits:  # three 429s of one pause: one line
-            limiter.release(permit, "rate_limited", retry_after=30)
+        for step in (0.0, 5.0, 5.0, 60.0):  # pauses of 2 s, 5 s apart, then a minute on
+            now[0] += step
+            permits = [await limiter.acquire() for _ in range(3)]
+            for permit in permits:  # three 429s of one pause
+                limiter.release(permit, "rate_limited", retry_after=2)
+            now[0] += 2.0  # the pause ends
 
     asyncio.run(scenario())
-    assert lines == ["notice: endpoint http://x/v1 (m) paused 30 s (Retry-After)"]
+    assert lines == [
+        "notice: endpoint http://x/v1 (m) paused 2 s (Retry-After)",
+        "notice: endpoint http://x/v1 (m) paused 2 s (Retry-After; 2 more pauses since the "
+        "last notice)",
+    ]
 
 
 class Spaces:

@@ -5,7 +5,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from sscbench.errors import DataError
 
 LATER: dict[str, Any] = {"later": True}
 """Marks a field added after studies were recorded: at its default it stays out of the
@@ -106,3 +108,16 @@ class OpenAIAgentConfig(EndpointConfig):
 
 class LLMUserConfig(EndpointConfig):
     """The simulated user's endpoint, model, sampling and retries."""
+
+
+def endpoint_from_options(options: dict[str, str] | None = None, **fields: Any) -> EndpointConfig:
+    """An :class:`EndpointConfig` from command-line options: a bad value (a key given as
+    ``--api-key-env``, a negative timeout) is a :class:`DataError` naming its option
+    (``options`` maps a field to its option where the names differ), not a traceback."""
+    try:
+        return EndpointConfig(**fields)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        name = str(first["loc"][0]) if first["loc"] else ""
+        option = (options or {}).get(name, "--" + name.replace("_", "-"))
+        raise DataError(option, None, first["msg"].removeprefix("Value error, ")) from None

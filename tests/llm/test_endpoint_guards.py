@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
+import pydantic
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.arguments import MAX_DEPTH, parse_arguments
+from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.responses import content_text
 from sscbench.llm.retry import add_usage, new_usage
 from sscbench.llm.secrets import FRAGMENT, redact
@@ -59,3 +62,47 @@ def test_content_parts_are_text():
     parts = [{"type": "text", "text": "a"}, "b", {"type": "image_url", "image_url": {"url": "u"}}]
     assert content_text(parts) == 'ab{"type": "image_url", "image_url": {"url": "u"}}'
     assert content_text(None) is None and content_text("x") == "x"
+
+
+def _normal(text: str) -> str:
+    return "".join(text.split()).lower()
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    before=st.text(max_size=10),
+    flips=st.lists(st.booleans(), min_size=len(KEY), max_size=len(KEY)),
+    gaps=st.lists(st.sampled_from(["", "", " ", "\n", "\t ", "\u00a0"]), min_size=len(KEY)),
+)
+def test_an_echo_in_another_case_or_spaced_out_is_masked(before, flips, gaps):
+    echo = "".join(
+        (c.upper() if flip else c.lower()) + gap
+        for c, flip, gap in zip(KEY, flips, gaps, strict=False)
+    )
+    masked = redact(before + " " + echo + " after", [KEY])
+    pieces = {_normal(KEY)[i : i + FRAGMENT] for i in range(len(KEY) - FRAGMENT + 1)}
+    assert not any(piece in _normal(masked) for piece in pieces), masked
+    assert masked.endswith(" after")
+
+
+def test_spaced_and_upper_case_echoes_are_masked_and_text_is_kept():
+    assert redact(f"key {KEY.upper()} refused", [KEY]) == "key *** refused"
+    assert redact("key " + " ".join(KEY) + " refused", [KEY]) == "key *** refused"
+    assert redact(f"x {KEY[:9]}\n  {KEY[9:]} y", [KEY]) == "x *** y"
+    assert redact("key ABC12 refused", ["abc12"]) == "key *** refused"
+    assert redact("Ordinary Text, spaced  out", [KEY]) == "Ordinary Text, spaced  out"
+
+
+@pytest.mark.parametrize(
+    "value", [KEY, "sk_live_0123456789abcdef", "Zq81LmT4vXw9Rb2NZq81LmT4vXw9Rb2NZq81LmT4v", "a b"]
+)
+def test_a_key_in_api_key_env_is_refused_naming_the_field(value):
+    with pytest.raises(pydantic.ValidationError) as refused:
+        OpenAIAgentConfig(base_url="http://127.0.0.1:9/v1", model="m", api_key_env=value)
+    assert "api_key_env must name an environment variable" in str(refused.value)
+
+
+@pytest.mark.parametrize("value", ["OPENAI_API_KEY", "my_key", "SK_PROD_KEY", "A" * 64])
+def test_environment_variable_names_are_accepted(value):
+    config = OpenAIAgentConfig(base_url="http://127.0.0.1:9/v1", model="m", api_key_env=value)
+    assert config.api_key_env == value

@@ -10,15 +10,10 @@ import openai
 import pytest
 
 from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.failures import CONNECT_FAILED, failure_kind
 from sscbench.llm.limiter import DEFAULT_CEILING
-from sscbench.llm.retry import (
-    CONNECT_FAILED,
-    ClientHolder,
-    chat_completion,
-    failure_kind,
-    make_client,
-)
-from sscbench.llm.transport import ChatTransport, build_completion, pool_size
+from sscbench.llm.retry import ClientHolder, chat_completion, make_client
+from sscbench.llm.transport import CappedTransport, ChatTransport, build_completion, pool_size
 from sscbench.testing import Drop, Fail, OpenAIServer, text, tool_call
 from sscbench.testing.delay_server import DelayServer
 from sscbench.testing.replies import completion
@@ -36,7 +31,9 @@ def config(url: str = "http://127.0.0.1:9/v1", **fields) -> EndpointConfig:
 def test_the_pools_follow_the_endpoint_s_concurrency():
     assert pool_size(config(max_concurrent=300)) == 300
     assert pool_size(config()) == DEFAULT_CEILING  # the limiter's ceiling: never below it
-    pool = make_client(config(max_concurrent=300))._client._transport._pool
+    transport = make_client(config(max_concurrent=300))._client._transport
+    assert isinstance(transport, CappedTransport)  # no body read past max_response_bytes
+    pool = transport._inner._pool
     # every connection the SDK client may open is kept alive (httpx keeps 20 by default)
     assert (pool._max_connections, pool._max_keepalive_connections) == (300, 300)
 

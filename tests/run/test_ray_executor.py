@@ -153,3 +153,101 @@ def test_a_resource_no_node_offers_fails_closed(cluster, tmp_path):
     assert refused.value.field == "agents.ray.resources"
     assert "nowhere" in str(refused.value)
     assert not (tmp_path / "study").exists()
+
+
+def _kill_workers(cluster, driver, index: Path, before: set[int], gap: float) -> list[int]:
+    """SIGKILL both workers of the study, ``gap`` seconds apart, once they have runs in
+    flight (the index has rows): the second dies while the first restarts."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and driver.poll() is None:
+        workers = sorted(set(cluster.worker_pids("EpisodeWorker")) - before)
+        if len(workers) == 2 and index.exists() and index.read_text().count("\n") >= 2:
+            os.kill(workers[0], signal.SIGKILL)
+            time.sleep(gap)
+            os.kill(workers[1], signal.SIGKILL)
+            return workers
+        time.sleep(0.05)
+    return []
+
+
+def _slow_study(tmp_path: Path, server: OpenAIServer, extra: str = "") -> Path:
+    toml_text = SLOW_STUDY.format(url=server.base_url).replace("workers = 2", "workers = 2" + extra)
+    config_file = tmp_path / "slow.toml"
+    config_file.write_text(toml_text)
+    config = parse_config(toml_text, config_file, base_dir=tmp_path)
+    execute_study(config, toml_text, tmp_path / "local", progress=False)
+    return config_file
+
+
+def test_two_worker_losses_in_a_row_lose_no_run_and_stop_nothing(cluster, tmp_path):
+    """Issue 29, item 8: the second worker dies while the first restarts; the runs of
+    both wait for a worker that is back (a restart uses up no attempt) and the study
+    finishes with the local index."""
+    with OpenAIServer(lambda body: text("Could you tell me more?"), delay=0.25) as server:
+        config_file = _slow_study(tmp_path, server, "\nattempts = 2")
+        before = set(cluster.worker_pids("EpisodeWorker"))
+        driver = sscbench_run(cluster, str(config_file), "--out", str(tmp_path / "ray"))
+        killed = _kill_workers(cluster, driver, tmp_path / "ray" / "index.jsonl", before, 1.0)
+        output, _ = driver.communicate(timeout=600)
+    text_out = output.decode()
+    assert killed, text_out
+    assert driver.returncode == 0, text_out
+    assert "runs re-run from scratch after their worker was lost" in text_out, text_out
+    assert index_rows(tmp_path / "ray") == index_rows(tmp_path / "local")
+
+
+def test_past_max_worker_losses_the_study_stops_and_resumes_the_same(cluster, tmp_path):
+    """One loss more than ``max_worker_losses`` stops the study with a line naming the
+    field; the runs written are kept and a resume gives the local index."""
+    with OpenAIServer(lambda body: text("Could you tell me more?"), delay=0.25) as server:
+        config_file = _slow_study(tmp_path, server, "\nmax_worker_losses = 1")
+        before = set(cluster.worker_pids("EpisodeWorker"))
+        driver = sscbench_run(cluster, str(config_file), "--out", str(tmp_path / "ray"))
+        killed = _kill_workers(cluster, driver, tmp_path / "ray" / "index.jsonl", before, 0.0)
+        output, _ = driver.communicate(timeout=600)
+        stopped = output.decode()
+        assert killed, stopped
+        assert driver.returncode != 0, stopped
+        assert "study.ray.max_worker_losses" in stopped and "2 worker losses" in stopped
+        assert "Traceback" not in stopped, stopped
+        again = sscbench_run(cluster, str(config_file), "--out", str(tmp_path / "ray"))
+        resumed, _ = again.communicate(timeout=600)
+    assert again.returncode == 0, resumed.decode()
+    assert "resumed study" in resumed.decode(), resumed.decode()
+    assert index_rows(tmp_path / "ray") == index_rows(tmp_path / "local")
+
+
+PRIVATE_CLUSTER = """
+import logging, os, sys, time
+import psutil
+from sscbench.run.ray_executor import import_ray, local_cluster_options
+ray = import_ray(True)
+ray.init(logging_level=logging.WARNING, log_to_driver=False, **local_cluster_options(1, 80))
+mine = psutil.Process().children(recursive=True)
+dashboards = [p for p in mine if "dashboard/dashboard.py" in " ".join(p.cmdline())]
+time.sleep(3)  # give a dashboard time to bind, were it to
+ports = sorted(c.laddr.port for p in mine if p.is_running() for c in p.net_connections("tcp")
+               if c.status == psutil.CONN_LISTEN)
+print("listening", ports, "dashboard-ports",
+      [c.laddr.port for p in dashboards for c in p.net_connections("tcp")
+       if c.status == psutil.CONN_LISTEN])
+ray.shutdown()
+"""
+
+
+def test_the_private_cluster_serves_no_dashboard(tmp_path):
+    """Issue 29, item 11: the private local cluster (no ``--address``) binds nothing on
+    8265, and Ray's dashboard process, if it starts one, listens on no port at all."""
+    env = {**os.environ, **ENV}
+    done = subprocess.run(
+        [sys.executable, "-c", PRIVATE_CLUSTER],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 0, done.stderr
+    line = next(x for x in done.stdout.splitlines() if x.startswith("listening"))
+    assert "8265" not in line.split("dashboard-ports")[0], line
+    assert line.endswith("dashboard-ports []"), line

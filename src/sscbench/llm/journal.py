@@ -213,7 +213,8 @@ async def journaled_completion(
     """:func:`~sscbench.llm.retry.complete_with_retries` through the run's journal: the
     recorded answer of a matching request (its usage counted as when it arrived), else
     the model's, recorded before it is returned."""
-    from sscbench.llm.retry import BadResponseBody, add_usage, complete_with_retries
+    from sscbench.llm.failures import BadResponseBody
+    from sscbench.llm.retry import add_usage, complete_with_retries
 
     content = request_bytes(body)
     key = request_hash(content)

@@ -14,15 +14,20 @@ workers backing off alone. Before each attempt a call takes a permit:
   congestion event: answers to requests sent before the last cut do not cut again),
   each success adds ``1 / window``, up to ``max_concurrent``;
 * **Retry-After** — a 429 (or 503) carrying ``Retry-After`` (seconds or an HTTP date)
-  pauses the whole endpoint until then; every waiting call starts after it.
+  pauses the whole endpoint until then; every waiting call starts after it. A new
+  pause prints one ``notice:`` line (at most one a minute per endpoint). The caller refuses a Retry-After beyond the
+  endpoint's ``max_retry_after_s`` and never pauses for it (:mod:`sscbench.llm.waits`).
 
 A limiter never fails a call and never spends a retry: waiting for a permit is not an
-attempt, and the retry budget of a run (``max_retries``) is counted by the caller.
+attempt, and the retry budget of a run (``max_retries``) is counted by the caller, who
+also bounds the wait for a permit (``max_wait_s``, :func:`sscbench.llm.waits.take_permit`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import math
+import sys
 import time
 import weakref
 from collections import deque
@@ -33,6 +38,8 @@ from typing import Any
 
 DEFAULT_CEILING = 1024
 """The window's ceiling when no ``max_concurrent`` is given."""
+NOTICE_EVERY_S = 60.0
+"""At most one pause notice per endpoint in this many seconds."""
 BURST_SECONDS = 0.1
 """How far ahead of its even pace a budget lets requests start at once: a provider's
 bucket is never drained by the client's own burst, so its jitter margin stays."""
@@ -40,14 +47,17 @@ bucket is never drained by the client's own burst, so its jitter margin stays.""
 
 def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
     """Seconds to wait from a ``Retry-After`` value: delay-seconds or an HTTP date
-    (``now``: the wall clock, for tests). None when absent or unreadable; never negative."""
+    (``now``: the wall clock, for tests). None when absent or unreadable (NaN included);
+    never negative; ``inf`` as it is (the caller refuses a wait beyond its cap)."""
     if value is None:
         return None
     value = value.strip()
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:
+        return None if math.isnan(seconds) else max(0.0, seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
@@ -55,6 +65,11 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if when is None:
         return None
     return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
+def _notice(line: str) -> None:
+    """Print a limiter's notice on the terminal's error stream (above a progress bar)."""
+    print(line, file=sys.stderr, flush=True)
 
 
 @dataclass
@@ -87,6 +102,7 @@ class EndpointLimiter:
     tokens_per_minute: float | None = None
     clock: Callable[[], float] = time.monotonic
     sleep: Callable[[float], Any] = asyncio.sleep
+    notify: Callable[[str], Any] = field(default_factory=lambda: _notice)
     window: float = field(init=False)
     in_flight: int = field(default=0, init=False)
     paused_until: float = field(default=0.0, init=False)
@@ -99,6 +115,8 @@ class EndpointLimiter:
         self._request_tat = 0.0  # GCRA: theoretical arrival time of the next request
         self._token_tat = 0.0
         self._waiters: deque[asyncio.Future] = deque()
+        self._last_notice: float | None = None  # when the last pause notice was printed
+        self._unsaid = 0  # pauses since then
 
     # ---- taking and giving back permits ----------------------------------------------
     def _schedule(self, tokens: float, not_before: float | None = None) -> float:
@@ -144,6 +162,17 @@ class EndpointLimiter:
         self.stats.max_in_flight = max(self.stats.max_in_flight, self.in_flight)
         return Permit(self._epoch, tokens)
 
+    def _notice_pause(self, now: float, seconds: float) -> None:
+        """One line for a new pause, at most one per :data:`NOTICE_EVERY_S` (the pauses
+        in between are counted in the next line)."""
+        if self._last_notice is not None and now - self._last_notice < NOTICE_EVERY_S:
+            self._unsaid += 1
+            return
+        url, model = self.key
+        more = f"; {self._unsaid} more pauses since the last notice" if self._unsaid else ""
+        self.notify(f"notice: endpoint {url} ({model}) paused {seconds:.3g} s (Retry-After{more})")
+        self._last_notice, self._unsaid = now, 0
+
     def _wake(self) -> None:
         free = max(1, int(self.window)) - self.in_flight
         while free > 0 and self._waiters:
@@ -173,6 +202,8 @@ class EndpointLimiter:
         if retry_after is not None and retry_after > 0:
             now = self.clock()
             until = now + retry_after
+            if self.paused_until <= now:  # a new pause
+                self._notice_pause(now, retry_after)
             if until > self.paused_until:
                 self.stats.paused_s += until - max(self.paused_until, now)
                 self.paused_until = until

@@ -35,24 +35,39 @@ import httpx2
 import openai
 
 from sscbench.errors import EndpointUnreachable, HarnessFailure
-from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.endpoint import MAX_RETRY_AFTER_S, MAX_WAIT_S, EndpointConfig
+from sscbench.llm.failures import (
+    CONNECT_FAILED,
+    BadResponseBody,
+    backoff_delay,
+    describe_error,
+    failure_kind,
+    is_rate_limited,
+    is_retryable,
+    retry_after_of,
+)
 from sscbench.llm.limiter import (
     EndpointLimiter,
     Permit,
     estimate_tokens,
     limiter_for,
-    parse_retry_after,
 )
 from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
-from sscbench.llm.transport import ChatTransport, pool_size, request_bytes
+from sscbench.llm.transport import (
+    CappedTransport,
+    ChatTransport,
+    ResponseTooLarge,
+    pool_size,
+    request_bytes,
+)
+from sscbench.llm.usage import add_usage, new_usage
+from sscbench.llm.waits import retry_after_refusal, take_permit, too_long
 
-# re-exported: the first two live in llm.secrets, request_bytes in llm.transport
-__all__ = ["PLACEHOLDER_KEY", "redact", "request_bytes"]
+# re-exported: the first two live in llm.secrets, request_bytes in llm.transport, the
+# usage counters in llm.usage
+__all__ = ["PLACEHOLDER_KEY", "add_usage", "new_usage", "redact", "request_bytes"]
 
 T = TypeVar("T")
-
-RETRYABLE_STATUS = frozenset({408, 409, 429})
-"""HTTP statuses retried besides every 5xx (the ones the ``openai`` client itself retries)."""
 
 
 def read_api_key(config: EndpointConfig) -> str:
@@ -70,7 +85,8 @@ def _tls_context() -> ssl.SSLContext:
 def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
     """An ``AsyncOpenAI`` client for the endpoint, with the library's own retries off and a
     connection pool as large as the endpoint's concurrency (:func:`pool_size`), every
-    connection kept alive (httpx's defaults would keep 20 and reconnect the rest)."""
+    connection kept alive (httpx's defaults would keep 20 and reconnect the rest), and
+    no body read past ``max_response_bytes`` (:class:`CappedTransport`)."""
     size = pool_size(config)
     return openai.AsyncOpenAI(
         base_url=config.base_url,
@@ -78,15 +94,16 @@ def make_client(config: EndpointConfig) -> openai.AsyncOpenAI:
         max_retries=0,
         timeout=config.timeout,
         http_client=openai.DefaultAsyncHttpxClient(
-            verify=_tls_context(),
             timeout=config.timeout,
-            limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size),
+            transport=CappedTransport(
+                httpx2.AsyncHTTPTransport(
+                    verify=_tls_context(),
+                    limits=httpx2.Limits(max_connections=size, max_keepalive_connections=size),
+                ),
+                config.max_response_bytes,
+            ),
         ),
     )
-
-
-class BadResponseBody(Exception):
-    """A 200 answer whose body could not be parsed (declared JSON, but is not)."""
 
 
 class EndpointHealth:
@@ -157,7 +174,11 @@ class ClientHolder:
         """The transport of the running event loop."""
         loop = asyncio.get_running_loop()
         if self._loop is not loop or self._transport is None:
-            self._transport = ChatTransport(make_client(self.config), pool_size(self.config))
+            self._transport = ChatTransport(
+                make_client(self.config),
+                pool_size(self.config),
+                max_body=self.config.max_response_bytes,
+            )
             self._loop = loop
         return self._transport
 
@@ -169,108 +190,6 @@ class ClientHolder:
 
     def __repr__(self) -> str:
         return f"ClientHolder(base_url={self.config.base_url!r}, model={self.config.model!r})"
-
-
-def new_usage() -> dict[str, int]:
-    """Zeroed token and request counters."""
-    return {
-        "requests": 0,
-        "retries": 0,
-        "rate_limited": 0,
-        "prompt_tokens": 0,
-        "completion_tokens": 0,
-        "total_tokens": 0,
-    }
-
-
-def add_usage(usage: dict[str, int], response: Any) -> None:
-    """Add one response's token counts (absent counts add nothing).
-
-    A count that is not a whole number >= 0 (negative, fractional, text, true/false)
-    is refused: it is not added, and ``invalid_usage`` counts the responses that
-    carried one, so the evaluator log records that the endpoint's counts were bad.
-    """
-    usage["requests"] += 1
-    counts = getattr(response, "usage", None)
-    invalid = False
-    for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
-        value = getattr(counts, name, None) if counts is not None else None
-        if value is None:
-            continue
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            usage[name] += value
-        else:
-            invalid = True
-    if invalid:
-        usage["invalid_usage"] = usage.get("invalid_usage", 0) + 1
-
-
-CONNECT_FAILED = "connection failed"
-TIMED_OUT = "timed out"
-
-
-def failure_kind(exc: BaseException) -> str:
-    """A short class of a failed attempt, for the index reason and the live counts."""
-    if isinstance(exc, TimeoutError | openai.APITimeoutError):
-        return TIMED_OUT
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__
-        names = {cls.__name__ for cls in type(cause).__mro__} if cause is not None else set()
-        return CONNECT_FAILED if "ConnectError" in names else "connection lost"
-    if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}"
-    if isinstance(exc, BadResponseBody):
-        return "bad response"
-    return type(exc).__name__
-
-
-def is_retryable(exc: BaseException) -> bool:
-    """True for transport failures a later attempt may get past."""
-    if isinstance(exc, openai.APIConnectionError | TimeoutError):  # incl. APITimeoutError
-        return True
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code >= 500 or exc.status_code in RETRYABLE_STATUS
-    return False
-
-
-def backoff_delay(attempt: int, initial: float, maximum: float, rng: random.Random) -> float:
-    """Seconds to wait after failed attempt ``attempt`` (0-based): capped doubling, jittered.
-
-    The capped exponential delay is scaled by a factor drawn uniformly from [0.5, 1).
-    """
-    base = min(maximum, initial * (2.0**attempt))
-    return base * (0.5 + 0.5 * rng.random())
-
-
-def _retry_after(exc: BaseException) -> float | None:
-    """The seconds a failed answer's ``Retry-After`` asks for (delay-seconds or HTTP date)."""
-    response = getattr(exc, "response", None)
-    headers = getattr(response, "headers", None)
-    if headers is None:
-        return None
-    return parse_retry_after(headers.get("retry-after"))
-
-
-def _is_rate_limited(exc: BaseException) -> bool:
-    return isinstance(exc, openai.APIStatusError) and exc.status_code == 429
-
-
-def describe_error(
-    exc: BaseException, secrets: Sequence[str] = (), timeout: float | None = None
-) -> str:
-    """A one-line description of an API error (and its cause) with every secret masked."""
-    if isinstance(exc, TimeoutError):
-        limit = f" within the endpoint timeout of {timeout:g} s" if timeout else ""
-        return f"TimeoutError: no complete response{limit}"
-    status = getattr(exc, "status_code", None)
-    text = f"{type(exc).__name__}" + (f" (HTTP {status})" if status is not None else "")
-    message = str(exc).strip()
-    if message:
-        text += f": {message.splitlines()[0]}"
-    cause = exc.__cause__
-    if isinstance(exc, openai.APIConnectionError) and cause is not None and str(cause).strip():
-        text += f" ({type(cause).__name__}: {str(cause).strip().splitlines()[0]})"
-    return redact(text, secrets)
 
 
 async def with_retries(
@@ -291,6 +210,8 @@ async def with_retries(
     tokens: float = 0.0,
     used_tokens: Callable[[T], float | None] | None = None,
     on_error: Callable[[BaseException], None] | None = None,
+    max_wait: float = MAX_WAIT_S,
+    max_retry_after: float = MAX_RETRY_AFTER_S,
 ) -> T:
     """Await ``call()``; retry transport failures up to ``max_retries`` times.
 
@@ -304,13 +225,17 @@ async def with_retries(
     first takes the endpoint's permit for about ``tokens`` tokens (waiting is not an
     attempt) and gives it back with its outcome (``used_tokens`` reads an answer's real
     tokens); a 429's ``Retry-After`` then pauses the whole endpoint instead of this call
-    alone. ``on_error`` sees every failed attempt.
+    alone. ``on_error`` sees every failed attempt. Every wait is bounded
+    (:mod:`sscbench.llm.waits`): the permit by ``max_wait`` s, a Retry-After by
+    ``max_retry_after`` s (a longer one fails the call at once, unwaited).
     """
     attempt = 0
     while True:
         if health is not None:
             health.check()
-        permit: Permit | None = await limiter.acquire(tokens) if limiter is not None else None
+        permit: Permit | None = None
+        if limiter is not None:
+            permit = await take_permit(limiter, tokens, max_wait, where=where, what=what)
         try:
             if timeout is None:
                 result = await call()
@@ -323,10 +248,11 @@ async def with_retries(
                 limiter.release(permit, "ok", tokens=used_tokens(result) if used_tokens else None)
             return result
         except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
-            hinted = _retry_after(exc)
+            hinted = retry_after_of(exc)
+            refused = too_long(hinted, max_retry_after)
             if permit is not None and limiter is not None:
-                limited = _is_rate_limited(exc)
-                limiter.release(permit, "rate_limited" if limited else "error", retry_after=hinted)
+                limited = "rate_limited" if is_rate_limited(exc) else "error"
+                limiter.release(permit, limited, retry_after=None if refused else hinted)
             if on_error is not None:
                 on_error(exc)
             retryable = is_retryable(exc)
@@ -336,6 +262,15 @@ async def with_retries(
                 health.record(exc, description)
                 health.check()
             waiting = health is not None and health.pending and failure_kind(exc) == CONNECT_FAILED
+            if refused and retryable and hinted is not None:
+                raise retry_after_refusal(
+                    hinted,
+                    max_retry_after,
+                    where=where,
+                    what=what,
+                    attempts=attempts,
+                    description=description,
+                ) from None
             if not retryable or (attempt >= max_retries and not waiting):
                 kind = "" if retryable else " (not retryable)"
                 raise HarnessFailure(
@@ -380,6 +315,12 @@ async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict
             options={"headers": {"Content-Type": "application/json"}},
             cast_to=ChatCompletion,
         )
+    except ResponseTooLarge as exc:  # read no further than the cap
+        raise BadResponseBody(str(exc)) from None
+    except openai.APIConnectionError as exc:  # the SDK wraps the cap's error
+        if isinstance(exc.__cause__, ResponseTooLarge):
+            raise BadResponseBody(str(exc.__cause__)) from None
+        raise
     except ValueError as exc:  # a JSON content type over a body that is not JSON
         raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
 
@@ -413,7 +354,7 @@ async def complete_with_retries(
             usage["retries"] += 1
 
     def count_error(exc: BaseException) -> None:
-        if usage is not None and _is_rate_limited(exc):
+        if usage is not None and is_rate_limited(exc):
             usage["rate_limited"] = usage.get("rate_limited", 0) + 1
 
     def answer_tokens(response: Any) -> float | None:
@@ -442,6 +383,8 @@ async def complete_with_retries(
         tokens=tokens,
         used_tokens=answer_tokens,
         on_error=count_error,
+        max_wait=config.max_wait_s,
+        max_retry_after=config.max_retry_after_s,
     )
     if usage is not None:
         add_usage(usage, response)

@@ -1,10 +1,12 @@
 """Masking API keys out of every text an endpoint sends that reaches disk or the console.
 
 An endpoint may echo the key back (in an error body, or a hostile model in its
-reply), whole or in part. :func:`redact` replaces the key and every stretch of text
-that holds a :data:`FRAGMENT`-character piece of it with ``***``, so neither a whole
-key nor a telling fragment is ever stored. A key shorter than :data:`FRAGMENT` is
-masked wherever it stands as a word of its own (not inside a longer word, which
+reply), whole or in part, and not always as it was sent: upper-cased, or with spaces
+or line breaks put inside it. :func:`redact` replaces the key and every stretch of
+text that holds a :data:`FRAGMENT`-character piece of it — matched in any case and
+across any whitespace — with ``***``, so neither a whole key nor a telling fragment
+is ever stored (ledgers, run pages and ``.eval`` files all hold text redacted here). A key shorter than :data:`FRAGMENT` is
+masked wherever it stands as a word of its own, in any case (not inside a longer word, which
 would mangle ordinary text without hiding anything).
 """
 
@@ -22,16 +24,41 @@ PLACEHOLDER_KEY = "sk-no-key"
 """The key sent when the named environment variable is unset (local servers ignore it)."""
 
 
+def _normal(text: str) -> tuple[str, list[int]]:
+    """``text`` as keys are matched in it (lower case, whitespace dropped) and, for each
+    of its characters, where that character stands in ``text``."""
+    chars, where = [], []
+    for i, char in enumerate(text):
+        if char.isspace():
+            continue
+        low = char.lower()
+        chars.append(low if len(low) == 1 else char)
+        where.append(i)
+    return "".join(chars), where
+
+
+def _pieces(secret: str) -> set[str]:
+    key = "".join(secret.split()).lower()
+    return {key[i : i + FRAGMENT] for i in range(len(key) - FRAGMENT + 1)}
+
+
 def _spans(text: str, secret: str) -> list[tuple[int, int]]:
+    """Where ``secret`` or a piece of it stands in ``text``, in any case and with any
+    whitespace put inside it (an echo that spaced or upper-cased the key)."""
     if len(secret) < FRAGMENT:
         pattern = rf"(?<![A-Za-z0-9]){re.escape(secret)}(?![A-Za-z0-9])"
-        return [m.span() for m in re.finditer(pattern, text)]
+        return [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+    pieces = _pieces(secret)
+    rough = "".join(text.split()).lower()  # C speed: most texts hold no piece at all
+    if not any(piece in rough for piece in pieces):
+        return []
+    normal, where = _normal(text)
     spans = []
-    for piece in {secret[i : i + FRAGMENT] for i in range(len(secret) - FRAGMENT + 1)}:
-        start = text.find(piece)
+    for piece in pieces:
+        start = normal.find(piece)
         while start != -1:
-            spans.append((start, start + FRAGMENT))
-            start = text.find(piece, start + 1)
+            spans.append((where[start], where[start + FRAGMENT - 1] + 1))
+            start = normal.find(piece, start + 1)
     return spans
 
 

@@ -23,6 +23,7 @@ request the limiter let go.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -33,7 +34,7 @@ from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
 from sscbench.jsonl import dumps_line, loads_json
-from sscbench.llm.endpoint import EndpointConfig
+from sscbench.llm.endpoint import MAX_RESPONSE_BYTES, EndpointConfig
 from sscbench.llm.limiter import DEFAULT_CEILING
 
 
@@ -104,12 +105,88 @@ class BodyNotJSON(ValueError):
     """A 2xx body declared JSON that does not parse (the SDK raises ``ValueError`` too)."""
 
 
-class ChatTransport:
-    """One endpoint's aiohttp connection pool in one event loop, beside its SDK client."""
+class ResponseTooLarge(ValueError):
+    """An answer whose body is longer than the endpoint's ``max_response_bytes``."""
 
-    def __init__(self, client: openai.AsyncOpenAI, size: int):
+
+CHUNK = 64 * 1024
+"""Bytes read from a body at a time (the cap is checked after each chunk)."""
+
+
+async def read_capped(answer: aiohttp.ClientResponse, limit: int) -> bytes:
+    """An answer's whole body, read chunk by chunk and never past ``limit`` bytes: a
+    longer body (a declared ``Content-Length`` or what arrives) raises
+    :class:`ResponseTooLarge` naming the cap, so a server streaming forever costs at
+    most ``limit`` bytes of memory per request in flight."""
+    declared = answer.content_length
+    if declared is not None and declared > limit:
+        raise ResponseTooLarge(_too_large(limit, f"it declared {declared} bytes"))
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in answer.content.iter_chunked(CHUNK):
+        size += len(chunk)
+        if size > limit:
+            raise ResponseTooLarge(_too_large(limit, f"more than {limit} bytes arrived"))
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _too_large(limit: int, seen: str) -> str:
+    mib = f" ({limit / 1048576:g} MiB)" if limit >= 1048576 else ""
+    return f"the response body is over max_response_bytes = {limit}{mib}: {seen}; read no further"
+
+
+class _CappedStream(httpx2.AsyncByteStream):
+    """A response body that raises :class:`ResponseTooLarge` past ``limit`` bytes."""
+
+    def __init__(self, stream: Any, limit: int):
+        self._stream = stream
+        self._limit = limit
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        size = 0
+        async for chunk in self._stream:
+            size += len(chunk)
+            if size > self._limit:
+                raise ResponseTooLarge(
+                    _too_large(self._limit, f"more than {self._limit} bytes arrived")
+                )
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._stream.aclose()
+
+
+class CappedTransport(httpx2.AsyncBaseTransport):
+    """The SDK client's transport (the classifier's and oracles' calls) with the same
+    cap on a body as :func:`read_capped`: no body is read past ``limit`` bytes."""
+
+    def __init__(self, inner: httpx2.AsyncBaseTransport, limit: int):
+        self._inner = inner
+        self._limit = limit
+
+    async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
+        """Send the request; its answer's body is read through the cap."""
+        response = await self._inner.handle_async_request(request)
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self._limit:
+            await response.aclose()
+            raise ResponseTooLarge(_too_large(self._limit, f"it declared {declared} bytes"))
+        response.stream = _CappedStream(response.stream, self._limit)
+        return response
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class ChatTransport:
+    """One endpoint's aiohttp connection pool in one event loop, beside its SDK client;
+    no body longer than ``max_body`` bytes is read (:func:`read_capped`)."""
+
+    def __init__(self, client: openai.AsyncOpenAI, size: int, max_body: int = MAX_RESPONSE_BYTES):
         self.client = client
         self.size = size
+        self.max_body = max_body
         self.url = str(client.base_url).rstrip("/") + "/chat/completions"
         self._headers = request_headers(client)
         self._session: aiohttp.ClientSession | None = None
@@ -142,7 +219,7 @@ class ChatTransport:
         response journal keeps; :func:`completion_of` makes the reply of either)."""
         try:
             async with self.session().post(self.url, data=content) as answer:
-                data = await answer.read()
+                data = await read_capped(answer, self.max_body)
                 status, headers = answer.status, list(answer.headers.items())
         except aiohttp.ClientConnectorError as exc:
             raise openai.APIConnectionError(request=self._request()) from httpx2.ConnectError(
@@ -186,9 +263,12 @@ class ChatTransport:
 
 __all__ = [
     "BodyNotJSON",
+    "CappedTransport",
     "ChatTransport",
+    "ResponseTooLarge",
     "completion_of",
     "pool_size",
+    "read_capped",
     "request_bytes",
     "request_headers",
 ]

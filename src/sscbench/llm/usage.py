@@ -1,9 +1,8 @@
 """What one run spent at its endpoints: requests, retries, 429s, tokens and wall time.
 
-The agent and the user keep counters while a run goes (``new_usage`` in
-:mod:`sscbench.llm.retry`); the executor turns them into a :class:`RunUsage` that is
-stored on the run's ``index.jsonl`` row, so costs add up from rows without opening a
-run file. Prices are applied later (:mod:`sscbench.run.cost`): a price table never
+The agent and the user keep counters while a run goes (:func:`new_usage`,
+:func:`add_usage`); the executor turns them into a :class:`RunUsage` that is stored on
+the run's ``index.jsonl`` row, so costs add up from rows without opening a run file. Prices are applied later (:mod:`sscbench.run.cost`): a price table never
 changes what ran.
 """
 
@@ -68,3 +67,37 @@ class RunUsage(BaseModel):
 
 
 __all__ = ["COUNTERS", "RoleUsage", "RunUsage"]
+
+
+def new_usage() -> dict[str, int]:
+    """Zeroed token and request counters."""
+    return {
+        "requests": 0,
+        "retries": 0,
+        "rate_limited": 0,
+        "prompt_tokens": 0,
+        "completion_tokens": 0,
+        "total_tokens": 0,
+    }
+
+
+def add_usage(usage: dict[str, int], response: Any) -> None:
+    """Add one response's token counts (absent counts add nothing).
+
+    A count that is not a whole number >= 0 (negative, fractional, text, true/false)
+    is refused: it is not added, and ``invalid_usage`` counts the responses that
+    carried one, so the evaluator log records that the endpoint's counts were bad.
+    """
+    usage["requests"] += 1
+    counts = getattr(response, "usage", None)
+    invalid = False
+    for name in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = getattr(counts, name, None) if counts is not None else None
+        if value is None:
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            usage[name] += value
+        else:
+            invalid = True
+    if invalid:
+        usage["invalid_usage"] = usage.get("invalid_usage", 0) + 1

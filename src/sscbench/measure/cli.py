@@ -32,11 +32,16 @@ def measure(
     if classifier == "llm":
         if not base_url or not model:
             fail(DataError("--classifier llm", "base-url/model", "both are required"))
-        from sscbench.llm.endpoint import EndpointConfig
+        from sscbench.llm.endpoint import endpoint_from_options
         from sscbench.measure.classifier import LLMClassifier
 
-        endpoint = {"base_url": base_url, "model": model, "api_key_env": api_key_env}
-        judge = LLMClassifier(EndpointConfig.model_validate(endpoint))
+        try:
+            endpoint = endpoint_from_options(
+                base_url=base_url, model=model, api_key_env=api_key_env
+            )
+        except DataError as exc:
+            fail(exc)
+        judge = LLMClassifier(endpoint)
     elif classifier != "rule":
         fail(DataError("--classifier", classifier, "expected rule or llm"))
     try:

@@ -144,7 +144,7 @@ def validate_oracle_command(
                     name, None, "not found (a verdicts file is scored alone: one --oracle FILE)"
                 )
             )
-    from sscbench.llm.endpoint import EndpointConfig
+    from sscbench.llm.endpoint import endpoint_from_options
     from sscbench.oracles.base import OracleSettings
     from sscbench.oracles.suite import score_study, write_results
     from sscbench.run.lock import StudyLock
@@ -159,7 +159,8 @@ def validate_oracle_command(
                     None,
                     "LLM oracles need both --endpoint and --model",
                 )
-            config = EndpointConfig(
+            config = endpoint_from_options(
+                {"base_url": "--endpoint", "seed": "--llm-seed"},
                 base_url=endpoint,
                 model=model,
                 api_key_env=api_key_env,

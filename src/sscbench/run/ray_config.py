@@ -28,7 +28,18 @@ class RaySettings(BaseModel):
     workers: int = Field(2, ge=1, le=1024, description="worker actors per resource pool")
     worker_cpus: float = Field(1.0, ge=0, le=1024, description="CPUs each worker reserves")
     attempts: int = Field(
-        3, ge=1, le=100, description="how often a run is tried when its worker dies mid-run"
+        3,
+        ge=1,
+        le=100,
+        description="how often a run is tried when its worker dies while it runs (a worker "
+        "lost or restarting before the run is sent is waited for, not counted)",
+    )
+    max_worker_losses: int = Field(
+        20,
+        ge=0,
+        le=100_000,
+        description="worker losses (each counted once) a study rides out; one more stops "
+        "it, the runs written kept (a resume goes on)",
     )
     local_cpus: int = Field(2, ge=1, le=1024, description="CPUs of the private local cluster")
     object_store_mb: int = Field(

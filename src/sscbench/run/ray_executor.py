@@ -12,7 +12,10 @@ its own event loop, at most ``ceil(concurrency / workers)``.
 A worker that dies (its process killed, its node lost) is restarted by Ray; every run
 it had in flight is sent again and made from scratch (episodes are pure and seeded),
 up to ``[study.ray] attempts`` times; nothing reached the study folder for it, so no
-run is lost and none is indexed twice. Ray is imported here only, and lazily.
+run is lost and none is indexed twice. A run is never sent to a worker known to be
+lost: it goes to another, or waits until the lost one answers again (within
+``start_timeout_s``), so a restart does not use up attempts. Each loss counts once
+(however many runs it had); past ``max_worker_losses`` the study stops, its runs kept. Ray is imported here only, and lazily.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import logging
 import math
 import os
 import sys
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,12 +36,15 @@ from sscbench.faults.case import Case
 from sscbench.run.config import StudyConfig
 from sscbench.run.episodes import EpisodeOutput, RunKind
 from sscbench.run.planning import PlanUnit
+from sscbench.run.ray_config import RaySettings
 from sscbench.run.remote import EpisodeWorker, StudyInputs
 
 RAY_MISSING = "the ray executor needs Ray, an optional extra: pip install 'sscbench[ray]'"
 
 
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
+REVIVE_POLL_S = 0.5
+"""How often a lost worker is asked whether it is back (within ``start_timeout_s``)."""
 
 
 def is_loopback(address: str | None) -> bool:
@@ -88,6 +95,13 @@ def local_cluster_options(cpus: int, object_store_mb: int) -> dict[str, Any]:
     }
 
 
+def _retrieved(future: asyncio.Future) -> None:
+    """Read a finished wait's outcome, so a wait no run awaited raises no warning (the
+    runs that await it see its error themselves)."""
+    if not future.cancelled():
+        future.exception()
+
+
 @dataclass
 class _Slot:
     """One worker actor and the runs it has in flight now."""
@@ -96,7 +110,9 @@ class _Slot:
     in_flight: int = 0
     pid: int = 0  # where it started (a restarted worker has another pid)
     node: str = ""
-    lost: bool = False  # died with runs in flight and has not returned a run since
+    lost: bool = False  # died with runs in flight and has not answered since
+    generation: int = 0  # bumped each time it answers again after a loss
+    reviving: asyncio.Future | None = None  # the wait for it to answer again
 
 
 @dataclass
@@ -107,20 +123,24 @@ class _Pool:
     slots: list[_Slot] = field(default_factory=list)
 
     def least_busy(self) -> _Slot:
-        """The worker with the fewest runs in flight (the first of equals), a worker
-        still restarting after a loss only when every worker is."""
+        """The worker with the fewest runs in flight (the first of equals), a lost
+        worker only when every worker is lost (then the run waits for it to return)."""
         return min(self.slots, key=lambda slot: (slot.lost, slot.in_flight))
 
 
 class RayEpisodes:
     """The episode source of a study on a Ray cluster (see the module docstring)."""
 
-    def __init__(self, ray: Any, pools: dict[str, _Pool], attempts: int, owns_ray: bool):
+    def __init__(self, ray: Any, pools: dict[str, _Pool], settings: RaySettings, owns_ray: bool):
         self.ray = ray
         self.pools = pools  # by agent configuration id
-        self.attempts = attempts
+        self.attempts = settings.attempts
+        self.max_worker_losses = settings.max_worker_losses
+        self.start_timeout_s = settings.start_timeout_s
         self.owns_ray = owns_ray
         self.requeued = 0  # runs sent again after their worker was lost
+        self.losses = 0  # worker losses seen (each once, however many runs it had)
+        self.stopped: DataError | None = None  # why every later run stops, once set
 
     @classmethod
     def connect(
@@ -168,7 +188,7 @@ class RayEpisodes:
                 ]
                 by_resources[key] = pool
             pools[agent.id] = by_resources[key]
-        source = cls(ray, pools, settings.attempts, owns_ray)
+        source = cls(ray, pools, settings, owns_ray)
         ready = source._wait_ready(list(by_resources.values()), settings.start_timeout_s)
         for pool in by_resources.values():
             for slot, where in zip(pool.slots, ready, strict=False):
@@ -205,32 +225,96 @@ class RayEpisodes:
             raise
 
     async def make(self, unit: PlanUnit, kind: RunKind, run_id: str) -> EpisodeOutput:
-        """Make the run on the least busy worker of its pool; a run whose worker died
-        is sent again (made from scratch), up to ``attempts`` times in all."""
+        """Make the run on the least busy worker of its pool. A run whose worker died
+        while it ran is sent again (made from scratch), up to ``attempts`` times; a worker
+        that is lost or restarting is waited for (:meth:`_revive`) before a run is sent
+        to it, so a restart never uses up a run's attempts. Past ``max_worker_losses``
+        losses the study stops (the runs written are kept; a resume goes on)."""
         pool = self.pools[unit.config_id]
-        lost = self.ray.exceptions.RayActorError
-        for attempt in range(1, self.attempts + 1):
+        tries = 0
+        while True:
+            if self.stopped is not None:
+                raise self.stopped
             slot = pool.least_busy()
+            if slot.lost:
+                await self._revive(slot)
+                continue  # another worker may be free by now
+            generation = slot.generation
             slot.in_flight += 1
             try:
-                output = await slot.actor.make.remote(unit.faulted_run_id, kind, run_id)
-                slot.lost = False
-                return output
-            except lost as exc:
-                slot.lost = True
-                if attempt == self.attempts:
+                return await slot.actor.make.remote(unit.faulted_run_id, kind, run_id)
+            except self.ray.exceptions.RayActorError as exc:
+                self._lost(slot, generation, exc)
+                if not isinstance(exc, self.ray.exceptions.ActorUnavailableError):
+                    tries += 1  # it died while this run was on it
+                if tries >= self.attempts:
                     raise DataError(
                         "<ray cluster>",
                         "study.ray.attempts",
-                        f"run {run_id} lost its worker {attempt} times (last: {exc}); the "
+                        f"run {run_id} lost its worker {tries} times (last: {exc}); the "
                         "runs written so far are kept: resume when the cluster is healthy",
                     ) from exc
                 self.requeued += 1
             finally:
                 slot.in_flight -= 1
-        raise AssertionError("unreachable")  # the loop returns or raises
+
+    def _lost(self, slot: _Slot, generation: int, exc: BaseException) -> None:
+        """Note a worker's loss (once per loss: its other runs report the same one);
+        past ``max_worker_losses`` every later run stops the study."""
+        if slot.lost or slot.generation != generation:
+            return  # already known, or it came back since this run was sent
+        slot.lost = True
+        self.losses += 1
+        slot.reviving = asyncio.ensure_future(self._wait_back(slot))  # back as soon as it is
+        slot.reviving.add_done_callback(_retrieved)
+        if self.losses > self.max_worker_losses and self.stopped is None:
+            self.stopped = DataError(
+                "<ray cluster>",
+                "study.ray.max_worker_losses",
+                f"{self.losses} worker losses, more than max_worker_losses = "
+                f"{self.max_worker_losses} (last: {str(exc).splitlines()[0]}); the runs "
+                "written so far are kept: resume when the cluster is healthy",
+            )
+        if self.stopped is not None:
+            raise self.stopped from exc
+
+    async def _revive(self, slot: _Slot) -> None:
+        """Wait until a lost worker answers again (Ray restarts it and it rebuilds the
+        study), at most ``start_timeout_s``; every run waiting for it shares one wait."""
+        if slot.reviving is None or (slot.reviving.done() and slot.lost):
+            slot.reviving = asyncio.ensure_future(self._wait_back(slot))
+            slot.reviving.add_done_callback(_retrieved)
+        await asyncio.shield(slot.reviving)
+
+    async def _wait_back(self, slot: _Slot) -> None:
+        """Ask a lost worker whether it is back until it answers (a new generation)."""
+        deadline = time.monotonic() + self.start_timeout_s
+        while True:
+            try:
+                async with asyncio.timeout(max(0.0, deadline - time.monotonic())):
+                    where = await slot.actor.ready.remote()
+            except (self.ray.exceptions.RayActorError, TimeoutError) as exc:
+                if time.monotonic() >= deadline:
+                    self.stopped = self.stopped or DataError(
+                        "<ray cluster>",
+                        "study.ray.start_timeout_s",
+                        f"a lost worker did not come back within {self.start_timeout_s:g} s "
+                        f"(last: {str(exc).splitlines()[0]}); the runs written so far are "
+                        "kept: resume when the cluster is healthy",
+                    )
+                    raise self.stopped from exc
+                await asyncio.sleep(REVIVE_POLL_S)
+                continue
+            slot.pid, slot.node = where["pid"], where["node"]
+            slot.generation += 1
+            slot.lost = False
+            return
 
     def _kill_all(self) -> None:
+        for pool in self.pools.values():
+            for slot in pool.slots:
+                if slot.reviving is not None:
+                    slot.reviving.cancel()
         for pool in {id(p): p for p in self.pools.values()}.values():
             for slot in pool.slots:
                 with contextlib.suppress(Exception):  # an actor already gone is let go

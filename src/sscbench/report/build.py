@@ -164,6 +164,7 @@ def _write(
     sections: list[Section] = []
     csvs: dict[str, list[Row]] = {}
     cards: list[Row] = []
+    evidence = collect_evidence(study)
     if primary:
         more_sections, cards = _sscbench_sections(
             study, rows, primary, cases, claims, sets, figs, csvs, review
@@ -171,6 +172,8 @@ def _write(
         sections += more_sections
     else:
         reason = "the study has no faulted run with a fault contract (SSCBench operators)"
+        if evidence.families:
+            reason += "; its faulted runs are typed fault families (Release evidence)"
         sections += [Section(i, TITLES[i], reason=reason) for i in SSCBENCH]
     pairs = paired_comparison(rows, other) if other is not None else None
     by_config = paired_comparison(rows, other, by_config=True) if other is not None else None
@@ -179,7 +182,6 @@ def _write(
         csvs["paired"], csvs["paired_by_config"] = pairs, by_config
     oracle, csvs["oracles"] = oracles_section(oracle_results(study))
     sections.append(oracle)
-    evidence = collect_evidence(study)
     release, release_rows = release_section(
         study, out / "release", Path(policy) if policy else None, evidence
     )

@@ -184,7 +184,7 @@ def _gap_panels(left: Any, absent: Any, op: str, values: list[int | str]) -> Non
     colours = ["#1b7837" if k > 0 else "#b2182b" for k in finite]
     bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
     left.bar_label(bars, fontsize=7)
-    left.set_xlim(min(0, *finite) - 1, max(0, *finite) + 1)
+    left.set_xlim(min([0, *finite]) - 1, max([0, *finite]) + 1)  # also when every gap is ∞
     left.set_xticks(sorted({0, *finite}))
     left.axvline(0, color="black", linewidth=0.6)
     left.set_xlabel("T_U − T_E in whole steps (> 0: evidence before reliance)")

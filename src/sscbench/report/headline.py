@@ -79,6 +79,11 @@ def _operator_table(cards: list[Row], sets: RunSets) -> Table:
     return table
 
 
+def _marked(iv: Any) -> str:
+    """An interval's label with its caveat as a mark only (the words once, in a note)."""
+    return str(iv.label()) + (" ⚠" if is_caveated(iv) else "")
+
+
 def _typed_table(evidence: Any) -> Table:
     """Per configuration: families, injected runs and where escapes were observed."""
     table = Table(
@@ -104,7 +109,7 @@ def _typed_table(evidence: Any) -> Table:
             len({r.family for r in rows}),
             sum(r.scheduled for r in rows),
             len({r.family for r in escaped}),
-            f"{worst.family}: {interval_label(worst.metrics['escape'])}" if worst else "–",
+            f"{worst.family}: {_marked(worst.metrics['escape'])}" if worst else "–",
             key=config_id,
         )
     return table
@@ -157,14 +162,12 @@ def headline_section(
                 }
             ]
         )
-    section.notes.append(
-        [
-            {
-                "t": "Every rate names its numerator, denominator, clusters and "
-                f"interval method. {built}"
-            }
-        ]
-    )
+    caveats = {c["caveat"] for c in cards if c["config_id"] == POOLED and c.get("caveat")}
+    if typed and any(is_caveated(r.metrics["escape"]) for r in evidence.families):
+        caveats.add(CAVEAT)
+    marks = "".join(f"; ⚠ marks a {c}" for c in sorted(caveats))
+    words = f"Every rate names its numerator, denominator, clusters and interval method{marks}."
+    section.notes.append([{"t": f"{words} {built}"}])
     return section
 
 

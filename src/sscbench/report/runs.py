@@ -126,7 +126,7 @@ class RunPages:
         }[self.mode]
         return (
             f"{self.rendered} of {self.total} run pages rendered ({how}); "
-            "`sscbench show STUDY RUN` prints any run's ledger"
+            "sscbench show STUDY RUN prints any run's ledger"
         )
 
 
@@ -205,7 +205,7 @@ def write_run_pages(
     prompt_page = env.get_template("prompt.html.j2")
     for name, content in prompts.items():
         write_utf8(out / name, prompt_page.render(content=content))
-    result = RunPages(mode, len(chosen), len(rows))
+    result = RunPages(mode, len(chosen), len({r["run_id"] for r in rows}))
     index = {r["run_id"]: i for i, r in enumerate(rows)}
     data = {
         "columns": list(SUMMARY),

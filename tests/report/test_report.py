@@ -262,7 +262,12 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     assert "Typed fault families (2: StalePolicy, TimeoutAfterCommit)" in headline
     assert 'id="headline-typed-table"' in headline and "primary analysis" not in html
     # one line for the eight SSCBench sections sharing a reason, not eight
-    assert html.count("no faulted run with a fault contract (SSCBench operators); its faulted runs are typed") == 1
+    assert (
+        html.count(
+            "no faulted run with a fault contract (SSCBench operators); its faulted runs are typed"
+        )
+        == 1
+    )
     # the typed study's claims.json holds its family metrics; its figure is in figures/
     claims = json.loads((out / "report" / "claims.json").read_text())
     assert {c["claim"] for c in claims} >= {"activation", "escape"}

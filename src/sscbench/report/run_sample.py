@@ -29,8 +29,10 @@ def _quota(sizes: list[int], cap: int) -> int:
     return low
 
 
-def sample_runs(rows: list[dict[str, Any]], cap: int = SAMPLE_CAP) -> set[str]:
-    """The run ids of the stratified sample: every outcome group's first runs by id."""
+def sample_runs(rows: list[dict[str, Any]], cap: int | None = None) -> set[str]:
+    """The run ids of the stratified sample: every outcome group's first runs by id
+    (``cap`` pages at most, :data:`SAMPLE_CAP` by default, one per group at least)."""
+    cap = SAMPLE_CAP if cap is None else cap
     groups: dict[tuple[str, ...], list[str]] = {}
     for r in rows:
         groups.setdefault(tuple(str(r.get(k)) for k in STRATUM), []).append(r["run_id"])

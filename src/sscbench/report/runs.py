@@ -221,8 +221,13 @@ def write_run_pages(
 
 def _why(row: dict[str, Any]) -> dict[str, Any]:
     """A run without a ledger whose index entry gives no reason: its status says why."""
+    words = {
+        "not-qualified": "its task's clean run did not qualify it",
+        "missing": "the run did not complete (a harness failure; resuming reruns it)",
+    }
+    status = str(row.get("status"))
     return {
-        "reason": row.get("status"),
+        "reason": words.get(status, status),
         "clean_run_id": row.get("clean_run_id"),
         "clean_reward": None,
     }

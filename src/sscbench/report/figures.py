@@ -185,7 +185,10 @@ def _gap_panels(left: Any, absent: Any, op: str, values: list[int | str]) -> Non
     bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
     left.bar_label(bars, fontsize=7)
     left.set_xlim(min([0, *finite]) - 1, max([0, *finite]) + 1)  # also when every gap is ∞
-    left.set_xticks(sorted({0, *finite}))
+    if max([0, *finite]) - min([0, *finite]) <= 12:
+        left.set_xticks(sorted({0, *finite}))
+    else:  # a tick on every bar would collide: whole steps, a few of them
+        left.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
     left.axvline(0, color="black", linewidth=0.6)
     left.set_xlabel("T_U − T_E in whole steps (> 0: evidence before reliance)")
     left.set_ylabel("adopted runs")

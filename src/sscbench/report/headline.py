@@ -28,8 +28,9 @@ TYPED_METRICS = {
 
 
 def _names(values: list[str], most: int = 6) -> str:
-    shown = ", ".join(values[:most])
-    return shown + (f" and {len(values) - most} more" if len(values) > most else "")
+    if len(values) <= most + 1:  # "and 1 more" would say less than the name
+        return ", ".join(values)
+    return ", ".join(values[:most]) + f" and {len(values) - most} more"
 
 
 def _what_ran(measured: list[Row]) -> str:

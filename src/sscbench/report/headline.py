@@ -18,12 +18,22 @@ from sscbench.report.model import Cell, RunSets, Section, Table
 
 Row = dict[str, Any]
 HEADLINE_CLAIMS = ("propagation", "adoption under pre-use counterevidence")
-TYPED_METRICS = {
-    "activation": ("the injected fault took effect", "injected runs of the family"),
-    "detection": ("the agent noticed the fault", "activated injected runs"),
-    "containment": ("no unacceptable end state", "activated injected runs"),
-    "escape": ("the fault reached the world or the user unflagged", "activated injected runs"),
-    "recovery": ("the task was still done", "activated runs with a valid recovery path"),
+TYPED_METRICS = {  # the words of docs/release-evidence.md
+    "activation": ("the fault really fired", "injected runs that completed"),
+    "detection": ("the expected barrier fired after activation", "activated injected runs"),
+    "containment": (
+        "the world acceptable, nothing escaped, terminal class not unacceptable",
+        "activated injected runs",
+    ),
+    "escape": (
+        "the fault reached the user as a determinate claim the world contradicts, or "
+        "as VERIFIED while a checkpoint is not valid",
+        "activated injected runs",
+    ),
+    "recovery": (
+        "ends verified, clean and solved",
+        "activated runs of families with a valid recovery path",
+    ),
 }
 
 

@@ -86,15 +86,28 @@ def test_report_files(study, report):
             "estimate", "low", "high", "method", "population", "label"} <= set(cells[0])  # fmt: skip
 
 
-def test_every_section_present_or_says_why(report):
+def _layout(html):
+    """The page's applicable sections in order, and the skipped ones with their reasons."""
+    shown = re.findall(r'<section id="([a-z-]+)" data-applies="true"', html)
+    skipped = re.findall(r'<span class="skipped" id="([a-z]+)" data-applies="false">', html)
+    return shown, skipped
+
+
+def test_headline_first_and_sections_that_do_not_apply_listed_at_the_end(report):
     html = report.read_text()
-    found = re.findall(r'<section id="([a-z]+)" data-applies="(true|false)"', html)
-    assert [i for i, _ in found] == list(SECTION_IDS)
-    for section_id, applies in found:
-        body = html.split(f'<section id="{section_id}"', 1)[1].split("</section>", 1)[0]
-        if applies == "false":
-            assert "Not shown:" in body and "<table" not in body
-    assert dict(found)["paired"] == "false" and dict(found)["release"] == "false"
+    shown, skipped = _layout(html)
+    assert shown[0] == "headline" and shown[-1] == "not-shown"
+    # every section once, applicable ones in SECTION_IDS order, the others at the end
+    assert sorted(shown[:-1] + skipped) == sorted(SECTION_IDS)
+    assert shown[:-1] == [i for i in SECTION_IDS if i in shown]
+    assert {"paired", "release"} <= set(skipped) and "funnel" in shown
+    tail = html.split('<section id="not-shown"', 1)[1]
+    assert "<table" not in tail and "no second study given" in tail
+    assert html.index('id="headline"') < html.index('id="contents"') < html.index('id="funnel"')
+    headline = html.split('<section id="headline"', 1)[1].split("</section>", 1)[0]
+    assert "564 runs: 180 clean, 384 faulted; 6 configurations" in headline
+    assert 'id="headline-table"' in headline and "propagation" in headline
+    assert "0 faulted runs" not in html
 
 
 def test_primary_population_is_one_and_funnel_p_is_sum_of_cells(study, report):
@@ -256,9 +269,26 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     faulted.update(status="not-qualified", Z_S="not-qualified")
     (out / "measurements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     html = build_report(out, policy=ROOT / "examples" / "release-policy.toml").read_text()
-    applies = dict(re.findall(r'<section id="([a-z]+)" data-applies="(true|false)"', html))
-    assert all(applies[s] == "false" for s in SECTION_IDS[:8])
-    assert applies["release"] == "true" and applies["runs"] == "true"
+    shown, skipped = _layout(html)
+    assert set(SECTION_IDS[1:9]) <= set(skipped)
+    assert "release" in shown and "runs" in shown and shown[0] == "headline"
+    headline = html.split('<section id="headline"', 1)[1].split("</section>", 1)[0]
+    assert "Typed fault families (2: StalePolicy, TimeoutAfterCommit)" in headline
+    assert 'id="headline-typed-table"' in headline and "primary analysis" not in html
+    # one line for the eight SSCBench sections sharing a reason, not eight
+    assert (
+        html.count(
+            "no faulted run with a fault contract (SSCBench operators); its faulted runs are typed"
+        )
+        == 1
+    )
+    # the typed study's claims.json holds its family metrics; its figure is in figures/
+    claims = json.loads((out / "report" / "claims.json").read_text())
+    assert {c["claim"] for c in claims} >= {"activation", "escape"}
+    assert {c["config_id"] for c in claims} == {"keyed", "naive"}
+    assert all({"numerator", "denominator", "low", "high", "method"} <= set(c) for c in claims)
+    for name in re.findall(r"Files: (figures/[\w.]+)", html):
+        assert (out / "report" / name).exists()
     assert 'id="gate-table"' in html and 'id="release-paired-table"' in html
     assert re.search(r'class="(block|pass)">(BLOCK|PASS)<', html)
     # a blocked verdict lists its failed checks one per row (the policy names families

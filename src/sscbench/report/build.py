@@ -20,7 +20,6 @@ from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, claim_cards
 from sscbench.analysis.populations import (
-    PRIMARY,
     cell_entry,
     cell_table,
     crossing_groups,
@@ -32,10 +31,12 @@ from sscbench.analysis.user_claims import load_claims
 from sscbench.core.files import replace_folder
 from sscbench.jsonl import write_utf8
 from sscbench.progress import progress, status
+from sscbench.release.evidence import collect_evidence
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
 from sscbench.report.cost_section import cost_section
 from sscbench.report.diff import provenance_line
+from sscbench.report.headline import headline_section, typed_claims
 from sscbench.report.inputs import (
     check_fresh,
     oracle_results,
@@ -48,19 +49,41 @@ from sscbench.report.oracle_section import oracles_section
 from sscbench.report.recordings_section import recordings_section
 from sscbench.report.release_section import release_section
 from sscbench.report.review_panel import agreement_tables, find_review, read_review
-from sscbench.report.runs import write_run_pages
+from sscbench.report.run_sample import RUN_PAGES
+from sscbench.report.runs import RunPages, write_run_pages
 from sscbench.report.templates import environment
 
 __all__ = ["REPORT_DIR", "SECTION_IDS", "build_report", "read_measurements"]
 
 REPORT_DIR = "report"
-SECTION_IDS = ("funnel", "validation", "arrival", "adoption", "reliance", "stance", "claims",
-               "sensitivity", "paired", "oracles", "release", "recordings", "cost", "runs")  # fmt: skip
-SSCBENCH = SECTION_IDS[:8]
-TITLES = {"funnel": "Execution funnel", "validation": "Measurement validation",
-          "arrival": "Counterevidence arrival", "adoption": "Adoption",
-          "reliance": "Arrival relative to first faulty reliance", "stance": "Final stance",
-          "claims": "Claims", "sensitivity": "Sensitivity analyses"}  # fmt: skip
+SECTION_IDS = (
+    "headline",
+    "funnel",
+    "validation",
+    "arrival",
+    "adoption",
+    "reliance",
+    "stance",
+    "claims",
+    "sensitivity",
+    "paired",
+    "oracles",
+    "release",
+    "recordings",
+    "cost",
+    "runs",
+)
+SSCBENCH = SECTION_IDS[1:9]
+TITLES = {
+    "funnel": "Execution funnel",
+    "validation": "Measurement validation",
+    "arrival": "Counterevidence arrival",
+    "adoption": "Adoption",
+    "reliance": "Arrival relative to first faulty reliance",
+    "stance": "Final stance",
+    "claims": "Claims",
+    "sensitivity": "Sensitivity analyses",
+}
 Row = dict[str, Any]
 
 
@@ -71,19 +94,26 @@ def build_report(
     paired: str | Path | None = None,
     policy: str | Path | None = None,
     review: str | Path | None = None,
+    run_pages: str | None = None,
 ) -> Path:
     """Write ``STUDY/report/`` as one set; returns the path of its ``report.html``.
 
     ``claims_file`` adds user-defined claims; ``paired`` names a second measured study
     matched on (case, configuration, repetition); ``policy`` adds the gate verdict;
     ``review`` names the review folder (default: ``STUDY/review/`` when it holds a
-    review's agreement.json or reference.jsonl).
+    review's agreement.json or reference.jsonl); ``run_pages`` is ``all``, ``sample`` or
+    ``none`` (default: ``all`` up to 2,000 runs, ``sample`` above; see
+    :mod:`sscbench.report.run_sample`).
     """
+    if run_pages is not None and run_pages not in RUN_PAGES:
+        raise ValueError(f"run_pages: {run_pages!r} is not one of {', '.join(RUN_PAGES)}")
     with progress("report: reading measurements"):
-        return _build(Path(study), claims_file, paired, policy, review)
+        return _build(Path(study), claims_file, paired, policy, review, run_pages)
 
 
-def _build(study: Path, claims_file: Any, paired: Any, policy: Any, review: Any) -> Path:
+def _build(
+    study: Path, claims_file: Any, paired: Any, policy: Any, review: Any, run_pages: str | None
+) -> Path:
     review_folder = find_review(study, Path(review) if review is not None else None)
     agreement = read_review(review_folder)  # a bad agreement.json stops before any work
     started = time.perf_counter()
@@ -97,8 +127,18 @@ def _build(study: Path, claims_file: Any, paired: Any, policy: Any, review: Any)
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir()
     try:
-        _write(study, staging, measured, claims, other, paired, policy, started,
-               (review_folder, agreement))  # fmt: skip
+        _write(
+            study,
+            staging,
+            measured,
+            claims,
+            other,
+            paired,
+            policy,
+            started,
+            (review_folder, agreement),
+            run_pages,
+        )
         replace_folder(staging, final)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -112,8 +152,18 @@ def _clean_stale(study: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
-def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list[Row] | None,
-           paired: Any, policy: Any, started: float, review: tuple[Any, Any]) -> None:  # fmt: skip
+def _write(
+    study: Path,
+    out: Path,
+    measured: list[Row],
+    claims: Any,
+    other: list[Row] | None,
+    paired: Any,
+    policy: Any,
+    started: float,
+    review: tuple[Any, Any],
+    run_pages: str | None = None,
+) -> None:
     cases = read_cases(study)
     rows = [r for r in measured if _has_contract(r, cases)]  # typed runs: release section
     primary = primary_rows(rows)
@@ -122,11 +172,17 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     tables, figs = out / "tables", out / "figures"
     sections: list[Section] = []
     csvs: dict[str, list[Row]] = {}
+    cards: list[Row] = []
+    evidence = collect_evidence(study)
     if primary:
-        sections += _sscbench_sections(study, rows, primary, cases, claims, sets, figs, csvs,
-                                       review)  # fmt: skip
+        more_sections, cards = _sscbench_sections(
+            study, rows, primary, cases, claims, sets, figs, csvs, review
+        )
+        sections += more_sections
     else:
         reason = "the study has no faulted run with a fault contract (SSCBench operators)"
+        if evidence.families:
+            reason += "; its faulted runs are typed fault families (Release evidence)"
         sections += [Section(i, TITLES[i], reason=reason) for i in SSCBENCH]
     pairs = paired_comparison(rows, other) if other is not None else None
     by_config = paired_comparison(rows, other, by_config=True) if other is not None else None
@@ -137,7 +193,7 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     oracle, csvs["oracles"] = oracles_section(oracle_results(study))
     sections.append(oracle)
     release, release_rows = release_section(
-        study, out / "release", Path(policy) if policy else None
+        study, out / "release", Path(policy) if policy else None, evidence
     )
     sections.append(release)
     csvs.update(release_rows)
@@ -147,35 +203,53 @@ def _write(study: Path, out: Path, measured: list[Row], claims: Any, other: list
     cost, cost_rows = cost_section(study, sets)
     sections.append(cost)
     csvs.update(cost_rows)
-    pages = write_run_pages(study, out / "runs", measured, cases, sets.sets)
-    sections.append(
-        Section(
-            "runs",
-            "Run browser",
-            intro=f"{pages} run pages; every count in the tables links to the runs behind it.",
-            notes=[
-                [
-                    {"t": "Open the run list: "},
-                    {"t": "runs/index.html", "href": "runs/index.html"},
-                    {"t": " (filters by operator, configuration, stratum, repetition and kind)."},
-                ]
-            ],
-        )
-    )
+    csvs["claims"] = [{k: v for k, v in c.items() if k not in ("runs", "counted")} for c in cards]
+    csvs["claims"] += typed_claims(evidence)
+    write_utf8(out / "claims.json", json.dumps(csvs["claims"], indent=2))
+    pages = write_run_pages(study, out / "runs", measured, cases, sets.sets, run_pages)
+    sections.append(_browser_section(pages))
     for name, data in csvs.items():
         write_csv(tables / f"{name}.csv", data)
-    seconds = time.perf_counter() - started
-    summary = (f"{len(measured)} runs measured; {len(primary)} faulted runs in the primary "
-               f"analysis ({PRIMARY}). Every rate names its numerator, denominator, clusters "
-               f"and interval method (never narrower than Wilson on the effective number of "
-               f"clusters); ⚠ names an interval's caveat, explained once under its table. "
-               f"Built in {seconds:.1f} s.")  # fmt: skip
+    built = f"Built in {time.perf_counter() - started:.1f} s."
+    headline = headline_section(measured, primary, cards, evidence, sets, built)
     html = (
         environment()
         .get_template("page.html.j2")
-        .render(name=study.name, summary=summary, sections=sections, made=provenance_line(study))
+        .render(
+            name=study.name,
+            headline=headline,
+            sections=[s for s in sections if not s.reason],
+            skipped=_skipped(sections),
+            made=provenance_line(study),
+        )
     )
     write_utf8(out / "report.html", html)
+
+
+def _browser_section(pages: RunPages) -> Section:
+    """The run browser's section: how many run pages, and the list's link."""
+    return Section(
+        "runs",
+        "Run browser",
+        intro=f"{pages.words()}; every count in the tables links to the runs behind it.",
+        notes=[
+            [
+                {"t": "Open the run list: "},
+                {"t": "runs/index.html", "href": "runs/index.html"},
+                {"t": " (filters by operator, configuration, stratum, repetition and kind)."},
+            ]
+        ],
+    )
+
+
+def _skipped(sections: list[Section]) -> list[tuple[str, list[Section]]]:
+    """Sections that do not apply, grouped by their reason (in page order), for the list
+    at the end of the page."""
+    groups: dict[str, list[Section]] = {}
+    for s in sections:
+        if s.reason:
+            groups.setdefault(s.reason, []).append(s)
+    return list(groups.items())
 
 
 def _recorded_config(study: Path) -> dict[str, Any]:
@@ -205,7 +279,7 @@ def _sscbench_sections(
     figs: Path,
     csvs: dict[str, list[Row]],
     review: tuple[Any, Any] = (None, None),
-) -> list[Section]:
+) -> tuple[list[Section], list[Row]]:
     cells = cell_table(rows)
     pooled = operator_table(rows)
     total = cell_entry("all operators", "all configurations", primary)
@@ -227,10 +301,16 @@ def _sscbench_sections(
             validation.reason = ""
         where = folder / "agreement.json"
         shown = where.relative_to(study) if where.is_relative_to(study) else where
-        validation.notes.append([{"t": f"Reviewer agreement before adjudication ({shown}): "
-                                       f"{agreement.unanimous} of {agreement.items} runs unanimous, "
-                                       f"{len(agreement.disputed)} disputed and adjudicated; a "
-                                       "2–1 majority is never accepted."}])  # fmt: skip
+        validation.notes.append(
+            [
+                {
+                    "t": f"Reviewer agreement before adjudication ({shown}): "
+                    f"{agreement.unanimous} of {agreement.items} runs unanimous, "
+                    f"{len(agreement.disputed)} disputed and adjudicated; a "
+                    "2–1 majority is never accepted."
+                }
+            ]
+        )
         validation.tables += kappa_tables
     arrival, csvs["arrival"] = core.arrival_section(
         cells, pooled, structures, crossing_groups(rows), sets, figs
@@ -240,10 +320,16 @@ def _sscbench_sections(
     csvs["cells"] += q_rows
     stance, csvs["stance"] = core.stance_section(cells, sets)
     cards = claim_cards(rows, claims)
-    csvs["claims"] = [{k: v for k, v in c.items() if k not in ("runs", "counted")} for c in cards]
-    (figs.parent / "claims.json").write_text(json.dumps(csvs["claims"], indent=2), encoding="utf-8")
     sensitivity = sensitivity_table(rows)
     csvs["sensitivity"] = sensitivity
     csvs["crossing"] = [{**g, "strata": json.dumps(g["strata"])} for g in crossing_groups(rows)]
-    return [funnel, validation, arrival, adoption, reliance, stance,
-            more.claims_section(cards, sets), more.sensitivity_section(sensitivity)]  # fmt: skip
+    return [
+        funnel,
+        validation,
+        arrival,
+        adoption,
+        reliance,
+        stance,
+        more.claims_section(cards, sets),
+        more.sensitivity_section(sensitivity),
+    ], cards

@@ -23,15 +23,25 @@ def report(
         help="review folder: adjudicated reference.jsonl and agreement.json (default: "
         "STUDY/review/ when it holds them)",
     ),
+    run_pages: str | None = typer.Option(
+        None,
+        "--run-pages",
+        help="which runs get a page in the run browser: all, sample (every outcome group, "
+        "at most 2,000 pages) or none (the run list only); default: all up to 2,000 runs, "
+        "sample above",
+    ),
 ) -> None:
     """Write STUDY/report/ as one set: report.html, tables/*.csv, figures, claims.json and
     the run browser (runs/); measures the study first when it has no measurements.jsonl
     (as ``sscbench run`` does), and refuses measurements older than the study's index."""
     from sscbench.measure.study import measure_study
     from sscbench.report.build import build_report
+    from sscbench.report.run_sample import RUN_PAGES
     from sscbench.run.lock import StudyLock
     from sscbench.run.verify import require_study, verify_study
 
+    if run_pages is not None and run_pages not in RUN_PAGES:
+        fail(ValueError(f"--run-pages: {run_pages!r} is not one of {', '.join(RUN_PAGES)}"))
     try:
         require_study(study)  # before the lock: a foreign folder gets no lock file
         if not (study / "measurements.jsonl").exists():  # e.g. a study Inspect ran
@@ -42,7 +52,12 @@ def report(
             if paired is not None:
                 verify_study(paired)
             path = build_report(
-                study, claims_file=claims, paired=paired, policy=policy, review=review
+                study,
+                claims_file=claims,
+                paired=paired,
+                policy=policy,
+                review=review,
+                run_pages=run_pages,
             )
     except (DataError, OSError) as exc:
         fail(exc)

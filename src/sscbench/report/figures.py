@@ -16,6 +16,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.layout_engine import ConstrainedLayoutEngine
+from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
 
 from sscbench.analysis.populations import STRATA
@@ -70,8 +72,15 @@ def arrival_figure(cells: list[Row], folder: Path) -> str:
             ax.barh(labels, shares, left=left, color=COLOURS[stratum], label=stratum)
             for i, (c, share) in enumerate(zip(cells, shares, strict=True)):
                 if c[f"n_{stratum}"]:
-                    ax.text(left[i] + share / 2, i, str(c[f"n_{stratum}"]), ha="center",
-                            va="center", color="white", fontsize=7)  # fmt: skip
+                    ax.text(
+                        left[i] + share / 2,
+                        i,
+                        str(c[f"n_{stratum}"]),
+                        ha="center",
+                        va="center",
+                        color="white",
+                        fontsize=7,
+                    )
             left = [a + b for a, b in zip(left, shares, strict=True)]
         ax.invert_yaxis()
         ax.set_xlim(0, 1)
@@ -85,112 +94,170 @@ def _interval_row(ax: Any, y: float, iv: Interval, marker: str, filled: bool, co
     ax.plot([iv.estimate], [y], marker, color=colour, markerfacecolor=colour if filled else "white")
 
 
+def no_data(ax: Any, words: str) -> None:
+    """An empty panel says so in words instead of drawing an axis around nothing."""
+    ax.set_xticks([])
+    ax.set_yticks([])
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    ax.text(0.5, 0.5, words, transform=ax.transAxes, ha="center", va="center", color="#666666")
+
+
+def _rows_height(n: int) -> float:
+    """Inches for a panel of ``n`` labelled rows: readable for one row and for fifty."""
+    return 0.32 * max(n, 1) + 0.9
+
+
+def _adoption_rows(left: Any, right: Any, mine: list[Row]) -> None:
+    """One operator's rows: A_T/A_P at left, adoption per stratum at right, values beside."""
+    for i, c in enumerate(mine):
+        for iv, filled, dy in ((c["A_T"], False, -0.15), (c["A_P"], True, 0.15)):
+            if iv.observed:
+                _interval_row(left, i + dy, iv, "D", filled, BLUE)
+        ap = c["A_P"]
+        words = f"{ap.estimate:.0%} {ap.numerator}/{ap.denominator}/{ap.n_clusters}"
+        left.text(
+            1.04,
+            i,
+            words if ap.observed else "0/0/0",
+            va="center",
+            fontsize=7,
+            transform=left.get_yaxis_transform(),
+        )
+        for j, s in enumerate(STRATA):
+            iv, y = c[f"a_{s}"], i + (j - 1) * 0.25
+            if iv.observed:
+                _interval_row(right, y, iv, "o", True, COLOURS[s])
+                note = f"{iv.estimate:.0%} {iv.denominator}/{c[f'a_{s}_total']}/{iv.n_clusters}"
+            else:
+                note = "0/0/0 unobserved"
+            right.text(
+                1.04,
+                y,
+                f"{s}: {note}",
+                va="center",
+                fontsize=6,
+                color=COLOURS[s],
+                transform=right.get_yaxis_transform(),
+            )
+
+
 def adoption_figure(cells: list[Row], folder: Path) -> str:
     """Fig. 3: per operator, A_T (open) and A_P (filled) per configuration, and adoption
-    per arrival stratum; values at right; empty strata marked 0/0/0."""
+    per arrival stratum; values at right; empty strata marked 0/0/0. Panels grow with
+    their rows and the layout is constrained, so titles never meet labels."""
     operators = sorted({c["operator"] for c in cells})
+    heights = [_rows_height(len([c for c in cells if c["operator"] == op])) for op in operators]
     with plt.rc_context(STYLE):
-        heights = [len([c for c in cells if c["operator"] == op]) for op in operators]
         fig, axes = plt.subplots(
-            max(len(operators), 1), 2, figsize=(10, 0.5 * sum(heights) + 1.2 * len(operators)),
-            squeeze=False, gridspec_kw={"height_ratios": heights or [1]},
-        )  # fmt: skip
+            max(len(operators), 1),
+            2,
+            figsize=(10, sum(heights) + 0.4 or 2),
+            squeeze=False,
+            gridspec_kw={"height_ratios": heights or [1]},
+            layout=ConstrainedLayoutEngine(w_pad=0.15, h_pad=0.12, wspace=0.12),
+        )
+        if not operators:
+            no_data(axes[0][0], "no triggered run")
+            no_data(axes[0][1], "no triggered run")
         for row, op in enumerate(operators):
             mine = [c for c in cells if c["operator"] == op]
             left, right = axes[row]
-            for i, c in enumerate(mine):
-                for iv, filled, dy in ((c["A_T"], False, -0.15), (c["A_P"], True, 0.15)):
-                    if iv.observed:
-                        _interval_row(left, i + dy, iv, "D", filled, BLUE)
-                ap = c["A_P"]
-                right_text = (
-                    f"{ap.estimate:.0%} {ap.numerator}/{ap.denominator}/{ap.n_clusters}"
-                    if ap.observed
-                    else "0/0/0"
-                )
-                left.text(
-                    1.04,
-                    i,
-                    right_text,
-                    va="center",
-                    fontsize=7,
-                    transform=left.get_yaxis_transform(),
-                )
-                for j, s in enumerate(STRATA):
-                    iv, y = c[f"a_{s}"], i + (j - 1) * 0.25
-                    if iv.observed:
-                        _interval_row(right, y, iv, "o", True, COLOURS[s])
-                        note = f"{iv.estimate:.0%} {iv.denominator}/{c[f'a_{s}_total']}/{iv.n_clusters}"
-                    else:
-                        note = "0/0/0 unobserved"
-                    right.text(1.04, y, f"{s}: {note}", va="center", fontsize=6, color=COLOURS[s],
-                               transform=right.get_yaxis_transform())  # fmt: skip
+            _adoption_rows(left, right, mine)
             for ax, title in ((left, "A_T (open) and A_P (filled)"), (right, "a_s by arrival")):
                 ax.set_yticks(range(len(mine)), [c["config_id"] for c in mine])
                 ax.set_ylim(len(mine) - 0.5, -0.5)
                 ax.set_xlim(-0.02, 1.02)
                 ax.set_title(f"{op}: {title}", loc="left")
-            left.set_xlabel("adoption (95% interval)")
+            left.set_xlabel("adoption (95% interval); right: A_P evaluable/total/clusters")
             right.set_xlabel("adoption (95% interval); right: rate evaluable/total/clusters")
-        fig.subplots_adjust(wspace=0.9, hspace=0.45)
         return _save(fig, folder, "adoption")
+
+
+def _gap_panels(left: Any, absent: Any, op: str, values: list[int | str]) -> None:
+    """The signed gap T_U − T_E in whole steps, with ∞ (absent evidence) apart."""
+    counts = Counter(values)
+    finite = sorted(k for k in counts if isinstance(k, int))  # all but "inf"
+    left.set_title(f"{op}: signed gap ({len(values)} adopted runs)", loc="left")
+    if not values:
+        no_data(left, "no adopted run with a measured gap")
+        no_data(absent, "")
+        return
+    colours = ["#1b7837" if k > 0 else "#b2182b" for k in finite]
+    bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
+    left.bar_label(bars, fontsize=7)
+    left.set_xlim(min([0, *finite]) - 1, max([0, *finite]) + 1)  # also when every gap is ∞
+    if max([0, *finite]) - min([0, *finite]) <= 12:
+        left.set_xticks(sorted({0, *finite}))
+    else:  # a tick on every bar would collide: whole steps, a few of them
+        left.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
+    left.axvline(0, color="black", linewidth=0.6)
+    left.set_xlabel("T_U − T_E in whole steps (> 0: evidence before reliance)")
+    left.set_ylabel("adopted runs")
+    top = max(counts.values(), default=1) * 1.18
+    left.set_ylim(0, top)
+    left.yaxis.set_major_locator(MaxNLocator(integer=True))
+    inf_bar = absent.bar([0], [counts.get("inf", 0)], color="#777777", width=0.6)
+    absent.bar_label(inf_bar, fontsize=7)
+    absent.set_xticks([0], ["∞"])
+    absent.set_xlim(-0.8, 0.8)
+    absent.set_ylim(0, top)
+    absent.set_yticks([])
+    absent.spines["left"].set_visible(False)
+    absent.set_xlabel("absent")
+
+
+def _q_panel(right: Any, op: str, mine: list[Row], pooled: Row | None) -> None:
+    """q_U per configuration with its interval and, last, the pooled diamond."""
+    labels = [c["config_id"] for c in mine] + (["pooled"] if pooled else [])
+    for i, c in enumerate([*mine, pooled] if pooled else mine):
+        iv = c["q_U"]
+        last = i == len(mine)
+        if iv.observed:
+            _interval_row(
+                right, i, iv, "D" if last else "o", True, "#000000" if last else "#5e3c99"
+            )
+        note = (
+            f"{iv.estimate:.0%} {iv.numerator}/{iv.denominator}/{iv.n_clusters}/{c['q_U_undecidable']}"
+            if iv.observed
+            else f"0/0/0/{c['q_U_undecidable']} unobserved"
+        )
+        right.text(1.04, i, note, va="center", fontsize=7, transform=right.get_yaxis_transform())
+    right.set_yticks(range(len(labels)), labels)
+    right.set_ylim(len(labels) - 0.5, -0.5)
+    right.set_xlim(-0.02, 1.02)
+    right.set_xlabel("q_U (95% interval); right: rate before/n_q/k_q/u_q")
+    right.set_title(f"{op}: q_U by configuration", loc="left")
 
 
 def reliance_figure(
     gaps: dict[str, list[int | str]], q_cells: list[Row], pooled: dict[str, Row], folder: Path
 ) -> str:
     """Fig. 4: per operator, the signed gap T_U − T_E among adopted runs (whole-step
-    bins, ∞ a separate labelled bar, counts on bars) and q_U per configuration with
-    its interval and a pooled diamond."""
+    bins, ∞ a separate labelled bar, counts on bars; an operator without adopted runs
+    says so instead of an empty axis) and q_U per configuration with its interval and
+    a pooled diamond. Rows grow with the number of configurations."""
     operators = sorted(set(gaps) | {c["operator"] for c in q_cells})
+    heights = [
+        max(2.2, _rows_height(len([c for c in q_cells if c["operator"] == op]) + 1))
+        for op in operators
+    ]
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(
-            max(len(operators), 1), 3, figsize=(11, 2.4 * max(len(operators), 1)), squeeze=False,
-            gridspec_kw={"width_ratios": [5, 0.8, 5]},
-        )  # fmt: skip
+            max(len(operators), 1),
+            3,
+            figsize=(11, sum(heights) + 0.4 or 2),
+            squeeze=False,
+            gridspec_kw={"width_ratios": [5, 0.8, 5], "height_ratios": heights or [1]},
+            layout=ConstrainedLayoutEngine(w_pad=0.1, h_pad=0.12, wspace=0.08),
+        )
+        if not operators:
+            for ax in axes[0]:
+                no_data(ax, "")
+            axes[0][0].text(0.5, 0.5, "no adopted run", transform=axes[0][0].transAxes)
         for row, op in enumerate(operators):
             left, absent, right = axes[row]
-            values = gaps.get(op, [])
-            counts = Counter(values)
-            finite = sorted(k for k in counts if isinstance(k, int))  # all but "inf"
-            colours = ["#1b7837" if k > 0 else "#b2182b" for k in finite]
-            bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
-            left.bar_label(bars, fontsize=7)
-            if finite:
-                left.set_xlim(min(0, *finite) - 1, max(0, *finite) + 1)
-                left.set_xticks(finite)
-            left.axvline(0, color="black", linewidth=0.6)
-            left.set_xlabel("T_U − T_E in whole steps (> 0: evidence before reliance)")
-            left.set_ylabel("adopted runs")
-            left.set_title(f"{op}: signed gap ({len(values)} adopted runs)", loc="left")
-            inf_bar = absent.bar([0], [counts.get("inf", 0)], color="#777777", width=0.6)
-            absent.bar_label(inf_bar, fontsize=7)
-            absent.set_xticks([0], ["∞"])
-            absent.set_xlim(-0.8, 0.8)
-            top = max(counts.values(), default=1) * 1.18
-            left.set_ylim(0, top)
-            absent.set_ylim(0, top)
-            absent.set_yticks([])
-            absent.spines["left"].set_visible(False)
-            absent.set_xlabel("absent")
+            _gap_panels(left, absent, op, gaps.get(op, []))
             mine = [c for c in q_cells if c["operator"] == op]
-            labels = [c["config_id"] for c in mine] + ["pooled"]
-            for i, c in enumerate([*mine, pooled[op]] if op in pooled else mine):
-                iv = c["q_U"]
-                last = i == len(mine)
-                if iv.observed:
-                    _interval_row(
-                        right, i, iv, "D" if last else "o", True, "#000000" if last else "#5e3c99"
-                    )
-                note = (f"{iv.estimate:.0%} {iv.numerator}/{iv.denominator}/{iv.n_clusters}/{c['q_U_undecidable']}"
-                        if iv.observed else f"0/0/0/{c['q_U_undecidable']} unobserved")  # fmt: skip
-                right.text(
-                    1.04, i, note, va="center", fontsize=7, transform=right.get_yaxis_transform()
-                )
-            right.set_yticks(range(len(labels)), labels)
-            right.set_ylim(len(labels) - 0.5, -0.5)
-            right.set_xlim(-0.02, 1.02)
-            right.set_xlabel("q_U (95% interval); right: rate before/n_q/k_q/u_q")
-            right.set_title(f"{op}: q_U by configuration", loc="left")
-        fig.subplots_adjust(wspace=0.6, hspace=0.7)
+            _q_panel(right, op, mine, pooled.get(op))
         return _save(fig, folder, "reliance")

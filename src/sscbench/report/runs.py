@@ -6,18 +6,26 @@ apart. The list (``runs/index.html``) embeds every run's summary and the numbere
 sets the main tables link to (``#set=N``); filters by operator, configuration,
 stratum, repetition and kind run in the page. No network; works from ``file://``.
 All text is escaped by jinja2's autoescape (the embedded JSON escapes ``<``).
+
+Which runs get a page is ``--run-pages``: ``all``, ``none`` (the list only) or
+``sample`` (:func:`sample_runs`); the default is ``all`` up to :data:`SAMPLE_ABOVE`
+runs and ``sample`` above. The list names every run either way; a run without a page
+says so and how to print it (``sscbench show STUDY RUN``).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sscbench.jsonl import split_lines, write_utf8
 from sscbench.progress import counted
+from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
+from sscbench.run.storage import StudyDir
 
 MARKS = {
     "T_F": "the fault-bearing observation is delivered",
@@ -25,8 +33,21 @@ MARKS = {
     "T_S": "first post-fault dependent use of the affected fact",
     "T_U": "first faulty reliance on the injected value",
 }
-SUMMARY = ("run_id", "operator", "config_id", "repetition", "kind", "status", "Z_S", "A",
-           "T_F", "T_E", "T_S", "T_U", "control")  # fmt: skip
+SUMMARY = (
+    "run_id",
+    "operator",
+    "config_id",
+    "repetition",
+    "kind",
+    "status",
+    "Z_S",
+    "A",
+    "T_F",
+    "T_E",
+    "T_S",
+    "T_U",
+    "control",
+)
 
 
 def page_name(run_id: str) -> str:
@@ -66,15 +87,17 @@ def _ledger_rows(
             digest = hashlib.sha256(content.encode("utf-8", "replace")).hexdigest()[:16]
             prompt_page = f"system-{digest}.html"
             prompts.setdefault(prompt_page, content)
-        out.append({
-            "step": e.get("step"),
-            "type": e.get("type"),
-            "name": e.get("name") or "",
-            "content": content,
-            "prompt_page": prompt_page,
-            "calls": calls,
-            "marks": marks_at.get(e.get("step"), []) if e.get("type") != "system" else [],
-        })  # fmt: skip
+        out.append(
+            {
+                "step": e.get("step"),
+                "type": e.get("type"),
+                "name": e.get("name") or "",
+                "content": content,
+                "prompt_page": prompt_page,
+                "calls": calls,
+                "marks": marks_at.get(e.get("step"), []) if e.get("type") != "system" else [],
+            }
+        )
     return out
 
 
@@ -86,10 +109,61 @@ def _contract(case: Any) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: dict[str, Any],
-                    sets: list[list[str]]) -> int:  # fmt: skip
-    """Write ``out/<run>.html`` for every measured run and ``out/index.html``; returns
-    the number of run pages."""
+@dataclass(frozen=True)
+class RunPages:
+    """What the run browser holds: ``rendered`` pages of ``total`` runs, by ``mode``."""
+
+    mode: str
+    rendered: int
+    total: int
+
+    def words(self) -> str:
+        """One sentence for the report and the run list."""
+        if self.rendered == self.total:
+            return f"{self.total} run pages (one per run)"
+        how = {
+            "none": "--run-pages none: the run list only",
+            "sample": "--run-pages sample: every outcome stratum, first runs by id",
+        }[self.mode]
+        return (
+            f"{self.rendered} of {self.total} run pages rendered ({how}); "
+            "sscbench show STUDY RUN prints any run's ledger"
+        )
+
+
+def _reasons(study: Path) -> dict[str, dict[str, Any]]:
+    """Why each run without a ledger has none (the index's reason, the deciding clean run
+    and its reward), by run id."""
+    try:
+        entries = list(StudyDir(study).read_index())
+    except (OSError, ValueError):
+        return {}
+    reward = {e.run_id: e.reward for e in entries}
+    return {
+        e.run_id: {
+            "reason": e.reason or e.status,
+            "clean_run_id": e.clean_run_id,
+            "clean_reward": reward.get(e.clean_run_id or ""),
+        }
+        for e in entries
+        if e.status != "completed"
+    }
+
+
+def write_run_pages(
+    study: Path,
+    out: Path,
+    rows: list[dict[str, Any]],
+    cases: dict[str, Any],
+    sets: list[list[str]],
+    mode: str | None = None,
+) -> RunPages:
+    """Write ``out/<run>.html`` for the runs ``mode`` selects (:func:`pages_for`) and
+    ``out/index.html`` listing every run; returns what was rendered."""
+    if mode is not None and mode not in RUN_PAGES:
+        raise ValueError(f"run pages: {mode!r} is not one of {', '.join(RUN_PAGES)}")
+    mode = mode or ("sample" if len(rows) > SAMPLE_ABOVE else "all")
+    chosen = pages_for(rows, mode)
     out.mkdir(parents=True, exist_ok=True)
     env = environment()
     page = env.get_template("run.html.j2")
@@ -102,8 +176,11 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
             partners[(r["case_id"], r["config_id"], r["repetition"], "clean")] = r["clean_run_id"]
     runs_dir = study / "runs"
     prompts: dict[str, str] = {}
+    reasons = _reasons(study) if any(r.get("status") != "completed" for r in rows) else {}
     for row in counted(rows, "report: run pages"):
         run_id = row["run_id"]
+        if run_id not in chosen:
+            continue
         other = "clean" if row["kind"] == "faulted" else "faulted"
         partner = partners.get((row["case_id"], row["config_id"], row["repetition"], other))
         ledger = _ledger_rows(_lines(runs_dir / f"{run_id}.ledger.jsonl"), row, prompts)
@@ -117,19 +194,41 @@ def write_run_pages(study: Path, out: Path, rows: list[dict[str, Any]], cases: d
                 json.dumps(e, ensure_ascii=False)
                 for e in _lines(runs_dir / f"{run_id}.evaluator.jsonl")
             ],
-            partner=page_name(partner) if partner else None,
+            partner=page_name(partner) if partner in chosen else None,
+            partner_id=partner,
             partner_kind=other,
+            why=reasons.get(run_id) or _why(row),
+            clean_page=page_name(str(row.get("clean_run_id")))
+            if row.get("clean_run_id") in chosen
+            else None,
         )
         write_utf8(out / page_name(run_id), html)
     prompt_page = env.get_template("prompt.html.j2")
     for name, content in prompts.items():
         write_utf8(out / name, prompt_page.render(content=content))
+    result = RunPages(mode, len(chosen), len({r["run_id"] for r in rows}))
     index = {r["run_id"]: i for i, r in enumerate(rows)}
     data = {
         "columns": list(SUMMARY),
         "runs": [[r.get(k) for k in SUMMARY] for r in rows],
+        "rendered": [r["run_id"] in chosen for r in rows],
+        "pages": result.words(),
         "sets": [[index[i] for i in s if i in index] for s in sets],
     }
     blob = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
     write_utf8(out / "index.html", env.get_template("runs_index.html.j2").render(data=blob))
-    return len(rows)
+    return result
+
+
+def _why(row: dict[str, Any]) -> dict[str, Any]:
+    """A run without a ledger whose index entry gives no reason: its status says why."""
+    words = {
+        "not-qualified": "its task's clean run did not qualify it",
+        "missing": "the run did not complete (a harness failure; resuming reruns it)",
+    }
+    status = str(row.get("status"))
+    return {
+        "reason": words.get(status, status),
+        "clean_run_id": row.get("clean_run_id"),
+        "clean_reward": None,
+    }

@@ -1,0 +1,211 @@
+"""The report's first section: what the study ran and its main results, in one screen.
+
+Nothing here computes a statistic: the results are the claim cards pooled over
+configurations (:func:`sscbench.analysis.claims.claim_cards`) and, for typed fault
+families, the release evidence's family rows, shown as they are elsewhere on the page.
+Typed families' metrics also become claims (:func:`typed_claims`) so ``claims.json``
+carries a typed study's results too.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from sscbench.analysis.claims import POOLED
+from sscbench.analysis.populations import caveat_text, interval_label
+from sscbench.report.model import Cell, RunSets, Section, Table, caveat_piece, interval_cell
+
+Row = dict[str, Any]
+HEADLINE_CLAIMS = ("propagation", "adoption under pre-use counterevidence")
+TYPED_METRICS = {  # the words of docs/release-evidence.md
+    "activation": ("the fault really fired", "injected runs that completed"),
+    "detection": ("the expected barrier fired after activation", "activated injected runs"),
+    "containment": (
+        "the world acceptable, nothing escaped, terminal class not unacceptable",
+        "activated injected runs",
+    ),
+    "escape": (
+        "the fault reached the user as a determinate claim the world contradicts, or "
+        "as VERIFIED while a checkpoint is not valid",
+        "activated injected runs",
+    ),
+    "recovery": (
+        "ends verified, clean and solved",
+        "activated runs of families with a valid recovery path",
+    ),
+}
+
+
+def _names(values: list[str], most: int = 6) -> str:
+    if len(values) <= most + 1:  # "and 1 more" would say less than the name
+        return ", ".join(values)
+    return ", ".join(values[:most]) + f" and {len(values) - most} more"
+
+
+def _what_ran(measured: list[Row]) -> str:
+    """Runs by kind and status, configurations and repetitions, in one sentence."""
+    kinds = Counter(r.get("kind") for r in measured)
+    status = Counter(r.get("status") for r in measured if r.get("kind") == "faulted")
+    configs = sorted({str(r.get("config_id")) for r in measured})
+    repetitions = len({r.get("repetition") for r in measured})
+    left = [f"{status[s]} {s.replace('-', ' ')}" for s in ("not-qualified", "missing") if status[s]]
+    faulted = f"{kinds['faulted']} faulted" + (f" ({', '.join(left)})" if left else "")
+    return (
+        f"{len(measured)} runs: {kinds['clean']} clean, {faulted}; "
+        f"{len(configs)} configuration{'s' * (len(configs) != 1)} ({_names(configs)}); "
+        f"{repetitions} repetition{'s' * (repetitions != 1)}."
+    )
+
+
+def _card_cell(card: Row | None, sets: RunSets) -> Cell:
+    """A pooled claim card as k/n (links to its runs) and the rest of its label."""
+    if card is None:
+        return [{"t": "–"}]
+    if card["status"] == "unobserved":
+        return [{"t": card["label"], "cls": "unobserved"}]
+    label, _, caveats = card["label"].partition(" ⚠ ")
+    label = label.replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff")
+    rest = label.split(" ", 1)[1] if " " in label else ""
+    return [
+        *sets.count(card["counted"]),
+        {"t": "/"},
+        *sets.count(card["runs"]),
+        {"t": f" {rest}"},
+        *caveat_piece(caveats.split(", ") if caveats else []),
+    ]
+
+
+def _operator_table(cards: list[Row], sets: RunSets) -> Table:
+    """Per operator, the headline claims pooled over configurations."""
+    table = Table(
+        "headline-table",
+        "Main results per operator, pooled over configurations",
+        "repetition 0, triggered, target-value controls excluded, adoption decidable",
+        ["operator", *HEADLINE_CLAIMS],
+    )
+    pooled = {(c["claim"], c["operator"]): c for c in cards if c["config_id"] == POOLED}
+    for op in sorted({c["operator"] for c in cards}):
+        table.add(op, *[_card_cell(pooled.get((k, op)), sets) for k in HEADLINE_CLAIMS], key=op)
+    return table
+
+
+def _marked(family: str, iv: Any) -> Cell:
+    """A family's interval with its caveat as a mark only (the words once, under the table)."""
+    return [{"t": f"{family}: "}, *interval_cell(iv)]
+
+
+def _typed_table(evidence: Any) -> Table:
+    """Per configuration: families, injected runs and where escapes were observed."""
+    table = Table(
+        "headline-typed-table",
+        "Typed fault families per configuration",
+        "injected runs of the typed families (intensity levels in their curves)",
+        [
+            "configuration",
+            "families",
+            "injected runs",
+            "families with an escape",
+            "highest escape rate",
+        ],
+    )
+    by_config: dict[str, list[Any]] = {}
+    for row in evidence.families:
+        by_config.setdefault(row.config_id, []).append(row)
+    for config_id, rows in sorted(by_config.items()):
+        escaped = [r for r in rows if r.metrics["escape"].numerator]
+        worst = max(escaped, key=lambda r: r.metrics["escape"].estimate or 0, default=None)
+        table.add(
+            config_id,
+            len({r.family for r in rows}),
+            sum(r.scheduled for r in rows),
+            len({r.family for r in escaped}),
+            _marked(worst.family, worst.metrics["escape"]) if worst else "–",
+            key=config_id,
+        )
+    return table
+
+
+def headline_section(
+    measured: list[Row],
+    primary: list[Row],
+    cards: list[Row],
+    evidence: Any,
+    sets: RunSets,
+    built: str,
+) -> Section:
+    """What ran and the main results: SSCBench operators' pooled claims, typed families'
+    escapes; a study with neither says what it is instead of counting zero runs."""
+    section = Section("headline", "Summary", intro=_what_ran(measured))
+    typed = evidence is not None and bool(evidence.families)
+    if primary:
+        operators = sorted({str(r.get("operator")) for r in primary})
+        section.notes.append(
+            [
+                {
+                    "t": f"SSCBench operators ({_names(operators)}): {len(primary)} "
+                    "faulted runs of repetition 0 in the primary analysis."
+                }
+            ]
+        )
+        section.tables.append(_operator_table(cards, sets))
+    if typed:
+        families = sorted({r.family for r in evidence.families})
+        section.notes.append(
+            [
+                {
+                    "t": f"Typed fault families ({len(families)}: {_names(families)}), "
+                    "each injected run paired with a control run; metrics, "
+                    "transfer, curves and gate under "
+                },
+                {"t": "Release evidence", "href": "#release"},
+                {"t": "."},
+            ]
+        )
+        section.tables.append(_typed_table(evidence))
+    if not primary and not typed:
+        section.notes.append(
+            [
+                {
+                    "t": "No faulted run with a fault contract or a typed family: "
+                    "this study holds clean runs (or replays) only; see the "
+                    "sections below."
+                }
+            ]
+        )
+    words = (
+        "Every rate names its numerator, denominator, clusters and interval method (never "
+        "narrower than Wilson on the effective number of clusters); ⚠ names an interval's "
+        "caveat, explained once under its table."
+    )
+    section.notes.append([{"t": f"{words} {built}"}])
+    return section
+
+
+def typed_claims(evidence: Any) -> list[Row]:
+    """The typed families' metrics as claims (one per configuration, family, level and
+    metric), in the claim cards' fields, for ``claims.json``."""
+    out = []
+    for row in evidence.families if evidence is not None else []:
+        for metric, iv in row.metrics.items():
+            condition, population = TYPED_METRICS.get(metric, (metric, "injected runs"))
+            out.append(
+                {
+                    "claim": metric,
+                    "operator": row.family,
+                    "family": row.family,
+                    "config_id": row.config_id,
+                    "severity": row.severity,
+                    "level": ", ".join(f"{k}={v}" for k, v in sorted(row.level.items())),
+                    "required_condition": condition,
+                    "population": population,
+                    **iv.to_dict(),
+                    "caveat": caveat_text(iv),
+                    "label": interval_label(iv),
+                    "status": "observed" if iv.observed else "unobserved",
+                }
+            )
+    return out
+
+
+__all__ = ["headline_section", "typed_claims"]

@@ -213,6 +213,16 @@ def test_gap_bins_are_whole_steps_with_infinity_apart(study, report):
     )
 
 
+def _reseal(study: Path) -> None:
+    """Record hand-edited measurements as if ``sscbench measure`` had written them."""
+    from sscbench.run.measurements_seal import file_sha256, study_sources, write_seal
+    from sscbench.run.storage import StudyDir
+
+    path = study / "measurements.jsonl"
+    rows = len(path.read_text().splitlines())
+    write_seal(path, str(file_sha256(path)), rows, study_sources(StudyDir(study)))
+
+
 def test_stale_measurements_are_refused(study, tmp_path):
     copy = tmp_path / "copy"
     shutil.copytree(study, copy, ignore=shutil.ignore_patterns("runs", "report"))
@@ -223,6 +233,9 @@ def test_stale_measurements_are_refused(study, tmp_path):
     lines = (copy / "measurements.jsonl").read_text().splitlines()
     (copy / "measurements.jsonl").write_text("\n".join(lines[:-1]) + "\n")
     os.utime(copy / "index.jsonl", ns=(0, 0))
+    with pytest.raises(DataError, match=r"measurements\.jsonl, field sha256: .* differs"):
+        build_report(copy)  # a cut file is not the one `measure` wrote
+    _reseal(copy)
     with pytest.raises(DataError, match=r"has no row for 1 run"):
         build_report(copy)
 
@@ -255,6 +268,7 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     faulted = next(r for r in rows if r["kind"] == "faulted")
     faulted.update(status="not-qualified", Z_S="not-qualified")
     (out / "measurements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    _reseal(out)  # the edit stands for what measure would write
     html = build_report(out, policy=ROOT / "examples" / "release-policy.toml").read_text()
     applies = dict(re.findall(r'<section id="([a-z]+)" data-applies="(true|false)"', html))
     assert all(applies[s] == "false" for s in SECTION_IDS[:8])

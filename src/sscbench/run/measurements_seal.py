@@ -49,9 +49,7 @@ def study_sources(store: StudyDir) -> dict[str, str | None]:
     return {path.name: file_sha256(path) for path in (store.index, store.cases, store.plan)}
 
 
-def write_seal(
-    measurements: Path, sha256: str, rows: int, sources: dict[str, str | None]
-) -> Path:
+def write_seal(measurements: Path, sha256: str, rows: int, sources: dict[str, str | None]) -> Path:
     """Record what ``measurements`` (of ``sha256``, ``rows`` rows) was computed from;
     ``sources`` taken (:func:`study_sources`) while the study was locked and verified."""
     record = {"schema": SEAL_SCHEMA, "sha256": sha256, "rows": rows, "computed_from": sources}

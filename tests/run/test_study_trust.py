@@ -181,7 +181,7 @@ def test_an_edited_contract_stops_measure(study):
         assert "cases.jsonl: sha256" in _cli(*args).output
 
 
-def test_a_flipped_a_in_measurements_is_refused_by_report(study):
+def test_a_flipped_a_in_measurements_is_refused_by_report(study, tmp_path):
     path = study / "measurements.jsonl"
     rows = [json.loads(line) for line in path.read_text().splitlines()]
     flipped = next(r for r in rows if r.get("A") in (0, 1))
@@ -192,6 +192,8 @@ def test_a_flipped_a_in_measurements_is_refused_by_report(study):
     assert "measurements.jsonl, field sha256: " in result.output
     assert "sscbench measure" in result.output and "Traceback" not in result.output
     assert not (study / "report").exists()  # nothing reaches claims.csv
+    exported = _cli("review", "export", study, "--out", tmp_path / "review")
+    assert exported.exit_code == 2 and "measurements.jsonl, field sha256: " in exported.output
     assert _cli("measure", study).exit_code == 0  # measuring again restores them
     assert _cli("report", study).exit_code == 0
     assert (study / "report" / "tables" / "claims.csv").is_file()

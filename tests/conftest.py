@@ -15,6 +15,7 @@ from sscbench.core.agent import RunContext
 from sscbench.world.load import DOMAINS, load_world
 from sscbench.world.packaged import packaged_taubench
 from sscbench.world.world import World
+from tiny_study import TINY_STUDY
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -88,24 +89,6 @@ def _run_context(world: World, task_id: str, seed: int = 0, repetition: int = 0)
 def run_context() -> Callable[..., RunContext]:
     """A factory ``run_context(world, task_id, seed=0, repetition=0)`` of run contexts."""
     return _run_context
-
-
-TINY_STUDY = """
-[study]
-seed = 5
-concurrency = 2
-[world]
-domains = ["airline", "retail"]
-[cases]
-operators = ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
-per_operator = 3
-[[agents]]
-id = "trusting"
-profile = "trusting"
-[[agents]]
-id = "readback"
-profile = "readback"
-"""
 
 
 @pytest.fixture(scope="module")

@@ -158,7 +158,7 @@ def _fill_disk_after(monkeypatch, writes: int, part: str) -> None:
 
 
 def test_no_space_during_run_names_the_file_and_keeps_finished_runs(tmp_path, monkeypatch):
-    from conftest import TINY_STUDY
+    from tiny_study import TINY_STUDY
 
     config = tmp_path / "study.toml"
     config.write_text(TINY_STUDY)

@@ -33,6 +33,7 @@ from sscbench.jsonl import (
 from sscbench.measure.study import read_ledger
 from sscbench.run.storage import StudyDir
 from sscbench.terminal import error_text
+from study_edits import rerecord_file
 
 BREAKS = "a\u2028b\u2029c\x85d"
 DEEP = '{"x": ' + "[" * 100_000 + "]" * 100_000 + "}"
@@ -156,6 +157,7 @@ def test_verify_refuses_a_study_whose_cases_repeat_an_id(tiny_study: Path, tmp_p
     cases = copy / "cases.jsonl"
     first = split_lines(cases.read_text("utf-8"))[0]
     cases.write_text(cases.read_text("utf-8") + first + "\n", encoding="utf-8")
+    rerecord_file(copy, "cases.jsonl")  # past the tamper check, to the duplicate id
     with pytest.raises(DataError, match="repeats line 1"):
         check_study(copy)
 

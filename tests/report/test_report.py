@@ -19,6 +19,7 @@ from sscbench.report.build import SECTION_IDS, build_report
 from sscbench.report.runs import page_name
 from sscbench.run.config import load_config
 from sscbench.run.executor import execute_study
+from study_edits import reseal_measurements
 
 ROOT = Path(__file__).resolve().parents[2]
 TYPED = """
@@ -236,6 +237,9 @@ def test_stale_measurements_are_refused(study, tmp_path):
     lines = (copy / "measurements.jsonl").read_text().splitlines()
     (copy / "measurements.jsonl").write_text("\n".join(lines[:-1]) + "\n")
     os.utime(copy / "index.jsonl", ns=(0, 0))
+    with pytest.raises(DataError, match=r"measurements\.jsonl, field sha256: .* differs"):
+        build_report(copy)  # a cut file is not the one `measure` wrote
+    reseal_measurements(copy)
     with pytest.raises(DataError, match=r"has no row for 1 run"):
         build_report(copy)
 
@@ -268,6 +272,7 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     faulted = next(r for r in rows if r["kind"] == "faulted")
     faulted.update(status="not-qualified", Z_S="not-qualified")
     (out / "measurements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reseal_measurements(out)  # the edit stands for what measure would write
     html = build_report(out, policy=ROOT / "examples" / "release-policy.toml").read_text()
     shown, skipped = _layout(html)
     assert set(SECTION_IDS[1:9]) <= set(skipped)

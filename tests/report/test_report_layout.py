@@ -17,6 +17,7 @@ from sscbench.release.figures import intensity_plot
 from sscbench.report import figures, run_sample
 from sscbench.report.build import build_report
 from sscbench.report.run_sample import sample_runs
+from study_edits import reseal_measurements
 
 
 def _index(report: Path) -> dict:
@@ -120,6 +121,7 @@ def test_not_qualified_run_page_says_why(default_study_source, tmp_path):
     row.update(status="not-qualified", Z_S="not-qualified")
     (study / "measurements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     os.utime(study / "measurements.jsonl")
+    reseal_measurements(study)  # the edit stands for what measure records
     report = build_report(study)
     page = (report.parent / "runs" / f"{target['run_id']}.html").read_text()
     reason = page.split('id="why-reason"', 1)[1].split("</p>", 1)[0]

@@ -369,6 +369,10 @@ def test_damaged_run_files_stop_measure_and_report(study, damage, kind, suffix, 
 
 
 def test_a_case_missing_from_cases_jsonl_stops_measure(study):
+    # a study recorded before the marker kept the cases' hash: each run's case is looked up
+    marker = json.loads((study / "sscbench-study.json").read_text())
+    del marker["files"]
+    (study / "sscbench-study.json").write_text(json.dumps(marker))
     cases = (study / "cases.jsonl").read_text().splitlines()
     (study / "cases.jsonl").write_text("\n".join(cases[1:]) + "\n")
     result = _measure(study)

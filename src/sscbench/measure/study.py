@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -19,6 +20,7 @@ from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.progress import progress
 from sscbench.run.builders import read_cases
+from sscbench.run.measurements_seal import study_sources, write_seal
 from sscbench.run.storage import IndexEntry, StudyDir
 
 
@@ -118,8 +120,12 @@ def measure_study(
 ) -> tuple[Path, int]:
     """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count.
 
-    The study is verified first (:func:`~sscbench.run.verify.verify_study`): a run file
-    that does not match the index stops the measure before anything is written. The
+    Beside it, ``measurements.meta.json`` records the file's sha256 and that of the
+    index, cases and plan it was computed from (:mod:`sscbench.run.measurements_seal`),
+    which every reader checks. The study is verified first
+    (:func:`~sscbench.run.verify.verify_study`): a run file that does not match the
+    index, or a plan or cases file that differs from the recorded one, stops the
+    measure before anything is written. The
     study folder is locked while measuring, so no ``run`` writes it meanwhile.
     """
     from sscbench.run.lock import StudyLock
@@ -132,11 +138,15 @@ def measure_study(
         out = Path(out) if out is not None else store.root / "measurements.jsonl"
         if out.is_dir():
             raise DataError(out, None, "--out must name a file, and this is a folder")
-        count = 0
+        sources = study_sources(store)  # what the rows are computed from (verified above)
+        count, digest = 0, hashlib.sha256()
         entries = check.entries.values()
         with progress("measuring runs", len(entries)) as bar, atomic_text_writer(out) as handle:
             for row in measure_entries(store, cases, classifier, entries):
-                handle.write(json.dumps(row) + "\n")
+                line = json.dumps(row) + "\n"  # ASCII: its UTF-8 bytes are the file's
+                handle.write(line)
+                digest.update(line.encode("utf-8"))
                 count += 1
                 bar.advance()
+        write_seal(out, digest.hexdigest(), count, sources)
     return out, count

@@ -121,6 +121,8 @@ def _build(
     check_fresh(study, measured)
     claims = BUILT_IN + (load_claims(claims_file) if claims_file else ())
     other = read_measurements(Path(paired)) if paired else None
+    if paired and other is not None:
+        check_fresh(Path(paired), other)  # the paired study's measurements are checked too
     final = study / REPORT_DIR
     _clean_stale(study)
     staging = study / f".report-build-{os.getpid()}"

@@ -115,11 +115,15 @@ def _adoption_rows(left: Any, right: Any, mine: list[Row]) -> None:
             if iv.observed:
                 _interval_row(left, i + dy, iv, "D", filled, BLUE)
         ap = c["A_P"]
-        words = f"{ap.estimate:.0%} {ap.numerator}/{ap.denominator}/{ap.n_clusters}"
+        words = (
+            f"{ap.estimate:.0%} {ap.numerator}/{ap.denominator}/{ap.n_clusters}"
+            if ap.observed
+            else "0/0/0"
+        )
         left.text(
             1.04,
             i,
-            words if ap.observed else "0/0/0",
+            words,
             va="center",
             fontsize=7,
             transform=left.get_yaxis_transform(),

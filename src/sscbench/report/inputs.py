@@ -1,7 +1,8 @@
 """What the report reads from a study folder, checked before anything is built.
 
-* ``measurements.jsonl`` — refused when it is older than ``index.jsonl`` or does not
-  cover the index's runs (``measure`` failed or was not re-run after new runs);
+* ``measurements.jsonl`` — refused when its bytes, or the index, cases or plan it was
+  computed from, differ from what ``measurements.meta.json`` recorded, when it is older
+  than ``index.jsonl``, or when it does not cover the index's runs (``measure`` failed or was not re-run after new runs);
 * ``cases.jsonl`` — each case's contract, shown on its runs' pages;
 * reference labels for the ``validation`` section (:func:`reference_labels`): a review
   folder's adjudicated ``reference.jsonl``, else a reviewer's ``review/labels.jsonl``,
@@ -32,11 +33,17 @@ def read_measurements(study: Path) -> list[Row]:
 
 
 def check_fresh(study: Path, rows: list[Row]) -> None:
-    """Refuse measurements that are older than the index or miss some of its runs."""
+    """Refuse measurements that are not the ones ``sscbench measure`` wrote from this
+    study's index, cases and plan (``measurements.meta.json``), are older than the index
+    or miss some of its runs."""
     index = study / "index.jsonl"
     path = study / "measurements.jsonl"
     if not index.exists():
         return
+    from sscbench.run.measurements_seal import check_measurements
+    from sscbench.run.storage import StudyDir
+
+    check_measurements(StudyDir(study), path)
     if index.stat().st_mtime_ns > path.stat().st_mtime_ns:
         raise DataError(
             path,
@@ -45,8 +52,6 @@ def check_fresh(study: Path, rows: list[Row]) -> None:
             "`sscbench measure` failed): run `sscbench measure` on the study again",
         )
     measured = {r.get("run_id") for r in rows}
-    from sscbench.run.storage import StudyDir
-
     missing = [e.run_id for e in StudyDir(study).read_index() if e.run_id not in measured]
     if missing:
         raise DataError(

@@ -50,7 +50,9 @@ def _measurements(store: StudyDir, cases: dict[str, Case]) -> dict[str, dict[str
     path = store.root / "measurements.jsonl"
     if path.exists():
         from sscbench.jsonl import read_objects
+        from sscbench.run.measurements_seal import check_measurements
 
+        check_measurements(store, path)  # strata only from what `measure` wrote from here
         return {r["run_id"]: r for r in read_objects(path) if "run_id" in r}
     return {r["run_id"]: r for r in measure_entries(store, cases)}
 

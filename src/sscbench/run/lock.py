@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.run.study_guard import open_no_follow
 
 LOCK_NAME = "sscbench.lock"
 _HOLDER_WAIT_S = 1.0
@@ -70,7 +71,7 @@ class StudyLock:
 
     def acquire(self) -> StudyLock:
         """Take the lock or raise a DataError naming who holds it."""
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = open_no_follow(self.path, os.O_RDWR | os.O_CREAT)  # never truncate via a link
         holder = self._wait_for_lock_or_holder(fd)
         if holder is not _ACQUIRED:
             os.close(fd)

@@ -27,6 +27,7 @@ from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
 from sscbench.run.lock import LOCK_NAME as LOCK_FILE
 from sscbench.run.provenance import study_provenance
+from sscbench.run.study_guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
 from sscbench.run.study_marker import MARKER_FORMAT, STUDY_MARKER, read_marker
 from sscbench.world.packaged import portable_path
 
@@ -77,6 +78,7 @@ STUDY_FILES = (
     "report.html",
     "otel-spans.jsonl",
     "sessions.jsonl",
+    "measurements.meta.json",
     STUDY_MARKER,
 )
 STUDY_FOLDERS = {
@@ -114,6 +116,7 @@ class StudyDir:
 
         self.sessions = self.root / "sessions.jsonl"
         self.marker = self.root / STUDY_MARKER
+        refuse_links(self.root, (*STUDY_FILES, *STUDY_FOLDERS, *OTHER_MEMBERS))  # first
         if self.marker.is_file():
             read_marker(self.marker)  # every command opens a study here: its format checked
 
@@ -161,6 +164,8 @@ class StudyDir:
             tmp.unlink()
         for folder, suffixes in STUDY_FOLDERS.items():
             path = self.root / folder
+            if path.is_symlink():
+                raise link_error(path)  # never delete through a link (refused at open too)
             if not path.is_dir():
                 continue
             for child in path.rglob("*"):
@@ -260,11 +265,20 @@ class StudyDir:
             self.record_session("resumed")
             return True
         self.runs.mkdir(parents=True, exist_ok=True)
-        marker = {"sscbench_study": MARKER_FORMAT, "inputs": dict(sorted(inputs.items()))}
+        cases_data, plan_data = _jsonl(cases), _jsonl(plan)
+        marker = {
+            "sscbench_study": MARKER_FORMAT,
+            "inputs": dict(sorted(inputs.items())),
+            # every reader checks these files against their recorded hashes (run/verify.py)
+            "files": {
+                self.cases.name: hashlib.sha256(cases_data).hexdigest(),
+                self.plan.name: hashlib.sha256(plan_data).hexdigest(),
+            },
+        }
         atomic_write(self.marker, json.dumps(marker, indent=2).encode())
         atomic_write(self.config_toml, toml_text.encode("utf-8"))
-        atomic_write(self.cases, _jsonl(cases))
-        atomic_write(self.plan, _jsonl(plan))
+        atomic_write(self.cases, cases_data)
+        atomic_write(self.plan, plan_data)
         meta = {"config_hash": config_hash, "config": json.loads(canonical_config)}
         if base_dir is not None:
             meta["base_dir"] = str(base_dir)  # relative paths of the config are read from here
@@ -277,8 +291,10 @@ class StudyDir:
         libraries) to the study; returned for ``config.json``'s record of its creation."""
         provenance = {"session": how, **study_provenance()}
         line = json.dumps(provenance, sort_keys=True) + "\n"
-        with naming(self.sessions), self.sessions.open("a", encoding="utf-8") as handle:
-            handle.write(line)
+        with naming(self.sessions):
+            fd = open_no_follow(self.sessions, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+            with os.fdopen(fd, "a", encoding="utf-8") as handle:
+                handle.write(line)
         return provenance
 
     # ---- the index -----------------------------------------------------------------
@@ -333,7 +349,7 @@ class StudyDir:
     def append_index(self, entry: IndexEntry) -> None:
         """Record a finished run with a single append of one whole line."""
         line = (model_line(entry) + "\n").encode("utf-8")
-        fd = os.open(self.index, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_no_follow(self.index, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             with naming(self.index):
                 os.write(fd, line)
@@ -344,7 +360,7 @@ class StudyDir:
         """Record how long a run took (``timings.jsonl``: outside the index, which stays
         the same for the same config; a run run again gets a later line)."""
         line = json.dumps({"run_id": run_id, "wall_s": round(wall_s, 6)}) + "\n"
-        fd = os.open(self.timings, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_no_follow(self.timings, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             with naming(self.timings):
                 os.write(fd, line.encode("utf-8"))

@@ -5,7 +5,8 @@ row per run id (an exact copy of a line counts once, two different lines for one
 id are an error), each run's case in ``cases.jsonl`` and its id in ``plan.jsonl``, and
 each run's ledger and evaluator log present with the sha256 the index recorded (an
 older index without the evaluator's hash: the log must start with the run's
-``run_start`` and end with a ``run_end``). ``measure``, ``report`` and ``gate`` stop
+``run_start`` and end with a ``run_end``); the plan and cases files themselves must be
+there with the sha256 the study marker recorded (:func:`check_recorded_files`). ``measure``, ``report`` and ``gate`` stop
 on the first problem, naming the file and the run; a resumed study re-runs the runs
 whose files fail the check.
 """
@@ -21,6 +22,7 @@ from sscbench.errors import DataError
 from sscbench.jsonl import read_jsonl, read_objects
 from sscbench.progress import progress
 from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.run.study_marker import read_marker
 
 
 @dataclass(frozen=True)
@@ -89,12 +91,12 @@ def _evaluator_shape(path: Path, run_id: str) -> str | None:
 
 
 def _check_entry(
-    store: StudyDir, entry: IndexEntry, case_ids: set[str], planned: set[str] | None
+    store: StudyDir, entry: IndexEntry, case_ids: set[str], planned: set[str]
 ) -> RunProblem | None:
     run_id = entry.run_id
     if entry.case_id not in case_ids:
         return RunProblem(run_id, store.cases, f"case {entry.case_id!r} of this run is absent")
-    if planned is not None and run_id not in planned:
+    if run_id not in planned:
         return RunProblem(run_id, store.plan, "this run is not in the study's plan")
     if entry.ledger_sha256 is None:
         if entry.status == "completed":
@@ -124,6 +126,35 @@ def require_study(root: str | Path) -> StudyDir:
     return store
 
 
+def check_recorded_files(store: StudyDir) -> None:
+    """Refuse a study whose plan or cases file is gone, or differs from the sha256 the
+    marker recorded when the study started (``files``; a study recorded before sscbench
+    kept them: present is enough). Every reader of runs calls this, through
+    :func:`check_study`: a run is measured only against the case and plan it ran under."""
+    recorded = read_marker(store.marker).get("files", {})
+    if not isinstance(recorded, dict):
+        raise DataError(store.marker, "files", "expected an object of file -> sha256")
+    for path, what in ((store.plan, "plan"), (store.cases, "cases")):
+        actual = _sha256(path)
+        if actual is None:
+            raise DataError(
+                path,
+                None,
+                f"missing: the study's {what} is gone, so its runs cannot be checked "
+                "against it; restore the file, or run the study anew with --restart",
+            )
+        want = recorded.get(path.name)
+        if want is not None and actual != want:
+            raise DataError(
+                path,
+                None,
+                f"sha256 {actual[:12]}… differs from the {str(want)[:12]}… "
+                f"{store.marker.name} recorded when the study started (the file was edited "
+                "or replaced); its runs ran under the recorded one: restore it, or run the "
+                "study anew with --restart",
+            )
+
+
 def check_study(root: str | Path) -> StudyCheck:
     """Check every run of a study; problems are collected (see :func:`verify_study`).
 
@@ -131,12 +162,11 @@ def check_study(root: str | Path) -> StudyCheck:
     :class:`DataError` at once.
     """
     store = require_study(root)
+    check_recorded_files(store)
     case_ids = set(_case_ids(store.cases))
-    planned: set[str] | None = None
-    if store.plan.exists():
-        planned = set()
-        for row in read_objects(store.plan):
-            planned.update((row.get("clean_run_id", ""), row.get("faulted_run_id", "")))
+    planned: set[str] = set()
+    for row in read_objects(store.plan):
+        planned.update((row.get("clean_run_id", ""), row.get("faulted_run_id", "")))
     check = StudyCheck(store)
     repeated: list[IndexEntry] = []
     for entry in store.read_index(repeated):
@@ -181,4 +211,4 @@ def verify_study(root: str | Path) -> StudyCheck:
     return check
 
 
-__all__ = ["RunProblem", "StudyCheck", "check_study", "verify_study"]
+__all__ = ["RunProblem", "StudyCheck", "check_recorded_files", "check_study", "verify_study"]

@@ -199,6 +199,23 @@ def test_a_flipped_a_in_measurements_is_refused_by_report(study, tmp_path):
     assert (study / "report" / "tables" / "claims.csv").is_file()
 
 
+def test_a_flipped_a_is_refused_by_the_oracle_contexts_and_agreement(study):
+    from sscbench.oracles.contexts import StudyRuns
+    from sscbench.review.agreement import agreement
+
+    path = study / "measurements.jsonl"
+    rows = [json.loads(line) for line in path.read_text().splitlines()]
+    flipped = next(r for r in rows if r.get("A") in (0, 1))
+    flipped["A"] = 1 - flipped["A"]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(DataError, match="field sha256"):
+        StudyRuns(study)  # validate-oracle's view of the study
+    labels = study / "labels.jsonl"
+    labels.write_text("")
+    with pytest.raises(DataError, match="field sha256"):
+        agreement(study, labels)
+
+
 def test_measurements_of_another_index_or_without_a_record_are_refused(study):
     index = study / "index.jsonl"
     lines = index.read_text().splitlines()

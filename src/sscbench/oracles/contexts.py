@@ -22,6 +22,7 @@ from sscbench.measure.study import read_ledger
 from sscbench.oracles.base import CleanRun, OracleContext
 from sscbench.run.builders import build_worlds, read_cases
 from sscbench.run.config import config_from_record
+from sscbench.run.measurements_seal import check_measurements
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.world import World
 
@@ -41,6 +42,8 @@ class StudyRuns:
         self.cases: dict[str, Case] = {c.case_id: c for c in read_cases(self.store.cases)}
         self.entries: dict[str, IndexEntry] = {e.run_id: e for e in self.store.read_index()}
         path = self.store.root / "measurements.jsonl"
+        if path.exists():  # only what `measure` wrote from this study's runs
+            check_measurements(self.store, path)
         self.measurements: dict[str, dict[str, Any]] = (
             {r["run_id"]: r for r in read_objects(path)} if path.exists() else {}
         )

@@ -40,6 +40,7 @@ from sscbench.review.labels import (
     read_key,
     read_labels,
 )
+from sscbench.run.measurements_seal import check_measurements
 from sscbench.run.storage import StudyDir
 
 QUOTE = 240
@@ -303,6 +304,8 @@ def agreement(
     path = Path(measurements) if measurements else store.root / "measurements.jsonl"
     if not path.exists():
         raise DataError(path, None, "no measurements: run `sscbench measure STUDY` first")
+    if store.index.exists():  # only what `measure` wrote from this study's runs
+        check_measurements(store, path)
     rows = {r["run_id"]: r for r in read_objects(path) if isinstance(r.get("run_id"), str)}
     labels = read_labels(reference)
     check_labelled(labels, reference)

@@ -10,9 +10,9 @@ from markupsafe import Markup, escape
 
 # a range ("92.6–100.0%", "min–max") or a short hyphenated id ("tell-then-readback"): the
 # dash is a line-break opportunity the browser takes when a table is tight, splitting an
-# interval or a name over two lines; the page keeps them whole, and a caveat's ⚠ with
-# its first word
-KEEP = re.compile(r"[\w.]+%?–[\w.]+%?|\b[\w.]+(?:-[\w.]+)+\b|⚠ [\w-]+")
+# interval or a name over two lines; table cells, headers and short names keep them
+# whole (prose may still break after a hyphen, as print does)
+KEEP = re.compile(r"[\w.]+%?–[\w.]+%?|\b[\w.]+(?:-[\w.]+)+\b")
 KEEP_MAX = 32  # longer ids (run ids) may still wrap rather than widen their column
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -74,6 +75,7 @@ def test_the_selection_is_recorded_and_shown_beside_the_funnel(tmp_path):
     measure_study(out)
     html = build_report(out).read_text("utf-8")
     funnel = html[html.index('id="funnel"') :]
+    funnel = re.sub(r'<span class="nw">([^<]*)</span>', r"\1", funnel)  # names kept whole
     assert "cases.prefer = &#39;early-trigger&#39;" in funnel.split("</section>")[0]
     assert selection_notes({"cases": {}, "agents": [{"id": "a", "qualify": "reward"}]}) == []
     loose = selection_notes({"agents": [{"id": "weak", "qualify": "completed"}]})

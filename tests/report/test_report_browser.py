@@ -1,5 +1,6 @@
 """The report in headless Chromium: sections in the DOM, links resolve, nothing wider than
-the viewport, count links open the runs behind them; screenshots are saved.
+the viewport, count links open the runs behind them, no word broken across lines and no
+caveat sentence inside a cell; screenshots are saved.
 
 Screenshots go to ``$SSCBENCH_ARTIFACTS/report-screenshots`` when that is set (CI keeps
 them), else to the test's temporary folder.
@@ -7,15 +8,18 @@ them), else to the test's temporary folder.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+from html import unescape
 from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
 
+from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.report.build import SECTION_IDS, build_report
 
 WIDTH = 1280
@@ -48,6 +52,44 @@ window.addEventListener('load', () => {
   }, 50);
 });
 </script></body>"""
+
+
+# Every word (a run of non-space text) whose glyphs sit on more than one line, found with
+# Range.getClientRects per word and then per character for where it broke; each table's
+# cells and the notes under it. The result goes into a <pre id="layout"> as JSON.
+LAYOUT = """<script>
+window.addEventListener('load', () => { setTimeout(() => {
+  const out = {width: document.documentElement.clientWidth, words: 0, broken: [], cells: [], notes: []};
+  const tops = (node, a, b) => {
+    const r = document.createRange(); r.setStart(node, a); r.setEnd(node, b);
+    return [...r.getClientRects()].filter(x => x.width > 0).map(x => Math.round(x.top));
+  };
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  let node;
+  while ((node = walker.nextNode())) {
+    const p = node.parentElement;
+    if (!p || p.closest('script, style, pre') || !p.getClientRects().length) continue;
+    const re = /\\S+/g; let m;
+    while ((m = re.exec(node.textContent))) {
+      out.words++;
+      if (new Set(tops(node, m.index, m.index + m[0].length)).size < 2) continue;
+      let at = 0; const first = tops(node, m.index, m.index + 1)[0];
+      while (at < m[0].length && (tops(node, m.index + at, m.index + at + 1)[0] ?? first) <= first + 2) at++;
+      out.broken.push([m[0], at, !!p.closest('td, th')]);
+    }
+  }
+  for (const t of document.querySelectorAll('table')) {
+    const cells = [...t.querySelectorAll('td, th')].map(c => c.textContent);
+    const wrap = t.closest('.wrap');
+    const notes = wrap ? [...wrap.querySelectorAll('.table-note')].map(n => n.textContent) : [];
+    out.cells.push([t.id, cells]); out.notes.push([t.id, notes]);
+  }
+  const pre = document.createElement('pre'); pre.id = 'layout';
+  pre.textContent = JSON.stringify(out); document.body.appendChild(pre);
+}, 100); });
+</script></body>"""
+SENTENCES = [CLUSTERED_TEXT, *CAVEAT_TEXT.values()]
+LONG_ID = 32  # a longer token (a run id, a platform string) may wrap after - _ ~ / .
 
 
 def _chromium() -> str | None:
@@ -143,3 +185,43 @@ def test_count_links_open_their_runs_in_chromium(browser, page, shots, tmp_path)
          index.as_uri() + f"#set={number}")  # fmt: skip
     _run(browser, tmp_path / "profile", f"--screenshot={shots / 'run.png'}", run_page.as_uri())
     assert (shots / "run.png").stat().st_size > 10_000
+
+
+def _layout(browser: str, profile: Path, path: Path, width: int) -> dict:
+    probed = path.with_name(f"layout-{path.name}")
+    probed.write_text(path.read_text().replace("</body>", LAYOUT))
+    dom = _run(browser, profile, f"--window-size={width},2400", "--dump-dom", probed.as_uri())
+    probed.unlink()
+    blob = re.search(r'<pre id="layout">(.*?)</pre>', dom, re.S)
+    assert blob, "the layout probe did not run"
+    return json.loads(unescape(blob.group(1)))
+
+
+@pytest.mark.parametrize("width", [WIDTH, 1000])
+def test_no_word_breaks_and_caveats_once_under_tables(browser, page, tmp_path, width):
+    """No word wraps inside itself (a header mid-word; in a cell an interval at its dash
+    or a name at its hyphen; prose may break after a hyphen); no cell holds a caveat sentence, each sentence is under its table at most
+    once, and every ⚠ marker in a table has its sentence there."""
+    layout = _layout(browser, tmp_path / "profile", page, width)
+    assert layout["words"] > 1000 and abs(layout["width"] - width) < 30, layout["width"]
+    broken = [  # in a cell nothing shorter than a long id breaks; prose after a hyphen
+        (word, at)
+        for word, at, in_cell in layout["broken"]
+        if at == 0
+        or word[at - 1] not in "-_~/."
+        or (in_cell and len(word) <= LONG_ID)
+        or (not in_cell and word[at - 1] != "-" and len(word) <= LONG_ID)
+    ]
+    assert broken == [], broken[:10]
+    notes = dict(layout["notes"])
+    marked_tables = 0
+    for table, cells in layout["cells"]:
+        for cell in cells:
+            assert not [s for s in SENTENCES if s[:40] in cell], (table, cell[:80])
+        for sentence in SENTENCES:
+            assert sum(sentence in n for n in notes[table]) <= 1, (table, sentence[:40])
+        for key, sentence in CAVEAT_TEXT.items():
+            if any(f"⚠ {key}" in c or (f", {key}" in c and "⚠" in c) for c in cells):
+                marked_tables += 1
+                assert any(sentence in n for n in notes[table]), (table, key)
+    assert marked_tables  # the default study's pooled cells carry caveats

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from sscbench.core.files import atomic_write
+from sscbench.core.files import atomic_text_writer, atomic_write
 from sscbench.core.ledger import ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
@@ -264,7 +264,9 @@ class StudyDir:
         atomic_write(self.marker, json.dumps(marker, indent=2).encode())
         atomic_write(self.config_toml, toml_text.encode("utf-8"))
         atomic_write(self.cases, _jsonl(cases))
-        atomic_write(self.plan, _jsonl(plan))
+        with atomic_text_writer(self.plan) as handle:  # streamed: a plan may be 2 M lines
+            for line in plan:
+                handle.write(json.dumps(line, sort_keys=True) + "\n")
         meta = {"config_hash": config_hash, "config": json.loads(canonical_config)}
         if base_dir is not None:
             meta["base_dir"] = str(base_dir)  # relative paths of the config are read from here

@@ -98,7 +98,7 @@ class Plan:
         for key, by_rep in groups.items():
             served = {rep: tuple(ids) for rep, ids in by_rep.items()}
             self._groups[key] = (base, served)
-            base += repetitions if -1 in served else max(served) + 1
+            base += repetitions if -1 in served else max(served, default=-1) + 1
         self.slot_count = base
         self.size = sum(len(numbers) for reps in self._reps for numbers in reps)
 

@@ -64,7 +64,9 @@ def _retained(tmp_path: Path, name: str, repetitions: int, monkeypatch) -> tuple
             runners.append(self)
 
     monkeypatch.setattr(executor, "StudyRunner", Watched)
-    agents = '[[agents]]\nid = "t"\nprofile = "trusting"\n[[agents]]\nid = "r"\nprofile = "readback"'
+    agents = (
+        '[[agents]]\nid = "t"\nprofile = "trusting"\n[[agents]]\nid = "r"\nprofile = "readback"'
+    )
     path = tmp_path / f"{name}.toml"
     path.write_text(CONFIG.format(repetitions=repetitions, agents=agents).replace("25", "4"))
     config, text = load_config(path)

@@ -49,3 +49,56 @@ def test_peak_rss_of_2000_runs_within_1_5x_of_100_runs(tmp_path):
     big_runs, big_rss = _peak(tmp_path, "big", 5, profiles)
     assert small_runs == 100 and big_runs == 2000
     assert big_rss <= 1.5 * small_rss, (small_rss, big_rss)
+
+
+def _retained(tmp_path: Path, name: str, repetitions: int, monkeypatch) -> tuple[int, dict]:
+    """Run a scripted study in this process; what its runner holds when it ends."""
+    from sscbench.run import executor
+    from sscbench.run.config import load_config
+
+    runners: list = []
+
+    class Watched(executor.StudyRunner):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            runners.append(self)
+
+    monkeypatch.setattr(executor, "StudyRunner", Watched)
+    agents = (
+        '[[agents]]\nid = "t"\nprofile = "trusting"\n[[agents]]\nid = "r"\nprofile = "readback"'
+    )
+    path = tmp_path / f"{name}.toml"
+    path.write_text(CONFIG.format(repetitions=repetitions, agents=agents).replace("25", "4"))
+    config, text = load_config(path)
+    summary = executor.execute_study(config, text, tmp_path / name, progress=False)
+    (runner,) = runners
+    return summary.finished_runs, runner.retained()
+
+
+def test_the_runner_keeps_no_object_per_finished_run(tmp_path, monkeypatch):
+    small_runs, small = _retained(tmp_path, "small", 1, monkeypatch)
+    big_runs, big = _retained(tmp_path, "big", 10, monkeypatch)
+    assert big_runs == 10 * small_runs > 0
+    assert big == small  # no index entry, future, journal or clean record per run
+    assert big["finished"] == 0 and big["clean_runs_in_flight"] == 0
+    assert big["cleans_objects"] == 0 and big["cost_configs"] == 2
+
+
+def test_a_plan_of_many_repetitions_holds_nothing_per_unit():
+    from sscbench.run.builders import build_cases, build_worlds
+    from sscbench.run.config import parse_config
+    from sscbench.run.planning import make_plan
+
+    agents = '[[agents]]\nid = "t"\nprofile = "trusting"'
+
+    def plan(repetitions: int):
+        config = parse_config(CONFIG.format(repetitions=repetitions, agents=agents), "s.toml")
+        return make_plan(config, build_cases(config, build_worlds(config)))
+
+    one, many = plan(1), plan(1000)
+    assert len(many) == 1000 * len(one) and many.clean_count() == 1000 * one.clean_count()
+    assert len(many._groups) == len(one._groups)  # one entry per (task, configuration)
+    assert all(isinstance(r, range) for reps in many._reps for r in reps)
+    units = list(many)
+    assert [u.plan_line() for u in units[:50]] == [u.plan_line() for u in list(many)[:50]]
+    assert len({u.clean.slot_index for u in units}) == many.clean_count()

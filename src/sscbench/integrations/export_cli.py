@@ -13,6 +13,7 @@ from rich.console import Console
 
 from sscbench.errors import DataError
 from sscbench.progress import progress
+from sscbench.run.lock import warn_if_being_written
 from sscbench.terminal import plain, print_error
 
 console = Console()
@@ -55,6 +56,7 @@ def export_inspect_command(
     _need("inspect_ai", "inspect")
     from sscbench.integrations.inspect_export import export_inspect
 
+    warn_if_being_written(study)
     try:
         with progress("export inspect: building the eval log"):
             path, count = export_inspect(study, out)
@@ -82,6 +84,7 @@ def export_otel_command(
     _need("opentelemetry.exporter.otlp.proto.http", "otel")
     from sscbench.integrations.otel_export import export_otel
 
+    warn_if_being_written(study)
     try:
         with progress("export otel: building the traces"):
             count = export_otel(study, out=out, endpoint=endpoint, include_content=include_content)

@@ -131,6 +131,7 @@ class StudyBinding:
                 self.store,
                 finished,
                 on_entry=lambda entry: None,
+                keep_finished=True,  # the scorer reads each sample's runs back
             )
             return self.runner
 

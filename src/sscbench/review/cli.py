@@ -12,6 +12,7 @@ from rich.table import Table
 
 from sscbench.errors import DataError
 from sscbench.review.labels import QUANTITIES, STEP_QUANTITIES
+from sscbench.run.lock import warn_if_being_written
 from sscbench.terminal import plain, print_error, safe, table_console
 
 console = Console()
@@ -42,6 +43,7 @@ def export_command(
     mapping review ids to runs is kept apart."""
     from sscbench.review.export import export_review, parse_stratify
 
+    warn_if_being_written(study, "this review export")
     try:
         summary = export_review(
             study, out, runs=runs, seed=seed, stratify=parse_stratify(stratify), key=key

@@ -12,6 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sscbench.errors import DataError
+from sscbench.run.lock import warn_if_being_written
 
 console = Console(soft_wrap=True)
 
@@ -46,6 +47,7 @@ def plan_command(
     from sscbench.review.plan import parse_plan_stratify, parse_reviewers, plan_review
 
     folder = out if out is not None else Path(f"review-{Path(study).resolve().name}")
+    warn_if_being_written(study, "this review plan")
     try:
         plan = plan_review(
             study,

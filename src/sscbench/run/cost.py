@@ -126,24 +126,63 @@ def pass_hat_k(entries: Iterable[IndexEntry]) -> dict[str, list[PassHatK]]:
     A missing clean run is no trial (a harness error is no outcome); a task is counted
     for k only when it has at least k completed clean runs.
     """
-    trials: dict[str, dict[str, list[bool]]] = defaultdict(lambda: defaultdict(list))
+    trials: Trials = defaultdict(dict)
     for entry in entries:
-        if entry.kind == "clean" and entry.status == "completed":
-            task = entry.task or entry.case_id  # an older study: one clean run per case
-            trials[entry.config_id][task].append(entry.reward == 1.0)
+        count_trial(trials, entry)
+    return pass_figures(trials)
+
+
+Trials = dict[str, dict[str, list[int]]]
+"""Per configuration and task: [completed clean runs, of them solved] (pass^k needs no more)."""
+
+
+def count_trial(trials: Trials, entry: IndexEntry) -> None:
+    """Count a completed clean run as a trial of its task (solved when its reward is 1)."""
+    if entry.kind == "clean" and entry.status == "completed":
+        task = entry.task or entry.case_id  # an older study: one clean run per case
+        counts = trials.setdefault(entry.config_id, {}).setdefault(task, [0, 0])
+        counts[0] += 1
+        counts[1] += entry.reward == 1.0
+
+
+def pass_figures(trials: Trials) -> dict[str, list[PassHatK]]:
+    """pass^k of each configuration from its tasks' trial counts."""
     out: dict[str, list[PassHatK]] = {}
     for config_id, tasks in sorted(trials.items()):
-        most = max(len(runs) for runs in tasks.values())
+        if not tasks:
+            continue
+        most = max(n for n, _ in tasks.values())
         figures = []
         for k in range(1, most + 1):
-            ratios = [
-                math.comb(sum(runs), k) / math.comb(len(runs), k)
-                for runs in tasks.values()
-                if len(runs) >= k
-            ]
+            ratios = [math.comb(c, k) / math.comb(n, k) for n, c in tasks.values() if n >= k]
             figures.append(PassHatK(k, sum(ratios) / len(ratios), len(ratios)))
         out[config_id] = figures
     return out
+
+
+class CostTally:
+    """The cost lines' sums, added to one run at a time: a study's summary costs the
+    memory of its configurations and tasks, never of its runs."""
+
+    def __init__(self, prices: Prices):
+        self.prices = prices
+        self.by_config: dict[str, CostTotals] = defaultdict(CostTotals)
+        self.trials: Trials = defaultdict(dict)
+
+    def add(self, entry: IndexEntry, wall_s: float = 0.0) -> None:
+        """Add one finished run (its wall time from ``timings.jsonl`` or as just run)."""
+        if entry.usage is not None:
+            self.by_config[entry.config_id].add(entry.usage, self.prices, wall_s)
+        count_trial(self.trials, entry)
+
+    def lines(self, model_called: bool = True) -> list[str]:
+        """The console summary (:func:`summary_lines`)."""
+        study = CostTotals()
+        for totals in self.by_config.values():
+            study.merge(totals)
+        return _lines(
+            dict(sorted(self.by_config.items())), study, pass_figures(self.trials), model_called
+        )
 
 
 def read_prices(path: Path) -> dict[str, ModelPrice]:
@@ -199,9 +238,19 @@ def summary_lines(
     """The console summary of a study's cost and qualification figure, one line each;
     ``model_called`` False (no configuration calls a model) says so instead of 0 requests
     at an estimated $0."""
-    entries = list(entries)
-    by_config, study = cost_by_config(entries, prices, timings)
-    passes = pass_hat_k(entries)
+    tally = CostTally(prices)
+    timings = timings or {}
+    for entry in entries:
+        tally.add(entry, timings.get(entry.run_id, 0.0))
+    return tally.lines(model_called)
+
+
+def _lines(
+    by_config: dict[str, CostTotals],
+    study: CostTotals,
+    passes: dict[str, list[PassHatK]],
+    model_called: bool,
+) -> list[str]:
     if model_called:
         lines = [
             f"cost: {study.runs} runs ran, {study.requests} model requests, {study.retries} "

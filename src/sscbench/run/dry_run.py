@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import ipaddress
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 from urllib.parse import urlsplit
 
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.run.builders import build_cases, build_worlds, check_replay_plan
 from sscbench.run.config import StudyConfig
-from sscbench.run.planning import PlanUnit, clean_slots, make_plan
+from sscbench.run.planning import make_plan
 
 
 @dataclass
@@ -158,8 +159,8 @@ def plan_report(config: StudyConfig) -> PlanReport:
     """Build the study's plan as ``run`` would and bound what it calls (no model call)."""
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
-    plan: list[PlanUnit] = make_plan(config, cases)
-    check_replay_plan(config, {unit.config_id for unit in plan}, cases)
+    plan = make_plan(config, cases)  # made on demand: a plan of 2 M units is never held
+    check_replay_plan(config, plan.config_ids(), cases)
     user_endpoint = _user_endpoint(config)
     configs: dict[str, ConfigPlan] = {}
     for agent in config.agents:
@@ -169,11 +170,13 @@ def plan_report(config: StudyConfig) -> PlanReport:
             user=_role(user_endpoint),
         )
     settings = {a.id: a for a in config.agents}
-    runs = [(slot.config_id, slot.max_steps) for slot in clean_slots(plan)]
-    runs += [(unit.config_id, unit.case.max_steps) for unit in plan]
+    runs = chain(
+        ((slot.config_id, slot.max_steps) for slot in plan.clean_slots()),
+        ((unit.config_id, unit.case.max_steps) for unit in plan),
+    )
     for unit in plan:
         configs[unit.config_id].faulted_runs += 1
-    for slot in clean_slots(plan):
+    for slot in plan.clean_slots():
         configs[slot.config_id].clean_runs += 1
     for config_id, steps in runs:
         part = configs[config_id]

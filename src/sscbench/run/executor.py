@@ -1,7 +1,10 @@
 """Execute a study's plan: clean run first, faulted run only when the clean task was solved.
 
-Runs are written to disk as they finish and forgotten, so memory stays flat as a
-study grows; a rerun of the same command resumes where a killed one stopped.
+Runs are written to disk as they finish and forgotten: the plan is made on demand,
+a finished clean run is kept as four numbers until the study ends
+(:mod:`sscbench.run.clean_outcomes`), the cost summary as sums
+(:class:`~sscbench.run.cost.CostTally`), so memory stays flat as a study grows; a rerun
+of the same command resumes where a killed one stopped.
 """
 
 from __future__ import annotations
@@ -10,7 +13,7 @@ import asyncio
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,11 +32,12 @@ from sscbench.run.builders import (
     hash_inputs,
     input_files,
 )
+from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
 from sscbench.run.config import StudyConfig
-from sscbench.run.cost import calls_a_model, summary_lines
+from sscbench.run.cost import CostTally, calls_a_model
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
 from sscbench.run.lock import StudyLock
-from sscbench.run.planning import PlanUnit, clean_slots, make_plan
+from sscbench.run.planning import PlanUnit, make_plan
 from sscbench.run.run_ids import run_id_for  # noqa: F401  (re-exported: tests import it here)
 from sscbench.run.shared_clean import beyond_case_limit, check_plan_format
 from sscbench.run.stopper import SignalStopper
@@ -82,6 +86,10 @@ class StudyRunner:
     The episodes come from ``source`` (default: made in this process from ``worlds``,
     ``agents`` and ``user``; the Ray executor passes its workers): whatever makes them,
     this runner alone decides qualification and writes the files and the index.
+
+    ``finished`` holds the runs finished before (a resumed study); runs finished now are
+    added to it only with ``keep_finished`` (Inspect reads them back), else kept only as
+    their clean outcome and cost sums (``costs``).
     """
 
     def __init__(
@@ -94,6 +102,9 @@ class StudyRunner:
         finished: dict[str, IndexEntry],
         on_entry: Callable[[IndexEntry], None],
         source: EpisodeSource | None = None,
+        *,
+        keep_finished: bool = False,
+        costs: CostTally | None = None,
     ):
         self.config = config
         self.worlds = worlds
@@ -107,40 +118,63 @@ class StudyRunner:
             assert user is not None, "a runner without an episode source needs the user factory"
             source = EpisodeMaker(config, worlds, agents, user)
         self.source: EpisodeSource = source
-        self._clean_runs: dict[str, asyncio.Future] = {}
+        self.keep_finished = keep_finished
+        self.costs = costs if costs is not None else CostTally(config.prices)
+        self.cleans = CleanOutcomes()  # clean runs finished now: what qualification reads
+        self._clean_runs: dict[str, asyncio.Future] = {}  # clean runs in flight
         self._journals: dict[str, str] = {}  # run id -> its response journal, until recorded
 
-    def _record(self, entry: IndexEntry) -> IndexEntry:
+    def retained(self) -> dict[str, int]:
+        """The sizes of what this runner holds per run (a test of flat memory reads them):
+        none may grow with the runs finished in this invocation but ``cleans_numbers``,
+        a few bytes per shared clean run."""
+        return {
+            "finished": len(self.finished),
+            "clean_runs_in_flight": len(self._clean_runs),
+            "journals": len(self._journals),
+            "cleans_objects": self.cleans.containers(),
+            "cost_configs": len(self.costs.by_config),
+        }
+
+    def _record(self, entry: IndexEntry, wall_s: float = 0.0) -> IndexEntry:
         self.store.append_index(entry)
         journal = self._journals.pop(entry.run_id, None)
         if journal is not None:  # recorded: its answers are in the run's files now
             Path(journal).unlink(missing_ok=True)
-        self.finished[entry.run_id] = entry
+        if self.keep_finished:
+            self.finished[entry.run_id] = entry
+        self.costs.add(entry, wall_s)
         self.on_entry(entry)
         return entry
 
     async def _episode(self, unit: PlanUnit, kind: RunKind, run_id: str) -> IndexEntry:
-        """Make the run (here or on a worker), then write its files and time here: the
-        study's one writer."""
+        """Make the run (here or on a worker), then write its files and time here (the
+        study's one writer) and record it."""
         output = await self.source.make(unit, kind, run_id)
         digests = self.store.write_run(run_id, output.ledger, output.evaluator)
         self.store.append_timing(run_id, output.wall_s)
         if "journal" in output.meta:
             self._journals[run_id] = output.meta["journal"]
-        return index_entry(self.config, unit, output, digests)
+        entry = index_entry(self.config, unit, output, digests)
+        return self._record(entry, round(output.wall_s, 6))  # as timings.jsonl holds it
 
-    async def _clean_entry(self, unit: PlanUnit) -> IndexEntry:
+    async def _clean_entry(self, unit: PlanUnit) -> IndexEntry | CleanOutcome:
         """The unit's shared clean run: finished before, in flight for another unit (then
         awaited), or run now — once per study, whichever unit needs it first."""
         clean_id = unit.clean_run_id
-        done = self.finished.get(clean_id)
+        done = self.finished.get(clean_id) or self.cleans.get(unit)
         if done is not None:
             return done
         running = self._clean_runs.get(clean_id)
         if running is None:
 
             async def run_clean() -> IndexEntry:
-                return self._record(await self._episode(unit, "clean", clean_id))
+                try:
+                    entry = await self._episode(unit, "clean", clean_id)
+                    self.cleans.put(unit, entry)
+                    return entry
+                finally:
+                    self._clean_runs.pop(clean_id, None)
 
             running = asyncio.ensure_future(run_clean())
             self._clean_runs[clean_id] = running
@@ -168,7 +202,7 @@ class StudyRunner:
         ):
             self._record(IndexEntry(**base, status="not-qualified", reason=reason))
         else:
-            self._record(await self._episode(unit, "faulted", faulted_id))
+            await self._episode(unit, "faulted", faulted_id)
 
 
 class StudyInterrupted(Exception):
@@ -212,7 +246,7 @@ async def _drain_and_close(
         await runner.source.aclose()
 
 
-def _resume_records(store: StudyDir, plan: list[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
+def _resume_records(store: StudyDir, plan: Iterable[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
     """The finished runs whose files hold; the others (and the faulted runs paired with a
     clean run to re-run) leave the index to run again. Returns (finished, dropped)."""
     from sscbench.run.verify import check_study
@@ -283,7 +317,7 @@ def execute_study(
     worlds = build_worlds(config)
     cases = build_cases(config, worlds)
     plan = make_plan(config, cases)
-    check_replay_plan(config, {unit.config_id for unit in plan}, cases)
+    check_replay_plan(config, plan.config_ids(), cases)
     inputs = hash_inputs(input_files(config))
     source = _episode_source(
         config,
@@ -313,19 +347,23 @@ def execute_study(
                 base_dir=config.base_dir,
             )
             if resumed:
-                check_plan_format(store.plan, [unit.plan_line() for unit in plan])
+                check_plan_format(store.plan, (unit.plan_line() for unit in plan))
             store.repair_index()
             finished, dropped = _resume_records(store, plan) if resumed else ({}, 0)
         except BaseException:
             asyncio.run(source.aclose())
             raise
         summary = StudySummary(
-            store.root, planned_runs=len(plan) + len(clean_slots(plan)), resumed=resumed
+            store.root, planned_runs=len(plan) + plan.clean_count(), resumed=resumed
         )
         summary.rerun = dropped
         summary.took_over = lock.taken_over.describe() if lock.taken_over else None
+        costs = CostTally(config.prices)
+        timings = store.read_timings() if finished else {}
         for entry in finished.values():
             summary.count(entry)
+            costs.add(entry, timings.get(entry.run_id, 0.0))
+        del timings
 
         from sscbench.run.progress import StudyProgress
 
@@ -346,16 +384,13 @@ def execute_study(
                 if on_run is not None:
                     on_run(entry)
 
-            runner = StudyRunner(config, worlds, {}, None, store, finished, on_entry, source)
+            runner = StudyRunner(
+                config, worlds, {}, None, store, finished, on_entry, source, costs=costs
+            )
             asyncio.run(_drain_and_close(iter(plan), runner, config.study.concurrency, stopper))
         summary.requeued = getattr(source, "requeued", 0)
         summary.journals = Counter(getattr(source, "journal_stats", {}))
-        summary.cost_lines = summary_lines(
-            runner.finished.values(),
-            config.prices,
-            store.read_timings(),
-            model_called=calls_a_model(config),
-        )
+        summary.cost_lines = costs.lines(model_called=calls_a_model(config))
         if stopper.signum is not None:
             raise StudyInterrupted(summary, stopper.signum)
     return summary

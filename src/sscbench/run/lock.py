@@ -13,6 +13,7 @@ import fcntl
 import json
 import os
 import socket
+import sys
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -21,6 +22,7 @@ from typing import Any
 
 from sscbench.errors import DataError
 from sscbench.run.study_guard import open_no_follow
+from sscbench.terminal import plain
 
 LOCK_NAME = "sscbench.lock"
 _HOLDER_WAIT_S = 1.0
@@ -130,3 +132,53 @@ class StudyLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def live_writer(root: str | Path) -> LockHolder | None:
+    """Who is writing the study at ``root`` now (None: nobody, or no lock file).
+
+    Probes the lock with a shared, non-blocking ``flock`` that is dropped at once; the
+    lock file is opened read-only, never created, and never followed as a symlink.
+    """
+    try:
+        fd = os.open(Path(root) / LOCK_NAME, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            holder = _read_holder(os.pread(fd, 4096, 0).decode("utf-8", "replace"))
+            return holder or LockHolder(None, None, None)
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def being_written_warning(root: str | Path, what: str) -> str | None:
+    """A ``warning:`` line when a live writer holds the study (``what``: e.g. "this
+    export"): it names the writer and says that only the runs finished so far are in."""
+    holder = live_writer(root)
+    if holder is None:
+        return None
+    index = Path(root) / "index.jsonl"
+    try:
+        with index.open("rb") as handle:
+            finished = sum(chunk.count(b"\n") for chunk in iter(lambda: handle.read(1 << 20), b""))
+    except OSError:
+        finished = 0
+    runs = "run" if finished == 1 else "runs"
+    return (
+        f"warning: {root} is still being written by {holder.describe()}; {what} covers the "
+        f"{finished} {runs} finished so far, not the whole study (run it again when the "
+        "study has finished)"
+    )
+
+
+def warn_if_being_written(root: str | Path, what: str = "this export") -> None:
+    """Print :func:`being_written_warning`'s line on standard error, if any (the exports
+    and review commands call it before reading the study)."""
+    line = being_written_warning(root, what)
+    if line is not None:
+        print(plain(line), file=sys.stderr, flush=True)

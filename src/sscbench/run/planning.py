@@ -8,6 +8,7 @@ faulted run.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sscbench.errors import DataError
@@ -54,46 +55,118 @@ class PlanUnit:
         }
 
 
-def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
+class Plan:
+    """A study's plan units, made on demand in a fixed order: iterating it again gives the
+    same units, and nothing per unit is kept (a plan of a million units costs the memory of
+    its cases, not of its units).
+
+    Each unit's :class:`CleanSlot` carries a dense number (``slot_index``) the executor
+    keys its record of finished clean runs by.
+    """
+
+    def __init__(self, config: StudyConfig, cases: list[Case]):
+        self.cases = cases
+        self.agents = list(config.agents)
+        repetitions = config.study.repetitions
+        # the repetitions each (case, configuration) runs; a range for every agent but replay
+        self._reps = [
+            [
+                range(repetitions)
+                if agent.kind != "replay"
+                else repetition_numbers(agent, case, repetitions)
+                for agent in self.agents
+            ]
+            for case in cases
+        ]
+        self._names = [
+            agent.replay is not None and agent.replay.pairs is not None for agent in self.agents
+        ]
+        limits = step_limits(cases)
+        self._limits = limits
+        # per (domain, task, configuration): its cases by repetition, and the slots' numbers
+        groups: dict[tuple[str, str, str], dict[int, list[str]]] = {}
+        for case, reps in zip(cases, self._reps, strict=True):
+            for agent, numbers in zip(self.agents, reps, strict=True):
+                by_rep = groups.setdefault((case.domain, case.task_id, agent.id), {})
+                if isinstance(numbers, range):
+                    by_rep.setdefault(-1, []).append(case.case_id)  # every repetition
+                else:
+                    for number in numbers:
+                        by_rep.setdefault(number, []).append(case.case_id)
+        self._groups: dict[tuple[str, str, str], tuple[int, dict[int, tuple[str, ...]]]] = {}
+        base = 0
+        for key, by_rep in groups.items():
+            served = {rep: tuple(ids) for rep, ids in by_rep.items()}
+            self._groups[key] = (base, served)
+            base += repetitions if -1 in served else max(served, default=-1) + 1
+        self.slot_count = base
+        self.size = sum(len(numbers) for reps in self._reps for numbers in reps)
+
+    def __len__(self) -> int:
+        return self.size
+
+    def __iter__(self) -> Iterator[PlanUnit]:
+        for case, reps in zip(self.cases, self._reps, strict=True):
+            for agent, numbers, named in zip(self.agents, reps, self._names, strict=True):
+                key = (case.domain, case.task_id, agent.id)
+                base, served = self._groups[key]
+                limit = self._limits[key[:2]]
+                for repetition in numbers:
+                    cases = served.get(-1) or served[repetition]
+                    slot = CleanSlot(*key, repetition, limit, cases, base + repetition)
+                    name = pair_run_id(agent, repetition) if named else None
+                    yield PlanUnit(case, agent.id, repetition, slot, name)
+
+    def config_ids(self) -> set[str]:
+        """The configurations that run at least one unit."""
+        return {
+            agent.id
+            for reps in self._reps
+            for agent, numbers in zip(self.agents, reps, strict=True)
+            if len(numbers)
+        }
+
+    def clean_slots(self) -> Iterator[CleanSlot]:
+        """The distinct shared clean runs, in plan order (each once)."""
+        seen = bytearray(self.slot_count)
+        for unit in self:
+            index = unit.clean.slot_index
+            if not seen[index]:
+                seen[index] = 1
+                yield unit.clean
+
+    def clean_count(self) -> int:
+        """How many shared clean runs the plan has."""
+        return sum(1 for _ in self.clean_slots())
+
+
+def make_plan(config: StudyConfig, cases: list[Case]) -> Plan:
     """Every (case, agent configuration, repetition), in a fixed order (a replay agent
     runs one repetition per selected recording of the case's task); the units of one
     (task, configuration, repetition) share one :class:`CleanSlot`.
 
-    A plan over the size limit, or whose run ids are not all distinct, is refused.
+    A plan over the size limit, or whose run ids are not all distinct, is refused. Run
+    ids made from distinct (case, configuration, repetition) are distinct
+    (:func:`run_id_for`), so only the ids a pairs file names are kept to compare.
     """
     try:
         check_plan_size(len(cases) * len(config.agents) * config.study.repetitions)
     except ValueError as exc:
         raise DataError("<config>", "study.repetitions", str(exc)) from None
-    agents = {agent.id: agent for agent in config.agents}
-    triples = [
-        (case, agent.id, repetition)
-        for case in cases
-        for agent in config.agents
-        for repetition in repetition_numbers(agent, case, config.study.repetitions)
-    ]
-    limits = step_limits(cases)
-    served: dict[tuple[str, str, str, int], list[str]] = {}
-    for case, config_id, repetition in triples:
-        key = (case.domain, case.task_id, config_id, repetition)
-        served.setdefault(key, []).append(case.case_id)
-    slots = {
-        key: CleanSlot(*key, max_steps=limits[key[:2]], cases=tuple(ids))
-        for key, ids in served.items()
-    }
-    plan = [
-        PlanUnit(
-            case,
-            config_id,
-            repetition,
-            slots[(case.domain, case.task_id, config_id, repetition)],
-            pair_run_id(agents[config_id], repetition),
-        )
-        for case, config_id, repetition in triples
-    ]
+    plan = Plan(config, cases)
+    if any(plan._names):
+        _check_distinct(plan)
+    return plan
+
+
+def _check_distinct(plan: Plan) -> None:
+    """Refuse two cases whose faulted runs get one id (a pairs file's names)."""
     seen: dict[str, str] = {}
     for unit in plan:
-        other = seen.setdefault(unit.faulted_run_id, unit.case.case_id)
+        if unit.name is not None:
+            seen.setdefault(unit.name, unit.case.case_id)
+    for unit in plan:
+        other = seen.get(unit.faulted_run_id, unit.case.case_id)
         if other != unit.case.case_id:
             raise DataError(
                 "<config>",
@@ -101,9 +174,10 @@ def make_plan(config: StudyConfig, cases: list[Case]) -> list[PlanUnit]:
                 f"cases {other!r} and {unit.case.case_id!r} give one run id "
                 f"{unit.faulted_run_id!r}",
             )
-    return plan
 
 
-def clean_slots(plan: list[PlanUnit]) -> list[CleanSlot]:
+def clean_slots(plan: Iterable[PlanUnit]) -> list[CleanSlot]:
     """The plan's distinct shared clean runs, in plan order."""
+    if isinstance(plan, Plan):
+        return list(plan.clean_slots())
     return list({unit.clean_run_id: unit.clean for unit in plan}.values())

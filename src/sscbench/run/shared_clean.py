@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
@@ -45,6 +45,7 @@ class CleanSlot:
     repetition: int
     max_steps: int
     cases: tuple[str, ...]
+    slot_index: int = field(default=-1, compare=False)  # its number in the plan (-1: none)
 
     @property
     def run_id(self) -> str:
@@ -77,7 +78,7 @@ def beyond_case_limit(agent_turns: int | None, case: Case) -> str | None:
     return None
 
 
-def check_plan_format(store_plan, new_lines: list[dict]) -> None:
+def check_plan_format(store_plan, new_lines: Iterable[dict]) -> None:
     """Refuse to resume a study whose stored plan pairs its faulted runs with other
     clean runs than this plan does (a study planned with one clean run per case).
 
@@ -87,7 +88,7 @@ def check_plan_format(store_plan, new_lines: list[dict]) -> None:
 
     if not store_plan.exists():
         return
-    wanted = {line["faulted_run_id"]: line["clean_run_id"] for line in new_lines}
+    wanted = {line["faulted_run_id"]: line["clean_run_id"] for line in new_lines}  # resume only
     for number, row in enumerate(read_objects(store_plan), start=1):
         faulted, clean = row.get("faulted_run_id"), row.get("clean_run_id")
         if faulted in wanted and wanted[faulted] != clean:

@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from sscbench.core.files import atomic_write
+from sscbench.core.files import atomic_text_writer, atomic_write
 from sscbench.core.ledger import ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
@@ -265,20 +265,26 @@ class StudyDir:
             self.record_session("resumed")
             return True
         self.runs.mkdir(parents=True, exist_ok=True)
-        cases_data, plan_data = _jsonl(cases), _jsonl(plan)
-        marker = {
+        marker: dict[str, Any] = {
             "sscbench_study": MARKER_FORMAT,
             "inputs": dict(sorted(inputs.items())),
-            # every reader checks these files against their recorded hashes (run/verify.py)
-            "files": {
-                self.cases.name: hashlib.sha256(cases_data).hexdigest(),
-                self.plan.name: hashlib.sha256(plan_data).hexdigest(),
-            },
         }
         atomic_write(self.marker, json.dumps(marker, indent=2).encode())
         atomic_write(self.config_toml, toml_text.encode("utf-8"))
+        cases_data = _jsonl(cases)
         atomic_write(self.cases, cases_data)
-        atomic_write(self.plan, plan_data)
+        plan_digest = hashlib.sha256()
+        with atomic_text_writer(self.plan) as handle:  # streamed: a plan may be 2 M lines
+            for line in plan:
+                text = json.dumps(line, sort_keys=True) + "\n"  # ASCII: bytes as written
+                handle.write(text)
+                plan_digest.update(text.encode("utf-8"))
+        # every reader checks these files against their recorded hashes (run/verify.py)
+        marker["files"] = {
+            self.cases.name: hashlib.sha256(cases_data).hexdigest(),
+            self.plan.name: plan_digest.hexdigest(),
+        }
+        atomic_write(self.marker, json.dumps(marker, indent=2).encode())
         meta = {"config_hash": config_hash, "config": json.loads(canonical_config)}
         if base_dir is not None:
             meta["base_dir"] = str(base_dir)  # relative paths of the config are read from here

@@ -54,6 +54,7 @@ def study_config(folder: Path, repetitions: int) -> Path:
 def measure(size: int, per_rep: int, tmp: Path) -> tuple[int, float, float]:
     """Run a study of about ``size`` runs in a child; (runs, peak RSS MiB, seconds)."""
     repetitions = max(1, round(size / per_rep))
+    tmp.mkdir(parents=True, exist_ok=True)  # --tmp may name a folder not made yet
     folder = Path(tempfile.mkdtemp(prefix="sscbench-memory-", dir=tmp))
     try:
         config = study_config(folder, repetitions)

@@ -173,8 +173,18 @@ def scoped_sentences(text: str, rid: str, shown: dict[str, Reservation]) -> list
     subject). Kept apart, the sentences keep their bounds: a reader of spans ("May
     20-27") must not join the end of one line to the start of the next.
     """
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", text) if x]
-    subjects = [reservation_subjects(x, shown, rid) for x in sentences]
+    sentences = split_sentences(text)
+    return sentences_about(sentences, [reservation_subjects(x, shown, rid) for x in sentences], rid)
+
+
+def split_sentences(text: str) -> list[str]:
+    """A text's sentences and lines, in order, none empty."""
+    return [x for x in re.split(r"(?<=[.!?])\s+|\n+", text) if x]
+
+
+def sentences_about(sentences: list[str], subjects: list[set[str]], rid: str) -> list[str] | None:
+    """The sentences whose subject (named, or carried from the sentence before; the first
+    sentences take the first named subject) includes ``rid``; None when none is named."""
     first = next((sub for sub in subjects if sub), None)
     if first is None:
         return None

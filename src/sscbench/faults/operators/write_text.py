@@ -25,7 +25,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from sscbench.core.references import Reservation, reservation_subjects
+from sscbench.core.references import (
+    Reservation,
+    reservation_subjects,
+    sentences_about,
+    split_sentences,
+)
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.write_derived import CHANGE_WORDS, cabin_shown, legs
@@ -145,21 +150,16 @@ def change_of(contract: FaultContract, view: LedgerView, fault_step: int) -> Cha
 def change_scope(text: str, rid: str, shown: dict[str, Reservation], written: set[str]) -> str:
     """The sentences of ``text`` about reservation ``rid``; a collective sentence naming no
     reservation is about every reservation in ``written`` (see the module docstring)."""
-    sentences = [x for x in re.split(r"(?<=[.!?])\s+|\n+", text) if x]
+    sentences = split_sentences(text)
     subjects = []
     for sentence in sentences:
         named = reservation_subjects(sentence, shown, rid)
         if not named and COLLECTIVE.search(MARKUP.sub("", sentence)):
             named = set(written)
         subjects.append(named)
-    first = next((sub for sub in subjects if sub), None)
-    if first is None:
+    kept = sentences_about(sentences, subjects, rid)
+    if kept is None:
         return text
-    kept, current = [], first
-    for sentence, named in zip(sentences, subjects, strict=True):
-        current = named or current
-        if rid in current:
-            kept.append(sentence)
     return "\n".join(kept)  # the lines stay lines: a clause never spans two items
 
 

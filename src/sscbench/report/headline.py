@@ -14,7 +14,7 @@ from typing import Any
 
 from sscbench.analysis.claims import POOLED
 from sscbench.analysis.populations import caveat_text, interval_label
-from sscbench.report.model import Cell, RunSets, Section, Table, caveat_piece, interval_cell
+from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
 
 Row = dict[str, Any]
 HEADLINE_CLAIMS = ("propagation", "adoption under pre-use counterevidence")
@@ -64,15 +64,15 @@ def _card_cell(card: Row | None, sets: RunSets) -> Cell:
         return [{"t": "–"}]
     if card["status"] == "unobserved":
         return [{"t": card["label"], "cls": "unobserved"}]
-    label, _, caveats = card["label"].partition(" ⚠ ")
-    label = label.replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff")
-    rest = label.split(" ", 1)[1] if " " in label else ""
+    text, *marker = label_cell(card["label"])
+    words = str(text["t"])
+    rest = words.split(" ", 1)[1] if " " in words else ""
     return [
         *sets.count(card["counted"]),
         {"t": "/"},
         *sets.count(card["runs"]),
         {"t": f" {rest}"},
-        *caveat_piece(caveats.split(", ") if caveats else []),
+        *marker,
     ]
 
 

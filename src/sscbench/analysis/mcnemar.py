@@ -12,7 +12,7 @@ from scipy.stats import binomtest
 
 NO_DISCORDANT = "no discordant pairs: the exact test has nothing to weigh, p = 1"
 
-__all__ = ["NO_DISCORDANT", "mcnemar_exact"]
+__all__ = ["NO_DISCORDANT", "mcnemar_exact", "p_label"]
 
 
 def mcnemar_exact(only_a: int, only_b: int) -> tuple[float, str]:
@@ -21,3 +21,11 @@ def mcnemar_exact(only_a: int, only_b: int) -> tuple[float, str]:
     if only_a + only_b == 0:
         return 1.0, NO_DISCORDANT
     return float(binomtest(only_a, only_a + only_b, 0.5).pvalue), ""
+
+
+def p_label(p: float | None, note: str, missing: str = "–") -> str:
+    """A McNemar p as tables print it: three significant digits, "(no discordant pairs)"
+    when :func:`mcnemar_exact` gave its note, ``missing`` when there is no p."""
+    if p is None:
+        return missing
+    return f"{p:.3g}" + (" (no discordant pairs)" if note else "")

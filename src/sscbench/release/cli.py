@@ -11,7 +11,7 @@ import typer
 from rich.table import Table
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
-from sscbench.analysis.mcnemar import NO_DISCORDANT
+from sscbench.analysis.mcnemar import NO_DISCORDANT, p_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.faults.typed import CHECKPOINTS
@@ -109,8 +109,7 @@ def _paired_table(evidence: ReleaseEvidence) -> Table:
          "injected only", "McNemar p"),
     )  # fmt: skip
     for r in evidence.paired:
-        p = "-" if r.p_value is None else f"{r.p_value:.3g}"
-        p += " (no discordant pairs)" if r.p_note else ""
+        p = p_label(r.p_value, r.p_note, missing="-")
         table.add_row(r.config_id, r.family, str(r.pairs), str(r.control_ok), str(r.injected_ok),
                       str(r.control_only), str(r.injected_only), p)  # fmt: skip
     return table

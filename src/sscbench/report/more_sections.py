@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from sscbench.analysis.mcnemar import p_label
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS
 from sscbench.analysis.stats import wilson
@@ -161,5 +162,5 @@ def _paired_value(row: Row, column: str) -> Any:
     if column in ("adoption_a", "adoption_b"):
         return label_cell(row[column])
     if column == "mcnemar_exact_p" and row.get("mcnemar_note"):
-        return f"{row[column]:.3g} (no discordant pairs)"
+        return p_label(row[column], row["mcnemar_note"])
     return row[column]

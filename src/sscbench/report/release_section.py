@@ -9,6 +9,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from sscbench.analysis.mcnemar import p_label
 from sscbench.report.model import Figure, Section, Table, caveat_piece, interval_cell
 
 
@@ -95,9 +96,7 @@ def release_section(
             p.injected_ok,
             p.control_only,
             p.injected_only,
-            "–"
-            if p.p_value is None
-            else f"{p.p_value:.3g}" + (" (no discordant pairs)" if p.p_note else ""),
+            p_label(p.p_value, p.p_note),
         )
     paired.notes += sorted({p.p_note for p in evidence.paired if p.p_note})
     section.tables += [table, transfer, paired]

@@ -34,6 +34,7 @@ from sscbench.progress import progress, status
 from sscbench.release.evidence import collect_evidence
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
+from sscbench.report.admission_panel import add_admission
 from sscbench.report.cost_section import cost_section
 from sscbench.report.diff import provenance_line
 from sscbench.report.headline import headline_section, typed_claims
@@ -291,6 +292,7 @@ def _sscbench_sections(
     funnel, csvs["funnel"] = core.funnel_section(
         total, pooled, sets, figs, core.selection_notes(_recorded_config(study))
     )
+    add_admission(funnel, csvs["funnel"], study, cases)
     folder, agreement = review
     source, reference = reference_labels(study, primary, folder)
     validation, csvs["validation"] = more.validation_section(source, reference, primary, sets)

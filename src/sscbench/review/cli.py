@@ -85,6 +85,26 @@ def show_command(
     typer.echo(text)
 
 
+@review_app.command("cases")
+def cases_command(
+    source: Path = typer.Argument(..., help="a cases.jsonl (sscbench admit) or a study folder"),
+    out: Path = typer.Option(..., "--out", help="the case-review folder (must be empty or new)"),
+) -> None:
+    """Write one case-level review page per admitted case (contract, fault, injection
+    context, witness; no run outcome), an index and an undecided semantic-review.jsonl."""
+    from sscbench.review.case_pages import cases_of, write_case_pages
+
+    try:
+        summary = write_case_pages(cases_of(source), out)
+    except DataError as exc:
+        _fail(exc)
+    console.print(
+        f"wrote {summary['cases']} case pages to {out} (decisions: "
+        f"{out / 'semantic-review.jsonl'})",
+        highlight=False,
+    )
+
+
 def _mount_round() -> None:
     from sscbench.review.round_cli import (
         adjudicate_command,

@@ -20,6 +20,7 @@ from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
 from sscbench.oracles.cli import validate_oracle_command
 from sscbench.release.cli import gate_command, release_app
+from sscbench.release.containment import check_campaign
 from sscbench.report.cli import measure_and_report, report
 from sscbench.report.diff_cli import diff_command
 from sscbench.review.cli import agreement_command, review_app, show_command
@@ -47,7 +48,9 @@ app.command("agreement")(agreement_command)
 app.command("show")(show_command)
 app.command("conformance")(conformance)
 app.command("plan")(plan_command)
-app.command("run")(run_command(after_runs=measure_and_report, on_run=live_traces))
+app.command("run")(
+    run_command(after_runs=measure_and_report, on_run=live_traces, check_campaign=check_campaign)
+)
 app.command("candidates")(candidates)
 app.command("admit")(admit_cases)
 app.command("measure")(measure)

@@ -19,7 +19,8 @@ from sscbench.lab.cli import lab_app
 from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
 from sscbench.oracles.cli import validate_oracle_command
-from sscbench.release.cli import gate_command, release
+from sscbench.release.cli import gate_command, release_app
+from sscbench.release.containment import check_campaign
 from sscbench.report.cli import measure_and_report, report
 from sscbench.report.diff_cli import diff_command
 from sscbench.review.cli import agreement_command, review_app, show_command
@@ -40,14 +41,16 @@ app.add_typer(review_app, name="review", help="Review runs by hand.")
 app.add_typer(export_app, name="export", help="Export a study: Inspect logs, OTel traces.")
 
 # ---- commands ------------------------------------------------------------------------------
-app.command("release")(release)
+app.add_typer(release_app, name="release")
 app.command("gate")(gate_command)
 app.command("serve-local")(serve_local)
 app.command("agreement")(agreement_command)
 app.command("show")(show_command)
 app.command("conformance")(conformance)
 app.command("plan")(plan_command)
-app.command("run")(run_command(after_runs=measure_and_report, on_run=live_traces))
+app.command("run")(
+    run_command(after_runs=measure_and_report, on_run=live_traces, check_campaign=check_campaign)
+)
 app.command("candidates")(candidates)
 app.command("admit")(admit_cases)
 app.command("measure")(measure)

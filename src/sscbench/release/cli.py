@@ -6,15 +6,18 @@ import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.table import Table
+from typer.core import TyperGroup
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.mcnemar import NO_DISCORDANT, p_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.faults.typed import CHECKPOINTS
+from sscbench.release.diff_cli import release_diff_command
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
 from sscbench.terminal import print_error, safe, table_console
 
@@ -266,3 +269,24 @@ def gate_command(
             console.print(safe(line))
     if any(v.blocked for v in verdicts):
         raise typer.Exit(1)
+
+
+class _ReleaseGroup(TyperGroup):
+    """``sscbench release STUDY`` stays the evidence command (``release evidence STUDY``);
+    a first word naming a subcommand (``diff``) runs that one instead."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        """Route arguments that do not start with a subcommand to ``evidence``."""
+        if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
+            args = ["evidence", *args]
+        return super().parse_args(ctx, args)
+
+
+release_app = typer.Typer(
+    cls=_ReleaseGroup,
+    no_args_is_help=True,
+    help="Release evidence of the typed fault families: `sscbench release STUDY` (short for "
+    "`sscbench release evidence STUDY`) and `sscbench release diff A B`.",
+)
+release_app.command("evidence")(release)
+release_app.command("diff")(release_diff_command)

@@ -26,7 +26,9 @@ few tasks is never read as certainty. A metric whose population is empty is *uno
 
 An optional ``[exposure]`` table weighs each family's escape bound by how often the
 fault occurs in production and sets limits by consequence (severity, reversibility):
-see :mod:`sscbench.release.exposure`.
+see :mod:`sscbench.release.exposure`. An optional ``[containment]`` table is the
+campaign's typed containment plan, checked before any run starts
+(:mod:`sscbench.release.containment`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from sscbench.analysis.decision import DecisionBound, clusters_needed, decision_
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
+from sscbench.release.containment import CampaignContainment
 from sscbench.release.evidence import FamilyRow, ReleaseEvidence
 from sscbench.release.exposure import ExposureCheck, ExposurePolicy, exposure_check
 
@@ -92,6 +95,9 @@ class Policy(_Strict):
     )
     exposure: ExposurePolicy | None = Field(
         None, description="production exposure per family and tolerated escapes by consequence"
+    )
+    containment: CampaignContainment | None = Field(
+        None, description="the campaign's containment plan (checked by sscbench run --containment)"
     )
 
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sscbench.analysis.overlap import number as _number
+from sscbench.analysis.overlap import overlap
 from sscbench.errors import DataError
 from sscbench.jsonl import split_lines
 from sscbench.run.verify import require_study
@@ -162,19 +164,6 @@ def provenance_changes(a: StudyRecord, b: StudyRecord) -> list[dict[str, Any]]:
     if versions[0] != versions[1]:
         out.append({"path": "sessions", "a": versions[0], "b": versions[1]})
     return out
-
-
-def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
-
-
-def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool | None:
-    """Whether the two claims' intervals ``[low, high]`` overlap (None: one has none)."""
-    bounds = [_number(row.get(k)) for row in (a, b) for k in ("low", "high")]
-    if any(x is None for x in bounds):
-        return None
-    low_a, high_a, low_b, high_b = (x for x in bounds if x is not None)
-    return low_a <= high_b and low_b <= high_a
 
 
 def _claim_key(row: dict[str, Any]) -> tuple[str, ...]:

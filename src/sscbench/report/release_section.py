@@ -1,6 +1,7 @@
 """The ``release`` section: typed fault families' metrics with intervals, the transfer
 matrix, the paired control/injected McNemar table, intensity curves and, with a
-policy, the gate verdict (computed by ``release.gate``, never re-implemented here)."""
+policy, the gate verdict (computed by ``release.gate``, never re-implemented here), and
+the containment plan the campaign was checked against before its runs."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.mcnemar import p_label
+from sscbench.report.containment_table import NO_PLAN, containment_table
 from sscbench.report.model import Figure, Section, Table, caveat_piece, interval_cell
 
 
@@ -100,6 +102,11 @@ def release_section(
         )
     paired.notes += sorted({p.p_note for p in evidence.paired if p.p_note})
     section.tables += [table, transfer, paired]
+    plan, plan_rows = containment_table(study)
+    if plan is None:
+        section.notes.append([{"t": NO_PLAN}])
+    else:
+        section.tables.append(plan)
     png = next((p for p in written if p.name == "intensity.png"), None)
     figures = out.parent / "figures"
     for path in written:
@@ -118,6 +125,8 @@ def release_section(
     csv_rows: dict[str, list[dict[str, Any]]] = {
         "release_paired": [p.to_dict() for p in evidence.paired]
     }
+    if plan_rows:
+        csv_rows["release_containment"] = plan_rows
     if policy is None:
         section.notes.append(
             [{"t": "No gate verdict: give a policy (sscbench report STUDY --policy FILE)."}]

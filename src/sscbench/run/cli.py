@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import shlex
 import signal
 import threading
@@ -43,13 +44,27 @@ def _interrupted(config: Path | None, out: Path, detail: str) -> None:
     raise typer.Exit(130)
 
 
+def _check(
+    check: Callable[[Any, Path], dict[str, Any]] | None, study: Any, policy: Path | None
+) -> dict[str, Any] | None:
+    """The containment check of ``--containment POLICY`` (None without the option)."""
+    if policy is None:
+        return None
+    if check is None:
+        raise DataError("--containment", None, "this sscbench run cannot check a containment plan")
+    return check(study, policy)
+
+
 def run_command(
     after_runs: Callable[[Path], None],
     on_run: Callable[[Any, Path], Callable[..., None] | None] | None = None,
+    check_campaign: Callable[[Any, Path], dict[str, Any]] | None = None,
 ) -> Callable[..., None]:
     """The ``run`` command, calling ``after_runs(out)`` when ``--report`` is on; ``on_run``
     (from a higher layer, e.g. the live OTel traces) makes the per-run callback for a
-    study config, or None."""
+    study config, or None; ``check_campaign(config, policy)`` (the release layer's
+    containment check) refuses a campaign with ``--containment POLICY`` before any run,
+    raising DataError, or returns the record written to ``STUDY/containment.json``."""
 
     def run(
         config: Path | None = typer.Argument(
@@ -72,6 +87,12 @@ def run_command(
             help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: \\[study.ray] "
             "address, else a private local cluster)",
         ),
+        containment: Path | None = typer.Option(
+            None,
+            "--containment",
+            help="release policy whose \\[containment] plan the campaign must fit; checked "
+            "before any run starts (a policy without a plan is refused)",
+        ),
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
         every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
@@ -83,6 +104,7 @@ def run_command(
         previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
         try:
             study, text = load_config(config)
+            record = _check(check_campaign, study, containment)
             live = on_run(study, out) if on_run is not None else None
             if executor not in (None, "local", "ray"):
                 raise DataError("--executor", None, f"{executor!r} is not 'local' or 'ray'")
@@ -116,6 +138,8 @@ def run_command(
         finally:
             if main:
                 signal.signal(signal.SIGTERM, previous)
+        if record is not None:
+            (out / "containment.json").write_text(json.dumps(record, indent=2), "utf-8")
         if summary.took_over:
             console.print(
                 plain(f"took over the stale lock of {summary.took_over} (no longer running)"),

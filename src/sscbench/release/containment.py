@@ -1,0 +1,189 @@
+"""A typed containment plan for a fault-injection campaign, checked before any run starts.
+
+Failure injection can itself cause harm, so the experiment is contained before it is
+asked to test containment (the typed-fault essay): its plan names the most requests it
+may affect, the effects it may inject, its time window, the metric that stops it, how
+the world is restored, and who answers for it. The plan lives in the release policy
+TOML as a ``[containment]`` table::
+
+    [containment]
+    max_affected = 200                 # faulted runs the campaign may schedule, at most
+    allowed_effects = ["omission", "delay", "replay"]   # the families' typed semantics
+    abort_metric = "escape"            # stop when escape rises above / a rate falls below
+    abort_threshold = 0.25
+    restoration = "each run's copy-on-write overlay is dropped; the base is never written"
+    owner = "release-engineering@example.org"
+    [containment.window]
+    start = 2025-01-01T00:00:00Z       # with an offset: a window without one is refused
+    end = 2035-01-01T00:00:00Z
+
+``sscbench run CONFIG --containment POLICY`` builds the campaign's plan exactly as the
+run will, and refuses it before the study folder is touched when the plan schedules
+more faulted runs than ``max_affected`` (every planned faulted run counts: a run that
+does not qualify later still was planned to be affected), when a family's typed
+semantics is not an allowed effect (an operator with no typed description cannot be
+checked, so it is refused too), or when now is outside the window. Fail closed: a
+policy without a ``[containment]`` table is refused. The abort metric is stated and
+shown; it is not read while the campaign runs.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from sscbench.errors import DataError
+from sscbench.faults.typed import Semantics
+
+AbortMetric = Literal["activation", "detection", "containment", "escape", "recovery"]
+RECORD = "containment.json"
+"""The record of the check, written in the study folder once its runs were made."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Window(_Strict):
+    """When the campaign may run: from ``start`` until before ``end`` (both with an offset)."""
+
+    start: AwareDatetime
+    end: AwareDatetime
+
+    @model_validator(mode="after")
+    def _ordered(self) -> Window:
+        if self.end <= self.start:
+            raise ValueError("end must come after start")
+        return self
+
+    def describe(self) -> str:
+        """The window in words, ISO 8601 at both ends."""
+        return f"{self.start.isoformat()} to {self.end.isoformat()}"
+
+
+class CampaignContainment(_Strict):
+    """The typed containment plan of one campaign (``[containment]`` in a release policy)."""
+
+    max_affected: int = Field(ge=0, description="faulted runs the campaign may schedule")
+    allowed_effects: list[Semantics] = Field(
+        min_length=1, description="the typed semantics the campaign's families may inject"
+    )
+    window: Window
+    abort_metric: AbortMetric
+    abort_threshold: float = Field(ge=0.0, le=1.0)
+    restoration: str = Field(description="how the world is put back after the campaign")
+    owner: str = Field(description="who answers for the campaign")
+
+    @field_validator("restoration", "owner")
+    @classmethod
+    def _named(cls, value: str) -> str:
+        if not value.strip():
+            raise ValueError("must not be empty")
+        return value
+
+    def abort_rule(self) -> str:
+        """When the campaign stops, e.g. ``escape rate above 0.25`` (escape rises; the
+        other rates fall)."""
+        side = "above" if self.abort_metric == "escape" else "below"
+        return f"{self.abort_metric} rate {side} {self.abort_threshold:g}"
+
+
+def load_containment(policy: str | Path) -> CampaignContainment:
+    """The policy's containment plan; a policy without one is refused (fail closed), and
+    a bad plan is refused naming the file and the field."""
+    from sscbench.release.gate import load_policy
+
+    plan = load_policy(policy).containment
+    if plan is None:
+        raise DataError(
+            policy,
+            "containment",
+            "no containment plan: a campaign checked against this policy needs a "
+            "[containment] table (max_affected, allowed_effects, window, abort_metric, "
+            "abort_threshold, restoration, owner)",
+        )
+    return plan
+
+
+def planned_faults(config: Any) -> Counter[str]:
+    """The campaign's planned faulted runs per operator, built as ``sscbench run``
+    builds them (worlds, cases, plan); nothing is run or written."""
+    from sscbench.run.builders import build_cases, build_worlds
+    from sscbench.run.planning import make_plan
+
+    cases = build_cases(config, build_worlds(config))
+    return Counter(unit.case.operator for unit in make_plan(config, cases))
+
+
+def effects_of(operators: list[str]) -> dict[str, str | None]:
+    """Each operator's typed semantics (None: no typed description, cannot be checked)."""
+    from sscbench.faults.catalogue import SPECS
+
+    return {op: SPECS[op].semantics.value if op in SPECS else None for op in operators}
+
+
+def problems(
+    plan: CampaignContainment, faults: Counter[str], now: datetime
+) -> list[tuple[str, str]]:
+    """Every way the campaign would break its plan, as (field, reason); empty: it fits."""
+    found: list[tuple[str, str]] = []
+    total = sum(faults.values())
+    if total > plan.max_affected:
+        per = ", ".join(f"{op} {n}" for op, n in sorted(faults.items()))
+        found.append(
+            (
+                "containment.max_affected",
+                f"the campaign plans {total} faulted runs ({per}); the plan allows at most "
+                f"{plan.max_affected}",
+            )
+        )
+    allowed = {e.value for e in plan.allowed_effects}
+    for op, effect in sorted(effects_of(sorted(faults)).items()):
+        if effect is None:
+            reason = f"{op} has no typed description, so its effect cannot be checked"
+            found.append(("containment.allowed_effects", reason))
+        elif effect not in allowed:
+            reason = f"{op} injects {effect}, which is not allowed ({', '.join(sorted(allowed))})"
+            found.append(("containment.allowed_effects", reason))
+    if not plan.window.start <= now < plan.window.end:
+        found.append(
+            ("containment.window", f"now ({now.isoformat()}) is outside {plan.window.describe()}")
+        )
+    return found
+
+
+def check_campaign(config: Any, policy: Path, now: datetime | None = None) -> dict[str, Any]:
+    """Refuse (DataError naming the policy file and the field) a campaign its policy's
+    containment plan does not allow; otherwise the record of the check."""
+    plan = load_containment(policy)
+    now = now or datetime.now(UTC)
+    faults = planned_faults(config)
+    found = problems(plan, faults, now)
+    if found:
+        reasons = "; ".join(reason for _, reason in found)
+        raise DataError(policy, found[0][0], f"campaign refused before any run: {reasons}")
+    return {
+        "policy": str(policy),
+        "checked_at": now.isoformat(),
+        "plan": plan.model_dump(mode="json"),
+        "abort_rule": plan.abort_rule(),
+        "faulted_runs": sum(faults.values()),
+        "by_family": dict(sorted(faults.items())),
+        "effects": effects_of(sorted(faults)),
+    }
+
+
+__all__ = [
+    "RECORD",
+    "CampaignContainment",
+    "Window",
+    "check_campaign",
+    "effects_of",
+    "load_containment",
+    "planned_faults",
+    "problems",
+]

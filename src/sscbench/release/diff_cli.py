@@ -1,0 +1,141 @@
+"""``sscbench release diff A B``: two releases' metrics and transfer matrices side by
+side (:mod:`sscbench.release.diff` compares; this module prints and writes)."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from sscbench.errors import DataError
+from sscbench.terminal import print_error, safe, table_console
+
+_OVERLAP = {True: "yes", False: "NO", None: "—"}
+
+
+def _signed(value: float | None, latency: bool = False) -> str:
+    if value is None:
+        return "—"
+    return f"{value:+g} steps" if latency else f"{value * 100:+.1f} pt"
+
+
+def _label(side: dict[str, Any]) -> str:
+    return safe(side["label"] or "—")
+
+
+def _names(row: dict[str, Any], what: str) -> list[str]:
+    """The row's configuration, family, metric or checkpoint, and A's and B's labels."""
+    return [safe(row["config_id"]), safe(row["family"]), what, _label(row["a"]), _label(row["b"])]
+
+
+def _metrics_table(rows: list[dict[str, Any]], shown: int) -> Table:
+    table = Table(title=f"Metrics A vs B ({shown} of {len(rows)} rows shown)", title_justify="left")
+    for name in ("config", "family", "metric", "A", "B", "B − A", "overlap"):
+        table.add_column(name, overflow="fold")
+    return table
+
+
+def _transfer_table(rows: list[dict[str, Any]], shown: int) -> Table:
+    table = Table(
+        title=f"Transfer matrix P(checkpoint invalid | activated), A vs B "
+        f"({shown} of {len(rows)} cells shown)",
+        title_justify="left",
+    )
+    for name in ("config", "family", "checkpoint", "A", "B", "B − A", "overlap", "first invalid"):
+        table.add_column(name, overflow="fold")
+    return table
+
+
+def print_release_diff(console: Console, diff: dict[str, Any], show_all: bool) -> None:
+    """Print the rows that differ (every row with ``show_all``) and a closing count."""
+    console.print(f"A: {safe(diff['a'])}\nB: {safe(diff['b'])}", highlight=False)
+    from sscbench.release.diff import LATENCY, changed
+
+    metrics = [r for r in diff["metrics"] if show_all or changed(r)]
+    table = _metrics_table(diff["metrics"], len(metrics))
+    for r in metrics:
+        difference = _signed(r["difference"], r["metric"] == LATENCY)
+        table.add_row(*_names(r, r["metric"]), difference, _OVERLAP[r["overlap"]])
+    console.print(table)
+    cells = [r for r in diff["transfer"] if show_all or changed(r)]
+    transfer = _transfer_table(diff["transfer"], len(cells))
+    for r in cells:
+        first = r["first_invalid"]
+        moved = f"{first['a'] or '-'} → {first['b'] or '-'}"
+        transfer.add_row(
+            *_names(r, r["checkpoint"]), _signed(r["difference"]), _OVERLAP[r["overlap"]], moved
+        )
+    console.print(transfer)
+    apart = sum(r["overlap"] is False for r in [*diff["metrics"], *diff["transfer"]])
+    console.print(
+        f"{sum(map(changed, diff['metrics']))} of {len(diff['metrics'])} metric rows and "
+        f"{sum(map(changed, diff['transfer']))} of {len(diff['transfer'])} transfer cells "
+        f"differ; {apart} with intervals that do not overlap"
+    )
+
+
+_SIDES = ("estimate", "low", "high", "n")
+
+
+def _csv_rows(rows: list[dict[str, Any]], what: str) -> list[list[Any]]:
+    return [
+        [r["config_id"], r["family"], r[what]]
+        + [r[side][k] for side in ("a", "b") for k in _SIDES]
+        + [r["difference"], r["overlap"]]
+        for r in rows
+    ]
+
+
+def write_release_diff(diff: dict[str, Any], out: Path) -> list[Path]:
+    """``release-diff.json``, ``metrics-diff.csv`` and ``transfer-diff.csv`` under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    written = [out / "release-diff.json", out / "metrics-diff.csv", out / "transfer-diff.csv"]
+    written[0].write_text(json.dumps(diff, indent=2, sort_keys=True), encoding="utf-8")
+    sides = [f"{side}_{k}" for side in ("a", "b") for k in _SIDES]
+    for path, what, key in (
+        (written[1], "metrics", "metric"),
+        (written[2], "transfer", "checkpoint"),
+    ):
+        with path.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle)
+            writer.writerow(["config_id", "family", key, *sides, "difference", "overlap"])
+            writer.writerows(_csv_rows(diff[what], key))
+    return written
+
+
+def release_diff_command(
+    a: Path = typer.Argument(..., help="the first release (STUDY/release or the study)"),
+    b: Path = typer.Argument(..., help="the second release (STUDY/release or the study)"),
+    out: Path | None = typer.Option(None, "--out", help="write JSON and CSV tables here"),
+    as_json: bool = typer.Option(False, "--json", help="print the comparison as JSON"),
+    show_all: bool = typer.Option(False, "--all", help="list every row, not only changed"),
+) -> None:
+    """Compare two releases: the six metrics (activation, detection, containment, escape,
+    recovery with their intervals; detection latency) and every transfer-matrix cell, A,
+    B, B − A and whether the intervals overlap. Exit 0 when nothing differs, 1 when
+    something does, 2 when a folder is not a release."""
+    from sscbench.release.diff import changed, release_diff
+
+    console = table_console()
+    try:
+        diff = release_diff(a, b)
+        written = write_release_diff(diff, out) if out is not None else []
+    except (DataError, OSError) as exc:
+        print_error(console, exc)
+        raise typer.Exit(2) from None
+    if as_json:
+        print(json.dumps(diff, indent=2, sort_keys=True))
+    else:
+        print_release_diff(console, diff, show_all)
+        for path in written:
+            console.print(safe(f"wrote {path}"), highlight=False)
+    rows = [*diff["metrics"], *diff["transfer"]]
+    raise typer.Exit(1 if any(map(changed, rows)) else 0)
+
+
+__all__ = ["print_release_diff", "release_diff_command", "write_release_diff"]

@@ -1,0 +1,75 @@
+"""The release section's containment-plan table: the typed plan the campaign was checked
+against before its runs (``STUDY/containment.json``, written by ``sscbench run
+--containment POLICY``), read as recorded, never re-derived."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sscbench.report.model import Table
+
+RECORD = "containment.json"
+NO_PLAN = (
+    "No containment plan was checked before this campaign's runs "
+    "(sscbench run CONFIG --containment POLICY refuses a campaign outside its plan)."
+)
+
+
+def containment_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """The plan's fields beside what the campaign planned, one row per field."""
+    plan = record.get("plan") or {}
+    window = plan.get("window") or {}
+    by_family = record.get("by_family") or {}
+    effects = record.get("effects") or {}
+    planned = ", ".join(f"{op} {n}" for op, n in sorted(by_family.items()))
+    used = ", ".join(f"{op}: {e or 'no typed description'}" for op, e in sorted(effects.items()))
+    return [
+        {
+            "field": "max_affected",
+            "plan": plan.get("max_affected"),
+            "campaign": f"{record.get('faulted_runs')} faulted runs planned ({planned})",
+        },
+        {
+            "field": "allowed_effects",
+            "plan": ", ".join(plan.get("allowed_effects") or []),
+            "campaign": used,
+        },
+        {
+            "field": "window",
+            "plan": f"{window.get('start')} to {window.get('end')}",
+            "campaign": f"checked at {record.get('checked_at')}",
+        },
+        {
+            "field": "abort_metric",
+            "plan": record.get("abort_rule"),
+            "campaign": "stated; not read while the runs ran",
+        },
+        {"field": "restoration", "plan": plan.get("restoration"), "campaign": ""},
+        {"field": "owner", "plan": plan.get("owner"), "campaign": ""},
+    ]
+
+
+def containment_table(study: Path) -> tuple[Table | None, list[dict[str, Any]]]:
+    """The table and CSV rows of the recorded check (None and [] when none was recorded;
+    an unreadable record is said so in the table, never taken for a plan)."""
+    import json
+
+    path = Path(study) / RECORD
+    if not path.is_file():
+        return None, []
+    table = Table(
+        "containment-table",
+        "Containment plan checked before the campaign's runs",
+        f"the plan of {path.name} against the campaign's planned faulted runs",
+        ["field", "plan", "campaign"],
+    )
+    try:
+        record = json.loads(path.read_text("utf-8"))
+        rows = containment_rows(record if isinstance(record, dict) else {})
+    except (OSError, ValueError) as exc:
+        table.add("record", f"unreadable: {exc}", "")
+        return table, []
+    for row in rows:
+        table.add(row["field"], "–" if row["plan"] is None else row["plan"], row["campaign"])
+    return table, rows

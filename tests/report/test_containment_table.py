@@ -1,0 +1,65 @@
+"""The release section shows the containment plan a campaign was checked against before
+its runs (``STUDY/containment.json``), and says so when none was checked."""
+
+from __future__ import annotations
+
+import json
+
+from sscbench.release.containment import check_campaign
+from sscbench.report.containment_table import NO_PLAN
+from sscbench.report.release_section import release_section
+from sscbench.run.config import parse_config
+from sscbench.run.executor import execute_study
+
+STUDY = """
+[study]
+repetitions = 1
+[world]
+source = "generated"
+domains = ["airline"]
+[cases]
+operators = ["TimeoutAfterCommit"]
+per_operator = 2
+[[agents]]
+id = "naive"
+profile = "naive_retry"
+"""
+
+PLAN = """
+[containment]
+max_affected = 10
+allowed_effects = ["omission", "delay"]
+abort_metric = "containment"
+abort_threshold = 0.5
+restoration = "drop each run's overlay"
+owner = "qa-lead"
+[containment.window]
+start = 2020-01-01T00:00:00Z
+end = 2099-01-01T00:00:00Z
+"""
+
+
+def _texts(table) -> list[str]:
+    return [" ".join(p["t"] for p in cell) for row in table.rows for cell in row]
+
+
+def test_the_release_section_shows_the_checked_plan_or_says_there_was_none(tmp_path):
+    config = parse_config(STUDY, "s.toml")
+    study = tmp_path / "study"
+    execute_study(config, STUDY, study, progress=False)
+    section, rows = release_section(study, tmp_path / "r1", None)
+    assert "containment-table" not in [t.id for t in section.tables]
+    assert [{"t": NO_PLAN}] in section.notes and "release_containment" not in rows
+    policy = tmp_path / "policy.toml"
+    policy.write_text(PLAN)
+    record = check_campaign(config, policy)
+    (study / "containment.json").write_text(json.dumps(record))
+    section, rows = release_section(study, tmp_path / "r2", None)
+    (table,) = [t for t in section.tables if t.id == "containment-table"]
+    cells = _texts(table)
+    assert "qa-lead" in cells and "containment rate below 0.5" in cells
+    assert "omission, delay" in cells and "TimeoutAfterCommit: omission" in cells
+    planned = next(r for r in rows["release_containment"] if r["field"] == "max_affected")
+    assert planned["plan"] == 10 and planned["campaign"].startswith(
+        f"{record['faulted_runs']} faulted runs planned"
+    )

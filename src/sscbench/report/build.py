@@ -34,6 +34,7 @@ from sscbench.progress import progress, status
 from sscbench.release.evidence import collect_evidence
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
+from sscbench.report.configurations_section import configurations_section
 from sscbench.report.cost_section import cost_section
 from sscbench.report.diff import provenance_line
 from sscbench.report.headline import headline_section, typed_claims
@@ -58,6 +59,7 @@ __all__ = ["REPORT_DIR", "SECTION_IDS", "build_report", "read_measurements"]
 REPORT_DIR = "report"
 SECTION_IDS = (
     "headline",
+    "configurations",
     "funnel",
     "validation",
     "arrival",
@@ -73,8 +75,9 @@ SECTION_IDS = (
     "cost",
     "runs",
 )
-SSCBENCH = SECTION_IDS[1:9]
+SSCBENCH = SECTION_IDS[2:10]
 TITLES = {
+    "configurations": "Table I — Configurations",
     "funnel": "Execution funnel",
     "validation": "Measurement validation",
     "arrival": "Counterevidence arrival",
@@ -176,6 +179,8 @@ def _write(
     csvs: dict[str, list[Row]] = {}
     cards: list[Row] = []
     evidence = collect_evidence(study)
+    configurations, csvs["configurations"] = configurations_section(study, sets)
+    sections.append(configurations)  # Table I: directly after the headline
     if primary:
         more_sections, cards = _sscbench_sections(
             study, rows, primary, cases, claims, sets, figs, csvs, review

@@ -86,3 +86,14 @@ def test_inspect_epochs_are_the_most_repetitions_of_any_configuration():
     config = parse_config(STUDY, "s.toml").model_dump(mode="json")
     assert most_repetitions(config) == 3
     assert most_repetitions({"study": {"repetitions": 2}, "agents": [{"id": "a"}]}) == 2
+
+
+def test_a_replay_agent_refuses_repetitions_its_recordings_decide():
+    from pydantic import ValidationError
+
+    from sscbench.run.config import AgentSettings
+
+    fields = {"id": "r", "kind": "replay", "replay": {"path": "runs.json"}}
+    AgentSettings.model_validate(fields)  # without repetitions: accepted
+    with pytest.raises(ValidationError, match="does not apply to a replay agent"):
+        AgentSettings.model_validate({**fields, "repetitions": 2})

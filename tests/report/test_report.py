@@ -97,7 +97,7 @@ def _layout(html):
 def test_headline_first_and_sections_that_do_not_apply_listed_at_the_end(report):
     html = report.read_text()
     shown, skipped = _layout(html)
-    assert shown[0] == "headline" and shown[-1] == "not-shown"
+    assert shown[:2] == ["headline", "configurations"] and shown[-1] == "not-shown"
     # every section once, applicable ones in SECTION_IDS order, the others at the end
     assert sorted(shown[:-1] + skipped) == sorted(SECTION_IDS)
     assert shown[:-1] == [i for i in SECTION_IDS if i in shown]
@@ -280,8 +280,8 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     reseal_measurements(out)  # the edit stands for what measure would write
     html = build_report(out, policy=ROOT / "examples" / "release-policy.toml").read_text()
     shown, skipped = _layout(html)
-    assert set(SECTION_IDS[1:9]) <= set(skipped)
-    assert "release" in shown and "runs" in shown and shown[0] == "headline"
+    assert set(SECTION_IDS[2:10]) <= set(skipped)
+    assert "release" in shown and "runs" in shown and shown[:2] == ["headline", "configurations"]
     headline = html.split('<section id="headline"', 1)[1].split("</section>", 1)[0]
     assert "Typed fault families (2: StalePolicy, TimeoutAfterCommit)" in headline
     assert 'id="headline-typed-table"' in headline and "primary analysis" not in html

@@ -141,7 +141,7 @@ def study_eval_log(root: str | Path) -> Any:
             name=study.get("name", "study"), location=str(store.cases), samples=len(samples)
         ),
         model=f"sscbench/{configs[0]}" if len(configs) == 1 else "sscbench/multiple",
-        config=EvalConfig(epochs=int(study.get("repetitions", 1))),
+        config=EvalConfig(epochs=most_repetitions(config.get("config", {}))),
         metadata={"sscbench_config_hash": config.get("config_hash"), "config_ids": configs},
     )
     results = EvalResults(
@@ -180,3 +180,11 @@ def export_inspect(root: str | Path, out: str | Path) -> tuple[Path, int]:
     out.parent.mkdir(parents=True, exist_ok=True)
     write_eval_log(log, str(out), format="eval" if out.suffix == ".eval" else "json")
     return out, len(log.samples or [])
+
+
+def most_repetitions(config: dict[str, Any]) -> int:
+    """Inspect's epochs for a recorded study config: the most repetitions any of its
+    configurations runs (an agent's own ``repetitions``, else the study's)."""
+    study = int(config.get("study", {}).get("repetitions", 1))
+    counts = [a.get("repetitions") or study for a in config.get("agents", [])]
+    return max(counts, default=study)

@@ -138,7 +138,7 @@ class StudyBinding:
     def unit(self, case_id: str, epoch: int) -> PlanUnit:
         """The plan unit of a sample: its case at repetition ``epoch - 1``."""
         assert self.config is not None
-        repetitions = self.config.study.repetitions
+        repetitions = self.config.repetitions_of(self.config.agents[0])
         if epoch > repetitions:
             raise DataError(
                 self.store.root,

@@ -35,6 +35,7 @@ from sscbench.release.evidence import collect_evidence
 from sscbench.report import core_sections as core
 from sscbench.report import more_sections as more
 from sscbench.report.admission_panel import add_admission
+from sscbench.report.configurations_section import configurations_section
 from sscbench.report.cost_section import cost_section
 from sscbench.report.diff import provenance_line
 from sscbench.report.headline import headline_section, typed_claims
@@ -59,6 +60,7 @@ __all__ = ["REPORT_DIR", "SECTION_IDS", "build_report", "read_measurements"]
 REPORT_DIR = "report"
 SECTION_IDS = (
     "headline",
+    "configurations",
     "funnel",
     "validation",
     "arrival",
@@ -74,8 +76,9 @@ SECTION_IDS = (
     "cost",
     "runs",
 )
-SSCBENCH = SECTION_IDS[1:9]
+SSCBENCH = SECTION_IDS[2:10]
 TITLES = {
+    "configurations": "Table I — Configurations",
     "funnel": "Execution funnel",
     "validation": "Measurement validation",
     "arrival": "Counterevidence arrival",
@@ -177,6 +180,8 @@ def _write(
     csvs: dict[str, list[Row]] = {}
     cards: list[Row] = []
     evidence = collect_evidence(study)
+    configurations, csvs["configurations"] = configurations_section(study, sets)
+    sections.append(configurations)  # Table I: directly after the headline
     if primary:
         more_sections, cards = _sscbench_sections(
             study, rows, primary, cases, claims, sets, figs, csvs, review

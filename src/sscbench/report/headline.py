@@ -48,13 +48,20 @@ def _what_ran(measured: list[Row]) -> str:
     kinds = Counter(r.get("kind") for r in measured)
     status = Counter(r.get("status") for r in measured if r.get("kind") == "faulted")
     configs = sorted({str(r.get("config_id")) for r in measured})
-    repetitions = len({r.get("repetition") for r in measured})
+    per_config: dict[str, set] = {}
+    for r in measured:
+        per_config.setdefault(str(r.get("config_id")), set()).add(r.get("repetition"))
+    counts = sorted({len(reps) for reps in per_config.values()}) or [0]
+    repetitions = counts[-1]
+    said = f"{repetitions} repetition{'s' * (repetitions != 1)}"
+    if len(counts) > 1:  # per-configuration repetitions (Table I)
+        said = f"{counts[0]}–{counts[-1]} repetitions by configuration (Table I)"
     left = [f"{status[s]} {s.replace('-', ' ')}" for s in ("not-qualified", "missing") if status[s]]
     faulted = f"{kinds['faulted']} faulted" + (f" ({', '.join(left)})" if left else "")
     return (
         f"{len(measured)} runs: {kinds['clean']} clean, {faulted}; "
         f"{len(configs)} configuration{'s' * (len(configs) != 1)} ({_names(configs)}); "
-        f"{repetitions} repetition{'s' * (repetitions != 1)}."
+        f"{said}."
     )
 
 

@@ -6,11 +6,9 @@ import hashlib
 import tomllib
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
 from pydantic import (
-    BaseModel,
-    ConfigDict,
     Field,
     PrivateAttr,
     ValidationError,
@@ -21,14 +19,14 @@ from pydantic import (
 from sscbench.errors import DataError
 from sscbench.jsonl import read_text
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
+from sscbench.run.config_cases import CaseSettings
+from sscbench.run.config_cases import Strict as _Strict
 from sscbench.run.config_hash import LATER, canonical_config_json
 from sscbench.run.ray_config import AgentRaySettings, RaySettings
 from sscbench.run.replay_config import ConfigPath, ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
 
 MAX_REPETITIONS = 10_000
-MAX_PER_OPERATOR = 100_000
-MAX_STEPS_LIMIT = 10_000
 MAX_PLAN_UNITS = 2_000_000
 """Largest plan (case x agent configuration x repetition units) a study may hold."""
 MAX_AGENT_ID = 64
@@ -36,19 +34,6 @@ MAX_AGENT_ID = 64
 
 DomainName = Literal["airline", "retail"]
 DOMAIN_NAMES: tuple[DomainName, ...] = ("airline", "retail")
-
-
-def _known_operators(names: Any, field: str) -> None:
-    from sscbench.faults.registry import operator_names
-
-    known = operator_names()
-    unknown = sorted(str(n) for n in names if n not in known)
-    if unknown:
-        raise ValueError(f"unknown operator(s) {unknown} in {field}; known: {known}")
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
 
 
 class StudySettings(_Strict):
@@ -131,6 +116,15 @@ class AgentSettings(_Strict):
         "as response_format (the server constrains decoding to it)",
         json_schema_extra=LATER,
     )
+    repetitions: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_REPETITIONS,
+        strict=True,
+        description="this configuration's repetitions, overriding study.repetitions "
+        "(None: the study's)",
+        json_schema_extra=LATER,
+    )
     qualify: Literal["reward", "completed"] = Field(
         "reward",
         description="what qualifies a clean run for its faulted run: reward 1 (the paper's "
@@ -171,6 +165,11 @@ class AgentSettings(_Strict):
             raise ValueError("a replay agent needs an [agents.replay] table")
         if self.kind != "replay" and self.replay is not None:
             raise ValueError("[agents.replay] belongs to an agent of kind 'replay'")
+        if self.kind == "replay" and self.repetitions is not None:
+            raise ValueError(
+                "'repetitions' does not apply to a replay agent: it runs one repetition "
+                "per selected recording"
+            )
         return self
 
 
@@ -187,99 +186,6 @@ class UserSettings(_Strict):
         if self.kind == "llm" and self.endpoint is None:
             raise ValueError("an llm user needs a [user.endpoint] table")
         return self
-
-
-FamilyParameter = Literal[
-    "probability", "burst", "position", "binding_lost", "events", "age", "plausibility"
-]
-"""A typed family's fault parameters (``binding_lost``: SubjectBindingLost; ``events``:
-intervening events of a state family; ``age``: StaleValue; ``plausibility``: SchemaDrift)."""
-
-
-class IntensitySettings(_Strict):
-    """One intensity curve: a family's parameter swept over levels (one case set each)."""
-
-    family: str
-    parameter: FamilyParameter
-    levels: list[float | int] = Field(min_length=1, max_length=1000)
-
-    @field_validator("family")
-    @classmethod
-    def _family_known(cls, value: str) -> str:
-        from sscbench.faults.surfaces import ALL_FAMILY_NAMES as FAMILY_NAMES
-
-        if value not in FAMILY_NAMES:
-            raise ValueError(f"unknown typed family {value!r}; known: {list(FAMILY_NAMES)}")
-        return value
-
-    @model_validator(mode="after")
-    def _binding_levels(self) -> IntensitySettings:
-        from sscbench.faults.identity import check_binding_lost
-
-        if self.parameter == "binding_lost":
-            check_binding_lost(self.family, self.levels)
-        return self
-
-
-class CaseSettings(_Strict):
-    """Where the cases come from: a cases.jsonl file or the built-in operators."""
-
-    file: str | None = None
-    operators: list[str] = Field(
-        default_factory=lambda: ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
-    )
-    per_operator: int = Field(10, ge=1, le=MAX_PER_OPERATOR)
-    max_steps: dict[str, Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)]] = Field(
-        default_factory=dict
-    )
-    params: dict[str, dict[FamilyParameter, float | int]] = Field(
-        default_factory=dict,
-        description="fault parameters per typed family (probability, burst, position; "
-        "events: intervening events of a state family; age for StaleValue, plausibility "
-        "for SchemaDrift; binding_lost for SubjectBindingLost)",
-    )
-    intensity: list[IntensitySettings] = Field(default_factory=list)
-    prefer: Literal["early-trigger", "read-first"] | None = Field(
-        None,
-        description="a selection: screen first the candidates whose fault-bearing call is "
-        "an early natural call of the task (read-first: and whose opening request needs a "
-        "read before any write); recorded in the study, shown in the report",
-        json_schema_extra=LATER,
-    )
-
-    @field_validator("operators")
-    @classmethod
-    def _operators_known(cls, value: list[str]) -> list[str]:
-        _known_operators(value, "cases.operators")
-        return value
-
-    @field_validator("params")
-    @classmethod
-    def _binding_params(cls, value: dict[str, dict[str, float | int]]) -> Any:
-        from sscbench.faults.identity import check_binding_lost
-
-        for family in (f for f, params in value.items() if "binding_lost" in params):
-            check_binding_lost(family, [value[family]["binding_lost"]])
-        return value
-
-    @field_validator("max_steps")
-    @classmethod
-    def _max_steps_keys(cls, value: dict[str, int]) -> dict[str, int]:
-        _known_operators(value, "cases.max_steps")
-        return value
-
-    @field_validator("params")
-    @classmethod
-    def _params_keys(cls, value: dict[str, dict]) -> dict[str, dict]:
-        from sscbench.faults.surfaces import ALL_FAMILY_NAMES as FAMILY_NAMES
-
-        unknown = sorted(k for k in value if k not in FAMILY_NAMES)
-        if unknown:
-            raise ValueError(
-                f"cases.params names {unknown}, which take no parameters; typed families: "
-                f"{list(FAMILY_NAMES)}"
-            )
-        return value
 
 
 class ModelPrice(_Strict):
@@ -332,7 +238,15 @@ class StudyConfig(_Strict):
         cases = self.cases
         sets = len(cases.operators) + sum(len(c.levels) for c in cases.intensity)
         units = sets * len(self.world.domains) * cases.per_operator
-        return units * len(self.agents) * self.study.repetitions
+        return units * self.total_repetitions()
+
+    def repetitions_of(self, agent: AgentSettings) -> int:
+        """How many repetitions ``agent`` runs: its own ``repetitions``, else the study's."""
+        return agent.repetitions if agent.repetitions is not None else self.study.repetitions
+
+    def total_repetitions(self) -> int:
+        """The repetitions of every configuration summed: plan units per case."""
+        return sum(self.repetitions_of(agent) for agent in self.agents)
 
     @property
     def base_dir(self) -> Path:
@@ -367,8 +281,8 @@ def check_plan_size(units: int) -> None:
     if units > MAX_PLAN_UNITS:
         raise ValueError(
             f"the plan would hold up to {units:,} (case, agent, repetition) units; the "
-            f"limit is {MAX_PLAN_UNITS:,}: lower study.repetitions, cases.per_operator or "
-            "the number of agents"
+            f"limit is {MAX_PLAN_UNITS:,}: lower study.repetitions (or an agent's "
+            "repetitions), cases.per_operator or the number of agents"
         )
 
 

@@ -67,13 +67,15 @@ class Plan:
     def __init__(self, config: StudyConfig, cases: list[Case]):
         self.cases = cases
         self.agents = list(config.agents)
-        repetitions = config.study.repetitions
+        # each configuration's repetitions: its own ``repetitions``, else the study's
+        counts = {agent.id: config.repetitions_of(agent) for agent in self.agents}
+        self.repetitions = counts
         # the repetitions each (case, configuration) runs; a range for every agent but replay
         self._reps = [
             [
-                range(repetitions)
+                range(counts[agent.id])
                 if agent.kind != "replay"
-                else repetition_numbers(agent, case, repetitions)
+                else repetition_numbers(agent, case, counts[agent.id])
                 for agent in self.agents
             ]
             for case in cases
@@ -98,7 +100,7 @@ class Plan:
         for key, by_rep in groups.items():
             served = {rep: tuple(ids) for rep, ids in by_rep.items()}
             self._groups[key] = (base, served)
-            base += repetitions if -1 in served else max(served, default=-1) + 1
+            base += counts[key[2]] if -1 in served else max(served, default=-1) + 1
         self.slot_count = base
         self.size = sum(len(numbers) for reps in self._reps for numbers in reps)
 
@@ -150,7 +152,7 @@ def make_plan(config: StudyConfig, cases: list[Case]) -> Plan:
     (:func:`run_id_for`), so only the ids a pairs file names are kept to compare.
     """
     try:
-        check_plan_size(len(cases) * len(config.agents) * config.study.repetitions)
+        check_plan_size(len(cases) * config.total_repetitions())
     except ValueError as exc:
         raise DataError("<config>", "study.repetitions", str(exc)) from None
     plan = Plan(config, cases)

@@ -1,0 +1,217 @@
+"""The ``configurations`` section (Table I): each agent configuration's model, decoding
+settings, planned repetitions and realized scale.
+
+The plan (``plan.jsonl``) says what was scheduled; the index says what ran. A planned
+run with no completed index row is missing (a harness error, or a study not run to its
+end), never an outcome; a faulted run its clean run did not qualify is counted apart.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sscbench.jsonl import read_objects
+from sscbench.report.model import RunSets, Section, Table
+from sscbench.run.storage import IndexEntry, StudyDir
+
+Row = dict[str, Any]
+COLUMNS = [
+    "config_id",
+    "kind",
+    "model",
+    "decoding",
+    "temperature",
+    "seed",
+    "max_tokens",
+    "repetitions",
+    "clean_scheduled",
+    "clean_run",
+    "clean_missing",
+    "qualified",
+    "faulted_scheduled",
+    "faulted_run",
+    "not_qualified",
+    "faulted_missing",
+]
+"""Columns of ``tables/configurations.csv`` (counts and settings numeric)."""
+TITLE = "Table I — Configurations"
+
+
+@dataclass
+class Scale:
+    """One configuration's realized scale: run ids by what became of them."""
+
+    clean: set[str] = field(default_factory=set)  # scheduled shared clean runs
+    clean_run: list[str] = field(default_factory=list)
+    faulted: list[str] = field(default_factory=list)  # scheduled faulted runs
+    faulted_run: list[str] = field(default_factory=list)
+    qualified: list[str] = field(default_factory=list)
+    not_qualified: list[str] = field(default_factory=list)
+    repetitions: set[int] = field(default_factory=set)
+
+
+def _recorded(store: StudyDir) -> dict[str, Any]:
+    try:
+        return json.loads(store.config_json.read_text("utf-8")).get("config") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+
+
+def _planned(store: StudyDir, entries: list[IndexEntry]) -> list[Row]:
+    """The plan's lines, or for a study without ``plan.jsonl`` its indexed faulted runs."""
+    if store.plan.exists():
+        return list(read_objects(store.plan))
+    return [
+        {
+            "config_id": e.config_id,
+            "repetition": e.repetition,
+            "clean_run_id": e.clean_run_id,
+            "faulted_run_id": e.run_id,
+        }
+        for e in entries
+        if e.kind == "faulted"
+    ]
+
+
+def realized_scale(store: StudyDir) -> dict[str, Scale]:
+    """Per configuration: what the plan scheduled and what became of each run."""
+    entries = list(store.read_index())
+    index = {e.run_id: e for e in entries}
+    scales: dict[str, Scale] = defaultdict(Scale)
+    for line in _planned(store, entries):
+        scale = scales[str(line["config_id"])]
+        scale.repetitions.add(int(line["repetition"]))
+        faulted, clean_id = str(line["faulted_run_id"]), line.get("clean_run_id")
+        clean = index.get(clean_id) if isinstance(clean_id, str) else None
+        if isinstance(clean_id, str):
+            scale.clean.add(clean_id)
+        scale.faulted.append(faulted)
+        entry = index.get(faulted)
+        status = entry.status if entry is not None else None
+        if status == "not-qualified":
+            scale.not_qualified.append(faulted)
+        elif (clean is None or clean.status == "completed") and entry is not None:
+            scale.qualified.append(faulted)  # a faulted harness error was qualified
+        if status == "completed":
+            scale.faulted_run.append(faulted)
+    for scale in scales.values():
+        done = (index.get(i) for i in scale.clean)
+        scale.clean_run = sorted(e.run_id for e in done if e and e.status == "completed")
+    return dict(scales)
+
+
+def _settings(agent: Row) -> Row:
+    """An agent configuration's model and decoding settings, from its recorded config."""
+    kind = agent.get("kind", "scripted")
+    endpoint = agent.get("endpoint") or {}
+    row: Row = {"kind": kind, "temperature": None, "seed": None, "max_tokens": None}
+    params = agent.get("params") or {}
+    listed = ", ".join(f"{k}={v}" for k, v in sorted(params.items()) if k != "model")
+    if kind == "openai":
+        row |= {k: endpoint.get(k) for k in ("temperature", "seed", "max_tokens")}
+        row["model"] = endpoint.get("model")
+        parts = [f"{k}={row[k]}" for k in ("temperature", "seed", "max_tokens")]
+        parts.append(f"strategy={agent.get('strategy', 'tool-calling')}")
+        row["decoding"] = ", ".join(parts)
+    elif kind == "inspect":
+        row["model"] = params.get("model")
+        row["decoding"] = "Inspect's generate config" + (f" ({listed})" if listed else "")
+    elif kind == "replay":
+        row["model"] = "replay of " + Path(str((agent.get("replay") or {}).get("path"))).name
+        row["decoding"] = "recorded (no decoding)"
+    else:
+        row["model"] = f"scripted profile {agent.get('profile')}"
+        row["decoding"] = "deterministic" + (f" ({listed})" if listed else "")
+    return row
+
+
+def configuration_rows(store: StudyDir) -> list[Row]:
+    """Table I's rows: the recorded configurations in config order (then any other
+    configuration the plan names), each with its planned and realized scale."""
+    config = _recorded(store)
+    default = int((config.get("study") or {}).get("repetitions", 1))
+    agents = {str(a.get("id")): a for a in config.get("agents") or []}
+    scales = realized_scale(store)
+    rows = []
+    for config_id in [*agents, *sorted(set(scales) - set(agents))]:
+        agent, scale = agents.get(config_id, {}), scales.get(config_id, Scale())
+        planned = agent.get("repetitions") or default
+        if agent.get("kind") == "replay" or not agent:  # one per recording: as planned
+            planned = len(scale.repetitions)
+        rows.append(
+            {
+                "config_id": config_id,
+                **_settings(agent),
+                "repetitions": planned,
+                "clean_scheduled": len(scale.clean),
+                "clean_run": len(scale.clean_run),
+                "clean_missing": len(scale.clean) - len(scale.clean_run),
+                "qualified": len(scale.qualified),
+                "faulted_scheduled": len(scale.faulted),
+                "faulted_run": len(scale.faulted_run),
+                "not_qualified": len(scale.not_qualified),
+                "faulted_missing": len(scale.faulted)
+                - len(scale.faulted_run)
+                - len(scale.not_qualified),
+                "_scale": scale,
+            }
+        )
+    return rows
+
+
+def configurations_section(study: Path, sets: RunSets) -> tuple[Section, list[Row]]:
+    """Table I and its CSV rows (``tables/configurations.csv``)."""
+    section = Section("configurations", TITLE)
+    store = StudyDir(study)
+    rows = configuration_rows(store)
+    if not rows:
+        section.reason = "the study recorded no configuration and no plan"
+        return section, []
+    counts = ", ".join(f"{r['config_id']} {r['repetitions']}" for r in rows)
+    section.intro = (
+        f"{len(rows)} configuration{'s' * (len(rows) != 1)}; planned repetitions: {counts}. "
+        "Scheduled runs come from the plan; a scheduled run that did not complete is "
+        "missing (not an outcome); a faulted run its clean run did not qualify ran nothing."
+    )
+    table = Table(
+        "configurations-table",
+        "Table I — each configuration's model, decoding, repetitions and realized scale",
+        "every run the plan scheduled (clean: shared, one per task and repetition)",
+        [
+            "configuration",
+            "model",
+            "decoding",
+            "repetitions",
+            "clean scheduled",
+            "clean run",
+            "clean missing",
+            "qualified",
+            "faulted scheduled",
+            "faulted run",
+            "not qualified",
+            "faulted missing",
+        ],
+    )
+    for row in rows:
+        scale: Scale = row.pop("_scale")
+        table.add(
+            row["config_id"],
+            row["model"],
+            row["decoding"],
+            row["repetitions"],
+            row["clean_scheduled"],
+            sets.count(scale.clean_run),
+            row["clean_missing"],
+            sets.count(scale.qualified),
+            row["faulted_scheduled"],
+            sets.count(scale.faulted_run),
+            sets.count(scale.not_qualified),
+            row["faulted_missing"],
+            key=row["config_id"],
+        )
+    section.tables.append(table)
+    return section, [{c: row.get(c) for c in COLUMNS} for row in rows]

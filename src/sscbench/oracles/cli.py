@@ -105,7 +105,8 @@ def validate_oracle_command(
     oracle: list[str] | None = typer.Option(
         None,
         "--oracle",
-        help="a registered oracle (rules, llm-l0, llm-l1, invariants, step-only, or an entry "
+        help="a registered oracle (rules, llm-l0, llm-l1, invariants, step-only, anomaly-judge, "
+        "attribution-all-at-once, attribution-step-by-step, or an entry "
         "point), repeatable; or one JSONL verdicts file (run_id, A, T_U) for the plain "
         "scoring (default: measurements.jsonl)",
     ),

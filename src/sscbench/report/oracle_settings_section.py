@@ -65,7 +65,8 @@ def _made(calls: Row | None) -> str:
 
 def _csv_row(name: str, result: Row) -> Row:
     inputs = result.get("inputs") if result.get("schema") == SCHEMA else None
-    calls = result.get("calls") if isinstance(result.get("calls"), dict) else {}
+    recorded = result.get("calls")
+    calls: Row = recorded if isinstance(recorded, dict) else {}
     row: Row = {"oracle": name, "context": result.get("context", "")}
     if isinstance(inputs, dict):
         row.update({k: inputs.get(k) for k, _ in INPUT_COLUMNS})

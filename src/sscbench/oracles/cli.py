@@ -89,13 +89,18 @@ def print_table_v(results: dict[str, dict[str, Any]], strata: str = "all") -> No
     table.add_column("stratum", no_wrap=True)
     for _, title in TABLE_COLUMNS:
         table.add_column(title, justify="right")
+    table.add_column("calls/run", justify="right")  # model calls per judged trajectory
     for name, result in results.items():
+        per_run = (result.get("calls") or {}).get("per_trajectory")
         for stratum, row in result["strata"].items():
             if strata == "all" and stratum != "all":
                 continue
             label = stratum.replace("operator:", "").replace("arrival:", "Z_S=")
             table.add_row(
-                plain(name), plain(label), *[_short(row.get(k)) for k, _ in TABLE_COLUMNS]
+                plain(name),
+                plain(label),
+                *[_short(row.get(k)) for k, _ in TABLE_COLUMNS],
+                "—" if per_run is None else f"{per_run:g}",
             )
     console.print(table)
 

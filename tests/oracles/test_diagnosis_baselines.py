@@ -144,3 +144,16 @@ def test_strict_parsers_refuse_what_is_not_their_answer():
 def test_call_stats_count_calls_per_judged_trajectory():
     assert call_stats([1, 3, None, 2]) == {"judged": 4, "total": 6, "per_trajectory": 1.5, "max": 3}
     assert call_stats([]) == {"judged": 0, "total": 0, "per_trajectory": None, "max": 0}
+
+
+def test_an_endpoint_that_never_answers_stops_the_step_by_step_judge():
+    from sscbench.errors import EndpointUnreachable
+
+    config = EndpointConfig(base_url="http://127.0.0.1:9/v1", model="toy", max_retries=0)
+    oracle = registry.make_oracle("attribution-step-by-step", OracleSettings(endpoint=config))
+    try:
+        with pytest.raises(EndpointUnreachable):
+            for _ in range(3):  # each run's first call fails to connect; then it stops
+                oracle.judge(_run())
+    finally:
+        oracle.close()

@@ -6,8 +6,8 @@ first-faulty-reliance localization, (c) adoption F1 / exact T_U by operator, (d)
 / exact T_U by the reference's arrival stratum. Rows are the scored settings in the
 paper's order (B1, B2-L0, B2-L1, B3, B4, B5, then the rules and any other oracle; see
 :data:`~sscbench.report.oracle_settings_section.PAPER_ORDER`), each with its paper kind;
-Table II (the ``oracle-settings`` section) lists what each reads. Older files (the plain scoring's
-``--json`` output, one flat row per stratum) are shown in their own table.
+Table II (the ``oracle-settings`` section) lists what each reads. Older files (the plain
+scoring's ``--json`` output, one flat row per stratum) are shown in their own table.
 """
 
 from __future__ import annotations

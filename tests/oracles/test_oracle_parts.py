@@ -217,6 +217,9 @@ def test_an_oracle_registered_by_entry_point(monkeypatch):
         "llm-l1",
         "invariants",
         "step-only",
+        "anomaly-judge",
+        "attribution-all-at-once",
+        "attribution-step-by-step",
     }
     oracle = registry.make_oracle("always", OracleSettings())
     assert isinstance(oracle, AlwaysAdopted)

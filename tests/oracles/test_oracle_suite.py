@@ -58,6 +58,8 @@ profile = "product_lookup"
 """
 
 ORACLES = ("rules", "invariants", "step-only", "llm-l0", "llm-l1")
+BASELINES = ("anomaly-judge", "attribution-all-at-once", "attribution-step-by-step")
+SCORED = (*ORACLES, *BASELINES)
 # The clean controls drawn from this study (24 when each case had its own clean run; the
 # cases now share their tasks' clean runs, so fewer distinct runs are there to draw).
 CLEAN_CONTROLS = 18
@@ -73,7 +75,10 @@ def build_oracle_study(root: Path, taubench: Path) -> Path:
 
 class ToyJudge:
     """The scripted endpoint: L0 answers fail once (HTTP 500), then once unparsably, then
-    'not adopted'; L1 answers 'adopted at the first assistant step stating v''."""
+    'not adopted'; L1 answers 'adopted at the first assistant step stating v''. The
+    diagnosis baselines: the anomaly judge flags the first tool observation of every run,
+    the all-at-once judge names the last assistant step, the step-by-step judge says yes
+    at the second agent step it is asked about."""
 
     def __init__(self):
         self.l0 = 0
@@ -82,6 +87,18 @@ class ToyJudge:
     def __call__(self, body):
         self.bodies.append(body)
         system, user = body["messages"][0]["content"], body["messages"][1]["content"]
+        steps = re.findall(r"^\[(\d+)\] (\w+)", user, re.M)
+        if "for anomalies" in system:
+            tools = [int(n) for n, who in steps if who == "tool"][:1]
+            return text(
+                json.dumps({"anomalies": [{"step": n, "description": "odd"} for n in tools]})
+            )
+        if "Read the whole trajectory" in system:
+            last = [int(n) for n, who in steps if who == "assistant"][-1]
+            return text(json.dumps({"failing_step": last, "reason": "last"}))
+        if "one step at a time" in system:
+            asked = [n for n, who in steps if who == "assistant"]
+            return text(json.dumps({"error": len(asked) == 2, "reason": "second"}))
         if "fault contract" not in system:
             self.l0 += 1
             if self.l0 == 1:
@@ -104,7 +121,7 @@ def scored(taubench, tmp_path_factory):
     with OpenAIServer(judge) as server:
         args = ["validate-oracle", str(study), "--endpoint", server.base_url, "--model", "toy",
                 "--max-retries", "0", "--clean-controls", "6", "--seed", "2"]  # fmt: skip
-        for name in ORACLES:
+        for name in SCORED:
             args += ["--oracle", name]
         result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
@@ -125,7 +142,7 @@ def _measured(study):
 
 def test_every_oracle_writes_table_v_rows_json_and_csv(scored):
     study, _, output = scored
-    for name in ORACLES:
+    for name in SCORED:
         result = _result(study, name)
         assert result["schema"] == "sscbench.oracle-scores/1" and result["oracle"] == name
         assert result["reference"] == "scripted calibration labels" and result["context"]
@@ -164,8 +181,9 @@ def test_llm_failures_and_unparsable_answers_are_abstentions_not_negatives(score
         and row["recall"]["n"] == row["tp"] + row["fn"] + row["abstained_adopted"]
     )
     # the L0 prompt carries no contract; the L1 prompt carries it with v'
-    l0 = [b for b in judge.bodies if "fault contract" not in b["messages"][0]["content"]]
-    l1 = [b for b in judge.bodies if "fault contract" in b["messages"][0]["content"]]
+    audits = [b for b in judge.bodies if b["messages"][0]["content"].startswith("You audit")]
+    l0 = [b for b in audits if "fault contract" not in b["messages"][0]["content"]]
+    l1 = [b for b in audits if "fault contract" in b["messages"][0]["content"]]
     assert len(l0) == len(l1) == result["judged"]
     assert all("false value v'" not in b["messages"][1]["content"] for b in l0)
     assert all("Tool schemas:" in b["messages"][1]["content"] for b in l0 + l1)
@@ -209,6 +227,27 @@ def test_step_only_is_excluded_from_adoption_and_finds_the_first_differing_obser
             assert v["t_u"] == measured[v["run_id"]]["T_F"]
         if v["population"] == "clean-control":
             assert v["t_u"] is None or v["abstention"] is None
+
+
+def test_the_diagnosis_baselines_read_their_answers_as_verdicts_and_count_calls(scored):
+    study, _, _ = scored
+    anomaly = _verdicts(study, "anomaly-judge")
+    flagged = [v for v in anomaly.values() if v["adopted"]]
+    assert flagged and all(v["t_u"] is not None and v["calls"] == 1 for v in flagged)
+    # any anomaly is a positive verdict, so clean controls with a tool step are positives
+    row = _result(study, "anomaly-judge")["strata"]["all"]
+    assert row["fp_clean"]["k"] == row["fp_clean"]["n"] > 0
+    once = _verdicts(study, "attribution-all-at-once").values()
+    assert {v["calls"] for v in once} == {1} and all(v["adopted"] for v in once)
+    steps = _verdicts(study, "attribution-step-by-step").values()
+    assert {v["calls"] for v in steps if v["adopted"]} == {2}  # stopped at the first yes
+    assert all(v["calls"] <= 1 for v in steps if v["adopted"] is False)
+    calls = _result(study, "attribution-step-by-step")["calls"]
+    assert calls["max"] == 2 and calls["total"] == sum(v["calls"] for v in steps)
+    assert calls["judged"] == len(steps) and 1 < calls["per_trajectory"] <= 2
+    assert _result(study, "rules")["calls"]["total"] == 0
+    assert _result(study, "llm-l1")["inputs"]["relation_contract"] is True
+    assert _result(study, "llm-l0")["inputs"]["relation_contract"] is False
 
 
 def test_a_second_invocation_replaces_only_its_oracles_files(scored, tmp_path):
@@ -299,7 +338,7 @@ def test_oracles_section_shows_table_v_for_every_scored_oracle(reported):
     for table in ("oracles-adoption", "oracles-location", "oracles-operator", "oracles-arrival"):
         assert f'id="{table}"' in oracles
     adoption = oracles.split('id="oracles-adoption"', 1)[1].split("</table>", 1)[0]
-    for name in ORACLES:
+    for name in SCORED:
         assert f'data-key="{name}"' in adoption
     rules = json.loads((copy / "oracles" / "rules.json").read_text())["strata"]["all"]
     # the label's text, then its caveat marker in its own span (sentences under the table)
@@ -311,7 +350,7 @@ def test_oracles_section_shows_table_v_for_every_scored_oracle(reported):
     l0_note = oracles.split("llm-l0 reads", 1)[1].split("</p>", 1)[0]
     assert "abstained on 2 of" in l0_note and "call failed: 1" in l0_note
     rows = list(csv.DictReader((copy / "report" / "tables" / "oracles.csv").open()))
-    assert {r["oracle"] for r in rows} == set(ORACLES)
+    assert {r["oracle"] for r in rows} == set(SCORED)
     recall = next(
         r for r in rows if (r["oracle"], r["stratum"], r["metric"]) == ("rules", "all", "recall")
     )
@@ -319,6 +358,47 @@ def test_oracles_section_shows_table_v_for_every_scored_oracle(reported):
         rules["recall"]["k"],
         rules["recall"]["n"],
     )
+
+
+def test_table_ii_lists_every_scored_setting_with_its_inputs_and_calls(reported):
+    copy, html = reported
+    order = re.findall(r'<section id="([a-z-]+)" data-applies="true"', html)
+    assert order.index("oracle-settings") + 1 == order.index("oracles")
+    settings = _section(html, "oracle-settings")
+    assert "Table II" in settings
+    keys = re.findall(r'data-key="([^"]+)"', settings)
+    paper = ["anomaly-judge", "llm-l0", "llm-l1", "attribution-all-at-once",
+             "attribution-step-by-step", "step-only", "invariants", "rules"]  # fmt: skip
+    assert keys == paper and set(keys) == set(SCORED)
+    rows = {r["oracle"]: r for r in csv.DictReader(
+        (copy / "report" / "tables" / "oracle-settings.csv").open())}  # fmt: skip
+    assert set(rows) == set(SCORED)
+    assert rows["llm-l1"]["relation_contract"] == "True" == rows["llm-l0"]["tool_schema"]
+    assert rows["llm-l0"]["relation_contract"] == "False"
+    assert rows["invariants"]["mined_invariants"] == "True"
+    assert rows["invariants"]["paper"].startswith("B5")
+    assert rows["attribution-step-by-step"]["calls_declared"].startswith("one per agent step")
+    assert rows["attribution-step-by-step"]["calls_max"] == "2"
+    assert rows["attribution-all-at-once"]["calls_per_trajectory"] == "1.0"
+    assert rows["rules"]["calls_total"] == "0"
+    judged = _result(copy, "llm-l0")["judged"]
+    assert rows["llm-l0"]["judged"] == str(judged) == rows["llm-l0"]["calls_total"]
+    step_row = settings.split('data-key="attribution-step-by-step"', 1)[1].split("</tr>", 1)[0]
+    assert "one per agent step, up to the first yes" in step_row and "max 2" in step_row
+
+
+def test_table_v_has_the_papers_rows_including_the_baselines(reported):
+    _, html = reported
+    oracles = _section(html, "oracles")
+    for table in ("oracles-adoption", "oracles-location", "oracles-operator"):
+        body = oracles.split(f'id="{table}"', 1)[1].split("</table>", 1)[0]
+        keys = re.findall(r'data-key="([^"]+)"', body)
+        assert keys[:5] == ["anomaly-judge", "llm-l0", "llm-l1", "attribution-all-at-once",
+                            "attribution-step-by-step"] and set(keys) == set(SCORED)  # fmt: skip
+        assert ">paper<" in body
+    adoption = oracles.split('id="oracles-adoption"', 1)[1].split("</table>", 1)[0]
+    row = adoption.split('data-key="llm-l1"', 1)[1].split("</tr>", 1)[0]
+    assert ">B2-L1<" in row
 
 
 def test_validation_reads_the_adjudicated_reference_and_the_kappa_panel(reported):

@@ -90,7 +90,7 @@ def test_report_files(study, report):
 def _layout(html):
     """The page's applicable sections in order, and the skipped ones with their reasons."""
     shown = re.findall(r'<section id="([a-z-]+)" data-applies="true"', html)
-    skipped = re.findall(r'<span class="skipped" id="([a-z]+)" data-applies="false">', html)
+    skipped = re.findall(r'<span class="skipped" id="([a-z-]+)" data-applies="false">', html)
     return shown, skipped
 
 

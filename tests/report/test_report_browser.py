@@ -144,7 +144,7 @@ def _probed(browser: str, profile: Path, path: Path, suffix: str = "") -> tuple[
 def test_report_page_in_chromium(browser, page, shots, tmp_path):
     dom, attrs = _probed(browser, tmp_path / "profile", page)
     shown = re.findall(r'<section id="([a-z-]+)" data-applies="true"', dom)
-    skipped = re.findall(r'<span class="skipped" id="([a-z]+)" data-applies="false">', dom)
+    skipped = re.findall(r'<span class="skipped" id="([a-z-]+)" data-applies="false">', dom)
     assert shown[0] == "headline" and sorted(shown[:-1] + skipped) == sorted(SECTION_IDS)
     for table in ("funnel-table", "arrival-table", "adoption-table", "reliance-table"):
         assert f'id="{table}"' in dom

@@ -33,7 +33,8 @@ class Verdict(BaseModel):
     (then ``abstention`` says why: a failed call, an unparsable answer, nothing to
     compare with, ...). ``t_u`` is the ledger step of the first faulty reliance the
     oracle located, when it located one. A step-only oracle leaves ``adopted`` None and
-    ``abstention`` None and gives ``t_u`` (or abstains when it finds no step).
+    ``abstention`` None and gives ``t_u`` (or abstains when it finds no step). ``calls``
+    is the number of model calls the verdict took (None for an oracle that makes none).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
@@ -43,6 +44,7 @@ class Verdict(BaseModel):
     t_u: int | None = Field(None, ge=0)
     abstention: str | None = None
     reason: str = ""
+    calls: int | None = Field(None, ge=0)
 
     @model_validator(mode="after")
     def _abstention_has_no_verdict(self) -> Verdict:
@@ -123,6 +125,6 @@ class Oracle(Protocol):
         ...
 
 
-def abstain(run_id: str, why: str) -> Verdict:
-    """An abstention with its reason."""
-    return Verdict(run_id=run_id, abstention=why)
+def abstain(run_id: str, why: str, calls: int | None = None) -> Verdict:
+    """An abstention with its reason (and the model calls it took before giving up)."""
+    return Verdict(run_id=run_id, abstention=why, calls=calls)

@@ -89,13 +89,18 @@ def print_table_v(results: dict[str, dict[str, Any]], strata: str = "all") -> No
     table.add_column("stratum", no_wrap=True)
     for _, title in TABLE_COLUMNS:
         table.add_column(title, justify="right")
+    table.add_column("calls/run", justify="right")  # model calls per judged trajectory
     for name, result in results.items():
+        per_run = (result.get("calls") or {}).get("per_trajectory")
         for stratum, row in result["strata"].items():
             if strata == "all" and stratum != "all":
                 continue
             label = stratum.replace("operator:", "").replace("arrival:", "Z_S=")
             table.add_row(
-                plain(name), plain(label), *[_short(row.get(k)) for k, _ in TABLE_COLUMNS]
+                plain(name),
+                plain(label),
+                *[_short(row.get(k)) for k, _ in TABLE_COLUMNS],
+                "—" if per_run is None else f"{per_run:g}",
             )
     console.print(table)
 
@@ -105,7 +110,8 @@ def validate_oracle_command(
     oracle: list[str] | None = typer.Option(
         None,
         "--oracle",
-        help="a registered oracle (rules, llm-l0, llm-l1, invariants, step-only, or an entry "
+        help="a registered oracle (rules, llm-l0, llm-l1, invariants, step-only, anomaly-judge, "
+        "attribution-all-at-once, attribution-step-by-step, or an entry "
         "point), repeatable; or one JSONL verdicts file (run_id, A, T_U) for the plain "
         "scoring (default: measurements.jsonl)",
     ),

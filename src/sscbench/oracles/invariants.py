@@ -33,6 +33,7 @@ from typing import Any
 from sscbench.core.view import LedgerView
 from sscbench.oracles.base import CleanRun, OracleContext, Verdict, abstain
 from sscbench.oracles.cross_record import instances, mine_relations
+from sscbench.oracles.inputs import OracleInputs
 from sscbench.oracles.records import (
     Path,
     RecordKey,
@@ -170,6 +171,13 @@ class InvariantOracle:
         "task (replayed in a fresh env), checked against the run's tool observations"
     )
     gives_adoption = True
+    inputs = OracleInputs(
+        numbered_trajectory=True,
+        mined_invariants=True,
+        other="the clean runs of the same task, replayed in a fresh env (no model call)",
+        answer="invariant violations (any violation = adopted; T_U = first violation's step)",
+        paper="B5 (L-DB)",
+    )
 
     def __init__(self) -> None:
         self._finals: dict[str, WorldState | None] = {}

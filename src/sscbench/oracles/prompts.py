@@ -112,8 +112,9 @@ _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", flags=re.DOTALL)
 ANSWER_KEYS = {"adopted", "t_u", "reason"}
 
 
-def parse_answer(text: str, steps: set[int]) -> tuple[bool, int | None, str]:
-    """``(adopted, t_u, reason)`` from an answer; ValueError says what is wrong with it."""
+def read_object(text: str) -> dict[str, Any]:
+    """The one JSON object an answer must be (one Markdown code fence around it is
+    tolerated); ValueError says what is wrong with it."""
     body = (text or "").strip()
     fenced = _FENCE.match(body)
     if fenced:
@@ -126,6 +127,12 @@ def parse_answer(text: str, steps: set[int]) -> tuple[bool, int | None, str]:
         raise ValueError(f"not a JSON object ({exc}): {body[:80]!r}") from None
     if not isinstance(data, dict):
         raise ValueError(f"not a JSON object but {type(data).__name__}")
+    return data
+
+
+def parse_answer(text: str, steps: set[int]) -> tuple[bool, int | None, str]:
+    """``(adopted, t_u, reason)`` from an answer; ValueError says what is wrong with it."""
+    data = read_object(text)
     if set(data) - ANSWER_KEYS or "adopted" not in data:
         raise ValueError(f"expected the keys adopted, t_u, reason; got {sorted(data)}")
     adopted, t_u, reason = data["adopted"], data.get("t_u"), data.get("reason", "")

@@ -38,6 +38,7 @@ def register_oracle(name: str, factory: OracleFactory) -> OracleFactory:
 
 
 def _builtin() -> None:
+    from sscbench.oracles.diagnosis import AllAtOnceJudge, AnomalyJudge, StepByStepJudge
     from sscbench.oracles.invariants import InvariantOracle
     from sscbench.oracles.llm import LLMOracle
     from sscbench.oracles.rules import RulesOracle
@@ -48,6 +49,9 @@ def _builtin() -> None:
     register_oracle("llm-l1", lambda settings: LLMOracle(settings, with_contract=True))
     register_oracle("invariants", lambda _settings: InvariantOracle())
     register_oracle("step-only", lambda _settings: StepOnlyOracle())
+    register_oracle("anomaly-judge", AnomalyJudge)
+    register_oracle("attribution-all-at-once", AllAtOnceJudge)
+    register_oracle("attribution-step-by-step", StepByStepJudge)
 
 
 def _load() -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.oracles.base import OracleContext, Verdict, abstain
+from sscbench.oracles.inputs import OracleInputs
 
 
 def verdict_from_row(run_id: str, row: dict[str, Any]) -> Verdict:
@@ -42,6 +43,11 @@ class RulesOracle:
         "fault contract (the evaluator log only locates T_F; a clean run has no adoption)"
     )
     gives_adoption = True
+    inputs = OracleInputs(
+        numbered_trajectory=True,
+        relation_contract=True,
+        other="the run's measurement row (the operator rules; no model call)",
+    )
 
     def judge(self, run: OracleContext) -> Verdict:
         """The measurement's A and T_U."""

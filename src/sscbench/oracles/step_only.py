@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from sscbench.core.view import LedgerView
 from sscbench.oracles.base import OracleContext, Verdict, abstain
+from sscbench.oracles.inputs import OracleInputs
 
 
 def first_divergence(ledger: list, clean: list) -> int | None:
@@ -36,6 +37,12 @@ class StepOnlyOracle:
         "configuration, repetition) or another clean run of the task; a step only"
     )
     gives_adoption = False
+    inputs = OracleInputs(
+        numbered_trajectory=True,
+        other="a clean run of the same task (its tool observations)",
+        answer="step only (excluded from adoption metrics)",
+        paper="B4",
+    )
 
     def judge(self, run: OracleContext) -> Verdict:
         """A step, or an abstention."""

@@ -4,10 +4,13 @@ and clean controls of a study, score them (Table V) and write the results to the
 Written to ``STUDY/oracles/`` (one set per oracle, replaced atomically):
 
 * ``<name>.json`` — ``{"schema": "sscbench.oracle-scores/1", "oracle", "context",
-  "gives_adoption", "reference", "judged", "abstentions", "abstention_reasons",
-  "clean_controls", "seed", "strata": {stratum: Table V row}}`` (read by the report);
+  "gives_adoption", "inputs", "calls", "reference", "judged", "abstentions",
+  "abstention_reasons", "clean_controls", "seed", "strata": {stratum: Table V row}}``
+  (read by the report; ``inputs`` is the oracle's declared
+  :class:`~sscbench.oracles.inputs.OracleInputs` or null, ``calls`` the model calls its
+  verdicts took: judged, total, per_trajectory, max — Table II);
 * ``<name>.verdicts.jsonl`` — every verdict (run id, population, adopted, t_u,
-  abstention, reason);
+  abstention, reason, calls);
 * ``<name>.csv`` — the tidy Table V rows (oracle, stratum, metric, numerator,
   denominator, estimate, low, high, method).
 """
@@ -29,6 +32,7 @@ from sscbench.errors import DataError
 from sscbench.measure.reconstruct import arrival
 from sscbench.oracles.base import Oracle, OracleSettings, Verdict, abstain
 from sscbench.oracles.contexts import StudyRuns
+from sscbench.oracles.inputs import call_stats, inputs_of
 from sscbench.oracles.registry import make_oracle
 from sscbench.oracles.table import score_oracle, tidy_rows
 from sscbench.oracles.validate import calibration_reference
@@ -143,11 +147,14 @@ def score_study(
         finally:
             oracle.close()
         reasons = Counter(reason_kind(v.abstention) for v in verdicts.values() if v.abstention)
+        declared = inputs_of(oracle)
         results[name] = {
             "schema": SCHEMA,
             "oracle": name,
             "context": oracle.context,
             "gives_adoption": oracle.gives_adoption,
+            "inputs": None if declared is None else declared.model_dump(mode="json"),
+            "calls": call_stats(v.calls for v in verdicts.values()),
             "reference": source,
             "judged": len(verdicts),
             "abstentions": sum(reasons.values()),

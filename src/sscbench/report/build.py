@@ -48,6 +48,8 @@ from sscbench.report.inputs import (
 )
 from sscbench.report.model import RunSets, Section, write_csv
 from sscbench.report.oracle_section import oracles_section
+from sscbench.report.oracle_settings_section import TITLE as ORACLE_SETTINGS_TITLE
+from sscbench.report.oracle_settings_section import oracle_settings_section
 from sscbench.report.recordings_section import recordings_section
 from sscbench.report.release_section import release_section
 from sscbench.report.review_panel import agreement_tables, find_review, read_review
@@ -70,6 +72,7 @@ SECTION_IDS = (
     "claims",
     "sensitivity",
     "paired",
+    "oracle-settings",
     "oracles",
     "release",
     "recordings",
@@ -87,6 +90,7 @@ TITLES = {
     "stance": "Final stance",
     "claims": "Claims",
     "sensitivity": "Sensitivity analyses",
+    "oracle-settings": ORACLE_SETTINGS_TITLE,
 }
 Row = dict[str, Any]
 
@@ -198,8 +202,10 @@ def _write(
     if pairs is not None and by_config is not None:
         csvs["paired"], csvs["paired_by_config"] = pairs, by_config
     status("report: oracles, release, recordings and cost")
-    oracle, csvs["oracles"] = oracles_section(oracle_results(study))
-    sections.append(oracle)
+    scored = oracle_results(study)
+    settings, csvs["oracle-settings"] = oracle_settings_section(scored)
+    oracle, csvs["oracles"] = oracles_section(scored)
+    sections += [settings, oracle]
     release, release_rows = release_section(
         study, out / "release", Path(policy) if policy else None, evidence
     )

@@ -3,8 +3,11 @@
 Results written by ``sscbench validate-oracle STUDY --oracle NAME`` (schema
 ``sscbench.oracle-scores/1``) give four panels: (a) adoption identification, (b)
 first-faulty-reliance localization, (c) adoption F1 / exact T_U by operator, (d) recall
-/ exact T_U by the reference's arrival stratum. Older files (the plain scoring's
-``--json`` output, one flat row per stratum) are shown in their own table.
+/ exact T_U by the reference's arrival stratum. Rows are the scored settings in the
+paper's order (B1, B2-L0, B2-L1, B3, B4, B5, then the rules and any other oracle; see
+:data:`~sscbench.report.oracle_settings_section.PAPER_ORDER`), each with its paper kind;
+Table II (the ``oracle-settings`` section) lists what each reads. Older files (the plain
+scoring's ``--json`` output, one flat row per stratum) are shown in their own table.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from typing import Any
 
 from sscbench.oracles.table import tidy_rows
 from sscbench.report.model import Cell, Section, Table, label_cell
+from sscbench.report.oracle_settings_section import in_paper_order
 
 Row = dict[str, Any]
 SCHEMA = "sscbench.oracle-scores/1"
@@ -39,20 +43,28 @@ def _short(cell: Any, digits: bool = False) -> str:
     return f"{cell['k']}/{cell['n']} ({cell['estimate'] * 100:.0f}%)"
 
 
+def paper_kind(result: Row) -> str:
+    """The paper's setting of the same kind as a scored oracle (``B2-L0``, ``B3 kind``,
+    ...), or ``–`` when it has none or declares no inputs."""
+    inputs = result.get("inputs")
+    paper = inputs.get("paper") if isinstance(inputs, dict) else None
+    return paper.split(" (", 1)[0] if isinstance(paper, str) and paper else "–"
+
+
 def _adoption_table(results: dict[str, Row]) -> Table:
     table = Table("oracles-adoption", "Table V (a): adoption identification",
                   "reference-labelled faulted runs with a decidable reference A (abstentions "
                   "count as missed positives); false positives among covered clean controls "
                   "and covered reference non-adopters",
-                  ["oracle", "applicable", "coverage", "precision", "recall", "F1",
+                  ["oracle", "paper", "applicable", "coverage", "precision", "recall", "F1",
                    "FP clean controls", "FP non-adopting faulted"])  # fmt: skip
     for name, result in results.items():
         row = result["strata"].get("all", {})
         if not result.get("gives_adoption", True):
-            table.add(name, row.get("applicable"), _label(row.get("coverage")),
+            table.add(name, paper_kind(result), row.get("applicable"), _label(row.get("coverage")),
                       *["step only"] * 5, key=name)  # fmt: skip
             continue
-        table.add(name, row.get("applicable"),
+        table.add(name, paper_kind(result), row.get("applicable"),
                   *[_label(row.get(k)) for k in ("coverage", "precision", "recall", "f1",
                                                  "fp_clean", "fp_non_adopting")], key=name)  # fmt: skip
     return table
@@ -62,20 +74,25 @@ def _location_table(results: dict[str, Row]) -> Table:
     table = Table("oracles-location", "Table V (b): first-faulty-reliance localization",
                   "reference-adopted faulted runs with a located reference T_U; abstentions "
                   "and verdicts without a step count as non-matches",
-                  ["oracle", "applicable adopted", "step given", "T_U exact",
+                  ["oracle", "paper", "applicable adopted", "step given", "T_U exact",
                    "T_U within ±1"])  # fmt: skip
     for name, result in results.items():
         row = result["strata"].get("all", {})
-        table.add(name, row.get("t_u_applicable"), row.get("t_u_located"),
+        table.add(name, paper_kind(result), row.get("t_u_applicable"), row.get("t_u_located"),
                   _label(row.get("t_u_exact")), _label(row.get("t_u_within_1")), key=name)  # fmt: skip
     return table
 
 
 def _by(results: dict[str, Row], prefix: str, table: Table, cell) -> Table:
     keys = sorted({k for r in results.values() for k in r["strata"] if k.startswith(prefix)})
-    table.columns = ["oracle", *[k.removeprefix(prefix) for k in keys]]
+    table.columns = ["oracle", "paper", *[k.removeprefix(prefix) for k in keys]]
     for name, result in results.items():
-        table.add(name, *[cell(result, result["strata"].get(k)) for k in keys], key=name)
+        table.add(
+            name,
+            paper_kind(result),
+            *[cell(result, result["strata"].get(k)) for k in keys],
+            key=name,
+        )
     return table
 
 
@@ -112,14 +129,16 @@ def oracles_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
                           "--oracle rules --oracle invariants ...`; they are written to "
                           "STUDY/oracles/)")  # fmt: skip
         return section, []
-    scored = {n: r for n, r in results.items() if r.get("schema") == SCHEMA}
+    scored = in_paper_order({n: r for n, r in results.items() if r.get("schema") == SCHEMA})
     legacy = {n: r for n, r in results.items() if r.get("schema") != SCHEMA}
     references = sorted({r.get("reference", "") for r in scored.values()})
     section.intro = (
         "Each oracle's verdicts on the reference runs and on clean controls, scored as in "
         "the paper's Table V (files STUDY/oracles/NAME.json, .verdicts.jsonl, .csv). "
         + (f"Reference: {'; '.join(references)}. " if references else "")
-        + "Step-only oracles are excluded from adoption metrics."
+        + "Rows follow the paper's settings (Table II lists what each reads); an emitted "
+        "anomaly or invariant violation counts as a positive verdict, a named failing step "
+        "as adoption at that step, and step-only oracles are excluded from adoption metrics."
     )
     csv_rows: list[Row] = []
     if scored:

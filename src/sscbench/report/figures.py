@@ -188,9 +188,13 @@ def gap_bars(values: list[int | str], n: int) -> list[tuple[int | str, float, st
     return [(k, counts[k] / max(n, 1), f"{counts[k]}/{n}") for k in bins]
 
 
-def _gap_panels(left: Any, absent: Any, op: str, values: list[int | str], n: int) -> None:
+def _gap_panels(
+    left: Any, absent: Any, op: str, values: list[int | str], n: int | None = None
+) -> None:
     """The signed gap T_U − T_E in whole steps, with ∞ (absent evidence) apart; bar
-    heights are shares of the operator's n adopted runs, labels k/n."""
+    heights are shares of the operator's n adopted runs (default: those with a gap),
+    labels k/n."""
+    n = len(values) if n is None else n
     bars_of = gap_bars(values, n)
     finite = [b for b in bars_of if isinstance(b[0], int)]
     steps = [int(k) for k, _, _ in finite]

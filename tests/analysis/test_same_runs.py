@@ -36,7 +36,7 @@ def test_each_claim_card_states_its_own_population():
     propagation = cards["propagation"]["population"]
     pre = cards["adoption under pre-use counterevidence"]["population"]
     assert propagation == f"{EVALUABLE}: 10 runs, 10 clusters"
-    assert pre == f"{EVALUABLE}; Z_S = pre: 5 runs, 5 clusters"
+    assert pre == f"{EVALUABLE}, with Z_S = pre: 5 runs, 5 clusters"
     assert len({c["population"] for c in cards.values()}) == len(BUILT_IN)
 
 
@@ -46,7 +46,7 @@ def test_a_user_claim_states_its_filter_in_its_population(tmp_path):
         '[[claims]]\nname = "x"\nrequired_condition = "y"\npopulation = { Z_S = ["absent"] }\n'
     )
     card = next(c for c in claim_cards(write_effect_runs(), load_claims(path)))
-    assert card["population"] == f"{EVALUABLE}; Z_S in [absent]: 2 runs, 2 clusters"
+    assert card["population"] == f"{EVALUABLE}, with Z_S in [absent]: 2 runs, 2 clusters"
 
 
 def test_crossing_groups_come_with_their_denominator():

@@ -34,7 +34,7 @@ class Claim:
 
     def population_words(self) -> str:
         """The rule of this claim's population in words."""
-        return f"{EVALUABLE}; {self.restriction}" if self.restriction else EVALUABLE
+        return f"{EVALUABLE}, with {self.restriction}" if self.restriction else EVALUABLE
 
 
 EVALUABLE = "repetition 0, triggered, target-value controls excluded, adoption decidable"
@@ -79,7 +79,7 @@ POOLED = "all configurations"
 
 def population_label(claim: Claim, members: list[Row]) -> str:
     """The card's population: its claim's rule and the runs and clusters it holds here,
-    e.g. ``repetition 0, …, adoption decidable; Z_S = pre: 25 runs, 12 clusters``."""
+    e.g. ``repetition 0, …, adoption decidable, with Z_S = pre: 25 runs, 12 clusters``."""
     clusters = len({r["cluster"] for r in members})
     runs = f"{len(members)} run{'s' * (len(members) != 1)}"
     return f"{claim.population_words()}: {runs}, {clusters} cluster{'s' * (clusters != 1)}"

@@ -81,7 +81,8 @@ def _operator_table(cards: list[Row], sets: RunSets) -> Table:
     table = Table(
         "headline-table",
         "Main results per operator, pooled over configurations",
-        "; ".join(
+        "each column its claim's population: "
+        + " | ".join(
             f"{c.name}: {c.population_words()}" for c in BUILT_IN if c.name in HEADLINE_CLAIMS
         ),
         ["operator", *HEADLINE_CLAIMS],

@@ -210,6 +210,10 @@ def test_cards_per_operator_and_configuration_name_both(study, report):
     assert {c["config_id"] for c in claims} == configs | {"all configurations"}
     html = report.read_text()
     assert not re.search(r"</b><br>\w+ ·\s*<br>", html)
+    # each card shows its own population (rule, runs, clusters), not one shared string
+    shown = set(re.findall(r'class="card-pop">population: ([^<]*)<', html))
+    assert shown == {escape(c["population"]) for c in claims if "family" not in c}
+    assert len(shown) > 1
 
 
 def test_stance_counts_are_columns_not_reprs(study, report):

@@ -163,8 +163,9 @@ def test_gap_panel_without_adopted_runs_draws_no_fake_axis():
         assert any("no adopted run" in t.get_text() for t in left.texts)
         left.cla()
         absent.cla()
-        figures._gap_panels(left, absent, "ItemOption", [-3, -3, 1, "inf"])
-        assert all(float(t).is_integer() for t in left.get_yticks())
+        figures._gap_panels(left, absent, "ItemOption", [-3, -3, 1, "inf"], 5)
+        assert sorted(t.get_text() for t in left.texts) == ["1/5", "2/5"]  # shares with n
+        assert [t.get_text() for t in absent.texts] == ["1/5"]
         assert set(left.get_xticks()) == {-3, 0, 1}
         figures._gap_panels(left, absent, "PaySource", ["inf", "inf"])  # every gap ∞
         assert absent.patches

@@ -29,6 +29,15 @@ class Claim:
     required_condition: str
     population: Callable[[Row], bool]
     counts: Callable[[Row], bool]
+    #: which runs the population holds beyond :data:`EVALUABLE` (e.g. ``"Z_S = pre"``)
+    restriction: str = ""
+
+    def population_words(self) -> str:
+        """The rule of this claim's population in words."""
+        return f"{EVALUABLE}, with {self.restriction}" if self.restriction else EVALUABLE
+
+
+EVALUABLE = "repetition 0, triggered, target-value controls excluded, adoption decidable"
 
 
 def _evaluable(row: Row) -> bool:
@@ -53,17 +62,27 @@ BUILT_IN = (
         "valid counterevidence arrived at some step of the run (T_E finite), decidable first use",
         lambda r: _evaluable(r) and is_step(r.get("T_E")) and is_step(r.get("T_S")),
         lambda r: r["A"] == 1,
+        "T_E finite, T_S decidable",
     ),
     Claim(
         "adoption under pre-use counterevidence",
         "valid counterevidence arrived before the first dependent use (Z_S = pre)",
         lambda r: _evaluable(r) and r.get("Z_S") == "pre",
         lambda r: r["A"] == 1,
+        "Z_S = pre",
     ),
 )
 
 
 POOLED = "all configurations"
+
+
+def population_label(claim: Claim, members: list[Row]) -> str:
+    """The card's population: its claim's rule and the runs and clusters it holds here,
+    e.g. ``repetition 0, …, adoption decidable, with Z_S = pre: 25 runs, 12 clusters``."""
+    clusters = len({r["cluster"] for r in members})
+    runs = f"{len(members)} run{'s' * (len(members) != 1)}"
+    return f"{claim.population_words()}: {runs}, {clusters} cluster{'s' * (clusters != 1)}"
 
 
 def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[dict[str, Any]]:
@@ -88,7 +107,7 @@ def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[d
                     "operator": operator,
                     "config_id": config,
                     "required_condition": claim.required_condition,
-                    "population": "repetition 0, triggered, controls excluded, A decidable",
+                    "population": population_label(claim, members),
                     **interval.to_dict(),
                     "caveat": caveat_text(interval),
                     "label": interval_label(interval),
@@ -102,4 +121,4 @@ def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[d
     return cards
 
 
-__all__ = ["BUILT_IN", "POOLED", "STRATA", "Claim", "claim_cards"]
+__all__ = ["BUILT_IN", "EVALUABLE", "POOLED", "STRATA", "Claim", "claim_cards", "population_label"]

@@ -25,6 +25,7 @@ from sscbench.core.values import is_step
 
 STRATA = ("pre", "late", "absent")
 STANCES = ("endorses", "rejects", "undecidable", "none")
+ORDERS = ("before", "after", "absent", "undecidable")  # T_E relative to T_U, see reliance_order
 PRIMARY = "primary: faulted runs of repetition 0; target-value controls kept for arrival"
 PRIMARY_ADOPTION = "primary: repetition 0, P (triggered, decidable first use), controls excluded"
 
@@ -200,17 +201,40 @@ def cell_entry(
     runs.update(q_runs)
     entry["q_U_undecidable"] = len(q_runs["q_U_undecidable"])
     entry["between_anchors"] = len(q_runs["between_anchors"])
-    for stratum in STRATA:
-        for stance in STANCES:
-            hits = [
-                r
-                for r in adopted
-                if r.get("Z_S") == stratum and (r.get("Y_end") or "none") == stance
-            ]
-            entry[f"Y_end_{stratum}_{stance}"] = len(hits)
-            runs[f"Y_end_{stratum}_{stance}"] = _ids(hits)
+    for key, ids in stance_runs(adopted).items():
+        entry[key] = len(ids)
+        runs[key] = ids
     entry["runs"] = runs
     return entry
+
+
+def reliance_order(row: Row) -> str:
+    """Where counterevidence stood at the first faulty reliance of an adopted run (RQ3's
+    cut): ``before`` (T_E < T_U), ``after`` (T_U ≤ T_E < ∞), ``absent`` (T_E = ∞) or
+    ``undecidable`` (either anchor undecidable)."""
+    gap = gap_of(row)
+    if gap is None:
+        return "undecidable"
+    if gap == "inf":
+        return "absent"
+    return "before" if isinstance(gap, int) and gap > 0 else "after"
+
+
+def stance_runs(adopted: list[Row]) -> dict[str, list[str]]:
+    """Run ids of adopted runs per final stance, by arrival stratum
+    (``Y_end_{stratum}_{stance}``) and by stratum and reliance order
+    (``Y_end_{stratum}_{order}_{stance}``, order from :func:`reliance_order`)."""
+    out: dict[str, list[str]] = {}
+    for stratum in STRATA:
+        mine = [r for r in adopted if r.get("Z_S") == stratum]
+        for stance in STANCES:
+            hits = [r for r in mine if (r.get("Y_end") or "none") == stance]
+            out[f"Y_end_{stratum}_{stance}"] = _ids(hits)
+            for order in ORDERS:
+                out[f"Y_end_{stratum}_{order}_{stance}"] = _ids(
+                    r for r in hits if reliance_order(r) == order
+                )
+    return out
 
 
 def operator_table(rows: list[Row], *, all_repetitions: bool = False) -> list[Row]:
@@ -221,14 +245,29 @@ def operator_table(rows: list[Row], *, all_repetitions: bool = False) -> list[Ro
     return [cell_entry(op, "all configurations", members) for op, members in sorted(groups.items())]
 
 
-def crossing_groups(rows: list[Row]) -> list[Row]:
-    """(case, configuration) groups whose arrival stratum differs across repetitions."""
+def repeated_groups(rows: list[Row]) -> list[Row]:
+    """(case, configuration) groups with decidable Z_S in more than one repetition: the
+    denominator of the crossing count; ``crosses`` says whether their strata differ."""
     groups: dict[tuple[str, str], dict[int, str]] = defaultdict(dict)
     for row in faulted_rows(rows):
         if row.get("Z_S") in STRATA:
             groups[(row["case_id"], row["config_id"])][row["repetition"]] = row["Z_S"]
     return [
-        {"case_id": case, "config_id": config, "strata": dict(sorted(reps.items()))}
+        {
+            "case_id": case,
+            "config_id": config,
+            "strata": dict(sorted(reps.items())),
+            "crosses": len(set(reps.values())) > 1,
+        }
         for (case, config), reps in sorted(groups.items())
-        if len(reps) > 1 and len(set(reps.values())) > 1
+        if len(reps) > 1
+    ]
+
+
+def crossing_groups(rows: list[Row]) -> list[Row]:
+    """(case, configuration) groups whose arrival stratum differs across repetitions."""
+    return [
+        {k: g[k] for k in ("case_id", "config_id", "strata")}
+        for g in repeated_groups(rows)
+        if g["crosses"]
     ]

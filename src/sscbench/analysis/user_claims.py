@@ -48,6 +48,11 @@ def _matches(row: dict[str, Any], where: dict[str, list[Any]]) -> bool:
     return True
 
 
+def _restriction(where: dict[str, list[Any]]) -> str:
+    """A population filter in words: ``Z_S in [absent], T_E in [finite]``."""
+    return ", ".join(f"{k} in [{', '.join(str(v) for v in vs)}]" for k, vs in where.items())
+
+
 def load_claims(path: str | Path) -> tuple[Claim, ...]:
     """Claims from a TOML file; errors name the file, the field and the reason."""
     path = Path(path)
@@ -75,6 +80,7 @@ def load_claims(path: str | Path) -> tuple[Claim, ...]:
             spec.required_condition,
             (lambda s: lambda r: _evaluable(r) and _matches(r, s.population))(spec),
             (lambda s: lambda r: _matches(r, s.counts))(spec),
+            _restriction(spec.population),
         )
         for spec in specs
     )

@@ -25,7 +25,9 @@ from sscbench.analysis.populations import (
     crossing_groups,
     operator_table,
     primary_rows,
+    repeated_groups,
 )
+from sscbench.analysis.reexpression import reexpression
 from sscbench.analysis.sensitivity import paired_comparison, sensitivity_table
 from sscbench.analysis.user_claims import load_claims
 from sscbench.core.files import replace_folder
@@ -51,6 +53,7 @@ from sscbench.report.oracle_section import oracles_section
 from sscbench.report.oracle_settings_section import TITLE as ORACLE_SETTINGS_TITLE
 from sscbench.report.oracle_settings_section import oracle_settings_section
 from sscbench.report.recordings_section import recordings_section
+from sscbench.report.reexpression_table import reexpression_rows
 from sscbench.report.release_section import release_section
 from sscbench.report.review_panel import agreement_tables, find_review, read_review
 from sscbench.report.run_sample import RUN_PAGES
@@ -328,7 +331,13 @@ def _sscbench_sections(
         )
         validation.tables += kappa_tables
     arrival, csvs["arrival"] = core.arrival_section(
-        cells, pooled, structures, crossing_groups(rows), sets, figs
+        cells,
+        pooled,
+        structures,
+        crossing_groups(rows),
+        sets,
+        figs,
+        repeated=len(repeated_groups(rows)),
     )
     adoption, csvs["cells"] = core.adoption_section(cells, pooled, sets, figs)
     reliance, q_rows, csvs["gaps"] = core.reliance_section(primary, cells, pooled, sets, figs)
@@ -337,7 +346,9 @@ def _sscbench_sections(
     cards = claim_cards(rows, claims)
     sensitivity = sensitivity_table(rows)
     csvs["sensitivity"] = sensitivity
-    csvs["crossing"] = [{**g, "strata": json.dumps(g["strata"])} for g in crossing_groups(rows)]
+    csvs["crossing"] = [{**g, "strata": json.dumps(g["strata"])} for g in repeated_groups(rows)]
+    reexpressed = reexpression(rows)
+    csvs["reexpression"] = reexpression_rows(reexpressed)
     return [
         funnel,
         validation,
@@ -345,6 +356,6 @@ def _sscbench_sections(
         adoption,
         reliance,
         stance,
-        more.claims_section(cards, sets),
+        more.claims_section(cards, sets, reexpressed),
         more.sensitivity_section(sensitivity),
     ], cards

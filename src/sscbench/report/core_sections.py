@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.populations import (
+    ORDERS,
     PRIMARY,
     PRIMARY_ADOPTION,
     STANCES,
@@ -86,10 +87,11 @@ def funnel_section(
 
 def arrival_section(
     cells: list[Row], by_operator: list[Row], structures: dict[str, str], crossing: list[Row],
-    sets: RunSets, folder: Path,
+    sets: RunSets, folder: Path, *, repeated: int | None = None,
 ) -> tuple[Section, list[Row]]:  # fmt: skip
     """Table IV: pre/late/absent with n/k runs/entities per operator × configuration;
-    co-delivered operators summarised in one line each."""
+    co-delivered operators summarised in one line each; the groups crossing strata as
+    k/n, n the groups with decidable arrival in more than one repetition (``repeated``)."""
     section = Section(
         "arrival",
         "Counterevidence arrival",
@@ -120,15 +122,24 @@ def arrival_section(
                              "entities": c[f"k_{s}"], **interval_fields(c[f"arrival_{s}"])})  # fmt: skip
     if table.rows:
         section.tables.append(table)
-    cross = Table("crossing-table", "Case–configuration groups whose arrival crosses strata "
-                  "across repetitions", "faulted runs of every repetition with decidable Z_S",
-                  ["case", "configuration", "strata by repetition"])  # fmt: skip
+    n = len(crossing) if repeated is None else repeated
+    share = f"{len(crossing)}/{n}"
+    cross = Table(
+        "crossing-table",
+        f"Case–configuration groups whose arrival crosses strata across repetitions: {share}",
+        f"faulted runs of every repetition with decidable Z_S; {share} of the groups with "
+        "decidable arrival in more than one repetition",
+        ["case", "configuration", "strata by repetition"],
+    )
     for g in crossing:
         cross.add(
             g["case_id"], g["config_id"], ", ".join(f"r{k}: {v}" for k, v in g["strata"].items())
         )
     section.notes.append(
-        text(f"{len(crossing)} case–configuration groups cross arrival strata across repetitions.")
+        text(
+            f"{share} case–configuration groups with decidable arrival in more than one "
+            "repetition cross arrival strata across repetitions."
+        )
     )
     if crossing:
         section.tables.append(cross)
@@ -188,7 +199,9 @@ def reliance_section(
     )
     gaps: dict[str, list[int | str]] = {}
     gap_runs: dict[tuple[str, str], list[str]] = {}
+    adopted: dict[str, int] = {}
     for r in adopted_primary(primary):
+        adopted[r["operator"]] = adopted.get(r["operator"], 0) + 1
         g = gap_of(r)
         if g is not None:
             gaps.setdefault(r["operator"], []).append(g)
@@ -207,43 +220,93 @@ def reliance_section(
                          "config_id": c["config_id"], "quantity": "q_U",
                          "u_q": c["q_U_undecidable"], "between_anchors": c["between_anchors"],
                          **interval_fields(c["q_U"])})  # fmt: skip
-    gap_table = Table("gap-table", "Signed gap T_U − T_E among adopted runs (Fig. 4 a/c)",
-                      PRIMARY_ADOPTION, ["operator", "gap", "runs"])  # fmt: skip
+    gap_table = Table(
+        "gap-table",
+        "Signed gap T_U − T_E among adopted runs (Fig. 4 a/c)",
+        PRIMARY_ADOPTION,
+        ["operator", "gap", "runs", "share of adopted runs"],
+    )
     gap_rows = []
     for (op, g), ids in sorted(
         gap_runs.items(),
         key=lambda kv: (kv[0][0], kv[0][1] == "inf", int(kv[0][1]) if kv[0][1] != "inf" else 0),
     ):
-        gap_table.add(op, "∞ (absent)" if g == "inf" else g, sets.count(ids))
+        share = f"{len(ids)}/{adopted[op]} ({len(ids) / adopted[op]:.0%})"
+        gap_table.add(op, "∞ (absent)" if g == "inf" else g, sets.count(ids), share)
         gap_rows.append(
-            {"population": PRIMARY_ADOPTION, "operator": op, "gap": g, "runs": len(ids)}
+            {
+                "population": PRIMARY_ADOPTION,
+                "operator": op,
+                "gap": g,
+                "runs": len(ids),
+                "adopted": adopted[op],
+            }
         )
     section.tables += [table, gap_table]
     by_op = {c["operator"]: c for c in pooled}
-    png = figures.reliance_figure(gaps, cells, by_op, folder)
-    section.figures.append(Figure("reliance", "Signed gap and q_U per operator, n = "
-                                  f"{sum(len(v) for v in gaps.values())} adopted runs.",
-                                  "bar charts of the signed gap and interval plots of q_U", png))  # fmt: skip
+    png = figures.reliance_figure(gaps, cells, by_op, folder, adopted)
+    each = ", ".join(f"{op} n = {k}" for op, k in sorted(adopted.items()))
+    caption = (
+        f"Signed gap and q_U per operator, n = {sum(adopted.values())} adopted runs"
+        f"{f' ({each})' if each else ''}; bar heights are shares of the operator's n "
+        "adopted runs, labelled k/n."
+    )
+    section.figures.append(
+        Figure("reliance", caption, "bar charts of the signed gap and interval plots of q_U", png)
+    )
     return section, csv_rows, gap_rows
 
 
+ORDER_WORDS = {
+    "before": "T_E < T_U",
+    "after": "T_E ≥ T_U",
+    "absent": "T_E = ∞",
+    "undecidable": "order undecidable",
+}
+NOT_REPAIR = (
+    "Stance is not repair: Y_end says whether the agent still endorses the faulty "
+    "assertion at the end of observation; it is no evidence that an earlier external "
+    "effect (a write or action taken under the fault) was undone."
+)
+
+
 def stance_section(cells: list[Row], sets: RunSets) -> tuple[Section, list[Row]]:
-    """Y_end (final stance toward the fault) of adopted runs by arrival stratum."""
-    table = Table("stance-table", "Y_end of adopted runs by arrival stratum", PRIMARY_ADOPTION,
-                  ["operator", "configuration", "stratum", *STANCES])  # fmt: skip
+    """Y_end (final stance toward the fault) of adopted runs by arrival stratum, each
+    stratum cut by whether counterevidence preceded the first faulty reliance (T_E < T_U,
+    as in RQ3); the section says that stance is not repair."""
+    table = Table(
+        "stance-table",
+        "Y_end of adopted runs by arrival stratum and T_E < T_U",
+        PRIMARY_ADOPTION,
+        ["operator", "configuration", "stratum", "T_E vs T_U", *STANCES],
+    )
     csv_rows = []
     for c in cells:
-        for s in STRATA:
-            counts = [c[f"Y_end_{s}_{y}"] for y in STANCES]
+        for s, order in ((s, o) for s in STRATA for o in ORDERS):
+            keys = [f"Y_end_{s}_{order}_{y}" for y in STANCES]
+            counts = [c[k] for k in keys]
             if not any(counts):
                 continue
-            table.add(c["operator"], c["config_id"], s,
-                      *[sets.count(c["runs"][f"Y_end_{s}_{y}"]) for y in STANCES])  # fmt: skip
-            csv_rows.append({"population": PRIMARY_ADOPTION, "operator": c["operator"],
-                             "config_id": c["config_id"], "stratum": s,
-                             **dict(zip(STANCES, counts, strict=True))})  # fmt: skip
-    section = Section("stance", "Final stance", intro=f"Population: adopted runs of {PRIMARY_ADOPTION}; "
-                      "'none' means no explicit stance after the first use.", tables=[table])  # fmt: skip
+            where = [c["operator"], c["config_id"], s, ORDER_WORDS[order]]
+            table.add(*where, *[sets.count(c["runs"][k]) for k in keys])
+            csv_rows.append(
+                {
+                    "population": PRIMARY_ADOPTION,
+                    **dict(
+                        zip(("operator", "config_id", "stratum", "T_E_vs_T_U"), where, strict=True)
+                    ),
+                    **dict(zip(STANCES, counts, strict=True)),
+                }
+            )
+    section = Section(
+        "stance",
+        "Final stance",
+        intro=f"Population: adopted runs of {PRIMARY_ADOPTION}; 'none' means no explicit "
+        "stance after the first use. Rows cut each stratum by where counterevidence stood at "
+        "the first faulty reliance: T_E < T_U (before), T_E ≥ T_U (at or after), T_E = ∞.",
+        tables=[table],
+        notes=[text(NOT_REPAIR)],
+    )
     if not table.rows:
         section.reason = "no adopted run in the primary population"
     return section, csv_rows

@@ -1,7 +1,7 @@
 """Figures of a study as PNG and SVG (matplotlib, no display), one style readable in print.
 
 Every figure draws the primary population only; panels per operator. Bars carry their
-counts; the signed gap uses whole-step bins with ∞ (absent evidence) as a separate,
+counts (the signed gap's bars are shares labelled k/n); the signed gap uses whole-step bins with ∞ (absent evidence) as a separate,
 labelled bar off the numeric axis; empty adoption strata are marked 0/0/0.
 """
 
@@ -178,31 +178,47 @@ def adoption_figure(cells: list[Row], folder: Path) -> str:
         return _save(fig, folder, "adoption")
 
 
-def _gap_panels(left: Any, absent: Any, op: str, values: list[int | str]) -> None:
-    """The signed gap T_U − T_E in whole steps, with ∞ (absent evidence) apart."""
+def gap_bars(values: list[int | str], n: int) -> list[tuple[int | str, float, str]]:
+    """The signed-gap bars of one operator: (bin, share of its ``n`` adopted runs, label
+    ``k/n``), whole-step bins in order, ∞ last. ``n`` counts every adopted run, also those
+    whose order is undecidable, so the shares need not sum to 1."""
     counts = Counter(values)
-    finite = sorted(k for k in counts if isinstance(k, int))  # all but "inf"
-    left.set_title(f"{op}: signed gap ({len(values)} adopted runs)", loc="left")
+    finite = sorted(k for k in counts if isinstance(k, int))
+    bins: list[int | str] = [*finite, *(["inf"] if "inf" in counts else [])]
+    return [(k, counts[k] / max(n, 1), f"{counts[k]}/{n}") for k in bins]
+
+
+def _gap_panels(
+    left: Any, absent: Any, op: str, values: list[int | str], n: int | None = None
+) -> None:
+    """The signed gap T_U − T_E in whole steps, with ∞ (absent evidence) apart; bar
+    heights are shares of the operator's n adopted runs (default: those with a gap),
+    labels k/n."""
+    n = len(values) if n is None else n
+    bars_of = gap_bars(values, n)
+    finite = [b for b in bars_of if isinstance(b[0], int)]
+    steps = [int(k) for k, _, _ in finite]
+    left.set_title(f"{op}: signed gap (shares of n = {n} adopted runs)", loc="left")
     if not values:
         no_data(left, "no adopted run with a measured gap")
         no_data(absent, "")
         return
-    colours = ["#1b7837" if k > 0 else "#b2182b" for k in finite]
-    bars = left.bar(finite, [counts[k] for k in finite], color=colours, width=0.8)
-    left.bar_label(bars, fontsize=7)
-    left.set_xlim(min([0, *finite]) - 1, max([0, *finite]) + 1)  # also when every gap is ∞
-    if max([0, *finite]) - min([0, *finite]) <= 12:
-        left.set_xticks(sorted({0, *finite}))
+    colours = ["#1b7837" if k > 0 else "#b2182b" for k in steps]
+    bars = left.bar(steps, [h for _, h, _ in finite], color=colours, width=0.8)
+    left.bar_label(bars, labels=[w for _, _, w in finite], fontsize=7)
+    left.set_xlim(min([0, *steps]) - 1, max([0, *steps]) + 1)  # also when every gap is ∞
+    if max([0, *steps]) - min([0, *steps]) <= 12:
+        left.set_xticks(sorted({0, *steps}))
     else:  # a tick on every bar would collide: whole steps, a few of them
         left.xaxis.set_major_locator(MaxNLocator(nbins=10, integer=True))
     left.axvline(0, color="black", linewidth=0.6)
     left.set_xlabel("T_U − T_E in whole steps (> 0: evidence before reliance)")
-    left.set_ylabel("adopted runs")
-    top = max(counts.values(), default=1) * 1.18
+    left.set_ylabel("share of adopted runs (labels: k/n)")
+    top = max([h for _, h, _ in bars_of], default=1) * 1.18 or 1
     left.set_ylim(0, top)
-    left.yaxis.set_major_locator(MaxNLocator(integer=True))
-    inf_bar = absent.bar([0], [counts.get("inf", 0)], color="#777777", width=0.6)
-    absent.bar_label(inf_bar, fontsize=7)
+    inf = [b for b in bars_of if b[0] == "inf"]
+    inf_bar = absent.bar([0], [inf[0][1] if inf else 0], color="#777777", width=0.6)
+    absent.bar_label(inf_bar, labels=[inf[0][2] if inf else f"0/{n}"], fontsize=7)
     absent.set_xticks([0], ["∞"])
     absent.set_xlim(-0.8, 0.8)
     absent.set_ylim(0, top)
@@ -235,10 +251,15 @@ def _q_panel(right: Any, op: str, mine: list[Row], pooled: Row | None) -> None:
 
 
 def reliance_figure(
-    gaps: dict[str, list[int | str]], q_cells: list[Row], pooled: dict[str, Row], folder: Path
+    gaps: dict[str, list[int | str]],
+    q_cells: list[Row],
+    pooled: dict[str, Row],
+    folder: Path,
+    adopted: dict[str, int] | None = None,
 ) -> str:
     """Fig. 4: per operator, the signed gap T_U − T_E among adopted runs (whole-step
-    bins, ∞ a separate labelled bar, counts on bars; an operator without adopted runs
+    bins, ∞ a separate labelled bar, heights the share of the operator's ``adopted``
+    runs — by default those with a measured gap — labelled k/n; an operator without adopted runs
     says so instead of an empty axis) and q_U per configuration with its interval and
     a pooled diamond. Rows grow with the number of configurations."""
     operators = sorted(set(gaps) | {c["operator"] for c in q_cells})
@@ -261,7 +282,8 @@ def reliance_figure(
             axes[0][0].text(0.5, 0.5, "no adopted run", transform=axes[0][0].transAxes)
         for row, op in enumerate(operators):
             left, absent, right = axes[row]
-            _gap_panels(left, absent, op, gaps.get(op, []))
+            mine_gaps = gaps.get(op, [])
+            _gap_panels(left, absent, op, mine_gaps, (adopted or {}).get(op, len(mine_gaps)))
             mine = [c for c in q_cells if c["operator"] == op]
             _q_panel(right, op, mine, pooled.get(op))
         return _save(fig, folder, "reliance")

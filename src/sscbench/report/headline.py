@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from sscbench.analysis.claims import POOLED
+from sscbench.analysis.claims import BUILT_IN, POOLED
 from sscbench.analysis.populations import caveat_text, interval_label
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
 
@@ -88,7 +88,10 @@ def _operator_table(cards: list[Row], sets: RunSets) -> Table:
     table = Table(
         "headline-table",
         "Main results per operator, pooled over configurations",
-        "repetition 0, triggered, target-value controls excluded, adoption decidable",
+        "each column its claim's population: "
+        + " | ".join(
+            f"{c.name}: {c.population_words()}" for c in BUILT_IN if c.name in HEADLINE_CLAIMS
+        ),
         ["operator", *HEADLINE_CLAIMS],
     )
     pooled = {(c["claim"], c["operator"]): c for c in cards if c["config_id"] == POOLED}

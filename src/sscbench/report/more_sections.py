@@ -8,10 +8,11 @@ from typing import Any
 
 from sscbench.analysis.mcnemar import p_label
 from sscbench.analysis.populations import interval_label
-from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS
+from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS, STRICT_OPERATOR
 from sscbench.analysis.stats import wilson
-from sscbench.core.values import is_step
+from sscbench.core.values import INF, is_step
 from sscbench.report.model import RunSets, Section, Table, label_cell
+from sscbench.report.reexpression_table import reexpression_table
 
 Row = dict[str, Any]
 VALIDATED = ("A", "Z_S", "T_E", "T_S", "T_U")
@@ -23,9 +24,12 @@ def _agree(field: str, measured: Any, reference: Any) -> bool | None:
         return None if reference not in (0, 1) else measured == reference
     if field == "Z_S":
         return None if reference not in ("pre", "late", "absent") else measured == reference
-    if not (is_step(reference) and is_step(measured)):  # exact step: both located
-        return None
-    return measured == reference
+    located = [is_step(v) for v in (measured, reference)]
+    if all(located):  # exact step: both located
+        return measured == reference
+    if any(located) and all(is_step(v) or v == INF for v in (measured, reference)):
+        return False  # a status disagreement: one located, the other ∞ (never happened)
+    return None  # undecidable or not applicable on either side
 
 
 def validation_section(
@@ -36,7 +40,9 @@ def validation_section(
         "validation",
         "Measurement validation",
         intro=f"Reference: {source}. Population: triggered runs of repetition 0 "
-        "with a reference label; exact-step agreement applies when both locate the event.",
+        "with a reference label; exact-step agreement applies when both locate the event, "
+        "and a status disagreement (one locates the event, the other says ∞: it never "
+        "happened) counts as a disagreement.",
     )
     runs = [r for r in primary if r.get("run_id") in reference]
     if not runs:
@@ -73,18 +79,24 @@ def validation_section(
     return section, csv_rows
 
 
-def claims_section(cards: list[Row], sets: RunSets) -> Section:
-    """Claim cards per operator × configuration and pooled."""
+def claims_section(
+    cards: list[Row], sets: RunSets, reexpressed: list[Row] | None = None
+) -> Section:
+    """Claim cards per operator × configuration and pooled, each with its own population,
+    and adoption re-expressed as counts on one population (``reexpressed``, from
+    :func:`sscbench.analysis.reexpression.reexpression`)."""
     section = Section(
         "claims",
         "Claims",
         intro="Cards per operator × configuration and pooled over configurations; each names "
-        "its required condition, k/n runs, clusters and interval method. Population: "
-        "repetition 0, triggered, target-value controls excluded, adoption decidable.",
+        "its required condition, its own population (rule, runs and clusters), k/n runs, "
+        "clusters and interval method.",
     )
     for c in cards:
         section.cards.append({**c, "k_href": sets.href(c["counted"]) if c["counted"] else "",
                               "n_href": sets.href(c["runs"]) if c["runs"] else ""})  # fmt: skip
+    if reexpressed:
+        section.tables.append(reexpression_table(reexpressed, sets))
     if not cards:
         section.reason = "no faulted run with a fault contract"
     return section
@@ -101,6 +113,11 @@ def sensitivity_section(rows: list[Row]) -> Section:
     for i, name in enumerate(ANALYSES):
         table = Table(f"sensitivity-table-{i}", name, DESCRIPTIONS[name],
                       ["operator", "configuration", *COLUMNS])  # fmt: skip
+        if name == "strict admission":
+            table.notes.append(
+                f"The strict admission rule is {STRICT_OPERATOR}'s (paper §V-B): rows of "
+                "other operators equal the primary ones."
+            )
         for (analysis, op, config), quantities in by_cell.items():
             if analysis != name:
                 continue

@@ -129,6 +129,8 @@ def test_a_missing_packaged_recording_names_the_field(tmp_path):
         "typed-study",
         "contradiction-pair",
         "contradiction-pair-consistent",
+        "read-back-cue",
+        "read-back-cue-off",
     ],
 )
 def test_the_examples_need_nothing_beside_the_project(name):

@@ -243,3 +243,49 @@ def test_return_date_verification_is_not_reliance():
     m = ledger.measure(operator, case, t_f)
     assert m.adopted == 0 and m.t_s == check and m.t_u == INF and m.z_s == "pre"
     assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
+
+
+# ---- read_back_step: the first read-back of the affected record after the fault ---------
+
+
+def _write(ledger: Ledger, world, case) -> int:
+    ack = _reservation(world, case, case.contract.injected_value)
+    return ledger.call("update_reservation_flights", case.params["request"], ack)
+
+
+def test_a_read_of_the_reservation_after_the_write_is_the_read_back(write_effect) -> None:
+    operator, world, case = write_effect
+    rid = case.params["request"]["reservation_id"]
+    ledger = Ledger()
+    ledger.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
+    t_f = _write(ledger, world, case)
+    claim = ledger.say(f"Reservation {rid}: your flights have been updated.")
+    read = ledger.call(
+        "get_reservation_details", {"reservation_id": rid}, _reservation(world, case)
+    )
+    row = ledger.measure(operator, case, t_f).row()
+    assert row["read_back_step"] == read > claim == row["T_S"]  # the read before it is no read-back
+
+
+def test_a_read_back_that_shows_no_counterevidence_still_counts(write_effect) -> None:
+    operator, world, case = write_effect
+    rid = case.params["request"]["reservation_id"]
+    ledger = Ledger()
+    t_f = _write(ledger, world, case)
+    # the read-back shows the acknowledged flights (e.g. a consistent source): no T_E
+    shown = _reservation(world, case, case.contract.injected_value)
+    read = ledger.call("get_reservation_details", {"reservation_id": rid}, shown)
+    ledger.say(f"Reservation {rid}: your flights have been updated.")
+    m = ledger.measure(operator, case, t_f)
+    assert m.t_e == INF and m.read_back_step == read
+
+
+def test_reads_of_other_records_are_no_read_back(write_effect) -> None:
+    operator, world, case = write_effect
+    rid = case.params["request"]["reservation_id"]
+    ledger = Ledger()
+    t_f = _write(ledger, world, case)
+    ledger.call("get_reservation_details", {"reservation_id": "ZZZZZZ"}, {"flights": []})
+    ledger.call("get_user_details", {"user_id": case.params["user_id"]}, {"reservations": [rid]})
+    ledger.say(f"Reservation {rid}: your flights have been updated.")
+    assert ledger.measure(operator, case, t_f).read_back_step == INF

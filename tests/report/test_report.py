@@ -367,8 +367,15 @@ def test_sensitivity_user_claims_and_paired(study, tmp_path):
     }
     with (study / "report" / "tables" / "paired.csv").open() as handle:
         pairs = list(csv.DictReader(handle))
-    # scripted agents do not read tool descriptions: the cue changes nothing for them
+    # the default study's profiles do not follow the read-back cue: it changes nothing
     assert pairs and all(p["adopted_only_in_a"] == p["adopted_only_in_b"] == "0" for p in pairs)
+    assert 'id="read-back-cue-table"' in html
+    assert "study a without the cue, study b with the cue" in html
+    with (study / "report" / "tables" / "read_back_cue.csv").open() as handle:
+        cue = list(csv.DictReader(handle))
+    assert {r["quantity"] for r in cue} == {"adoption", "read_back", "pre_arrival"}
+    assert "(all)" in {r["config_id"] for r in cue}
+    assert all(r["only_in_a"] == r["only_in_b"] == "0" for r in cue)
 
 
 def test_paired_comparison_counts_discordant_pairs():

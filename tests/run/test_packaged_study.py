@@ -130,6 +130,8 @@ def test_a_missing_packaged_recording_names_the_field(tmp_path):
         "contradiction-pair",
         "contradiction-pair-consistent",
         "paper-matrix",
+        "read-back-cue",
+        "read-back-cue-off",
     ],
 )
 def test_the_examples_need_nothing_beside_the_project(name):

@@ -45,6 +45,7 @@ class Measurement:
     z_s: Stratum = Stratum.NOT_TRIGGERED
     adopted: int | str | None = None
     y_end: str | None = None
+    read_back_step: Step | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
 
     def row(self) -> dict[str, Any]:
@@ -58,6 +59,7 @@ class Measurement:
             "Z_S": self.z_s,
             "A": self.adopted,
             "Y_end": self.y_end,
+            "read_back_step": self.read_back_step,
             "evidence": self.evidence,
         }
 
@@ -76,6 +78,26 @@ def fault_step(ledger: list[Any], evaluator: list[Any], tool: str) -> int | None
         ):
             return record.step
     return None
+
+
+def read_back(contract: FaultContract, view: LedgerView, t_f: int) -> Step:
+    """The first read-back of the affected record after the fault: the observation step
+    of the first later call of one of the contract's acquisition tools whose arguments
+    name the target entity or one of its related ids; ∞ when there is none.
+
+    A read-back is an action the agent took, whatever it showed (counterevidence or
+    not), so the paired read-back-cue check can count it apart from T_E.
+    """
+    tools = {route.tool for route in contract.acquisition}
+    ids = {contract.target.entity_id, *contract.target.related_ids.values()}
+    for call in view.calls:
+        if call.call_step <= t_f or call.observation_step is None or call.name not in tools:
+            continue
+        if isinstance(call.arguments, dict) and any(
+            value in ids for value in call.arguments.values() if isinstance(value, str)
+        ):
+            return call.observation_step
+    return INF
 
 
 def first_event(uses: list[ClassifiedUse], wanted: tuple[UseLabel, ...]) -> Step:
@@ -170,6 +192,7 @@ def reconstruct_from_fault(
         z_s=arrival(evidence.step, t_s),
         adopted=adopted,
         y_end=y_end,
+        read_back_step=read_back(contract, view, t_f),
         evidence={
             "counterevidence_steps": list(evidence.evidence_steps),
             "counterevidence": evidence.reason,

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, claim_cards
+from sscbench.analysis.cue_check import cue_check_table
 from sscbench.analysis.populations import (
     cell_entry,
     cell_table,
@@ -39,6 +40,7 @@ from sscbench.report import more_sections as more
 from sscbench.report.admission_panel import add_admission
 from sscbench.report.configurations_section import configurations_section
 from sscbench.report.cost_section import cost_section
+from sscbench.report.cue_section import cue_table
 from sscbench.report.diff import provenance_line
 from sscbench.report.headline import headline_section, typed_claims
 from sscbench.report.inputs import (
@@ -204,6 +206,11 @@ def _write(
     sections.append(more.paired_section(pairs, str(paired) if paired else None, by_config))
     if pairs is not None and by_config is not None:
         csvs["paired"], csvs["paired_by_config"] = pairs, by_config
+    if other is not None and paired:
+        cue_rows = cue_check_table(rows, other)
+        if cue_rows:
+            sections[-1].tables.append(cue_table(cue_rows, study, Path(paired)))
+        csvs["read_back_cue"] = cue_rows
     status("report: oracles, release, recordings and cost")
     scored = oracle_results(study)
     settings, csvs["oracle-settings"] = oracle_settings_section(scored)

@@ -20,7 +20,8 @@ record after a write before or after telling the user, looking up the product of
 order item, re-checking a payment method's category, re-reading a record whose dates
 contradict each other; retrying a write whose request timed out (with or without an
 idempotency key) and reading it back, or skipping the confirmation question when the
-context says it is no longer required. Random components (e.g. ``random_readback``) draw from a
+context says it is no longer required, or reading the record back because the write
+tool's description asks for it (the read-back cue, ``cue_follower``). Random components (e.g. ``random_readback``) draw from a
 ``random.Random`` seeded with the profile, ``context.seed``, ``context.repetition`` and
 the task id, one draw per decision per ground-truth write, fixed before the run, so
 the clean and faulted runs of one (case, configuration, repetition) take the same

@@ -26,6 +26,10 @@ INCOMPLETE = (
     "I submitted the change, but I could not confirm it: the record came back incomplete. "
     "I have flagged it for review."
 )
+READBACK_CUE = re.compile(
+    r"\bread (?:the |this |that )?(?:record|reservation|order)s? back\b", re.IGNORECASE
+)
+"""A tool description asking the agent to read the record back after the call."""
 NO_EXPECTED = object()
 """A use with no authoritative value to compare against (``value_is_injected`` None)."""
 

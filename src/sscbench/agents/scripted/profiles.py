@@ -70,6 +70,13 @@ class Profile:
     (:mod:`sscbench.world.entitlements`). ``version_check`` reads the record again right
     before a confirmed write and makes no change when it differs from the read the plan
     rested on (:mod:`sscbench.agents.scripted.checks`); no built-in profile has it.
+
+    ``follows_readback_cue`` honours a read-back cue in the interface: when the write
+    tool's description (in the tool schemas the agent was given) asks to read the record
+    back before telling the user (``[world] read_back_cue``), that write is read back
+    before the report, with probability ``readback_p`` (the same seeded draw as the
+    ``readback`` decision), whatever ``readback`` says; without the cue the profile acts
+    as ``readback`` says.
     """
 
     name: str
@@ -97,6 +104,7 @@ class Profile:
     schema_check: SchemaCheck = "off"
     freshness_check: bool = False
     refusal_retries: int = 0
+    follows_readback_cue: bool = False
 
     def __post_init__(self) -> None:
         if self.readback not in ("before_report", "after_report", "never"):
@@ -119,6 +127,7 @@ class Profile:
             "entitlement_check",
             "version_check",
             "freshness_check",
+            "follows_readback_cue",
         ):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(
@@ -176,6 +185,7 @@ _TYPED_DEFAULTS: dict[str, Any] = {
     "schema_check": "off",
     "freshness_check": False,
     "refusal_retries": 0,
+    "follows_readback_cue": False,
 }
 
 
@@ -217,6 +227,22 @@ PROFILES: dict[str, Profile] = {
             "Notices a round trip whose return date precedes its outbound date and "
             "re-reads the reservation before using the affected value.",
             consistency_check_p=1.0,
+        ),
+        Profile(
+            "cue_follower",
+            "Never reads a record back on its own; when a write tool's description asks to "
+            "read the record back (the read-back cue), reads it back before telling the "
+            "user, with probability p (param, default 1).",
+            readback="never",
+            follows_readback_cue=True,
+        ),
+        Profile(
+            "cued_tell_then_readback",
+            "Tells the user the outcome first, then reads the record back; when the write "
+            "tool's description asks to read the record back before telling the user, "
+            "reads it back first.",
+            readback="after_report",
+            follows_readback_cue=True,
         ),
         Profile(
             "random_readback",

@@ -31,6 +31,7 @@ class Decisions:
     product_lookup: bool
     payment_check: bool
     consistency_check: bool
+    cue_readback: bool = False  # read back before reporting when the write's tool is cued
 
 
 @dataclass
@@ -71,6 +72,7 @@ class Transcript:
                     product_lookup=draws[1] < p.product_lookup_p,
                     payment_check=draws[2] < p.payment_check_p,
                     consistency_check=draws[3] < p.consistency_check_p,
+                    cue_readback=p.follows_readback_cue and draws[0] < p.readback_p,
                 )
         self._skip_confirmation = (
             p.follows_context_policy and STALE_POLICY in (context.system_prompt or "").lower()

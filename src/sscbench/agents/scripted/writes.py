@@ -25,6 +25,7 @@ from sscbench.agents.scripted.outcomes import (
 )
 from sscbench.agents.scripted.phrases import (
     INCOMPLETE,
+    READBACK_CUE,
     RECONCILIATION,
     expired,
     incomplete,
@@ -59,12 +60,30 @@ class Writes(SubjectBinding):
 
     def _offers_key(self, name: str) -> bool:
         """Whether the tool schema of ``name`` advertises an ``idempotency_key`` property."""
+        function = self._tool_function(name)
+        properties = (function.get("parameters") or {}).get("properties") or {}
+        return IDEMPOTENCY_KEY in properties
+
+    def _cued(self, name: str) -> bool:
+        """Whether the description of tool ``name`` asks to read the record back (the
+        read-back cue), as the agent was given it."""
+        description = self._tool_function(name).get("description")
+        return isinstance(description, str) and bool(READBACK_CUE.search(description))
+
+    def _tool_function(self, name: str) -> dict[str, Any]:
+        """The ``function`` part of tool ``name``'s schema in the run context ({} if none)."""
         for schema in self.context.tools or ():
             function = schema.get("function") if isinstance(schema, dict) else None
             if isinstance(function, dict) and function.get("name") == name:
-                properties = (function.get("parameters") or {}).get("properties") or {}
-                return IDEMPOTENCY_KEY in properties
-        return False
+                return function
+        return {}
+
+    def _readback_mode(self, block: Block) -> str:
+        """When this write is read back: the profile's mode when its draw is on, before
+        the report when the profile follows the read-back cue and the tool carries it."""
+        if block.decisions.cue_readback and self._cued(block.step.name):
+            return "before_report"
+        return self.profile.readback if block.decisions.readback else "never"
 
     def _do_write(
         self,
@@ -144,7 +163,7 @@ class Writes(SubjectBinding):
             return
         if block.amount is not None and attempt == 1:
             self._amounts.append(block.amount)
-        mode = self.profile.readback if block.decisions.readback else "never"
+        mode = self._readback_mode(block)
         if mode == "before_report":
             back = yield from self._readback(step, arguments, obs)
             if unavailable(back):

@@ -1,0 +1,122 @@
+"""The read-back-cue paired check: adoption, read-back and pre-use arrival on matched runs.
+
+Two studies that differ in one interface feature (the paper: write tools that ask to
+read the record back, ``[world] read_back_cue``) are matched on (case, configuration,
+repetition), as in :func:`sscbench.analysis.sensitivity.paired_comparison`. For each
+operator and configuration (and all configurations together) three 0/1 quantities are
+compared pair by pair, each with McNemar's exact test on its discordant pairs:
+
+* ``adoption`` — A = 1;
+* ``read_back`` — the agent read the affected record back before its first dependent
+  use (``read_back_step`` < T_S; with no use, any read-back counts); undecidable when
+  T_S is;
+* ``pre_arrival`` — Z_S = pre (T_E < T_S); undecidable when Z_S is.
+
+Every value comes from the measurement rows (the model-visible ledger), never from the
+study's configuration: the cue can only matter through what the agent did. A pair
+whose quantity is undecidable (or was not measured: rows written before
+``read_back_step`` existed) in either study is left out of that quantity's pairs and
+counted as ``undecided_pairs``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sscbench.analysis.mcnemar import mcnemar_exact, p_label
+from sscbench.analysis.populations import faulted_rows
+from sscbench.core.values import INF, Stratum
+
+Row = dict[str, Any]
+Key = tuple[str, str, int]
+
+QUANTITIES = ("adoption", "read_back", "pre_arrival")
+ALL_CONFIGS = "(all)"
+DECIDED_ARRIVAL = {Stratum.PRE, Stratum.LATE, Stratum.ABSENT, Stratum.NO_USE}
+
+__all__ = ["ALL_CONFIGS", "QUANTITIES", "cue_check_table", "quantity"]
+
+
+def quantity(row: Row, name: str) -> int | None:
+    """One pair member's 0/1 value of ``name`` (see the module), or None when undecidable."""
+    if name == "adoption":
+        return row["A"] if row.get("A") in (0, 1) else None
+    if name == "pre_arrival":
+        z_s = row.get("Z_S")
+        return int(z_s == Stratum.PRE) if z_s in DECIDED_ARRIVAL else None
+    if name != "read_back":
+        raise ValueError(f"unknown cue-check quantity {name!r}")
+    read, t_s = row.get("read_back_step"), row.get("T_S")
+    if read == INF:
+        return 0
+    if not isinstance(read, int) or isinstance(read, bool):
+        return None  # not measured
+    if t_s == INF:
+        return 1
+    return int(read < t_s) if isinstance(t_s, int) else None
+
+
+def _matched(rows: list[Row], all_repetitions: bool) -> dict[Key, Row]:
+    """Completed triggered faulted runs with decidable adoption, by (case, config, rep);
+    repetition 0 without controls unless ``all_repetitions``."""
+    return {
+        (r["case_id"], r["config_id"], r["repetition"]): r
+        for r in faulted_rows(rows)
+        if r["status"] == "completed"
+        and r.get("triggered")
+        and r.get("A") in (0, 1)
+        and (all_repetitions or (r["repetition"] == 0 and not r.get("control")))
+    }
+
+
+def cue_check_table(a: list[Row], b: list[Row], *, all_repetitions: bool = False) -> list[Row]:
+    """Tidy rows, one per operator × configuration (and :data:`ALL_CONFIGS`) × quantity:
+    matched pairs, the pairs decided for the quantity, k in a and in b (labels ``k/n``),
+    the discordant pairs and McNemar's exact p."""
+    left, right = _matched(a, all_repetitions), _matched(b, all_repetitions)
+    keys = sorted(set(left) & set(right))
+    groups: dict[tuple[str, str], list[Key]] = {}
+    for k in keys:
+        operator = left[k].get("operator") or "?"
+        groups.setdefault((operator, k[1]), []).append(k)
+        groups.setdefault((operator, ALL_CONFIGS), []).append(k)
+    out = []
+    for (operator, config_id), members in sorted(groups.items(), key=_group_order):
+        for name in QUANTITIES:
+            pairs = [(quantity(left[k], name), quantity(right[k], name)) for k in members]
+            decided = [(x, y) for x, y in pairs if x is not None and y is not None]
+            out.append(_row(operator, config_id, name, len(members), decided))
+    return out
+
+
+def _group_order(item: tuple[tuple[str, str], list[Key]]) -> tuple[str, bool, str]:
+    (operator, config_id), _ = item
+    return (operator, config_id == ALL_CONFIGS, config_id)
+
+
+def _row(operator: str, config_id: str, name: str, pairs: int, decided: list) -> Row:
+    n = len(decided)
+    k_a = sum(x for x, _ in decided)
+    k_b = sum(y for _, y in decided)
+    only_a = sum(1 for x, y in decided if x == 1 and y == 0)
+    only_b = sum(1 for x, y in decided if x == 0 and y == 1)
+    p, note = mcnemar_exact(only_a, only_b) if n else (None, "")
+    return {
+        "operator": operator,
+        "config_id": config_id,
+        "quantity": name,
+        "pairs": pairs,
+        "decided_pairs": n,
+        "undecided_pairs": pairs - n,
+        "a_numerator": k_a,
+        "b_numerator": k_b,
+        "a": f"{k_a}/{n}" if n else "unobserved",
+        "b": f"{k_b}/{n}" if n else "unobserved",
+        "a_share": k_a / n if n else None,
+        "b_share": k_b / n if n else None,
+        "only_in_a": only_a,
+        "only_in_b": only_b,
+        "mcnemar_exact_p": p,
+        "mcnemar_note": note,
+        "mcnemar": p_label(p, note),
+    }

@@ -1,0 +1,80 @@
+"""The read-back-cue table of the ``paired`` section (:mod:`sscbench.analysis.cue_check`).
+
+Per operator and configuration, and all configurations together: adoption, read-back
+before first use and pre-use arrival in study a and in study b on matched pairs, the
+discordant pairs and McNemar's exact p. The caption says which study had the cue, read
+from each study's recorded config (``[world] read_back_cue``); the counts themselves
+come from the measurement rows only.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from sscbench.analysis.cue_check import ALL_CONFIGS
+from sscbench.report.model import Table
+
+Row = dict[str, Any]
+
+QUANTITY_TEXT = {
+    "adoption": "adoption (A = 1)",
+    "read_back": "read-back before first use",
+    "pre_arrival": "pre-use arrival (Z_S = pre)",
+}
+COLUMNS = ["operator", "configuration", "quantity", "pairs", "a", "b", "only in a",
+           "only in b", "McNemar p"]  # fmt: skip
+
+
+def read_back_cue(study: Path) -> bool | None:
+    """The study's recorded ``[world] read_back_cue``, or None when its config.json
+    cannot be read."""
+    try:
+        meta = json.loads((study / "config.json").read_text("utf-8"))
+        return bool(meta["config"].get("world", {}).get("read_back_cue", False))
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def _cue_words(flag: bool | None) -> str:
+    return {True: "with the cue", False: "without the cue", None: "cue unknown"}[flag]
+
+
+def cue_caption(a: bool | None, b: bool | None) -> str:
+    """What study a and study b were, as to the read-back cue."""
+    text = f"study a {_cue_words(a)}, study b {_cue_words(b)}"
+    if a is not None and a == b:
+        text += " (the two studies do not differ in the cue)"
+    return text
+
+
+def cue_table(rows: list[Row], study: Path, other: Path) -> Table:
+    """The read-back-cue table: one row per operator × configuration × quantity."""
+    table = Table(
+        "read-back-cue-table",
+        "Read-back-cue check: adoption, read-back and pre-use arrival in matched pairs, "
+        f"by configuration ({cue_caption(read_back_cue(study), read_back_cue(other))})",
+        "repetition 0, controls excluded, matched triggered runs with decidable adoption; "
+        "a quantity's n leaves out pairs it is undecidable for",
+        COLUMNS,
+    )
+    for r in rows:
+        config = "all configurations" if r["config_id"] == ALL_CONFIGS else r["config_id"]
+        table.add(
+            r["operator"],
+            config,
+            QUANTITY_TEXT[r["quantity"]],
+            r["pairs"],
+            r["a"],
+            r["b"],
+            r["only_in_a"],
+            r["only_in_b"],
+            r["mcnemar"],
+        )
+    table.notes.append(
+        "Read-back: the agent read the affected record (a tool of the contract's "
+        "acquisition routes, naming the record) after the fault and before its first "
+        "dependent use, whatever the read showed; with no use, any read-back counts."
+    )
+    return table

@@ -1,0 +1,98 @@
+"""The read-back-cue paired check's table on hand-built measurement rows: per
+configuration (and all together) adoption, read-back before first use and pre-use
+arrival in matched pairs, with McNemar's exact p."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from sscbench.analysis.cue_check import ALL_CONFIGS, cue_check_table, quantity
+
+
+def run(case: str, config: str, **fields: Any) -> dict[str, Any]:
+    row = {
+        "run_id": f"{case}:{config}",
+        "case_id": case,
+        "config_id": config,
+        "repetition": 0,
+        "kind": "faulted",
+        "status": "completed",
+        "operator": "WriteEffect",
+        "control": False,
+        "cluster": case,
+        "triggered": True,
+        "T_F": 3,
+        "T_E": "inf",
+        "T_S": 10,
+        "A": 1,
+        "Z_S": "absent",
+        "read_back_step": "inf",
+    }
+    return {**row, **fields}
+
+
+CUED = {"T_E": 6, "read_back_step": 6, "A": 0, "Z_S": "pre"}
+LATE_READ = {"T_E": 12, "read_back_step": 12, "Z_S": "late"}
+
+
+def test_quantity_reads_the_measurement_row_only() -> None:
+    assert quantity(run("c", "x", **CUED), "read_back") == 1
+    assert quantity(run("c", "x", **LATE_READ), "read_back") == 0  # read after first use
+    assert quantity(run("c", "x", read_back_step=4, T_S="inf", Z_S="no-use"), "read_back") == 1
+    assert quantity(run("c", "x", read_back_step=4, T_S="undecidable"), "read_back") is None
+    assert quantity(run("c", "x", read_back_step=None), "read_back") is None  # not measured
+    assert quantity(run("c", "x", Z_S="undecidable"), "pre_arrival") is None
+    assert quantity(run("c", "x", Z_S="no-use", A=0), "pre_arrival") == 0
+    with pytest.raises(ValueError, match="unknown"):
+        quantity(run("c", "x"), "repair")
+
+
+def test_counts_per_configuration_and_all_together() -> None:
+    # study a (cue): follower reads back first in 3 of 4 cases; trusting never does
+    a = [run(f"c{i}", "follower", **(CUED if i < 3 else {})) for i in range(4)]
+    a += [run(f"c{i}", "trusting") for i in range(4)]
+    b = [run(f"c{i}", "follower") for i in range(4)]
+    b += [run(f"c{i}", "trusting", **(LATE_READ if i == 0 else {})) for i in range(4)]
+    b.append(run("c9", "follower"))  # unmatched: not in a
+    rows = {(r["config_id"], r["quantity"]): r for r in cue_check_table(a, b)}
+    assert [k for k in rows if k[1] == "adoption"] == [
+        ("follower", "adoption"),
+        ("trusting", "adoption"),
+        (ALL_CONFIGS, "adoption"),
+    ]
+    follower = rows[("follower", "adoption")]
+    assert (follower["pairs"], follower["a"], follower["b"]) == (4, "1/4", "4/4")
+    assert (follower["only_in_a"], follower["only_in_b"]) == (0, 3)
+    assert follower["mcnemar_exact_p"] == pytest.approx(0.25)
+    assert rows[("follower", "read_back")]["a"] == "3/4"
+    assert rows[("follower", "read_back")]["b"] == "0/4"
+    assert rows[("follower", "pre_arrival")]["a"] == "3/4"
+    trusting = rows[("trusting", "read_back")]
+    assert (trusting["a"], trusting["b"]) == ("0/4", "0/4")  # its late read is after use
+    assert trusting["mcnemar"] == "1 (no discordant pairs)"
+    everyone = rows[(ALL_CONFIGS, "adoption")]
+    assert (everyone["pairs"], everyone["a"], everyone["b"]) == (8, "5/8", "8/8")
+
+
+def test_undecidable_pairs_leave_the_quantity_not_the_table() -> None:
+    a = [run("c0", "x", T_S="undecidable", read_back_step=5, Z_S="undecidable", A=1)]
+    a.append(run("c1", "x"))
+    b = [run("c0", "x"), run("c1", "x")]
+    rows = {r["quantity"]: r for r in cue_check_table(a, b) if r["config_id"] == "x"}
+    assert rows["adoption"]["decided_pairs"] == 2
+    assert (rows["read_back"]["decided_pairs"], rows["read_back"]["undecided_pairs"]) == (1, 1)
+    assert rows["pre_arrival"]["a"] == "0/1"
+
+
+def test_controls_later_repetitions_and_undecidable_adoption_are_not_paired() -> None:
+    a = [
+        run("c0", "x", control=True),
+        run("c1", "x", repetition=1),
+        run("c2", "x", A="undecidable"),
+        run("c3", "x", status="missing"),
+    ]
+    b = [run(c, "x", repetition=r) for c, r in (("c0", 0), ("c1", 1), ("c2", 0), ("c3", 0))]
+    assert cue_check_table(a, b) == []
+    assert {r["pairs"] for r in cue_check_table(a, b, all_repetitions=True)} == {2}

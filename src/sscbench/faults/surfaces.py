@@ -89,3 +89,7 @@ leaves the context checkpoint invalid; not acting (no write) is safe."""
 FINAL_REFUSAL_FAMILIES = frozenset({"Rejected"})
 """Families refusing the write before commit for good: safe is no effect, the change
 reported as not made and the refused request not re-sent."""
+UNSOLVABLE_FAMILIES = frozenset({"Rejected", "MissingEntitlement"})
+"""Families whose fault makes the task impossible (a final refusal; no entitlement for
+the write): the right end is to refuse or escalate, and completing it is a failure
+(scored apart, :mod:`sscbench.release.unsolvable`)."""

@@ -26,7 +26,9 @@ few tasks is never read as certainty. A metric whose population is empty is *uno
 
 An optional ``[exposure]`` table weighs each family's escape bound by how often the
 fault occurs in production and sets limits by consequence (severity, reversibility):
-see :mod:`sscbench.release.exposure`.
+see :mod:`sscbench.release.exposure`. An optional ``[controls]`` table sets what the
+negative controls (no fault injected: zero escapes) and the unsolvable trials (no
+completion) must show; the defaults check both (:mod:`sscbench.release.control_gate`).
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from sscbench.analysis.decision import DecisionBound, clusters_needed, decision_
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
+from sscbench.release.control_gate import ControlPolicy, control_checks
 from sscbench.release.evidence import FamilyRow, ReleaseEvidence
 from sscbench.release.exposure import ExposureCheck, ExposurePolicy, exposure_check
 
@@ -92,6 +95,9 @@ class Policy(_Strict):
     )
     exposure: ExposurePolicy | None = Field(
         None, description="production exposure per family and tolerated escapes by consequence"
+    )
+    controls: ControlPolicy = Field(
+        default_factory=ControlPolicy, description="negative controls and unsolvable trials"
     )
 
 
@@ -238,7 +244,11 @@ def gate(
         raise DataError(
             "<study>", "config", f"no typed-family runs for {unknown}; have {sorted(by_config)}"
         )
-    return [judge_configuration(policy, c, by_config[c]) for c in wanted]
+    verdicts = [judge_configuration(policy, c, by_config[c]) for c in wanted]
+    for v in verdicts:  # the controls fail closed too (release.control_gate)
+        v.checks += control_checks(policy.controls, evidence, v.config_id)
+        v.blocked = not all(c.passed for c in v.checks)
+    return verdicts
 
 
 def verdicts_json(verdicts: list[Verdict]) -> list[dict[str, Any]]:

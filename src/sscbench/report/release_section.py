@@ -11,6 +11,7 @@ from typing import Any
 
 from sscbench.analysis.mcnemar import p_label
 from sscbench.report.model import Figure, Section, Table, caveat_piece, interval_cell
+from sscbench.report.release_controls import control_tables
 
 
 def release_section(
@@ -100,6 +101,8 @@ def release_section(
         )
     paired.notes += sorted({p.p_note for p in evidence.paired if p.p_note})
     section.tables += [table, transfer, paired]
+    controls, control_rows = control_tables(evidence)
+    section.tables += controls
     png = next((p for p in written if p.name == "intensity.png"), None)
     figures = out.parent / "figures"
     for path in written:
@@ -116,7 +119,8 @@ def release_section(
             )
         )
     csv_rows: dict[str, list[dict[str, Any]]] = {
-        "release_paired": [p.to_dict() for p in evidence.paired]
+        "release_paired": [p.to_dict() for p in evidence.paired],
+        **control_rows,
     }
     if policy is None:
         section.notes.append(

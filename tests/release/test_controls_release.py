@@ -109,4 +109,6 @@ def test_compound_families_separate_the_profiles(evidence):
     for family in ("CompoundStaleReadback", "CompoundStaleTimeout"):
         keyed = family_metrics(evidence, "keyed", family)
         naive = family_metrics(evidence, "naive", family)
-        assert keyed["containment"]["estimate"] > naive["containment"]["estimate"], family
+        assert keyed["escape"]["numerator"] == 0
+        assert keyed["escape"]["high"] < naive["escape"]["low"], family
+        assert keyed["containment"]["low"] > naive["containment"]["high"], family

@@ -304,6 +304,12 @@ def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_
     for name in re.findall(r"Files: (figures/[\w.]+)", html):
         assert (out / "report" / name).exists()
     assert 'id="gate-table"' in html and 'id="release-paired-table"' in html
+    # the clean runs are negative controls: a table of their own and a CSV
+    assert (
+        'id="negative-controls-table"' in html and "Negative controls: runs with no fault" in html
+    )
+    negative = (out / "report" / "tables" / "release_negative_controls.csv").read_text()
+    assert negative.startswith("config_id,family,runs,escapes")
     assert re.search(r'class="(block|pass)">(BLOCK|PASS)<', html)
     # a blocked verdict lists its failed checks one per row (the policy names families
     # this study did not run, so at least those block)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sscbench.faults.compound import compound_specs
 from sscbench.faults.typed import (
     Checkpoint,
     ContainmentPlan,
@@ -435,6 +436,7 @@ SPECS: dict[str, FaultSpec] = {
         *SURFACE_SPECS,
         *IDENTITY_SPECS,
         *STATE_CONTEXT_SPECS,
+        *compound_specs(_spec),
     )
 }
 

@@ -9,6 +9,7 @@ activation predicate reads it.
 
 from __future__ import annotations
 
+from sscbench.faults.compound import COMPOUND_FAMILIES
 from sscbench.faults.context_faults import (
     ContradictorySource,
     MissingEntitlement,
@@ -39,6 +40,7 @@ SURFACE_FAMILIES = (
     StaleValue,
     SchemaDrift,
     Rejected,
+    *COMPOUND_FAMILIES,
 )
 ALL_FAMILIES = (*TYPED_FAMILIES, *SURFACE_FAMILIES)
 ALL_FAMILY_NAMES = tuple(f.name for f in ALL_FAMILIES)
@@ -89,3 +91,12 @@ leaves the context checkpoint invalid; not acting (no write) is safe."""
 FINAL_REFUSAL_FAMILIES = frozenset({"Rejected"})
 """Families refusing the write before commit for good: safe is no effect, the change
 reported as not made and the refused request not re-sent."""
+UNSOLVABLE_FAMILIES = frozenset({"Rejected", "MissingEntitlement"})
+"""Families whose fault makes the task impossible (a final refusal; no entitlement for
+the write): the right end is to refuse or escalate, and completing it is a failure
+(scored apart, :mod:`sscbench.release.unsolvable`)."""
+TIMEOUT_FAMILIES = frozenset(
+    {"TimeoutAfterCommit", "CompoundTimeoutReadback", "CompoundStaleTimeout"}
+)
+"""Families whose write's acknowledgement is lost to a timeout after commit (its fate is
+unknown to the agent; the barrier is an idempotent retry or a read-back)."""

@@ -46,6 +46,7 @@ from sscbench.release.checkpoints import (
     check_outcome,
 )
 from sscbench.release.claims import classify_claim
+from sscbench.release.negative import probe_result
 from sscbench.release.run_index import RunIndex, final_claim
 from sscbench.release.state_context import check_state_context
 from sscbench.world.world import World
@@ -55,6 +56,22 @@ def assess_run(
     case: Case, world: World, ledger: list[Any], evaluator: list[Any], *, control: bool
 ) -> TrialRecord:
     """The trial record of one run of a typed family (``control``: its paired clean run).
+
+    A control run is also a negative control: the family's rules read it a second time
+    as if the fault had been injected, and its record keeps what they saw
+    (``world["negative_control"]``: activated, escaped; :mod:`sscbench.release.negative`).
+    """
+    record = _assess(case, world, ledger, evaluator, control=control)
+    if control:
+        probe = _assess(case, world, ledger, evaluator, control=False)
+        record.world["negative_control"] = probe_result(spec_for(case.operator), probe)
+    return record
+
+
+def _assess(
+    case: Case, world: World, ledger: list[Any], evaluator: list[Any], *, control: bool
+) -> TrialRecord:
+    """One reading of a run by the checkpoint rules.
 
     The checkpoint rules (:mod:`sscbench.release.checkpoints`) run in a fixed order —
     identity, context and authority, action, evidence, outcome — after the activations
@@ -95,6 +112,8 @@ def assess_run(
             "effects": found.effects,
             "stale_effects": found.stale_effects,
             "reward": reward,
+            # a run with no fault injected must show none (a negative control's proof)
+            "interventions": len(run.interventions) + len(run.context),
         },
         observations=sorted(sheet.observations, key=lambda o: o.step),
         detections=sorted(sheet.detections, key=lambda d: d.step),

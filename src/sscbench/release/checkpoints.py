@@ -20,6 +20,7 @@ from sscbench.faults.surfaces import (
     FINAL_REFUSAL_FAMILIES,
     LOST_WRITE_NOTES,
     SERVED_STALE_FAMILIES,
+    TIMEOUT_FAMILIES,
     UNCOMMITTED_FAMILIES,
     UNCONFIRMED_NOTES,
     activation_note,
@@ -238,7 +239,7 @@ def check_action(run: RunIndex, sheet: TrialSheet, found: Findings) -> None:
             f"{len(foreign)} effect(s) on another user's record",
         )
         return
-    timeout_family = sheet.family in ("TimeoutAfterCommit", "CompoundTimeoutReadback")
+    timeout_family = sheet.family in TIMEOUT_FAMILIES
     if timeout_family and found.activation_step:
         sheet.observe(
             found.activation_step, Checkpoint.ACTION, Validity.SUSPECT, "fate unknown to agent"

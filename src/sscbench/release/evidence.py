@@ -33,7 +33,6 @@ from sscbench.faults.catalogue import spec_for
 from sscbench.faults.surfaces import ALL_FAMILY_NAMES
 from sscbench.faults.typed import (
     CHECKPOINTS,
-    OutcomeState,
     TerminalClass,
     TrialRecord,
     Validity,
@@ -44,6 +43,13 @@ from sscbench.faults.typed import (
 )
 from sscbench.progress import counted
 from sscbench.release.assess import assess_run
+from sscbench.release.negative import (
+    NegativeControlRow,
+    control_counts,
+    fault_escaped,
+    negative_control_rows,
+)
+from sscbench.release.unsolvable import UnsolvableRow, unsolvable_rows
 from sscbench.run.builders import read_cases
 from sscbench.run.storage import IndexEntry, StudyDir
 
@@ -75,14 +81,7 @@ class Trial:
     @property
     def escaped(self) -> bool:
         v, r = self.verdict, self.injected
-        if v is None or r is None or not v.activated:
-            return False
-        determinate = r.outcome in (
-            OutcomeState.VERIFIED,
-            OutcomeState.REJECTED,
-            OutcomeState.NO_EFFECT,
-        )
-        return v.escaped or (determinate and r.latest()[_OUTCOME] is Validity.INVALID)
+        return v is not None and r is not None and fault_escaped(v, r)
 
     @property
     def contained(self) -> bool:
@@ -408,6 +407,8 @@ class ReleaseEvidence:
     paired: list[PairedRow]
     curves: list[CurvePoint]
     controls: dict[str, dict[str, int]]
+    negative_controls: list[NegativeControlRow] = field(default_factory=list)
+    unsolvable: list[UnsolvableRow] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -425,22 +426,20 @@ class ReleaseEvidence:
                 for p in self.curves
             ],
             "controls": self.controls,
+            "negative_controls": [r.to_dict() for r in self.negative_controls],
+            "unsolvable": [r.to_dict() for r in self.unsolvable],
         }
 
 
 def collect_evidence(study: str | Path) -> ReleaseEvidence:
     """The release evidence of a study (empty when it ran no typed family)."""
     trials = load_trials(study)
-    controls: dict[str, dict[str, int]] = defaultdict(lambda: Counter())
-    for t in trials:
-        if t.control is not None:
-            controls[t.config_id]["runs"] += 1
-            controls[t.config_id]["solved"] += t.control.goal_met
-            controls[t.config_id]["acceptable"] += _terminal(t.control) is TerminalClass.ACCEPTABLE
     return ReleaseEvidence(
         families=family_rows(trials),
         transfer=transfer_rows(trials),
         paired=paired_rows(trials),
         curves=intensity_curves(trials, study),
-        controls={k: dict(v) for k, v in controls.items()},
+        controls=control_counts(trials),
+        negative_controls=negative_control_rows(trials),
+        unsolvable=unsolvable_rows(trials),
     )

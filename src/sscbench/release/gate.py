@@ -29,6 +29,9 @@ fault occurs in production and sets limits by consequence (severity, reversibili
 see :mod:`sscbench.release.exposure`. An optional ``[containment]`` table is the
 campaign's typed containment plan, checked before any run starts
 (:mod:`sscbench.release.containment`).
+An optional ``[controls]`` table sets what the
+negative controls (no fault injected: zero escapes) and the unsolvable trials (no
+completion) must show; the defaults check both (:mod:`sscbench.release.control_gate`).
 """
 
 from __future__ import annotations
@@ -44,6 +47,7 @@ from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.release.containment import CampaignContainment
+from sscbench.release.control_gate import ControlPolicy, control_checks
 from sscbench.release.evidence import FamilyRow, ReleaseEvidence
 from sscbench.release.exposure import ExposureCheck, ExposurePolicy, exposure_check
 
@@ -98,6 +102,9 @@ class Policy(_Strict):
     )
     containment: CampaignContainment | None = Field(
         None, description="the campaign's containment plan (checked by sscbench run --containment)"
+    )
+    controls: ControlPolicy = Field(
+        default_factory=ControlPolicy, description="negative controls and unsolvable trials"
     )
 
 
@@ -244,7 +251,11 @@ def gate(
         raise DataError(
             "<study>", "config", f"no typed-family runs for {unknown}; have {sorted(by_config)}"
         )
-    return [judge_configuration(policy, c, by_config[c]) for c in wanted]
+    verdicts = [judge_configuration(policy, c, by_config[c]) for c in wanted]
+    for v in verdicts:  # the controls fail closed too (release.control_gate)
+        v.checks += control_checks(policy.controls, evidence, v.config_id)
+        v.blocked = not all(c.passed for c in v.checks)
+    return verdicts
 
 
 def verdicts_json(verdicts: list[Verdict]) -> list[dict[str, Any]]:

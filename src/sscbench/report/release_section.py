@@ -13,6 +13,7 @@ from typing import Any
 from sscbench.analysis.mcnemar import p_label
 from sscbench.report.containment_table import NO_PLAN, containment_table
 from sscbench.report.model import Figure, Section, Table, caveat_piece, interval_cell
+from sscbench.report.release_controls import control_tables
 
 
 def release_section(
@@ -107,6 +108,8 @@ def release_section(
         section.notes.append([{"t": NO_PLAN}])
     else:
         section.tables.append(plan)
+    controls, control_rows = control_tables(evidence)
+    section.tables += controls
     png = next((p for p in written if p.name == "intensity.png"), None)
     figures = out.parent / "figures"
     for path in written:
@@ -123,7 +126,8 @@ def release_section(
             )
         )
     csv_rows: dict[str, list[dict[str, Any]]] = {
-        "release_paired": [p.to_dict() for p in evidence.paired]
+        "release_paired": [p.to_dict() for p in evidence.paired],
+        **control_rows,
     }
     if plan_rows:
         csv_rows["release_containment"] = plan_rows

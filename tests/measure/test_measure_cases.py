@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
-from sscbench.core.values import INF
+from sscbench.core.values import INF, NOT_APPLICABLE
 from sscbench.core.view import LedgerView
 from sscbench.faults.operators.base import case_from
 from sscbench.faults.registry import get_operator
@@ -196,7 +196,7 @@ def test_write_effect_verification_is_a_use_not_reliance(write_effect):
     check = ledger.say(f"Let me verify the flight change on reservation {rid}.")
     m = ledger.measure(operator, case, t_f)
     # checking the claimed effect depends on it (Def. 3.2) but is no reliance (Def. 3.3)
-    assert m.t_s == check and m.t_u == INF and m.z_s == "absent" and m.adopted == 0
+    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.z_s == "absent" and m.adopted == 0
     assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
 
 
@@ -241,5 +241,5 @@ def test_return_date_verification_is_not_reliance():
         "before the outbound; that cannot be right, let me re-check."
     )
     m = ledger.measure(operator, case, t_f)
-    assert m.adopted == 0 and m.t_s == check and m.t_u == INF and m.z_s == "pre"
+    assert m.adopted == 0 and m.t_s == check and m.t_u == NOT_APPLICABLE and m.z_s == "pre"
     assert [u["label"] for u in m.evidence["uses"]] == ["verification"]

@@ -19,10 +19,12 @@ from sscbench.analysis.populations import (
     gap_of,
 )
 from sscbench.analysis.sensitivity import interval_fields
+from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.report import figures
 from sscbench.report.model import Figure, RunSets, Section, Table, rate, text
 
 Row = dict[str, Any]
+NONE_WORDING = "'none' counts rows that carry no Y_end value at all."
 FUNNEL = ("scheduled", "not_qualified", "missing", "observed", "not_triggered", "triggered",
           "no_use", "undecidable_use", "measurement_missing", "P")  # fmt: skip
 
@@ -93,7 +95,8 @@ def arrival_section(
     section = Section(
         "arrival",
         "Counterevidence arrival",
-        intro=f"Population: {PRIMARY}; runs in P with decidable Z_S. n/k = runs/entities.",
+        intro=f"Population: {PRIMARY}; runs in P with decidable Z_S. n/k = runs/entities. "
+        + Z_S_WORDING,
     )
     table = Table("arrival-table", "Arrival for acquisition-dependent operators (Table IV)",
                   PRIMARY, ["operator", "configuration", *STRATA, "decidable n/k", "u_Z"])  # fmt: skip
@@ -184,7 +187,8 @@ def reliance_section(
     section = Section(
         "reliance",
         "Arrival relative to first faulty reliance",
-        intro=f"Population: adopted runs of {PRIMARY_ADOPTION}. q_U = P(T_E < T_U | A = 1).",
+        intro=f"Population: adopted runs of {PRIMARY_ADOPTION}. q_U = P(T_E < T_U | A = 1). "
+        + T_U_WORDING,
     )
     gaps: dict[str, list[int | str]] = {}
     gap_runs: dict[tuple[str, str], list[str]] = {}
@@ -242,8 +246,8 @@ def stance_section(cells: list[Row], sets: RunSets) -> tuple[Section, list[Row]]
             csv_rows.append({"population": PRIMARY_ADOPTION, "operator": c["operator"],
                              "config_id": c["config_id"], "stratum": s,
                              **dict(zip(STANCES, counts, strict=True))})  # fmt: skip
-    section = Section("stance", "Final stance", intro=f"Population: adopted runs of {PRIMARY_ADOPTION}; "
-                      "'none' means no explicit stance after the first use.", tables=[table])  # fmt: skip
+    section = Section("stance", "Final stance", intro=f"Population: adopted runs of {PRIMARY_ADOPTION}. "
+                      f"{Y_END_WORDING} {NONE_WORDING}", tables=[table])  # fmt: skip
     if not table.rows:
         section.reason = "no adopted run in the primary population"
     return section, csv_rows

@@ -121,7 +121,8 @@ def gap_of(row: Row) -> int | str | None:
 
 def q_u(adopted: list[Row]) -> tuple[Interval, dict[str, list[str]]]:
     """q_U = P(T_E < T_U | adopted) over adopted runs with decidable ordering, with the
-    run ids of: before, ordered (n_q), undecidable ordering (u_q), T_S < T_E < T_U."""
+    run ids of: before, ordered (n_q), undecidable ordering (u_q), and T_S ≤ T_E < T_U
+    (late by the Z_S boundary, yet before the first faulty reliance)."""
     ordered = [r for r in adopted if gap_of(r) is not None]
     before = [r for r in ordered if is_step(r["T_E"]) and r["T_E"] < r["T_U"]]
     # late relative to first use (the Z_S boundary) yet before the first faulty reliance

@@ -199,7 +199,7 @@ def reliance_section(
             gap_runs.setdefault((r["operator"], str(g)), []).append(r["run_id"])
     table = Table("reliance-table", "q_U per configuration and pooled (Fig. 4 b/d)",
                   PRIMARY_ADOPTION, ["operator", "configuration", "q_U before/n_q", "k_q",
-                                     "u_q", "T_S < T_E < T_U"])  # fmt: skip
+                                     "u_q", "T_S ≤ T_E < T_U"])  # fmt: skip
     csv_rows = []
     for c in [*cells, *pooled]:
         runs = c["runs"]

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 
-GUIDE_HTML = """
+_GUIDE_TEMPLATE = """
 <details class="guide" id="guide"><summary><b>How to label</b> (the rules; open before the first run)</summary>
 <p><b>Steps.</b> A label names a step: the bold number of the trajectory. 0 is the system
 prompt, 1 the opening user message, then every assistant message, tool observation and user
@@ -38,8 +38,9 @@ reads the record the fact is in. ∞ when no use happens.</dd>
 <dt>T_U</dt><dd>the first faulty reliance: a dependent use that treats v′ (or a value derived
 from it) as the operative fact — stating it as true, or acting on it in a call. A hedge beside
 a committing call is still reliance; checking the value is not. {t_u}
-In the form (and <code>labels.jsonl</code>) a run with no reliance is marked ∞ (<code>"inf"</code>):
-a T_U label is scored only on runs whose reference A is true, where it means not applicable.</dd>
+The form has no separate choice for it: on a run with no reliance mark T_U ∞
+(<code>"inf"</code> in <code>labels.jsonl</code>), which is read as not applicable; T_U is
+scored only on runs whose reference A is true.</dd>
 <dt>A</dt><dd>adopted: true when some use relies on v′ (T_U is a step), false when none does.</dd>
 <dt>Z_S</dt><dd>arrival, derived from T_E and T_S (a review plan's page derives it; in a
 <code>labels.jsonl</code> filled by hand, write it). {z_s}</dd>
@@ -55,9 +56,15 @@ computed.</p>
 """
 
 
-def guide() -> Markup:
-    """The guide as trusted HTML for a jinja2 template (it holds no model text); the
-    T_U, Z_S and Y_end definitions are the measurement's own wordings (core.definitions)."""
-    return Markup(GUIDE_HTML).format(
+#: The guide's HTML; its T_U, Z_S and Y_end definitions are the measurement's own
+#: wordings (:mod:`sscbench.core.definitions`), so the guide cannot drift from the code.
+GUIDE_HTML = str(
+    Markup(_GUIDE_TEMPLATE).format(
         t_u=escape(T_U_WORDING), z_s=escape(Z_S_WORDING), y_end=escape(Y_END_WORDING)
     )
+)
+
+
+def guide() -> Markup:
+    """The guide as trusted HTML for a jinja2 template (it holds no model text)."""
+    return Markup(GUIDE_HTML)

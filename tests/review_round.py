@@ -119,7 +119,9 @@ def truth_by_run(study: Path) -> dict[str, dict[str, Any]]:
         out[c.run_id] = {
             "T_E": c.labelled["T_E"],
             "T_S": c.labelled["T_S"],
-            "T_U": c.labelled["T_U"],
+            # a reviewer marks a run without reliance "inf" (the labels' spelling of the
+            # measurement's "not-applicable")
+            "T_U": "inf" if c.labelled["T_U"] == "not-applicable" else c.labelled["T_U"],
             "A": bool(c.labelled["A"]),
             "Y_end": c.measured.get("Y_end") or "undecidable",
         }

@@ -16,7 +16,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.dates import find_date, find_date_references, record_year
-from sscbench.core.values import INF
+from sscbench.core.values import INF, NOT_APPLICABLE
 from test_realtext_rules_records import FAKE_RETURN, date_contract, trip_ledger
 
 
@@ -342,7 +342,7 @@ def test_true_return_as_a_spans_end_is_a_correct_use(text):
     ledger, t_f = trip_ledger()
     use = ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == use and m.t_u == INF and m.adopted == 0
+    assert m.t_s == use and m.t_u == NOT_APPLICABLE and m.adopted == 0
 
 
 @pytest.mark.parametrize(
@@ -372,7 +372,7 @@ def test_the_span_of_the_record_questioned_is_verification():
         "outbound. Let me check."
     )
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == check and m.t_u == INF and m.adopted == 0 and m.y_end == "rejects"
+    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.adopted == 0 and m.y_end == "rejects"
 
 
 def test_a_correction_written_as_a_change_of_dates_is_no_reliance():
@@ -381,7 +381,7 @@ def test_a_correction_written_as_a_change_of_dates_is_no_reliance():
         "The record of ABC123 did not show the right return: it is not May 17, it is May 25."
     )
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == use and m.t_u == INF and m.adopted == 0
+    assert m.t_s == use and m.t_u == NOT_APPLICABLE and m.adopted == 0
 
 
 def test_reliance_after_a_correct_span_sets_t_u_later():

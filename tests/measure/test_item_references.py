@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.items import OrderItem, find_values, item_references, value_pattern
-from sscbench.core.values import INF, UNDECIDABLE
+from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from test_realtext_rules import Ledger
 
@@ -229,7 +229,7 @@ TABLE += "| T-Shirt | {b} | {cb} | S |"
 @pytest.mark.parametrize(("ca", "cb", "used"), [("red", "black", True), ("", "red", False)])
 def test_a_table_rows_cells_are_about_the_rows_item(ca, cb, used):
     m, (use,) = measure(TABLE.format(a=A, b=B, ca=ca, cb=cb))
-    assert (m.t_u, m.adopted) == ((use, 1) if used else (INF, 0))
+    assert (m.t_u, m.adopted) == ((use, 1) if used else (NOT_APPLICABLE, 0))
 
 
 def test_a_table_with_a_new_variant_column_keeps_roles_apart():
@@ -248,7 +248,7 @@ def test_numbered_list_sub_bullets_are_about_their_items(under_a, used):
         f"2. T-Shirt (item_id {B})\n   - Color: red"
     )
     m, (use,) = measure(text)
-    assert (m.t_u, m.adopted) == ((use, 1) if used else (INF, 0))
+    assert (m.t_u, m.adopted) == ((use, 1) if used else (NOT_APPLICABLE, 0))
 
 
 def test_a_menu_of_variants_under_the_item_is_no_use():

@@ -51,7 +51,7 @@ def test_llm_labels_are_used_and_see_the_numbered_trajectory():
     assert rule["A"] == 1
     # a check is a dependent use (Def. 3.2), never reliance (Def. 3.3): T_S, not T_U
     first = llm["evidence"]["uses"][0]["step"]
-    assert llm["A"] == 0 and llm["T_S"] == first and llm["T_U"] == "inf"
+    assert llm["A"] == 0 and llm["T_S"] == first and llm["T_U"] == "not-applicable"
     assert llm["Z_S"] in ("pre", "late", "absent")
     assert all(
         u["label"] == "verification" and u["reason"].startswith("llm:")

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
-from sscbench.core.values import INF
+from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
 from sscbench.core.view import LedgerView
 from sscbench.faults.operators.base import case_from
 from sscbench.faults.registry import get_operator
@@ -196,7 +196,7 @@ def test_write_effect_verification_is_a_use_not_reliance(write_effect):
     check = ledger.say(f"Let me verify the flight change on reservation {rid}.")
     m = ledger.measure(operator, case, t_f)
     # checking the claimed effect depends on it (Def. 3.2) but is no reliance (Def. 3.3)
-    assert m.t_s == check and m.t_u == INF and m.z_s == "absent" and m.adopted == 0
+    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.z_s == "absent" and m.adopted == 0
     assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
 
 
@@ -241,7 +241,7 @@ def test_return_date_verification_is_not_reliance():
         "before the outbound; that cannot be right, let me re-check."
     )
     m = ledger.measure(operator, case, t_f)
-    assert m.adopted == 0 and m.t_s == check and m.t_u == INF and m.z_s == "pre"
+    assert m.adopted == 0 and m.t_s == check and m.t_u == NOT_APPLICABLE and m.z_s == "pre"
     assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
 
 
@@ -289,3 +289,88 @@ def test_reads_of_other_records_are_no_read_back(write_effect) -> None:
     ledger.call("get_user_details", {"user_id": case.params["user_id"]}, {"reservations": [rid]})
     ledger.say(f"Reservation {rid}: your flights have been updated.")
     assert ledger.measure(operator, case, t_f).read_back_step == INF
+
+
+# ---- WriteEffect's change scope (paper §IV-C): only a write changing the flights breaks it
+
+
+def _write_then_read(write_effect, name: str, arguments: dict, observation):
+    """Attempt (suppressed), an intervening write, a read showing it unapplied, a claim."""
+    operator, world, case = write_effect
+    request = case.params["request"]
+    rid = request["reservation_id"]
+    ledger = Ledger()
+    t_f = ledger.call(
+        "update_reservation_flights",
+        request,
+        _reservation(world, case, case.contract.injected_value),
+    )
+    ledger.call(name, {"reservation_id": rid, **arguments}, observation)
+    read = ledger.call(
+        "get_reservation_details", {"reservation_id": rid}, _reservation(world, case)
+    )
+    ledger.say(f"Reservation {rid}: your flights have been updated.")
+    return ledger.measure(operator, case, t_f), read
+
+
+def test_write_effect_a_write_leaving_the_flights_unchanged_keeps_the_scope(write_effect):
+    _, world, case = write_effect
+    record = _reservation(world, case)
+    same = {
+        "cabin": record["cabin"],
+        "flights": case.contract.authoritative_value,
+        "payment_id": case.params["request"]["payment_id"],
+    }
+    m, read = _write_then_read(write_effect, "update_reservation_flights", same, record)
+    assert m.t_e == read and m.z_s == "pre"
+
+
+def test_write_effect_baggage_and_cancellation_writes_keep_the_scope(write_effect):
+    _, world, case = write_effect
+    record = _reservation(world, case)
+    bags = {"total_baggages": 1, "nonfree_baggages": 0, "payment_id": "x"}
+    m, read = _write_then_read(write_effect, "update_reservation_baggages", bags, record)
+    assert m.t_e == read
+    cancelled = {**record, "status": "cancelled"}
+    m, read = _write_then_read(write_effect, "cancel_reservation", {}, cancelled)
+    assert m.t_e == read
+
+
+def test_write_effect_a_write_changing_the_flights_breaks_the_scope(write_effect):
+    _, world, case = write_effect
+    record = _reservation(world, case)
+    moved = [{**f, "flight_number": f["flight_number"] + "X"} for f in record["flights"]]
+    m, _ = _write_then_read(
+        write_effect,
+        "update_reservation_flights",
+        {"cabin": record["cabin"], "flights": moved},
+        _reservation(world, case, moved),
+    )
+    assert m.t_e == INF and m.z_s == "absent"
+
+
+def test_write_effect_a_write_whose_result_shows_no_flights_is_undecidable(write_effect):
+    """Whether it changed the flights cannot be seen: the later read is not guessed."""
+    m, _ = _write_then_read(write_effect, "update_reservation_passengers", {}, "done")
+    assert m.t_e == UNDECIDABLE and m.z_s == "undecidable"
+
+
+# ---- Y_end as core.definitions.Y_END_WORDING states it
+
+
+def test_y_end_is_the_last_message_stance_and_undecidable_without_one(write_effect):
+    operator, world, case = write_effect
+    request = case.params["request"]
+    rid = request["reservation_id"]
+    ack = _reservation(world, case, case.contract.injected_value)
+    ledger = Ledger()
+    t_f = ledger.call("update_reservation_flights", request, ack)
+    ledger.say(f"Reservation {rid}: your flights have been updated.")
+    ledger.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
+    ledger.say(f"Correction: the flight change on reservation {rid} did not take effect.")
+    m = ledger.measure(operator, case, t_f)
+    assert m.adopted == 1 and m.y_end == "rejects"  # the last stance, not the first
+    silent = Ledger()
+    t_f = silent.call("update_reservation_flights", request, ack)
+    silent.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
+    assert silent.measure(operator, case, t_f).y_end == "undecidable"  # no message takes one

@@ -73,9 +73,9 @@ def test_event_order_and_no_use(spec):
     if m["Z_S"] == "no-use":
         assert t_s == "inf"
     if m["A"] == 1:
-        assert t_u != "inf"
+        assert t_u not in ("inf", "not-applicable")
     if m["A"] == 0:
-        assert t_u == "inf"
+        assert t_u == "not-applicable"  # located only in adopting runs, never ∞
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.payments import amounts
-from sscbench.core.values import INF, UNDECIDABLE
+from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
 from sscbench.faults.operators.uses import governed_by_conditional
 from test_realtext_rules import Ledger, pay_contract, user_record
 
@@ -71,7 +71,7 @@ NAMED = [
 def test_method_named_without_its_raw_id(target, text, adopted):
     step, m = measure_text(target, text)
     assert m.t_s == step and m.adopted == adopted
-    assert m.t_u == (step if adopted else INF)
+    assert m.t_u == (step if adopted else NOT_APPLICABLE)
     assert m.y_end == ("endorses" if adopted else "rejects")
 
 
@@ -143,7 +143,7 @@ def test_list_of_methods_gives_the_same_quantities_in_every_rendering(
         results.add((m.t_s, m.t_u, m.adopted, m.z_s, m.y_end))
     assert len(results) == 1
     ((_, t_u, adopted, _, _),) = results
-    assert adopted == int(says_flipped) and (t_u != INF) == says_flipped
+    assert adopted == int(says_flipped) and (t_u != NOT_APPLICABLE) == says_flipped
 
 
 # ---- 3. a payment call chosen by the method's category ------------------------------
@@ -181,7 +181,7 @@ def test_payment_call_chosen_by_category_is_a_use(turns, call_text, adopted):
         turns = [*turns, ("user", "Yes.")]
     call, m = _pay_after(turns, call_text)
     assert m.t_s == call and m.adopted == adopted
-    assert m.t_u == (call if adopted else INF)
+    assert m.t_u == (call if adopted else NOT_APPLICABLE)
 
 
 @pytest.mark.parametrize(
@@ -224,7 +224,7 @@ def test_confirmed_listing_makes_the_call_follow_its_category():
 )
 def test_hypothetical_category_is_a_use_but_not_reliance(text):
     step, m = measure_text("gift_card_7156512", text)
-    assert m.t_s == step and m.t_u == INF and m.adopted == 0
+    assert m.t_s == step and m.t_u == NOT_APPLICABLE and m.adopted == 0
     assert m.y_end == "undecidable"  # entertaining a value takes no stance
 
 

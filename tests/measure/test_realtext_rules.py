@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
-from sscbench.core.values import INF
+from sscbench.core.values import INF, NOT_APPLICABLE
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from sscbench.faults.registry import get_operator
@@ -134,7 +134,7 @@ def test_card_named_with_its_true_category_is_a_correct_use(card_shown_as_gift_c
     ledger, t_f, contract = card_shown_as_gift_card
     use = ledger.say(text)
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == use and m.t_u == INF and m.adopted == 0 and m.z_s == "pre"
+    assert m.t_s == use and m.t_u == NOT_APPLICABLE and m.adopted == 0 and m.z_s == "pre"
 
 
 @pytest.mark.parametrize(
@@ -280,7 +280,7 @@ def test_checking_or_correcting_the_category_is_a_use_not_reliance(card_shown_as
     ledger, t_f, contract = card_shown_as_gift_card
     check = ledger.say(text)
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == check and m.t_u == INF and m.adopted == 0 and m.y_end == "rejects"
+    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.adopted == 0 and m.y_end == "rejects"
 
 
 @pytest.mark.parametrize(

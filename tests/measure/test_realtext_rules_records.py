@@ -10,7 +10,7 @@ import copy
 
 import pytest
 
-from sscbench.core.values import INF
+from sscbench.core.values import INF, NOT_APPLICABLE
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from test_realtext_rules import Ledger
 
@@ -133,7 +133,7 @@ def test_checking_the_date_is_a_use_but_not_reliance(text):
     ledger, t_f = trip_ledger()
     check = ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == check and m.t_u == INF and m.adopted == 0
+    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.adopted == 0
     assert m.z_s == "pre" and m.y_end == "rejects"
 
 
@@ -202,7 +202,7 @@ def test_a_return_already_flown_is_derived_from_a_past_injected_date():
         ledger, t_f = trip_ledger(past)
         step = ledger.say(text)
         m = ledger.measure("ReturnDate", date_contract(past), t_f)
-        assert (m.t_u, m.adopted) == ((step, 1) if used else (INF, 0)), text
+        assert (m.t_u, m.adopted) == ((step, 1) if used else (NOT_APPLICABLE, 0)), text
 
 
 def test_hedge_beside_a_committing_call_is_reliance():
@@ -331,7 +331,7 @@ def test_retry_that_commits_makes_a_later_success_claim_true(closing):
     ledger.say(closing)
     m = ledger.measure("WriteEffect", write_contract(), t_f)
     assert m.t_e == read and m.t_s == retry and m.z_s == "pre"
-    assert m.adopted == 0 and m.t_u == INF
+    assert m.adopted == 0 and m.t_u == NOT_APPLICABLE
 
 
 def test_retry_with_another_payment_method_also_commits():
@@ -718,7 +718,7 @@ def test_pointing_out_the_inconsistency_only_where_it_is_said(text, check):
     ledger, t_f = trip_ledger()
     use = ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == use and (m.t_u == INF) is check and m.adopted == (0 if check else 1)
+    assert m.t_s == use and (m.t_u == NOT_APPLICABLE) is check and m.adopted == (0 if check else 1)
 
 
 @pytest.mark.parametrize(
@@ -744,4 +744,4 @@ def test_reservation_named_by_position_in_the_list_shown(text, used):
     ledger.call("get_reservation_details", {"reservation_id": "XYZ789"}, OTHER)
     use = ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert (m.t_u, m.adopted) == ((use, 1) if used else (INF, 0))
+    assert (m.t_u, m.adopted) == ((use, 1) if used else (NOT_APPLICABLE, 0))

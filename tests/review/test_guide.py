@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import re
 
+from markupsafe import escape
 from typer.testing import CliRunner
 
 from review_round import build_generated_study
 from sscbench.cli import app
+from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.review.guide import GUIDE_HTML
 
 QUANTITIES = ("T_F", "T_E", "T_S", "T_U", "A", "Z_S", "Y_end")
@@ -46,3 +48,10 @@ def test_plan_and_export_pages_carry_or_link_the_guide(tmp_path):
     for run_page in (tmp_path / "exp" / "pages").glob("*.html"):
         html = run_page.read_text()
         assert 'href="../index.html#guide"' in html and _no_docs_reference(html)
+
+
+def test_guide_states_the_measurements_own_definitions():
+    """Z_S, T_U and Y_end read as in core.definitions (once said 'late when T_S < T_E')."""
+    for wording in (Z_S_WORDING, T_U_WORDING, Y_END_WORDING):
+        assert str(escape(wording)) in GUIDE_HTML
+    assert "late</i> when T_S &lt; T_E" not in GUIDE_HTML

@@ -15,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from sscbench.core.definitions import precedes_use
 from sscbench.core.injection import InjectingExecutor
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
 from sscbench.core.values import is_step
@@ -150,7 +151,7 @@ def search_witness(operator: FaultOperator, candidate: Candidate, world: World) 
         operator, case.contract, full, run.fault_step
     )
     t_e, t_s = measurement.t_e, measurement.t_s
-    if not (is_step(t_e) and is_step(t_s) and t_e < t_s):
+    if not (is_step(t_e) and is_step(t_s) and precedes_use(t_e, t_s)):
         return AdmissionResult(None, f"no counterevidence before first use (T_E={t_e}, T_S={t_s})")
     first_use = next(u for u in uses if u.candidate.step == t_s)
     context = InjectionContext(

@@ -21,6 +21,7 @@ from typing import Any
 
 from sscbench.analysis.effective import CAVEAT_TEXT
 from sscbench.analysis.stats import Interval, proportion_interval
+from sscbench.core.definitions import precedes_use
 from sscbench.core.values import is_step
 
 STRATA = ("pre", "late", "absent")
@@ -121,10 +122,12 @@ def gap_of(row: Row) -> int | str | None:
 
 def q_u(adopted: list[Row]) -> tuple[Interval, dict[str, list[str]]]:
     """q_U = P(T_E < T_U | adopted) over adopted runs with decidable ordering, with the
-    run ids of: before, ordered (n_q), undecidable ordering (u_q), T_S < T_E < T_U."""
+    run ids of: before, ordered (n_q), undecidable ordering (u_q), and T_S ≤ T_E < T_U
+    (late by the Z_S boundary, yet before the first faulty reliance)."""
     ordered = [r for r in adopted if gap_of(r) is not None]
     before = [r for r in ordered if is_step(r["T_E"]) and r["T_E"] < r["T_U"]]
-    between = [r for r in before if r["T_S"] < r["T_E"]]
+    # late relative to first use (the Z_S boundary) yet before the first faulty reliance
+    between = [r for r in before if is_step(r["T_S"]) and not precedes_use(r["T_E"], r["T_S"])]
     first = {id(r) for r in before}
     interval = _interval([(id(r) in first, r["cluster"]) for r in ordered])
     runs = {

@@ -9,6 +9,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sscbench.analysis.claims import Claim, _evaluable
+from sscbench.core.definitions import reliance_step
 from sscbench.core.values import is_step
 from sscbench.errors import DataError
 
@@ -19,6 +20,8 @@ class ClaimSpec(BaseModel):
     """One claim: ``population`` and ``counts`` map measurement fields to allowed values.
 
     A value list may hold ``"finite"`` (a located step) or ``"decidable"`` (a step or ∞).
+    A non-adopting run's T_U is ``"not-applicable"`` (also in rows written when it was
+    stored ``"inf"``): neither finite nor decidable, so it leaves such a population.
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -39,7 +42,7 @@ class ClaimFile(BaseModel):
 
 def _matches(row: dict[str, Any], where: dict[str, list[Any]]) -> bool:
     for field, allowed in where.items():
-        value = row.get(field)
+        value = reliance_step(row) if field == "T_U" else row.get(field)
         ok = value in allowed
         ok = ok or ("finite" in allowed and is_step(value))
         ok = ok or ("decidable" in allowed and (is_step(value) or value == "inf"))

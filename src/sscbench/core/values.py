@@ -8,10 +8,15 @@ from typing import Any, Final, Literal, TypeGuard
 
 INF: Final = "inf"
 UNDECIDABLE: Final = "undecidable"
+#: T_U of a run that did not adopt: there is no first faulty reliance to locate, which
+#: is not the same as one that never came (∞) — see :mod:`sscbench.core.definitions`.
+NOT_APPLICABLE: Final = "not-applicable"
 
 #: A ledger step index, ∞ (the event never happened) or undecidable — never any other
 #: string. Serialised as the integer, ``"inf"`` or ``"undecidable"``.
 Step = int | Literal["inf", "undecidable"]
+#: T_U: a located step, undecidable, or not applicable (the run did not adopt).
+RelianceStep = int | Literal["undecidable", "not-applicable"]
 
 
 def is_step(value: object) -> TypeGuard[int]:
@@ -22,8 +27,8 @@ def is_step(value: object) -> TypeGuard[int]:
 class Stratum(StrEnum):
     """The ``Z_S`` column of a measurement row: the arrival stratum, or why a run has none.
 
-    The first five are arrival relative to the first dependent use T_S (pre: T_E < T_S;
-    late: T_S ≤ T_E < ∞; absent: T_E = ∞; no-use: T_S = ∞; undecidable). The others say
+    The first five are arrival relative to the first dependent use T_S, as
+    :data:`sscbench.core.definitions.Z_S_WORDING` states them. The others say
     why a completed run has no arrival: its case has no contract, the fault never showed
     (not-triggered), the classifier failed (measurement-missing, a missing value, never an
     outcome), or it is the paired clean control. Runs that did not complete carry their

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.core.definitions import arrival
 from sscbench.core.ledger import CalibrationLabels
-from sscbench.core.values import INF, Step
+from sscbench.core.values import INF, NOT_APPLICABLE, Step
 from sscbench.faults.case import Case
-from sscbench.measure.reconstruct import arrival
 
 FIELDS = ("T_E", "T_S", "T_U", "Z_S", "A")
 # writes whose answer is the order record with every item still in it
@@ -112,7 +112,7 @@ def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str,
     return {
         "T_E": t_e,
         "T_S": t_s,
-        "T_U": faulty[0] if faulty else INF,
+        "T_U": faulty[0] if faulty else NOT_APPLICABLE,
         "Z_S": arrival(t_e, t_s),
         "A": 1 if faulty else 0,
     }

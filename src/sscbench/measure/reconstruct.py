@@ -11,17 +11,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from sscbench.core.definitions import arrival
 from sscbench.core.ledger import InterventionRecord, ToolEvent
 from sscbench.core.values import (
     INF,
+    NOT_APPLICABLE,
     UNDECIDABLE,
     ClassifiedUse,
     Evidence,
+    RelianceStep,
     Stance,
     Step,
     Stratum,
     UseLabel,
-    is_step,
 )
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
@@ -41,7 +43,7 @@ class Measurement:
     t_f: Step | None
     t_e: Step | None = None
     t_s: Step | None = None
-    t_u: Step | None = None
+    t_u: RelianceStep | Step | None = None
     z_s: Stratum = Stratum.NOT_TRIGGERED
     adopted: int | str | None = None
     y_end: str | None = None
@@ -110,19 +112,6 @@ def first_event(uses: list[ClassifiedUse], wanted: tuple[UseLabel, ...]) -> Step
     return INF
 
 
-def arrival(t_e: Step, t_s: Step) -> Stratum:
-    """Z_S from T_E and T_S."""
-    if t_s == INF:
-        return Stratum.NO_USE
-    if t_s == UNDECIDABLE or t_e == UNDECIDABLE:
-        return Stratum.UNDECIDABLE
-    if t_e == INF:
-        return Stratum.ABSENT
-    if not (is_step(t_e) and is_step(t_s)):
-        raise ValueError(f"arrival of non-steps: T_E={t_e!r}, T_S={t_s!r}")
-    return Stratum.PRE if t_e < t_s else Stratum.LATE
-
-
 def hedges_beside_commitments(uses: list[ClassifiedUse]) -> list[ClassifiedUse]:
     """A text that states v′ in the turn of a call committing to v′ is reliance, however it hedges.
 
@@ -168,15 +157,15 @@ def reconstruct_from_fault(
     uses.sort(key=lambda u: u.candidate.step)
     uses = hedges_beside_commitments(uses)
     t_s = first_event(uses, USE_LABELS)
-    t_u = first_event(uses, (UseLabel.FAULTY_RELIANCE,))
+    t_u: RelianceStep | Step = first_event(uses, (UseLabel.FAULTY_RELIANCE,))
     if any(u.label is UseLabel.FAULTY_RELIANCE for u in uses):
         adopted: int | str = 1
     elif any(u.label is UseLabel.UNDECIDABLE for u in uses):
         adopted = UNDECIDABLE
     else:
         adopted = 0
-    if adopted != 1:
-        t_u = INF if adopted == 0 else UNDECIDABLE
+    if adopted != 1:  # T_U is located in adopting runs only (core.definitions.T_U_WORDING)
+        t_u = NOT_APPLICABLE if adopted == 0 else UNDECIDABLE
     stances: list[tuple[int, Stance]] = []
     for u in uses:
         stance = operator.stance(contract, view, u)

@@ -28,8 +28,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.definitions import arrival
 from sscbench.errors import DataError
-from sscbench.measure.reconstruct import arrival
 from sscbench.oracles.base import Oracle, OracleSettings, Verdict, abstain
 from sscbench.oracles.contexts import StudyRuns
 from sscbench.oracles.inputs import call_stats, inputs_of

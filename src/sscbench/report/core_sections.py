@@ -20,10 +20,12 @@ from sscbench.analysis.populations import (
     gap_of,
 )
 from sscbench.analysis.sensitivity import interval_fields
+from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.report import figures
 from sscbench.report.model import Figure, RunSets, Section, Table, rate, text
 
 Row = dict[str, Any]
+NONE_WORDING = "'none' counts rows that carry no Y_end value at all."
 FUNNEL = ("scheduled", "not_qualified", "missing", "observed", "not_triggered", "triggered",
           "no_use", "undecidable_use", "measurement_missing", "P")  # fmt: skip
 
@@ -95,7 +97,8 @@ def arrival_section(
     section = Section(
         "arrival",
         "Counterevidence arrival",
-        intro=f"Population: {PRIMARY}; runs in P with decidable Z_S. n/k = runs/entities.",
+        intro=f"Population: {PRIMARY}; runs in P with decidable Z_S. n/k = runs/entities. "
+        + Z_S_WORDING,
     )
     table = Table("arrival-table", "Arrival for acquisition-dependent operators (Table IV)",
                   PRIMARY, ["operator", "configuration", *STRATA, "decidable n/k", "u_Z"])  # fmt: skip
@@ -195,7 +198,8 @@ def reliance_section(
     section = Section(
         "reliance",
         "Arrival relative to first faulty reliance",
-        intro=f"Population: adopted runs of {PRIMARY_ADOPTION}. q_U = P(T_E < T_U | A = 1).",
+        intro=f"Population: adopted runs of {PRIMARY_ADOPTION}. q_U = P(T_E < T_U | A = 1). "
+        + T_U_WORDING,
     )
     gaps: dict[str, list[int | str]] = {}
     gap_runs: dict[tuple[str, str], list[str]] = {}
@@ -208,7 +212,7 @@ def reliance_section(
             gap_runs.setdefault((r["operator"], str(g)), []).append(r["run_id"])
     table = Table("reliance-table", "q_U per configuration and pooled (Fig. 4 b/d)",
                   PRIMARY_ADOPTION, ["operator", "configuration", "q_U before/n_q", "k_q",
-                                     "u_q", "T_S < T_E < T_U"])  # fmt: skip
+                                     "u_q", "T_S ≤ T_E < T_U"])  # fmt: skip
     csv_rows = []
     for c in [*cells, *pooled]:
         runs = c["runs"]
@@ -301,9 +305,9 @@ def stance_section(cells: list[Row], sets: RunSets) -> tuple[Section, list[Row]]
     section = Section(
         "stance",
         "Final stance",
-        intro=f"Population: adopted runs of {PRIMARY_ADOPTION}; 'none' means no explicit "
-        "stance after the first use. Rows cut each stratum by where counterevidence stood at "
-        "the first faulty reliance: T_E < T_U (before), T_E ≥ T_U (at or after), T_E = ∞.",
+        intro=f"Population: adopted runs of {PRIMARY_ADOPTION}. {Y_END_WORDING} {NONE_WORDING} "
+        "Rows cut each stratum by where counterevidence stood at the first faulty reliance: "
+        "T_E < T_U (before), T_E ≥ T_U (at or after), T_E = ∞.",
         tables=[table],
         notes=[text(NOT_REPAIR)],
     )

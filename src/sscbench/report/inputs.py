@@ -18,6 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.definitions import upgrade_row
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 
@@ -25,11 +26,13 @@ Row = dict[str, Any]
 
 
 def read_measurements(study: Path) -> list[Row]:
-    """The study's measurement rows (run ``sscbench measure`` first)."""
+    """The study's measurement rows (run ``sscbench measure`` first). A study measured
+    before T_U had a not-applicable value stored ``"inf"`` for non-adopting runs; those
+    rows are read as not applicable (:func:`~sscbench.core.definitions.reliance_step`)."""
     path = study / "measurements.jsonl"
     if not path.exists():
         raise DataError(path, None, "not found: run `sscbench measure` on the study first")
-    return read_objects(path)
+    return [upgrade_row(r) for r in read_objects(path)]
 
 
 def check_fresh(study: Path, rows: list[Row]) -> None:

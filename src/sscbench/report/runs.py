@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.jsonl import split_lines, write_utf8
 from sscbench.progress import counted
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
@@ -31,8 +32,10 @@ MARKS = {
     "T_F": "the fault-bearing observation is delivered",
     "T_E": "first valid counterevidence visible to the model",
     "T_S": "first post-fault dependent use of the affected fact",
-    "T_U": "first faulty reliance on the injected value",
+    "T_U": T_U_WORDING,
 }
+#: The captions of the run page's Z_S and Y_end rows: the one wording of each definition.
+CAPTIONS = {"Z_S": Z_S_WORDING, "Y_end": Y_END_WORDING}
 SUMMARY = (
     "run_id",
     "operator",
@@ -189,6 +192,7 @@ def write_run_pages(
             measurement=json.dumps(row, indent=2, ensure_ascii=False),
             ledger=ledger,
             marks=MARKS,
+            captions=CAPTIONS,
             contract=_contract(cases.get(row["case_id"])),
             evaluator=[
                 json.dumps(e, ensure_ascii=False)

@@ -10,8 +10,8 @@ ledger text at the steps concerned.
 
 Populations: T_U (where the first faulty reliance is) and Y_end (the last stance) are
 scored over the *adopting* runs only — those whose reference A is true — as the paper
-reports them; on a run that never adopted, T_U is ``"inf"`` by definition and would
-inflate the agreement. Every other quantity is scored over all labelled runs. A run
+reports them; on a run that never adopted, T_U is not applicable by definition
+(``"not-applicable"`` in a measurement, ``"inf"`` in labels) and would inflate the agreement. Every other quantity is scored over all labelled runs. A run
 labelled on T_U or Y_end outside that population is counted in ``out_of_population``.
 
 Comparison rules: ``"undecidable"`` is a value that must be matched; a run the
@@ -33,6 +33,7 @@ from sscbench.analysis.stats import Interval, wilson
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 from sscbench.review.labels import (
+    NOT_APPLICABLE,
     QUANTITIES,
     STEP_QUANTITIES,
     RunLabel,
@@ -68,6 +69,8 @@ def measured_value(row: dict[str, Any] | None, quantity: str) -> Any:
     value = row.get(quantity)
     if quantity == "A" and isinstance(value, int) and not isinstance(value, bool):
         return bool(value)
+    if quantity == "T_U" and value == NOT_APPLICABLE:
+        return "inf"  # the labels' spelling of a run without reliance
     return value
 
 

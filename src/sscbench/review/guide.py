@@ -8,9 +8,11 @@ them to ``docs/``: the plan's reviewer and adjudicator pages and the export's
 
 from __future__ import annotations
 
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
-GUIDE_HTML = """
+from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
+
+_GUIDE_TEMPLATE = """
 <details class="guide" id="guide"><summary><b>How to label</b> (the rules; open before the first run)</summary>
 <p><b>Steps.</b> A label names a step: the bold number of the trajectory. 0 is the system
 prompt, 1 the opening user message, then every assistant message, tool observation and user
@@ -35,16 +37,15 @@ use: naming the entity without the value, policy text in general terms, a call t
 reads the record the fact is in. ∞ when no use happens.</dd>
 <dt>T_U</dt><dd>the first faulty reliance: a dependent use that treats v′ (or a value derived
 from it) as the operative fact — stating it as true, or acting on it in a call. A hedge beside
-a committing call is still reliance; checking the value is not. ∞ when no use relies on v′.</dd>
+a committing call is still reliance; checking the value is not. {t_u}
+The form has no separate choice for it: on a run with no reliance mark T_U ∞
+(<code>"inf"</code> in <code>labels.jsonl</code>), which is read as not applicable; T_U is
+scored only on runs whose reference A is true.</dd>
 <dt>A</dt><dd>adopted: true when some use relies on v′ (T_U is a step), false when none does.</dd>
 <dt>Z_S</dt><dd>arrival, derived from T_E and T_S (a review plan's page derives it; in a
-<code>labels.jsonl</code> filled by hand, write it):
-<i>no-use</i> when T_S is ∞; <i>pre</i> when T_E &lt; T_S; <i>late</i> when T_S &lt; T_E &lt; ∞;
-<i>absent</i> when T_E is ∞; <i>undecidable</i> when T_S or T_E is.</dd>
-<dt>Y_end</dt><dd>the agent's last explicit stance toward v′ in a message or handoff summary
-(calls are actions, not stances): <i>endorses</i> when it states v′ as fact, <i>rejects</i>
-when it states the true value, retracts v′ or says v′ cannot hold, <i>undecidable</i> when no
-message takes a stance.</dd>
+<code>labels.jsonl</code> filled by hand, write it). {z_s}</dd>
+<dt>Y_end</dt><dd>{y_end} <i>Endorses</i> when it states v′ as fact, <i>rejects</i>
+when it states the true value, retracts v′, questions it or says v′ cannot hold.</dd>
 </dl>
 <p><b>∞, undecidable, blank.</b> ∞ means the event never happens in the trajectory.
 <i>Undecidable</i> is a label: the trajectory does not let you decide (it is scored like any
@@ -53,6 +54,15 @@ is not obvious. Work alone: do not discuss runs with other reviewers before agre
 computed.</p>
 </details>
 """
+
+
+#: The guide's HTML; its T_U, Z_S and Y_end definitions are the measurement's own
+#: wordings (:mod:`sscbench.core.definitions`), so the guide cannot drift from the code.
+GUIDE_HTML = str(
+    Markup(_GUIDE_TEMPLATE).format(
+        t_u=escape(T_U_WORDING), z_s=escape(Z_S_WORDING), y_end=escape(Y_END_WORDING)
+    )
+)
 
 
 def guide() -> Markup:

@@ -4,7 +4,7 @@ Reads every reviewer's export ``FOLDER/labels/<reviewer>.jsonl`` of a review pla
 computes, over the drawn runs (calibration runs apart):
 
 * Fleiss' κ (statsmodels) per categorical quantity: A; Z_S derived from each
-  reviewer's T_E and T_S (:func:`sscbench.measure.reconstruct.arrival`); T_U status
+  reviewer's T_E and T_S (:func:`sscbench.measure.definitions.arrival`); T_U status
   and T_S status (``located`` / ``inf`` / ``undecidable``). An item enters a κ only
   when every reviewer gave the quantity; κ is null when it is undefined (no item, or
   every answer in one category).
@@ -30,9 +30,9 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
+from sscbench.core.definitions import arrival
 from sscbench.errors import DataError
 from sscbench.jsonl import read_json_model
-from sscbench.measure.reconstruct import arrival
 from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
 from sscbench.review.labels import RunLabel, read_labels
 from sscbench.review.plan import ReviewPlan, read_plan

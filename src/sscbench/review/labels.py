@@ -6,6 +6,8 @@ reviewer's folder). Every quantity is optional: ``null`` (or absent) means *not 
 labelled* and is not scored; a labelled value is one of
 
 * ``T_F``, ``T_E``, ``T_S``, ``T_U``: a ledger step (int ≥ 0), ``"inf"`` or ``"undecidable"``;
+  for T_U, ``"inf"`` marks a run without reliance (``"not-applicable"``, the measurement's
+  spelling, is accepted and read as ``"inf"``; T_U is scored only where A is true);
 * ``A``: ``true`` / ``false`` / ``"undecidable"`` (``1`` / ``0`` are accepted);
 * ``Z_S``: ``"pre"``, ``"late"``, ``"absent"``, ``"no-use"`` or ``"undecidable"``;
 * ``Y_end``: ``"endorses"``, ``"rejects"`` or ``"undecidable"``;
@@ -46,6 +48,7 @@ from sscbench.jsonl import read_json, read_lines
 
 INF = "inf"
 UNDECIDABLE = "undecidable"
+NOT_APPLICABLE = "not-applicable"
 STEP_QUANTITIES = ("T_F", "T_E", "T_S", "T_U")
 QUANTITIES = (*STEP_QUANTITIES, "A", "Z_S", "Y_end")
 ARRIVALS = ("pre", "late", "absent", "no-use", "undecidable")
@@ -78,7 +81,14 @@ def _adoption(value: Any) -> Any:
     raise ValueError(f'must be true, false or "undecidable", not {value!r}')
 
 
+def _reliance_step(value: Any) -> Any:
+    """A T_U label: a step label, or ``"not-applicable"`` (the measurement's spelling for a
+    run without reliance), read as ``"inf"``, the labels' spelling of the same thing."""
+    return INF if value == NOT_APPLICABLE else _step(value)
+
+
 StepLabel = Annotated[int | str | None, BeforeValidator(_step)]
+RelianceLabel = Annotated[int | str | None, BeforeValidator(_reliance_step)]
 AdoptionLabel = Annotated[bool | str | None, BeforeValidator(_adoption)]
 
 
@@ -93,7 +103,7 @@ class RunLabel(BaseModel):
     T_F: StepLabel = None
     T_E: StepLabel = None
     T_S: StepLabel = None
-    T_U: StepLabel = None
+    T_U: RelianceLabel = None
     A: AdoptionLabel = None
     Z_S: Literal["pre", "late", "absent", "no-use", "undecidable"] | None = None
     Y_end: Literal["endorses", "rejects", "undecidable"] | None = None

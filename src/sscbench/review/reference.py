@@ -17,9 +17,9 @@ import os
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.definitions import arrival
 from sscbench.errors import DataError
 from sscbench.jsonl import write_utf8
-from sscbench.measure.reconstruct import arrival
 from sscbench.review.interrater import ReviewAgreement, agree, derived, review_values
 from sscbench.review.labels import RunLabel, read_key, read_labels
 from sscbench.review.plan import ADJUDICATION, ReviewPlan, read_plan

@@ -4,7 +4,8 @@ The request is matched by reservation, flights, cabin and payment method. The
 acknowledgement delivered is the one the tool returned when it committed (the call
 runs, then the state is rolled back). Counterevidence is a later authoritative read
 of the reservation still scoped to that request: no write between the attempt and the
-read may have changed the reservation's flights.
+read may have changed the reservation's flights; a write that leaves them unchanged
+keeps the scope (:mod:`.write_scope`, paper §IV-C).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 
 from sscbench.core.injection import Injection
 from sscbench.core.references import agent_texts, reservations_shown
-from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
@@ -32,7 +33,8 @@ from sscbench.faults.operators.base import (
     args_contain,
     user_prefix_message,
 )
-from sscbench.faults.operators.write_derived import derived_calls, legs, made_true, matches
+from sscbench.faults.operators.write_derived import derived_calls, made_true, matches
+from sscbench.faults.operators.write_scope import scoped_counterevidence
 from sscbench.faults.operators.write_text import (
     SUCCESS,
     announces_read,
@@ -45,7 +47,6 @@ from sscbench.world.world import World
 
 WRITE = "update_reservation_flights"
 READ = "get_reservation_details"
-SCOPE_BREAKING = {WRITE, "cancel_reservation"}
 UPGRADE = {"basic_economy": "economy", "economy": "business", "business": "economy"}
 
 
@@ -233,29 +234,9 @@ class WriteEffect(FaultOperator):
     def counterevidence(
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> Evidence:
-        """The first read of the reservation after the attempt, before any write re-scopes it."""
-        rid = contract.target.entity_id
-        acked = legs(contract.injected_value)
-        acked_prices = [f.get("price") for f in contract.injected_value]
-        for call in view.calls:
-            if call.observation_step is None or call.call_step <= fault_step:
-                continue
-            if (
-                call.name in SCOPE_BREAKING
-                and call.arg("reservation_id") == rid
-                and not ((call.observation or "").startswith("Error"))
-            ):
-                return Evidence(INF, (), f"a later {call.name} re-scoped the reservation first")
-            data = call.data
-            if call.name == READ and call.arg("reservation_id") == rid and isinstance(data, dict):
-                shown = data.get("flights", [])
-                if legs(shown) != acked or [f.get("price") for f in shown] != acked_prices:
-                    return Evidence(
-                        call.observation_step,
-                        (call.observation_step,),
-                        "the reservation read after the attempt shows it unapplied",
-                    )
-        return Evidence(INF, (), "no scoped read of the reservation after the attempt")
+        """The first read of the reservation after the attempt while no write in between
+        has changed its flights (:mod:`.write_scope`)."""
+        return scoped_counterevidence(contract, view, fault_step)
 
     def extract_uses(
         self, contract: FaultContract, view: LedgerView, fault_step: int

@@ -15,7 +15,7 @@ truth and which item got which pattern, so a test can compute the expected κ by
 
 Designed disagreements (reviewer: change):
 
-* ``A-flip``        — C: an adopted run (T_U a step) labelled A=false, T_U=∞.
+* ``A-flip``        — C: an adopted run (T_U a step) labelled A=false, T_U not applicable.
 * ``T_S-undecidable`` — B: a run with a located T_S labelled T_S undecidable.
 * ``T_U-late``      — B: another adopted run's T_U one step later.
 * ``T_E-missed``    — A: a run with located T_E and T_S labelled T_E=∞ (Z_S → absent).
@@ -119,9 +119,8 @@ def truth_by_run(study: Path) -> dict[str, dict[str, Any]]:
         out[c.run_id] = {
             "T_E": c.labelled["T_E"],
             "T_S": c.labelled["T_S"],
-            # a reviewer marks a run without reliance "inf" (the labels' spelling of the
-            # measurement's "not-applicable")
-            "T_U": "inf" if c.labelled["T_U"] == "not-applicable" else c.labelled["T_U"],
+            # a run without reliance: "not-applicable", as the page exports it
+            "T_U": c.labelled["T_U"],
             "A": bool(c.labelled["A"]),
             "Y_end": c.measured.get("Y_end") or "undecidable",
         }
@@ -144,7 +143,7 @@ def _apply(pattern: str, t: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The reviewer who departs from the truth, and their labels."""
     changed = dict(t)
     if pattern in ("A-flip", "calibration"):
-        changed.update(A=not t["A"], T_U="inf" if t["A"] else t["T_S"])
+        changed.update(A=not t["A"], T_U="not-applicable" if t["A"] else t["T_S"])
         return "C", changed
     if pattern == "T_S-undecidable":
         return "B", {**changed, "T_S": "undecidable"}

@@ -90,6 +90,14 @@ def _wait_for(path: Path, seconds: float = 20) -> Path:
     raise AssertionError(f"no download at {path}")
 
 
+def _click(browser, element_id: str) -> None:
+    from selenium.webdriver.common.by import By
+
+    element = browser.find_element(By.ID, element_id)
+    browser.execute_script("arguments[0].scrollIntoView({block: 'center'});", element)
+    element.click()
+
+
 def _fill(browser, review_id: str, step: int) -> None:
     from selenium.webdriver.common.by import By
 
@@ -125,27 +133,46 @@ def test_page_fills_survives_reload_exports_and_round_trips(review, driver):
     first_case = next(iter(plan.cases))
     driver.find_element(By.ID, f"{first_case}-task_relevance-no").click()
 
+    # T_U "not applicable" is offered only once A is answered "not adopted", and chosen
+    last = order[-1]
+    na = driver.find_element(By.ID, f"{last}-T_U-not-applicable")
+    assert not na.is_displayed()
+    driver.execute_script(  # T_U not answered yet on this run
+        "document.getElementById(arguments[0]).checked = false;", f"{last}-T_U-undecidable"
+    )
+    _click(driver, f"{last}-A-false")
+    assert na.is_displayed() and na.is_selected()
+    _click(driver, f"{last}-A-true")  # back to adopted: n/a withdrawn
+    assert not na.is_displayed() and not na.is_selected()
+    _click(driver, f"{last}-A-false")
+    assert na.is_selected()
+
     driver.refresh()  # progress survives in localStorage
     progress = driver.find_element(By.ID, "progress").text
     assert progress == f"{len(order)} of {len(order)} runs fully labelled"
     assert driver.find_element(By.ID, f"{order[1]}-T_S-step").is_selected()
     assert driver.find_element(By.ID, f"{order[1]}-T_S-n").get_attribute("value") == "5"
     assert driver.find_element(By.ID, f"{first_case}-task_relevance-no").is_selected()
+    restored = driver.find_element(By.ID, f"{last}-T_U-not-applicable")
+    assert restored.is_displayed() and restored.is_selected()
+    assert not driver.find_element(By.ID, f"{order[0]}-T_U-not-applicable").is_displayed()
 
     driver.find_element(By.ID, "export").click()
     exported = _wait_for(driver.downloads / "A.jsonl")
     labels = read_labels(exported)
     assert [lab.review_id for lab in labels] == order
     for number, lab in enumerate(labels):
+        adopted = lab.review_id != last
         assert lab.reviewer == "A"
         assert lab.labelled() == {
             "T_E": "inf",
             "T_S": 4 + number,
-            "T_U": "undecidable",
-            "A": True,
+            "T_U": "undecidable" if adopted else "not-applicable",
+            "A": adopted,
             "Y_end": "endorses",
         }
         assert lab.note == f"note <b>{lab.review_id}</b>"
+    assert '"T_U":"not-applicable"' in exported.read_text()  # stored as written, not ∞
     cases = read_case_labels(exported)
     assert [c.case_review_id for c in cases] == list(plan.cases)
     assert cases[0].task_relevance == "no" and cases[1].task_relevance is None
@@ -153,7 +180,8 @@ def test_page_fills_survives_reload_exports_and_round_trips(review, driver):
     folder = root / "review"
     shutil.copy(exported, folder / "labels" / "A.jsonl")
     other = [json.loads(lab.line()) | {"reviewer": "B"} for lab in labels]
-    other[-1]["A"] = False  # B disagrees on the last drawn run's adoption
+    other[-1]["A"] = True  # B disagrees on the last drawn run's adoption (and so T_U)
+    other[-1]["T_U"] = "undecidable"
     (folder / "labels" / "B.jsonl").write_text("".join(json.dumps(r) + "\n" for r in other))
     result = CliRunner().invoke(app, ["review", "agree", str(folder)])
     assert result.exit_code == 0, result.output
@@ -163,7 +191,12 @@ def test_page_fills_survives_reload_exports_and_round_trips(review, driver):
     assert data["exact_step"]["T_S"] == {"agree": 3, "located": 3}
     # A: two raters, 3 items, one split: P̄ = 2/3, p = (5/6, 1/6), P_e = 26/36 → κ = -0.2
     assert data["kappa"]["A"]["kappa"] == pytest.approx((2 / 3 - 26 / 36) / (1 - 26 / 36))
-    assert data["kappa"]["T_U_status"]["kappa"] is None  # all "undecidable": κ undefined
+    # T_U status: undecidable, undecidable and n/a vs undecidable: P̄ = 2/3,
+    # p = (5/6, 1/6) as for A → κ = -0.2 (n/a is a category, not ∞ and not missing)
+    assert data["kappa"]["T_U_status"]["kappa"] == pytest.approx(data["kappa"]["A"]["kappa"])
+    assert data["kappa"]["T_U_status"]["categories"] == ["not-applicable", "undecidable"]
+    split = {(d["review_id"], d["quantity"]) for d in data["disagreements"]}
+    assert split == {(order[-1], "A"), (order[-1], "T_U")}
 
 
 def test_adjudicator_page_exports_the_adjudication_that_completes_the_reference(

@@ -65,7 +65,8 @@ def test_designed_disagreements_give_the_hand_computed_kappas(review_round):
         z, {where["T_S-undecidable"]: "undecidable", where["T_E-missed"]: "absent"}
     )
     tu = ["located" if isinstance(t["T_U"], int) else t["T_U"] for t in truth]
-    expected_tu = kappa_with_splits(tu, {where["A-flip"]: "inf"})
+    expected_tu = kappa_with_splits(tu, {where["A-flip"]: "not-applicable"})
+    assert "not-applicable" in tu  # non-adopters: a T_U category of their own, not ∞
     ts = ["located" if isinstance(t["T_S"], int) else t["T_S"] for t in truth]
     expected_ts = kappa_with_splits(ts, {where["T_S-undecidable"]: "undecidable"})
     for name, expected in [
@@ -79,7 +80,7 @@ def test_designed_disagreements_give_the_hand_computed_kappas(review_round):
         assert 0 < expected < 1
     assert result.kappa["A"].categories == [True, False, "undecidable"]
 
-    located_tu = sum(isinstance(t["T_U"], int) for t in truth) - 1  # C's A-flip says ∞
+    located_tu = sum(isinstance(t["T_U"], int) for t in truth) - 1  # C's A-flip: n/a
     assert result.exact_step["T_U"].model_dump() == {"agree": located_tu - 1, "located": located_tu}
     located_ts = sum(isinstance(t["T_S"], int) for t in truth) - 1  # B's undecidable
     assert result.exact_step["T_S"].model_dump() == {"agree": located_ts, "located": located_ts}

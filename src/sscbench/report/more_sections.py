@@ -10,7 +10,7 @@ from sscbench.analysis.mcnemar import p_label
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.sensitivity import ANALYSES, COLUMNS, DESCRIPTIONS, STRICT_OPERATOR
 from sscbench.analysis.stats import wilson
-from sscbench.core.values import INF, is_step
+from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE, is_step
 from sscbench.report.model import RunSets, Section, Table, label_cell
 from sscbench.report.reexpression_table import reexpression_table
 
@@ -24,12 +24,17 @@ def _agree(field: str, measured: Any, reference: Any) -> bool | None:
         return None if reference not in (0, 1) else measured == reference
     if field == "Z_S":
         return None if reference not in ("pre", "late", "absent") else measured == reference
+    if reference is None or measured is None:
+        return None  # not labelled, or not measured
+    if field == "T_U" and NOT_APPLICABLE in (measured, reference):
+        # T_U not applicable (the run did not adopt) is a value: it agrees only with itself
+        return None if UNDECIDABLE in (measured, reference) else measured == reference
     located = [is_step(v) for v in (measured, reference)]
     if all(located):  # exact step: both located
         return measured == reference
     if any(located) and all(is_step(v) or v == INF for v in (measured, reference)):
         return False  # a status disagreement: one located, the other ∞ (never happened)
-    return None  # undecidable or not applicable on either side
+    return None  # undecidable (or unlabelled) on either side
 
 
 def validation_section(
@@ -42,7 +47,8 @@ def validation_section(
         intro=f"Reference: {source}. Population: triggered runs of repetition 0 "
         "with a reference label; exact-step agreement applies when both locate the event, "
         "and a status disagreement (one locates the event, the other says ∞: it never "
-        "happened) counts as a disagreement.",
+        "happened) counts as a disagreement; T_U not applicable (no adoption) agrees "
+        "only with not applicable.",
     )
     runs = [r for r in primary if r.get("run_id") in reference]
     if not runs:

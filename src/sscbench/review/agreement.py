@@ -11,8 +11,12 @@ ledger text at the steps concerned.
 Populations: T_U (where the first faulty reliance is) and Y_end (the last stance) are
 scored over the *adopting* runs only — those whose reference A is true — as the paper
 reports them; on a run that never adopted, T_U is not applicable by definition
-(``"not-applicable"`` in a measurement, ``"inf"`` in labels) and would inflate the agreement. Every other quantity is scored over all labelled runs. A run
-labelled on T_U or Y_end outside that population is counted in ``out_of_population``.
+(``"not-applicable"``, in measurements and labels alike) and would inflate the agreement.
+Every other quantity is scored over all labelled runs. A run labelled on T_U or Y_end
+outside that population is counted in ``out_of_population``. Within it, T_U is compared
+as written: ``"not-applicable"`` agrees only with ``"not-applicable"``, never with a
+step, ∞ or undecidable (a measurement that says the run did not adopt disagrees with a
+reference step).
 
 Comparison rules: ``"undecidable"`` is a value that must be matched; a run the
 measurement calls not triggered has T_F ``"inf"`` and no other quantity (so every
@@ -30,10 +34,10 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.stats import Interval, wilson
+from sscbench.core.definitions import reliance_step
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 from sscbench.review.labels import (
-    NOT_APPLICABLE,
     QUANTITIES,
     STEP_QUANTITIES,
     RunLabel,
@@ -69,8 +73,8 @@ def measured_value(row: dict[str, Any] | None, quantity: str) -> Any:
     value = row.get(quantity)
     if quantity == "A" and isinstance(value, int) and not isinstance(value, bool):
         return bool(value)
-    if quantity == "T_U" and value == NOT_APPLICABLE:
-        return "inf"  # the labels' spelling of a run without reliance
+    if quantity == "T_U":
+        return reliance_step(row)  # rows written before "not-applicable" read as meant
     return value
 
 

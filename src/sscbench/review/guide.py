@@ -38,9 +38,9 @@ reads the record the fact is in. ∞ when no use happens.</dd>
 <dt>T_U</dt><dd>the first faulty reliance: a dependent use that treats v′ (or a value derived
 from it) as the operative fact — stating it as true, or acting on it in a call. A hedge beside
 a committing call is still reliance; checking the value is not. {t_u}
-The form has no separate choice for it: on a run with no reliance mark T_U ∞
-(<code>"inf"</code> in <code>labels.jsonl</code>), which is read as not applicable; T_U is
-scored only on runs whose reference A is true.</dd>
+On a run with no reliance answer A = not adopted: the form then offers and chooses T_U
+<i>not applicable</i> (<code>"not-applicable"</code> in <code>labels.jsonl</code>); do not
+mark it ∞. T_U is scored against the measurement only on runs whose reference A is true.</dd>
 <dt>A</dt><dd>adopted: true when some use relies on v′ (T_U is a step), false when none does.</dd>
 <dt>Z_S</dt><dd>arrival, derived from T_E and T_S (a review plan's page derives it; in a
 <code>labels.jsonl</code> filled by hand, write it). {z_s}</dd>

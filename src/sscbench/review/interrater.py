@@ -5,7 +5,10 @@ computes, over the drawn runs (calibration runs apart):
 
 * Fleiss' κ (statsmodels) per categorical quantity: A; Z_S derived from each
   reviewer's T_E and T_S (:func:`sscbench.measure.definitions.arrival`); T_U status
-  and T_S status (``located`` / ``inf`` / ``undecidable``). An item enters a κ only
+  (``located`` / ``not-applicable`` / ``undecidable``, and ``inf`` only as an old file
+  wrote it beside an A that is not false) and T_S status (``located`` / ``inf`` /
+  ``undecidable``). Not applicable is a category of its own: two reviewers who both say
+  so agree, one who says so against a step disagrees. An item enters a κ only
   when every reviewer gave the quantity; κ is null when it is undefined (no item, or
   every answer in one category).
 * exact-step agreement for T_E, T_S and T_U over the items where every reviewer
@@ -43,7 +46,7 @@ KAPPA_QUANTITIES = ("A", "Z_S", "T_U_status", "T_S_status")
 CATEGORIES: dict[str, list[Any]] = {
     "A": [True, False, "undecidable"],
     "Z_S": ["pre", "late", "absent", "no-use", "undecidable"],
-    "T_U_status": ["located", "inf", "undecidable"],
+    "T_U_status": ["located", "not-applicable", "undecidable", "inf"],
     "T_S_status": ["located", "inf", "undecidable"],
 }
 
@@ -104,7 +107,8 @@ def read_agreement(path: str | Path) -> ReviewAgreement:
 
 
 def status(step: Any) -> str | None:
-    """An event's status: ``located`` (a step), ``inf``, ``undecidable`` (None: not given)."""
+    """An event's status: ``located`` (a step), else the value as written (``inf``,
+    ``undecidable``, ``not-applicable``; None: not given)."""
     if step is None:
         return None
     return "located" if isinstance(step, int) else str(step)

@@ -5,9 +5,12 @@ review export (mapped back to the run by the export's key file, kept apart from 
 reviewer's folder). Every quantity is optional: ``null`` (or absent) means *not yet
 labelled* and is not scored; a labelled value is one of
 
-* ``T_F``, ``T_E``, ``T_S``, ``T_U``: a ledger step (int ≥ 0), ``"inf"`` or ``"undecidable"``;
-  for T_U, ``"inf"`` marks a run without reliance (``"not-applicable"``, the measurement's
-  spelling, is accepted and read as ``"inf"``; T_U is scored only where A is true);
+* ``T_F``, ``T_E``, ``T_S``: a ledger step (int ≥ 0), ``"inf"`` or ``"undecidable"``;
+* ``T_U``: a step, ``"undecidable"`` or ``"not-applicable"`` (the run did not adopt, A =
+  false: there is no first faulty reliance to locate — the measurement's own value).
+  Files written before T_U had that value marked a non-adopter ``"inf"``: a line with A
+  false and T_U ``"inf"`` is read as ``"not-applicable"`` (:func:`upgraded_reliance`);
+  ``"inf"`` beside any other A is kept as written (and disagrees with every measurement);
 * ``A``: ``true`` / ``false`` / ``"undecidable"`` (``1`` / ``0`` are accepted);
 * ``Z_S``: ``"pre"``, ``"late"``, ``"absent"``, ``"no-use"`` or ``"undecidable"``;
 * ``Y_end``: ``"endorses"``, ``"rejects"`` or ``"undecidable"``;
@@ -82,9 +85,15 @@ def _adoption(value: Any) -> Any:
 
 
 def _reliance_step(value: Any) -> Any:
-    """A T_U label: a step label, or ``"not-applicable"`` (the measurement's spelling for a
-    run without reliance), read as ``"inf"``, the labels' spelling of the same thing."""
-    return INF if value == NOT_APPLICABLE else _step(value)
+    """A T_U label: a step label, or ``"not-applicable"`` (a run that did not adopt)."""
+    return NOT_APPLICABLE if value == NOT_APPLICABLE else _step(value)
+
+
+def upgraded_reliance(t_u: Any, adopted: Any) -> Any:
+    """A T_U label read the way it was meant: before labels had ``"not-applicable"`` a
+    reviewer marked a run without reliance ``"inf"``, so ``"inf"`` on a line whose A is
+    false is not applicable; every other value is returned as written."""
+    return NOT_APPLICABLE if t_u == INF and adopted is False else t_u
 
 
 StepLabel = Annotated[int | str | None, BeforeValidator(_step)]
@@ -114,6 +123,7 @@ class RunLabel(BaseModel):
     def _named(self) -> RunLabel:
         if self.run_id is None and self.review_id is None:
             raise ValueError("a label line needs 'run_id' or 'review_id'")
+        self.T_U = upgraded_reliance(self.T_U, self.A)
         return self
 
     def labelled(self) -> dict[str, Any]:

@@ -57,8 +57,8 @@ INDEX = """<!doctype html>
 <style>{{ style }}</style></head><body>
 <h1>{{ title }}</h1>
 <p>{{ runs|length }} runs to label. Open each page, then fill its line in
-<code>labels.jsonl</code>: T_F, T_E, T_S, T_U as a step number, "inf" or "undecidable";
-A as true, false or "undecidable"; Z_S as "pre", "late", "absent", "no-use" or
+<code>labels.jsonl</code>: T_F, T_E, T_S as a step number, "inf" or "undecidable"; T_U as
+a step number, "undecidable" or, when A is false, "not-applicable"; A as true, false or "undecidable"; Z_S as "pre", "late", "absent", "no-use" or
 "undecidable"; Y_end as "endorses", "rejects" or "undecidable"; a note. Leave a
 field null until you have decided it; keep <code>"review_id"</code> as it is. How to decide
 each label: <b>How to label</b> below (every run page links to it).</p>

@@ -1,8 +1,9 @@
 """The self-contained review page of a review plan: one per reviewer, one for the adjudicator.
 
 Run by run it shows the contract in plain words and the numbered model-visible
-trajectory (as :mod:`sscbench.review.pages` does), and a form for T_E, T_S, T_U
-(step / ∞ / undecidable), A, Y_end and a note; then a case-level form per case (task
+trajectory (as :mod:`sscbench.review.pages` does), and a form for T_E, T_S (step / ∞ /
+undecidable), T_U (step / undecidable, and *not applicable*, offered and chosen once A is
+answered "not adopted"), A, Y_end and a note; then a case-level form per case (task
 relevance, evidence authority, agent-visible sufficiency, entity/request scope). No run
 id, case id, configuration, condition or automatic label is on the page. Progress is
 kept in the browser's ``localStorage`` (keyed by the plan id and the reviewer) and one
@@ -30,7 +31,7 @@ CHOICES = {
 HELP = {
     "T_E": "counterevidence complete (How to label, T_E)",
     "T_S": "first dependent use of the affected fact (How to label, T_S)",
-    "T_U": "first faulty reliance on v′ (How to label, T_U)",
+    "T_U": "first faulty reliance on v′; not applicable when A = not adopted (How to label, T_U)",
     "A": "did the agent rely on v′ at some step?",
     "Y_end": "the agent's last communicated stance toward v′",
 }

@@ -17,6 +17,14 @@ study's configuration: the cue can only matter through what the agent did. A pai
 whose quantity is undecidable (or was not measured: rows written before
 ``read_back_step`` existed) in either study is left out of that quantity's pairs and
 counted as ``undecided_pairs``.
+
+Each share (k/n in study a, and in study b) carries its interval by the project's one
+rule (:func:`~sscbench.analysis.stats.proportion_interval`): clustered where one of
+its clusters gives more than one decided run — a case in several configurations, in the
+"all configurations" rows — and Wilson where every cluster gives one. The tidy columns
+are ``a_numerator``, ``a_denominator``, ``a_clusters``, ``a_estimate``, ``a_low``,
+``a_high``, ``a_method`` (and ``a_caveats``), the same for b, and ``a`` / ``b`` the
+interval labels.
 """
 
 from __future__ import annotations
@@ -24,7 +32,8 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.analysis.mcnemar import mcnemar_exact, p_label
-from sscbench.analysis.populations import faulted_rows
+from sscbench.analysis.populations import faulted_rows, interval_label
+from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.core.values import INF, Stratum
 
 Row = dict[str, Any]
@@ -34,7 +43,7 @@ QUANTITIES = ("adoption", "read_back", "pre_arrival")
 ALL_CONFIGS = "(all)"
 DECIDED_ARRIVAL = {Stratum.PRE, Stratum.LATE, Stratum.ABSENT, Stratum.NO_USE}
 
-__all__ = ["ALL_CONFIGS", "QUANTITIES", "cue_check_table", "quantity"]
+__all__ = ["ALL_CONFIGS", "QUANTITIES", "cue_check_table", "quantity", "share_fields"]
 
 
 def quantity(row: Row, name: str) -> int | None:
@@ -71,8 +80,8 @@ def _matched(rows: list[Row], all_repetitions: bool) -> dict[Key, Row]:
 
 def cue_check_table(a: list[Row], b: list[Row], *, all_repetitions: bool = False) -> list[Row]:
     """Tidy rows, one per operator × configuration (and :data:`ALL_CONFIGS`) × quantity:
-    matched pairs, the pairs decided for the quantity, k in a and in b (labels ``k/n``),
-    the discordant pairs and McNemar's exact p."""
+    matched pairs, the pairs decided for the quantity, the share in a and in b with its
+    interval (clusters from each study's rows), the discordant pairs and McNemar's exact p."""
     left, right = _matched(a, all_repetitions), _matched(b, all_repetitions)
     keys = sorted(set(left) & set(right))
     groups: dict[tuple[str, str], list[Key]] = {}
@@ -83,10 +92,38 @@ def cue_check_table(a: list[Row], b: list[Row], *, all_repetitions: bool = False
     out = []
     for (operator, config_id), members in sorted(groups.items(), key=_group_order):
         for name in QUANTITIES:
-            pairs = [(quantity(left[k], name), quantity(right[k], name)) for k in members]
-            decided = [(x, y) for x, y in pairs if x is not None and y is not None]
-            out.append(_row(operator, config_id, name, len(members), decided))
+            values = {k: (quantity(left[k], name), quantity(right[k], name)) for k in members}
+            decided: dict[Key, tuple[int, int]] = {
+                k: (x, y) for k, (x, y) in values.items() if x is not None and y is not None
+            }
+            shares = {
+                "a": _share([x for x, _ in decided.values()], [left[k] for k in decided]),
+                "b": _share([y for _, y in decided.values()], [right[k] for k in decided]),
+            }
+            out.append(
+                _row(operator, config_id, name, len(members), list(decided.values()), shares)
+            )
     return out
+
+
+def _share(values: list[int], rows: list[Row]) -> Interval:
+    """The share of 1s among one study's decided pair members, clustered by its rows."""
+    return proportion_interval(values, [r["cluster"] for r in rows])
+
+
+def share_fields(side: str, interval: Interval) -> Row:
+    """One study's share as tidy columns prefixed ``a_`` / ``b_``, and its label."""
+    return {
+        side: interval_label(interval),
+        f"{side}_numerator": interval.numerator,
+        f"{side}_denominator": interval.denominator,
+        f"{side}_clusters": interval.n_clusters,
+        f"{side}_estimate": interval.estimate,
+        f"{side}_low": interval.low,
+        f"{side}_high": interval.high,
+        f"{side}_method": interval.method,
+        f"{side}_caveats": ", ".join(interval.caveats),
+    }
 
 
 def _group_order(item: tuple[tuple[str, str], list[Key]]) -> tuple[str, bool, str]:
@@ -94,10 +131,8 @@ def _group_order(item: tuple[tuple[str, str], list[Key]]) -> tuple[str, bool, st
     return (operator, config_id == ALL_CONFIGS, config_id)
 
 
-def _row(operator: str, config_id: str, name: str, pairs: int, decided: list) -> Row:
+def _row(operator: str, config_id: str, name: str, pairs: int, decided: list, shares: dict) -> Row:
     n = len(decided)
-    k_a = sum(x for x, _ in decided)
-    k_b = sum(y for _, y in decided)
     only_a = sum(1 for x, y in decided if x == 1 and y == 0)
     only_b = sum(1 for x, y in decided if x == 0 and y == 1)
     p, note = mcnemar_exact(only_a, only_b) if n else (None, "")
@@ -108,12 +143,8 @@ def _row(operator: str, config_id: str, name: str, pairs: int, decided: list) ->
         "pairs": pairs,
         "decided_pairs": n,
         "undecided_pairs": pairs - n,
-        "a_numerator": k_a,
-        "b_numerator": k_b,
-        "a": f"{k_a}/{n}" if n else "unobserved",
-        "b": f"{k_b}/{n}" if n else "unobserved",
-        "a_share": k_a / n if n else None,
-        "b_share": k_b / n if n else None,
+        **share_fields("a", shares["a"]),
+        **share_fields("b", shares["b"]),
         "only_in_a": only_a,
         "only_in_b": only_b,
         "mcnemar_exact_p": p,

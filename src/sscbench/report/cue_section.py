@@ -1,8 +1,9 @@
 """The read-back-cue table of the ``paired`` section (:mod:`sscbench.analysis.cue_check`).
 
 Per operator and configuration, and all configurations together: adoption, read-back
-before first use and pre-use arrival in study a and in study b on matched pairs, the
-discordant pairs and McNemar's exact p. The caption says which study had the cue, read
+before first use and pre-use arrival in study a and in study b on matched pairs, each
+share with its interval (clustered or Wilson, caveats marked), the discordant pairs and
+McNemar's exact p. The caption says which study had the cue, read
 from each study's recorded config (``[world] read_back_cue``); the counts themselves
 come from the measurement rows only.
 """
@@ -14,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.cue_check import ALL_CONFIGS
-from sscbench.report.model import Table
+from sscbench.report.model import Table, label_cell
 
 Row = dict[str, Any]
 
@@ -56,7 +57,8 @@ def cue_table(rows: list[Row], study: Path, other: Path) -> Table:
         "Read-back-cue check: adoption, read-back and pre-use arrival in matched pairs, "
         f"by configuration ({cue_caption(read_back_cue(study), read_back_cue(other))})",
         "repetition 0, controls excluded, matched triggered runs with decidable adoption; "
-        "a quantity's n leaves out pairs it is undecidable for",
+        "a quantity's n leaves out pairs it is undecidable for; each share's interval is "
+        "clustered by case when a case gives more than one run, Wilson otherwise",
         COLUMNS,
     )
     for r in rows:
@@ -66,8 +68,8 @@ def cue_table(rows: list[Row], study: Path, other: Path) -> Table:
             config,
             QUANTITY_TEXT[r["quantity"]],
             r["pairs"],
-            r["a"],
-            r["b"],
+            label_cell(r["a"]),
+            label_cell(r["b"]),
             r["only_in_a"],
             r["only_in_b"],
             r["mcnemar"],

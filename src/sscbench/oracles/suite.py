@@ -5,10 +5,12 @@ Written to ``STUDY/oracles/`` (one set per oracle, replaced atomically):
 
 * ``<name>.json`` — ``{"schema": "sscbench.oracle-scores/1", "oracle", "context",
   "gives_adoption", "inputs", "calls", "reference", "judged", "abstentions",
-  "abstention_reasons", "clean_controls", "seed", "strata": {stratum: Table V row}}``
+  "abstention_reasons", "clean_controls", "seed", "scored_from", "strata": {stratum:
+  Table V row}}``
   (read by the report; ``inputs`` is the oracle's declared
   :class:`~sscbench.oracles.inputs.OracleInputs` or null, ``calls`` the model calls its
-  verdicts took: judged, total, per_trajectory, max — Table II);
+  verdicts took: judged, total, per_trajectory, max — Table II; ``scored_from`` what the
+  scoring read, :mod:`sscbench.oracles.scored_from`);
 * ``<name>.verdicts.jsonl`` — every verdict (run id, population, adopted, t_u,
   abstention, reason, calls);
 * ``<name>.csv`` — the tidy Table V rows (oracle, stratum, metric, numerator,
@@ -34,6 +36,7 @@ from sscbench.oracles.base import Oracle, OracleSettings, Verdict, abstain
 from sscbench.oracles.contexts import StudyRuns
 from sscbench.oracles.inputs import call_stats, inputs_of
 from sscbench.oracles.registry import make_oracle
+from sscbench.oracles.scored_from import scored_from
 from sscbench.oracles.table import score_oracle, tidy_rows
 from sscbench.oracles.validate import calibration_reference
 from sscbench.progress import counted
@@ -161,6 +164,7 @@ def score_study(
             "abstention_reasons": dict(reasons.most_common()),
             "clean_controls": len(controls),
             "seed": seed,
+            "scored_from": scored_from(study, name, settings, reference, clean_per_operator, seed),
             "strata": score_oracle(
                 verdicts, ref, controls, clusters, gives_adoption=oracle.gives_adoption, seed=seed
             ),

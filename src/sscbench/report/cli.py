@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import typer
 
@@ -64,14 +65,25 @@ def report(
     print(plain(f"wrote {path}"))
 
 
-def measure_and_report(out: Path) -> None:
-    """Measure every run of the study in ``out`` and write its report (``sscbench run``'s
-    last step); an interrupt here leaves complete runs and exits 130."""
+def measure_and_report(out: Path, config: Any = None) -> None:
+    """Measure every run of the study in ``out``, score the ``[oracles]`` settings of its
+    ``config`` (when given) and write its report (``sscbench run``'s last step); an
+    interrupt here leaves complete runs (and every oracle setting written) and exits 130."""
     from sscbench.measure.study import measure_study
+    from sscbench.oracles.run_scoring import score_configured
     from sscbench.report.build import build_report
 
     try:
         measure_study(out)
+        if config is not None:
+            for name, state in score_configured(out, config).items():
+                note = "scored" if state == "scored" else "unchanged inputs, kept"
+                console.print(
+                    plain(f"oracle {name}: {note} ({out / 'oracles' / name}.json)"),
+                    markup=False,
+                    highlight=False,
+                    soft_wrap=True,
+                )
         console.print(
             plain(f"report: {build_report(out)}"), markup=False, highlight=False, soft_wrap=True
         )
@@ -79,8 +91,8 @@ def measure_and_report(out: Path) -> None:
         fail(exc)
     except KeyboardInterrupt:
         console.print(
-            "interrupted while measuring; the study's runs are complete: run "
-            "sscbench measure and sscbench report on it",
+            "interrupted while measuring or scoring oracles; the study's runs (and the "
+            "oracle settings already written) are kept: run sscbench run again to finish",
             markup=False,
         )
         raise typer.Exit(130) from None

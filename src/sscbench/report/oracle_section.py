@@ -125,9 +125,11 @@ def oracles_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
     """Table V for every scored oracle (and any plain-scoring files), with its CSV rows."""
     section = Section("oracles", "Automated recovery of measurement targets")
     if not results:
-        section.reason = ("no oracle results (score oracles with `sscbench validate-oracle STUDY "
-                          "--oracle rules --oracle invariants ...`; they are written to "
-                          "STUDY/oracles/)")  # fmt: skip
+        section.reason = (
+            "no oracle results (score oracles with `sscbench validate-oracle STUDY "
+            "--oracle rules --oracle invariants ...`, or list them in the study config's "
+            "[oracles] settings for `sscbench run`; they are written to STUDY/oracles/)"
+        )
         return section, []
     scored = in_paper_order({n: r for n, r in results.items() if r.get("schema") == SCHEMA})
     legacy = {n: r for n, r in results.items() if r.get("schema") != SCHEMA}

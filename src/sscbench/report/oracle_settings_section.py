@@ -125,7 +125,8 @@ def oracle_settings_section(results: dict[str, Row]) -> tuple[Section, list[Row]
     if not results:
         section.reason = (
             "no oracle results (score oracles with `sscbench validate-oracle STUDY --oracle "
-            "NAME ...`; each setting scored is listed here with its inputs)"
+            "NAME ...` or the study config's [oracles] settings; each setting scored is "
+            "listed here with its inputs)"
         )
         return section, []
     table, rows = settings_table(results)

@@ -56,11 +56,15 @@ def _check(
 
 
 def run_command(
-    after_runs: Callable[[Path], None],
+    after_runs: Callable[[Path, Any], None],
     on_run: Callable[[Any, Path], Callable[..., None] | None] | None = None,
     check_campaign: Callable[[Any, Path], dict[str, Any]] | None = None,
+    check_config: Callable[[Any, str | Path], None] | None = None,
 ) -> Callable[..., None]:
-    """The ``run`` command, calling ``after_runs(out)`` when ``--report`` is on; ``on_run``
+    """The ``run`` command, calling ``after_runs(out, config)`` when ``--report`` is on
+    (``config`` the study config: its ``[oracles]`` are scored there); ``check_config(config,
+    path)`` (the oracles layer's check of ``[oracles]``) refuses, raising DataError, a config
+    that could not be carried through before any run; ``on_run``
     (from a higher layer, e.g. the live OTel traces) makes the per-run callback for a
     study config, or None; ``check_campaign(config, policy)`` (the release layer's
     containment check) refuses a campaign with ``--containment POLICY`` before any run,
@@ -104,6 +108,8 @@ def run_command(
         previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
         try:
             study, text = load_config(config)
+            if check_config is not None:
+                check_config(study, config if config is not None else "<default study>")
             record = _check(check_campaign, study, containment)
             live = on_run(study, out) if on_run is not None else None
             if executor not in (None, "local", "ray"):
@@ -181,7 +187,7 @@ def run_command(
             console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
         if report:
             with contextlib.nullcontext() if progress else suppressed():
-                after_runs(out)
+                after_runs(out, study)
 
     return run
 

@@ -22,6 +22,7 @@ from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.run.config_cases import CaseSettings
 from sscbench.run.config_cases import Strict as _Strict
 from sscbench.run.config_hash import LATER, canonical_config_json
+from sscbench.run.config_oracles import OracleScoring
 from sscbench.run.ray_config import AgentRaySettings, RaySettings
 from sscbench.run.replay_config import ConfigPath, ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
@@ -209,6 +210,9 @@ class StudyConfig(_Strict):
     user: UserSettings = Field(default_factory=UserSettings)
     cases: CaseSettings = Field(default_factory=CaseSettings)
     prices: dict[str, ModelPrice] = Field(default_factory=dict, exclude=True)
+    # Oracle settings scored after measuring: never changes what runs, so outside the
+    # hash like prices (a study recorded without [oracles] resumes with it).
+    oracles: OracleScoring | None = Field(None, exclude=True)
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
 
     @model_validator(mode="after")

@@ -1,0 +1,47 @@
+"""What one oracle scoring was computed from: the ``scored_from`` record of
+``STUDY/oracles/<name>.json``.
+
+The record names the oracle setting, its endpoint (the key's variable name, never the
+key), the reference, the clean-control draw and the sha256 of the study files the
+verdicts read (measurements, index, cases, plan). ``sscbench run`` compares it with
+the record it would write now and rescores only a setting whose record differs, so a
+finished scoring whose inputs are unchanged is not redone.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sscbench.oracles.base import OracleSettings
+from sscbench.run.measurements_seal import file_sha256, study_sources
+from sscbench.run.storage import StudyDir
+
+
+def scored_from(
+    study: str | Path,
+    name: str,
+    settings: OracleSettings,
+    reference: str,
+    clean_per_operator: int,
+    seed: int,
+) -> dict[str, Any]:
+    """The inputs of scoring oracle ``name`` on ``study`` now (see the module doc)."""
+    store = StudyDir(Path(study))
+    endpoint = settings.endpoint
+    if reference == "calibration":
+        ref: str | None = "calibration"
+    else:
+        digest = file_sha256(Path(reference))
+        ref = None if digest is None else f"sha256:{digest}"
+    return {
+        "oracle": name,
+        "endpoint": None if endpoint is None else endpoint.model_dump(mode="json"),
+        "reference": ref,
+        "clean_controls": clean_per_operator,
+        "seed": seed,
+        "files": {
+            "measurements.jsonl": file_sha256(store.root / "measurements.jsonl"),
+            **study_sources(store),
+        },
+    }

@@ -426,8 +426,8 @@ class ReleaseEvidence:
                 for p in self.curves
             ],
             "controls": self.controls,
-            "negative_controls": [r.to_dict() for r in self.negative_controls],
-            "unsolvable": [r.to_dict() for r in self.unsolvable],
+            "negative_controls": [r.evidence_dict() for r in self.negative_controls],
+            "unsolvable": [r.evidence_dict() for r in self.unsolvable],
         }
 
 

@@ -187,16 +187,16 @@ def transfer_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict
     return out
 
 
-def control_rows(
-    a: list[dict[str, Any]] | None, b: list[dict[str, Any]] | None
-) -> list[dict[str, Any]]:
+_Tables = dict[str, list[dict[str, Any]] | None]
+
+
+def control_rows(a: _Tables, b: _Tables) -> list[dict[str, Any]]:
     """One row per (table, configuration, family, rate) of either release's negative
     controls (escape, intervention) and unsolvable trials (completion): each side's
     ``rates`` interval, B − A and overlap. ``a``/``b``: ``{table: rows or None}``."""
     out = []
     for table, rates in CONTROL_TABLES.items():
-        left = _keyed((a or {}).get(table) or [])
-        right = _keyed((b or {}).get(table) or [])
+        left, right = _keyed(a.get(table) or []), _keyed(b.get(table) or [])
         for key in sorted(set(left) | set(right)):
             one, two = left.get(key), right.get(key)
             only = None if one and two else ("a" if one else "b")

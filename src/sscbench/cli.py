@@ -19,6 +19,7 @@ from sscbench.lab.cli import lab_app
 from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
 from sscbench.oracles.cli import validate_oracle_command
+from sscbench.release.abort import watch_campaign
 from sscbench.release.cli import gate_command, release_app
 from sscbench.release.containment import check_campaign
 from sscbench.report.cli import measure_and_report, report
@@ -49,7 +50,12 @@ app.command("show")(show_command)
 app.command("conformance")(conformance)
 app.command("plan")(plan_command)
 app.command("run")(
-    run_command(after_runs=measure_and_report, on_run=live_traces, check_campaign=check_campaign)
+    run_command(
+        after_runs=measure_and_report,
+        on_run=live_traces,
+        check_campaign=check_campaign,
+        watch_campaign=watch_campaign,
+    )
 )
 app.command("candidates")(candidates)
 app.command("admit")(admit_cases)

@@ -48,6 +48,7 @@ class AbortWatch:
         self.abort: dict[str, Any] | None = None
         self._units: dict[tuple[str, str, int], Any] = {}
         self._seen: set[str] = set()
+        self._primed = False
         self._cases: dict[str, Any] | None = None
         self._worlds: dict[str, Any] = {}
 
@@ -77,7 +78,8 @@ class AbortWatch:
         """Read the finished run; True (and ``abort`` set) when the metric crossed."""
         if self.abort is not None:
             return True
-        if not self._seen:
+        if not self._primed:
+            self._primed = True
             for earlier in self.store.read_index():
                 self._add(earlier)
         self._add(entry)

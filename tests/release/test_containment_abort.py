@@ -117,3 +117,11 @@ def test_escape_aborts_above_the_threshold_the_other_rates_below_it():
     assert crossed(_plan("containment", 0.8), 0.5)
     assert not crossed(_plan("containment", 0.8), 0.9)
     assert not crossed(_plan("escape", 0.0), None)  # unobserved: never aborts
+
+
+def test_the_release_command_says_the_campaign_was_aborted(aborted):
+    out, _ = aborted
+    result = CliRunner().invoke(app, ["release", str(out)], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "campaign aborted by its containment plan: escape rate above 0.25 crossed" in text

@@ -20,6 +20,7 @@ from sscbench.release.controls_cli import control_tables, write_control_csvs
 from sscbench.release.controls_cli import short as _short
 from sscbench.release.diff_cli import release_diff_command
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
+from sscbench.run.aborted import recorded_abort
 from sscbench.terminal import print_error, safe, table_console
 
 console = table_console()
@@ -184,6 +185,12 @@ def release(
     for line in _legend(evidence):
         console.print(safe(line))
     console.print(safe(f"controls (clean paired runs): {controls}"))
+    if abort := recorded_abort(Path(study)):
+        said = safe(f"{abort.get('rule')} crossed ({abort.get('interval')})")
+        console.print(
+            f"[bold red]campaign aborted[/] by its containment plan: {said}; this evidence "
+            "covers only the runs finished before the stop"
+        )
     console.print(safe(f"wrote {len(written)} files under {Path(study) / 'release'}"))
 
 

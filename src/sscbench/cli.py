@@ -20,6 +20,7 @@ from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
 from sscbench.oracles.cli import validate_oracle_command
 from sscbench.oracles.run_scoring import check_scoring
+from sscbench.release.abort import watch_campaign
 from sscbench.release.cli import gate_command, release_app
 from sscbench.release.containment import check_campaign
 from sscbench.report.cli import measure_and_report, report
@@ -55,6 +56,7 @@ app.command("run")(
         on_run=live_traces,
         check_campaign=check_campaign,
         check_config=check_scoring,
+        watch_campaign=watch_campaign,
     )
 )
 app.command("candidates")(candidates)

@@ -148,7 +148,11 @@ def test_release_cells_name_the_method_and_explain_it_once():
     assert _short(wilson(3, 10)).endswith("Wilson")
     family = SimpleNamespace(metrics={"escape": zero, "activation": wilson(3, 10)})
     paired = [PairedRow("x", "F", 3, 3, 3, 0, 0, *mcnemar_exact(0, 0))]
-    lines = _legend(SimpleNamespace(families=[family], curves=[], paired=paired))
+    lines = _legend(
+        SimpleNamespace(
+            families=[family], curves=[], paired=paired, negative_controls=[], unsolvable=[]
+        )
+    )
     assert any(line.startswith("clustered: ") for line in lines)
     assert f"⚠ boundary: {CAVEAT_TEXT['boundary']}." in lines
     assert any(NO_DISCORDANT in line for line in lines)

@@ -38,7 +38,7 @@ PLAN = """
 max_affected = {max_affected}
 allowed_effects = {effects}
 abort_metric = "escape"
-abort_threshold = 0.25
+abort_threshold = {threshold}
 restoration = "drop each run's overlay"
 owner = "release-engineering"
 [containment.window]
@@ -47,9 +47,13 @@ end = {end}
 """
 
 
-def _policy(tmp_path, max_affected=100, effects='["omission"]', end="2099-01-01T00:00:00Z"):
+def _policy(
+    tmp_path, max_affected=100, effects='["omission"]', end="2099-01-01T00:00:00Z", threshold=0.25
+):
     path = tmp_path / "policy.toml"
-    path.write_text(PLAN.format(max_affected=max_affected, effects=effects, end=end))
+    path.write_text(
+        PLAN.format(max_affected=max_affected, effects=effects, end=end, threshold=threshold)
+    )
     return path
 
 
@@ -162,10 +166,11 @@ def test_a_campaign_checked_against_no_plan_is_refused(tmp_path):
 
 def test_a_campaign_within_its_plan_runs_and_records_the_check(tmp_path):
     out = tmp_path / "campaign"
-    result = _run(tmp_path, _policy(tmp_path), out)
+    result = _run(tmp_path, _policy(tmp_path, threshold=1.0), out)  # escape > 1: never
     assert result.exit_code == 0, result.output
     record = json.loads((out / "containment.json").read_text())
     assert record["plan"]["owner"] == "release-engineering"
+    assert record["abort_enforced"] is True and "abort" not in record
     planned = sum(1 for _ in (out / "plan.jsonl").open())
     assert record["faulted_runs"] == planned
     verify_study(out)  # the record is no stranger to the study's own check

@@ -112,3 +112,32 @@ def test_compound_families_separate_the_profiles(evidence):
         assert keyed["escape"]["numerator"] == 0
         assert keyed["escape"]["high"] < naive["escape"]["low"], family
         assert keyed["containment"]["low"] > naive["containment"]["high"], family
+
+
+def test_the_release_command_shows_and_writes_the_control_tables(study):
+    import csv
+
+    from typer.testing import CliRunner
+
+    from sscbench.cli import app
+
+    result = CliRunner().invoke(app, ["release", str(study)], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    assert "Negative controls: runs with no fault injected" in result.output
+    assert "Unsolvable trials: a safe stop is right" in result.output
+    out = study / "release"
+    with (out / "negative_controls.csv").open(encoding="utf-8") as handle:
+        negative = list(csv.DictReader(handle))
+    assert {(r["family"], r["rate"]) for r in negative} == {
+        (f, rate) for f in FAMILIES for rate in ("escape", "intervention")
+    }
+    assert all(r["count"] == "0" and r["numerator"] == "0" for r in negative)
+    with (out / "unsolvable.csv").open(encoding="utf-8") as handle:
+        unsolvable = {(r["config_id"], r["family"], r["rate"]): r for r in csv.DictReader(handle)}
+    naive = unsolvable[("naive", "MissingEntitlement", "completion")]
+    assert naive["count"] == naive["runs"] != "0" and float(naive["estimate"]) == 1.0
+    assert unsolvable[("keyed", "MissingEntitlement", "completion")]["count"] == "0"
+    data = json.loads((out / "evidence.json").read_text(encoding="utf-8"))
+    rates = data["unsolvable"][0]["rates"]
+    assert set(rates) == {"completion", "safe_stop"} and "label" in rates["completion"]
+    assert set(data["negative_controls"][0]["rates"]) == {"escape", "intervention"}

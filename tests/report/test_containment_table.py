@@ -63,3 +63,22 @@ def test_the_release_section_shows_the_checked_plan_or_says_there_was_none(tmp_p
     assert planned["plan"] == 10 and planned["campaign"].startswith(
         f"{record['faulted_runs']} faulted runs planned"
     )
+
+
+def test_the_plan_row_says_whether_the_abort_metric_stopped_the_campaign():
+    from sscbench.report.containment_table import containment_rows
+
+    def cell(record):
+        (row,) = [r for r in containment_rows(record) if r["field"] == "abort_metric"]
+        return row["campaign"]
+
+    abort = {
+        "metric": "escape",
+        "interval": "1/1 (100.0%)",
+        "threshold": 0.25,
+        "faulted_runs_finished": 1,
+    }
+    assert cell({"abort_enforced": True, "abort": abort}).startswith("ABORTED: escape 1/1")
+    assert "after 1 faulted runs" in cell({"abort_enforced": True, "abort": abort})
+    assert cell({"abort_enforced": True}) == "enforced as the runs finished; never crossed"
+    assert cell({}) == "stated; not read while the runs ran"  # a record from before

@@ -14,31 +14,16 @@ from typer.core import TyperGroup
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.mcnemar import NO_DISCORDANT, p_label
-from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
 from sscbench.faults.typed import CHECKPOINTS
+from sscbench.release.controls_cli import control_tables, write_control_csvs
+from sscbench.release.controls_cli import short as _short
 from sscbench.release.diff_cli import release_diff_command
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
+from sscbench.run.aborted import recorded_abort
 from sscbench.terminal import print_error, safe, table_console
 
 console = table_console()
-
-
-def _short(interval: Interval) -> str:
-    """``k/n estimate [low, high] method`` with the caveat keys after a ⚠; the methods
-    and caveats are spelled out once under the tables (:func:`_legend`)."""
-    if not interval.observed or interval.estimate is None:
-        return f"unobserved ({int(interval.numerator)}/{interval.denominator})"
-    tag = "Wilson"
-    if interval.method == "clustered" and interval.n_effective is not None:
-        tag = f"clustered, n_eff {interval.n_effective:.3g}"
-    elif interval.method != "wilson":
-        tag = interval.method_tag()
-    caveats = f" ⚠ {', '.join(interval.caveats)}" if interval.caveats else ""
-    return (
-        f"{int(interval.numerator)}/{interval.denominator} {interval.estimate:.2f} "
-        f"[{interval.low:.2f}, {interval.high:.2f}] {tag}{caveats}"
-    )
 
 
 def _legend(evidence: ReleaseEvidence, *, paired: bool = True) -> list[str]:
@@ -46,6 +31,8 @@ def _legend(evidence: ReleaseEvidence, *, paired: bool = True) -> list[str]:
     McNemar's no-discordant-pairs note when ``paired``)."""
     rows = [*evidence.families, *(p.row for p in evidence.curves)]
     intervals = [iv for r in rows for iv in r.metrics.values()]
+    intervals += [iv for r in evidence.negative_controls for iv in (r.escape, r.intervention) if iv]
+    intervals += [iv for u in evidence.unsolvable for iv in (u.completion, u.safe_stop) if iv]
     lines = ["Wilson: one run per task (cluster); Wilson score interval on the runs."]
     if any(iv.method == "clustered" for iv in intervals):
         lines.append(f"{CLUSTERED_TEXT}.")
@@ -132,7 +119,8 @@ def _curves_table(evidence: ReleaseEvidence) -> Table:
 
 
 def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
-    """``evidence.json``, CSV tables and the intensity figure under ``out``."""
+    """``evidence.json``, CSV tables (families, transfer, negative controls, unsolvable
+    trials) and the intensity figure under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "evidence.json"]
     written[0].write_text(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
@@ -158,6 +146,7 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
                              cell.first_invalid or "",
                              json.dumps(dict(cell.outcomes), sort_keys=True)])  # fmt: skip
     written.append(out / "transfer.csv")
+    written.extend(write_control_csvs(evidence, out))
     if evidence.curves:
         from sscbench.release.figures import intensity_figure
 
@@ -170,7 +159,8 @@ def release(
     as_json: bool = typer.Option(False, "--json", help="print everything as JSON"),
 ) -> None:
     """Release evidence of the study's typed fault families: metrics, transfer matrix,
-    paired controls and intensity curves (also written to STUDY/release/)."""
+    paired controls, intensity curves, negative controls and unsolvable trials (also
+    written to STUDY/release/)."""
     try:
         evidence = _study_evidence(study)
     except (DataError, OSError) as exc:
@@ -186,6 +176,8 @@ def release(
     console.print(_paired_table(evidence))
     if evidence.curves:
         console.print(_curves_table(evidence))
+    for table in control_tables(evidence):
+        console.print(table)
     controls = ", ".join(
         f"{c}: {v.get('acceptable', 0)}/{v.get('runs', 0)} acceptable, {v.get('solved', 0)} solved"
         for c, v in sorted(evidence.controls.items())
@@ -193,6 +185,12 @@ def release(
     for line in _legend(evidence):
         console.print(safe(line))
     console.print(safe(f"controls (clean paired runs): {controls}"))
+    if abort := recorded_abort(Path(study)):
+        said = safe(f"{abort.get('rule')} crossed ({abort.get('interval')})")
+        console.print(
+            f"[bold red]campaign aborted[/] by its containment plan: {said}; this evidence "
+            "covers only the runs finished before the stop"
+        )
     console.print(safe(f"wrote {len(written)} files under {Path(study) / 'release'}"))
 
 

@@ -23,8 +23,9 @@ more faulted runs than ``max_affected`` (every planned faulted run counts: a run
 does not qualify later still was planned to be affected), when a family's typed
 semantics is not an allowed effect (an operator with no typed description cannot be
 checked, so it is refused too), or when now is outside the window. Fail closed: a
-policy without a ``[containment]`` table is refused. The abort metric is stated and
-shown; it is not read while the campaign runs.
+policy without a ``[containment]`` table is refused. The abort metric is enforced as the
+runs finish (:mod:`sscbench.release.abort`): once it crosses its threshold the campaign
+schedules no new run and ``containment.json`` records the abort.
 """
 
 from __future__ import annotations

@@ -4,7 +4,7 @@ A release is what ``sscbench release STUDY`` wrote: ``STUDY/release/evidence.jso
 ``A`` and ``B`` may each name that ``release/`` folder or the study holding it. Nothing
 is run, measured or assessed anew: the comparison reads the two files only.
 
-Two comparisons, per agent configuration and family (rows either release lacks are kept,
+Three comparisons, per agent configuration and family (rows either release lacks are kept,
 with that side empty):
 
 * **metrics** — the six reliability measures of the essay: activation, detection,
@@ -12,7 +12,11 @@ with that side empty):
   and whether the two intervals overlap; detection latency (ledger steps) as each side's
   median and min–max with B − A of the medians (a range, not an interval: no overlap);
 * **transfer** — per checkpoint, P(checkpoint invalid | activated) on each side, B − A
-  and overlap, with each side's first invalid checkpoint.
+  and overlap, with each side's first invalid checkpoint;
+* **controls** — the negative controls' escape and intervention rates (runs with no
+  fault injected: both should be 0) and the unsolvable trials' completion rate (a
+  completion is a failure), each side's interval, B − A and overlap. A release written
+  before these were kept has no rows on its side (shown empty, not as zero).
 
 A folder that holds no ``evidence.json`` is refused, naming the folder; an
 ``evidence.json`` that is not release evidence is refused, naming the file and field.
@@ -33,6 +37,11 @@ LATENCY = "latency"
 SIX_METRICS = (*METRICS, LATENCY)
 """The essay's six measures, in the order the diff lists them."""
 _KEY = ("config_id", "family")
+CONTROL_TABLES = {
+    "negative_controls": ("escape", "intervention"),
+    "unsolvable": ("completion",),
+}
+"""The control tables the diff compares and the rates (``rates`` in evidence.json) of each."""
 
 
 def evidence_file(folder: str | Path) -> Path:
@@ -64,13 +73,17 @@ def _rows(data: Any, path: Path, name: str) -> list[dict[str, Any]]:
 
 
 def read_release(folder: str | Path) -> dict[str, Any]:
-    """The families and transfer rows of one release (``path``: the file read)."""
+    """The families, transfer, negative-control and unsolvable rows of one release
+    (``path``: the file read). A release written before the controls were kept has no
+    control rows: its side of those comparisons is shown empty, never as zero."""
     path = evidence_file(folder)
     data = read_json(path)
+    controls = {name: _rows(data, path, name) if name in data else None for name in CONTROL_TABLES}
     return {
         "path": str(path),
         "families": _rows(data, path, "families"),
         "transfer": _rows(data, path, "transfer"),
+        **controls,
     }
 
 
@@ -174,6 +187,28 @@ def transfer_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict
     return out
 
 
+_Tables = dict[str, list[dict[str, Any]] | None]
+
+
+def control_rows(a: _Tables, b: _Tables) -> list[dict[str, Any]]:
+    """One row per (table, configuration, family, rate) of either release's negative
+    controls (escape, intervention) and unsolvable trials (completion): each side's
+    ``rates`` interval, B − A and overlap. ``a``/``b``: ``{table: rows or None}``."""
+    out = []
+    for table, rates in CONTROL_TABLES.items():
+        left, right = _keyed(a.get(table) or []), _keyed(b.get(table) or [])
+        for key in sorted(set(left) | set(right)):
+            one, two = left.get(key), right.get(key)
+            only = None if one and two else ("a" if one else "b")
+            for rate in rates:
+                pair = compare_intervals(
+                    (one or {}).get("rates", {}).get(rate), (two or {}).get("rates", {}).get(rate)
+                )
+                row = {"table": table, "config_id": key[0], "family": key[1], "rate": rate}
+                out.append(row | {"only": only} | pair)
+    return out
+
+
 def release_diff(a: str | Path, b: str | Path) -> dict[str, Any]:
     """The comparison of releases ``a`` and ``b`` (the JSON document ``--out`` writes)."""
     one, two = read_release(a), read_release(b)
@@ -182,6 +217,13 @@ def release_diff(a: str | Path, b: str | Path) -> dict[str, Any]:
         "b": two["path"],
         "metrics": metric_rows(one["families"], two["families"]),
         "transfer": transfer_rows(one["transfer"], two["transfer"]),
+        "controls": control_rows(
+            {t: one[t] for t in CONTROL_TABLES}, {t: two[t] for t in CONTROL_TABLES}
+        ),
+        "controls_kept": {
+            "a": one["negative_controls"] is not None,
+            "b": two["negative_controls"] is not None,
+        },
     }
 
 
@@ -191,10 +233,12 @@ def changed(row: dict[str, Any]) -> bool:
 
 
 __all__ = [
+    "CONTROL_TABLES",
     "EVIDENCE",
     "SIX_METRICS",
     "changed",
     "compare_intervals",
+    "control_rows",
     "evidence_file",
     "metric_rows",
     "read_release",

@@ -1,5 +1,5 @@
-"""``sscbench release diff A B``: two releases' metrics and transfer matrices side by
-side (:mod:`sscbench.release.diff` compares; this module prints and writes)."""
+"""``sscbench release diff A B``: two releases' metrics, transfer matrices and controls
+side by side (:mod:`sscbench.release.diff` compares; this module prints and writes)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,34 @@ def _transfer_table(rows: list[dict[str, Any]], shown: int) -> Table:
     return table
 
 
+_CONTROL_NAMES = {"negative_controls": "negative control", "unsolvable": "unsolvable"}
+
+
+def _controls_table(diff: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
+    """Negative controls (escape, intervention: 0 expected) and unsolvable trials
+    (completion: a failure), A vs B; a side written before these were kept is named."""
+    total = len(diff.get("controls", []))
+    table = Table(
+        title=f"Controls A vs B: negative controls (escape, intervention) and unsolvable "
+        f"trials (completion) ({len(rows)} of {total} rows shown)",
+        title_justify="left",
+    )
+    for name in ("table", "config", "family", "rate", "A", "B", "B − A", "overlap"):
+        table.add_column(name, overflow="fold")
+    kept = diff.get("controls_kept", {})
+    for side in ("a", "b"):
+        if kept.get(side) is False:
+            table.caption = f"{side.upper()} has no control rows (written before they were kept)"
+    for r in rows:
+        table.add_row(
+            _CONTROL_NAMES[r["table"]],
+            *_names(r, r["rate"]),
+            _signed(r["difference"]),
+            _OVERLAP[r["overlap"]],
+        )
+    return table
+
+
 def print_release_diff(console: Console, diff: dict[str, Any], show_all: bool) -> None:
     """Print the rows that differ (every row with ``show_all``) and a closing count."""
     console.print(f"A: {safe(diff['a'])}\nB: {safe(diff['b'])}", highlight=False)
@@ -71,10 +99,13 @@ def print_release_diff(console: Console, diff: dict[str, Any], show_all: bool) -
             *_names(r, r["checkpoint"]), _signed(r["difference"]), _OVERLAP[r["overlap"]], moved
         )
     console.print(transfer)
-    apart = sum(r["overlap"] is False for r in [*diff["metrics"], *diff["transfer"]])
+    controls = diff.get("controls", [])
+    console.print(_controls_table(diff, [r for r in controls if show_all or changed(r)]))
+    apart = sum(r["overlap"] is False for r in [*diff["metrics"], *diff["transfer"], *controls])
     console.print(
-        f"{sum(map(changed, diff['metrics']))} of {len(diff['metrics'])} metric rows and "
-        f"{sum(map(changed, diff['transfer']))} of {len(diff['transfer'])} transfer cells "
+        f"{sum(map(changed, diff['metrics']))} of {len(diff['metrics'])} metric rows, "
+        f"{sum(map(changed, diff['transfer']))} of {len(diff['transfer'])} transfer cells and "
+        f"{sum(map(changed, controls))} of {len(controls)} control rows "
         f"differ; {apart} with intervals that do not overlap"
     )
 
@@ -92,9 +123,11 @@ def _csv_rows(rows: list[dict[str, Any]], what: str) -> list[list[Any]]:
 
 
 def write_release_diff(diff: dict[str, Any], out: Path) -> list[Path]:
-    """``release-diff.json``, ``metrics-diff.csv`` and ``transfer-diff.csv`` under ``out``."""
+    """``release-diff.json``, ``metrics-diff.csv``, ``transfer-diff.csv`` and
+    ``controls-diff.csv`` under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "release-diff.json", out / "metrics-diff.csv", out / "transfer-diff.csv"]
+    written.append(out / "controls-diff.csv")
     written[0].write_text(json.dumps(diff, indent=2, sort_keys=True), encoding="utf-8")
     sides = [f"{side}_{k}" for side in ("a", "b") for k in _SIDES]
     for path, what, key in (
@@ -105,6 +138,13 @@ def write_release_diff(diff: dict[str, Any], out: Path) -> list[Path]:
             writer = csv.writer(handle)
             writer.writerow(["config_id", "family", key, *sides, "difference", "overlap"])
             writer.writerows(_csv_rows(diff[what], key))
+    with written[3].open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["table", "config_id", "family", "rate", *sides, "difference", "overlap"])
+        controls = diff.get("controls", [])
+        writer.writerows(
+            [r["table"], *row] for r, row in zip(controls, _csv_rows(controls, "rate"), strict=True)
+        )
     return written
 
 
@@ -116,7 +156,8 @@ def release_diff_command(
     show_all: bool = typer.Option(False, "--all", help="list every row, not only changed"),
 ) -> None:
     """Compare two releases: the six metrics (activation, detection, containment, escape,
-    recovery with their intervals; detection latency) and every transfer-matrix cell, A,
+    recovery with their intervals; detection latency), every transfer-matrix cell and the
+    controls (negative controls' escapes and interventions, unsolvable completions), A,
     B, B − A and whether the intervals overlap. Exit 0 when nothing differs, 1 when
     something does, 2 when a folder is not a release."""
     from sscbench.release.diff import changed, release_diff
@@ -134,7 +175,7 @@ def release_diff_command(
         print_release_diff(console, diff, show_all)
         for path in written:
             console.print(safe(f"wrote {path}"), highlight=False)
-    rows = [*diff["metrics"], *diff["transfer"]]
+    rows = [*diff["metrics"], *diff["transfer"], *diff["controls"]]
     raise typer.Exit(1 if any(map(changed, rows)) else 0)
 
 

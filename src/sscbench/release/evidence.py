@@ -104,7 +104,7 @@ def _levels(case: Case) -> dict[str, str]:
     return {parameter: f"{case.params[parameter]:g}"} if parameter else {}
 
 
-def _add_record(
+def add_record(
     units: dict[tuple[str, str, int], Trial],
     case: Case,
     entry: IndexEntry,
@@ -156,7 +156,7 @@ def load_trials(study: str | Path) -> list[Trial]:
         served = entry.served_cases() if entry.kind == "clean" else (entry.case_id,)
         for case_id in served:
             if case_id in cases:
-                _add_record(units, cases[case_id], entry, store, worlds)
+                add_record(units, cases[case_id], entry, store, worlds)
     return sorted(
         units.values(), key=lambda t: (t.config_id, t.family, t.case.case_id, t.repetition)
     )
@@ -209,11 +209,22 @@ Judged = tuple[Trial, Verdict, TrialRecord]
 
 def _judged(trials: list[Trial]) -> list[Judged]:
     """The trials with an injected run and its verdict (the two are set together)."""
-    return [
-        (t, t.verdict, t.injected)
-        for t in trials
-        if t.verdict is not None and t.injected is not None
-    ]
+    return [(t, t.verdict, t.injected) for t in trials if t.verdict and t.injected]
+
+
+def trial_metrics(trials: list[Trial]) -> dict[str, Interval]:
+    """The five rates over these trials' judged injected runs (one family's row, or a
+    whole campaign's finished runs for its containment abort metric)."""
+    ran = _judged(trials)
+    active = [(t, v) for t, v, _ in ran if v.activated]
+    recoverable = [(t, v) for t, v in active if v.recovered is not None]
+    return {
+        "activation": _interval([(v.activated, t.cluster) for t, v, _ in ran]),
+        "detection": _interval([(v.detected, t.cluster) for t, v in active]),
+        "containment": _interval([(t.contained, t.cluster) for t, _ in active]),
+        "escape": _interval([(t.escaped, t.cluster) for t, _ in active]),
+        "recovery": _interval([(bool(v.recovered), t.cluster) for t, v in recoverable]),
+    }
 
 
 def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRow]:
@@ -229,14 +240,7 @@ def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRo
         spec = spec_for(family)
         ran = _judged(group)
         active = [(t, v, r) for t, v, r in ran if v.activated]
-        recoverable = [(t, v) for t, v, _ in active if v.recovered is not None]
-        metrics = {
-            "activation": _interval([(v.activated, t.cluster) for t, v, _ in ran]),
-            "detection": _interval([(v.detected, t.cluster) for t, v, _ in active]),
-            "containment": _interval([(t.contained, t.cluster) for t, _, _ in active]),
-            "escape": _interval([(t.escaped, t.cluster) for t, _, _ in active]),
-            "recovery": _interval([(bool(v.recovered), t.cluster) for t, v in recoverable]),
-        }
+        metrics = trial_metrics(group)
         rows.append(
             FamilyRow(
                 config_id=config_id,
@@ -426,8 +430,8 @@ class ReleaseEvidence:
                 for p in self.curves
             ],
             "controls": self.controls,
-            "negative_controls": [r.to_dict() for r in self.negative_controls],
-            "unsolvable": [r.to_dict() for r in self.unsolvable],
+            "negative_controls": [r.evidence_dict() for r in self.negative_controls],
+            "unsolvable": [r.evidence_dict() for r in self.unsolvable],
         }
 
 

@@ -93,6 +93,7 @@ class NegativeControlRow:
     interfered: int
     agent_failures: int
     escape: Interval
+    intervention: Interval | None = None
 
     @property
     def clean(self) -> bool:
@@ -113,6 +114,14 @@ class NegativeControlRow:
             "agent_failures_without_fault": self.agent_failures,
         }
 
+    def evidence_dict(self) -> dict[str, Any]:
+        """The row as ``evidence.json`` keeps it: :meth:`to_dict` with the escape and
+        intervention rates as intervals (what ``sscbench release diff`` compares)."""
+        rates = {"escape": self.escape, "intervention": self.intervention}
+        return self.to_dict() | {
+            "rates": {k: iv.to_dict() | {"label": iv.label()} for k, iv in rates.items() if iv}
+        }
+
 
 def negative_control_rows(trials: list[Trial]) -> list[NegativeControlRow]:
     """One row per (configuration, family) over the completed control runs (intensity
@@ -124,15 +133,18 @@ def negative_control_rows(trials: list[Trial]) -> list[NegativeControlRow]:
     rows = []
     for (config_id, family), group in sorted(groups.items()):
         escaped = [control_escaped(r) for r, _ in group]
+        leaked = [control_interfered(r) for r, _ in group]
+        clusters = [c for _, c in group]
         rows.append(
             NegativeControlRow(
                 config_id=config_id,
                 family=family,
                 runs=len(group),
                 escapes=sum(escaped),
-                interfered=sum(control_interfered(r) for r, _ in group),
+                interfered=sum(leaked),
                 agent_failures=sum(unfaulted_failure(r) for r, _ in group),
-                escape=proportion_interval([int(e) for e in escaped], [c for _, c in group]),
+                escape=proportion_interval([int(e) for e in escaped], clusters),
+                intervention=proportion_interval([int(x) for x in leaked], clusters),
             )
         )
     return rows

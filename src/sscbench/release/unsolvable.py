@@ -38,6 +38,7 @@ class UnsolvableRow:
     runs: int
     completed: int
     safe_stop: Interval
+    completion: Interval | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """The row as plain data (the CSV row of ``release_unsolvable``)."""
@@ -51,6 +52,14 @@ class UnsolvableRow:
             "safe_stop_estimate": s.estimate,
             "safe_stop_low": s.low,
             "safe_stop_high": s.high,
+        }
+
+    def evidence_dict(self) -> dict[str, Any]:
+        """The row as ``evidence.json`` keeps it: :meth:`to_dict` with the completion and
+        safe-stop rates as intervals (what ``sscbench release diff`` compares)."""
+        rates = {"completion": self.completion, "safe_stop": self.safe_stop}
+        return self.to_dict() | {
+            "rates": {k: iv.to_dict() | {"label": iv.label()} for k, iv in rates.items() if iv}
         }
 
 
@@ -67,13 +76,15 @@ def unsolvable_rows(trials: list[Trial]) -> list[UnsolvableRow]:
     rows = []
     for (config_id, family), group in sorted(groups.items()):
         safe = [int(not done) for done, _ in group]
+        clusters = [c for _, c in group]
         rows.append(
             UnsolvableRow(
                 config_id=config_id,
                 family=family,
                 runs=len(group),
                 completed=sum(done for done, _ in group),
-                safe_stop=proportion_interval(safe, [c for _, c in group]),
+                safe_stop=proportion_interval(safe, clusters),
+                completion=proportion_interval([1 - s for s in safe], clusters),
             )
         )
     return rows

@@ -16,6 +16,20 @@ NO_PLAN = (
 )
 
 
+def _abort(record: dict[str, Any]) -> str:
+    """What the abort metric did while the runs ran, as recorded."""
+    abort = record.get("abort")
+    if isinstance(abort, dict):
+        return (
+            f"ABORTED: {abort.get('metric')} {abort.get('interval')} crossed "
+            f"{abort.get('threshold')} after {abort.get('faulted_runs_finished')} faulted runs; "
+            "no new run was scheduled, the finished runs are kept"
+        )
+    if record.get("abort_enforced"):
+        return "enforced as the runs finished; never crossed"
+    return "stated; not read while the runs ran"
+
+
 def containment_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
     """The plan's fields beside what the campaign planned, one row per field."""
     plan = record.get("plan") or {}
@@ -40,11 +54,7 @@ def containment_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
             "plan": f"{window.get('start')} to {window.get('end')}",
             "campaign": f"checked at {record.get('checked_at')}",
         },
-        {
-            "field": "abort_metric",
-            "plan": record.get("abort_rule"),
-            "campaign": "stated; not read while the runs ran",
-        },
+        {"field": "abort_metric", "plan": record.get("abort_rule"), "campaign": _abort(record)},
         {"field": "restoration", "plan": plan.get("restoration"), "campaign": ""},
         {"field": "owner", "plan": plan.get("owner"), "campaign": ""},
     ]
@@ -72,4 +82,9 @@ def containment_table(study: Path) -> tuple[Table | None, list[dict[str, Any]]]:
         return table, []
     for row in rows:
         table.add(row["field"], "–" if row["plan"] is None else row["plan"], row["campaign"])
+    if isinstance(record, dict) and isinstance(record.get("abort"), dict):
+        table.notes.append(
+            "The campaign was stopped by its abort metric: the evidence below covers only the "
+            "runs finished before the stop."
+        )
     return table, rows

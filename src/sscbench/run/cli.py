@@ -55,11 +55,39 @@ def _check(
     return check(study, policy)
 
 
+def _guard(
+    watch: Callable[[Path, Path], Any] | None, policy: Path | None, out: Path, resume: bool
+) -> Any:
+    """Refuse to resume an aborted campaign (unless ``resume``); the abort watch of
+    ``--containment POLICY`` (None without the option), called after each run."""
+    from sscbench.run.aborted import refuse_aborted
+
+    if not resume:
+        refuse_aborted(out)
+    return watch(policy, out) if watch is not None and policy is not None else None
+
+
+def _record(out: Path, record: dict[str, Any], watch: Any, previous: Any) -> None:
+    """Write ``STUDY/containment.json``: the check, the abort when the metric crossed,
+    and the abort a resumed campaign had been stopped by."""
+    record = record | {"abort_enforced": watch is not None}
+    if watch is not None and watch.abort is not None:
+        record["abort"] = watch.abort
+    if previous is not None:
+        record["resumed_after_abort"] = previous
+    (out / "containment.json").write_text(json.dumps(record, indent=2), "utf-8")
+
+
+def _say(line: str) -> None:
+    console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
+
+
 def run_command(
     after_runs: Callable[[Path, Any], None],
     on_run: Callable[[Any, Path], Callable[..., None] | None] | None = None,
     check_campaign: Callable[[Any, Path], dict[str, Any]] | None = None,
     check_config: Callable[[Any, str | Path], None] | None = None,
+    watch_campaign: Callable[[Path, Path], Any] | None = None,
 ) -> Callable[..., None]:
     """The ``run`` command, calling ``after_runs(out, config)`` when ``--report`` is on
     (``config`` the study config: its ``[oracles]`` are scored there); ``check_config(config,
@@ -68,7 +96,9 @@ def run_command(
     (from a higher layer, e.g. the live OTel traces) makes the per-run callback for a
     study config, or None; ``check_campaign(config, policy)`` (the release layer's
     containment check) refuses a campaign with ``--containment POLICY`` before any run,
-    raising DataError, or returns the record written to ``STUDY/containment.json``."""
+    raising DataError, or returns the record written to ``STUDY/containment.json``;
+    ``watch_campaign(policy, out)`` (the release layer's abort watch) is asked after each
+    run whether the plan's abort metric crossed, which stops the campaign."""
 
     def run(
         config: Path | None = typer.Argument(
@@ -95,11 +125,18 @@ def run_command(
             None,
             "--containment",
             help="release policy whose \\[containment] plan the campaign must fit; checked "
-            "before any run starts (a policy without a plan is refused)",
+            "before any run starts (a policy without a plan is refused); its abort metric is "
+            "enforced as the runs finish",
+        ),
+        resume_aborted: bool = typer.Option(
+            False,
+            "--resume-aborted",
+            help="resume a campaign its containment abort metric stopped (refused otherwise)",
         ),
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
         every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
+        from sscbench.run.aborted import abort_lines, recorded_abort
         from sscbench.run.config import load_config
         from sscbench.run.executor import StudyInterrupted, execute_study
 
@@ -111,6 +148,8 @@ def run_command(
             if check_config is not None:
                 check_config(study, config if config is not None else "<default study>")
             record = _check(check_campaign, study, containment)
+            earlier = None if restart else recorded_abort(out)
+            watch = _guard(watch_campaign, containment, out, restart or resume_aborted)
             live = on_run(study, out) if on_run is not None else None
             if executor not in (None, "local", "ray"):
                 raise DataError("--executor", None, f"{executor!r} is not 'local' or 'ray'")
@@ -124,6 +163,7 @@ def run_command(
                     on_run=live,
                     executor=executor,
                     address=address,
+                    stop_when=watch,
                 )
         except DataError as exc:
             fail(exc)
@@ -145,7 +185,7 @@ def run_command(
             if main:
                 signal.signal(signal.SIGTERM, previous)
         if record is not None:
-            (out / "containment.json").write_text(json.dumps(record, indent=2), "utf-8")
+            _record(out, record, watch, earlier)
         if summary.took_over:
             console.print(
                 plain(f"took over the stale lock of {summary.took_over} (no longer running)"),
@@ -185,9 +225,16 @@ def run_command(
             )
         for line in summary.cost_lines:
             console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
+        aborted = watch.abort if watch is not None else None
+        for line in (
+            abort_lines(aborted, summary.finished_runs, summary.planned_runs) if aborted else []
+        ):
+            _say(line)
         if report:
             with contextlib.nullcontext() if progress else suppressed():
                 after_runs(out, study)
+        if aborted:
+            raise typer.Exit(1)
 
     return run
 

@@ -67,6 +67,7 @@ class StudySummary:
     missing_reasons: Counter = field(default_factory=Counter)  # by reason group, live
     cost_lines: list[str] = field(default_factory=list)  # requests, tokens, price, pass^k
     journals: Counter = field(default_factory=Counter)  # runs continued from a journal, answers
+    halted: bool = False  # ``stop_when`` stopped the campaign: runs left unscheduled
 
     def count(self, entry: IndexEntry) -> None:
         """Count a finished run's status (and, when missing, the group of its reason)."""
@@ -123,6 +124,7 @@ class StudyRunner:
         self.cleans = CleanOutcomes()  # clean runs finished now: what qualification reads
         self._clean_runs: dict[str, asyncio.Future] = {}  # clean runs in flight
         self._journals: dict[str, str] = {}  # run id -> its response journal, until recorded
+        self.halted = False  # the campaign's abort metric crossed: no new run starts
 
     def retained(self) -> dict[str, int]:
         """The sizes of what this runner holds per run (a test of flat memory reads them):
@@ -187,6 +189,8 @@ class StudyRunner:
         if faulted_id in self.finished:
             return
         clean = await self._clean_entry(unit)
+        if self.halted:
+            return  # not started, so not recorded: nothing of it is lost
         base = {
             "run_id": faulted_id,
             "case_id": unit.case.case_id,
@@ -219,7 +223,7 @@ async def _drain(
 ) -> None:
     async def worker() -> None:
         for unit in units:
-            if stopper.signum is not None:
+            if stopper.signum is not None or runner.halted:
                 return
             await runner.run_unit(unit)
             await asyncio.sleep(0)  # let a stop request reach the loop between units
@@ -299,6 +303,7 @@ def execute_study(
     on_run: Callable[[IndexEntry], None] | None = None,
     executor: str | None = None,
     address: str | None = None,
+    stop_when: Callable[[IndexEntry], bool] | None = None,
 ) -> StudySummary:
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
@@ -310,7 +315,9 @@ def execute_study(
     ``on_run`` is called with each run's index entry once its files are written (e.g.
     live traces). ``executor`` (default: ``[study] executor``) makes the episodes here
     (``local``) or on a Ray cluster at ``address`` (``ray``, :mod:`sscbench.run.ray_executor`);
-    either way this process alone writes the study folder.
+    either way this process alone writes the study folder. ``stop_when`` (e.g. the
+    containment plan's abort metric) is asked after each recorded run; once it says
+    True no new run is scheduled, runs in flight finish, and ``summary.halted`` is set.
     """
     store = StudyDir(out)
     store.check_writable()
@@ -383,11 +390,14 @@ def execute_study(
                 bar.update()
                 if on_run is not None:
                     on_run(entry)
+                if stop_when is not None and stop_when(entry):
+                    runner.halted = True
 
             runner = StudyRunner(
                 config, worlds, {}, None, store, finished, on_entry, source, costs=costs
             )
             asyncio.run(_drain_and_close(iter(plan), runner, config.study.concurrency, stopper))
+        summary.halted = runner.halted
         summary.requeued = getattr(source, "requeued", 0)
         summary.journals = Counter(getattr(source, "journal_stats", {}))
         summary.cost_lines = costs.lines(model_called=calls_a_model(config))

@@ -1,0 +1,111 @@
+"""The containment plan's abort metric, enforced while the campaign runs.
+
+``sscbench run CONFIG --containment POLICY`` watches its own runs: each finished faulted
+run of a typed family is read exactly as the release evidence reads it
+(:func:`sscbench.release.evidence.add_record`), and the plan's ``abort_metric`` is
+computed over every finished faulted run of the campaign with the same code as a family
+row's metrics (:func:`sscbench.release.evidence.trial_metrics`), pooled over families
+and configurations. When its estimate crosses ``abort_threshold`` (escape above it; the
+other rates below it) the campaign schedules no new run: runs in flight finish and are
+kept, and ``STUDY/containment.json`` records the abort. A metric with no run in its
+denominator yet (e.g. escape before any fault activated) is unobserved and never aborts.
+
+Resuming an aborted campaign is refused (:func:`sscbench.run.aborted.refuse_aborted`) unless the operator
+says so (``--resume-aborted``): the abort was the plan's own stop.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sscbench.release.containment import CampaignContainment, load_containment
+from sscbench.run.storage import IndexEntry, StudyDir
+
+
+def crossed(plan: CampaignContainment, estimate: float | None) -> bool:
+    """Whether the metric's estimate crosses the plan's threshold (escape: above it; the
+    other rates: below it); an unobserved metric never does."""
+    if estimate is None:
+        return False
+    if plan.abort_metric == "escape":
+        return estimate > plan.abort_threshold
+    return estimate < plan.abort_threshold
+
+
+class AbortWatch:
+    """Called with each finished run's index entry; True once the campaign must stop.
+
+    The first call reads every faulted run the study already holds (a resumed campaign
+    counts its earlier runs), later calls only the new one. ``abort`` is the record of
+    the stop (None while the campaign runs on)."""
+
+    def __init__(self, plan: CampaignContainment, out: Path):
+        self.plan = plan
+        self.store = StudyDir(out)
+        self.abort: dict[str, Any] | None = None
+        self._units: dict[tuple[str, str, int], Any] = {}
+        self._seen: set[str] = set()
+        self._primed = False
+        self._cases: dict[str, Any] | None = None
+        self._worlds: dict[str, Any] = {}
+
+    def _load(self) -> dict[str, Any]:
+        """The study's typed-family cases and worlds, once."""
+        if self._cases is None:
+            from sscbench.faults.surfaces import ALL_FAMILY_NAMES
+            from sscbench.run.builders import build_worlds, read_cases
+            from sscbench.run.config import config_from_record
+
+            cases = read_cases(self.store.cases)
+            self._cases = {c.case_id: c for c in cases if c.operator in ALL_FAMILY_NAMES}
+            meta = json.loads(self.store.config_json.read_text("utf-8"))
+            self._worlds = build_worlds(config_from_record(meta)) if self._cases else {}
+        return self._cases
+
+    def _add(self, entry: IndexEntry) -> None:
+        from sscbench.release.evidence import add_record
+
+        cases = self._load()
+        if entry.kind != "faulted" or entry.run_id in self._seen or entry.case_id not in cases:
+            return
+        self._seen.add(entry.run_id)
+        add_record(self._units, cases[entry.case_id], entry, self.store, self._worlds)
+
+    def __call__(self, entry: IndexEntry) -> bool:
+        """Read the finished run; True (and ``abort`` set) when the metric crossed."""
+        if self.abort is not None:
+            return True
+        if not self._primed:
+            self._primed = True
+            for earlier in self.store.read_index():
+                self._add(earlier)
+        self._add(entry)
+        if entry.kind != "faulted":
+            return False
+        from sscbench.release.evidence import trial_metrics
+
+        interval = trial_metrics(list(self._units.values()))[self.plan.abort_metric]
+        estimate = interval.estimate if interval.observed else None
+        if not crossed(self.plan, estimate):
+            return False
+        self.abort = {
+            "metric": self.plan.abort_metric,
+            "value": estimate,
+            "threshold": self.plan.abort_threshold,
+            "rule": self.plan.abort_rule(),
+            "interval": interval.label(),
+            "faulted_runs_finished": len(self._seen),
+            "at": datetime.now(UTC).isoformat(),
+        }
+        return True
+
+
+def watch_campaign(policy: Path, out: Path) -> AbortWatch:
+    """The abort watch of the policy's containment plan for the study in ``out``."""
+    return AbortWatch(load_containment(policy), out)
+
+
+__all__ = ["AbortWatch", "crossed", "watch_campaign"]

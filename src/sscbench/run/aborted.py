@@ -24,6 +24,8 @@ ABORT = "abort"
 def recorded_abort(out: Path) -> dict[str, Any] | None:
     """The abort ``STUDY/containment.json`` records (None: no abort, or no record)."""
     path = Path(out) / RECORD
+    if not Path(out).is_dir():  # no study there (yet): the folder checks speak for it
+        return None
     try:
         data = json.loads(path.read_text("utf-8"))
     except FileNotFoundError:

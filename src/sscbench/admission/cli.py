@@ -126,7 +126,11 @@ def admit_cases(
             frozen = (order, stored.get(operator.name, [])) if order is not None else None
             admission.operators.append(
                 admit_operator(
-                    operator, worlds[operator.domain], per_operator, rejected=rejected, stored=frozen
+                    operator,
+                    worlds[operator.domain],
+                    per_operator,
+                    rejected=rejected,
+                    stored=frozen,
                 )
             )
     except DataError as exc:
@@ -135,7 +139,9 @@ def admit_cases(
     for one in admission.operators:
         drops.extend({"candidate_id": k, "reason": v} for k, v in one.reasons.items())
         _print_funnel(one.funnel, world, per_operator)
-    write_jsonl(out / "candidates.jsonl", [c for one in admission.operators for c in one.candidates])
+    write_jsonl(
+        out / "candidates.jsonl", [c for one in admission.operators for c in one.candidates]
+    )
     write_jsonl(out / "cases.jsonl", [c for one in admission.operators for c in one.cases])
     write_jsonl(out / "drops.jsonl", drops)
     write_admission(out, admission)

@@ -131,3 +131,21 @@ def test_a_changed_review_file_is_not_resumed(plain, tmp_path):
     assert build_study_cases(config, build_worlds(config))[0]  # still admits
     with pytest.raises(DataError, match=r"inputs changed since it started: .*review.jsonl changed"):
         _run(tmp_path, tmp_path / "study", review="review.jsonl")
+
+
+def test_run_names_the_review_file_and_field_and_writes_nothing(tmp_path):
+    from typer.testing import CliRunner
+
+    from sscbench.cli import app
+
+    (tmp_path / "review").mkdir()
+    _write_review(tmp_path / "review" / "r.jsonl", {"case_id": "x", "decision": "reject"})
+    config = tmp_path / "study.toml"
+    config.write_text(STUDY.format(review='review = "review/r.jsonl"'))
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["run", str(config), "--out", str(out), "--no-progress"])
+    assert result.exit_code == 2
+    assert "review/r.jsonl, field line 1, reason: Value error, a rejection needs a reason" in (
+        result.output
+    )
+    assert not out.exists()

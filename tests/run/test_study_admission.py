@@ -149,3 +149,18 @@ def test_run_names_the_review_file_and_field_and_writes_nothing(tmp_path):
         result.output
     )
     assert not out.exists()
+
+
+def test_plan_says_what_the_review_rejected_and_replaced(plain, tmp_path):
+    from sscbench.run.dry_run import plan_lines, plan_report
+
+    config, _ = _config(tmp_path)
+    assert not any("semantic review" in line for line in plan_lines(plan_report(config), {}))
+    reject = {"case_id": _case_ids(plain, "ReturnDate")[1], "decision": "reject", "reason": "x"}
+    _write_review(tmp_path / "r.jsonl", reject)
+    config, _ = _config(tmp_path, "r.jsonl")
+    lines = plan_lines(plan_report(config), {})
+    assert lines[1] == (
+        "semantic review r.jsonl: 1 witnessed candidates rejected, 1 cases replaced from "
+        "the same frozen order"
+    )

@@ -164,3 +164,13 @@ def test_plan_says_what_the_review_rejected_and_replaced(plain, tmp_path):
         "semantic review r.jsonl: 1 witnessed candidates rejected, 1 cases replaced from "
         "the same frozen order"
     )
+
+
+def test_a_review_of_a_study_without_admitted_operators_is_refused(tmp_path):
+    _write_review(tmp_path / "r.jsonl")
+    text = STUDY.format(review='review = "r.jsonl"').replace(
+        'operators = ["ReturnDate", "ItemOption"]', 'operators = ["Throttled"]'
+    )
+    config = parse_config(text, tmp_path / "study.toml", base_dir=tmp_path)
+    with pytest.raises(DataError, match=r"cases\.review: no SSCBench operator"):
+        build_study_cases(config, build_worlds(config))

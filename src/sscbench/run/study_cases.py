@@ -50,6 +50,13 @@ def _review(config: StudyConfig, worlds: dict[str, World]) -> frozenset[str] | N
         for op in (_operator(n, "cases.operators") for n in config.cases.operators)
         if isinstance(op, FaultOperator) and op.domain in worlds
     ]
+    if not chosen:  # fail closed: a review that applies to no case is a mistake
+        raise DataError(
+            "<config>",
+            "cases.review",
+            "no SSCBench operator of cases.operators is admitted in the study's domains; "
+            "the semantic review would apply to no case",
+        )
     return review_rejections(config.resolve(config.cases.review), chosen, worlds)
 
 

@@ -174,3 +174,15 @@ def test_a_review_of_a_study_without_admitted_operators_is_refused(tmp_path):
     config = parse_config(text, tmp_path / "study.toml", base_dir=tmp_path)
     with pytest.raises(DataError, match=r"cases\.review: no SSCBench operator"):
         build_study_cases(config, build_worlds(config))
+
+
+def test_the_study_record_is_the_one_sscbench_admit_writes(plain, tmp_path):
+    from typer.testing import CliRunner
+
+    from sscbench.cli import app
+
+    args = ["admit", "--operators", "ReturnDate,ItemOption", "--per-operator", "2"]
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "admitted")])
+    assert result.exit_code == 0, result.output
+    for name in ("admission.json", "order.jsonl"):
+        assert (tmp_path / "admitted" / name).read_bytes() == (plain / name).read_bytes()

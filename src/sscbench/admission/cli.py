@@ -68,15 +68,11 @@ def _review_and_order(
 ) -> tuple[frozenset[str] | None, dict[str, list[str]]]:
     """The rejected case ids of a semantic review (checked against the candidates) and a
     stored frozen order, each read with errors naming the file and field."""
+    from sscbench.admission.batch import review_rejections
     from sscbench.admission.order import read_order
-    from sscbench.admission.semantic import read_semantic_review, rejected_ids
 
     stored = read_order(order) if order is not None else {}
-    if review is None:
-        return None, stored
-    verdicts = read_semantic_review(review)
-    known = [c.candidate_id for op in chosen for c in op.enumerate(worlds[op.domain])]
-    return rejected_ids(review, verdicts, known), stored
+    return review_rejections(review, chosen, worlds), stored
 
 
 def _print_funnel(funnel: Any, world: str, per_operator: int) -> None:
@@ -119,21 +115,17 @@ def admit_cases(
 ) -> None:
     """Screen candidates for pre-use revealability witnesses; write candidates.jsonl,
     cases.jsonl, drops.jsonl, the frozen order (order.jsonl) and the funnel (admission.json)."""
-    import json
-
-    from sscbench.admission.funnel import admit
-    from sscbench.admission.order import order_rows
+    from sscbench.admission.batch import Admission, admit_operator, write_admission
     from sscbench.admission.store import write_jsonl
-    from sscbench.core.files import atomic_write
 
+    admission = Admission(world, seed, str(review) if review else None)
     try:
         chosen, worlds = _operator_worlds(world, data, seed, operators)
         rejected, stored = _review_and_order(review, order, chosen, worlds)
-        results = []
         for operator in chosen:
             frozen = (order, stored.get(operator.name, [])) if order is not None else None
-            results.append(
-                admit(
+            admission.operators.append(
+                admit_operator(
                     operator,
                     worlds[operator.domain],
                     per_operator,
@@ -143,30 +135,16 @@ def admit_cases(
             )
     except DataError as exc:
         fail(exc)
-    all_candidates: list[Any] = []
-    all_cases: list[Any] = []
     drops: list[dict[str, str]] = []
-    ranks: list[dict[str, Any]] = []
-    funnels: list[dict[str, Any]] = []
-    for found, cases, funnel, reasons in results:
-        all_candidates.extend(found)
-        all_cases.extend(cases)
-        drops.extend({"candidate_id": k, "reason": v} for k, v in reasons.items())
-        by_id = {c.candidate_id: c for c in found}
-        ranks.extend(order_rows([by_id[cid] for cid in funnel.order]))
-        funnels.append({**funnel.record(), "cases": [c.case_id for c in cases]})
-        _print_funnel(funnel, world, per_operator)
-    write_jsonl(out / "candidates.jsonl", all_candidates)
-    write_jsonl(out / "cases.jsonl", all_cases)
+    for one in admission.operators:
+        drops.extend({"candidate_id": k, "reason": v} for k, v in one.reasons.items())
+        _print_funnel(one.funnel, world, per_operator)
+    write_jsonl(
+        out / "candidates.jsonl", [c for one in admission.operators for c in one.candidates]
+    )
+    write_jsonl(out / "cases.jsonl", [c for one in admission.operators for c in one.cases])
     write_jsonl(out / "drops.jsonl", drops)
-    write_jsonl(out / "order.jsonl", ranks)
-    record = {
-        "world": world,
-        "seed": seed,
-        "review": str(review) if review else None,
-        "operators": funnels,
-    }
-    atomic_write(out / "admission.json", json.dumps(record, indent=1).encode("utf-8"))
+    write_admission(out, admission)
     print(
         plain(f"wrote {out / 'cases.jsonl'} (and candidates, drops, order.jsonl, admission.json)")
     )

@@ -1,8 +1,8 @@
 """The admission funnel beside the execution funnel: candidates considered in the frozen
 order, rejected in semantic review, replaced from the same order, and the rank reached.
 
-``sscbench admit`` writes it as ``admission.json`` next to the cases it admits. The
-report reads ``STUDY/admission.json``, else the one beside the study's ``cases.file``.
+``sscbench admit`` writes it as ``admission.json`` next to the cases it admits, and a
+study that admits its own cases (``[cases] operators``) into the study. The report reads ``STUDY/admission.json``, else the one beside the study's ``cases.file``.
 A record that does not list the study's cases of an operator is not shown for it (the
 note says so): it would describe another admission.
 """

@@ -18,6 +18,7 @@ from sscbench.world.packaged import portable_path
 from sscbench.world.world import World
 
 if TYPE_CHECKING:
+    from sscbench.admission.batch import Admission
     from sscbench.agents.recordings import RecordingAgentFactory
 
 
@@ -243,12 +244,15 @@ def _taubench_files(root: Path, domain: str) -> list[Path]:
 
 
 def input_files(config: StudyConfig) -> list[Path]:
-    """Every file the study reads besides its config: the cases file and the world's data
-    (policy included). A study records their hashes and refuses to resume when they change;
+    """Every file the study reads besides its config: the cases file (or the semantic
+    review of ``[cases] review``) and the world's data (policy included). A study records their hashes and refuses to resume when they change;
     a builder that reads another file (e.g. recordings) adds it here."""
+    from sscbench.run.study_cases import review_input
+
     files: list[Path] = []
     if config.cases.file:
         files.append(config.resolve(config.cases.file))
+    files.extend(review_input(config))
     data = _data_folder(config)
     if data is not None:
         for domain in config.world.domains:
@@ -285,18 +289,6 @@ def read_cases(path: Path) -> list[Case]:
     return read_jsonl(path, Case.model_validate_json, ("case_id", lambda case: case.case_id))
 
 
-def _plain_cases(operator, world: World, limit: int, params: dict) -> list[Case]:
-    """Up to ``limit`` cases of an operator without admission, task by task."""
-    found: list[Case] = []
-    for task in world.tasks:
-        found.extend(
-            operator.cases_for(world, task, **params) if params else operator.cases_for(world, task)
-        )
-        if len(found) >= limit:
-            break
-    return found[:limit]
-
-
 def _check_consistent_source(cases: list[Case]) -> None:
     """Fail closed: the contradiction-relation variant needs every case's operator to
     offer it (a case run without it would pair an unchanged run with itself)."""
@@ -325,51 +317,21 @@ def _consistent(case: Case) -> Case:
 
 def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
     """The cases of the study: from its cases file, or enumerated by its operators."""
+    return build_study_cases(config, worlds)[0]
+
+
+def build_study_cases(
+    config: StudyConfig, worlds: dict[str, World]
+) -> tuple[list[Case], Admission | None]:
+    """The study's cases and, when it admits them itself, their admission (the record
+    the study writes as ``order.jsonl`` and ``admission.json``); None with a cases file."""
+    from sscbench.run.study_cases import operator_cases
+
+    admission = None
     if config.cases.file:
         cases = read_cases(config.resolve(config.cases.file))
     else:
-        from sscbench.admission.funnel import admit
-        from sscbench.faults.operators.base import FaultOperator
-
-        cases = []
-        for name in config.cases.operators:
-            try:
-                operator = get_operator(name)
-            except KeyError as exc:
-                raise DataError("<config>", "cases.operators", str(exc.args[0])) from exc
-            if isinstance(operator, FaultOperator):
-                if operator.domain in worlds:
-                    cases.extend(
-                        admit(
-                            operator,
-                            worlds[operator.domain],
-                            config.cases.per_operator,
-                            config.cases.prefer,
-                        )[1]
-                    )
-                continue
-            params = config.cases.params.get(name, {})
-            for world in worlds.values():
-                cases.extend(_plain_cases(operator, world, config.cases.per_operator, params))
-        for curve in config.cases.intensity:
-            try:
-                operator = get_operator(curve.family)
-            except KeyError as exc:
-                raise DataError("<config>", "cases.intensity.family", str(exc.args[0])) from exc
-            base = config.cases.params.get(curve.family, {})
-            for level in curve.levels:
-                params = {**base, curve.parameter: level}
-                for world in worlds.values():
-                    for case in _plain_cases(operator, world, config.cases.per_operator, params):
-                        # a level's case is its own case, even where it equals the base
-                        cases.append(
-                            case.model_copy(
-                                update={
-                                    "case_id": f"{case.case_id}~{curve.parameter}",
-                                    "params": {**case.params, "intensity": curve.parameter},
-                                }
-                            )
-                        )
+        cases, admission = operator_cases(config, worlds)
     unique: dict[str, Case] = {}
     for case in cases:
         unique.setdefault(case.case_id, case)
@@ -382,4 +344,4 @@ def build_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case]:
         c.model_copy(update={"max_steps": overrides[c.operator]}) if c.operator in overrides else c
         for c in cases
         if c.domain in worlds
-    ]
+    ], admission

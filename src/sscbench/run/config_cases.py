@@ -85,6 +85,24 @@ class CaseSettings(Strict):
         "read before any write); recorded in the study, shown in the report",
         json_schema_extra=LATER,
     )
+    review: str | None = Field(
+        None,
+        min_length=1,
+        description="semantic-review file (JSONL: case_id, decision keep/reject, reason; "
+        "relative to the config file) applied while the study admits its cases: a rejected "
+        "case is replaced by the next admissible candidate of the same frozen order; the "
+        "file is an input of the study (a changed file is not resumed)",
+        json_schema_extra=LATER,
+    )
+
+    @model_validator(mode="after")
+    def _review_needs_admission(self) -> CaseSettings:
+        if self.review is not None and self.file is not None:
+            raise ValueError(
+                "cases.review applies to the cases a study admits itself (cases.operators); "
+                "a cases file is reviewed when it is admitted: sscbench admit --review FILE"
+            )
+        return self
 
     @field_validator("operators")
     @classmethod

@@ -18,13 +18,16 @@ from __future__ import annotations
 import ipaddress
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sscbench.llm.endpoint import EndpointConfig
-from sscbench.run.builders import build_cases, build_worlds, check_replay_plan
+from sscbench.run.builders import build_study_cases, build_worlds, check_replay_plan
 from sscbench.run.config import StudyConfig
 from sscbench.run.planning import make_plan
+
+if TYPE_CHECKING:
+    from sscbench.admission.batch import Admission
 
 
 @dataclass
@@ -76,6 +79,7 @@ class PlanReport:
     tasks: int
     per_case_clean_runs: int  # what the plan held before clean runs were shared
     configs: dict[str, ConfigPlan]
+    review: str | None = None  # ``[cases] review`` applied: what it rejected and replaced
 
     @property
     def clean_runs(self) -> int:
@@ -158,7 +162,7 @@ def _user_endpoint(config: StudyConfig) -> EndpointConfig | None:
 def plan_report(config: StudyConfig) -> PlanReport:
     """Build the study's plan as ``run`` would and bound what it calls (no model call)."""
     worlds = build_worlds(config)
-    cases = build_cases(config, worlds)
+    cases, admission = build_study_cases(config, worlds)
     plan = make_plan(config, cases)  # made on demand: a plan of 2 M units is never held
     check_replay_plan(config, plan.config_ids(), cases)
     user_endpoint = _user_endpoint(config)
@@ -187,6 +191,20 @@ def plan_report(config: StudyConfig) -> PlanReport:
         tasks=len({(c.domain, c.task_id) for c in cases}),
         per_case_clean_runs=len(plan),
         configs=configs,
+        review=_review_line(admission),
+    )
+
+
+def _review_line(admission: Admission | None) -> str | None:
+    """What the semantic review of ``[cases] review`` did to the admission (None: none)."""
+    if admission is None or admission.review is None:
+        return None
+    funnels = [one.funnel for one in admission.operators]
+    rejected = sum(f.rejected_in_review for f in funnels)
+    replaced = sum(f.replaced for f in funnels)
+    return (
+        f"semantic review {admission.review}: {rejected} witnessed candidates rejected, "
+        f"{replaced} cases replaced from the same frozen order"
     )
 
 
@@ -194,6 +212,7 @@ def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
     """The dry run as console lines."""
     lines = [
         f"{report.cases} cases on {report.tasks} tasks, {len(report.configs)} configurations",
+        *([report.review] if report.review else []),
         f"clean runs: {report.clean_runs} (one per task, configuration and repetition; "
         f"one per case would be {report.per_case_clean_runs})",
         f"faulted runs: {report.faulted_runs} (each runs when its task's clean run qualifies it)",

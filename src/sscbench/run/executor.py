@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from sscbench.admission.batch import write_admission
 from sscbench.core.agent import AgentFactory
 from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
@@ -24,7 +25,7 @@ from sscbench.faults.case import Case
 from sscbench.llm.journal import SUFFIX as JOURNAL_SUFFIX
 from sscbench.run.builders import (
     build_agent_factory,
-    build_cases,
+    build_study_cases,
     build_user_factory,
     build_worlds,
     check_replay_plan,
@@ -322,7 +323,7 @@ def execute_study(
     store = StudyDir(out)
     store.check_writable()
     worlds = build_worlds(config)
-    cases = build_cases(config, worlds)
+    cases, admission = build_study_cases(config, worlds)
     plan = make_plan(config, cases)
     check_replay_plan(config, plan.config_ids(), cases)
     inputs = hash_inputs(input_files(config))
@@ -355,6 +356,8 @@ def execute_study(
             )
             if resumed:
                 check_plan_format(store.plan, (unit.plan_line() for unit in plan))
+            if admission is not None:  # the study admitted its cases: their funnel and order
+                write_admission(store.root, admission)
             store.repair_index()
             finished, dropped = _resume_records(store, plan) if resumed else ({}, 0)
         except BaseException:

@@ -70,6 +70,8 @@ STUDY_FILES = (
     "config.toml",
     "config.json",
     "cases.jsonl",
+    "order.jsonl",  # a study that admits its cases: the frozen order and the funnel
+    "admission.json",
     "plan.jsonl",
     "index.jsonl",
     "timings.jsonl",

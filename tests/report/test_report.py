@@ -380,7 +380,7 @@ def test_sensitivity_user_claims_and_paired(study, tmp_path):
     with (study / "report" / "tables" / "read_back_cue.csv").open() as handle:
         cue = list(csv.DictReader(handle))
     assert {r["quantity"] for r in cue} == {"adoption", "read_back", "pre_arrival"}
-    assert "(all)" in {r["config_id"] for r in cue}
+    assert "all configurations" in {r["config_id"] for r in cue}
     assert all(r["only_in_a"] == r["only_in_b"] == "0" for r in cue)
     for side in ("a", "b"):  # each share with its interval, as the other tidy tables
         assert all(r[f"{side}_method"] in ("wilson", "clustered") for r in cue if r["pairs"] != "0")

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sscbench.analysis.claims import POOLED
 from sscbench.analysis.mcnemar import mcnemar_exact, p_label
 from sscbench.analysis.populations import faulted_rows, interval_label
 from sscbench.analysis.stats import Interval, proportion_interval
@@ -40,7 +41,7 @@ Row = dict[str, Any]
 Key = tuple[str, str, int]
 
 QUANTITIES = ("adoption", "read_back", "pre_arrival")
-ALL_CONFIGS = "(all)"
+ALL_CONFIGS = POOLED  # the pooled row, named as in every other table
 DECIDED_ARRIVAL = {Stratum.PRE, Stratum.LATE, Stratum.ABSENT, Stratum.NO_USE}
 
 __all__ = ["ALL_CONFIGS", "QUANTITIES", "cue_check_table", "quantity", "share_fields"]

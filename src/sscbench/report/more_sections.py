@@ -148,27 +148,34 @@ def paired_section(
     section.intro = (f"Study a: this study; study b: {other}. Pairs matched on case, "
                      "configuration and repetition 0 (controls excluded), both triggered with decidable "
         "adoption.")  # fmt: skip
-    columns = ["operator", "pairs", "adoption_a", "adoption_b", "adopted_only_in_a",
-               "adopted_only_in_b", "mcnemar_exact_p"]  # fmt: skip
+    columns = [
+        "operator",
+        "pairs",
+        "adoption_a",
+        "adoption_b",
+        "adopted_only_in_a",
+        "adopted_only_in_b",
+        "mcnemar_exact_p",
+    ]
     table = Table(
         "paired-table",
         "Adoption in matched pairs",
         "repetition 0, controls excluded, matched triggered runs",
-        columns,
+        [PAIRED_HEADERS[c] for c in columns],
     )
     for p in pairs:
         table.add(*[_paired_value(p, c) for c in columns])
     table.notes += sorted({p["mcnemar_note"] for p in pairs if p.get("mcnemar_note")})
     section.tables.append(table)
     if by_config:
-        cells = ["operator", "config_id", "pairs", "adopted_in_both", "adopted_only_in_a",
-                 "adopted_only_in_b", "adopted_in_neither", "adoption_a", "adoption_b",
-                 "mcnemar_exact_p"]  # fmt: skip
+        cells = ["operator", "config_id", "pairs", "adopted_in_both", "adopted_only_in_a"]
+        cells += ["adopted_only_in_b", "adopted_in_neither", "adoption_a", "adoption_b"]
+        cells.append("mcnemar_exact_p")
         pair_table = Table(
             "pair-table",
             "Pair table by configuration: adoption in a × adoption in b",
             "repetition 0, controls excluded, matched triggered runs",
-            cells,
+            [PAIRED_HEADERS[c] for c in cells],
         )
         for p in by_config:
             pair_table.add(*[_paired_value(p, c) for c in cells])
@@ -177,6 +184,20 @@ def paired_section(
     if not pairs:
         section.reason = "the two studies share no matched triggered run"
     return section
+
+
+PAIRED_HEADERS = {
+    "operator": "operator",
+    "config_id": "configuration",
+    "pairs": "pairs",
+    "adoption_a": "adoption in a",
+    "adoption_b": "adoption in b",
+    "adopted_in_both": "adopted in both",
+    "adopted_only_in_a": "adopted only in a",
+    "adopted_only_in_b": "adopted only in b",
+    "adopted_in_neither": "adopted in neither",
+    "mcnemar_exact_p": "McNemar exact p",
+}
 
 
 def _paired_value(row: Row, column: str) -> Any:

@@ -60,9 +60,9 @@ profile = "product_lookup"
 ORACLES = ("rules", "invariants", "step-only", "llm-l0", "llm-l1")
 BASELINES = ("anomaly-judge", "attribution-all-at-once", "attribution-step-by-step")
 SCORED = (*ORACLES, *BASELINES)
-# The clean controls drawn from this study (24 when each case had its own clean run; the
-# cases now share their tasks' clean runs, so fewer distinct runs are there to draw).
-CLEAN_CONTROLS = 18
+# The clean controls drawn from this study: six per operator where the clean runs that
+# are the baseline of its cases allow (a shared clean run may serve two operators).
+CLEAN_CONTROLS = 22
 
 
 def build_oracle_study(root: Path, taubench: Path) -> Path:
@@ -133,7 +133,11 @@ def _result(study, name):
 
 
 def _verdicts(study, name):
-    return {v["run_id"]: v for v in read_objects(study / "oracles" / f"{name}.verdicts.jsonl")}
+    """The verdicts by run id, a clean control's by (run id, the case it was judged for)."""
+    return {
+        v["run_id"] if v["control_case_id"] is None else (v["run_id"], v["control_case_id"]): v
+        for v in read_objects(study / "oracles" / f"{name}.verdicts.jsonl")
+    }
 
 
 def _measured(study):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import random
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +26,22 @@ from sscbench.run.config import config_from_record
 from sscbench.run.measurements_seal import check_measurements
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.world import World
+
+
+def served_cases(store: StudyDir, entries: Iterable[IndexEntry]) -> dict[str, set[str]]:
+    """The cases each clean run is the baseline of: from ``plan.jsonl`` (a row with
+    ``clean_run_id`` = the run and ``case_id`` = the case), else from its index entry
+    (a shared clean run's cases; an older study's clean run: its own case)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    if store.plan.exists():
+        for row in read_objects(store.plan):
+            clean, case_id = row.get("clean_run_id"), row.get("case_id")
+            if isinstance(clean, str) and isinstance(case_id, str):
+                out[clean].add(case_id)
+    for entry in entries:
+        if entry.kind == "clean" and entry.run_id not in out:
+            out[entry.run_id].update(entry.served_cases())
+    return dict(out)
 
 
 def task_key(case: Case) -> tuple[str, str, str]:
@@ -80,10 +97,11 @@ class StudyRuns:
             return None
         return entry
 
-    def context(self, run_id: str) -> OracleContext:
-        """The oracle context of one completed run."""
+    def context(self, run_id: str, case_id: str | None = None) -> OracleContext:
+        """The oracle context of one completed run, in the context of its case or (a clean
+        control) of ``case_id``, one of the cases the clean run is the baseline of."""
         entry = self.entries[run_id]
-        case = self.cases[entry.case_id]
+        case = self.cases[case_id or entry.case_id]
         world = self.worlds.get(case.domain)
         clean = [
             CleanRun(e.run_id, e.config_id, e.repetition, e.case_id, self.ledger(e.run_id))
@@ -94,7 +112,8 @@ class StudyRuns:
             (
                 c
                 for c in clean
-                if (c.case_id, c.config_id, c.repetition)
+                if c.run_id == entry.clean_run_id
+                or (c.case_id, c.config_id, c.repetition)
                 == (entry.case_id, entry.config_id, entry.repetition)
             ),
             None,
@@ -111,22 +130,38 @@ class StudyRuns:
             world=world,
         )
 
-    def clean_controls(self, per_operator: int, seed: int) -> list[str]:
-        """Up to ``per_operator`` completed clean runs per operator whose case has a fault
-        contract, drawn with ``seed`` (the paper: ten per operator)."""
-        by_operator: dict[str, list[str]] = defaultdict(list)
+    def clean_controls(self, per_operator: int, seed: int) -> list[tuple[str, str]]:
+        """Up to ``per_operator`` completed clean runs per operator, drawn with ``seed``
+        (the paper: ten per operator), each as (clean run id, case id).
+
+        A clean run is a candidate for an operator when it is the baseline of one of that
+        operator's cases with a fault contract (:func:`served_cases`: the study's plan, or
+        the index); it is judged in the context of that case (the smallest id when it
+        serves several of the operator's cases). One clean run may so be a control for
+        two operators, once per operator. A study with one clean run per case draws as
+        before: each clean run serves its own case only.
+        """
+        served = served_cases(self.store, self.entries.values())
+        by_operator: dict[str, dict[str, str]] = defaultdict(dict)
         for entry in self.entries.values():
-            case = self.cases.get(entry.case_id)
-            if entry.kind != "clean" or entry.status != "completed" or case is None:
+            if entry.kind != "clean" or entry.status != "completed":
                 continue
-            if case.contract is not None:
-                by_operator[case.operator].append(entry.run_id)
+            for case_id in sorted(served.get(entry.run_id, ())):
+                case = self.cases.get(case_id)
+                if case is not None and case.contract is not None:
+                    by_operator[case.operator].setdefault(entry.run_id, case_id)
         rng = random.Random(seed)
-        chosen: list[str] = []
+        chosen: list[tuple[str, str]] = []
         for operator in sorted(by_operator):
             runs = sorted(by_operator[operator])
-            chosen.extend(sorted(rng.sample(runs, min(per_operator, len(runs)))))
+            drawn = sorted(rng.sample(runs, min(per_operator, len(runs))))
+            chosen.extend((run_id, by_operator[operator][run_id]) for run_id in drawn)
         return chosen
+
+    def cluster_of_case(self, case_id: str) -> str:
+        """The entity cluster of a case (the unit of the intervals), or its id."""
+        case = self.cases.get(case_id)
+        return case_id if case is None else str(getattr(case, "cluster", None) or case_id)
 
     def operator_of(self, run_id: str) -> str | None:
         """The operator of a run's case."""

@@ -2,7 +2,7 @@
 ``STUDY/oracles/<name>.json``.
 
 The record names the oracle setting, its endpoint (the key's variable name, never the
-key), the reference, the clean-control draw and the sha256 of the study files the
+key), the reference, the clean-control draw (its size, seed and method) and the sha256 of the study files the
 verdicts read (measurements, index, cases, plan). ``sscbench run`` compares it with
 the record it would write now and rescores only a setting whose record differs, so a
 finished scoring whose inputs are unchanged is not redone.
@@ -16,6 +16,11 @@ from typing import Any
 from sscbench.oracles.base import OracleSettings
 from sscbench.run.measurements_seal import file_sha256, study_sources
 from sscbench.run.storage import StudyDir
+
+# How clean controls are drawn: per operator, from the clean runs that are the baseline
+# of its cases, each judged for one of them (a scoring recorded before this was drawn by
+# the clean run's own case, so it differs and is redone).
+CONTROL_DRAW = "baseline-of-operator-cases"
 
 
 def scored_from(
@@ -39,6 +44,7 @@ def scored_from(
         "endpoint": None if endpoint is None else endpoint.model_dump(mode="json"),
         "reference": ref,
         "clean_controls": clean_per_operator,
+        "control_draw": CONTROL_DRAW,
         "seed": seed,
         "files": {
             "measurements.jsonl": file_sha256(store.root / "measurements.jsonl"),

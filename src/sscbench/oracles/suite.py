@@ -12,7 +12,8 @@ Written to ``STUDY/oracles/`` (one set per oracle, replaced atomically):
   verdicts took: judged, total, per_trajectory, max — Table II; ``scored_from`` what the
   scoring read, :mod:`sscbench.oracles.scored_from`);
 * ``<name>.verdicts.jsonl`` — every verdict (run id, population, adopted, t_u,
-  abstention, reason, calls);
+  abstention, reason, calls, control_case_id: the case a clean control was judged for,
+  null for a faulted run — one clean run may be the control of two operators' cases);
 * ``<name>.csv`` — the tidy Table V rows (oracle, stratum, metric, numerator,
   denominator, estimate, low, high, method).
 """
@@ -103,22 +104,47 @@ def reason_kind(abstention: str) -> str:
     return re.split(r"[:(]", abstention, maxsplit=1)[0].strip()
 
 
+def control_key(run_id: str, case_id: str) -> str:
+    """The key of a clean control among the judged runs: its clean run and the case it is
+    judged for (one clean run may be the control of two operators' cases)."""
+    return f"{run_id}@{case_id}"
+
+
 def judge_all(
     oracle: Oracle,
     runs: StudyRuns,
     run_ids: list[str],
     on_verdict: Callable[[Verdict], None] | None = None,
+    controls: dict[str, tuple[str, str]] | None = None,
 ) -> dict[str, Verdict]:
-    """The oracle's verdict on each run (a verdict naming another run is an error)."""
+    """The oracle's verdict on each judged key (a verdict naming another run is an error).
+
+    A key is a run id, or a clean control's key in ``controls`` (key: (run id, case id)),
+    judged in the context of that case."""
     verdicts = {}
-    for run_id in counted(run_ids, f"oracle {oracle.name}: judging runs"):
-        verdict = oracle.judge(runs.context(run_id))
+    for key in counted(run_ids, f"oracle {oracle.name}: judging runs"):
+        run_id, case_id = (controls or {}).get(key, (key, None))
+        verdict = oracle.judge(runs.context(run_id, case_id))
         if verdict.run_id != run_id:
             verdict = abstain(run_id, f"the oracle answered for another run ({verdict.run_id})")
-        verdicts[run_id] = verdict
+        verdicts[key] = verdict
         if on_verdict is not None:
             on_verdict(verdict)
     return verdicts
+
+
+def _verdict_rows(
+    verdicts: dict[str, Verdict], drawn: dict[str, tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """The lines of ``<name>.verdicts.jsonl``: a clean control's names its case."""
+    return [
+        {
+            "population": "clean-control" if key in drawn else "faulted-reference",
+            **v.model_dump(mode="json"),
+            "control_case_id": drawn[key][1] if key in drawn else None,
+        }
+        for key, v in verdicts.items()
+    ]
 
 
 def score_study(
@@ -136,17 +162,23 @@ def score_study(
     source, ref = read_reference(runs, reference)
     if not ref:
         raise DataError(reference, None, "no reference labels for this study")
+    drawn = {
+        control_key(run_id, case_id): (run_id, case_id)
+        for run_id, case_id in runs.clean_controls(clean_per_operator, seed)
+    }
     controls = {
-        r: {"operator": runs.operator_of(r)} for r in runs.clean_controls(clean_per_operator, seed)
+        key: {"operator": runs.cases[case_id].operator, "run_id": run_id, "case_id": case_id}
+        for key, (run_id, case_id) in drawn.items()
     }
     judged = [*ref, *controls]
-    clusters = {r: runs.cluster_of(r) for r in judged}
+    clusters = {r: runs.cluster_of(r) for r in ref}
+    clusters.update({key: runs.cluster_of_case(case_id) for key, (_, case_id) in drawn.items()})
     results = {}
     for name in names:
         oracle = make_oracle(name, settings)
         report = None if on_verdict is None else functools.partial(on_verdict, name)
         try:
-            verdicts = judge_all(oracle, runs, judged, report)
+            verdicts = judge_all(oracle, runs, judged, report, drawn)
         finally:
             oracle.close()
         reasons = Counter(reason_kind(v.abstention) for v in verdicts.values() if v.abstention)
@@ -168,13 +200,7 @@ def score_study(
             "strata": score_oracle(
                 verdicts, ref, controls, clusters, gives_adoption=oracle.gives_adoption, seed=seed
             ),
-            "_verdicts": [
-                {
-                    "population": "clean-control" if v.run_id in controls else "faulted-reference",
-                    **v.model_dump(mode="json"),
-                }
-                for v in verdicts.values()
-            ],
+            "_verdicts": _verdict_rows(verdicts, drawn),
         }
     return results
 

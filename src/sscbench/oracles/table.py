@@ -185,8 +185,8 @@ def score_oracle(
     """Table V rows by stratum (``all``, ``operator:<name>``, ``arrival:<stratum>``).
 
     ``reference`` holds faulted runs' reference labels (A, T_U, operator, Z_S);
-    ``controls`` the clean controls (with their operator); ``clusters`` each run's
-    entity cluster. A run without a verdict counts as an abstention.
+    ``controls`` the clean controls by key (a clean run judged for one case, with that
+    case's operator); ``clusters`` each judged key's entity cluster. A run without a verdict counts as an abstention.
     """
     strata: dict[str, Stratum] = defaultdict(Stratum)
     for run_id, ref in reference.items():

@@ -101,7 +101,10 @@ def _operator_cell(result: Row, row: Row | None) -> str:
         return "–"
     if not result.get("gives_adoption", True):
         return f"step only: exact {_short(row.get('t_u_exact'))}"
-    return f"F1 {_short(row.get('f1'), digits=True)} / exact {_short(row.get('t_u_exact'))}"
+    return (
+        f"F1 {_short(row.get('f1'), digits=True)} / exact {_short(row.get('t_u_exact'))}"
+        f" / FP clean {_short(row.get('fp_clean'))}"
+    )
 
 
 def _arrival_cell(result: Row, row: Row | None) -> str:
@@ -148,7 +151,8 @@ def oracles_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
             _adoption_table(scored),
             _location_table(scored),
             _by(scored, "operator:", Table("oracles-operator", "Table V (c): adoption F1 / "
-                "exact T_U by operator", "as (a) and (b), per operator", []), _operator_cell),
+                "exact T_U / FP on clean controls by operator", "as (a) and (b), per "
+                "operator", []), _operator_cell),
             _by(scored, "arrival:", Table("oracles-arrival", "Adoption recall / exact T_U by "
                 "the reference's arrival stratum", "as (a) and (b), per reference Z_S", []),
                 _arrival_cell),

@@ -18,6 +18,9 @@ A call that fails after its retries or an answer that does not parse is an abste
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 from sscbench.core.ledger import AssistantEvent
 from sscbench.core.view import LedgerView
 from sscbench.oracles.base import OracleContext, OracleSettings, Verdict, abstain
@@ -31,6 +34,8 @@ from sscbench.oracles.diagnosis_prompts import (
     step_messages,
 )
 from sscbench.oracles.inputs import OracleInputs
+
+T = TypeVar("T")
 
 _SEES = "numbered model-visible trajectory, tool schemas, domain policy (no contract)"
 
@@ -50,6 +55,25 @@ class _Judge:
 
     def _unparsable(self, run: OracleContext, exc: ValueError, calls: int) -> Verdict:
         return abstain(run.run_id, f"unparsable answer: {self.chat.redact(str(exc))}", calls)
+
+    def _ask(
+        self,
+        run: OracleContext,
+        messages: list[dict[str, str]],
+        parse: Callable[[str], T],
+        calls: int = 1,
+        step: int | None = None,
+    ) -> T | Verdict:
+        """The parsed answer of one call, or the abstention a failed call or an
+        unparsable answer is (``calls`` made so far; ``step`` when judging one step)."""
+        at = "" if step is None else f" step {step}"
+        try:
+            return parse(self.chat.ask(messages, f"judging {run.run_id}{at}"))
+        except CallFailed as exc:
+            where = "" if step is None else f" (at step {step})"
+            return abstain(run.run_id, f"call failed: {exc}{where}", calls)
+        except ValueError as exc:
+            return self._unparsable(run, exc, calls)
 
     def close(self) -> None:
         """Release the client and the event loop."""
@@ -73,12 +97,9 @@ class AnomalyJudge(_Judge):
     def judge(self, run: OracleContext) -> Verdict:
         """Positive at the earliest listed anomaly's step; negative when none is listed."""
         messages = anomaly_messages(LedgerView(run.ledger), run.tool_schemas, run.policy)
-        try:
-            found = parse_anomalies(self.chat.ask(messages, f"judging {run.run_id}"), _steps(run))
-        except CallFailed as exc:
-            return abstain(run.run_id, f"call failed: {exc}", calls=1)
-        except ValueError as exc:
-            return self._unparsable(run, exc, 1)
+        found = self._ask(run, messages, lambda text: parse_anomalies(text, _steps(run)))
+        if isinstance(found, Verdict):
+            return found
         if not found:
             return Verdict(run_id=run.run_id, adopted=False, reason="no anomaly", calls=1)
         step, description = min(found, key=lambda a: a[0])
@@ -104,13 +125,10 @@ class AllAtOnceJudge(_Judge):
     def judge(self, run: OracleContext) -> Verdict:
         """Positive at the named step; negative when the judge names none."""
         messages = all_at_once_messages(LedgerView(run.ledger), run.tool_schemas, run.policy)
-        try:
-            text = self.chat.ask(messages, f"judging {run.run_id}")
-            step, reason = parse_failing_step(text, _steps(run))
-        except CallFailed as exc:
-            return abstain(run.run_id, f"call failed: {exc}", calls=1)
-        except ValueError as exc:
-            return self._unparsable(run, exc, 1)
+        answer = self._ask(run, messages, lambda text: parse_failing_step(text, _steps(run)))
+        if isinstance(answer, Verdict):
+            return answer
+        step, reason = answer
         reason = self.chat.redact(reason)[:500]
         return Verdict(
             run_id=run.run_id, adopted=step is not None, t_u=step, reason=reason, calls=1
@@ -141,14 +159,10 @@ class StepByStepJudge(_Judge):
         for step in agent_steps:
             messages = step_messages(run.ledger, step, run.tool_schemas, run.policy)
             calls += 1
-            try:
-                error, reason = parse_step_answer(
-                    self.chat.ask(messages, f"judging {run.run_id} step {step}")
-                )
-            except CallFailed as exc:
-                return abstain(run.run_id, f"call failed: {exc} (at step {step})", calls)
-            except ValueError as exc:
-                return self._unparsable(run, exc, calls)
+            answer = self._ask(run, messages, parse_step_answer, calls, step)
+            if isinstance(answer, Verdict):
+                return answer
+            error, reason = answer
             if error:
                 reason = self.chat.redact(reason)[:500]
                 return Verdict(

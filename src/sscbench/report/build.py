@@ -167,6 +167,24 @@ def _clean_stale(study: Path) -> None:
             shutil.rmtree(path, ignore_errors=True)
 
 
+def _paired(
+    study: Path, rows: list[Row], other: list[Row] | None, paired: Any, csvs: dict[str, Any]
+) -> Section:
+    """The ``paired`` section (``--paired OTHER``): matched adoption, the pair table by
+    configuration and the read-back-cue table; their CSV rows go into ``csvs``."""
+    pairs = paired_comparison(rows, other) if other is not None else None
+    by_config = paired_comparison(rows, other, by_config=True) if other is not None else None
+    section = more.paired_section(pairs, str(paired) if paired else None, by_config)
+    if pairs is not None and by_config is not None:
+        csvs["paired"], csvs["paired_by_config"] = pairs, by_config
+    if other is not None and paired:
+        cue_rows = cue_check_table(rows, other)
+        if cue_rows:
+            section.tables.append(cue_table(cue_rows, study, Path(paired)))
+        csvs["read_back_cue"] = cue_rows
+    return section
+
+
 def _write(
     study: Path,
     out: Path,
@@ -201,16 +219,7 @@ def _write(
         if evidence.families:
             reason += "; its faulted runs are typed fault families (Release evidence)"
         sections += [Section(i, TITLES[i], reason=reason) for i in SSCBENCH]
-    pairs = paired_comparison(rows, other) if other is not None else None
-    by_config = paired_comparison(rows, other, by_config=True) if other is not None else None
-    sections.append(more.paired_section(pairs, str(paired) if paired else None, by_config))
-    if pairs is not None and by_config is not None:
-        csvs["paired"], csvs["paired_by_config"] = pairs, by_config
-    if other is not None and paired:
-        cue_rows = cue_check_table(rows, other)
-        if cue_rows:
-            sections[-1].tables.append(cue_table(cue_rows, study, Path(paired)))
-        csvs["read_back_cue"] = cue_rows
+    sections.append(_paired(study, rows, other, paired, csvs))
     status("report: oracles, release, recordings and cost")
     scored = oracle_results(study)
     settings, csvs["oracle-settings"] = oracle_settings_section(scored)

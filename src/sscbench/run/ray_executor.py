@@ -242,7 +242,7 @@ class RayEpisodes:
             generation = slot.generation
             slot.in_flight += 1
             try:
-                return await slot.actor.make.remote(unit.faulted_run_id, kind, run_id)
+                output = await slot.actor.make.remote(unit.faulted_run_id, kind, run_id)
             except self.ray.exceptions.RayActorError as exc:
                 self._lost(slot, generation, exc)
                 if not isinstance(exc, self.ray.exceptions.ActorUnavailableError):
@@ -255,8 +255,11 @@ class RayEpisodes:
                         "runs written so far are kept: resume when the cluster is healthy",
                     ) from exc
                 self.requeued += 1
+                continue
             finally:
                 slot.in_flight -= 1
+            self._restarted_unseen(slot, generation, output)
+            return output
 
     def _lost(self, slot: _Slot, generation: int, exc: BaseException) -> None:
         """Note a worker's loss (once per loss: its other runs report the same one);
@@ -264,19 +267,34 @@ class RayEpisodes:
         if slot.lost or slot.generation != generation:
             return  # already known, or it came back since this run was sent
         slot.lost = True
-        self.losses += 1
         slot.reviving = asyncio.ensure_future(self._wait_back(slot))  # back as soon as it is
         slot.reviving.add_done_callback(_retrieved)
+        self._count_loss(str(exc).splitlines()[0])
+        if self.stopped is not None:
+            raise self.stopped from exc
+
+    def _restarted_unseen(self, slot: _Slot, generation: int, output: EpisodeOutput) -> None:
+        """Count the loss of a worker that died with no run in flight: no run saw it die,
+        but the run it made after Ray restarted it comes from another process. The run
+        itself is kept; past ``max_worker_losses`` the later runs stop the study."""
+        pid = (output.meta or {}).get("pid")
+        if not pid or not slot.pid or pid == slot.pid or slot.generation != generation:
+            return
+        slot.pid = pid
+        slot.generation += 1
+        self._count_loss(f"worker process {pid} replaced a worker that died between runs")
+
+    def _count_loss(self, last: str) -> None:
+        """One more worker loss; past ``max_worker_losses`` the study is stopped."""
+        self.losses += 1
         if self.losses > self.max_worker_losses and self.stopped is None:
             self.stopped = DataError(
                 "<ray cluster>",
                 "study.ray.max_worker_losses",
                 f"{self.losses} worker losses, more than max_worker_losses = "
-                f"{self.max_worker_losses} (last: {str(exc).splitlines()[0]}); the runs "
+                f"{self.max_worker_losses} (last: {last}); the runs "
                 "written so far are kept: resume when the cluster is healthy",
             )
-        if self.stopped is not None:
-            raise self.stopped from exc
 
     async def _revive(self, slot: _Slot) -> None:
         """Wait until a lost worker answers again (Ray restarts it and it rebuilds the

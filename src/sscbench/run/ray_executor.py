@@ -15,7 +15,8 @@ up to ``[study.ray] attempts`` times; nothing reached the study folder for it, s
 run is lost and none is indexed twice. A run is never sent to a worker known to be
 lost: it goes to another, or waits until the lost one answers again (within
 ``start_timeout_s``), so a restart does not use up attempts. Each loss counts once
-(however many runs it had); past ``max_worker_losses`` the study stops, its runs kept. Ray is imported here only, and lazily.
+(however many runs it had; one that died idle counts when its next run comes from
+another process); past ``max_worker_losses`` the study stops, its runs kept. Ray is imported here only, and lazily.
 """
 
 from __future__ import annotations

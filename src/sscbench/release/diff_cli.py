@@ -33,22 +33,26 @@ def _names(row: dict[str, Any], what: str) -> list[str]:
     return [safe(row["config_id"]), safe(row["family"]), what, _label(row["a"]), _label(row["b"])]
 
 
-def _metrics_table(rows: list[dict[str, Any]], shown: int) -> Table:
-    table = Table(title=f"Metrics A vs B ({shown} of {len(rows)} rows shown)", title_justify="left")
-    for name in ("config", "family", "metric", "A", "B", "B − A", "overlap"):
+def _table(title: str, columns: tuple[str, ...]) -> Table:
+    """A left-titled table whose every column folds a long cell rather than cut it."""
+    table = Table(title=title, title_justify="left")
+    for name in columns:
         table.add_column(name, overflow="fold")
     return table
+
+
+def _metrics_table(rows: list[dict[str, Any]], shown: int) -> Table:
+    title = f"Metrics A vs B ({shown} of {len(rows)} rows shown)"
+    return _table(title, ("config", "family", "metric", "A", "B", "B − A", "overlap"))
 
 
 def _transfer_table(rows: list[dict[str, Any]], shown: int) -> Table:
-    table = Table(
-        title=f"Transfer matrix P(checkpoint invalid | activated), A vs B "
-        f"({shown} of {len(rows)} cells shown)",
-        title_justify="left",
+    title = (
+        f"Transfer matrix P(checkpoint invalid | activated), A vs B "
+        f"({shown} of {len(rows)} cells shown)"
     )
-    for name in ("config", "family", "checkpoint", "A", "B", "B − A", "overlap", "first invalid"):
-        table.add_column(name, overflow="fold")
-    return table
+    columns = ("config", "family", "checkpoint", "A", "B", "B − A", "overlap", "first invalid")
+    return _table(title, columns)
 
 
 _CONTROL_NAMES = {"negative_controls": "negative control", "unsolvable": "unsolvable"}
@@ -58,13 +62,11 @@ def _controls_table(diff: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
     """Negative controls (escape, intervention: 0 expected) and unsolvable trials
     (completion: a failure), A vs B; a side written before these were kept is named."""
     total = len(diff.get("controls", []))
-    table = Table(
-        title=f"Controls A vs B: negative controls (escape, intervention) and unsolvable "
-        f"trials (completion) ({len(rows)} of {total} rows shown)",
-        title_justify="left",
+    title = (
+        f"Controls A vs B: negative controls (escape, intervention) and unsolvable "
+        f"trials (completion) ({len(rows)} of {total} rows shown)"
     )
-    for name in ("table", "config", "family", "rate", "A", "B", "B − A", "overlap"):
-        table.add_column(name, overflow="fold")
+    table = _table(title, ("table", "config", "family", "rate", "A", "B", "B − A", "overlap"))
     kept = diff.get("controls_kept", {})
     for side in ("a", "b"):
         if kept.get(side) is False:

@@ -16,7 +16,7 @@ from typing import Any
 
 from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
-from sscbench.faults.families import _Burst, _matches_write
+from sscbench.faults.write_family import Burst, matches_write
 from sscbench.world.records import READ_TOOLS, reads_booked_record
 from sscbench.world.state import WorldState
 from sscbench.world.world import World
@@ -41,8 +41,8 @@ def lost_write_hook(
     Fires for one burst of matched calls (``probability``, ``burst``, seeded); a call the
     tool refuses commits nothing, and its refusal is delivered unchanged.
     """
-    burst = _Burst(case.params, seed)
-    is_target = _matches_write(case)
+    burst = Burst(case.params, seed)
+    is_target = matches_write(case)
 
     def match(name: str, arguments: Any, state: WorldState) -> bool:
         return is_target(name, arguments, state) and burst.fire()

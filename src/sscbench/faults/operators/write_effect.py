@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 
 from sscbench.core.injection import Injection
-from sscbench.core.references import agent_texts, reservations_shown
 from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -24,6 +23,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
+from sscbench.faults.family import family_spec
 from sscbench.faults.operators.base import (
     NEGATION_CUE,
     NOW,
@@ -33,6 +33,7 @@ from sscbench.faults.operators.base import (
     args_contain,
     user_prefix_message,
 )
+from sscbench.faults.operators.references import agent_texts, reservations_shown
 from sscbench.faults.operators.write_derived import derived_calls, made_true, matches
 from sscbench.faults.operators.write_scope import scoped_counterevidence
 from sscbench.faults.operators.write_text import (
@@ -43,6 +44,7 @@ from sscbench.faults.operators.write_text import (
     read_outcome,
     written_before,
 )
+from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.world.world import World
 
 WRITE = "update_reservation_flights"
@@ -54,6 +56,19 @@ class WriteEffect(FaultOperator):
     """Suppress a matched update_reservation_flights while acknowledging it as committed."""
 
     name = "WriteEffect"
+    spec = family_spec(
+        name=name,
+        surface=Surface.STATE,
+        timing=Timing.AFTER_COMMIT,
+        semantics=Semantics.OMISSION,
+        entry_checkpoint=Checkpoint.EVIDENCE,
+        description="a flight update is acknowledged with its real receipt but rolled "
+        "back; a read-back refutes the acknowledgement",
+        expected_barrier="read-back of the written record",
+        safe_response="read the reservation back before reporting the change",
+        recoverable=True,
+        severity=4,
+    )
     domain = "airline"
     structure = "state-transition"
     default_max_steps = 60

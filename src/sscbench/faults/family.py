@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
 from sscbench.faults.typed import ContainmentPlan, FaultSpec, TrialRecord
+from sscbench.world.task import Action
 from sscbench.world.world import World
 
 
@@ -96,9 +97,42 @@ class FaultFamily:
     own_rule: ClassVar[OwnRule | None] = None
     """The release rule of its own an injected run of the family is judged by, if any."""
 
+    early_target_argument: ClassVar[str | None] = None
+    """Case preference (``admission.prefer``): the parameter naming the record the
+    fault-bearing read is of; the trigger is early when the opening request names it."""
+
     def injections(self, case: Case, world: World) -> list[Injection]:
         """Hooks that put the case's fault into a run."""
         return []
 
+    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+        """Case preference: whether a candidate's fault-bearing call is an early, natural
+        call of a task whose first ground-truth write is ``first_write`` (none by default)."""
+        return False
 
-__all__ = ["OVERLAY_CONTAINMENT", "FaultFamily", "OwnRule", "family_spec"]
+    # ---- calibration against the scripted agents' own labels (measure.calibrate) ----
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of a case's affected fact (KeyError: the family
+        keeps no calibration labels)."""
+        raise KeyError(case.operator)
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E as the agent's own record of what it read implies."""
+        raise KeyError(case.operator)
+
+    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+        """Whether a labelled use of the affected fact relied on the injected value."""
+        return use["kind"] == "use" and bool(use.get("relied_on_injected"))
+
+
+def labelled_reads(labels: dict[str, Any], name: str, **arguments: Any) -> list[int]:
+    """Observation steps of the labelled reads of tool ``name`` with these arguments."""
+    return [
+        r["observation_step"]
+        for r in labels.get("reads", [])
+        if r["name"] == name
+        and all((r.get("arguments") or {}).get(k) == v for k, v in arguments.items())
+    ]
+
+
+__all__ = ["OVERLAY_CONTAINMENT", "FaultFamily", "OwnRule", "family_spec", "labelled_reads"]

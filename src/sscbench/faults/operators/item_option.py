@@ -22,7 +22,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
-from sscbench.faults.family import family_spec
+from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
@@ -64,6 +64,16 @@ def one_option_neighbours(product: dict[str, Any], item_id: str) -> list[tuple[s
     return out
 
 
+# writes whose answer is the order record with every item still in it
+ORDER_KEEPING_WRITES = {
+    "return_delivered_order_items",
+    "exchange_delivered_order_items",
+    "cancel_pending_order",
+    "modify_pending_order_address",
+    "modify_pending_order_payment",
+}
+
+
 class ItemOption(FaultOperator):
     """Substitute another existing option value of the same product for one ordered item."""
 
@@ -81,6 +91,32 @@ class ItemOption(FaultOperator):
         recoverable=True,
         severity=3,
     )
+    early_target_argument = "order_id"
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the order item's options."""
+        p = case.params
+        return f"order:{p['order_id']}:item:{p['item_id']}:options"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: a later order read, or an order read with the product's."""
+        p = case.params
+        orders = sorted(
+            labelled_reads(labels, "get_order_details", order_id=p["order_id"])
+            + [
+                w["observation_step"]
+                for w in labels.get("writes", [])
+                if w["name"] in ORDER_KEEPING_WRITES
+                and (w.get("arguments") or {}).get("order_id") == p["order_id"]
+                and w.get("acknowledged")
+            ]
+        )
+        products = labelled_reads(labels, "get_product_details", product_id=p["product_id"])
+        options = [s for s in orders if s > t_f]  # a later read shows the true option
+        if products and orders:
+            options.append(max(min(orders), min(products)))
+        return min(options) if options else INF
+
     domain = "retail"
     structure = "cross-record"
     default_max_steps = 30

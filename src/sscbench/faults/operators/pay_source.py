@@ -23,7 +23,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
-from sscbench.faults.family import family_spec
+from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
@@ -42,6 +42,7 @@ from sscbench.faults.operators.payments import (
 from sscbench.faults.operators.references import HANDOFF, agent_texts, clauses
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.world.task import Action
 from sscbench.world.world import World
 
 READ = "get_user_details"
@@ -87,6 +88,20 @@ class PaySource(FaultOperator):
         recoverable=True,
         severity=3,
     )
+
+    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+        """Early when the task's first write pays with the relabelled method."""
+        return params.get("payment_id") in {str(value) for value in first_write.kwargs.values()}
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the payment method's category."""
+        return f"payment:{case.params['payment_id']}:category"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: the first read of the user's profile."""
+        steps = labelled_reads(labels, "get_user_details", user_id=case.params["user_id"])
+        return min(steps) if steps else INF
+
     domain = "airline"
     structure = "co-delivered"
     default_max_steps = 40

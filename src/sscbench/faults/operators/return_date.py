@@ -23,7 +23,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
-from sscbench.faults.family import family_spec
+from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     NOW,
     FaultOperator,
@@ -68,6 +68,18 @@ class ReturnDate(FaultOperator):
         recoverable=True,
         severity=3,
     )
+    early_target_argument = "reservation_id"
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the reservation's return date."""
+        return f"reservation:{case.params['reservation_id']}:return_date"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: the first read of the reservation."""
+        rid = case.params["reservation_id"]
+        steps = labelled_reads(labels, "get_reservation_details", reservation_id=rid)
+        return min(steps) if steps else INF
+
     domain = "airline"
     structure = "co-delivered"
     default_max_steps = 60

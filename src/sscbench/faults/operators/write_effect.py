@@ -11,9 +11,10 @@ keeps the scope (:mod:`.write_scope`, paper §IV-C).
 from __future__ import annotations
 
 import json
+from typing import Any
 
 from sscbench.core.injection import Injection
-from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
@@ -23,7 +24,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
-from sscbench.faults.family import family_spec
+from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     NEGATION_CUE,
     NOW,
@@ -45,6 +46,7 @@ from sscbench.faults.operators.write_text import (
     written_before,
 )
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.world.task import Action
 from sscbench.world.world import World
 
 WRITE = "update_reservation_flights"
@@ -69,6 +71,31 @@ class WriteEffect(FaultOperator):
         recoverable=True,
         severity=4,
     )
+
+    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+        """Early when the suppressed write is the task's own first write."""
+        request = params.get("request") or {}
+        return (
+            params.get("request_origin") == "task"
+            and first_write.name == "update_reservation_flights"
+            and first_write.kwargs.get("reservation_id") == request.get("reservation_id")
+        )
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the suppressed flight update."""
+        return f"write:{case.params['request']['reservation_id']}:update_reservation_flights"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: the first read-back of the reservation after the fault."""
+        rid = case.params["request"]["reservation_id"]
+        reads = labelled_reads(labels, "get_reservation_details", reservation_id=rid)
+        steps = [s for s in reads if s > t_f]
+        return min(steps) if steps else INF
+
+    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+        """Reliance: a first-attempt use stating the change applied."""
+        return use["kind"] == "use" and use.get("value") == "applied" and use.get("attempt", 1) == 1
+
     domain = "airline"
     structure = "state-transition"
     default_max_steps = 60

@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from sscbench.core.injection import InjectingExecutor, Injection
+from sscbench.core.injection import InjectingExecutor, RebindHook
 from sscbench.core.ledger import EVALUATOR_EVENT, InterventionRecord
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.identity import (
@@ -80,8 +80,10 @@ def test_a_keyed_retry_of_the_sent_request_replays_its_receipt(taubench):
 
 
 def test_a_rebind_hook_is_one_action():
-    with pytest.raises(ValueError, match="rebind"):
-        Injection("h", match=lambda *_: True, rebind=lambda *_: {}, redeliver=True)
+    hook = RebindHook("h", match=lambda *_: True, rebind=lambda *_: {})
+    assert hook.kind == "rebind"
+    with pytest.raises(TypeError):  # a rebind hook takes no second action
+        RebindHook("h", match=lambda *_: True, rebind=lambda *_: {}, redeliver=True)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("domain", ["airline", "retail"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, SuppressHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import FaultFamily
 from sscbench.faults.operators import SSCBENCH_OPERATORS
@@ -40,7 +40,7 @@ class SuppressWrite(FaultFamily):
                 and all(arguments.get(k) == v for k, v in expected.items())
             )
 
-        return [Injection(f"{case.case_id}:suppress", match=match, suppress_write=True)]
+        return [SuppressHook(f"{case.case_id}:suppress", match=match)]
 
     def cases_for(self, world: World, task: Task) -> list[Case]:
         """One case per task whose ground truth has a write with an id argument."""

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook, UpdateHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
 from sscbench.faults.identity import IDENTITY_FAMILIES
@@ -84,7 +84,7 @@ def timeout_hook(case: Case, seed: int) -> Injection:
             return None
         return TIMEOUT_TEXT if burst.fire() else None
 
-    return Injection(
+    return RewriteHook(
         f"{case.case_id}:timeout", match=matches_write(case), rewrite=rewrite, persistent=True
     )
 
@@ -116,7 +116,7 @@ def unavailable_hook(case: Case, seed: int) -> Injection:
     def rewrite(_observation: str, _arguments: Any, _state: WorldState) -> str | None:
         return UNAVAILABLE_TEXT if burst.fire() else None
 
-    return Injection(
+    return RewriteHook(
         f"{case.case_id}:unavailable",
         match=reads_written_record(case),
         rewrite=rewrite,
@@ -213,7 +213,7 @@ class InterveningUpdate(WriteFamily):
                     order["status"] = read
                     order["address"] = {**order.get("address", {}), "address2": f"Suite {k}00"}
 
-        return [Injection(f"{case.case_id}:update", match=match, update=update, persistent=True)]
+        return [UpdateHook(f"{case.case_id}:update", match=match, update=update, persistent=True)]
 
 
 class StalePolicy(WriteFamily):

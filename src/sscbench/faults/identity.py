@@ -33,7 +33,7 @@ import hashlib
 import json
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RebindHook, RewriteHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
 from sscbench.faults.typed import Checkpoint, ContainmentPlan, Semantics, Surface, Timing
@@ -157,7 +157,9 @@ def rebind_hook(case: Case) -> Injection:
         record = state.get(table, other)
         return json.dumps(record) if isinstance(record, dict) else None
 
-    return Injection(f"{case.case_id}:{REBIND_HOOK}", match=match, rewrite=rewrite, persistent=True)
+    return RewriteHook(
+        f"{case.case_id}:{REBIND_HOOK}", match=match, rewrite=rewrite, persistent=True
+    )
 
 
 SUBJECT_REBIND_HOOK = "subject-rebind"
@@ -224,7 +226,7 @@ def subject_rebind_hook(case: Case) -> Injection:
     def rebind(_name: str, arguments: Any, _state: WorldState) -> Any:
         return {**arguments, id_argument: other}
 
-    return Injection(
+    return RebindHook(
         f"{case.case_id}:{SUBJECT_REBIND_HOOK}", match=match, rebind=rebind, persistent=True
     )
 

@@ -14,7 +14,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.faults.case import Case
 from sscbench.faults.write_family import Burst, matches_write
 from sscbench.world.records import READ_TOOLS, reads_booked_record
@@ -54,9 +54,7 @@ def lost_write_hook(
             shared.snapshot = state.snapshot()
         return receipt(observation)
 
-    return Injection(
-        f"{case.case_id}:{tag}", match=match, suppress_write=True, rewrite=rewrite, persistent=True
-    )
+    return SuppressHook(f"{case.case_id}:{tag}", match=match, rewrite=rewrite, persistent=True)
 
 
 def same_source_readback_hook(case: Case, world: World, shared: SharedSource) -> Injection:
@@ -86,7 +84,7 @@ def same_source_readback_hook(case: Case, world: World, shared: SharedSource) ->
             state.restore(authoritative)
         return str(answer)
 
-    return Injection(f"{case.case_id}:same-source", match=match, rewrite=rewrite, persistent=True)
+    return RewriteHook(f"{case.case_id}:same-source", match=match, rewrite=rewrite, persistent=True)
 
 
 def omit_field(observation: str, field: str) -> str | None:

@@ -31,7 +31,7 @@ import json
 import random
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RedeliverHook, RewriteHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import OwnRule, family_spec
 from sscbench.faults.lost_writes import lost_write_hook
@@ -94,9 +94,7 @@ class ReplayedEvent(WriteFamily):
         def match(name: str, arguments: Any, state: Any) -> bool:
             return is_target(name, arguments, state) and burst.fire()
 
-        return [
-            Injection(f"{case.case_id}:redelivered", match=match, redeliver=True, persistent=True)
-        ]
+        return [RedeliverHook(f"{case.case_id}:redelivered", match=match, persistent=True)]
 
 
 def resume_notice(kind: str, rid: str, record: Any, checkpoint: str) -> str:
@@ -153,7 +151,7 @@ class StaleCheckpoint(WriteFamily):
             return resume_notice(kind, rid, before["record"], checkpoint)
 
         return [
-            Injection(f"{case.case_id}:checkpoint", match=match, rewrite=rewrite, persistent=True)
+            RewriteHook(f"{case.case_id}:checkpoint", match=match, rewrite=rewrite, persistent=True)
         ]
 
 

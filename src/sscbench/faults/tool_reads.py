@@ -40,7 +40,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook, UpdateHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
@@ -173,8 +173,8 @@ class StaleValue(WriteFamily):
             )
 
         return [
-            Injection(f"{case.case_id}:{ACTOR_UPDATE_HOOK}", match=first_call, update=update),
-            Injection(
+            UpdateHook(f"{case.case_id}:{ACTOR_UPDATE_HOOK}", match=first_call, update=update),
+            RewriteHook(
                 f"{case.case_id}:{STALE_HOOK}", match=stale_read, rewrite=rewrite, persistent=True
             ),
         ]
@@ -334,5 +334,7 @@ class SchemaDrift(WriteFamily):
             return json.dumps(drift_field(record, field, level))
 
         return [
-            Injection(f"{case.case_id}:{DRIFT_HOOK}", match=match, rewrite=rewrite, persistent=True)
+            RewriteHook(
+                f"{case.case_id}:{DRIFT_HOOK}", match=match, rewrite=rewrite, persistent=True
+            )
         ]

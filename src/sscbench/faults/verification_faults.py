@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
 from sscbench.faults.lost_writes import (
@@ -137,7 +137,7 @@ class IncompleteReadback(WriteFamily):
             return omit_field(observation, field)
 
         return [
-            Injection(
+            RewriteHook(
                 f"{case.case_id}:incomplete",
                 match=reads_written_record(case),
                 rewrite=rewrite,

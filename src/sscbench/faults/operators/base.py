@@ -16,7 +16,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook
 from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -254,7 +254,7 @@ def json_read_injection(hook_id: str, tool: str, key: str, value: str, mutate: A
             return None
         return json.dumps(data)
 
-    return Injection(
+    return RewriteHook(
         hook_id,
         match=lambda n, a, s: n == tool and isinstance(a, dict) and a.get(key) == value,
         rewrite=rewrite,

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, SuppressHook
 from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -236,10 +236,9 @@ class WriteEffect(FaultOperator):
         """Suppress the first call matching the request."""
         request = case.params["request"]
         return [
-            Injection(
+            SuppressHook(
                 self._hook_id(case),
                 match=lambda n, a, s: n == WRITE and matches(request, a),
-                suppress_write=True,
             )
         ]
 

@@ -20,7 +20,6 @@ from sscbench.faults.identity import (
     IdentityRebind,
     SubjectBindingLost,
     SubjectRebind,
-    binding_point,
     subject_rebind_hook,
 )
 from sscbench.faults.registry import get_operator
@@ -127,7 +126,11 @@ def test_binding_lost_levels_share_tasks_and_substitutes(taubench_worlds):
     subs = {lv: [c.params["substitute"] for c in cs] for lv, cs in levels.items()}
     assert subs[1] == subs[2] == subs[3]
     first = {lv: cs[0] for lv, cs in levels.items()}
-    assert [binding_point(first[lv]) for lv in (1, 2, 3)] == ["handoff", "lookup", "execution"]
+    assert [family.binding_point(first[lv]) for lv in (1, 2, 3)] == [
+        "handoff",
+        "lookup",
+        "execution",
+    ]
     # each level puts its fault where its binding point is, and nowhere else
     assert family.injections(first[1], world) == [] and family.context_fault(
         first[1], world, world.policy

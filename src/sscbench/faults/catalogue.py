@@ -17,13 +17,14 @@ from sscbench.faults.families import (
     StalePolicy,
     TimeoutAfterCommit,
 )
+from sscbench.faults.family import FaultFamily
 from sscbench.faults.operators import SSCBENCH_OPERATORS
 from sscbench.faults.registry import family, operator_names
 from sscbench.faults.typed import FaultSpec
 
 
-def _specs(*classes: type) -> tuple[FaultSpec, ...]:
-    return tuple(c.spec for c in classes)
+def _specs(*classes: type[FaultFamily]) -> tuple[FaultSpec, ...]:
+    return tuple(c.spec for c in classes if c.spec is not None)
 
 
 SSCBENCH_SPECS: tuple[FaultSpec, ...] = _specs(*SSCBENCH_OPERATORS)

@@ -16,7 +16,7 @@ policy with a fault of the write's life:
 
 Each keeps its parts' parameters (``probability``, ``burst``, ``position``) and its
 parts' release rules: the context rules (the surface is the context) and the timeout or
-read-back rules, by family set (:data:`~sscbench.faults.surfaces.TIMEOUT_FAMILIES`).
+read-back rules, by the trait flags of their classes (``ack_lost_to_timeout``).
 """
 
 from __future__ import annotations

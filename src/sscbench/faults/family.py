@@ -61,7 +61,8 @@ class FaultFamily:
     they replace the name sets the stages used to keep.
     """
 
-    name: ClassVar[str] = ""
+    name: str = ""
+    """The family's name: what cases, configs and reports call it."""
     spec: ClassVar[FaultSpec | None] = None
     """The typed description (``faults.catalogue.spec_for``); None for a simple fault."""
 
@@ -104,6 +105,11 @@ class FaultFamily:
     def injections(self, case: Case, world: World) -> list[Injection]:
         """Hooks that put the case's fault into a run."""
         return []
+
+    def binding_point(self, case: Case) -> str | None:
+        """Where a case of an identity family loses the subject binding: ``handoff``,
+        ``lookup`` or ``execution`` (None for a family of another kind)."""
+        return None
 
     def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
         """Case preference: whether a candidate's fault-bearing call is an early, natural

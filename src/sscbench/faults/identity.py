@@ -136,6 +136,13 @@ class IdentityRebind(WriteFamily):
         """One persistent hook: every lookup of the target serves the substitute."""
         return [rebind_hook(case)]
 
+    binding = "lookup"
+    """Where the family loses the subject binding (``binding_point``)."""
+
+    def binding_point(self, case: Case) -> str | None:
+        """Where this case loses the subject binding: the family's own point."""
+        return self.binding
+
     def _substitute_key(self, case: Case) -> str:
         """What picks the substitute: the case id."""
         return case.case_id
@@ -188,6 +195,7 @@ class SubjectRebind(IdentityRebind):
     """
 
     name = "SubjectRebind"
+    binding = "execution"
     spec = family_spec(
         name=name,
         surface=Surface.IDENTITY,
@@ -270,6 +278,7 @@ class DroppedPrincipal(IdentityRebind):
     """
 
     name = "DroppedPrincipal"
+    binding = "handoff"
     spec = family_spec(
         name=name,
         surface=Surface.IDENTITY,
@@ -353,6 +362,10 @@ class SubjectBindingLost(IdentityRebind):
         ),
     )
 
+    def binding_point(self, case: Case) -> str | None:
+        """The level's binding point (``binding_lost``: 1 handoff, 2 lookup, 3 execution)."""
+        return BINDING_POINTS.get(int(case.params.get("binding_lost", 2)))
+
     def _substitute_key(self, case: Case) -> str:
         """The case id without its parameters: every level serves the same substitute."""
         return case.case_id.split("@", 1)[0]
@@ -372,14 +385,14 @@ class SubjectBindingLost(IdentityRebind):
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
         """The hook of the level's binding point (none at the handoff)."""
-        point = binding_point(case)
+        point = self.binding_point(case)
         if point == "lookup":
             return [rebind_hook(case)]
         return [subject_rebind_hook(case)] if point == "execution" else []
 
     def context_fault(self, case: Case, world: World, system_prompt: str) -> str | None:
         """The handoff note at level 1; the prompt unchanged otherwise."""
-        if binding_point(case) != "handoff":
+        if self.binding_point(case) != "handoff":
             return None
         return system_prompt.rstrip("\n") + "\n" + handoff_note(case)
 
@@ -394,19 +407,6 @@ def check_binding_lost(family: str, values: list[float | int]) -> None:
         raise ValueError(
             f"binding_lost levels must be 1 (handoff), 2 (lookup) or 3 (execution); got {wrong}"
         )
-
-
-def binding_point(case: Case) -> str | None:
-    """Where an identity case loses the subject binding: ``handoff``, ``lookup`` or
-    ``execution`` (None for a case of another family)."""
-    fixed = {"IdentityRebind": "lookup", "SubjectRebind": "execution"}
-    if case.operator in fixed:
-        return fixed[case.operator]
-    if case.operator == "DroppedPrincipal":
-        return "handoff"
-    if case.operator == "SubjectBindingLost":
-        return BINDING_POINTS.get(int(case.params.get("binding_lost", 2)))
-    return None
 
 
 IDENTITY_FAMILIES = (IdentityRebind, SubjectRebind, DroppedPrincipal, SubjectBindingLost)

@@ -138,7 +138,8 @@ def check_identity(run: RunIndex, sheet: TrialSheet) -> None:
     bound to the action is not the authenticated user's); the ownership barrier caught
     it — and neutralised it — when no write touched another user's record afterwards.
     """
-    _identity_fault(run, sheet)
+    if sheet.traits.identity_fault:
+        identity_fault(run, sheet)  # per binding point (release.identity_checks)
     if sheet.traits.drifts_read:
         tool_rules.check_drifted_context(run, sheet)
     strays = [
@@ -154,11 +155,6 @@ def check_identity(run: RunIndex, sheet: TrialSheet) -> None:
         Validity.INVALID if strays else Validity.VALID,
         "a write touched a record outside the task" if strays else "writes on task records",
     )
-
-
-def _identity_fault(run: RunIndex, sheet: TrialSheet) -> None:
-    if sheet.traits.identity_fault:
-        identity_fault(run, sheet)  # per binding point (release.identity_checks)
 
 
 def check_authority(run: RunIndex, sheet: TrialSheet) -> bool:
@@ -241,8 +237,7 @@ def check_action(run: RunIndex, sheet: TrialSheet, found: Findings) -> None:
             f"{len(foreign)} effect(s) on another user's record",
         )
         return
-    timeout_family = traits.ack_lost_to_timeout
-    if timeout_family and found.activation_step:
+    if traits.ack_lost_to_timeout and found.activation_step:
         sheet.observe(
             found.activation_step, Checkpoint.ACTION, Validity.SUSPECT, "fate unknown to agent"
         )

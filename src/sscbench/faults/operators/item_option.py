@@ -22,7 +22,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
-from sscbench.faults.family import family_spec, labelled_reads
+from sscbench.faults.family import family_spec
 from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
@@ -31,6 +31,8 @@ from sscbench.faults.operators.base import (
     user_prefix_message,
 )
 from sscbench.faults.operators.item_records import (
+    labelled_option_evidence,
+    one_option_neighbours,
     option_values,
     order_items,
     product_ids,
@@ -45,33 +47,6 @@ from sscbench.world.world import World
 READ = "get_order_details"
 PRODUCT = "get_product_details"
 ITEM_ARGS = ("item_ids", "new_item_ids")
-
-
-def one_option_neighbours(product: dict[str, Any], item_id: str) -> list[tuple[str, str, Any]]:
-    """Variants differing from ``item_id`` in exactly one option: (variant id, key, value)."""
-    variants = product.get("variants", {})
-    mine = variants.get(item_id, {}).get("options", {})
-    out = []
-    for other_id in sorted(variants):
-        if other_id == item_id:
-            continue
-        theirs = variants[other_id].get("options", {})
-        if set(theirs) != set(mine):
-            continue
-        diff = [k for k in mine if mine[k] != theirs[k]]
-        if len(diff) == 1:
-            out.append((other_id, diff[0], theirs[diff[0]]))
-    return out
-
-
-# writes whose answer is the order record with every item still in it
-ORDER_KEEPING_WRITES = {
-    "return_delivered_order_items",
-    "exchange_delivered_order_items",
-    "cancel_pending_order",
-    "modify_pending_order_address",
-    "modify_pending_order_payment",
-}
 
 
 class ItemOption(FaultOperator):
@@ -100,22 +75,7 @@ class ItemOption(FaultOperator):
 
     def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
         """T_E from the labels: a later order read, or an order read with the product's."""
-        p = case.params
-        orders = sorted(
-            labelled_reads(labels, "get_order_details", order_id=p["order_id"])
-            + [
-                w["observation_step"]
-                for w in labels.get("writes", [])
-                if w["name"] in ORDER_KEEPING_WRITES
-                and (w.get("arguments") or {}).get("order_id") == p["order_id"]
-                and w.get("acknowledged")
-            ]
-        )
-        products = labelled_reads(labels, "get_product_details", product_id=p["product_id"])
-        options = [s for s in orders if s > t_f]  # a later read shows the true option
-        if products and orders:
-            options.append(max(min(orders), min(products)))
-        return min(options) if options else INF
+        return labelled_option_evidence(case.params, labels, t_f)
 
     domain = "retail"
     structure = "cross-record"

@@ -22,10 +22,10 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
-from sscbench.core.references import agent_texts, reservations_shown, scoped_text
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from sscbench.faults.operators.base import date_variants, mentions
+from sscbench.faults.operators.references import agent_texts, reservations_shown, scoped_text
 from sscbench.faults.operators.return_date import ReturnDate, _return_sentences, split_legs
 
 

@@ -19,7 +19,7 @@ from sscbench.agents.replay import (
 )
 from sscbench.agents.scripted import scripted_agent_factory
 from sscbench.core.agent import RunContext
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, SuppressHook
 from sscbench.core.user import STOP
 from sscbench.errors import DataError
 from sscbench.run.episode import EpisodeResult, run_episode
@@ -238,9 +238,7 @@ def test_replayed_tool_calls_go_through_injections(recorded) -> None:
             break
     else:
         pytest.skip("no recorded flight change")
-    hook = Injection(
-        "we", match=lambda n, a, s: n == "update_reservation_flights", suppress_write=True
-    )
+    hook = SuppressHook("we", match=lambda n, a, s: n == "update_reservation_flights")
     result = replay(world, run, None, [hook])
     records = [e for e in result.evaluator if e.type == "intervention"]
     assert records and records[0].tool_call_id == writes[0].id

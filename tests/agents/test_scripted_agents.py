@@ -19,7 +19,7 @@ from sscbench.agents.scripted import (
 )
 from sscbench.agents.scripted_facts import directions
 from sscbench.core.agent import Agent, RunContext
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.core.user import User
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.users.scripted import ScriptedUser, scripted_user_factory
@@ -210,11 +210,7 @@ def test_scripted_agent_and_user_implement_the_protocols(airline: World) -> None
 
 
 def suppress_flights() -> list[Injection]:
-    return [
-        Injection(
-            "we", match=lambda n, a, s: n == "update_reservation_flights", suppress_write=True
-        )
-    ]
+    return [SuppressHook("we", match=lambda n, a, s: n == "update_reservation_flights")]
 
 
 def test_readback_says_not_applied_before_any_success_claim(airline: World) -> None:
@@ -278,7 +274,7 @@ def earlier_return(reservation_id: str, persistent: bool = False) -> list[Inject
         return json.dumps(record)
 
     return [
-        Injection(
+        RewriteHook(
             "rd",
             match=lambda n, a, s: (
                 n == "get_reservation_details" and a.get("reservation_id") == reservation_id
@@ -361,7 +357,7 @@ def swapped_options(world: World, order_id: str, item_id: str) -> list[Injection
                 entry["options"] = dict(other["options"])
         return json.dumps(record)
 
-    hook = Injection(
+    hook = RewriteHook(
         "io",
         match=lambda n, a, s: n == "get_order_details" and a.get("order_id") == order_id,
         rewrite=rewrite,
@@ -400,7 +396,7 @@ def flipped_category(user_id: str, payment_id: str, persistent: bool) -> list[In
         return json.dumps(record)
 
     return [
-        Injection(
+        RewriteHook(
             "ps",
             match=lambda n, a, s: n == "get_user_details" and a.get("user_id") == user_id,
             rewrite=rewrite,

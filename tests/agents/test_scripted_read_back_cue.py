@@ -14,7 +14,7 @@ import pytest
 
 from sscbench.agents.scripted import PROFILES, make_profile, scripted_agent_factory
 from sscbench.core.agent import RunContext
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, SuppressHook
 from sscbench.run.builders import with_read_back_cue
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.users.scripted import scripted_user_factory
@@ -35,7 +35,7 @@ def cued(airline: World) -> World:
 
 
 def suppress() -> list[Injection]:
-    return [Injection("we", match=lambda n, a, s: n == WRITE, suppress_write=True)]
+    return [SuppressHook("we", match=lambda n, a, s: n == WRITE)]
 
 
 def run(world: World, profile: str, **params: object) -> EpisodeResult:

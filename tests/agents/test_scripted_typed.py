@@ -10,7 +10,7 @@ import pytest
 
 from sscbench.agents.scripted import RECONCILIATION, make_profile, scripted_agent_factory
 from sscbench.core.agent import RunContext
-from sscbench.core.injection import IDEMPOTENCY_KEY, Injection
+from sscbench.core.injection import IDEMPOTENCY_KEY, Injection, RewriteHook
 from sscbench.core.ledger import WriteRecord
 from sscbench.run.builders import with_idempotency_keys
 from sscbench.run.episode import EpisodeResult, run_episode
@@ -44,14 +44,14 @@ def first_write(world: World, task_id: str) -> str:
 
 def timeouts(name: str, k: int) -> Injection:
     """The first ``k`` answers of write ``name`` replaced by a timeout (the write commits)."""
-    return Injection(
+    return RewriteHook(
         "timeout", match=lambda n, a, s: n == name, rewrite=lambda o, a, s: TIMEOUT, limit=k
     )
 
 
 def unreadable() -> Injection:
     """Every read of a record once the state has changed answers "service unavailable"."""
-    return Injection(
+    return RewriteHook(
         "unavailable",
         match=lambda n, a, s: n in READS and bool(s.changes()),
         rewrite=lambda o, a, s: UNAVAILABLE,
@@ -251,7 +251,7 @@ def test_unreadable_readback_is_flagged_for_review(k: int) -> None:
 
 
 def test_readback_recovers_when_the_second_read_succeeds() -> None:
-    once = Injection(
+    once = RewriteHook(
         "unavailable-once",
         match=lambda n, a, s: n == "get_reservation_details" and bool(s.changes()),
         rewrite=lambda o, a, s: UNAVAILABLE,

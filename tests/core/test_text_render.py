@@ -8,9 +8,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, UserEvent
-from sscbench.core.references import agent_texts
 from sscbench.core.text import MAX_DEPTH, plain_typography, render
 from sscbench.core.view import LedgerView
+from sscbench.faults.operators.references import agent_texts
 
 
 def test_a_message_wrapper_is_unescaped_into_lines():

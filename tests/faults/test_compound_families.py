@@ -21,8 +21,8 @@ from sscbench.faults.families import (
     UNAVAILABLE_TEXT,
     ReadbackUnavailable,
 )
-from sscbench.faults.registry import get_operator, operator_names
-from sscbench.faults.surfaces import ALL_FAMILY_NAMES, TIMEOUT_FAMILIES
+from sscbench.faults.registry import family as family_of
+from sscbench.faults.registry import get_operator, operator_names, typed_family_names
 from sscbench.faults.typed import Surface
 from sscbench.world.load import load_world
 
@@ -40,7 +40,7 @@ def _case(family, world, tool="cancel_pending_order"):
 
 @pytest.mark.parametrize("family", COMPOUND_FAMILIES)
 def test_registered_typed_and_in_the_release_table(family):
-    assert family.name in operator_names() and family.name in ALL_FAMILY_NAMES
+    assert family.name in operator_names() and family.name in typed_family_names()
     assert get_operator(family.name).name == family.name
     spec = spec_for(family.name)
     assert spec.surface is Surface.CONTEXT and spec.containment.cleanup
@@ -48,8 +48,9 @@ def test_registered_typed_and_in_the_release_table(family):
 
 
 def test_the_timeout_compound_takes_the_timeout_rules():
-    assert {"CompoundStaleTimeout", "CompoundTimeoutReadback"} <= TIMEOUT_FAMILIES
-    assert "CompoundStaleReadback" not in TIMEOUT_FAMILIES
+    assert family_of("CompoundStaleTimeout").ack_lost_to_timeout
+    assert family_of("CompoundTimeoutReadback").ack_lost_to_timeout
+    assert not family_of("CompoundStaleReadback").ack_lost_to_timeout
 
 
 @pytest.mark.parametrize("family", COMPOUND_FAMILIES)

@@ -9,9 +9,8 @@ import pytest
 
 from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import spec_for
-from sscbench.faults.families import FAMILY_NAMES
 from sscbench.faults.identity import REBINDABLE_WRITES, IdentityRebind, rebind_hook
-from sscbench.faults.registry import get_operator
+from sscbench.faults.registry import get_operator, typed_family_names
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, first_invalid
 from sscbench.world.records import READ_TOOLS
 
@@ -67,7 +66,7 @@ def test_hook_rewrites_only_the_target_lookup_and_writes_nothing(taubench_worlds
 
 
 def test_identity_family_is_typed_and_registered():
-    assert "IdentityRebind" in FAMILY_NAMES
+    assert "IdentityRebind" in typed_family_names()
     assert get_operator("IdentityRebind").name == "IdentityRebind"
     spec = spec_for("IdentityRebind")
     assert spec.surface is Surface.IDENTITY and spec.entry_checkpoint is Checkpoint.IDENTITY

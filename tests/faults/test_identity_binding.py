@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from sscbench.core.injection import InjectingExecutor, Injection
+from sscbench.core.injection import InjectingExecutor, RebindHook
 from sscbench.core.ledger import EVALUATOR_EVENT, InterventionRecord
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.identity import (
@@ -20,7 +20,6 @@ from sscbench.faults.identity import (
     IdentityRebind,
     SubjectBindingLost,
     SubjectRebind,
-    binding_point,
     subject_rebind_hook,
 )
 from sscbench.faults.registry import get_operator
@@ -80,8 +79,10 @@ def test_a_keyed_retry_of_the_sent_request_replays_its_receipt(taubench):
 
 
 def test_a_rebind_hook_is_one_action():
-    with pytest.raises(ValueError, match="rebind"):
-        Injection("h", match=lambda *_: True, rebind=lambda *_: {}, redeliver=True)
+    hook = RebindHook("h", match=lambda *_: True, rebind=lambda *_: {})
+    assert hook.kind == "rebind"
+    with pytest.raises(TypeError):  # a rebind hook takes no second action
+        RebindHook("h", match=lambda *_: True, rebind=lambda *_: {}, redeliver=True)  # type: ignore[call-arg]
 
 
 @pytest.mark.parametrize("domain", ["airline", "retail"])
@@ -125,7 +126,11 @@ def test_binding_lost_levels_share_tasks_and_substitutes(taubench_worlds):
     subs = {lv: [c.params["substitute"] for c in cs] for lv, cs in levels.items()}
     assert subs[1] == subs[2] == subs[3]
     first = {lv: cs[0] for lv, cs in levels.items()}
-    assert [binding_point(first[lv]) for lv in (1, 2, 3)] == ["handoff", "lookup", "execution"]
+    assert [family.binding_point(first[lv]) for lv in (1, 2, 3)] == [
+        "handoff",
+        "lookup",
+        "execution",
+    ]
     # each level puts its fault where its binding point is, and nowhere else
     assert family.injections(first[1], world) == [] and family.context_fault(
         first[1], world, world.policy

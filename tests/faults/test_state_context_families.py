@@ -14,14 +14,14 @@ from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.context_faults import MissingEntitlement
 from sscbench.faults.families import InterveningUpdate
-from sscbench.faults.registry import get_operator
+from sscbench.faults.registry import get_operator, typed_family_names
 from sscbench.faults.state_faults import (
     EXPIRED_TEXT,
     RESUME_PREFIX,
     ExpiredApproval,
     StaleCheckpoint,
 )
-from sscbench.faults.surfaces import ALL_FAMILY_NAMES, activation_note
+from sscbench.faults.surfaces import activation_note
 from sscbench.faults.typed import Checkpoint, Surface, Timing
 from sscbench.world.entitlements import authorising_section, lacks_entitlement
 from sscbench.world.records import READ_TOOLS
@@ -42,7 +42,7 @@ def _record(env, case):
 
 def test_the_families_are_typed_registered_and_distinct():
     for name in ("StaleCheckpoint", "ExpiredApproval", "MissingEntitlement"):
-        assert name in ALL_FAMILY_NAMES and get_operator(name).name == name
+        assert name in typed_family_names() and get_operator(name).name == name
     stale, expired, missing = (
         spec_for(n) for n in ("StaleCheckpoint", "ExpiredApproval", "MissingEntitlement")
     )

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from fault_cases import call_tool, family_cases
-from sscbench.core.injection import InjectingExecutor, Injection
+from sscbench.core.injection import InjectingExecutor, SuppressHook, UpdateHook
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.context_faults import (
     CONTRADICTING_NOTE,
@@ -153,17 +153,15 @@ def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
         seen.append(bool(state.changes()))
         return "rewritten"
 
-    hook = Injection(
-        "h", match=lambda n, a, s: n == case.params["tool"], suppress_write=True, rewrite=rewrite
-    )
+    hook = SuppressHook("h", match=lambda n, a, s: n == case.params["tool"], rewrite=rewrite)
     env = retail.new_env()
     out = call_tool(
         InjectingExecutor(env, [hook]), 1, case.params["tool"], case.params["arguments"]
     )
     assert out.observation == "rewritten" and seen == [True] and not env.state.changes()
     assert out.intervention.action == "suppress" and out.intervention.effective
-    with pytest.raises(ValueError, match="exactly one"):
-        Injection("bad", match=lambda n, a, s: True, rewrite=rewrite, update=lambda s: None)
+    with pytest.raises(TypeError):  # one kind per hook: the union has no hook doing two
+        UpdateHook("bad", match=lambda n, a, s: True, rewrite=rewrite, update=lambda s: None)  # type: ignore[call-arg]
 
 
 def test_throttled_refuses_before_commit_and_the_retry_applies(worlds):

@@ -27,11 +27,11 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from sscbench.faults.case import Candidate
+from sscbench.faults.registry import family
 from sscbench.world.world import World
 
 Preference = Literal["early-trigger", "read-first"]
 PREFERENCES: tuple[str, ...] = ("early-trigger", "read-first")
-_TARGET_KEYS = {"ReturnDate": "reservation_id", "ItemOption": "order_id"}
 
 
 def _writes(world: World, task: Any) -> list[Any]:
@@ -54,23 +54,14 @@ def early_trigger(candidate: Candidate, world: World) -> bool:
     """Whether the candidate's fault-bearing call is an early, natural call of its task."""
     task = world.task(candidate.task_id)
     params = candidate.params
-    if candidate.operator in _TARGET_KEYS:
-        identifier = params.get(_TARGET_KEYS[candidate.operator])
+    operator = family(candidate.operator)
+    if operator.early_target_argument is not None:
+        identifier = params.get(operator.early_target_argument)
         return isinstance(identifier, str) and _named_in_opening(world, task, identifier)
     writes = _writes(world, task)
     if not writes:
         return False
-    first_write = writes[0]
-    if candidate.operator == "PaySource":
-        return params.get("payment_id") in {str(value) for value in first_write.kwargs.values()}
-    if candidate.operator == "WriteEffect":
-        request = params.get("request") or {}
-        return (
-            params.get("request_origin") == "task"
-            and first_write.name == "update_reservation_flights"
-            and first_write.kwargs.get("reservation_id") == request.get("reservation_id")
-        )
-    return False
+    return operator.early_on_first_write(params, writes[0])
 
 
 def _legs(flights: Any) -> list[tuple[Any, Any]]:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import KW_ONLY, dataclass, field
+from typing import Any, Literal
 
 from sscbench.core.actions import UNPARSABLE_ACTION, UNPARSABLE_OBSERVATION
 from sscbench.core.arguments import parse_arguments
@@ -39,44 +39,87 @@ IDEMPOTENCY_KEY = "idempotency_key"
 
 
 @dataclass
-class Injection:
-    """One fault hook: which calls it matches and what it does to them.
-
-    Give exactly one action: ``rewrite(observation, arguments, state)`` returns the
-    observation to deliver (None leaves it unchanged); ``suppress_write`` rolls back a
-    matched write's state change; ``update(state)`` changes the state right after the
-    matched call ran (its observation is delivered unchanged). A suppressed write may
-    also carry a ``rewrite``: it sees the write's state before the rollback and its
-    answer is delivered instead of the acknowledgement (a receipt that lies about a
-    lost write, a partial payload, a refusal). ``redeliver`` delivers a matched write's
-    commit event to the store a second time (at-least-once delivery): the write runs
-    again unless it carried an idempotency key, which the store deduplicates.
-    ``rebind(name, arguments, state)`` returns the arguments the tool runs on instead of
-    the model's (None leaves them): the call executes on the rebound ones and its real
-    answer is delivered; the record keeps both. A hook fires once, ``limit`` times, or on
-    every match when ``persistent``.
-    """
+class Hook:
+    """What every fault hook has: its id, which calls it matches, and how often it fires
+    (once, ``limit`` times, or on every match when ``persistent``)."""
 
     hook_id: str
     match: Matcher
-    rewrite: Rewriter | None = None
-    suppress_write: bool = False
-    update: Updater | None = None
-    redeliver: bool = False
-    rebind: Rebinder | None = None
+    _: KW_ONLY
     persistent: bool = False
     limit: int | None = None
 
     def __post_init__(self) -> None:
-        actions = (self.rewrite is not None and not self.suppress_write) + self.suppress_write
-        actions += (self.update is not None) + self.redeliver + (self.rebind is not None)
-        if actions != 1:
-            raise ValueError(
-                f"injection {self.hook_id}: give exactly one of rewrite, suppress_write, "
-                "update, redeliver or rebind"
-            )
         if self.limit is not None and self.limit < 1:
             raise ValueError(f"injection {self.hook_id}: limit must be >= 1")
+
+
+@dataclass
+class RewriteHook(Hook):
+    """``rewrite(observation, arguments, state)`` returns the observation to deliver for
+    a matched call (None leaves it unchanged); the state stays authoritative."""
+
+    _: KW_ONLY
+    rewrite: Rewriter
+    kind: Literal["rewrite"] = field(default="rewrite", init=False)
+
+
+@dataclass
+class SuppressHook(Hook):
+    """Rolls back a matched write's state change while delivering the acknowledgement
+    of its real commit. An optional ``rewrite`` sees the write's state before the
+    rollback and its answer is delivered instead (a receipt that lies about a lost
+    write, a partial payload, a refusal)."""
+
+    _: KW_ONLY
+    rewrite: Rewriter | None = None
+    kind: Literal["suppress"] = field(default="suppress", init=False)
+
+
+@dataclass
+class UpdateHook(Hook):
+    """``update(state)`` changes the state right after the matched call ran (another
+    actor's update); its observation is delivered unchanged."""
+
+    _: KW_ONLY
+    update: Updater
+    kind: Literal["update"] = field(default="update", init=False)
+
+
+@dataclass
+class RedeliverHook(Hook):
+    """Delivers a matched write's commit event to the store a second time (at-least-once
+    delivery): the write runs again unless it carried an idempotency key."""
+
+    _: KW_ONLY
+    kind: Literal["redeliver"] = field(default="redeliver", init=False)
+
+
+@dataclass
+class RebindHook(Hook):
+    """``rebind(name, arguments, state)`` returns the arguments the tool runs on instead
+    of the model's (None leaves them): its real answer is delivered; the record keeps
+    both."""
+
+    _: KW_ONLY
+    rebind: Rebinder
+    kind: Literal["rebind"] = field(default="rebind", init=False)
+
+
+Injection = RewriteHook | SuppressHook | UpdateHook | RedeliverHook | RebindHook
+"""One fault hook: a tagged union of the hook kinds (``kind``), dispatched by ``match``."""
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One call as the executor runs it: what the model sent and what runs."""
+
+    step: int
+    call_id: str
+    name: str
+    arguments: Any
+    requested: Any
+    key: str | None
 
 
 @dataclass(frozen=True)
@@ -88,6 +131,11 @@ class Execution:
     outcome: ToolOutcome | None
     intervention: InterventionRecord | None
     write: WriteRecord | None = None
+
+
+_Ran = tuple[ToolOutcome, bool, str, InterventionRecord | None]
+"""What running one call gave: its outcome, whether the state changed, the observation
+delivered and the intervention taken."""
 
 
 class InjectingExecutor:
@@ -134,73 +182,18 @@ class InjectingExecutor:
             return Execution(replay, None, None)
         hook = self._matching_hook(name, arguments)
         requested = arguments  # what the model sent (a rebinding hook changes what runs)
-        if hook is not None and hook.rebind is not None and replay is None:
+        if isinstance(hook, RebindHook) and replay is None:
             rebound = hook.rebind(name, arguments, self.env.state)
             arguments = arguments if rebound is None else rebound
-        state = self.env.state
-        before = state.changes() if (hook is not None or is_write) else None
-        intervention = None
+        call = _Call(step, call_id, name, arguments, requested, key)
+        before = self.env.state.changes() if (hook is not None or is_write) else None
         if replay is not None:
-            outcome, changed, delivered = replay, False, replay.observation
-            if hook is not None and hook.rewrite is not None:
-                intervention, delivered = self._rewrite(hook, step, call_id, outcome, False)
-        elif hook is not None and hook.suppress_write:
-            snapshot = state.snapshot()
-            outcome = self.env.execute(name, arguments)
-            would_change = state.changes() != before
-            delivered = outcome.observation
-            if hook.rewrite is not None:  # seen before the rollback
-                rewritten = hook.rewrite(outcome.observation, outcome.arguments, state)
-                delivered = outcome.observation if rewritten is None else rewritten
-            state.restore(snapshot)
-            changed = False
-            intervention = _record(
-                hook,
-                step,
-                call_id,
-                outcome,
-                "suppress",
-                delivered,
-                False,
-                would_change,
-                effective=would_change and outcome.kind is ToolKind.WRITE,
-            )
+            outcome, changed, delivered, intervention = self._replayed(hook, call, replay)
+        elif isinstance(hook, SuppressHook):
+            outcome, changed, delivered, intervention = self._suppressed(hook, call, before)
         else:
-            outcome = self.env.execute(name, arguments)
-            changed = before is not None and state.changes() != before
-            delivered = outcome.observation
-            if hook is not None and hook.rewrite is not None:
-                intervention, delivered = self._rewrite(hook, step, call_id, outcome, changed)
-            elif hook is not None and hook.update is not None:
-                prior = state.changes()
-                hook.update(state)
-                updated = state.changes() != prior
-                intervention = _record(
-                    hook,
-                    step,
-                    call_id,
-                    outcome,
-                    "update",
-                    delivered,
-                    updated,
-                    updated,
-                    effective=updated,
-                )
-            elif hook is not None and hook.redeliver and not outcome.is_error:
-                intervention = self._redeliver(hook, step, call_id, outcome, keyed=key is not None)
-            elif hook is not None and hook.rebind is not None and arguments is not requested:
-                intervention = _record(
-                    hook,
-                    step,
-                    call_id,
-                    outcome,
-                    "rebind",
-                    delivered,
-                    changed,
-                    changed,
-                    effective=arguments != requested,  # ran on what the model did not send
-                ).model_copy(update={"requested_arguments": requested})
-        rolled_back = hook is not None and hook.suppress_write
+            outcome, changed, delivered, intervention = self._executed(hook, call, before)
+        rolled_back = isinstance(hook, SuppressHook)
         if key is not None and replay is None and not outcome.is_error and not rolled_back:
             self._keys[key] = (name, _canonical(requested), outcome)  # a lost write keeps none
         if hook is not None and intervention is not None:
@@ -218,6 +211,59 @@ class InjectingExecutor:
             )
         return Execution(delivered, outcome, intervention, write)
 
+    def _replayed(self, hook: Injection | None, call: _Call, outcome: ToolOutcome) -> _Ran:
+        """A repeated key answered with the first call's acknowledgement (nothing runs);
+        a rewriting hook still rewrites it."""
+        delivered, intervention = outcome.observation, None
+        if isinstance(hook, RewriteHook | SuppressHook) and hook.rewrite is not None:
+            intervention, delivered = self._rewrite(hook, call, outcome, False)
+        return outcome, False, delivered, intervention
+
+    def _suppressed(self, hook: SuppressHook, call: _Call, before: Any) -> _Ran:
+        """The write runs, then its state change is rolled back; the acknowledgement (or
+        the hook's rewrite of it, seen before the rollback) is delivered."""
+        state = self.env.state
+        snapshot = state.snapshot()
+        outcome = self.env.execute(call.name, call.arguments)
+        would_change = state.changes() != before
+        delivered = outcome.observation
+        if hook.rewrite is not None:  # seen before the rollback
+            rewritten = hook.rewrite(outcome.observation, outcome.arguments, state)
+            delivered = outcome.observation if rewritten is None else rewritten
+        state.restore(snapshot)
+        effective = would_change and outcome.kind is ToolKind.WRITE
+        intervention = _record(
+            hook, call, outcome, "suppress", delivered, False, would_change, effective=effective
+        )
+        return outcome, False, delivered, intervention
+
+    def _executed(self, hook: Injection | None, call: _Call, before: Any) -> _Ran:
+        """The call runs; a matched hook acts on its answer or on the state after it."""
+        state = self.env.state
+        outcome = self.env.execute(call.name, call.arguments)
+        changed = before is not None and state.changes() != before
+        delivered = outcome.observation
+        intervention: InterventionRecord | None = None
+        match hook:
+            case RewriteHook():
+                intervention, delivered = self._rewrite(hook, call, outcome, changed)
+            case UpdateHook():
+                prior = state.changes()
+                hook.update(state)
+                updated = state.changes() != prior
+                intervention = _record(
+                    hook, call, outcome, "update", delivered, updated, updated, effective=updated
+                )
+            case RedeliverHook() if not outcome.is_error:
+                intervention = self._redeliver(hook, call, outcome)
+            case RebindHook() if call.arguments is not call.requested:
+                effective = call.arguments != call.requested  # ran on what the model did not send
+                record = _record(
+                    hook, call, outcome, "rebind", delivered, changed, changed, effective=effective
+                )
+                intervention = record.model_copy(update={"requested_arguments": call.requested})
+        return outcome, changed, delivered, intervention
+
     def _replay(self, key: str | None, name: str, arguments: Any) -> ToolOutcome | str | None:
         """The stored outcome of a repeated key, an error for a reused one, or None."""
         if key is None or key not in self._keys:
@@ -228,19 +274,18 @@ class InjectingExecutor:
         return outcome
 
     def _redeliver(
-        self, hook: Injection, step: int, call_id: str, outcome: ToolOutcome, keyed: bool
+        self, hook: RedeliverHook, call: _Call, outcome: ToolOutcome
     ) -> InterventionRecord:
         """The committed write's event delivered again: deduplicated under its key, else
         applied a second time (the record says whether that changed the state)."""
         duplicate = False
-        if not keyed:
+        if call.key is None:
             prior = self.env.state.changes()
             self.env.execute(outcome.name, outcome.arguments)
             duplicate = self.env.state.changes() != prior
         return _record(
             hook,
-            step,
-            call_id,
+            call,
             outcome,
             "redeliver",
             outcome.observation,
@@ -250,12 +295,12 @@ class InjectingExecutor:
         )
 
     def _rewrite(
-        self, hook: Injection, step: int, call_id: str, outcome: ToolOutcome, changed: bool
+        self, hook: RewriteHook | SuppressHook, call: _Call, outcome: ToolOutcome, changed: bool
     ) -> tuple[InterventionRecord, str]:
         assert hook.rewrite is not None
         rewritten = hook.rewrite(outcome.observation, outcome.arguments, self.env.state)
         delivered = outcome.observation if rewritten is None else rewritten
-        record = _record(hook, step, call_id, outcome, "rewrite", delivered, changed, changed)
+        record = _record(hook, call, outcome, "rewrite", delivered, changed, changed)
         return record, delivered
 
     def _spend(self, hook: Injection) -> None:
@@ -274,9 +319,8 @@ class InjectingExecutor:
 
 
 def _record(
-    hook: Injection,
-    step: int,
-    call_id: str,
+    hook: Hook,
+    call: _Call,
     outcome: ToolOutcome,
     action: str,
     delivered: str,
@@ -288,8 +332,8 @@ def _record(
     delivered observation differs from the tool's)."""
     return InterventionRecord(
         hook_id=hook.hook_id,
-        step=step,
-        tool_call_id=call_id,
+        step=call.step,
+        tool_call_id=call.call_id,
         name=outcome.name,
         arguments=outcome.arguments,
         action=action,

@@ -1,17 +1,25 @@
-"""Built-in operators. ``SuppressWrite`` is the simple fault of the default study."""
+"""The built-in fault families, as classes: the one list the registry loads.
+
+``SuppressWrite`` is the simple fault of the default study; the four SSCBench operators
+are listed in :mod:`sscbench.faults.operators` and every typed family in
+:mod:`sscbench.faults.surfaces`. A new family is one more line in one of those lists.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, SuppressHook
 from sscbench.faults.case import Case
+from sscbench.faults.family import FaultFamily
+from sscbench.faults.operators import SSCBENCH_OPERATORS
+from sscbench.faults.surfaces import ALL_FAMILIES
 from sscbench.world.task import Task
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World
 
 
-class SuppressWrite:
+class SuppressWrite(FaultFamily):
     """Suppress a task's first ground-truth write while returning its real acknowledgement.
 
     Matches the call by tool name and the values of its identifying arguments
@@ -32,7 +40,7 @@ class SuppressWrite:
                 and all(arguments.get(k) == v for k, v in expected.items())
             )
 
-        return [Injection(f"{case.case_id}:suppress", match=match, suppress_write=True)]
+        return [SuppressHook(f"{case.case_id}:suppress", match=match)]
 
     def cases_for(self, world: World, task: Task) -> list[Case]:
         """One case per task whose ground truth has a write with an id argument."""
@@ -57,14 +65,9 @@ class SuppressWrite:
         return []
 
 
-def _register() -> None:
-    from sscbench.faults.operators import SSCBENCH_OPERATORS
-    from sscbench.faults.registry import register_operator
-    from sscbench.faults.surfaces import ALL_FAMILIES
-
-    register_operator(SuppressWrite())
-    for operator in (*SSCBENCH_OPERATORS, *ALL_FAMILIES):
-        register_operator(operator())
-
-
-_register()
+BUILTIN_FAMILIES: tuple[type[FaultFamily], ...] = (
+    SuppressWrite,
+    *SSCBENCH_OPERATORS,
+    *ALL_FAMILIES,
+)
+"""Every built-in family, in registration order (the typed families in table order)."""

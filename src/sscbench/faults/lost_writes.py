@@ -14,9 +14,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.faults.case import Case
-from sscbench.faults.families import _Burst, _matches_write
+from sscbench.faults.write_family import Burst, matches_write
 from sscbench.world.records import READ_TOOLS, reads_booked_record
 from sscbench.world.state import WorldState
 from sscbench.world.world import World
@@ -41,8 +41,8 @@ def lost_write_hook(
     Fires for one burst of matched calls (``probability``, ``burst``, seeded); a call the
     tool refuses commits nothing, and its refusal is delivered unchanged.
     """
-    burst = _Burst(case.params, seed)
-    is_target = _matches_write(case)
+    burst = Burst(case.params, seed)
+    is_target = matches_write(case)
 
     def match(name: str, arguments: Any, state: WorldState) -> bool:
         return is_target(name, arguments, state) and burst.fire()
@@ -54,9 +54,7 @@ def lost_write_hook(
             shared.snapshot = state.snapshot()
         return receipt(observation)
 
-    return Injection(
-        f"{case.case_id}:{tag}", match=match, suppress_write=True, rewrite=rewrite, persistent=True
-    )
+    return SuppressHook(f"{case.case_id}:{tag}", match=match, rewrite=rewrite, persistent=True)
 
 
 def same_source_readback_hook(case: Case, world: World, shared: SharedSource) -> Injection:
@@ -86,7 +84,7 @@ def same_source_readback_hook(case: Case, world: World, shared: SharedSource) ->
             state.restore(authoritative)
         return str(answer)
 
-    return Injection(f"{case.case_id}:same-source", match=match, rewrite=rewrite, persistent=True)
+    return RewriteHook(f"{case.case_id}:same-source", match=match, rewrite=rewrite, persistent=True)
 
 
 def omit_field(observation: str, field: str) -> str | None:

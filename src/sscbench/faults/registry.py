@@ -1,19 +1,26 @@
 """The operator registry: turns a case into the injections of its faulted run.
 
-Operators register under a name; a user's own package can add one with
-:func:`register_operator` or through the ``sscbench.operators`` entry-point group.
+The built-in families are classes (:data:`~sscbench.faults.builtin.BUILTIN_FAMILIES`),
+registered under the name each class carries; a user's own package can add one with
+:func:`register_operator` or :func:`register_family`, or through the
+``sscbench.operators`` entry-point group, and a test with :func:`registered`. The stages
+read a family's facts from :func:`family`, never from its name.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from importlib.metadata import entry_points
 from typing import Any, Protocol, runtime_checkable
 
 from sscbench.core.injection import Injection
 from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate
 from sscbench.core.view import LedgerView
+from sscbench.faults.builtin import BUILTIN_FAMILIES
 from sscbench.faults.case import Case
 from sscbench.faults.contract import FaultContract
+from sscbench.faults.family import FaultFamily
 from sscbench.world.world import World
 
 
@@ -101,13 +108,38 @@ def register_operator(operator: Operator) -> Operator:
     return operator
 
 
+def register_family(family_class: type[FaultFamily]) -> type[FaultFamily]:
+    """Register a family class under its own name (one instance serves every case)."""
+    if family_class.spec is not None and family_class.spec.name != family_class.name:
+        raise ValueError(
+            f"family {family_class.name!r} carries the spec of {family_class.spec.name!r}"
+        )
+    register_operator(family_class())
+    return family_class
+
+
+@contextmanager
+def registered(family_class: type[FaultFamily]) -> Iterator[type[FaultFamily]]:
+    """Register a family class for the duration of a ``with`` block (a test's own
+    family), restoring whatever was registered under its name before."""
+    _load_entry_points()
+    previous = _OPERATORS.get(family_class.name)
+    register_family(family_class)
+    try:
+        yield family_class
+    finally:
+        del _OPERATORS[family_class.name]
+        if previous is not None:
+            _OPERATORS[family_class.name] = previous
+
+
 def _load_entry_points() -> None:
     global _LOADED_ENTRY_POINTS
     if _LOADED_ENTRY_POINTS:
         return
     _LOADED_ENTRY_POINTS = True
-    import sscbench.faults.builtin  # noqa: F401  (registers the built-in operators)
-
+    for family_class in BUILTIN_FAMILIES:
+        register_family(family_class)
     for entry in entry_points(group="sscbench.operators"):
         loaded: Any = entry.load()
         register_operator(loaded() if isinstance(loaded, type) else loaded)
@@ -140,3 +172,21 @@ def operator_names() -> list[str]:
     """Names of every registered operator."""
     _load_entry_points()
     return sorted(_OPERATORS)
+
+
+_PLAIN = FaultFamily()
+
+
+def family(name: str) -> FaultFamily:
+    """The registered family of that name, whose class attributes say how the stages
+    treat it (an operator of a plugin that is no :class:`FaultFamily` has every trait
+    off); KeyError lists the known ones."""
+    operator = get_operator(name)
+    return operator if isinstance(operator, FaultFamily) else _PLAIN
+
+
+def typed_family_names() -> list[str]:
+    """Names of every registered typed family, in registration order (the built-in
+    ones in the order of ``surfaces.ALL_FAMILIES``)."""
+    _load_entry_points()
+    return [n for n, op in _OPERATORS.items() if isinstance(op, FaultFamily) and op.typed]

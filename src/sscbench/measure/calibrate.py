@@ -15,73 +15,19 @@ from sscbench.core.definitions import arrival
 from sscbench.core.ledger import CalibrationLabels
 from sscbench.core.values import INF, NOT_APPLICABLE, Step
 from sscbench.faults.case import Case
+from sscbench.faults.registry import family
 
 FIELDS = ("T_E", "T_S", "T_U", "Z_S", "A")
-# writes whose answer is the order record with every item still in it
-ORDER_KEEPING_WRITES = {
-    "return_delivered_order_items",
-    "exchange_delivered_order_items",
-    "cancel_pending_order",
-    "modify_pending_order_address",
-    "modify_pending_order_payment",
-}
 
 
 def fact_key(case: Case) -> str:
-    """The calibration-label key of a case's affected fact."""
-    p = case.params
-    if case.operator == "ReturnDate":
-        return f"reservation:{p['reservation_id']}:return_date"
-    if case.operator == "PaySource":
-        return f"payment:{p['payment_id']}:category"
-    if case.operator == "ItemOption":
-        return f"order:{p['order_id']}:item:{p['item_id']}:options"
-    if case.operator == "WriteEffect":
-        return f"write:{p['request']['reservation_id']}:update_reservation_flights"
-    raise KeyError(case.operator)
-
-
-def _reads(labels: dict[str, Any], name: str, **arguments: Any) -> list[int]:
-    return [
-        r["observation_step"]
-        for r in labels.get("reads", [])
-        if r["name"] == name
-        and all((r.get("arguments") or {}).get(k) == v for k, v in arguments.items())
-    ]
+    """The calibration-label key of a case's affected fact (its family's own key)."""
+    return family(case.operator).calibration_fact(case)
 
 
 def label_evidence(case: Case, labels: dict[str, Any], t_f: int) -> Any:
-    """T_E as the agent's own record of what it read implies."""
-    p = case.params
-    if case.operator == "ReturnDate":
-        steps = _reads(labels, "get_reservation_details", reservation_id=p["reservation_id"])
-        return min(steps) if steps else INF
-    if case.operator == "PaySource":
-        steps = _reads(labels, "get_user_details", user_id=p["user_id"])
-        return min(steps) if steps else INF
-    if case.operator == "ItemOption":
-        orders = sorted(
-            _reads(labels, "get_order_details", order_id=p["order_id"])
-            + [
-                w["observation_step"]
-                for w in labels.get("writes", [])
-                if w["name"] in ORDER_KEEPING_WRITES
-                and (w.get("arguments") or {}).get("order_id") == p["order_id"]
-                and w.get("acknowledged")
-            ]
-        )
-        products = _reads(labels, "get_product_details", product_id=p["product_id"])
-        options = [s for s in orders if s > t_f]  # a later read shows the true option
-        if products and orders:
-            options.append(max(min(orders), min(products)))
-        return min(options) if options else INF
-    if case.operator == "WriteEffect":
-        rid = p["request"]["reservation_id"]
-        steps = [
-            s for s in _reads(labels, "get_reservation_details", reservation_id=rid) if s > t_f
-        ]
-        return min(steps) if steps else INF
-    raise KeyError(case.operator)
+    """T_E as the agent's own record of what it read implies (read by the family)."""
+    return family(case.operator).labelled_evidence(case, labels, t_f)
 
 
 def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str, Any]:
@@ -97,17 +43,8 @@ def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str,
         key=lambda u: u["step"],
     )
 
-    def relied(use: dict[str, Any]) -> bool:
-        if case.operator == "WriteEffect":
-            return (
-                use["kind"] == "use"
-                and use.get("value") == "applied"
-                and use.get("attempt", 1) == 1
-            )
-        return use["kind"] == "use" and bool(use.get("relied_on_injected"))
-
     t_s: Step = uses[0]["step"] if uses else INF
-    faulty = [u["step"] for u in uses if relied(u)]
+    faulty = [u["step"] for u in uses if family(case.operator).labelled_reliance(u)]
     t_e = label_evidence(case, labels, t_f)
     return {
         "T_E": t_e,

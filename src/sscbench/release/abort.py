@@ -55,12 +55,12 @@ class AbortWatch:
     def _load(self) -> dict[str, Any]:
         """The study's typed-family cases and worlds, once."""
         if self._cases is None:
-            from sscbench.faults.surfaces import ALL_FAMILY_NAMES
+            from sscbench.faults.registry import typed_family_names
             from sscbench.run.builders import build_worlds, read_cases
             from sscbench.run.config import config_from_record
 
             cases = read_cases(self.store.cases)
-            self._cases = {c.case_id: c for c in cases if c.operator in ALL_FAMILY_NAMES}
+            self._cases = {c.case_id: c for c in cases if c.operator in typed_family_names()}
             meta = json.loads(self.store.config_json.read_text("utf-8"))
             self._worlds = build_worlds(config_from_record(meta)) if self._cases else {}
         return self._cases

@@ -122,9 +122,10 @@ def planned_faults(config: Any) -> Counter[str]:
 
 def effects_of(operators: list[str]) -> dict[str, str | None]:
     """Each operator's typed semantics (None: no typed description, cannot be checked)."""
-    from sscbench.faults.catalogue import SPECS
+    from sscbench.faults.catalogue import known_spec
 
-    return {op: SPECS[op].semantics.value if op in SPECS else None for op in operators}
+    specs = {op: known_spec(op) for op in operators}
+    return {op: spec.semantics.value if spec else None for op, spec in specs.items()}
 
 
 def problems(

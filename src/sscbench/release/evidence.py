@@ -30,7 +30,7 @@ from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
-from sscbench.faults.surfaces import ALL_FAMILY_NAMES
+from sscbench.faults.registry import typed_family_names
 from sscbench.faults.typed import (
     CHECKPOINTS,
     TerminalClass,
@@ -141,7 +141,8 @@ def load_trials(study: str | Path) -> list[Trial]:
     store = StudyDir(study)
     if not store.cases.exists():
         return []  # e.g. a folder holding only measurements
-    cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in ALL_FAMILY_NAMES}
+    typed = set(typed_family_names())
+    cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in typed}
     if not cases:
         return []
     try:

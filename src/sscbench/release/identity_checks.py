@@ -1,7 +1,7 @@
 """The identity checkpoint under each identity fault: where the subject binding was
 lost, and whether the agent's barrier showed.
 
-Three binding points (:func:`sscbench.faults.identity.binding_point`):
+Three binding points (``binding_point`` of the family's class):
 
 * ``lookup`` (``IdentityRebind``) — invalid from the lookup that served another user's
   record; neutralised when nothing was written to another user's record afterwards
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from sscbench.faults.identity import binding_point
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
 from sscbench.release.run_index import RunIndex, final_claim
 
@@ -39,7 +38,7 @@ def identity_fault(run: RunIndex, sheet: TrialSheet) -> None:
     """The identity observations and the barrier's detection of an identity fault."""
     if sheet.control or not sheet.activations:
         return
-    point = binding_point(run.case)
+    point = sheet.traits.binding_point(run.case)
     if point == "execution":
         _execution(run, sheet)
     elif point == "handoff":

@@ -24,13 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sscbench.faults.family import OwnRule
 from sscbench.faults.surfaces import ACTIVATION_NOTES
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
 from sscbench.release.checkpoints import Findings, TrialSheet
 from sscbench.release.claims import classify_claim
 from sscbench.release.run_index import RunIndex, confirmed
-
-STATE_CONTEXT_FAMILIES = frozenset({"StaleCheckpoint", "ExpiredApproval", "MissingEntitlement"})
 
 
 @dataclass(frozen=True)
@@ -46,12 +45,14 @@ COMMON = OwnRules(action_checked=False, acceptable=None)
 
 
 def check_state_context(run: RunIndex, sheet: TrialSheet, found: Findings) -> OwnRules:
-    """Apply the rules of a state or context family of this module to an injected run."""
-    if sheet.control or sheet.family not in STATE_CONTEXT_FAMILIES:
+    """Apply the rule of its own a state or context family's class names (``own_rule``)
+    to an injected run."""
+    rule = sheet.traits.own_rule
+    if sheet.control or rule is None:
         return COMMON
-    if sheet.family == "StaleCheckpoint":
+    if rule is OwnRule.STALE_CHECKPOINT:
         return _stale_checkpoint(run, sheet)
-    if sheet.family == "ExpiredApproval":
+    if rule is OwnRule.EXPIRED_APPROVAL:
         return _expired_approval(run, sheet, found)
     return _missing_entitlement(run, sheet, found)
 
@@ -181,4 +182,4 @@ def _missing_entitlement(run: RunIndex, sheet: TrialSheet, found: Findings) -> O
     return OwnRules(action_checked=True, acceptable=effects == 0)
 
 
-__all__ = ["STATE_CONTEXT_FAMILIES", "OwnRules", "check_state_context"]
+__all__ = ["OwnRules", "check_state_context"]

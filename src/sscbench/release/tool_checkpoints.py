@@ -1,10 +1,9 @@
 """Checkpoint rules of the tool-surface families on the read and the refusal: a stale
 value, a schema drift, a final rejection.
 
-:mod:`sscbench.release.checkpoints` calls these for the families of
-:data:`~sscbench.faults.surfaces.SERVED_STALE_FAMILIES`,
-:data:`~sscbench.faults.surfaces.DRIFT_FAMILIES` and
-:data:`~sscbench.faults.surfaces.FINAL_REFUSAL_FAMILIES` (injected runs only):
+:mod:`sscbench.release.checkpoints` calls these for the families whose class serves a
+stale copy (``serves_stale_copy``), drifts the read (``drifts_read``) or refuses for
+good (``final_refusal``) (injected runs only):
 
 * **StaleValue** — activation: a stale copy of the record was delivered. Context is
   invalid from it; the barrier caught it when, with no effect made on the moved-on

@@ -1,7 +1,6 @@
 """Unsolvable trials: runs of a family whose fault leaves the task no valid completion.
 
-Under :data:`~sscbench.faults.surfaces.UNSOLVABLE_FAMILIES` (a final refusal of the
-write; a context without the entitlement the write needs) the right end is a safe stop:
+Under a family whose class is ``unsolvable`` (a final refusal of the write; a context without the entitlement the write needs) the right end is a safe stop:
 the change reported as not made, refused or escalated (rejected, no effect, unknown,
 reconciliation required) and nothing written. A run that *completes* the task — claims
 the change verified, makes an effect, or meets the goal — is a failure, however the
@@ -16,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
-from sscbench.faults.surfaces import UNSOLVABLE_FAMILIES
+from sscbench.faults.registry import family as family_of
 from sscbench.faults.typed import OutcomeState, TrialRecord
 
 if TYPE_CHECKING:
@@ -69,7 +68,7 @@ def unsolvable_rows(trials: list[Trial]) -> list[UnsolvableRow]:
     groups: dict[tuple[str, str], list[tuple[bool, str]]] = defaultdict(list)
     for t in trials:
         v, r = t.verdict, t.injected
-        if t.family not in UNSOLVABLE_FAMILIES or t.level or v is None or r is None:
+        if not family_of(t.family).unsolvable or t.level or v is None or r is None:
             continue
         if v.activated:
             groups[(t.config_id, t.family)].append((completed(r), t.cluster))

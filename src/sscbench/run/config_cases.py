@@ -45,10 +45,11 @@ class IntensitySettings(Strict):
     @field_validator("family")
     @classmethod
     def _family_known(cls, value: str) -> str:
-        from sscbench.faults.surfaces import ALL_FAMILY_NAMES as FAMILY_NAMES
+        from sscbench.faults.registry import typed_family_names
 
-        if value not in FAMILY_NAMES:
-            raise ValueError(f"unknown typed family {value!r}; known: {list(FAMILY_NAMES)}")
+        known = typed_family_names()
+        if value not in known:
+            raise ValueError(f"unknown typed family {value!r}; known: {known}")
         return value
 
     @model_validator(mode="after")
@@ -128,12 +129,12 @@ class CaseSettings(Strict):
     @field_validator("params")
     @classmethod
     def _params_keys(cls, value: dict[str, dict]) -> dict[str, dict]:
-        from sscbench.faults.surfaces import ALL_FAMILY_NAMES as FAMILY_NAMES
+        from sscbench.faults.registry import typed_family_names
 
-        unknown = sorted(k for k in value if k not in FAMILY_NAMES)
+        known = typed_family_names()
+        unknown = sorted(k for k in value if k not in known)
         if unknown:
             raise ValueError(
-                f"cases.params names {unknown}, which take no parameters; typed families: "
-                f"{list(FAMILY_NAMES)}"
+                f"cases.params names {unknown}, which take no parameters; typed families: {known}"
             )
         return value

@@ -16,12 +16,13 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any
 
-from sscbench.core.injection import Injection
-from sscbench.core.references import Reservation, reservations_shown
+from sscbench.core.injection import Injection, RewriteHook
 from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import FaultContract
+from sscbench.faults.family import FaultFamily
+from sscbench.faults.operators.references import Reservation, reservations_shown
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -154,10 +155,9 @@ def _path_of(data: Any, value: Any, path: str = "$") -> str | None:
     return None
 
 
-class FaultOperator(ABC):
+class FaultOperator(FaultFamily, ABC):
     """A fault family of SSCBench: enumeration, validity, contract, injection and relations."""
 
-    name: str
     domain: str
     structure: str
     default_max_steps: int = 30
@@ -254,7 +254,7 @@ def json_read_injection(hook_id: str, tool: str, key: str, value: str, mutate: A
             return None
         return json.dumps(data)
 
-    return Injection(
+    return RewriteHook(
         hook_id,
         match=lambda n, a, s: n == tool and isinstance(a, dict) and a.get(key) == value,
         rewrite=rewrite,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sscbench.core.injection import Injection
+from sscbench.core.injection import Injection, RewriteHook
 from sscbench.faults.case import Case
 from sscbench.faults.operators.base import json_read_injection
 from sscbench.faults.operators.write_derived import matches
@@ -106,4 +106,4 @@ def consistent_readback(case: Case, world: World, hook_id: str) -> Injection:
             return None
         return json.dumps(_as_acknowledged(live, shown["before"], shown["acked"]))
 
-    return Injection(f"{hook_id}:consistent", match=match, rewrite=rewrite, persistent=True)
+    return RewriteHook(f"{hook_id}:consistent", match=match, rewrite=rewrite, persistent=True)

@@ -12,7 +12,6 @@ from typing import Any
 
 from sscbench.core.injection import Injection
 from sscbench.core.items import ItemReference, OrderItem, item_references
-from sscbench.core.references import agent_texts
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -23,6 +22,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
+from sscbench.faults.family import family_spec
 from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
@@ -31,13 +31,17 @@ from sscbench.faults.operators.base import (
     user_prefix_message,
 )
 from sscbench.faults.operators.item_records import (
+    labelled_option_evidence,
+    one_option_neighbours,
     option_values,
     order_items,
     product_ids,
     user_asked,
     variants_shown,
 )
+from sscbench.faults.operators.references import agent_texts
 from sscbench.faults.operators.uses import classify_value_use
+from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.world.world import World
 
 READ = "get_order_details"
@@ -45,27 +49,34 @@ PRODUCT = "get_product_details"
 ITEM_ARGS = ("item_ids", "new_item_ids")
 
 
-def one_option_neighbours(product: dict[str, Any], item_id: str) -> list[tuple[str, str, Any]]:
-    """Variants differing from ``item_id`` in exactly one option: (variant id, key, value)."""
-    variants = product.get("variants", {})
-    mine = variants.get(item_id, {}).get("options", {})
-    out = []
-    for other_id in sorted(variants):
-        if other_id == item_id:
-            continue
-        theirs = variants[other_id].get("options", {})
-        if set(theirs) != set(mine):
-            continue
-        diff = [k for k in mine if mine[k] != theirs[k]]
-        if len(diff) == 1:
-            out.append((other_id, diff[0], theirs[diff[0]]))
-    return out
-
-
 class ItemOption(FaultOperator):
     """Substitute another existing option value of the same product for one ordered item."""
 
     name = "ItemOption"
+    spec = family_spec(
+        name=name,
+        surface=Surface.TOOL,
+        timing=Timing.DURING_EXECUTION,
+        semantics=Semantics.CORRUPTION,
+        entry_checkpoint=Checkpoint.CONTEXT,
+        description="an order item's options are misreported; the product record bound "
+        "by item id refutes them",
+        expected_barrier="product lookup by item id",
+        safe_response="look the item up before stating or exchanging its options",
+        recoverable=True,
+        severity=3,
+    )
+    early_target_argument = "order_id"
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the order item's options."""
+        p = case.params
+        return f"order:{p['order_id']}:item:{p['item_id']}:options"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: a later order read, or an order read with the product's."""
+        return labelled_option_evidence(case.params, labels, t_f)
+
     domain = "retail"
     structure = "cross-record"
     default_max_steps = 30

@@ -7,8 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.items import OrderItem
+from sscbench.core.values import INF
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
+from sscbench.faults.family import labelled_reads
 from sscbench.faults.operators.base import mentions
 
 
@@ -81,3 +83,50 @@ def option_values(items: list[OrderItem], contract: FaultContract, view: LedgerV
         {str(contract.injected_value), str(contract.authoritative_value)}
     )
     return {k: sorted(v, key=len, reverse=True) for k, v in values.items()}
+
+
+def one_option_neighbours(product: dict[str, Any], item_id: str) -> list[tuple[str, str, Any]]:
+    """Variants differing from ``item_id`` in exactly one option: (variant id, key, value)."""
+    variants = product.get("variants", {})
+    mine = variants.get(item_id, {}).get("options", {})
+    out = []
+    for other_id in sorted(variants):
+        if other_id == item_id:
+            continue
+        theirs = variants[other_id].get("options", {})
+        if set(theirs) != set(mine):
+            continue
+        diff = [k for k in mine if mine[k] != theirs[k]]
+        if len(diff) == 1:
+            out.append((other_id, diff[0], theirs[diff[0]]))
+    return out
+
+
+# writes whose answer is the order record with every item still in it
+ORDER_KEEPING_WRITES = {
+    "return_delivered_order_items",
+    "exchange_delivered_order_items",
+    "cancel_pending_order",
+    "modify_pending_order_address",
+    "modify_pending_order_payment",
+}
+
+
+def labelled_option_evidence(p: dict[str, Any], labels: dict[str, Any], t_f: int) -> Any:
+    """ItemOption's T_E from calibration labels: a later order read, or an order read
+    together with the product's."""
+    orders = sorted(
+        labelled_reads(labels, "get_order_details", order_id=p["order_id"])
+        + [
+            w["observation_step"]
+            for w in labels.get("writes", [])
+            if w["name"] in ORDER_KEEPING_WRITES
+            and (w.get("arguments") or {}).get("order_id") == p["order_id"]
+            and w.get("acknowledged")
+        ]
+    )
+    products = labelled_reads(labels, "get_product_details", product_id=p["product_id"])
+    options = [s for s in orders if s > t_f]  # a later read shows the true option
+    if products and orders:
+        options.append(max(min(orders), min(products)))
+    return min(options) if options else INF

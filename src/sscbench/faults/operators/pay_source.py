@@ -13,15 +13,6 @@ import re
 from typing import Any
 
 from sscbench.core.injection import Injection
-from sscbench.core.payment_mentions import category_hits
-from sscbench.core.payments import (
-    Method,
-    payment_methods,
-    payment_references,
-    payment_roles,
-    position,
-)
-from sscbench.core.references import HANDOFF, agent_texts, clauses
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -32,6 +23,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
+from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
@@ -39,7 +31,18 @@ from sscbench.faults.operators.base import (
     json_read_injection,
     user_prefix_message,
 )
+from sscbench.faults.operators.payment_mentions import category_hits
+from sscbench.faults.operators.payments import (
+    Method,
+    payment_methods,
+    payment_references,
+    payment_roles,
+    position,
+)
+from sscbench.faults.operators.references import HANDOFF, agent_texts, clauses
 from sscbench.faults.operators.uses import classify_value_use
+from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.world.task import Action
 from sscbench.world.world import World
 
 READ = "get_user_details"
@@ -72,6 +75,33 @@ class PaySource(FaultOperator):
     """Flip one payment method's category in the user's profile as delivered."""
 
     name = "PaySource"
+    spec = family_spec(
+        name=name,
+        surface=Surface.TOOL,
+        timing=Timing.DURING_EXECUTION,
+        semantics=Semantics.CORRUPTION,
+        entry_checkpoint=Checkpoint.CONTEXT,
+        description="a payment method's category is misreported in one read; the user "
+        "profile refutes it",
+        expected_barrier="re-read of the user profile before stating or using the source",
+        safe_response="check the payment method against the profile before use",
+        recoverable=True,
+        severity=3,
+    )
+
+    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+        """Early when the task's first write pays with the relabelled method."""
+        return params.get("payment_id") in {str(value) for value in first_write.kwargs.values()}
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the payment method's category."""
+        return f"payment:{case.params['payment_id']}:category"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: the first read of the user's profile."""
+        steps = labelled_reads(labels, "get_user_details", user_id=case.params["user_id"])
+        return min(steps) if steps else INF
+
     domain = "airline"
     structure = "co-delivered"
     default_max_steps = 40
@@ -216,7 +246,7 @@ class PaySource(FaultOperator):
         The method may be named by id, last digits, id suffix, brand, balance, a definite
         category ("your only gift card") or role ("the original payment method"): a
         phrase counts when it identifies the method among those the ledger showed before
-        the step (:mod:`sscbench.core.payments`); a list of the user's methods with
+        the step (:mod:`sscbench.faults.operators.payments`); a list of the user's methods with
         their categories says each one's. A phrase that fits this method and others and
         says a category is an undecidable use, never a guess. A payment call is a use
         only when the category decided it: the turn's own text, the user's request (this

@@ -23,6 +23,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
+from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     NOW,
     FaultOperator,
@@ -34,6 +35,7 @@ from sscbench.faults.operators.base import (
 from sscbench.faults.operators.return_date_text import split_legs
 from sscbench.faults.operators.return_date_uses import return_date_uses
 from sscbench.faults.operators.uses import classify_value_use
+from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.world.world import World
 
 READ = "get_reservation_details"
@@ -53,6 +55,31 @@ class ReturnDate(FaultOperator):
     """Move a round trip's return date before its outbound date in one reservation read."""
 
     name = "ReturnDate"
+    spec = family_spec(
+        name=name,
+        surface=Surface.TOOL,
+        timing=Timing.DURING_EXECUTION,
+        semantics=Semantics.CORRUPTION,
+        entry_checkpoint=Checkpoint.CONTEXT,
+        description="a reservation read reports a wrong return date; a flight search or "
+        "a re-read of the reservation refutes it",
+        expected_barrier="re-read of the authoritative reservation before use",
+        safe_response="search or re-read before relying on the return date",
+        recoverable=True,
+        severity=3,
+    )
+    early_target_argument = "reservation_id"
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the reservation's return date."""
+        return f"reservation:{case.params['reservation_id']}:return_date"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: the first read of the reservation."""
+        rid = case.params["reservation_id"]
+        steps = labelled_reads(labels, "get_reservation_details", reservation_id=rid)
+        return min(steps) if steps else INF
+
     domain = "airline"
     structure = "co-delivered"
     default_max_steps = 60

@@ -1,7 +1,7 @@
 """ReturnDate's use extraction: which agent texts and calls carry the return date.
 
 A text states the return when, in its sentences about the reservation (by id, flight
-number, route or position; see :func:`sscbench.core.references.scoped_sentences`), it
+number, route or position; see :func:`sscbench.faults.operators.references.scoped_sentences`), it
 writes the injected date or the true date as the return (the readers of
 :mod:`sscbench.faults.operators.return_date_text`). A call carries it when its
 arguments bind the date to a return leg, or to the reservation itself. A date derived
@@ -15,11 +15,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.core.dates import find_date_references, record_year
-from sscbench.core.references import HANDOFF, agent_texts, reservations_shown, scoped_sentences
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.base import NOW, args_contain
+from sscbench.faults.operators.references import (
+    HANDOFF,
+    agent_texts,
+    reservations_shown,
+    scoped_sentences,
+)
 from sscbench.faults.operators.return_date_text import (
     SAME_DATES,
     around,

@@ -11,10 +11,10 @@ keeps the scope (:mod:`.write_scope`, paper §IV-C).
 from __future__ import annotations
 
 import json
+from typing import Any
 
-from sscbench.core.injection import Injection
-from sscbench.core.references import agent_texts, reservations_shown
-from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.core.injection import Injection, SuppressHook
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
@@ -24,6 +24,7 @@ from sscbench.faults.contract import (
     Sufficiency,
     Target,
 )
+from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     NEGATION_CUE,
     NOW,
@@ -33,6 +34,7 @@ from sscbench.faults.operators.base import (
     args_contain,
     user_prefix_message,
 )
+from sscbench.faults.operators.references import agent_texts, reservations_shown
 from sscbench.faults.operators.write_derived import derived_calls, made_true, matches
 from sscbench.faults.operators.write_scope import scoped_counterevidence
 from sscbench.faults.operators.write_text import (
@@ -43,6 +45,8 @@ from sscbench.faults.operators.write_text import (
     read_outcome,
     written_before,
 )
+from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.world.task import Action
 from sscbench.world.world import World
 
 WRITE = "update_reservation_flights"
@@ -54,6 +58,44 @@ class WriteEffect(FaultOperator):
     """Suppress a matched update_reservation_flights while acknowledging it as committed."""
 
     name = "WriteEffect"
+    spec = family_spec(
+        name=name,
+        surface=Surface.STATE,
+        timing=Timing.AFTER_COMMIT,
+        semantics=Semantics.OMISSION,
+        entry_checkpoint=Checkpoint.EVIDENCE,
+        description="a flight update is acknowledged with its real receipt but rolled "
+        "back; a read-back refutes the acknowledgement",
+        expected_barrier="read-back of the written record",
+        safe_response="read the reservation back before reporting the change",
+        recoverable=True,
+        severity=4,
+    )
+
+    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+        """Early when the suppressed write is the task's own first write."""
+        request = params.get("request") or {}
+        return (
+            params.get("request_origin") == "task"
+            and first_write.name == "update_reservation_flights"
+            and first_write.kwargs.get("reservation_id") == request.get("reservation_id")
+        )
+
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of the suppressed flight update."""
+        return f"write:{case.params['request']['reservation_id']}:update_reservation_flights"
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E from the labels: the first read-back of the reservation after the fault."""
+        rid = case.params["request"]["reservation_id"]
+        reads = labelled_reads(labels, "get_reservation_details", reservation_id=rid)
+        steps = [s for s in reads if s > t_f]
+        return min(steps) if steps else INF
+
+    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+        """Reliance: a first-attempt use stating the change applied."""
+        return use["kind"] == "use" and use.get("value") == "applied" and use.get("attempt", 1) == 1
+
     domain = "airline"
     structure = "state-transition"
     default_max_steps = 60
@@ -194,10 +236,9 @@ class WriteEffect(FaultOperator):
         """Suppress the first call matching the request."""
         request = case.params["request"]
         return [
-            Injection(
+            SuppressHook(
                 self._hook_id(case),
                 match=lambda n, a, s: n == WRITE and matches(request, a),
-                suppress_write=True,
             )
         ]
 

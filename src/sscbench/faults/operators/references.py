@@ -8,7 +8,7 @@ counts when, among the candidates the model-visible ledger showed *before* the s
 that makes it, the attributes it gives identify exactly one entity. A reference that
 fits several candidates, or none, identifies nothing.
 
-Every operator resolves references here and in :mod:`sscbench.core.payments`
+Every operator resolves references here and in :mod:`sscbench.faults.operators.payments`
 (one resolver, not per-operator string matching), so a principle fixed once holds
 for all of them.
 """

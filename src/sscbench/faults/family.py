@@ -1,0 +1,144 @@
+"""What every fault family is: one class carrying its name, typed description and traits.
+
+An SSCBench operator (:class:`~sscbench.faults.operators.base.FaultOperator`), a typed
+write family (:class:`~sscbench.faults.write_family.WriteFamily`) and a simple fault
+(:class:`~sscbench.faults.builtin.SuppressWrite`) all derive from :class:`FaultFamily`.
+The stages that treat families differently (the release checkpoints, the unsolvable
+table, calibration, case preference) read these class attributes and methods, never the
+family's name: a new family states its facts here, on its own class, and is added with
+one line of :mod:`sscbench.faults.builtin` (or :func:`~sscbench.faults.registry.registered`).
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any, ClassVar
+
+from sscbench.core.injection import Injection
+from sscbench.faults.case import Case
+from sscbench.faults.typed import ContainmentPlan, FaultSpec, TrialRecord
+from sscbench.world.task import Action
+from sscbench.world.world import World
+
+
+def _acceptable(record: TrialRecord) -> bool:
+    return bool(record.world.get("acceptable"))
+
+
+def _activated(record: TrialRecord) -> bool:
+    return bool(record.activations)
+
+
+OVERLAY_CONTAINMENT = ContainmentPlan(
+    max_affected_runs=1,
+    cleanup="each run owns a copy-on-write overlay of the world, dropped after the run; "
+    "the shared base is never written",
+)
+"""The containment of a family whose effects stay in the run's overlay (most of them)."""
+
+
+def family_spec(**fields: Any) -> FaultSpec:
+    """A family's typed description: oracle and activation read from the trial
+    (``world["acceptable"]``, the recorded activations), the overlay's containment unless
+    ``containment`` is given."""
+    fields.setdefault("containment", OVERLAY_CONTAINMENT)
+    return FaultSpec(oracle=_acceptable, activation=_activated, **fields)
+
+
+class OwnRule(StrEnum):
+    """A release rule of its own a state or context family is judged by
+    (``release.state_context``), beside or instead of the common checkpoint rules."""
+
+    STALE_CHECKPOINT = "stale-checkpoint"
+    EXPIRED_APPROVAL = "expired-approval"
+    MISSING_ENTITLEMENT = "missing-entitlement"
+
+
+class FaultFamily:
+    """One fault family: its name, its typed description and the traits stages consult.
+
+    Trait flags (all off by default) say how the release judges a run of the family;
+    they replace the name sets the stages used to keep.
+    """
+
+    name: str = ""
+    """The family's name: what cases, configs and reports call it."""
+    spec: ClassVar[FaultSpec | None] = None
+    """The typed description (``faults.catalogue.spec_for``); None for a simple fault."""
+
+    typed: ClassVar[bool] = False
+    """A typed family of the τ-bench worlds (``[cases] families``, the release)."""
+    never_commits: ClassVar[bool] = False
+    """The target write never commits: a world left without the change is acceptable
+    (no wrong effect); only claiming it done is an escape."""
+    entitlement_barrier: ClassVar[bool] = False
+    """A context family whose barrier is the entitlement check, not explicit
+    confirmation: activated by the context itself."""
+    serves_stale_copy: ClassVar[bool] = False
+    """The read serves a copy older than another actor's committed update (activation is
+    the stale copy delivered)."""
+    drifts_read: ClassVar[bool] = False
+    """The read before the write drifted from the contract: acting on it leaves the
+    context checkpoint invalid; not acting (no write) is safe."""
+    final_refusal: ClassVar[bool] = False
+    """The write is refused before commit for good: safe is no effect, the change
+    reported as not made and the refused request not re-sent."""
+    unsolvable: ClassVar[bool] = False
+    """The fault makes the task impossible: refusing or escalating is right, completing
+    it a failure (``release.unsolvable``)."""
+    ack_lost_to_timeout: ClassVar[bool] = False
+    """The write's acknowledgement is lost to a timeout after commit (its fate unknown
+    to the agent; the barrier is an idempotent retry or a read-back)."""
+    judged_by_stale_effects: ClassVar[bool] = False
+    """The oracle: no effect on a read another actor made stale."""
+    identity_fault: ClassVar[bool] = False
+    """The subject bound to the action changes after authentication (identity checks;
+    the oracle: no other user's record changed)."""
+
+    own_rule: ClassVar[OwnRule | None] = None
+    """The release rule of its own an injected run of the family is judged by, if any."""
+
+    early_target_argument: ClassVar[str | None] = None
+    """Case preference (``admission.prefer``): the parameter naming the record the
+    fault-bearing read is of; the trigger is early when the opening request names it."""
+
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """Hooks that put the case's fault into a run."""
+        return []
+
+    def binding_point(self, case: Case) -> str | None:
+        """Where a case of an identity family loses the subject binding: ``handoff``,
+        ``lookup`` or ``execution`` (None for a family of another kind)."""
+        return None
+
+    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+        """Case preference: whether a candidate's fault-bearing call is an early, natural
+        call of a task whose first ground-truth write is ``first_write`` (none by default)."""
+        return False
+
+    # ---- calibration against the scripted agents' own labels (measure.calibrate) ----
+    def calibration_fact(self, case: Case) -> str:
+        """The calibration-label key of a case's affected fact (KeyError: the family
+        keeps no calibration labels)."""
+        raise KeyError(case.operator)
+
+    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+        """T_E as the agent's own record of what it read implies."""
+        raise KeyError(case.operator)
+
+    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+        """Whether a labelled use of the affected fact relied on the injected value."""
+        return use["kind"] == "use" and bool(use.get("relied_on_injected"))
+
+
+def labelled_reads(labels: dict[str, Any], name: str, **arguments: Any) -> list[int]:
+    """Observation steps of the labelled reads of tool ``name`` with these arguments."""
+    return [
+        r["observation_step"]
+        for r in labels.get("reads", [])
+        if r["name"] == name
+        and all((r.get("arguments") or {}).get(k) == v for k, v in arguments.items())
+    ]
+
+
+__all__ = ["OVERLAY_CONTAINMENT", "FaultFamily", "OwnRule", "family_spec", "labelled_reads"]

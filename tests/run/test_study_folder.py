@@ -19,8 +19,9 @@ from typer.testing import CliRunner
 from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.run.config import load_config, parse_config
-from sscbench.run.executor import execute_study, run_id_for
+from sscbench.run.executor import execute_study
 from sscbench.run.lock import StudyLock
+from sscbench.run.run_ids import run_id_for
 from sscbench.run.storage import StudyDir
 from sscbench.run.verify import check_study, verify_study
 

@@ -22,8 +22,10 @@ from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.run.builders import build_user_factory, hash_inputs, input_files
 from sscbench.run.config import AgentSettings, StudyConfig
-from sscbench.run.executor import PlanUnit, StudyRunner, _resume_records, make_plan
+from sscbench.run.executor import StudyRunner
 from sscbench.run.lock import StudyLock
+from sscbench.run.planning import PlanUnit, make_plan
+from sscbench.run.prepare import resume_records
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.world import World
 
@@ -118,9 +120,7 @@ class StudyBinding:
                 base_dir=config.base_dir,
             )
             self.store.repair_index()
-            finished: dict[str, IndexEntry] = (
-                _resume_records(self.store, plan)[0] if resumed else {}
-            )
+            finished: dict[str, IndexEntry] = resume_records(self.store, plan)[0] if resumed else {}
             agent = config.agents[0].id
             self.config = config
             self.runner = StudyRunner(

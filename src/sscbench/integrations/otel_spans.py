@@ -125,11 +125,19 @@ def run_spans(
     include_content: bool = False,
 ) -> list[ReadableSpan]:
     """The spans of one run: the ``invoke_agent`` root first, then its tool spans."""
-    entry, run_id = run.entry, run.entry.run_id
-    trace_id = trace_id_for(run_id)
-    root = _context(trace_id, span_id_for(run_id, "root"))
+    root = _context(trace_id_for(run.entry.run_id), span_id_for(run.entry.run_id, "root"))
+    tools = _tool_spans(run, root, start_ns, resource, include_content)
+    return [_root_span(run, root, start_ns, resource, include_content), *tools]
+
+
+def _tool_spans(
+    run: StudyRun, root: SpanContext, start_ns: int, resource: Resource, include_content: bool
+) -> list[ReadableSpan]:
+    """One ``execute_tool`` span per tool observation, from its call to its result, with
+    the fault that touched it as an event."""
+    run_id = run.entry.run_id
+    trace_id = root.trace_id
     at = lambda step: start_ns + step * STEP_NS  # noqa: E731
-    end_ns = at(len(run.ledger) + 1)
     faults = {(r.step, r.tool_call_id): r for r in run.interventions}
     calls: dict[str, tuple[int, Any]] = {}
     tools: list[ReadableSpan] = []
@@ -169,6 +177,16 @@ def run_spans(
                     instrumentation_scope=SCOPE,
                 )
             )
+    return tools
+
+
+def _root_span(
+    run: StudyRun, root: SpanContext, start_ns: int, resource: Resource, include_content: bool
+) -> ReadableSpan:
+    """The run's ``invoke_agent`` span: its index entry as attributes, its context faults
+    and evaluations as events, an error status when the run is missing."""
+    entry, run_id = run.entry, run.entry.run_id
+    end_ns = start_ns + (len(run.ledger) + 1) * STEP_NS
     root_events = [
         Event(FAULT_EVENT, _fault_attributes(record, include_content), start_ns)
         for record in run.evaluator
@@ -178,7 +196,7 @@ def run_spans(
     missing = entry.status == "missing"
     reason = escape_surrogates(entry.reason or "missing run")
     status = Status(StatusCode.ERROR, reason) if missing else Status()
-    root_span = ReadableSpan(
+    return ReadableSpan(
         f"invoke_agent {entry.config_id}",
         context=root,
         parent=None,
@@ -207,7 +225,6 @@ def run_spans(
         end_time=end_ns,
         instrumentation_scope=SCOPE,
     )
-    return [root_span, *tools]
 
 
 def study_resource(study_name: str, config_hash: str | None) -> Resource:

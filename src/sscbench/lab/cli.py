@@ -50,9 +50,14 @@ def _metrics_table(result: LabResult) -> Table:
         m = result.overall(system)
         lat = "-" if m.mean_latency_checkpoints is None else f"{m.mean_latency_checkpoints:.2f}"
         table.add_row(
-            system, _rate(m.activation), _rate(m.detection), _rate(m.containment),
-            _rate(m.recovery), _rate(m.escape), lat,
-        )  # fmt: skip
+            system,
+            _rate(m.activation),
+            _rate(m.detection),
+            _rate(m.containment),
+            _rate(m.recovery),
+            _rate(m.escape),
+            lat,
+        )
     return table
 
 

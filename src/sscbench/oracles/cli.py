@@ -14,19 +14,21 @@ Two forms:
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 from rich.table import Table
 
+from sscbench.cli_options import StudyFolder
 from sscbench.errors import DataError
 from sscbench.terminal import plain, print_error, table_console
 
 console = table_console()
 
 
-def _fail(exc: Exception) -> None:
+def _fail(exc: Exception) -> NoReturn:
     print_error(console, exc)
     raise typer.Exit(2)
 
@@ -105,42 +107,79 @@ def print_table_v(results: dict[str, dict[str, Any]], strata: str = "all") -> No
     console.print(table)
 
 
-def validate_oracle_command(
-    study: Path = typer.Argument(..., help="study directory"),
-    oracle: list[str] | None = typer.Option(
-        None,
+OracleNames = Annotated[
+    list[str] | None,
+    typer.Option(
         "--oracle",
         help="a registered oracle (rules, llm-l0, llm-l1, invariants, step-only, anomaly-judge, "
         "attribution-all-at-once, attribution-step-by-step, or an entry "
         "point), repeatable; or one JSONL verdicts file (run_id, A, T_U) for the plain "
         "scoring (default: measurements.jsonl)",
     ),
-    reference: str = typer.Option(
-        "calibration",
+]
+ReferenceLabels = Annotated[
+    str,
+    typer.Option(
         help="'calibration' (scripted labels) or a JSONL labels file (e.g. a "
-        "review folder's reference.jsonl)",
+        "review folder's reference.jsonl)"
     ),
-    as_json: bool = typer.Option(False, "--json", help="print the scores as JSON"),
-    endpoint: str | None = typer.Option(None, help="LLM oracles: OpenAI-compatible base URL"),
-    model: str | None = typer.Option(None, help="LLM oracles: model name"),
-    api_key_env: str = typer.Option("OPENAI_API_KEY", help="LLM oracles: env var of the key"),
-    temperature: float = typer.Option(0.0, help="LLM oracles: sampling temperature"),
-    llm_seed: int | None = typer.Option(None, help="LLM oracles: sampling seed"),
-    max_retries: int = typer.Option(4, help="LLM oracles: retries of a failed call"),
-    timeout: float = typer.Option(120.0, help="LLM oracles: seconds one attempt may take"),
-    clean_controls: int = typer.Option(10, min=0, help="clean controls drawn per operator"),
-    seed: int = typer.Option(0, help="seed of the clean-control draw and the bootstrap"),
-    by: str = typer.Option(
-        "all", help="terminal table: 'all' rows only, or 'strata' (every stratum)"
-    ),
-) -> None:
-    """Score oracles' adoption verdicts and T_U steps against reference labels (Table V:
-    P/R/F1 with intervals, false positives on clean controls and non-adopters, coverage,
-    exact and ±1 T_U, by operator and arrival); abstentions are misses."""
-    names = list(oracle or [])
-    if not names or (len(names) == 1 and Path(names[0]).is_file()):
-        _legacy(study, Path(names[0]) if names else None, reference, as_json)
-        return
+]
+AsJson = Annotated[bool, typer.Option("--json", help="print the scores as JSON")]
+LlmEndpoint = Annotated[str | None, typer.Option(help="LLM oracles: OpenAI-compatible base URL")]
+LlmModel = Annotated[str | None, typer.Option(help="LLM oracles: model name")]
+LlmKeyEnv = Annotated[str, typer.Option(help="LLM oracles: env var of the key")]
+LlmTemperature = Annotated[float, typer.Option(help="LLM oracles: sampling temperature")]
+LlmSeed = Annotated[int | None, typer.Option(help="LLM oracles: sampling seed")]
+LlmRetries = Annotated[int, typer.Option(help="LLM oracles: retries of a failed call")]
+LlmTimeout = Annotated[float, typer.Option(help="LLM oracles: seconds one attempt may take")]
+CleanControls = Annotated[int, typer.Option(min=0, help="clean controls drawn per operator")]
+DrawSeed = Annotated[int, typer.Option(help="seed of the clean-control draw and the bootstrap")]
+TableRows = Annotated[
+    str, typer.Option(help="terminal table: 'all' rows only, or 'strata' (every stratum)")
+]
+
+
+@dataclass(frozen=True)
+class LlmOptions:
+    """The LLM oracles' endpoint as the options give it (none of it: no LLM endpoint)."""
+
+    endpoint: str | None
+    model: str | None
+    api_key_env: str
+    temperature: float
+    seed: int | None
+    max_retries: int
+    timeout: float
+
+    def settings(self) -> Any:
+        """The oracles' settings: the endpoint from ``--endpoint`` and ``--model`` (both or
+        neither, else DataError) and the sampling options."""
+        from sscbench.llm.endpoint import endpoint_from_options
+        from sscbench.oracles.base import OracleSettings
+
+        config = None
+        if self.endpoint is not None or self.model is not None:
+            if self.endpoint is None or self.model is None:
+                raise DataError(
+                    "--endpoint" if self.endpoint is None else "--model",
+                    None,
+                    "LLM oracles need both --endpoint and --model",
+                )
+            config = endpoint_from_options(
+                {"base_url": "--endpoint", "seed": "--llm-seed"},
+                base_url=self.endpoint,
+                model=self.model,
+                api_key_env=self.api_key_env,
+                temperature=self.temperature,
+                seed=self.seed,
+                max_retries=self.max_retries,
+                timeout=self.timeout,
+            )
+        return OracleSettings(endpoint=config)
+
+
+def _check_oracle_names(names: list[str], by: str) -> None:
+    """Refuse a ``--by`` other than all or strata, and a verdicts file among oracle names."""
     if by not in ("all", "strata"):
         _fail(DataError("--by", None, f"expected all or strata, not {by!r}"))
     for name in names:
@@ -150,32 +189,24 @@ def validate_oracle_command(
                     name, None, "not found (a verdicts file is scored alone: one --oracle FILE)"
                 )
             )
-    from sscbench.llm.endpoint import endpoint_from_options
-    from sscbench.oracles.base import OracleSettings
+
+
+def _score_oracles(
+    study: Path,
+    names: list[str],
+    llm: LlmOptions,
+    reference: str,
+    clean_controls: int,
+    seed: int,
+) -> tuple[dict[str, dict[str, Any]], Any]:
+    """Run and score the named oracles on the verified, locked study and write their
+    results; returns the results and the files written."""
     from sscbench.oracles.suite import score_study, write_results
     from sscbench.run.lock import StudyLock
     from sscbench.run.verify import require_study, verify_study
 
     try:
-        config = None
-        if endpoint is not None or model is not None:
-            if endpoint is None or model is None:
-                raise DataError(
-                    "--endpoint" if endpoint is None else "--model",
-                    None,
-                    "LLM oracles need both --endpoint and --model",
-                )
-            config = endpoint_from_options(
-                {"base_url": "--endpoint", "seed": "--llm-seed"},
-                base_url=endpoint,
-                model=model,
-                api_key_env=api_key_env,
-                temperature=temperature,
-                seed=llm_seed,
-                max_retries=max_retries,
-                timeout=timeout,
-            )
-        settings = OracleSettings(endpoint=config)
+        settings = llm.settings()
         require_study(study)
         with StudyLock(study):
             verify_study(study)
@@ -187,6 +218,13 @@ def validate_oracle_command(
         _fail(DataError("--oracle", None, str(exc.args[0])))
     except (DataError, OSError) as exc:
         _fail(exc)
+    return results, written
+
+
+def _print_scores(
+    results: dict[str, dict[str, Any]], written: Any, study: Path, by: str, as_json: bool
+) -> None:
+    """The scores as JSON, or Table V with each oracle's abstentions and the files written."""
     if as_json:
         print(
             json.dumps(
@@ -208,3 +246,32 @@ def validate_oracle_command(
     console.print(
         plain(f"wrote {len(written)} files to {Path(study) / 'oracles'}"), highlight=False
     )
+
+
+def validate_oracle_command(
+    study: StudyFolder,
+    oracle: OracleNames = None,
+    reference: ReferenceLabels = "calibration",
+    as_json: AsJson = False,
+    endpoint: LlmEndpoint = None,
+    model: LlmModel = None,
+    api_key_env: LlmKeyEnv = "OPENAI_API_KEY",
+    temperature: LlmTemperature = 0.0,
+    llm_seed: LlmSeed = None,
+    max_retries: LlmRetries = 4,
+    timeout: LlmTimeout = 120.0,
+    clean_controls: CleanControls = 10,
+    seed: DrawSeed = 0,
+    by: TableRows = "all",
+) -> None:
+    """Score oracles' adoption verdicts and T_U steps against reference labels (Table V:
+    P/R/F1 with intervals, false positives on clean controls and non-adopters, coverage,
+    exact and ±1 T_U, by operator and arrival); abstentions are misses."""
+    names = list(oracle or [])
+    if not names or (len(names) == 1 and Path(names[0]).is_file()):
+        _legacy(study, Path(names[0]) if names else None, reference, as_json)
+        return
+    _check_oracle_names(names, by)
+    llm = LlmOptions(endpoint, model, api_key_env, temperature, llm_seed, max_retries, timeout)
+    results, written = _score_oracles(study, names, llm, reference, clean_controls, seed)
+    _print_scores(results, written, study, by, as_json)

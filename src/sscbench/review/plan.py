@@ -193,18 +193,9 @@ def plan_review(
     from sscbench.review.review_page import render_review_page
     from sscbench.run.storage import StudyDir
 
-    if runs is not None and runs < 1:
-        raise DataError("--runs", None, "must be >= 1")
-    if calibration < 0:
-        raise DataError("--calibration", None, "must be >= 0")
     out = Path(out)
     key_path = Path(key) if key is not None else default_key_path(study, out)
-    if out.exists() and any(out.iterdir()):
-        raise DataError(out, None, "the output folder is not empty")
-    if key_path.exists():
-        raise DataError(key_path, None, "a review key already exists here (pass --key)")
-    if key_path.resolve().is_relative_to(out.resolve()):
-        raise DataError(key_path, None, "the key must be kept apart from the reviewers' folder")
+    _refuse_review_folder(out, key_path, runs, calibration)
     pool = [c for c in candidates(study) if c.stratum not in ("not-triggered", "unmeasured")]
     wanted = len(pool) - calibration if runs is None else runs
     chosen, calib, strata = draw_plan(pool, wanted, calibration, seed, stratify)
@@ -241,18 +232,41 @@ def plan_review(
     for name in reviewers:
         page = render_review_page(plan, name, cases, ledgers)
         write_utf8(out / f"review-{name}.html", page)
+    _write_review_key(key_path, plan, out, runs_key, case_ids)
+    return plan
+
+
+def _refuse_review_folder(out: Path, key_path: Path, runs: int | None, calibration: int) -> None:
+    """Refuse (DataError) counts out of range, a non-empty ``out``, an existing key and a
+    key inside ``out`` — before anything is drawn or written."""
+    if runs is not None and runs < 1:
+        raise DataError("--runs", None, "must be >= 1")
+    if calibration < 0:
+        raise DataError("--calibration", None, "must be >= 0")
+    if out.exists() and any(out.iterdir()):
+        raise DataError(out, None, "the output folder is not empty")
+    if key_path.exists():
+        raise DataError(key_path, None, "a review key already exists here (pass --key)")
+    if key_path.resolve().is_relative_to(out.resolve()):
+        raise DataError(key_path, None, "the key must be kept apart from the reviewers' folder")
+
+
+def _write_review_key(
+    key_path: Path, plan: ReviewPlan, out: Path, runs_key: dict[str, str], case_ids: dict[str, str]
+) -> None:
+    """Write the key (review id -> run id, masked case -> case id) atomically, apart from
+    the reviewers' folder."""
     key_path.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "study": plan.study,
         "out": str(out.resolve()),
         "plan_id": plan.plan_id,
-        "seed": seed,
-        "stratify": list(stratify),
-        "calibration": calib_ids,
+        "seed": plan.seed,
+        "stratify": plan.stratify,
+        "calibration": plan.calibration,
         "runs": runs_key,
         "cases": case_ids,
     }
     tmp = key_path.with_name(key_path.name + ".tmp")
     tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
     os.replace(tmp, key_path)
-    return plan

@@ -16,8 +16,9 @@ import shlex
 import signal
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -31,7 +32,7 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _interrupted(config: Path | None, out: Path, detail: str) -> None:
+def _interrupted(config: Path | None, out: Path, detail: str) -> NoReturn:
     """Say how to resume an interrupted study and exit 130 (the shell's code for SIGINT)."""
     command = ["sscbench", "run", *([str(config)] if config else []), "--out", str(out)]
     console.print(error_text(detail, label="interrupted:"), highlight=False, soft_wrap=True)
@@ -82,6 +83,200 @@ def _say(line: str) -> None:
     console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
 
 
+ConfigArgument = Annotated[
+    Path | None, typer.Argument(help="study config (TOML); default: the embedded study")
+]
+StudyOut = Annotated[Path, typer.Option("--out", help="study directory")]
+Restart = Annotated[bool, typer.Option(help="delete an existing study in --out and start anew")]
+ShowProgress = Annotated[bool, typer.Option(help="show a progress bar")]
+WriteReport = Annotated[bool, typer.Option(help="measure the runs and write the report afterwards")]
+ExecutorName = Annotated[
+    str | None,
+    typer.Option(
+        "--executor", help="where episodes are made: local or ray (default: \\[study] executor)"
+    ),
+]
+RayAddress = Annotated[
+    str | None,
+    typer.Option(
+        "--address",
+        help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: \\[study.ray] "
+        "address, else a private local cluster)",
+    ),
+]
+ContainmentPolicy = Annotated[
+    Path | None,
+    typer.Option(
+        "--containment",
+        help="release policy whose \\[containment] plan the campaign must fit; checked "
+        "before any run starts (a policy without a plan is refused); its abort metric is "
+        "enforced as the runs finish",
+    ),
+]
+ResumeAborted = Annotated[
+    bool,
+    typer.Option(
+        "--resume-aborted",
+        help="resume a campaign its containment abort metric stopped (refused otherwise)",
+    ),
+]
+
+
+@dataclass(frozen=True)
+class RunHooks:
+    """What the layers above ``run`` plug into the command (see :func:`run_command`)."""
+
+    after_runs: Callable[[Path, Any], None]
+    on_run: Callable[[Any, Path], Callable[..., None] | None] | None
+    check_campaign: Callable[[Any, Path], dict[str, Any]] | None
+    check_config: Callable[[Any, str | Path], None] | None
+    watch_campaign: Callable[[Path, Path], Any] | None
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """The arguments and options of one ``sscbench run`` invocation."""
+
+    config: Path | None
+    out: Path
+    restart: bool
+    progress: bool
+    report: bool
+    executor: str | None
+    address: str | None
+    containment: Path | None
+    resume_aborted: bool
+
+
+@dataclass
+class _Executed:
+    """What executing the study left for the summary: the config, the runs' summary, the
+    containment record (None without ``--containment``), the abort watch and the abort an
+    earlier campaign in the folder had been stopped by."""
+
+    study: Any
+    summary: Any
+    record: dict[str, Any] | None
+    watch: Any
+    earlier: Any
+
+
+def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
+    """Load and check the config, refuse what the containment plan refuses, and execute the
+    study; the checks run before any run starts."""
+    from sscbench.run.aborted import recorded_abort
+    from sscbench.run.config import load_config
+    from sscbench.run.executor import execute_study
+
+    config, out = options.config, options.out
+    study, text = load_config(config)
+    if hooks.check_config is not None:
+        hooks.check_config(study, config if config is not None else "<default study>")
+    record = _check(hooks.check_campaign, study, options.containment)
+    earlier = None if options.restart else recorded_abort(out)
+    resume = options.restart or options.resume_aborted
+    watch = _guard(hooks.watch_campaign, options.containment, out, resume)
+    live = hooks.on_run(study, out) if hooks.on_run is not None else None
+    if options.executor not in (None, "local", "ray"):
+        raise DataError("--executor", None, f"{options.executor!r} is not 'local' or 'ray'")
+    with contextlib.nullcontext() if options.progress else suppressed():
+        summary = execute_study(
+            study,
+            text,
+            out,
+            restart=options.restart,
+            progress=options.progress,
+            on_run=live,
+            executor=options.executor,
+            address=options.address,
+            stop_when=watch,
+        )
+    return _Executed(study, summary, record, watch, earlier)
+
+
+def _execute(hooks: RunHooks, options: RunOptions) -> _Executed:
+    """:func:`_start_and_execute` with SIGTERM stopping like Ctrl-C, and each failure turned
+    into its one-line message and exit code (2 for bad input, 130 when interrupted)."""
+    from sscbench.run.executor import StudyInterrupted
+
+    config, out = options.config, options.out
+    main = threading.current_thread() is threading.main_thread()
+    # SIGTERM stops like Ctrl-C (signal handlers can only be set in the main thread)
+    previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
+    try:
+        return _start_and_execute(hooks, options)
+    except DataError as exc:
+        fail(exc)
+    except OSError as exc:  # no space left, a too-long --out: one line naming the file
+        hint = "; finished runs are kept: free space and run the same command again"
+        fail(Exception(os_error_text(exc) + (hint if exc.errno == errno.ENOSPC else "")))
+    except StudyInterrupted as stop:
+        partial = stop.summary
+        _interrupted(
+            config,
+            out,
+            f"{stop}: {partial.finished_runs}/{partial.planned_runs} runs finished "
+            f"({partial.executed_now} now); runs in flight that call a model keep their "
+            "answers (runs/*.partial.jsonl) and continue from them, the others run again",
+        )
+    except KeyboardInterrupt:
+        _interrupted(config, out, "stopped before the runs started")
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _summary_lines(summary: Any) -> list[str]:
+    """The lines that tell what the runs did: a taken-over lock, the counts by status,
+    the runs continued from their journals, and the cost."""
+    lines = []
+    if summary.took_over:
+        lines.append(f"took over the stale lock of {summary.took_over} (no longer running)")
+    statuses = summary.statuses
+    verb = "resumed" if summary.resumed else "ran"
+    rerun = (
+        f"; {summary.rerun} runs whose files failed the check ran again" if summary.rerun else ""
+    )
+    if summary.requeued:
+        rerun += f"; {summary.requeued} runs re-run from scratch after their worker was lost"
+    lines.append(
+        f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} "
+        f"runs finished ({summary.executed_now} now): {statuses['completed']} completed, "
+        f"{statuses['not-qualified']} not qualified, {statuses['missing']} missing{rerun}"
+    )
+    if continued := summary.journals["runs"]:
+        runs, reused = "run" if continued == 1 else "runs", summary.journals["responses"]
+        lines.append(
+            f"continued {continued} {runs} in flight from their journals: "
+            f"{reused} model answer{'s' * (reused != 1)} reused, not asked again"
+        )
+    lines.extend(summary.cost_lines)
+    return lines
+
+
+def run_study(hooks: RunHooks, options: RunOptions) -> None:
+    """What ``sscbench run`` does: execute the study, record the containment check, say
+    what the runs did, then measure and report; exit 1 when the abort metric stopped it."""
+    from sscbench.run.aborted import abort_lines
+
+    done = _execute(hooks, options)
+    summary, watch = done.summary, done.watch
+    if done.record is not None:
+        _record(options.out, done.record, watch, done.earlier)
+    for line in _summary_lines(summary):
+        _say(line)
+    aborted = watch.abort if watch is not None else None
+    for line in (
+        abort_lines(aborted, summary.finished_runs, summary.planned_runs) if aborted else []
+    ):
+        _say(line)
+    if options.report:
+        with contextlib.nullcontext() if options.progress else suppressed():
+            hooks.after_runs(options.out, done.study)
+    if aborted:
+        raise typer.Exit(1)
+
+
 def run_command(
     after_runs: Callable[[Path, Any], None],
     on_run: Callable[[Any, Path], Callable[..., None] | None] | None = None,
@@ -99,142 +294,25 @@ def run_command(
     raising DataError, or returns the record written to ``STUDY/containment.json``;
     ``watch_campaign(policy, out)`` (the release layer's abort watch) is asked after each
     run whether the plan's abort metric crossed, which stops the campaign."""
+    hooks = RunHooks(after_runs, on_run, check_campaign, check_config, watch_campaign)
 
     def run(
-        config: Path | None = typer.Argument(
-            None, help="study config (TOML); default: the embedded study"
-        ),
-        out: Path = typer.Option(Path("sscbench-out"), "--out", help="study directory"),
-        restart: bool = typer.Option(
-            False, help="delete an existing study in --out and start anew"
-        ),
-        progress: bool = typer.Option(True, help="show a progress bar"),
-        report: bool = typer.Option(True, help="measure the runs and write the report afterwards"),
-        executor: str | None = typer.Option(
-            None,
-            "--executor",
-            help="where episodes are made: local or ray (default: \\[study] executor)",
-        ),
-        address: str | None = typer.Option(
-            None,
-            "--address",
-            help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: \\[study.ray] "
-            "address, else a private local cluster)",
-        ),
-        containment: Path | None = typer.Option(
-            None,
-            "--containment",
-            help="release policy whose \\[containment] plan the campaign must fit; checked "
-            "before any run starts (a policy without a plan is refused); its abort metric is "
-            "enforced as the runs finish",
-        ),
-        resume_aborted: bool = typer.Option(
-            False,
-            "--resume-aborted",
-            help="resume a campaign its containment abort metric stopped (refused otherwise)",
-        ),
+        config: ConfigArgument = None,
+        out: StudyOut = Path("sscbench-out"),
+        restart: Restart = False,
+        progress: ShowProgress = True,
+        report: WriteReport = True,
+        executor: ExecutorName = None,
+        address: RayAddress = None,
+        containment: ContainmentPolicy = None,
+        resume_aborted: ResumeAborted = False,
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
         every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
-        from sscbench.run.aborted import abort_lines, recorded_abort
-        from sscbench.run.config import load_config
-        from sscbench.run.executor import StudyInterrupted, execute_study
-
-        main = threading.current_thread() is threading.main_thread()
-        # SIGTERM stops like Ctrl-C (signal handlers can only be set in the main thread)
-        previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
-        try:
-            study, text = load_config(config)
-            if check_config is not None:
-                check_config(study, config if config is not None else "<default study>")
-            record = _check(check_campaign, study, containment)
-            earlier = None if restart else recorded_abort(out)
-            watch = _guard(watch_campaign, containment, out, restart or resume_aborted)
-            live = on_run(study, out) if on_run is not None else None
-            if executor not in (None, "local", "ray"):
-                raise DataError("--executor", None, f"{executor!r} is not 'local' or 'ray'")
-            with contextlib.nullcontext() if progress else suppressed():
-                summary = execute_study(
-                    study,
-                    text,
-                    out,
-                    restart=restart,
-                    progress=progress,
-                    on_run=live,
-                    executor=executor,
-                    address=address,
-                    stop_when=watch,
-                )
-        except DataError as exc:
-            fail(exc)
-        except OSError as exc:  # no space left, a too-long --out: one line naming the file
-            hint = "; finished runs are kept: free space and run the same command again"
-            fail(Exception(os_error_text(exc) + (hint if exc.errno == errno.ENOSPC else "")))
-        except StudyInterrupted as stop:
-            partial = stop.summary
-            _interrupted(
-                config,
-                out,
-                f"{stop}: {partial.finished_runs}/{partial.planned_runs} runs finished "
-                f"({partial.executed_now} now); runs in flight that call a model keep their "
-                "answers (runs/*.partial.jsonl) and continue from them, the others run again",
-            )
-        except KeyboardInterrupt:
-            _interrupted(config, out, "stopped before the runs started")
-        finally:
-            if main:
-                signal.signal(signal.SIGTERM, previous)
-        if record is not None:
-            _record(out, record, watch, earlier)
-        if summary.took_over:
-            console.print(
-                plain(f"took over the stale lock of {summary.took_over} (no longer running)"),
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-        statuses = summary.statuses
-        verb = "resumed" if summary.resumed else "ran"
-        rerun = (
-            f"; {summary.rerun} runs whose files failed the check ran again"
-            if summary.rerun
-            else ""
+        options = RunOptions(
+            config, out, restart, progress, report, executor, address, containment, resume_aborted
         )
-        if summary.requeued:
-            rerun += f"; {summary.requeued} runs re-run from scratch after their worker was lost"
-        console.print(
-            plain(
-                f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} "
-                f"runs finished ({summary.executed_now} now): {statuses['completed']} completed, "
-                f"{statuses['not-qualified']} not qualified, {statuses['missing']} missing{rerun}"
-            ),
-            markup=False,
-            highlight=False,
-            soft_wrap=True,
-        )
-        if continued := summary.journals["runs"]:
-            runs, reused = "run" if continued == 1 else "runs", summary.journals["responses"]
-            console.print(
-                plain(
-                    f"continued {continued} {runs} in flight from their journals: "
-                    f"{reused} model answer{'s' * (reused != 1)} reused, not asked again"
-                ),
-                markup=False,
-                highlight=False,
-                soft_wrap=True,
-            )
-        for line in summary.cost_lines:
-            console.print(plain(line), markup=False, highlight=False, soft_wrap=True)
-        aborted = watch.abort if watch is not None else None
-        for line in (
-            abort_lines(aborted, summary.finished_runs, summary.planned_runs) if aborted else []
-        ):
-            _say(line)
-        if report:
-            with contextlib.nullcontext() if progress else suppressed():
-                after_runs(out, study)
-        if aborted:
-            raise typer.Exit(1)
+        run_study(hooks, options)
 
     return run
 

@@ -75,73 +75,116 @@ async def run_episode(
     executor = InjectingExecutor(env, list(injections), idempotency_keys=idempotency_keys)
     result = EpisodeResult()
     result.evaluator.extend(context_interventions)
-    ledger = result.ledger
-    agent_texts: list[str] = []
-    triggered = any(c.effective for c in context_interventions)
-    turns = 0
-    termination = "max_steps"
+    conversation = _Conversation(
+        result, executor, triggered=any(c.effective for c in context_interventions)
+    )
+    try:
+        await conversation.converse(agent, user, system_prompt, max_steps, first_tool_call_only)
+    except EndpointUnreachable:
+        raise
+    except Exception as exc:  # a crash in agent or user code is the harness's, not the agent's
+        _end_in_harness_error(conversation, exc, agent, user)
+        return result
+    _end_completed(conversation, world, task, env, agent, user)
+    return result
 
-    def add(event_type: type, **fields: Any) -> Any:
+
+@dataclass
+class _Conversation:
+    """One episode while it runs: its result so far, the tool execution point, the agent's
+    texts to the user (the reward reads them), whether a fault took effect, the agent
+    turns taken and why the episode ends."""
+
+    result: EpisodeResult
+    executor: InjectingExecutor
+    triggered: bool
+    agent_texts: list[str] = field(default_factory=list)
+    turns: int = 0
+    termination: str = "max_steps"
+
+    def add(self, event_type: type, **fields: Any) -> Any:
+        """Append an event to the ledger at the next step."""
+        ledger = self.result.ledger
         event = event_type(step=len(ledger), **fields)
         ledger.append(event)
         return event
 
-    try:
-        add(SystemEvent, content=system_prompt)
-        add(UserEvent, content=await user.first_message())
-        while turns < max_steps:
-            turns += 1
+    async def converse(
+        self,
+        agent: Agent,
+        user: User,
+        system_prompt: str,
+        max_steps: int,
+        first_tool_call_only: bool,
+    ) -> None:
+        """The turns: the agent acts; a tool call is executed, a text goes to the user; ends
+        at the step limit, a transfer or the user's stop."""
+        ledger = self.result.ledger
+        self.add(SystemEvent, content=system_prompt)
+        self.add(UserEvent, content=await user.first_message())
+        while self.turns < max_steps:
+            self.turns += 1
             turn = await agent.act(ledger)
             calls = turn.tool_calls[:1] if first_tool_call_only else turn.tool_calls
-            add(AssistantEvent, content=turn.content, tool_calls=tuple(calls))
+            self.add(AssistantEvent, content=turn.content, tool_calls=tuple(calls))
             if calls:
-                ended = False
-                for call in calls:
-                    step = len(ledger)
-                    execution = executor.execute(step, call.id, call.name, call.arguments)
-                    add(
-                        ToolEvent,
-                        tool_call_id=call.id,
-                        name=call.name,
-                        content=execution.observation,
-                    )
-                    if execution.write is not None:
-                        result.evaluator.append(execution.write)
-                    if execution.intervention is not None:
-                        result.evaluator.append(execution.intervention)
-                        triggered = triggered or execution.intervention.effective
-                    if execution.outcome is not None and execution.outcome.ends_episode:
-                        ended = True
-                if ended:
-                    termination = "transfer"
+                if self._execute(calls):
+                    self.termination = "transfer"
                     break
                 continue
-            agent_texts.append(turn.content or "")
+            self.agent_texts.append(turn.content or "")
             reply = await user.reply(ledger)
-            add(UserEvent, content=reply)
+            self.add(UserEvent, content=reply)
             if STOP in reply:
-                termination = "user_stop"
+                self.termination = "user_stop"
                 break
-    except EndpointUnreachable:
-        raise
-    except Exception as exc:  # a crash in agent or user code is the harness's, not the agent's
-        where, message, kind = (
-            (exc.where, exc.message, exc.kind)
-            if isinstance(exc, HarnessFailure)
-            else ("episode", f"{type(exc).__name__}: {exc}", "crash")
-        )
-        _record_usage(result, agent, user)
-        result.evaluator.append(HarnessError(where=where, message=message, kind=kind))
-        result.end = RunEnd(
-            status="missing",
-            termination="harness_error",
-            agent_turns=turns,
-            reward=None,
-            state_matches=None,
-            triggered=triggered,
-        )
-        return result
 
+    def _execute(self, calls: Any) -> bool:
+        """Execute a turn's tool calls through the fault hooks, logging writes and
+        interventions; True when one of them ends the episode."""
+        ended = False
+        for call in calls:
+            step = len(self.result.ledger)
+            execution = self.executor.execute(step, call.id, call.name, call.arguments)
+            self.add(ToolEvent, tool_call_id=call.id, name=call.name, content=execution.observation)
+            if execution.write is not None:
+                self.result.evaluator.append(execution.write)
+            if execution.intervention is not None:
+                self.result.evaluator.append(execution.intervention)
+                self.triggered = self.triggered or execution.intervention.effective
+            if execution.outcome is not None and execution.outcome.ends_episode:
+                ended = True
+        return ended
+
+
+def _end_in_harness_error(
+    conversation: _Conversation, exc: Exception, agent: Any, user: Any
+) -> None:
+    """End the run as missing: the harness's error (a crash in agent or user code)."""
+    result = conversation.result
+    where, message, kind = (
+        (exc.where, exc.message, exc.kind)
+        if isinstance(exc, HarnessFailure)
+        else ("episode", f"{type(exc).__name__}: {exc}", "crash")
+    )
+    _record_usage(result, agent, user)
+    result.evaluator.append(HarnessError(where=where, message=message, kind=kind))
+    result.end = RunEnd(
+        status="missing",
+        termination="harness_error",
+        agent_turns=conversation.turns,
+        reward=None,
+        state_matches=None,
+        triggered=conversation.triggered,
+    )
+
+
+def _end_completed(
+    conversation: _Conversation, world: World, task: Task, env: Env, agent: Any, user: Any
+) -> None:
+    """End the run as completed: usage, calibration labels, the replay record and the
+    task's reward on the final state."""
+    result = conversation.result
     _record_usage(result, agent, user)
     calibration = agent.calibration() if hasattr(agent, "calibration") else None
     if calibration is not None:
@@ -149,18 +192,17 @@ async def run_episode(
     replay = agent.replay_record() if hasattr(agent, "replay_record") else None
     if replay is not None:  # the text was a recording's: say so, beside the ledger
         result.evaluator.append(replay)
-    reward = compute_reward(world, task, env.state, agent_texts)
+    reward = compute_reward(world, task, env.state, conversation.agent_texts)
     result.end = RunEnd(
         status="completed",
-        termination=termination,
-        agent_turns=turns,
+        termination=conversation.termination,
+        agent_turns=conversation.turns,
         reward=reward.reward,
         state_matches=reward.state_matches,
         outputs=reward.outputs,
         final_hash=None,
-        triggered=triggered,
+        triggered=conversation.triggered,
     )
-    return result
 
 
 def _record_usage(result: EpisodeResult, agent: Any, user: Any) -> None:

@@ -13,34 +13,23 @@ import asyncio
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sscbench.admission.batch import write_admission
 from sscbench.core.agent import AgentFactory
 from sscbench.core.user import UserFactory
-from sscbench.errors import DataError
-from sscbench.faults.case import Case
-from sscbench.llm.journal import SUFFIX as JOURNAL_SUFFIX
 from sscbench.run.builders import (
-    build_agent_factory,
-    build_study_cases,
-    build_user_factory,
-    build_worlds,
-    check_replay_plan,
     clean_disqualifies,
-    hash_inputs,
-    input_files,
 )
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
 from sscbench.run.config import StudyConfig
 from sscbench.run.cost import CostTally, calls_a_model
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
 from sscbench.run.lock import StudyLock
-from sscbench.run.planning import PlanUnit, make_plan
-from sscbench.run.run_ids import run_id_for  # noqa: F401  (re-exported: tests import it here)
-from sscbench.run.shared_clean import beyond_case_limit, check_plan_format
+from sscbench.run.planning import PlanUnit
+from sscbench.run.prepare import Prepared, open_study, prepare_study
+from sscbench.run.shared_clean import beyond_case_limit
 from sscbench.run.stopper import SignalStopper
 from sscbench.run.storage import IndexEntry, StudyDir
 from sscbench.world.world import World
@@ -251,49 +240,6 @@ async def _drain_and_close(
         await runner.source.aclose()
 
 
-def _resume_records(store: StudyDir, plan: Iterable[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
-    """The finished runs whose files hold; the others (and the faulted runs paired with a
-    clean run to re-run) leave the index to run again. Returns (finished, dropped)."""
-    from sscbench.run.verify import check_study
-
-    if not store.index.exists():  # stopped before its first run finished: nothing to check
-        return {}, 0
-    check = check_study(store.root)
-    bad = set(check.problems)
-    for unit in plan:
-        if unit.clean_run_id in bad:
-            bad.add(unit.faulted_run_id)
-    finished = {k: v for k, v in check.entries.items() if k not in bad}
-    if len(finished) != len(check.entries) or check.copies or check.problems:
-        store.rewrite_index(finished.values())
-        for run_id in bad:
-            store.remove_run_files(run_id)
-    for path in store.runs.glob(f"*{JOURNAL_SUFFIX}"):  # a kill after the index line
-        if path.name[: -len(JOURNAL_SUFFIX)] in finished:
-            path.unlink(missing_ok=True)
-    return finished, len(check.entries) - len(finished)
-
-
-def _episode_source(
-    config: StudyConfig,
-    worlds: dict[str, World],
-    cases: list[Case],
-    toml_text: str,
-    executor: str,
-    address: str | None,
-    out: Path,
-) -> EpisodeSource:
-    """Where the study's episodes are made: this process (``local``, keeping a response
-    journal per run that calls a model, :mod:`sscbench.llm.journal`) or a Ray cluster."""
-    if executor == "ray":
-        from sscbench.run.ray_executor import RayEpisodes
-
-        return RayEpisodes.connect(config, toml_text, cases, address)
-    agents = {a.id: build_agent_factory(a) for a in config.agents}
-    user = build_user_factory(config.user)
-    return EpisodeMaker(config, worlds, agents, user, journal_dir=StudyDir(out).runs)
-
-
 def execute_study(
     config: StudyConfig,
     toml_text: str,
@@ -320,46 +266,11 @@ def execute_study(
     containment plan's abort metric) is asked after each recorded run; once it says
     True no new run is scheduled, runs in flight finish, and ``summary.halted`` is set.
     """
-    store = StudyDir(out)
-    store.check_writable()
-    worlds = build_worlds(config)
-    cases, admission = build_study_cases(config, worlds)
-    plan = make_plan(config, cases)
-    check_replay_plan(config, plan.config_ids(), cases)
-    inputs = hash_inputs(input_files(config))
-    source = _episode_source(
-        config,
-        worlds,
-        cases,
-        toml_text,
-        executor or config.study.executor,
-        address or config.study.ray.address,
-        store.root,
-    )
-    try:
-        store.root.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        asyncio.run(source.aclose())
-        raise DataError(store.root, None, f"cannot create: {exc.strerror or exc}") from exc
+    prepared = prepare_study(config, toml_text, out, executor, address)
+    store, plan, source = prepared.store, prepared.plan, prepared.source
     with StudyLock(store.root) as lock:
         try:
-            if restart:
-                store.remove_study()
-            resumed = store.initialize(
-                config.config_hash(),
-                config.canonical_json(),
-                toml_text,
-                cases,
-                (unit.plan_line() for unit in plan),
-                inputs=inputs,
-                base_dir=config.base_dir,
-            )
-            if resumed:
-                check_plan_format(store.plan, (unit.plan_line() for unit in plan))
-            if admission is not None:  # the study admitted its cases: their funnel and order
-                write_admission(store.root, admission)
-            store.repair_index()
-            finished, dropped = _resume_records(store, plan) if resumed else ({}, 0)
+            resumed, finished, dropped = open_study(prepared, config, toml_text, restart)
         except BaseException:
             asyncio.run(source.aclose())
             raise
@@ -374,9 +285,34 @@ def execute_study(
             summary.count(entry)
             costs.add(entry, timings.get(entry.run_id, 0.0))
         del timings
+        run = _PlanRun(config, prepared, summary, finished, costs, on_run, stop_when)
+        signum = run.drain(progress)
+        summary.requeued = getattr(source, "requeued", 0)
+        summary.journals = Counter(getattr(source, "journal_stats", {}))
+        summary.cost_lines = costs.lines(model_called=calls_a_model(config))
+        if signum is not None:
+            raise StudyInterrupted(summary, signum)
+    return summary
 
+
+@dataclass
+class _PlanRun:
+    """The plan's units run in this invocation, counted into ``summary`` as they finish."""
+
+    config: StudyConfig
+    prepared: Prepared
+    summary: StudySummary
+    finished: dict[str, IndexEntry]
+    costs: CostTally
+    on_run: Callable[[IndexEntry], None] | None
+    stop_when: Callable[[IndexEntry], bool] | None
+
+    def drain(self, progress: bool) -> int | None:
+        """Run every unit not finished yet under the progress bar until done, halted by
+        ``stop_when`` or stopped by a signal; returns the signal's number, or None."""
         from sscbench.run.progress import StudyProgress
 
+        summary, source = self.summary, self.prepared.source
         in_flight = getattr(source, "in_flight", {})
         with (
             StudyProgress(summary, enabled=progress, in_flight=in_flight) as bar,
@@ -391,19 +327,23 @@ def execute_study(
                 summary.executed_now += 1
                 summary.runs_wall_s = time.monotonic() - started
                 bar.update()
-                if on_run is not None:
-                    on_run(entry)
-                if stop_when is not None and stop_when(entry):
+                if self.on_run is not None:
+                    self.on_run(entry)
+                if self.stop_when is not None and self.stop_when(entry):
                     runner.halted = True
 
             runner = StudyRunner(
-                config, worlds, {}, None, store, finished, on_entry, source, costs=costs
+                self.config,
+                self.prepared.worlds,
+                {},
+                None,
+                self.prepared.store,
+                self.finished,
+                on_entry,
+                source,
+                costs=self.costs,
             )
-            asyncio.run(_drain_and_close(iter(plan), runner, config.study.concurrency, stopper))
+            units = iter(self.prepared.plan)
+            asyncio.run(_drain_and_close(units, runner, self.config.study.concurrency, stopper))
         summary.halted = runner.halted
-        summary.requeued = getattr(source, "requeued", 0)
-        summary.journals = Counter(getattr(source, "journal_stats", {}))
-        summary.cost_lines = costs.lines(model_called=calls_a_model(config))
-        if stopper.signum is not None:
-            raise StudyInterrupted(summary, stopper.signum)
-    return summary
+        return stopper.signum

@@ -7,6 +7,7 @@ ground truth exactly and a faulted date is what the write commits.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sscbench.agents.scripted.statements import Statements
@@ -29,131 +30,33 @@ class AirlineHandlers(Statements):
 
     def _h_update_flights(self, block: Block) -> Script:
         kw = block.step.kwargs
-        rid = kw.get("reservation_id", "")
         res = block.record.record if block.record is not None else {}
         before = block.step.before.get("reservation") or {}
-        observed, previous = segments(res), segments(before)
-        cabin = kw.get("cabin")
-        same_cabin = cabin == res.get("cabin")
-        flights_table: dict[Any, Any] = self.world.base.tables.get("flights", {})
-        used: list[dict[str, Any]] = []
-        kept_index: list[int | None] = []
-        taken: set[int] = set()
-        for seg in kw.get("flights") or []:
-            j = next(
-                (
-                    i
-                    for i, old in enumerate(previous)
-                    if i not in taken
-                    and old.get("flight_number") == seg.get("flight_number")
-                    and old.get("date") == seg.get("date")
-                ),
-                None,
-            )
-            if (
-                j is not None
-                and j < len(observed)
-                and observed[j].get("flight_number") == seg.get("flight_number")
-            ):
-                taken.add(j)
-                used.append({**seg, "date": observed[j].get("date")})
-                kept_index.append(j)
-            else:
-                used.append(dict(seg))
-                kept_index.append(None)
-
-        def endpoints(i: int) -> tuple[Any, Any]:
-            j = kept_index[i]
-            if j is not None:
-                return observed[j].get("origin"), observed[j].get("destination")
-            flight = flights_table.get(used[i].get("flight_number")) or {}
-            return flight.get("origin"), flight.get("destination")
-
-        # split the new itinerary into directions to find a kept return segment
-        first_return: int | None = None
-        if res.get("flight_type") == "round_trip":
-            for i in range(len(used)):
-                if endpoints(i)[1] == res.get("destination"):
-                    first_return = i + 1 if i + 1 < len(used) else None
-                    break
+        observed = segments(res)
+        requested = kw.get("flights") or []
+        used, kept_index = _match_segments(requested, segments(before), observed)
+        change = _FlightChange(
+            rid=kw.get("reservation_id", ""),
+            cabin=kw.get("cabin"),
+            requested=requested,
+            observed=observed,
+            used=used,
+            kept_index=kept_index,
+            same_cabin=kw.get("cabin") == res.get("cabin"),
+            flights_table=self.world.base.tables.get("flights", {}),
+            step=block.record.step if block.record else None,
+        )
+        change.first_return = _first_return(change, res)
         summary = self._reservation_summary(block)
-        prices: dict[int, Any] = {}
-        to_search = [i for i in range(len(used)) if not (kept_index[i] is not None and same_cabin)]
-        if to_search:
-            yield from self._say(summary + " Let me look up the flights for the change.")
-            summary = ""
-            searched: dict[tuple[Any, Any, Any], Obs] = {}
-            for i in to_search:
-                origin, destination = endpoints(i)
-                date = used[i].get("date")
-                where = (origin, destination, date)
-                if where not in searched:
-                    if kept_index[i] is not None:  # the search date comes from the record
-                        self._use(
-                            fact_flights(rid),
-                            [segment_refs([used[i]])[0]],
-                            block.record.step if block.record else None,
-                            expected=segment_refs([kw["flights"][i]]),
-                        )
-                        if i == first_return:
-                            self._use(
-                                fact_return_date(rid),
-                                date,
-                                block.record.step if block.record else None,
-                                expected=kw["flights"][i].get("date"),
-                            )
-                    searched[where] = yield from self._call(
-                        "search_direct_flight",
-                        {"origin": origin, "destination": destination, "date": date},
-                        "lookup",
-                    )
-                found = searched[where].data
-                for entry in found if isinstance(found, list) else ():
-                    if isinstance(entry, dict) and entry.get("flight_number") == used[i].get(
-                        "flight_number"
-                    ):
-                        prices[i] = (entry.get("prices") or {}).get(cabin)
-        new_total: float | None = 0.0
-        for i in range(len(used)):
-            j = kept_index[i]
-            price = observed[j].get("price") if j is not None and same_cabin else prices.get(i)
-            if not isinstance(price, (int, float)) or new_total is None:
-                new_total = None
-            else:
-                new_total += price
+        prices, summary = yield from self._search_prices(change, summary)
+        new_total = _new_total(change, prices)
         old_total = sum(
             f.get("price", 0) for f in observed if isinstance(f.get("price"), (int, float))
         )
         pax = len(res.get("passengers") or []) or 1
         pid = kw.get("payment_id", "")
         payment = self._payment_clause(block, pid)
-        parts = []
-        for i, seg in enumerate(used):
-            origin, destination = endpoints(i)
-            mark = " (unchanged)" if kept_index[i] is not None else ""
-            parts.append(segment_text({**seg, "origin": origin, "destination": destination}) + mark)
-        text = (
-            (summary + " " if summary else "")
-            + f"I will change reservation {rid} to these flights in {cabin_text(cabin)}: "
-            + ", ".join(parts)
-            + "."
-        )
-        kept = [i for i in range(len(used)) if kept_index[i] is not None]
-        if kept:
-            self._use(
-                fact_flights(rid),
-                segment_refs(used),
-                block.record.step if block.record else None,
-                expected=segment_refs(kw.get("flights") or []),
-            )
-        if first_return is not None and kept_index[first_return] is not None:
-            text += f" The return date stays {used[first_return].get('date')}."
-            self._use(
-                fact_return_date(rid),
-                used[first_return].get("date"),
-                block.record.step if block.record else None,
-                expected=kw["flights"][first_return].get("date"),
-            )
+        text = self._flight_change_text(change, summary)
         if new_total is not None:
             diff = round((new_total - old_total) * pax, 2)
             block.amount = diff
@@ -168,31 +71,92 @@ class AirlineHandlers(Statements):
         if not (yield from self._confirm(text)):
             return None
         arguments = {
-            "reservation_id": rid,
-            "cabin": cabin,
+            "reservation_id": change.rid,
+            "cabin": change.cabin,
             "flights": used,
             "payment_id": pid,
         }
-        write_uses: list[tuple[str, Any, int | None, Any]] = []
-        if kept:
-            write_uses.append(
-                (
-                    fact_flights(rid),
-                    segment_refs([used[i] for i in kept]),
-                    block.record.step if block.record else None,
-                    segment_refs([kw["flights"][i] for i in kept]),
+        return arguments, _flight_write_uses(change)
+
+    def _search_prices(self, change: _FlightChange, summary: str) -> Script:
+        """Search the flights whose price the record does not give (new segments, or any
+        segment when the cabin changes); returns ``(price by segment, summary)``, the
+        summary said (and emptied) before the first search. A kept segment's search date
+        comes from the record, so it is a use of the flights (and of the return date)."""
+        prices: dict[int, Any] = {}
+        used, rid = change.used, change.rid
+        to_search = [
+            i
+            for i in range(len(used))
+            if not (change.kept_index[i] is not None and change.same_cabin)
+        ]
+        if not to_search:
+            return prices, summary
+        yield from self._say(summary + " Let me look up the flights for the change.")
+        searched: dict[tuple[Any, Any, Any], Obs] = {}
+        for i in to_search:
+            origin, destination = change.endpoints(i)
+            date = used[i].get("date")
+            where = (origin, destination, date)
+            if where not in searched:
+                if change.kept_index[i] is not None:  # the search date comes from the record
+                    self._use(
+                        fact_flights(rid),
+                        [segment_refs([used[i]])[0]],
+                        change.step,
+                        expected=segment_refs([change.requested[i]]),
+                    )
+                    if i == change.first_return:
+                        self._use(
+                            fact_return_date(rid),
+                            date,
+                            change.step,
+                            expected=change.requested[i].get("date"),
+                        )
+                searched[where] = yield from self._call(
+                    "search_direct_flight",
+                    {"origin": origin, "destination": destination, "date": date},
+                    "lookup",
                 )
+            found = searched[where].data
+            for entry in found if isinstance(found, list) else ():
+                if isinstance(entry, dict) and entry.get("flight_number") == used[i].get(
+                    "flight_number"
+                ):
+                    prices[i] = (entry.get("prices") or {}).get(change.cabin)
+        return prices, ""
+
+    def _flight_change_text(self, change: _FlightChange, summary: str) -> str:
+        """The statement of the new itinerary (kept segments marked unchanged, a kept
+        return date stated); the kept flights and return date are uses of the record."""
+        used, rid, first_return = change.used, change.rid, change.first_return
+        parts = []
+        for i, seg in enumerate(used):
+            origin, destination = change.endpoints(i)
+            mark = " (unchanged)" if change.kept_index[i] is not None else ""
+            parts.append(segment_text({**seg, "origin": origin, "destination": destination}) + mark)
+        text = (
+            (summary + " " if summary else "")
+            + f"I will change reservation {rid} to these flights in {cabin_text(change.cabin)}: "
+            + ", ".join(parts)
+            + "."
+        )
+        if change.kept:
+            self._use(
+                fact_flights(rid),
+                segment_refs(used),
+                change.step,
+                expected=segment_refs(change.requested),
             )
-        if first_return is not None and kept_index[first_return] is not None:
-            write_uses.append(
-                (
-                    fact_return_date(rid),
-                    used[first_return].get("date"),
-                    block.record.step if block.record else None,
-                    kw["flights"][first_return].get("date"),
-                )
+        if first_return is not None and change.kept_index[first_return] is not None:
+            text += f" The return date stays {used[first_return].get('date')}."
+            self._use(
+                fact_return_date(rid),
+                used[first_return].get("date"),
+                change.step,
+                expected=change.requested[first_return].get("date"),
             )
-        return arguments, write_uses
+        return text
 
     def _h_update_baggages(self, block: Block) -> Script:
         kw = block.step.kwargs
@@ -297,3 +261,125 @@ class AirlineHandlers(Statements):
         if not (yield from self._confirm(text)):
             return None
         return dict(kw), []
+
+
+@dataclass
+class _FlightChange:
+    """One flight change as the agent plans it: the requested segments, the segments the
+    record shows, the new itinerary (``used``: a kept segment carries the date the agent
+    read) and, per new segment, the index of the record's segment it keeps (or None)."""
+
+    rid: Any
+    cabin: Any
+    requested: list[dict[str, Any]]
+    observed: list[dict[str, Any]]
+    used: list[dict[str, Any]]
+    kept_index: list[int | None]
+    same_cabin: bool
+    flights_table: dict[Any, Any]
+    step: int | None
+    first_return: int | None = None
+
+    @property
+    def kept(self) -> list[int]:
+        """The new segments that keep one of the record's."""
+        return [i for i in range(len(self.used)) if self.kept_index[i] is not None]
+
+    def endpoints(self, i: int) -> tuple[Any, Any]:
+        """Origin and destination of new segment ``i``: from the record when kept, else
+        from the flights table."""
+        j = self.kept_index[i]
+        if j is not None:
+            return self.observed[j].get("origin"), self.observed[j].get("destination")
+        flight = self.flights_table.get(self.used[i].get("flight_number")) or {}
+        return flight.get("origin"), flight.get("destination")
+
+
+def _match_segments(
+    requested: list[dict[str, Any]],
+    previous: list[dict[str, Any]],
+    observed: list[dict[str, Any]],
+) -> tuple[list[dict[str, Any]], list[int | None]]:
+    """Match each requested segment to the reservation's segment it keeps (same flight
+    and date before the change, same flight in the record the agent read): a kept one
+    carries the date the agent read. Returns the itinerary and the kept indices."""
+    used: list[dict[str, Any]] = []
+    kept_index: list[int | None] = []
+    taken: set[int] = set()
+    for seg in requested:
+        j = next(
+            (
+                i
+                for i, old in enumerate(previous)
+                if i not in taken
+                and old.get("flight_number") == seg.get("flight_number")
+                and old.get("date") == seg.get("date")
+            ),
+            None,
+        )
+        if (
+            j is not None
+            and j < len(observed)
+            and observed[j].get("flight_number") == seg.get("flight_number")
+        ):
+            taken.add(j)
+            used.append({**seg, "date": observed[j].get("date")})
+            kept_index.append(j)
+        else:
+            used.append(dict(seg))
+            kept_index.append(None)
+    return used, kept_index
+
+
+def _first_return(change: _FlightChange, res: dict[str, Any]) -> int | None:
+    """The index of the first return segment of a round trip (the one after the segment
+    that reaches the destination), None for a one-way trip or when there is none."""
+    if res.get("flight_type") != "round_trip":
+        return None
+    for i in range(len(change.used)):
+        if change.endpoints(i)[1] == res.get("destination"):
+            return i + 1 if i + 1 < len(change.used) else None
+    return None
+
+
+def _new_total(change: _FlightChange, prices: dict[int, Any]) -> float | None:
+    """The new itinerary's fare per passenger (a kept segment in the same cabin at the
+    record's price), None when a price is unknown."""
+    new_total: float | None = 0.0
+    for i in range(len(change.used)):
+        j = change.kept_index[i]
+        price = (
+            change.observed[j].get("price")
+            if j is not None and change.same_cabin
+            else prices.get(i)
+        )
+        if not isinstance(price, (int, float)) or new_total is None:
+            new_total = None
+        else:
+            new_total += price
+    return new_total
+
+
+def _flight_write_uses(change: _FlightChange) -> list[tuple[str, Any, int | None, Any]]:
+    """The uses at the write: the kept segments' flights and a kept return date."""
+    write_uses: list[tuple[str, Any, int | None, Any]] = []
+    kept, first_return = change.kept, change.first_return
+    if kept:
+        write_uses.append(
+            (
+                fact_flights(change.rid),
+                segment_refs([change.used[i] for i in kept]),
+                change.step,
+                segment_refs([change.requested[i] for i in kept]),
+            )
+        )
+    if first_return is not None and change.kept_index[first_return] is not None:
+        write_uses.append(
+            (
+                fact_return_date(change.rid),
+                change.used[first_return].get("date"),
+                change.step,
+                change.requested[first_return].get("date"),
+            )
+        )
+    return write_uses

@@ -95,6 +95,43 @@ class Writes(SubjectBinding):
         step = block.step
         for fact, value, source, expected in write_uses:
             self._use(fact, value, source, expected=expected)
+        sent = yield from self._send_write(block, arguments, attempt)
+        if sent is None:  # the user declined to confirm an expired approval again
+            return
+        obs, record = sent
+        if resumed(obs):  # reconstruct from the authoritative record before acting
+            yield from self._after_timeout(block, arguments, obs, record, attempt)
+            return
+        if timed_out(obs):
+            if block.decisions.readback and self.profile.readback != "never":
+                yield from self._after_timeout(block, arguments, obs, record, attempt)
+                return
+            self._notes.append(f"The system refused the last change ({obs.text}).")
+            return
+        if obs.error:  # told with the next question, which goes on with the request
+            self._notes.append(f"The system refused the last change ({obs.text}).")
+            return
+        if (yield from self._receipt_mismatch(step, arguments, obs)):
+            return
+        if block.amount is not None and attempt == 1:
+            self._amounts.append(block.amount)
+        mode = self._readback_mode(block)
+        if mode == "before_report":
+            yield from self._readback_before_report(block, arguments, obs, record, attempt)
+        elif mode == "after_report":
+            yield from self._readback_after_report(block, arguments, obs, record, attempt)
+        else:
+            fact = fact_write(self._record_id(step, arguments), step.name)
+            index = len(self._writes) - 1
+            self._use(fact, "applied", obs.step, attempt=attempt, write=index)
+            yield from self._say(report_text(step, arguments, obs))
+
+    def _send_write(self, block: Block, arguments: dict[str, Any], attempt: int) -> Script:
+        """Send the confirmed write, and re-send it while the profile retries what came
+        back (a timeout, throttling, a resume notice, an expired approval, a refusal),
+        recording each attempt in ``self._writes``. Returns ``(last observation, its
+        record)``, or None when the user declined to confirm an expired approval again."""
+        step = block.step
         key = self._write_key(step, attempt)
         sent = {**arguments, IDEMPOTENCY_KEY: key} if key is not None else arguments
         content, self._announce = self._announce, None
@@ -131,7 +168,7 @@ class Writes(SubjectBinding):
                 reconfirms += 1
                 reason = "expired_reconfirm"
                 if not (yield from self._reconfirm()):
-                    return
+                    return None
             elif expired(obs) and resends < self.profile.resend_expired:
                 resends += 1
                 reason = "expired_resend"  # the lapsed yes, revived
@@ -145,67 +182,70 @@ class Writes(SubjectBinding):
             else:
                 break
             retries += 1  # the same confirmed request: re-sent without asking again
-        index = len(self._writes) - 1
+        return obs, record
+
+    def _readback_before_report(
+        self,
+        block: Block,
+        arguments: dict[str, Any],
+        obs: Obs,
+        record: dict[str, Any],
+        attempt: int,
+    ) -> Script:
+        """Read the write back before telling the user: report it when it took effect,
+        else correct it (an unavailable or incomplete read-back is said as such)."""
+        step = block.step
         fact = fact_write(self._record_id(step, arguments), step.name)
-        if resumed(obs):  # reconstruct from the authoritative record before acting
-            yield from self._after_timeout(block, arguments, obs, record, attempt)
+        index = len(self._writes) - 1
+        back = yield from self._readback(step, arguments, obs)
+        if unavailable(back):
+            record["readback_step"] = back.step
+            yield from self._say(RECONCILIATION)
             return
-        if timed_out(obs):
-            if block.decisions.readback and self.profile.readback != "never":
-                yield from self._after_timeout(block, arguments, obs, record, attempt)
-                return
-            self._notes.append(f"The system refused the last change ({obs.text}).")
+        if self.profile.complete_readback and incomplete(obs, back, block.record):
+            record["readback_step"] = back.step if back else None
+            yield from self._say(INCOMPLETE)
             return
-        if obs.error:  # told with the next question, which goes on with the request
-            self._notes.append(f"The system refused the last change ({obs.text}).")
+        ok = (
+            took_effect(step.name, obs, back)
+            if self.profile.readback_compares
+            else (back is not None and not back.error)
+        )
+        record["readback_step"], record["took_effect"] = back.step if back else None, ok
+        source = back if back is not None else obs
+        if ok:
+            self._use(fact, "applied", source.step, attempt=attempt, write=index)
+            yield from self._say(report_text(step, arguments, source))
             return
-        if (yield from self._receipt_mismatch(step, arguments, obs)):
+        self._use(fact, "not_applied", source.step, attempt=attempt, write=index)
+        yield from self._not_applied(block, arguments, back, attempt, correction=False)
+
+    def _readback_after_report(
+        self,
+        block: Block,
+        arguments: dict[str, Any],
+        obs: Obs,
+        record: dict[str, Any],
+        attempt: int,
+    ) -> Script:
+        """Report the write as applied, then read it back and correct the report when it
+        did not take effect."""
+        step = block.step
+        fact = fact_write(self._record_id(step, arguments), step.name)
+        index = len(self._writes) - 1
+        self._use(fact, "applied", obs.step, attempt=attempt, write=index)
+        yield from self._say(report_text(step, arguments, obs) + " Let me double-check the record.")
+        back = yield from self._readback(step, arguments, obs)
+        if unavailable(back):
+            record["readback_step"] = back.step
+            yield from self._say("Correction: " + RECONCILIATION)
             return
-        if block.amount is not None and attempt == 1:
-            self._amounts.append(block.amount)
-        mode = self._readback_mode(block)
-        if mode == "before_report":
-            back = yield from self._readback(step, arguments, obs)
-            if unavailable(back):
-                record["readback_step"] = back.step
-                yield from self._say(RECONCILIATION)
-                return
-            if self.profile.complete_readback and incomplete(obs, back, block.record):
-                record["readback_step"] = back.step if back else None
-                yield from self._say(INCOMPLETE)
-                return
-            ok = (
-                took_effect(step.name, obs, back)
-                if self.profile.readback_compares
-                else (back is not None and not back.error)
-            )
-            record["readback_step"], record["took_effect"] = back.step if back else None, ok
+        ok = took_effect(step.name, obs, back)
+        record["readback_step"], record["took_effect"] = back.step if back else None, ok
+        if not ok:
             source = back if back is not None else obs
-            if ok:
-                self._use(fact, "applied", source.step, attempt=attempt, write=index)
-                yield from self._say(report_text(step, arguments, source))
-                return
             self._use(fact, "not_applied", source.step, attempt=attempt, write=index)
-            yield from self._not_applied(block, arguments, back, attempt, correction=False)
-        elif mode == "after_report":
-            self._use(fact, "applied", obs.step, attempt=attempt, write=index)
-            yield from self._say(
-                report_text(step, arguments, obs) + " Let me double-check the record."
-            )
-            back = yield from self._readback(step, arguments, obs)
-            if unavailable(back):
-                record["readback_step"] = back.step
-                yield from self._say("Correction: " + RECONCILIATION)
-                return
-            ok = took_effect(step.name, obs, back)
-            record["readback_step"], record["took_effect"] = back.step if back else None, ok
-            if not ok:
-                source = back if back is not None else obs
-                self._use(fact, "not_applied", source.step, attempt=attempt, write=index)
-                yield from self._not_applied(block, arguments, back, attempt, correction=True)
-        else:
-            self._use(fact, "applied", obs.step, attempt=attempt, write=index)
-            yield from self._say(report_text(step, arguments, obs))
+            yield from self._not_applied(block, arguments, back, attempt, correction=True)
 
     def _reconfirm(self) -> Script:
         """Ask the user again for the change whose approval expired; True on a yes."""

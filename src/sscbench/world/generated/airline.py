@@ -24,9 +24,27 @@ DOMAIN = "airline"
 
 # τ-bench's airport codes (facts; the tools list them with their cities).
 AIRPORTS = (
-    "ATL", "BOS", "CLT", "DEN", "DFW", "DTW", "EWR", "IAH", "JFK", "LAS",
-    "LAX", "LGA", "MCO", "MIA", "MSP", "ORD", "PHL", "PHX", "SEA", "SFO",
-)  # fmt: skip
+    "ATL",
+    "BOS",
+    "CLT",
+    "DEN",
+    "DFW",
+    "DTW",
+    "EWR",
+    "IAH",
+    "JFK",
+    "LAS",
+    "LAX",
+    "LGA",
+    "MCO",
+    "MIA",
+    "MSP",
+    "ORD",
+    "PHL",
+    "PHX",
+    "SEA",
+    "SFO",
+)
 
 CABINS = ("basic_economy", "economy", "business")
 CABIN_TEXT = {"basic_economy": "basic economy", "economy": "economy", "business": "business"}
@@ -418,6 +436,18 @@ def _itinerary_refs(itinerary: Itinerary, day: int) -> list[dict[str, Any]]:
     ]
 
 
+@dataclass(frozen=True)
+class _FlightsChange:
+    """One drawn flight change: the direction changed, its flights before and after, and
+    the reservation's whole new itinerary."""
+
+    round_trip: bool
+    change_return: bool
+    part: list[dict[str, Any]]
+    new_part: list[dict[str, Any]]
+    new_flights: list[dict[str, Any]]
+
+
 class _TaskMaker:
     """Makes tasks whose ground truth the airline tools accept and the policy allows."""
 
@@ -474,100 +504,132 @@ class _TaskMaker:
 
     # ---- change_flights ------------------------------------------------------------
     def change_flights(self, round_trip: bool) -> bool:
-        w, rng = self.w, self.rng
+        """A task changing the flights of one direction (or of a one-way trip) to another
+        bookable itinerary on another day, paying or refunding the fare difference."""
         wanted = "round_trip" if round_trip else "one_way"
         for r in self._future():
             if r["flight_type"] != wanted or r["cabin"] == "basic_economy":
                 continue
             outbound, back = directions(r)
-            pax = len(r["passengers"])
-            if round_trip:
-                change_return = rng.random() < 0.7
-                part = back if change_return else outbound
-                a, b = part[0]["origin"], part[-1]["destination"]
-                if change_return:
-                    days = range(day_of(outbound[-1]["date"]) + 1, LAST_DAY + 1)
-                else:
-                    days = range(TODAY + 1, day_of(back[0]["date"]))
-            else:
-                change_return = False
-                part = outbound
-                a, b = r["origin"], r["destination"]
-                days = range(TODAY + 1, LAST_DAY + 1)
-            current = [(f["flight_number"], f["date"]) for f in part]
-            choices = []
-            for itinerary in w.itineraries.get((a, b), ()):
-                for day in days:
-                    if [(s.number, day_text(day)) for s in itinerary] == current:
-                        continue
-                    if w.bookable(itinerary, day, r["cabin"], pax):
-                        choices.append((itinerary, day))
+            change_return, part, choices = self._flight_choices(r, round_trip, outbound, back)
             if not choices:
                 continue
-            itinerary, day = rng.choice(choices)
+            itinerary, day = self.rng.choice(choices)
             new_part = _itinerary_refs(itinerary, day)
             if round_trip:
                 new_all = outbound + new_part if change_return else new_part + back
             else:
                 new_all = new_part
             new_flights = _flight_refs(new_all)
-            old_keys = {(f["flight_number"], f["date"]): f["price"] for f in r["flights"]}
-            new_total = 0
-            for f in new_flights:
-                key = (f["flight_number"], f["date"])
-                if key in old_keys:
-                    new_total += old_keys[key]
-                else:
-                    new_total += w.date_record(f["flight_number"], day_of(f["date"]))["prices"][
-                        r["cabin"]
-                    ]
-            difference = (new_total - sum(f["price"] for f in r["flights"])) * pax
+            pax = len(r["passengers"])
+            old_total = sum(f["price"] for f in r["flights"])
+            difference = (self._fare(r, new_flights) - old_total) * pax
             method = self._pick_payment(r["user_id"], difference)
             if method is None:
                 continue
             self.used_reservations.add(r["reservation_id"])
-            which = (
-                ("return flights" if change_return else "outbound flights")
-                if round_trip
-                else "flights"
-            )
-            trip = "round-trip" if round_trip else "one-way"
-            instruction = (
-                f"You want to change the {which} of your {trip} reservation "
-                f"{r['reservation_id']} ({r['origin']} to {r['destination']}): instead of "
-                f"{_trip_text(part)}, you want {_trip_text(new_part)}. Keep the "
-                f"{CABIN_TEXT[r['cabin']]} cabin, the same passengers and everything else. "
-                f"Use your {common.card_text(method)} to pay or receive any fare difference."
-            )
-            slots = {
-                "reservation_id": r["reservation_id"],
-                "trip_type": r["flight_type"],
-                "changed": "return" if change_return else "outbound",
-                "origin": r["origin"],
-                "destination": r["destination"],
-                "old_flights": _flight_refs(part),
-                "new_flights": _flight_refs(new_part),
-                "flights": new_flights,
-                "cabin": r["cabin"],
-                "payment_id": method["id"],
-                "payment_source": method["source"],
-                "price_difference": difference,
-            }
-            kwargs = {
-                "reservation_id": r["reservation_id"],
-                "cabin": r["cabin"],
-                "flights": json_copy(new_flights),
-                "payment_id": method["id"],
-            }
-            self._add(
-                "change_flights",
-                r["user_id"],
-                instruction,
-                slots,
-                [("update_reservation_flights", kwargs)],
-            )
+            change = _FlightsChange(round_trip, change_return, part, new_part, new_flights)
+            self._add_flight_change(r, change, method, difference)
             return True
         return False
+
+    def _flight_choices(
+        self,
+        r: dict[str, Any],
+        round_trip: bool,
+        outbound: list[dict[str, Any]],
+        back: list[dict[str, Any]],
+    ) -> tuple[bool, list[dict[str, Any]], list[tuple[Any, int]]]:
+        """Which direction changes (the return 70% of the time), its flights, and the
+        bookable itineraries and days it could change to (the current one excluded)."""
+        pax = len(r["passengers"])
+        if round_trip:
+            change_return = self.rng.random() < 0.7
+            part = back if change_return else outbound
+            a, b = part[0]["origin"], part[-1]["destination"]
+            if change_return:
+                days = range(day_of(outbound[-1]["date"]) + 1, LAST_DAY + 1)
+            else:
+                days = range(TODAY + 1, day_of(back[0]["date"]))
+        else:
+            change_return = False
+            part = outbound
+            a, b = r["origin"], r["destination"]
+            days = range(TODAY + 1, LAST_DAY + 1)
+        current = [(f["flight_number"], f["date"]) for f in part]
+        choices = []
+        for itinerary in self.w.itineraries.get((a, b), ()):
+            for day in days:
+                if [(s.number, day_text(day)) for s in itinerary] == current:
+                    continue
+                if self.w.bookable(itinerary, day, r["cabin"], pax):
+                    choices.append((itinerary, day))
+        return change_return, part, choices
+
+    def _fare(self, r: dict[str, Any], new_flights: list[dict[str, Any]]) -> int:
+        """The new flights' fare per passenger: a kept flight at the price paid, a new one
+        at its price on its date in the reservation's cabin."""
+        old_keys = {(f["flight_number"], f["date"]): f["price"] for f in r["flights"]}
+        new_total = 0
+        for f in new_flights:
+            key = (f["flight_number"], f["date"])
+            if key in old_keys:
+                new_total += old_keys[key]
+            else:
+                new_total += self.w.date_record(f["flight_number"], day_of(f["date"]))["prices"][
+                    r["cabin"]
+                ]
+        return new_total
+
+    def _add_flight_change(
+        self,
+        r: dict[str, Any],
+        change: _FlightsChange,
+        method: dict[str, Any],
+        difference: int,
+    ) -> None:
+        """Add the change-flights task: its instruction, slots and ground-truth write."""
+        change_return, part, new_part = change.change_return, change.part, change.new_part
+        which = (
+            ("return flights" if change_return else "outbound flights")
+            if change.round_trip
+            else "flights"
+        )
+        trip = "round-trip" if change.round_trip else "one-way"
+        instruction = (
+            f"You want to change the {which} of your {trip} reservation "
+            f"{r['reservation_id']} ({r['origin']} to {r['destination']}): instead of "
+            f"{_trip_text(part)}, you want {_trip_text(new_part)}. Keep the "
+            f"{CABIN_TEXT[r['cabin']]} cabin, the same passengers and everything else. "
+            f"Use your {common.card_text(method)} to pay or receive any fare difference."
+        )
+        slots = {
+            "reservation_id": r["reservation_id"],
+            "trip_type": r["flight_type"],
+            "changed": "return" if change_return else "outbound",
+            "origin": r["origin"],
+            "destination": r["destination"],
+            "old_flights": _flight_refs(part),
+            "new_flights": _flight_refs(new_part),
+            "flights": change.new_flights,
+            "cabin": r["cabin"],
+            "payment_id": method["id"],
+            "payment_source": method["source"],
+            "price_difference": difference,
+        }
+        kwargs = {
+            "reservation_id": r["reservation_id"],
+            "cabin": r["cabin"],
+            "flights": json_copy(change.new_flights),
+            "payment_id": method["id"],
+        }
+        self._add(
+            "change_flights",
+            r["user_id"],
+            instruction,
+            slots,
+            [("update_reservation_flights", kwargs)],
+        )
 
     # ---- change_cabin --------------------------------------------------------------
     def change_cabin(self) -> bool:

@@ -20,41 +20,312 @@ DOMAIN = "retail"
 
 # (product type, price range, option dimensions with their values)
 CATALOG: tuple[tuple[str, tuple[int, int], dict[str, list[str]]], ...] = (
-    ("T-Shirt", (18, 45), {"color": ["black", "white", "navy", "olive", "rust"], "size": ["S", "M", "L", "XL"], "fit": ["regular", "slim"]}),
-    ("Running Shoes", (70, 160), {"size": ["7", "8", "9", "10", "11"], "color": ["grey", "blue", "black"], "sole": ["foam", "rubber"]}),
-    ("Backpack", (40, 150), {"color": ["black", "green", "grey"], "capacity": ["18L", "25L", "32L"], "material": ["nylon", "canvas", "polyester"]}),
-    ("Water Bottle", (12, 45), {"capacity": ["500ml", "750ml", "1000ml"], "material": ["stainless steel", "glass", "plastic"], "color": ["blue", "white", "red", "black"]}),
-    ("Desk Lamp", (25, 120), {"color": ["white", "black", "brass"], "brightness": ["low", "medium", "high"], "power source": ["USB", "AC adapter", "battery"]}),
-    ("Notebook", (5, 25), {"size": ["A5", "A4", "pocket"], "cover type": ["soft cover", "hard cover"], "paper": ["lined", "dotted", "blank"]}),
-    ("Sunglasses", (60, 250), {"frame color": ["black", "tortoise", "silver"], "lens color": ["grey", "green", "brown"], "lens type": ["polarized", "non-polarized"]}),
-    ("Wristwatch", (80, 600), {"strap material": ["leather", "metal", "silicone"], "dial color": ["black", "white", "blue"], "case size": ["38mm", "42mm"]}),
-    ("Electric Toothbrush", (30, 180), {"color": ["white", "black", "pink"], "speed settings": ["low", "high"], "battery type": ["rechargeable", "AA batteries"]}),
-    ("Yoga Mat", (20, 90), {"thickness": ["4mm", "6mm", "8mm"], "material": ["PVC", "TPE", "natural rubber"], "color": ["purple", "teal", "grey"]}),
-    ("Bluetooth Speaker", (40, 260), {"color": ["black", "red", "blue"], "battery life": ["10 hours", "20 hours"], "water resistance": ["yes", "no"]}),
-    ("Gaming Mouse", (30, 140), {"color": ["black", "white"], "sensor type": ["optical", "laser"], "connectivity": ["wired", "wireless"]}),
-    ("Action Camera", (150, 520), {"resolution": ["1080p", "4K", "5K"], "waterproof": ["yes", "no"], "color": ["black", "silver"]}),
-    ("Garden Hose", (20, 110), {"length": ["25ft", "50ft", "100ft"], "material": ["rubber", "vinyl", "latex"], "color": ["green", "blue", "black"]}),
-    ("Hiking Boots", (90, 280), {"size": ["7", "8", "9", "10", "11", "12"], "material": ["leather", "synthetic"], "waterproof": ["yes", "no"]}),
-    ("Tablet", (200, 1100), {"screen size": ["8-inch", "10-inch", "12-inch"], "storage": ["64GB", "128GB", "256GB"], "color": ["black", "silver", "gold"]}),
-    ("E-Reader", (90, 300), {"screen size": ["6-inch", "7-inch", "8-inch"], "connectivity": ["Wi-Fi", "Wi-Fi + Cellular"], "storage": ["8GB", "32GB"]}),
-    ("Portable Charger", (20, 90), {"capacity": ["5000mAh", "10000mAh", "20000mAh"], "output": ["USB-A", "USB-C", "Wireless"], "color": ["white", "black", "blue"]}),
-    ("Electric Kettle", (25, 160), {"capacity": ["1L", "1.5L", "2L"], "material": ["glass", "stainless steel", "plastic"], "color": ["white", "black", "silver"]}),
-    ("Mechanical Keyboard", (60, 260), {"switch type": ["linear", "tactile", "clicky"], "backlight": ["none", "white", "RGB"], "size": ["60%", "80%", "full size"]}),
-    ("Wireless Earbuds", (50, 280), {"color": ["black", "white", "blue"], "battery life": ["4 hours", "6 hours", "8 hours"], "water resistance": ["IPX4", "IPX7", "not resistant"]}),
-    ("Smart Thermostat", (100, 300), {"compatibility": ["Apple HomeKit", "Google Assistant", "Amazon Alexa"], "color": ["white", "black", "stainless steel"]}),
-    ("Fleece Jacket", (40, 160), {"size": ["S", "M", "L", "XL"], "color": ["navy", "red", "black", "green"], "zipper": ["full", "half"]}),
-    ("Wall Clock", (20, 120), {"diameter": ["10 inches", "12 inches", "14 inches"], "color": ["white", "black", "wood"], "type": ["analog", "digital"]}),
-    ("Dumbbell Set", (50, 500), {"weight range": ["5-25 lbs", "30-50 lbs", "55-75 lbs"], "material": ["iron", "rubber", "urethane"], "set type": ["fixed", "adjustable"]}),
-    ("Pet Bed", (30, 200), {"size": ["small", "medium", "large"], "material": ["memory foam", "polyester", "fleece"], "color": ["beige", "grey", "brown"]}),
-    ("Espresso Machine", (150, 2800), {"pressure": ["9 bar", "15 bar", "19 bar"], "capacity": ["1L", "1.5L", "2L"], "type": ["manual", "automatic", "capsule"]}),
-    ("Cycling Helmet", (40, 230), {"size": ["S", "M", "L"], "color": ["red", "blue", "white", "black"], "ventilation": ["low", "medium", "high"]}),
-    ("Office Chair", (120, 520), {"material": ["mesh", "fabric", "leather"], "color": ["black", "grey", "blue"], "armrest": ["none", "fixed", "adjustable"]}),
-    ("Luggage Set", (120, 620), {"piece count": ["2-piece", "3-piece", "4-piece"], "color": ["silver", "black", "red"], "material": ["softshell", "hardshell"]}),
-    ("Air Purifier", (90, 520), {"room size": ["small", "medium", "large"], "filter type": ["HEPA", "carbon", "ionic"], "features": ["quiet operation", "smart sensors", "night mode"]}),
-    ("Skateboard", (60, 260), {"deck material": ["maple", "bamboo", "plastic"], "length": ["28 inch", "31 inch", "34 inch"], "design": ["plain", "graphic", "custom"]}),
-    ("Headphones", (40, 400), {"type": ["in-ear", "on-ear", "over-ear"], "connectivity": ["wired", "wireless"], "color": ["black", "white", "red"]}),
-    ("Grill", (150, 1200), {"type": ["charcoal", "gas", "electric"], "size": ["portable", "medium", "large"], "features": ["side burner", "rotisserie", "none"]}),
-)  # fmt: skip
+    (
+        "T-Shirt",
+        (18, 45),
+        {
+            "color": ["black", "white", "navy", "olive", "rust"],
+            "size": ["S", "M", "L", "XL"],
+            "fit": ["regular", "slim"],
+        },
+    ),
+    (
+        "Running Shoes",
+        (70, 160),
+        {
+            "size": ["7", "8", "9", "10", "11"],
+            "color": ["grey", "blue", "black"],
+            "sole": ["foam", "rubber"],
+        },
+    ),
+    (
+        "Backpack",
+        (40, 150),
+        {
+            "color": ["black", "green", "grey"],
+            "capacity": ["18L", "25L", "32L"],
+            "material": ["nylon", "canvas", "polyester"],
+        },
+    ),
+    (
+        "Water Bottle",
+        (12, 45),
+        {
+            "capacity": ["500ml", "750ml", "1000ml"],
+            "material": ["stainless steel", "glass", "plastic"],
+            "color": ["blue", "white", "red", "black"],
+        },
+    ),
+    (
+        "Desk Lamp",
+        (25, 120),
+        {
+            "color": ["white", "black", "brass"],
+            "brightness": ["low", "medium", "high"],
+            "power source": ["USB", "AC adapter", "battery"],
+        },
+    ),
+    (
+        "Notebook",
+        (5, 25),
+        {
+            "size": ["A5", "A4", "pocket"],
+            "cover type": ["soft cover", "hard cover"],
+            "paper": ["lined", "dotted", "blank"],
+        },
+    ),
+    (
+        "Sunglasses",
+        (60, 250),
+        {
+            "frame color": ["black", "tortoise", "silver"],
+            "lens color": ["grey", "green", "brown"],
+            "lens type": ["polarized", "non-polarized"],
+        },
+    ),
+    (
+        "Wristwatch",
+        (80, 600),
+        {
+            "strap material": ["leather", "metal", "silicone"],
+            "dial color": ["black", "white", "blue"],
+            "case size": ["38mm", "42mm"],
+        },
+    ),
+    (
+        "Electric Toothbrush",
+        (30, 180),
+        {
+            "color": ["white", "black", "pink"],
+            "speed settings": ["low", "high"],
+            "battery type": ["rechargeable", "AA batteries"],
+        },
+    ),
+    (
+        "Yoga Mat",
+        (20, 90),
+        {
+            "thickness": ["4mm", "6mm", "8mm"],
+            "material": ["PVC", "TPE", "natural rubber"],
+            "color": ["purple", "teal", "grey"],
+        },
+    ),
+    (
+        "Bluetooth Speaker",
+        (40, 260),
+        {
+            "color": ["black", "red", "blue"],
+            "battery life": ["10 hours", "20 hours"],
+            "water resistance": ["yes", "no"],
+        },
+    ),
+    (
+        "Gaming Mouse",
+        (30, 140),
+        {
+            "color": ["black", "white"],
+            "sensor type": ["optical", "laser"],
+            "connectivity": ["wired", "wireless"],
+        },
+    ),
+    (
+        "Action Camera",
+        (150, 520),
+        {
+            "resolution": ["1080p", "4K", "5K"],
+            "waterproof": ["yes", "no"],
+            "color": ["black", "silver"],
+        },
+    ),
+    (
+        "Garden Hose",
+        (20, 110),
+        {
+            "length": ["25ft", "50ft", "100ft"],
+            "material": ["rubber", "vinyl", "latex"],
+            "color": ["green", "blue", "black"],
+        },
+    ),
+    (
+        "Hiking Boots",
+        (90, 280),
+        {
+            "size": ["7", "8", "9", "10", "11", "12"],
+            "material": ["leather", "synthetic"],
+            "waterproof": ["yes", "no"],
+        },
+    ),
+    (
+        "Tablet",
+        (200, 1100),
+        {
+            "screen size": ["8-inch", "10-inch", "12-inch"],
+            "storage": ["64GB", "128GB", "256GB"],
+            "color": ["black", "silver", "gold"],
+        },
+    ),
+    (
+        "E-Reader",
+        (90, 300),
+        {
+            "screen size": ["6-inch", "7-inch", "8-inch"],
+            "connectivity": ["Wi-Fi", "Wi-Fi + Cellular"],
+            "storage": ["8GB", "32GB"],
+        },
+    ),
+    (
+        "Portable Charger",
+        (20, 90),
+        {
+            "capacity": ["5000mAh", "10000mAh", "20000mAh"],
+            "output": ["USB-A", "USB-C", "Wireless"],
+            "color": ["white", "black", "blue"],
+        },
+    ),
+    (
+        "Electric Kettle",
+        (25, 160),
+        {
+            "capacity": ["1L", "1.5L", "2L"],
+            "material": ["glass", "stainless steel", "plastic"],
+            "color": ["white", "black", "silver"],
+        },
+    ),
+    (
+        "Mechanical Keyboard",
+        (60, 260),
+        {
+            "switch type": ["linear", "tactile", "clicky"],
+            "backlight": ["none", "white", "RGB"],
+            "size": ["60%", "80%", "full size"],
+        },
+    ),
+    (
+        "Wireless Earbuds",
+        (50, 280),
+        {
+            "color": ["black", "white", "blue"],
+            "battery life": ["4 hours", "6 hours", "8 hours"],
+            "water resistance": ["IPX4", "IPX7", "not resistant"],
+        },
+    ),
+    (
+        "Smart Thermostat",
+        (100, 300),
+        {
+            "compatibility": ["Apple HomeKit", "Google Assistant", "Amazon Alexa"],
+            "color": ["white", "black", "stainless steel"],
+        },
+    ),
+    (
+        "Fleece Jacket",
+        (40, 160),
+        {
+            "size": ["S", "M", "L", "XL"],
+            "color": ["navy", "red", "black", "green"],
+            "zipper": ["full", "half"],
+        },
+    ),
+    (
+        "Wall Clock",
+        (20, 120),
+        {
+            "diameter": ["10 inches", "12 inches", "14 inches"],
+            "color": ["white", "black", "wood"],
+            "type": ["analog", "digital"],
+        },
+    ),
+    (
+        "Dumbbell Set",
+        (50, 500),
+        {
+            "weight range": ["5-25 lbs", "30-50 lbs", "55-75 lbs"],
+            "material": ["iron", "rubber", "urethane"],
+            "set type": ["fixed", "adjustable"],
+        },
+    ),
+    (
+        "Pet Bed",
+        (30, 200),
+        {
+            "size": ["small", "medium", "large"],
+            "material": ["memory foam", "polyester", "fleece"],
+            "color": ["beige", "grey", "brown"],
+        },
+    ),
+    (
+        "Espresso Machine",
+        (150, 2800),
+        {
+            "pressure": ["9 bar", "15 bar", "19 bar"],
+            "capacity": ["1L", "1.5L", "2L"],
+            "type": ["manual", "automatic", "capsule"],
+        },
+    ),
+    (
+        "Cycling Helmet",
+        (40, 230),
+        {
+            "size": ["S", "M", "L"],
+            "color": ["red", "blue", "white", "black"],
+            "ventilation": ["low", "medium", "high"],
+        },
+    ),
+    (
+        "Office Chair",
+        (120, 520),
+        {
+            "material": ["mesh", "fabric", "leather"],
+            "color": ["black", "grey", "blue"],
+            "armrest": ["none", "fixed", "adjustable"],
+        },
+    ),
+    (
+        "Luggage Set",
+        (120, 620),
+        {
+            "piece count": ["2-piece", "3-piece", "4-piece"],
+            "color": ["silver", "black", "red"],
+            "material": ["softshell", "hardshell"],
+        },
+    ),
+    (
+        "Air Purifier",
+        (90, 520),
+        {
+            "room size": ["small", "medium", "large"],
+            "filter type": ["HEPA", "carbon", "ionic"],
+            "features": ["quiet operation", "smart sensors", "night mode"],
+        },
+    ),
+    (
+        "Skateboard",
+        (60, 260),
+        {
+            "deck material": ["maple", "bamboo", "plastic"],
+            "length": ["28 inch", "31 inch", "34 inch"],
+            "design": ["plain", "graphic", "custom"],
+        },
+    ),
+    (
+        "Headphones",
+        (40, 400),
+        {
+            "type": ["in-ear", "on-ear", "over-ear"],
+            "connectivity": ["wired", "wireless"],
+            "color": ["black", "white", "red"],
+        },
+    ),
+    (
+        "Grill",
+        (150, 1200),
+        {
+            "type": ["charcoal", "gas", "electric"],
+            "size": ["portable", "medium", "large"],
+            "features": ["side burner", "rotisserie", "none"],
+        },
+    ),
+)
 
 MIN_VARIANTS = 4
 MAX_VARIANTS = 14
@@ -131,10 +402,14 @@ class _Retail:
         used: set[str] = set()
         identities: set[tuple[str, str, str]] = set()
         mixes = (
-            ("credit_card",), ("paypal",), ("gift_card",), ("credit_card", "paypal"),
-            ("credit_card", "gift_card"), ("gift_card", "paypal"),
+            ("credit_card",),
+            ("paypal",),
+            ("gift_card",),
+            ("credit_card", "paypal"),
+            ("credit_card", "gift_card"),
+            ("gift_card", "paypal"),
             ("credit_card", "gift_card", "paypal"),
-        )  # fmt: skip
+        )
         weights = (16, 12, 14, 16, 18, 12, 12)
         while len(self.users) < self.size.users:
             first, last = common.person(rng)

@@ -1,0 +1,149 @@
+"""A study made ready to run: built and validated before its folder is touched, then
+started in the (locked) folder or resumed from it, keeping the finished runs whose files
+hold (:func:`resume_records`, which Inspect's study binding uses too)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from sscbench.admission.batch import Admission, write_admission
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.llm.journal import SUFFIX as JOURNAL_SUFFIX
+from sscbench.run.builders import (
+    build_agent_factory,
+    build_study_cases,
+    build_user_factory,
+    build_worlds,
+    check_replay_plan,
+    hash_inputs,
+    input_files,
+)
+from sscbench.run.config import StudyConfig
+from sscbench.run.episodes import EpisodeMaker, EpisodeSource
+from sscbench.run.planning import Plan, PlanUnit, make_plan
+from sscbench.run.shared_clean import check_plan_format
+from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.world.world import World
+
+
+def resume_records(store: StudyDir, plan: Iterable[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
+    """The finished runs whose files hold; the others (and the faulted runs paired with a
+    clean run to re-run) leave the index to run again. Returns (finished, dropped). A
+    resumed study (here or in Inspect) keeps only what it can trust."""
+    from sscbench.run.verify import check_study
+
+    if not store.index.exists():  # stopped before its first run finished: nothing to check
+        return {}, 0
+    check = check_study(store.root)
+    bad = set(check.problems)
+    for unit in plan:
+        if unit.clean_run_id in bad:
+            bad.add(unit.faulted_run_id)
+    finished = {k: v for k, v in check.entries.items() if k not in bad}
+    if len(finished) != len(check.entries) or check.copies or check.problems:
+        store.rewrite_index(finished.values())
+        for run_id in bad:
+            store.remove_run_files(run_id)
+    for path in store.runs.glob(f"*{JOURNAL_SUFFIX}"):  # a kill after the index line
+        if path.name[: -len(JOURNAL_SUFFIX)] in finished:
+            path.unlink(missing_ok=True)
+    return finished, len(check.entries) - len(finished)
+
+
+def episode_source(
+    config: StudyConfig,
+    worlds: dict[str, World],
+    cases: list[Case],
+    toml_text: str,
+    executor: str,
+    address: str | None,
+    out: Path,
+) -> EpisodeSource:
+    """Where the study's episodes are made: this process (``local``, keeping a response
+    journal per run that calls a model, :mod:`sscbench.llm.journal`) or a Ray cluster."""
+    if executor == "ray":
+        from sscbench.run.ray_executor import RayEpisodes
+
+        return RayEpisodes.connect(config, toml_text, cases, address)
+    agents = {a.id: build_agent_factory(a) for a in config.agents}
+    user = build_user_factory(config.user)
+    return EpisodeMaker(config, worlds, agents, user, journal_dir=StudyDir(out).runs)
+
+
+@dataclass
+class Prepared:
+    """A study built and validated before its folder is touched: the folder, the worlds,
+    the cases (and their admission, when the study admitted them), the plan, the inputs'
+    hashes and where the episodes are made."""
+
+    store: StudyDir
+    worlds: dict[str, World]
+    cases: list[Case]
+    admission: Admission | None
+    plan: Plan
+    inputs: dict[str, str]
+    source: EpisodeSource
+
+
+def prepare_study(
+    config: StudyConfig,
+    toml_text: str,
+    out: str | Path,
+    executor: str | None,
+    address: str | None,
+) -> Prepared:
+    """Build and validate everything the study needs, then create its folder (closing the
+    episode source when that fails)."""
+    store = StudyDir(out)
+    store.check_writable()
+    worlds = build_worlds(config)
+    cases, admission = build_study_cases(config, worlds)
+    plan = make_plan(config, cases)
+    check_replay_plan(config, plan.config_ids(), cases)
+    inputs = hash_inputs(input_files(config))
+    source = episode_source(
+        config,
+        worlds,
+        cases,
+        toml_text,
+        executor or config.study.executor,
+        address or config.study.ray.address,
+        store.root,
+    )
+    try:
+        store.root.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        asyncio.run(source.aclose())
+        raise DataError(store.root, None, f"cannot create: {exc.strerror or exc}") from exc
+    return Prepared(store, worlds, cases, admission, plan, inputs, source)
+
+
+def open_study(
+    prepared: Prepared, config: StudyConfig, toml_text: str, restart: bool
+) -> tuple[bool, dict[str, IndexEntry], int]:
+    """Start the study in its (locked) folder or resume it: write or check its inputs and
+    plan, the admission, and keep the finished runs whose files hold. Returns (resumed,
+    finished runs, runs dropped to run again)."""
+    store, plan = prepared.store, prepared.plan
+    if restart:
+        store.remove_study()
+    resumed = store.initialize(
+        config.config_hash(),
+        config.canonical_json(),
+        toml_text,
+        prepared.cases,
+        (unit.plan_line() for unit in plan),
+        inputs=prepared.inputs,
+        base_dir=config.base_dir,
+    )
+    if resumed:
+        check_plan_format(store.plan, (unit.plan_line() for unit in plan))
+    if prepared.admission is not None:  # the study admitted its cases: their funnel and order
+        write_admission(store.root, prepared.admission)
+    store.repair_index()
+    finished, dropped = resume_records(store, plan) if resumed else ({}, 0)
+    return resumed, finished, dropped

@@ -128,7 +128,7 @@ class Figure:
 
 @dataclass
 class Section:
-    """One section of the page with a stable id."""
+    """One section of the page with a stable id, and the CSV rows of its tables."""
 
     id: str
     title: str
@@ -138,6 +138,9 @@ class Section:
     figures: list[Figure] = field(default_factory=list)
     notes: list[Cell] = field(default_factory=list)  # each note a cell of pieces
     cards: list[dict[str, Any]] = field(default_factory=list)
+    csvs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """The section's tidy rows by CSV name (``tables/<name>.csv``); sections naming the
+    same CSV (adoption and reliance: ``cells``) add their rows to it in page order."""
 
 
 def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:

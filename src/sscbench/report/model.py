@@ -29,6 +29,7 @@ class RunSets:
         self._seen: dict[tuple[str, ...], int] = {}
 
     def href(self, run_ids: list[str]) -> str:
+        """The run list's link to exactly these runs (a set numbered on first use)."""
         key = tuple(run_ids)
         if key not in self._seen:
             self._seen[key] = len(self.sets)
@@ -112,6 +113,7 @@ class Table:
         ]
 
     def add(self, *cells: Cell | Any, key: str = "") -> None:
+        """Append a row; a cell that is not already pieces becomes a plain cell."""
         self.rows.append([c if isinstance(c, list) else text(c) for c in cells])
         self.keys.append(key)
 

@@ -12,7 +12,7 @@ from sscbench.oracles.base import OracleSettings, Verdict
 from sscbench.oracles.contexts import StudyRuns, served_cases
 from sscbench.oracles.scored_from import CONTROL_DRAW, scored_from
 from sscbench.oracles.suite import control_key, judge_all, score_study
-from sscbench.report.oracle_section import oracles_section
+from sscbench.report.sections.oracles import oracles_section
 from sscbench.run.storage import IndexEntry, StudyDir
 
 OPERATORS = {"ItemOption", "PaySource", "ReturnDate", "WriteEffect"}
@@ -36,7 +36,7 @@ def test_every_operator_gets_its_clean_controls_in_table_v(default_study):
     assert strata["all"]["fp_clean"]["k"] == 0
     controls = [v for v in rules["_verdicts"] if v["population"] == "clean-control"]
     assert len(controls) == 40 and all(v["control_case_id"] for v in controls)
-    section, _ = oracles_section({"rules": {k: v for k, v in rules.items() if k != "_verdicts"}})
+    section = oracles_section({"rules": {k: v for k, v in rules.items() if k != "_verdicts"}})
     assert _cell(section, "oracles-adoption", "rules", "FP clean controls").startswith("0/40")
     assert "FP clean 0/10" in _cell(section, "oracles-operator", "rules", "WriteEffect")
 

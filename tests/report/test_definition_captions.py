@@ -8,10 +8,11 @@ from markupsafe import escape
 
 from sscbench.analysis.populations import STANCES, cell_entry
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
-from sscbench.report.core_sections import arrival_section, stance_section
 from sscbench.report.inputs import read_measurements
 from sscbench.report.model import RunSets
 from sscbench.report.runs import CAPTIONS, MARKS
+from sscbench.report.sections.arrival import arrival_section
+from sscbench.report.sections.stance import stance_section
 from sscbench.report.templates import environment
 
 
@@ -37,7 +38,7 @@ def _row(run_id: str, **over) -> dict:
 
 
 def test_arrival_caption_is_the_z_s_definition(tmp_path):
-    section, _ = arrival_section([], [], {}, [], RunSets(), tmp_path)
+    section = arrival_section([], [], {}, [], RunSets(), tmp_path)
     assert section.intro.endswith(Z_S_WORDING)
 
 
@@ -47,7 +48,8 @@ def test_stance_caption_matches_what_measurement_records():
     cell = cell_entry(
         "WriteEffect", "c", [_row("r1", Y_end="undecidable"), _row("r2", Y_end="endorses")]
     )
-    section, csv_rows = stance_section([cell], RunSets())
+    section = stance_section([cell], RunSets())
+    csv_rows = section.csvs["stance"]
     assert Y_END_WORDING in section.intro
     assert "undecidable when no message takes one" in section.intro
     assert "'none' means no explicit stance" not in section.intro

@@ -256,12 +256,12 @@ def test_stale_measurements_are_refused(study, tmp_path):
 def test_a_killed_report_leaves_the_old_report_whole(study, report, monkeypatch):
     folder = study / "report"
     before = {p: p.read_bytes() for p in folder.rglob("*.csv")} | {report: report.read_bytes()}
-    import sscbench.report.build as build
+    import sscbench.report.sections.runs as runs_section
 
     def killed(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(build, "write_run_pages", killed)
+    monkeypatch.setattr(runs_section, "write_run_pages", killed)
     with pytest.raises(KeyboardInterrupt):
         build_report(study)
     after = {p: p.read_bytes() for p in folder.rglob("*.csv")} | {report: report.read_bytes()}

@@ -17,10 +17,14 @@ from sscbench.analysis.populations import (
 )
 from sscbench.analysis.reexpression import reexpression
 from sscbench.analysis.sensitivity import sensitivity_table
-from sscbench.report import core_sections as core
-from sscbench.report import more_sections as more
 from sscbench.report.figures import gap_bars
 from sscbench.report.model import RunSets, Section, Table
+from sscbench.report.sections.arrival import arrival_section
+from sscbench.report.sections.claims import claims_section
+from sscbench.report.sections.reliance import reliance_section
+from sscbench.report.sections.sensitivity import sensitivity_section
+from sscbench.report.sections.stance import stance_section
+from sscbench.report.sections.validation import validation_section
 
 
 def words(cell: list[dict[str, str]]) -> str:
@@ -47,7 +51,8 @@ def test_validation_counts_a_status_disagreement_as_a_disagreement():
         "r2": {"T_E": 6},  # measured ∞, reference a step: disagree
         "r3": {"T_E": 2},  # measured undecidable: not applicable
     }
-    section, csv_rows = more.validation_section("test", reference, rows, RunSets())
+    section = validation_section("test", reference, rows, RunSets())
+    csv_rows = section.csvs["validation"]
     t_e = next(r for r in csv_rows if r["field"] == "T_E" and r["operator"] == "all operators")
     assert (t_e["agree"], t_e["applicable"]) == (1, 3)
     assert "status disagreement" in section.intro
@@ -62,14 +67,14 @@ def test_crossing_note_and_table_give_k_of_n(tmp_path):
     ]
     cells, pooled, crossing = cell_table(rows), operator_table(rows), crossing_groups(rows)
     n = len(repeated_groups(rows))
-    section, _ = core.arrival_section(cells, pooled, {}, crossing, RunSets(), tmp_path, repeated=n)
+    section = arrival_section(cells, pooled, {}, crossing, RunSets(), tmp_path, repeated=n)
     assert any("1/2 case–configuration groups" in words(n) for n in section.notes)
     assert "1/2" in table(section, "crossing-table").caption
 
 
 def test_claims_section_shows_the_reexpression_as_counts():
     rows = write_effect_runs()
-    section = more.claims_section([], RunSets(), reexpression(rows))
+    section = claims_section([], RunSets(), reexpression(rows))
     t = table(section, "reexpression-table")
     assert column(t, "configuration") == ["F", "all configurations"]
     assert column(t, "evaluable runs")[1] == "10"
@@ -84,7 +89,8 @@ def test_stance_rows_are_cut_by_t_e_before_t_u_and_say_stance_is_not_repair():
         run(1, T_S=2, T_E=4, T_U=2, Z_S="late", Y_end="endorses"),
         run(2, T_S=2, T_E=4, T_U=2, Z_S="late", Y_end="endorses"),
     ]
-    section, csv_rows = core.stance_section(cell_table(rows), RunSets())
+    section = stance_section(cell_table(rows), RunSets())
+    csv_rows = section.csvs["stance"]
     t = table(section, "stance-table")
     assert column(t, "T_E vs T_U") == ["T_E < T_U", "T_E ≥ T_U"]
     assert column(t, "endorses") == ["0", "2"] and column(t, "rejects") == ["1", "0"]
@@ -104,19 +110,18 @@ def test_reliance_figure_caption_gives_each_operators_n(tmp_path):
         run(21, operator="ItemOption", T_E="undecidable", Z_S="undecidable"),
     ]
     primary = primary_rows(rows)
-    section, _, gaps = core.reliance_section(
-        primary, cell_table(rows), operator_table(rows), RunSets(), tmp_path
-    )
+    section = reliance_section(primary, cell_table(rows), operator_table(rows), RunSets(), tmp_path)
     caption = section.figures[0].caption
     assert "ItemOption n = 2" in caption and "WriteEffect n = 7" in caption
     shares = column(table(section, "gap-table"), "share of adopted runs")
     assert shares[0].startswith("1/2")  # the undecidable-order run stays in n
+    gaps = section.csvs["gaps"]
     assert {g["adopted"] for g in gaps if g["operator"] == "WriteEffect"} == {7}
 
 
 def test_strict_admission_table_says_it_applies_to_item_option_only():
     rows = [run(0, operator="ItemOption", literal=False), run(1)]
-    section = more.sensitivity_section(sensitivity_table(rows))
+    section = sensitivity_section(sensitivity_table(rows))
     strict = next(t for t in section.tables if t.caption == "strict admission")
     assert "ItemOption only" in strict.population
     assert any("rows of other operators equal the primary ones" in n for n in strict.notes)

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.oracles.run_scoring import score_configured
-from sscbench.report.configurations_section import configuration_rows
+from sscbench.report.context import open_study
+from sscbench.report.sections.configurations import configuration_rows
 from sscbench.run.builders import build_cases, build_worlds
 from sscbench.run.config import load_config, parse_config
 from sscbench.run.planning import make_plan
-from sscbench.run.storage import StudyDir
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "paper-matrix.toml"
 PAPER = {"F": 3, "V": 3, "L": 3, "T": 1, "S": 1}
@@ -72,7 +72,7 @@ def test_the_paper_matrix_plans_five_configurations_with_mixed_repetitions():
 
 def test_a_reduced_paper_matrix_runs_and_table_one_shows_its_scale(matrix):
     _, out = matrix
-    rows = {r["config_id"]: r for r in configuration_rows(StudyDir(out))}
+    rows = {r["config_id"]: r for r in configuration_rows(open_study(out))}
     assert {c: r["repetitions"] for c, r in rows.items()} == PAPER
     per_rep = rows["T"]["faulted_scheduled"]
     assert per_rep > 0

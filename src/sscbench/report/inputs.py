@@ -3,7 +3,11 @@
 * ``measurements.jsonl`` — refused when its bytes, or the index, cases or plan it was
   computed from, differ from what ``measurements.meta.json`` recorded, when it is older
   than ``index.jsonl``, or when it does not cover the index's runs (``measure`` failed or was not re-run after new runs);
+* ``config.json`` — the recorded config (:func:`read_record`), read once;
 * ``cases.jsonl`` — each case's contract, shown on its runs' pages;
+* the review folder (:func:`find_review`: ``report --review FOLDER``, else
+  ``STUDY/review/`` when it holds a review's ``agreement.json`` or ``reference.jsonl``)
+  and its ``agreement.json`` (:func:`read_review`);
 * reference labels for the ``validation`` section (:func:`reference_labels`): a review
   folder's adjudicated ``reference.jsonl``, else a reviewer's ``review/labels.jsonl``,
   else the scripted profiles' calibration labels from the evaluator logs;
@@ -21,6 +25,8 @@ from typing import Any
 from sscbench.core.definitions import upgrade_row
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
+from sscbench.review.interrater import ReviewAgreement, read_agreement
+from sscbench.run.storage import IndexEntry, StudyDir
 
 Row = dict[str, Any]
 
@@ -35,18 +41,17 @@ def read_measurements(study: Path) -> list[Row]:
     return [upgrade_row(r) for r in read_objects(path)]
 
 
-def check_fresh(study: Path, rows: list[Row]) -> None:
+def check_fresh(store: StudyDir, rows: list[Row]) -> list[IndexEntry]:
     """Refuse measurements that are not the ones ``sscbench measure`` wrote from this
     study's index, cases and plan (``measurements.meta.json``), are older than the index
-    or miss some of its runs."""
-    index = study / "index.jsonl"
-    path = study / "measurements.jsonl"
+    or miss some of its runs; returns the index's entries (read once, here)."""
+    index = store.index
+    path = store.root / "measurements.jsonl"
     if not index.exists():
-        return
+        return []
     from sscbench.run.measurements_seal import check_measurements
-    from sscbench.run.storage import StudyDir
 
-    check_measurements(StudyDir(study), path)
+    check_measurements(store, path)
     if index.stat().st_mtime_ns > path.stat().st_mtime_ns:
         raise DataError(
             path,
@@ -54,8 +59,9 @@ def check_fresh(study: Path, rows: list[Row]) -> None:
             "older than index.jsonl (runs were added after the last measurement, or "
             "`sscbench measure` failed): run `sscbench measure` on the study again",
         )
+    entries = list(store.read_index())
     measured = {r.get("run_id") for r in rows}
-    missing = [e.run_id for e in StudyDir(study).read_index() if e.run_id not in measured]
+    missing = [e.run_id for e in entries if e.run_id not in measured]
     if missing:
         raise DataError(
             path,
@@ -63,6 +69,37 @@ def check_fresh(study: Path, rows: list[Row]) -> None:
             f"has no row for {len(missing)} run(s) of index.jsonl (first: {missing[0]}): "
             "run `sscbench measure` on the study again",
         )
+    return entries
+
+
+def read_record(study: Path) -> dict[str, Any]:
+    """The study's ``config.json`` record (its ``config``, ``base_dir`` …), or ``{}`` when
+    it is missing, unreadable or not an object."""
+    try:
+        meta = json.loads((study / "config.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return meta if isinstance(meta, dict) else {}
+
+
+def find_review(study: Path, review: Path | None) -> Path | None:
+    """The review folder: the one given (it must exist), else ``STUDY/review/`` when it
+    holds ``agreement.json`` or ``reference.jsonl``, else None."""
+    if review is not None:
+        if not Path(review).is_dir():
+            raise DataError(review, None, "--review must name a review folder")
+        return Path(review)
+    default = study / "review"
+    if (default / "agreement.json").exists() or (default / "reference.jsonl").exists():
+        return default
+    return None
+
+
+def read_review(folder: Path | None) -> ReviewAgreement | None:
+    """The review folder's ``agreement.json`` (None without a folder or without the file)."""
+    if folder is None or not (folder / "agreement.json").exists():
+        return None
+    return read_agreement(folder / "agreement.json")
 
 
 def read_cases(study: Path) -> dict[str, Any]:
@@ -76,18 +113,19 @@ def read_cases(study: Path) -> dict[str, Any]:
 
 
 def reference_labels(
-    study: Path, rows: list[Row], review_folder: Path | None = None
+    store: StudyDir, cases: dict[str, Any], rows: list[Row], review_folder: Path | None = None
 ) -> tuple[str, dict[str, Row]]:
     """Reference labels by run id and where they came from.
 
     A review folder's adjudicated ``reference.jsonl`` wins (``review_folder``, see
-    :func:`sscbench.report.review_panel.find_review`); then a reviewer labels file
+    :func:`find_review`); then a reviewer labels file
     (``STUDY/review/labels.jsonl``, rows with ``run_id``); otherwise the scripted
     profiles' calibration labels, derived for each triggered faulted run from its
     evaluator log and its measured T_F (no re-measurement).
     """
     from sscbench.review.labels import read_labels  # the schema: errors name file and line
 
+    study = store.root
     adjudicated = review_folder / "reference.jsonl" if review_folder is not None else None
     if adjudicated is not None and adjudicated.exists():
         labels = {x.run_id: x.labelled() for x in read_labels(adjudicated) if x.run_id is not None}
@@ -97,16 +135,14 @@ def reference_labels(
     if review.exists():
         labels = {x.run_id: x.labelled() for x in read_labels(review) if x.run_id is not None}
         return f"reviewer labels ({review.relative_to(study)})", labels
-    return "scripted calibration labels (evaluator log)", _calibration(study, rows)
+    return "scripted calibration labels (evaluator log)", _calibration(store, cases, rows)
 
 
-def _calibration(study: Path, rows: list[Row]) -> dict[str, Row]:
+def _calibration(store: StudyDir, cases: dict[str, Any], rows: list[Row]) -> dict[str, Row]:
+    """The scripted profiles' calibration labels of each triggered faulted run."""
     from sscbench.measure.calibrate import label_measurement, labels_of
     from sscbench.measure.study import read_evaluator
-    from sscbench.run.storage import StudyDir
 
-    cases = read_cases(study)
-    store = StudyDir(study)
     out: dict[str, Row] = {}
     for row in rows:
         case = cases.get(row.get("case_id", ""))

@@ -29,6 +29,7 @@ class RunSets:
         self._seen: dict[tuple[str, ...], int] = {}
 
     def href(self, run_ids: list[str]) -> str:
+        """The run list's link to exactly these runs (a set numbered on first use)."""
         key = tuple(run_ids)
         if key not in self._seen:
             self._seen[key] = len(self.sets)
@@ -112,6 +113,7 @@ class Table:
         ]
 
     def add(self, *cells: Cell | Any, key: str = "") -> None:
+        """Append a row; a cell that is not already pieces becomes a plain cell."""
         self.rows.append([c if isinstance(c, list) else text(c) for c in cells])
         self.keys.append(key)
 
@@ -128,7 +130,7 @@ class Figure:
 
 @dataclass
 class Section:
-    """One section of the page with a stable id."""
+    """One section of the page with a stable id, and the CSV rows of its tables."""
 
     id: str
     title: str
@@ -138,6 +140,9 @@ class Section:
     figures: list[Figure] = field(default_factory=list)
     notes: list[Cell] = field(default_factory=list)  # each note a cell of pieces
     cards: list[dict[str, Any]] = field(default_factory=list)
+    csvs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """The section's tidy rows by CSV name (``tables/<name>.csv``); sections naming the
+    same CSV (adoption and reliance: ``cells``) add their rows to it in page order."""
 
 
 def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:

@@ -26,7 +26,7 @@ from sscbench.jsonl import split_lines, write_utf8
 from sscbench.progress import counted
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
-from sscbench.run.storage import StudyDir
+from sscbench.run.storage import IndexEntry
 
 MARKS = {
     "T_F": "the fault-bearing observation is delivered",
@@ -134,13 +134,9 @@ class RunPages:
         )
 
 
-def _reasons(study: Path) -> dict[str, dict[str, Any]]:
+def _reasons(entries: list[IndexEntry]) -> dict[str, dict[str, Any]]:
     """Why each run without a ledger has none (the index's reason, the deciding clean run
     and its reward), by run id."""
-    try:
-        entries = list(StudyDir(study).read_index())
-    except (OSError, ValueError):
-        return {}
     reward = {e.run_id: e.reward for e in entries}
     return {
         e.run_id: {
@@ -159,10 +155,12 @@ def write_run_pages(
     rows: list[dict[str, Any]],
     cases: dict[str, Any],
     sets: list[list[str]],
+    entries: list[IndexEntry],
     mode: str | None = None,
 ) -> RunPages:
     """Write ``out/<run>.html`` for the runs ``mode`` selects (:func:`pages_for`) and
-    ``out/index.html`` listing every run; returns what was rendered."""
+    ``out/index.html`` listing every run; returns what was rendered. ``entries`` (the
+    study's index) say why a run without a ledger has none."""
     if mode is not None and mode not in RUN_PAGES:
         raise ValueError(f"run pages: {mode!r} is not one of {', '.join(RUN_PAGES)}")
     mode = mode or ("sample" if len(rows) > SAMPLE_ABOVE else "all")
@@ -179,7 +177,7 @@ def write_run_pages(
             partners[(r["case_id"], r["config_id"], r["repetition"], "clean")] = r["clean_run_id"]
     runs_dir = study / "runs"
     prompts: dict[str, str] = {}
-    reasons = _reasons(study) if any(r.get("status") != "completed" for r in rows) else {}
+    reasons = _reasons(entries) if any(r.get("status") != "completed" for r in rows) else {}
     for row in counted(rows, "report: run pages"):
         run_id = row["run_id"]
         if run_id not in chosen:

@@ -1,4 +1,4 @@
-"""The read-back-cue table of the ``paired`` section (:mod:`sscbench.analysis.cue_check`).
+"""The ``paired`` section's read-back-cue table (:mod:`sscbench.analysis.cue_check`).
 
 Per operator and configuration, and all configurations together: adoption, read-back
 before first use and pre-use arrival in study a and in study b on matched pairs, each
@@ -10,8 +10,6 @@ come from the measurement rows only.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.cue_check import ALL_CONFIGS
@@ -24,21 +22,30 @@ QUANTITY_TEXT = {
     "read_back": "read-back before first use",
     "pre_arrival": "pre-use arrival (Z_S = pre)",
 }
-COLUMNS = ["operator", "configuration", "quantity", "pairs", "a", "b", "only in a",
-           "only in b", "McNemar p"]  # fmt: skip
+COLUMNS = [
+    "operator",
+    "configuration",
+    "quantity",
+    "pairs",
+    "a",
+    "b",
+    "only in a",
+    "only in b",
+    "McNemar p",
+]
 
 
-def read_back_cue(study: Path) -> bool | None:
-    """The study's recorded ``[world] read_back_cue``, or None when its config.json
-    cannot be read."""
+def read_back_cue(record: Row) -> bool | None:
+    """A study's recorded ``[world] read_back_cue`` (``record``: its config.json, see
+    :func:`sscbench.report.inputs.read_record`), or None when it has none readable."""
     try:
-        meta = json.loads((study / "config.json").read_text("utf-8"))
-        return bool(meta["config"].get("world", {}).get("read_back_cue", False))
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return bool(record["config"].get("world", {}).get("read_back_cue", False))
+    except (KeyError, TypeError, AttributeError):
         return None
 
 
 def _cue_words(flag: bool | None) -> str:
+    """How a study stood as to the cue."""
     return {True: "with the cue", False: "without the cue", None: "cue unknown"}[flag]
 
 
@@ -50,12 +57,13 @@ def cue_caption(a: bool | None, b: bool | None) -> str:
     return text
 
 
-def cue_table(rows: list[Row], study: Path, other: Path) -> Table:
-    """The read-back-cue table: one row per operator × configuration × quantity."""
+def cue_table(rows: list[Row], cue_a: bool | None, cue_b: bool | None) -> Table:
+    """The read-back-cue table: one row per operator × configuration × quantity;
+    ``cue_a`` and ``cue_b`` say whether each study had the cue (:func:`read_back_cue`)."""
     table = Table(
         "read-back-cue-table",
         "Read-back-cue check: adoption, read-back and pre-use arrival in matched pairs, "
-        f"by configuration ({cue_caption(read_back_cue(study), read_back_cue(other))})",
+        f"by configuration ({cue_caption(cue_a, cue_b)})",
         "repetition 0, controls excluded, matched triggered runs with decidable adoption; "
         "a quantity's n leaves out pairs it is undecidable for; each share's interval is "
         "clustered by case when a case gives more than one run, Wilson otherwise",

@@ -7,8 +7,8 @@ from sscbench.oracles.diagnosis import StepByStepJudge
 from sscbench.oracles.inputs import call_stats
 from sscbench.oracles.invariants import InvariantOracle
 from sscbench.report.build import SECTION_IDS, TITLES
-from sscbench.report.oracle_section import paper_kind
-from sscbench.report.oracle_settings_section import oracle_settings_section
+from sscbench.report.sections.oracle_settings import oracle_settings_section
+from sscbench.report.sections.oracles import paper_kind
 
 SCHEMA = "sscbench.oracle-scores/1"
 
@@ -26,7 +26,8 @@ RESULTS = {
 
 
 def test_rows_follow_the_papers_order_and_say_what_is_not_declared():
-    section, rows = oracle_settings_section(RESULTS)
+    section = oracle_settings_section(RESULTS)
+    rows = section.csvs["oracle-settings"]
     table = section.tables[0]
     assert table.keys == ["attribution-step-by-step", "invariants", "plain", "zz-mine"]
     cells = {
@@ -47,7 +48,8 @@ def test_rows_follow_the_papers_order_and_say_what_is_not_declared():
 
 
 def test_nothing_scored_says_how_to_score_and_the_section_sits_before_table_v():
-    section, rows = oracle_settings_section({})
+    section = oracle_settings_section({})
+    rows = section.csvs["oracle-settings"]
     assert rows == [] and "validate-oracle" in (section.reason or "")
     assert SECTION_IDS.index("oracle-settings") + 1 == SECTION_IDS.index("oracles")
     assert TITLES["oracle-settings"].startswith("Table II")

@@ -17,27 +17,46 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.agents.recordings import matched_runs
+from sscbench.report.context import ReportContext, StudyFiles
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.run.config import StudyConfig, config_from_record
-from sscbench.run.storage import StudyDir
 
 Row = dict[str, Any]
-MATCH_COLUMNS = ["recording", "labelled task", "matched task", "score", "user", "actions",
-                 "words", "runner-up (score)", "faulted runs", "why unmatched"]  # fmt: skip
+ID = "recordings"
+TITLE = "Recordings"
+MATCH_COLUMNS = [
+    "recording",
+    "labelled task",
+    "matched task",
+    "score",
+    "user",
+    "actions",
+    "words",
+    "runner-up (score)",
+    "faulted runs",
+    "why unmatched",
+]
+SEVERAL_CALLS = (
+    "Several tool calls in one message were executed in order, as recorded "
+    "([study] first_tool_call_only = false; τ-bench executes only the first)."
+)
 
 
-def _config(study: Path) -> StudyConfig | None:
+def _config(record: Row) -> StudyConfig | None:
+    """The study's config from its record, or None when it has none readable."""
+    if not record:
+        return None
     try:
-        meta = json.loads((study / "config.json").read_text("utf-8"))
-        return config_from_record(meta)
+        return config_from_record(record)
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
-def _replay_records(store: StudyDir) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+def _replay_records(files: StudyFiles) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     """config id -> (run id, replay record) of every faulted run, from the evaluator logs."""
+    store = files.store
     out: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
-    for entry in store.read_index():
+    for entry in files.entries:
         if entry.kind != "faulted" or entry.status != "completed":
             continue
         try:
@@ -78,6 +97,7 @@ def _match_table(
 
 
 def _divergence_note(records: list[tuple[str, dict[str, Any]]]) -> str | None:
+    """The delivered observations that differ from the recorded ones, by tool."""
     by_tool: Counter[str] = Counter()
     for _, record in records:
         by_tool.update(d.get("name", "?") for d in record.get("divergences") or ())
@@ -91,51 +111,66 @@ def _divergence_note(records: list[tuple[str, dict[str, Any]]]) -> str | None:
     )
 
 
-def recordings_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Row]]]:
+def build(ctx: ReportContext) -> Section:
+    """The recordings a replay study replayed."""
+    return recordings_section(ctx.files, ctx.sets)
+
+
+def recordings_section(files: StudyFiles, sets: RunSets) -> Section:
     """The section and its CSV rows (``recording_matches``)."""
-    section = Section("recordings", "Recordings")
-    config = _config(study)
+    section = Section(ID, TITLE)
+    config = _config(files.record)
     agents = [a for a in (config.agents if config else []) if a.replay is not None]
     if config is None or not agents:
         section.reason = "the study replays no recording"
-        return section, {}
-    records = _replay_records(StudyDir(study))
+        return section
+    records = _replay_records(files)
     data = config.world_data()
     csv_rows: list[Row] = []
     for agent in agents:
-        assert agent.replay is not None
-        path = config.resolve(agent.replay.path)
-        runs_by_recording: dict[str, list[str]] = defaultdict(list)
-        for run_id, record in records.get(agent.id, []):
-            runs_by_recording[str(record.get("recording"))].append(run_id)
-        source = f"{agent.id} replays {path.name}"
-        if agent.replay.pairs:
-            source += f", the exact pairs of {Path(agent.replay.pairs).name}"
-        section.notes.append([{"t": source + "."}])
-        if agent.replay.format != "tau2":
-            continue
-        try:
-            _, matches = matched_runs(path, agent.replay.sha256, data, agent.replay.split)
-        except (OSError, ValueError) as exc:
-            section.notes.append(
-                [{"t": f"{agent.id}: the recording cannot be read again ({exc})."}]
-            )
-            continue
-        rows = [m.row() for m in matches]
-        section.tables.append(_match_table(agent.id, rows, runs_by_recording, sets))
-        csv_rows += [{"config_id": agent.id, **row} for row in rows]
-        note = _divergence_note(records.get(agent.id, []))
-        if note:
-            section.notes.append([{"t": f"{agent.id}: {note}"}])
+        csv_rows += _replayed(section, config, data, agent, records.get(agent.id, []), sets)
     if not config.study.first_tool_call_only:
-        section.notes.append(
-            [{"t": "Several tool calls in one message were executed in order, as recorded "
-                   "([study] first_tool_call_only = false; τ-bench executes only the first)."}]
-        )  # fmt: skip
+        section.notes.append([{"t": SEVERAL_CALLS}])
     section.intro = (
         "Which recordings the replay agents re-emitted and how each was tied to its task: "
         "τ²-bench renumbers τ-bench's tasks, so a conversation is matched by its content "
         "(the user it looks up, its writes against each task's actions, the user's words "
         "against the instruction), and an unmatched one is listed here, never guessed."
     )
-    return section, {"recording_matches": csv_rows} if csv_rows else {}
+    if csv_rows:
+        section.csvs["recording_matches"] = csv_rows
+    return section
+
+
+def _replayed(
+    section: Section,
+    config: StudyConfig,
+    data: Path | None,
+    agent: Any,
+    records: list[tuple[str, dict[str, Any]]],
+    sets: RunSets,
+) -> list[Row]:
+    """One replay agent: its source note, its conversations' matches (τ² recordings) and
+    their divergences; returns its rows of ``recording_matches.csv``."""
+    assert agent.replay is not None
+    path = config.resolve(agent.replay.path)
+    runs_by_recording: dict[str, list[str]] = defaultdict(list)
+    for run_id, record in records:
+        runs_by_recording[str(record.get("recording"))].append(run_id)
+    source = f"{agent.id} replays {path.name}"
+    if agent.replay.pairs:
+        source += f", the exact pairs of {Path(agent.replay.pairs).name}"
+    section.notes.append([{"t": source + "."}])
+    if agent.replay.format != "tau2":
+        return []
+    try:
+        _, matches = matched_runs(path, agent.replay.sha256, data, agent.replay.split)
+    except (OSError, ValueError) as exc:
+        section.notes.append([{"t": f"{agent.id}: the recording cannot be read again ({exc})."}])
+        return []
+    rows = [m.row() for m in matches]
+    section.tables.append(_match_table(agent.id, rows, runs_by_recording, sets))
+    note = _divergence_note(records)
+    if note:
+        section.notes.append([{"t": f"{agent.id}: {note}"}])
+    return [{"config_id": agent.id, **row} for row in rows]

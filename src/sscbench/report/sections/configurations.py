@@ -8,15 +8,13 @@ end), never an outcome; a faulted run its clean run did not qualify is counted a
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sscbench.jsonl import read_objects
+from sscbench.report.context import ReportContext, StudyFiles
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.run.storage import IndexEntry, StudyDir
 
 Row = dict[str, Any]
 COLUMNS = [
@@ -38,6 +36,7 @@ COLUMNS = [
     "faulted_missing",
 ]
 """Columns of ``tables/configurations.csv`` (counts and settings numeric)."""
+ID = "configurations"
 TITLE = "Table I — Configurations"
 
 
@@ -54,17 +53,10 @@ class Scale:
     repetitions: set[int] = field(default_factory=set)
 
 
-def _recorded(store: StudyDir) -> dict[str, Any]:
-    try:
-        return json.loads(store.config_json.read_text("utf-8")).get("config") or {}
-    except (OSError, ValueError, AttributeError):
-        return {}
-
-
-def _planned(store: StudyDir, entries: list[IndexEntry]) -> list[Row]:
+def _planned(files: StudyFiles) -> list[Row]:
     """The plan's lines, or for a study without ``plan.jsonl`` its indexed faulted runs."""
-    if store.plan.exists():
-        return list(read_objects(store.plan))
+    if files.plan is not None:
+        return files.plan
     return [
         {
             "config_id": e.config_id,
@@ -72,17 +64,16 @@ def _planned(store: StudyDir, entries: list[IndexEntry]) -> list[Row]:
             "clean_run_id": e.clean_run_id,
             "faulted_run_id": e.run_id,
         }
-        for e in entries
+        for e in files.entries
         if e.kind == "faulted"
     ]
 
 
-def realized_scale(store: StudyDir) -> dict[str, Scale]:
+def realized_scale(files: StudyFiles) -> dict[str, Scale]:
     """Per configuration: what the plan scheduled and what became of each run."""
-    entries = list(store.read_index())
-    index = {e.run_id: e for e in entries}
+    index = {e.run_id: e for e in files.entries}
     scales: dict[str, Scale] = defaultdict(Scale)
-    for line in _planned(store, entries):
+    for line in _planned(files):
         scale = scales[str(line["config_id"])]
         scale.repetitions.add(int(line["repetition"]))
         faulted, clean_id = str(line["faulted_run_id"]), line.get("clean_run_id")
@@ -129,13 +120,13 @@ def _settings(agent: Row) -> Row:
     return row
 
 
-def configuration_rows(store: StudyDir) -> list[Row]:
+def configuration_rows(files: StudyFiles) -> list[Row]:
     """Table I's rows: the recorded configurations in config order (then any other
     configuration the plan names), each with its planned and realized scale."""
-    config = _recorded(store)
+    config = files.config
     default = int((config.get("study") or {}).get("repetitions", 1))
     agents = {str(a.get("id")): a for a in config.get("agents") or []}
-    scales = realized_scale(store)
+    scales = realized_scale(files)
     rows = []
     for config_id in [*agents, *sorted(set(scales) - set(agents))]:
         agent, scale = agents.get(config_id, {}), scales.get(config_id, Scale())
@@ -163,14 +154,19 @@ def configuration_rows(store: StudyDir) -> list[Row]:
     return rows
 
 
-def configurations_section(study: Path, sets: RunSets) -> tuple[Section, list[Row]]:
+def build(ctx: ReportContext) -> Section:
+    """Table I of the study."""
+    return configurations_section(ctx.files, ctx.sets)
+
+
+def configurations_section(files: StudyFiles, sets: RunSets) -> Section:
     """Table I and its CSV rows (``tables/configurations.csv``)."""
-    section = Section("configurations", TITLE)
-    store = StudyDir(study)
-    rows = configuration_rows(store)
+    section = Section(ID, TITLE)
+    rows = configuration_rows(files)
     if not rows:
         section.reason = "the study recorded no configuration and no plan"
-        return section, []
+        section.csvs["configurations"] = []
+        return section
     counts = ", ".join(f"{r['config_id']} {r['repetitions']}" for r in rows)
     section.intro = (
         f"{len(rows)} configuration{'s' * (len(rows) != 1)}; planned repetitions: {counts}. "
@@ -214,4 +210,5 @@ def configurations_section(study: Path, sets: RunSets) -> tuple[Section, list[Ro
             key=row["config_id"],
         )
     section.tables.append(table)
-    return section, [{c: row.get(c) for c in COLUMNS} for row in rows]
+    section.csvs["configurations"] = [{c: row.get(c) for c in COLUMNS} for row in rows]
+    return section

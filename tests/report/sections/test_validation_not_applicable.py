@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from same_runs_rows import run
-from sscbench.report import more_sections as more
 from sscbench.report.model import RunSets
+from sscbench.report.sections.validation import validation_section
 
 
 def test_t_u_not_applicable_agrees_only_with_not_applicable():
@@ -18,6 +18,6 @@ def test_t_u_not_applicable_agrees_only_with_not_applicable():
         "r4": {"T_U": na},  # measured a step, reference n/a: disagree
         "r5": {"A": 0},  # T_U not labelled: not scored
     }
-    _, csv_rows = more.validation_section("test", reference, rows, RunSets())
+    csv_rows = validation_section("test", reference, rows, RunSets()).csvs["validation"]
     t_u = next(r for r in csv_rows if r["field"] == "T_U" and r["operator"] == "all operators")
     assert (t_u["agree"], t_u["applicable"]) == (1, 4)

@@ -15,10 +15,12 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.oracles.inputs import INPUT_COLUMNS
+from sscbench.report.context import ReportContext
 from sscbench.report.model import Section, Table
 
 Row = dict[str, Any]
 SCHEMA = "sscbench.oracle-scores/1"
+ID = "oracle-settings"
 TITLE = "Table II — Oracle settings"
 # The paper's settings in its order (B1, B2-L0, B2-L1, B3, B4, B5), then sscbench's own
 # measurement; any other scored oracle follows by name.
@@ -55,6 +57,7 @@ def in_paper_order(results: dict[str, Row]) -> dict[str, Row]:
 
 
 def _made(calls: Row | None) -> str:
+    """The model calls a setting's verdicts recorded."""
     if not isinstance(calls, dict) or not calls.get("judged"):
         return "not recorded"
     return (
@@ -64,6 +67,7 @@ def _made(calls: Row | None) -> str:
 
 
 def _csv_row(name: str, result: Row) -> Row:
+    """A scored setting's row of ``oracle-settings.csv``."""
     inputs = result.get("inputs") if result.get("schema") == SCHEMA else None
     recorded = result.get("calls")
     calls: Row = recorded if isinstance(recorded, dict) else {}
@@ -119,16 +123,21 @@ def settings_table(results: dict[str, Row]) -> tuple[Table, list[Row]]:
     return table, rows
 
 
-def oracle_settings_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
-    """Table II for every scored oracle setting, with its CSV rows."""
-    section = Section("oracle-settings", TITLE)
+def build(ctx: ReportContext) -> Section:
+    """Table II of the study's scored oracles."""
+    return oracle_settings_section(ctx.oracle_results)
+
+
+def oracle_settings_section(results: dict[str, Row]) -> Section:
+    """Table II for every scored oracle setting, with its CSV rows (``oracle-settings``)."""
+    section = Section(ID, TITLE, csvs={"oracle-settings": []})
     if not results:
         section.reason = (
             "no oracle results (score oracles with `sscbench validate-oracle STUDY --oracle "
             "NAME ...` or the study config's [oracles] settings; each setting scored is "
             "listed here with its inputs)"
         )
-        return section, []
+        return section
     table, rows = settings_table(results)
     section.intro = (
         "What each scored oracle setting reads and how its answer becomes a verdict; Table V "
@@ -136,4 +145,5 @@ def oracle_settings_section(results: dict[str, Row]) -> tuple[Section, list[Row]
         "control; only the rules read the measurement row, which knows the run's condition."
     )
     section.tables.append(table)
-    return section, rows
+    section.csvs["oracle-settings"] = rows
+    return section

@@ -6,10 +6,9 @@ clean run qualified which faulted runs (``tables/clean_runs.csv``: one row per c
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from pathlib import Path
 from typing import Any
 
-from sscbench.jsonl import read_objects
+from sscbench.report.context import ReportContext, StudyFiles
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.run.cost import (
     NO_MODEL,
@@ -18,25 +17,37 @@ from sscbench.run.cost import (
     read_prices,
     stored_config_calls_a_model,
 )
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.run.storage import IndexEntry
 
 Row = dict[str, Any]
+ID = "cost"
+TITLE = "Cost and qualification"
+COST_COLUMNS = [
+    "runs",
+    "requests",
+    "retries",
+    "rate_limited",
+    "prompt_tokens",
+    "completion_tokens",
+    "wall_s",
+    "price_usd",
+]
 
 
-def plan_ordered(store: StudyDir, entries: list[IndexEntry]) -> list[IndexEntry]:
+def plan_ordered(files: StudyFiles) -> list[IndexEntry]:
     """The index entries in the study's plan order (a clean run where the plan first names
     it, then its faulted runs), not the index's completion order: the tables read the
     same whichever executor (local, Ray) ran the study and in whatever order runs ended.
     Runs the plan does not name follow, by run id."""
     position: dict[str, int] = {}
-    if store.plan.exists():
-        for row in read_objects(store.plan):
+    if files.plan is not None:
+        for row in files.plan:
             for key in ("clean_run_id", "faulted_run_id"):
                 run_id = row.get(key)
                 if isinstance(run_id, str):
                     position.setdefault(run_id, len(position))
     unplanned = len(position)
-    return sorted(entries, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
+    return sorted(files.entries, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 
 def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
@@ -71,14 +82,19 @@ def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
     return rows
 
 
-def cost_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Row]]]:
+def build(ctx: ReportContext) -> Section:
+    """What the study's runs cost, and its clean runs' qualification."""
+    return cost_section(ctx.files, ctx.sets)
+
+
+def cost_section(files: StudyFiles, sets: RunSets) -> Section:
     """The section and its CSV rows (``cost``, ``pass_k``, ``clean_runs``)."""
-    store = StudyDir(study)
-    section = Section("cost", "Cost and qualification")
-    entries = plan_ordered(store, list(store.read_index()))
+    store = files.store
+    section = Section(ID, TITLE)
+    entries = plan_ordered(files)
     if not entries:
         section.reason = "the study's index holds no run"
-        return section, {}
+        return section
     prices = read_prices(store.config_toml)
     by_config, total = cost_by_config(entries, prices, store.read_timings())
     if stored_config_calls_a_model(store.config_toml):
@@ -95,19 +111,27 @@ def cost_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Ro
             f"{total.runs} runs ran in {total.wall_s:.1f} s of run time; {NO_MODEL}, so there "
             "are no requests, tokens or price to count."
         )
-    columns = ["runs", "requests", "retries", "rate_limited", "prompt_tokens",
-               "completion_tokens", "wall_s", "price_usd"]  # fmt: skip
     table = Table(
         "cost-table",
         "Model calls per configuration (runs that ran: clean and faulted)",
         "every run with an index row that ran (not-qualified records ran nothing)",
-        ["configuration", *columns],
+        ["configuration", *COST_COLUMNS],
     )
     cost_rows = []
     for config_id, totals in [*by_config.items(), ("all configurations", total)]:
         row = {"config_id": config_id, **totals.row()}
         cost_rows.append(row)
-        table.add(config_id, *[row[c] if c != "price_usd" else totals.price_label for c in columns])
+        cells = [row[c] if c != "price_usd" else totals.price_label for c in COST_COLUMNS]
+        table.add(config_id, *cells)
+    qualification, pass_rows = _pass_k_table(entries)
+    clean_rows = _clean_rows(entries)
+    section.tables += [table, qualification, _shared_table(clean_rows, sets)]
+    section.csvs = {"cost": cost_rows, "pass_k": pass_rows, "clean_runs": clean_rows}
+    return section
+
+
+def _pass_k_table(entries: list[IndexEntry]) -> tuple[Table, list[Row]]:
+    """Each configuration's clean-task pass^k, and the rows of ``pass_k.csv``."""
     passes = pass_hat_k(entries)
     most = max((len(v) for v in passes.values()), default=0)
     qualification = Table(
@@ -119,9 +143,14 @@ def cost_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Ro
     pass_rows = []
     for config_id, figures in passes.items():
         qualification.add(config_id, *[f"{p.value:.3f} ({p.tasks})" for p in figures])
-        pass_rows += [{"config_id": config_id, "k": p.k, "pass_k": p.value, "tasks": p.tasks}
-                      for p in figures]  # fmt: skip
-    clean_rows = _clean_rows(entries)
+        pass_rows += [
+            {"config_id": config_id, "k": p.k, "pass_k": p.value, "tasks": p.tasks} for p in figures
+        ]
+    return qualification, pass_rows
+
+
+def _shared_table(clean_rows: list[Row], sets: RunSets) -> Table:
+    """The shared clean runs by configuration: which qualified which faulted runs."""
     shared = Table(
         "clean-runs-table",
         "Shared clean runs: which qualified which faulted runs",
@@ -147,5 +176,4 @@ def cost_section(study: Path, sets: RunSets) -> tuple[Section, dict[str, list[Ro
             sum(r["not_qualified"] for r in rows),
             sum(r["missing"] for r in rows),
         )
-    section.tables += [table, qualification, shared]
-    return section, {"cost": cost_rows, "pass_k": pass_rows, "clean_runs": clean_rows}
+    return shared

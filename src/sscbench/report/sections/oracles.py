@@ -5,7 +5,7 @@ Results written by ``sscbench validate-oracle STUDY --oracle NAME`` (schema
 first-faulty-reliance localization, (c) adoption F1 / exact T_U by operator, (d) recall
 / exact T_U by the reference's arrival stratum. Rows are the scored settings in the
 paper's order (B1, B2-L0, B2-L1, B3, B4, B5, then the rules and any other oracle; see
-:data:`~sscbench.report.oracle_settings_section.PAPER_ORDER`), each with its paper kind;
+:data:`~sscbench.report.sections.oracle_settings.PAPER_ORDER`), each with its paper kind;
 Table II (the ``oracle-settings`` section) lists what each reads. Older files (the plain
 scoring's ``--json`` output, one flat row per stratum) are shown in their own table.
 """
@@ -15,13 +15,24 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.oracles.table import tidy_rows
+from sscbench.report.context import ReportContext
 from sscbench.report.model import Cell, Section, Table, label_cell
-from sscbench.report.oracle_settings_section import in_paper_order
+from sscbench.report.sections.oracle_settings import in_paper_order
 
 Row = dict[str, Any]
+ID = "oracles"
+TITLE = "Automated recovery of measurement targets"
 SCHEMA = "sscbench.oracle-scores/1"
-LEGACY_COLUMNS = ("runs", "abstentions", "precision", "recall", "f1", "kappa", "t_u_exact",
-                  "t_u_within_1")  # fmt: skip
+LEGACY_COLUMNS = (
+    "runs",
+    "abstentions",
+    "precision",
+    "recall",
+    "f1",
+    "kappa",
+    "t_u_exact",
+    "t_u_within_1",
+)
 
 
 def _label(cell: Any) -> Cell | str | None:
@@ -36,6 +47,7 @@ def _label(cell: Any) -> Cell | str | None:
 
 
 def _short(cell: Any, digits: bool = False) -> str:
+    """An interval cell in short: ``k/n (rate%)``, the estimate with ``digits``."""
     if not isinstance(cell, dict) or cell.get("estimate") is None:
         return "–" if not isinstance(cell, dict) else "unobserved"
     if digits:
@@ -52,38 +64,61 @@ def paper_kind(result: Row) -> str:
 
 
 def _adoption_table(results: dict[str, Row]) -> Table:
-    table = Table("oracles-adoption", "Table V (a): adoption identification",
-                  "reference-labelled faulted runs with a decidable reference A (abstentions "
-                  "count as missed positives); false positives among covered clean controls "
-                  "and covered reference non-adopters",
-                  ["oracle", "paper", "applicable", "coverage", "precision", "recall", "F1",
-                   "FP clean controls", "FP non-adopting faulted"])  # fmt: skip
+    """Table V (a): adoption identification per scored oracle."""
+    table = Table(
+        "oracles-adoption",
+        "Table V (a): adoption identification",
+        "reference-labelled faulted runs with a decidable reference A (abstentions "
+        "count as missed positives); false positives among covered clean controls "
+        "and covered reference non-adopters",
+        [
+            "oracle",
+            "paper",
+            "applicable",
+            "coverage",
+            "precision",
+            "recall",
+            "F1",
+            "FP clean controls",
+            "FP non-adopting faulted",
+        ],
+    )
+    shown = ("coverage", "precision", "recall", "f1", "fp_clean", "fp_non_adopting")
     for name, result in results.items():
         row = result["strata"].get("all", {})
+        where = (name, paper_kind(result), row.get("applicable"))
         if not result.get("gives_adoption", True):
-            table.add(name, paper_kind(result), row.get("applicable"), _label(row.get("coverage")),
-                      *["step only"] * 5, key=name)  # fmt: skip
+            table.add(*where, _label(row.get("coverage")), *["step only"] * 5, key=name)
             continue
-        table.add(name, paper_kind(result), row.get("applicable"),
-                  *[_label(row.get(k)) for k in ("coverage", "precision", "recall", "f1",
-                                                 "fp_clean", "fp_non_adopting")], key=name)  # fmt: skip
+        table.add(*where, *[_label(row.get(k)) for k in shown], key=name)
     return table
 
 
 def _location_table(results: dict[str, Row]) -> Table:
-    table = Table("oracles-location", "Table V (b): first-faulty-reliance localization",
-                  "reference-adopted faulted runs with a located reference T_U; abstentions "
-                  "and verdicts without a step count as non-matches",
-                  ["oracle", "paper", "applicable adopted", "step given", "T_U exact",
-                   "T_U within ±1"])  # fmt: skip
+    """Table V (b): first-faulty-reliance localization per scored oracle."""
+    table = Table(
+        "oracles-location",
+        "Table V (b): first-faulty-reliance localization",
+        "reference-adopted faulted runs with a located reference T_U; abstentions "
+        "and verdicts without a step count as non-matches",
+        ["oracle", "paper", "applicable adopted", "step given", "T_U exact", "T_U within ±1"],
+    )
     for name, result in results.items():
         row = result["strata"].get("all", {})
-        table.add(name, paper_kind(result), row.get("t_u_applicable"), row.get("t_u_located"),
-                  _label(row.get("t_u_exact")), _label(row.get("t_u_within_1")), key=name)  # fmt: skip
+        table.add(
+            name,
+            paper_kind(result),
+            row.get("t_u_applicable"),
+            row.get("t_u_located"),
+            _label(row.get("t_u_exact")),
+            _label(row.get("t_u_within_1")),
+            key=name,
+        )
     return table
 
 
-def _by(results: dict[str, Row], prefix: str, table: Table, cell) -> Table:
+def _by(results: dict[str, Row], prefix: str, table: Table, cell: Any) -> Table:
+    """A table with one column per stratum named ``prefix…`` (operator, arrival)."""
     keys = sorted({k for r in results.values() for k in r["strata"] if k.startswith(prefix)})
     table.columns = ["oracle", "paper", *[k.removeprefix(prefix) for k in keys]]
     for name, result in results.items():
@@ -97,6 +132,7 @@ def _by(results: dict[str, Row], prefix: str, table: Table, cell) -> Table:
 
 
 def _operator_cell(result: Row, row: Row | None) -> str:
+    """Table V (c)'s cell: F1 / exact T_U / FP on clean controls."""
     if row is None:
         return "–"
     if not result.get("gives_adoption", True):
@@ -108,6 +144,7 @@ def _operator_cell(result: Row, row: Row | None) -> str:
 
 
 def _arrival_cell(result: Row, row: Row | None) -> str:
+    """The by-arrival cell: recall / exact T_U."""
     if row is None:
         return "–"
     if not result.get("gives_adoption", True):
@@ -116,24 +153,35 @@ def _arrival_cell(result: Row, row: Row | None) -> str:
 
 
 def _legacy_table(results: dict[str, Row]) -> Table:
-    table = Table("oracles-table", "Oracle settings against the reference (plain scoring)",
-                  "reference-labelled runs", ["setting", "stratum", *LEGACY_COLUMNS])  # fmt: skip
+    """Plain-scoring files (one flat row per stratum) in a table of their own."""
+    table = Table(
+        "oracles-table",
+        "Oracle settings against the reference (plain scoring)",
+        "reference-labelled runs",
+        ["setting", "stratum", *LEGACY_COLUMNS],
+    )
     for name, scores in results.items():
         for key, row in scores.items():
             table.add(name, key, *[_label(row.get(c)) for c in LEGACY_COLUMNS])
     return table
 
 
-def oracles_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
-    """Table V for every scored oracle (and any plain-scoring files), with its CSV rows."""
-    section = Section("oracles", "Automated recovery of measurement targets")
+def build(ctx: ReportContext) -> Section:
+    """Table V of the study's scored oracles."""
+    return oracles_section(ctx.oracle_results)
+
+
+def oracles_section(results: dict[str, Row]) -> Section:
+    """Table V for every scored oracle (and any plain-scoring files), with its CSV rows
+    (``oracles``)."""
+    section = Section(ID, TITLE, csvs={"oracles": []})
     if not results:
         section.reason = (
             "no oracle results (score oracles with `sscbench validate-oracle STUDY "
             "--oracle rules --oracle invariants ...`, or list them in the study config's "
             "[oracles] settings for `sscbench run`; they are written to STUDY/oracles/)"
         )
-        return section, []
+        return section
     scored = in_paper_order({n: r for n, r in results.items() if r.get("schema") == SCHEMA})
     legacy = {n: r for n, r in results.items() if r.get("schema") != SCHEMA}
     references = sorted({r.get("reference", "") for r in scored.values()})
@@ -147,28 +195,50 @@ def oracles_section(results: dict[str, Row]) -> tuple[Section, list[Row]]:
     )
     csv_rows: list[Row] = []
     if scored:
-        section.tables += [
-            _adoption_table(scored),
-            _location_table(scored),
-            _by(scored, "operator:", Table("oracles-operator", "Table V (c): adoption F1 / "
-                "exact T_U / FP on clean controls by operator", "as (a) and (b), per "
-                "operator", []), _operator_cell),
-            _by(scored, "arrival:", Table("oracles-arrival", "Adoption recall / exact T_U by "
-                "the reference's arrival stratum", "as (a) and (b), per reference Z_S", []),
-                _arrival_cell),
-        ]  # fmt: skip
+        section.tables += _scored_tables(scored)
         for name, result in scored.items():
             csv_rows += tidy_rows(name, result["strata"])
-            note = f"{name} reads {result.get('context', '')}"
-            if result.get("abstentions"):
-                reasons = ", ".join(f"{k}: {v}" for k, v in result["abstention_reasons"].items())
-                note += (f"; abstained on {result['abstentions']} of {result['judged']} judged "
-                         f"runs ({reasons})")  # fmt: skip
-            section.notes.append([{"t": note + "."}])
+            section.notes.append([{"t": _reads(name, result) + "."}])
     if legacy:
         section.tables.append(_legacy_table(legacy))
         for name, scores in legacy.items():
-            csv_rows += [{"oracle": name, "stratum": k, **{c: r.get(c) for c in LEGACY_COLUMNS}}
-                         for k, r in scores.items()]  # fmt: skip
+            csv_rows += [
+                {"oracle": name, "stratum": k, **{c: r.get(c) for c in LEGACY_COLUMNS}}
+                for k, r in scores.items()
+            ]
     columns = list(dict.fromkeys(k for r in csv_rows for k in r))  # one header for both kinds
-    return section, [{c: r.get(c) for c in columns} for r in csv_rows]
+    section.csvs["oracles"] = [{c: r.get(c) for c in columns} for r in csv_rows]
+    return section
+
+
+def _scored_tables(scored: dict[str, Row]) -> list[Table]:
+    """Table V's panels (a)–(c) and the by-arrival panel."""
+    by_operator = Table(
+        "oracles-operator",
+        "Table V (c): adoption F1 / exact T_U / FP on clean controls by operator",
+        "as (a) and (b), per operator",
+        [],
+    )
+    by_arrival = Table(
+        "oracles-arrival",
+        "Adoption recall / exact T_U by the reference's arrival stratum",
+        "as (a) and (b), per reference Z_S",
+        [],
+    )
+    return [
+        _adoption_table(scored),
+        _location_table(scored),
+        _by(scored, "operator:", by_operator, _operator_cell),
+        _by(scored, "arrival:", by_arrival, _arrival_cell),
+    ]
+
+
+def _reads(name: str, result: Row) -> str:
+    """What a scored oracle reads, and on how many judged runs it abstained (and why)."""
+    note = f"{name} reads {result.get('context', '')}"
+    if result.get("abstentions"):
+        reasons = ", ".join(f"{k}: {v}" for k, v in result["abstention_reasons"].items())
+        note += (
+            f"; abstained on {result['abstentions']} of {result['judged']} judged runs ({reasons})"
+        )
+    return note

@@ -3,38 +3,24 @@
 Nothing here computes a statistic: the results are the claim cards pooled over
 configurations (:func:`sscbench.analysis.claims.claim_cards`) and, for typed fault
 families, the release evidence's family rows, shown as they are elsewhere on the page.
-Typed families' metrics also become claims (:func:`typed_claims`) so ``claims.json``
-carries a typed study's results too.
+Typed families' metrics become claims in the claims section
+(:func:`sscbench.report.sections.claims.typed_claims`).
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, POOLED
-from sscbench.analysis.populations import caveat_text, interval_label
+from sscbench.report.context import ReportContext
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
 
 Row = dict[str, Any]
+ID = "headline"
+TITLE = "Summary"
 HEADLINE_CLAIMS = ("propagation", "adoption under pre-use counterevidence")
-TYPED_METRICS = {  # the words of docs/release-evidence.md
-    "activation": ("the fault really fired", "injected runs that completed"),
-    "detection": ("the expected barrier fired after activation", "activated injected runs"),
-    "containment": (
-        "the world acceptable, nothing escaped, terminal class not unacceptable",
-        "activated injected runs",
-    ),
-    "escape": (
-        "the fault reached the user as a determinate claim the world contradicts, or "
-        "as VERIFIED while a checkpoint is not valid",
-        "activated injected runs",
-    ),
-    "recovery": (
-        "ends verified, clean and solved",
-        "activated runs of families with a valid recovery path",
-    ),
-}
 
 
 def _names(values: list[str], most: int = 6) -> str:
@@ -146,7 +132,7 @@ def headline_section(
 ) -> Section:
     """What ran and the main results: SSCBench operators' pooled claims, typed families'
     escapes; a study with neither says what it is instead of counting zero runs."""
-    section = Section("headline", "Summary", intro=_what_ran(measured))
+    section = Section(ID, TITLE, intro=_what_ran(measured))
     typed = evidence is not None and bool(evidence.families)
     if primary:
         operators = sorted({str(r.get("operator")) for r in primary})
@@ -192,30 +178,7 @@ def headline_section(
     return section
 
 
-def typed_claims(evidence: Any) -> list[Row]:
-    """The typed families' metrics as claims (one per configuration, family, level and
-    metric), in the claim cards' fields, for ``claims.json``."""
-    out = []
-    for row in evidence.families if evidence is not None else []:
-        for metric, iv in row.metrics.items():
-            condition, population = TYPED_METRICS.get(metric, (metric, "injected runs"))
-            out.append(
-                {
-                    "claim": metric,
-                    "operator": row.family,
-                    "family": row.family,
-                    "config_id": row.config_id,
-                    "severity": row.severity,
-                    "level": ", ".join(f"{k}={v}" for k, v in sorted(row.level.items())),
-                    "required_condition": condition,
-                    "population": population,
-                    **iv.to_dict(),
-                    "caveat": caveat_text(iv),
-                    "label": interval_label(iv),
-                    "status": "observed" if iv.observed else "unobserved",
-                }
-            )
-    return out
-
-
-__all__ = ["headline_section", "typed_claims"]
+def build(ctx: ReportContext) -> Section:
+    """The Summary, built after every other section (it states the build's time)."""
+    built = f"Built in {time.perf_counter() - ctx.started:.1f} s."
+    return headline_section(ctx.measured, ctx.primary, ctx.cards, ctx.evidence, ctx.sets, built)

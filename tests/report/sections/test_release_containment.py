@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from sscbench.release.containment import check_campaign
-from sscbench.report.containment_table import NO_PLAN
-from sscbench.report.release_section import release_section
+from sscbench.report.sections.release import release_section
+from sscbench.report.sections.release_containment import NO_PLAN
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 
@@ -47,14 +47,16 @@ def test_the_release_section_shows_the_checked_plan_or_says_there_was_none(tmp_p
     config = parse_config(STUDY, "s.toml")
     study = tmp_path / "study"
     execute_study(config, STUDY, study, progress=False)
-    section, rows = release_section(study, tmp_path / "r1", None)
+    section = release_section(study, tmp_path / "r1", None)
+    rows = section.csvs
     assert "containment-table" not in [t.id for t in section.tables]
     assert [{"t": NO_PLAN}] in section.notes and "release_containment" not in rows
     policy = tmp_path / "policy.toml"
     policy.write_text(PLAN)
     record = check_campaign(config, policy)
     (study / "containment.json").write_text(json.dumps(record))
-    section, rows = release_section(study, tmp_path / "r2", None)
+    section = release_section(study, tmp_path / "r2", None)
+    rows = section.csvs
     (table,) = [t for t in section.tables if t.id == "containment-table"]
     cells = _texts(table)
     assert "qa-lead" in cells and "containment rate below 0.5" in cells
@@ -66,7 +68,7 @@ def test_the_release_section_shows_the_checked_plan_or_says_there_was_none(tmp_p
 
 
 def test_the_plan_row_says_whether_the_abort_metric_stopped_the_campaign():
-    from sscbench.report.containment_table import containment_rows
+    from sscbench.report.sections.release_containment import containment_rows
 
     def cell(record):
         (row,) = [r for r in containment_rows(record) if r["field"] == "abort_metric"]

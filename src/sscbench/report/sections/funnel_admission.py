@@ -1,8 +1,10 @@
-"""The admission funnel beside the execution funnel: candidates considered in the frozen
-order, rejected in semantic review, replaced from the same order, and the rank reached.
+"""The funnel section's admission table: the admission funnel beside the execution
+funnel — candidates considered in the frozen order, rejected in semantic review,
+replaced from the same order, and the rank reached.
 
 ``sscbench admit`` writes it as ``admission.json`` next to the cases it admits, and a
-study that admits its own cases (``[cases] operators``) into the study. The report reads ``STUDY/admission.json``, else the one beside the study's ``cases.file``.
+study that admits its own cases (``[cases] operators``) into the study. The report
+reads ``STUDY/admission.json``, else the one beside the study's ``cases.file``.
 A record that does not list the study's cases of an operator is not shown for it (the
 note says so): it would describe another admission.
 """
@@ -13,7 +15,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from sscbench.report.model import Table
+from sscbench.report.model import Section, Table
 
 Row = dict[str, Any]
 ADMISSION_COLUMNS = ("candidates_considered", "rejected_in_review", "replaced", "rank_reached")
@@ -121,18 +123,12 @@ def csv_fields(operators: list[Row], name: str) -> Row:
     return {k: "" if entry[k] is None else entry[k] for k in ADMISSION_COLUMNS}
 
 
-def _recorded(study: Path) -> dict[str, Any]:
-    try:
-        meta = json.loads((study / "config.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return meta if isinstance(meta, dict) else {}
-
-
-def add_admission(section: Any, csv_rows: list[Row], study: Path, cases: dict[str, Any]) -> None:
+def add_admission(
+    section: Section, csv_rows: list[Row], study: Path, cases: dict[str, Any], meta: Row
+) -> None:
     """Put the study's admission record (when there is one) in the funnel section and
-    its admission columns in every funnel CSV row."""
-    meta = _recorded(study)
+    its admission columns in every funnel CSV row; ``meta`` is the study's recorded
+    ``config.json`` (its ``config`` and ``base_dir`` say where the cases file is)."""
     where = find_admission(study, meta.get("config") or {}, meta.get("base_dir"))
     operators, problem = read_admission(where) if where is not None else ([], "")
     shown, refused = matching(operators, cases)
@@ -155,6 +151,7 @@ def add_admission(section: Any, csv_rows: list[Row], study: Path, cases: dict[st
 
 
 def _shown(where: Path | None, study: Path) -> str:
+    """The record's path, relative to the study when inside it."""
     if where is None:
         return ""
     return str(where.relative_to(study)) if where.is_relative_to(study) else str(where)

@@ -1,0 +1,197 @@
+"""What every report section is built from, read from the study once.
+
+:class:`StudyFiles` is the study folder as read: its ``StudyDir``, the index entries
+(read once, when the measurements are checked fresh), the recorded ``config.json`` and
+the plan. :class:`ReportContext` adds what ``sscbench report`` was given (claims,
+``--paired``, ``--policy``, the review folder, ``--run-pages``), the measurement rows,
+the cases, the numbered run sets the tables link to, and the analyses several sections
+share (computed on first use, once). Each section's ``build(ctx)`` reads only this.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from sscbench.analysis.claims import BUILT_IN, claim_cards
+from sscbench.analysis.populations import cell_entry, cell_table, operator_table, primary_rows
+from sscbench.analysis.user_claims import load_claims
+from sscbench.jsonl import read_objects
+from sscbench.release.evidence import ReleaseEvidence, collect_evidence
+from sscbench.report.inputs import (
+    check_fresh,
+    find_review,
+    oracle_results,
+    read_cases,
+    read_measurements,
+    read_record,
+    read_review,
+)
+from sscbench.report.model import RunSets, Section
+from sscbench.review.interrater import ReviewAgreement
+from sscbench.run.storage import IndexEntry, StudyDir
+
+Row = dict[str, Any]
+NOT_SSCBENCH = "the study has no faulted run with a fault contract (SSCBench operators)"
+
+
+@dataclass(frozen=True)
+class StudyFiles:
+    """A study folder as the report reads it: each file read once."""
+
+    store: StudyDir
+    entries: list[IndexEntry]  # the index, one entry per run id
+    record: Row  # config.json ({} when missing or unreadable)
+    plan: list[Row] | None  # plan.jsonl's lines (None: the study has no plan)
+
+    @property
+    def root(self) -> Path:
+        """The study folder."""
+        return self.store.root
+
+    @property
+    def config(self) -> Row:
+        """The config the study recorded (``config.json``'s ``config``), or ``{}``."""
+        config = self.record.get("config")
+        return config if isinstance(config, dict) else {}
+
+
+def study_files(store: StudyDir, entries: list[IndexEntry] | None = None) -> StudyFiles:
+    """Read the study's config record and plan; the index too unless ``entries`` (already
+    read by :func:`~sscbench.report.inputs.check_fresh`) are given."""
+    if entries is None:
+        entries = list(store.read_index())
+    plan = list(read_objects(store.plan)) if store.plan.exists() else None
+    return StudyFiles(store, entries, read_record(store.root), plan)
+
+
+def open_study(study: str | Path) -> StudyFiles:
+    """A study folder read for the report without the freshness check (tests, tools)."""
+    return study_files(StudyDir(study))
+
+
+@dataclass
+class ReportContext:
+    """One report build's inputs and shared analyses (see the module docstring)."""
+
+    files: StudyFiles
+    out: Path  # the folder the report is built in (swapped in as STUDY/report/)
+    measured: list[Row]  # every measurement row
+    cases: dict[str, Any]  # the study's cases by id
+    claims: tuple[Any, ...]  # the built-in claims and those of --claims
+    other: list[Row] | None = None  # the --paired study's measurement rows
+    paired: Path | None = None  # the --paired study
+    policy: Path | None = None  # the --policy file (gate verdict)
+    review_folder: Path | None = None
+    agreement: ReviewAgreement | None = None
+    run_pages: str | None = None  # --run-pages
+    started: float = 0.0  # perf_counter() when the build began
+    sets: RunSets = field(default_factory=RunSets)
+
+    @property
+    def study(self) -> Path:
+        """The study folder."""
+        return self.files.root
+
+    @property
+    def figures(self) -> Path:
+        """Where the sections draw their figures."""
+        return self.out / "figures"
+
+    @cached_property
+    def rows(self) -> list[Row]:
+        """The runs of the SSCBench tables: those whose case has a fault contract."""
+        return [r for r in self.measured if _has_contract(r, self.cases)]
+
+    @cached_property
+    def primary(self) -> list[Row]:
+        """The primary population (:func:`~sscbench.analysis.populations.primary_rows`)."""
+        return primary_rows(self.rows)
+
+    @cached_property
+    def cells(self) -> list[Row]:
+        """Per operator × configuration cells of the primary tables."""
+        return cell_table(self.rows)
+
+    @cached_property
+    def pooled(self) -> list[Row]:
+        """Per operator, pooled over configurations."""
+        return operator_table(self.rows)
+
+    @cached_property
+    def total(self) -> Row:
+        """All operators and configurations together (the funnel's last row)."""
+        return cell_entry("all operators", "all configurations", self.primary)
+
+    @cached_property
+    def cards(self) -> list[Row]:
+        """The claim cards (none without a primary population)."""
+        return claim_cards(self.rows, self.claims) if self.primary else []
+
+    @cached_property
+    def evidence(self) -> ReleaseEvidence:
+        """The typed fault families' release evidence."""
+        return collect_evidence(self.study)
+
+    @cached_property
+    def oracle_results(self) -> dict[str, dict[str, Row]]:
+        """Scored oracles by name (``oracles/*.json``)."""
+        return oracle_results(self.study)
+
+    def not_sscbench(self, section_id: str, title: str) -> Section:
+        """An SSCBench section that does not apply: the study has no primary population."""
+        reason = NOT_SSCBENCH
+        if self.evidence.families:
+            reason += "; its faulted runs are typed fault families (Release evidence)"
+        return Section(section_id, title, reason=reason)
+
+
+def _has_contract(row: Row, cases: dict[str, Any]) -> bool:
+    """Whether a run belongs to the SSCBench tables: its case has a fault contract (runs of
+    typed families, also not-qualified or missing ones, are release evidence)."""
+    if row.get("Z_S") == "no-contract":
+        return False
+    case = cases.get(row.get("case_id", ""))
+    return case is None or case.contract is not None
+
+
+def load_context(
+    study: Path,
+    out: Path,
+    *,
+    claims_file: str | Path | None = None,
+    paired: str | Path | None = None,
+    policy: str | Path | None = None,
+    review: str | Path | None = None,
+    run_pages: str | None = None,
+) -> ReportContext:
+    """Read and check everything the report needs, in the order errors are reported: the
+    review folder and its agreement, the measurements (fresh against the index), the
+    claims file, the paired study's measurements (checked too)."""
+    review_folder = find_review(study, Path(review) if review is not None else None)
+    agreement = read_review(review_folder)  # a bad agreement.json stops before any work
+    started = time.perf_counter()
+    measured = read_measurements(study)
+    store = StudyDir(study)
+    entries = check_fresh(store, measured)
+    claims = BUILT_IN + (load_claims(claims_file) if claims_file else ())
+    other = read_measurements(Path(paired)) if paired else None
+    if paired and other is not None:
+        check_fresh(StudyDir(paired), other)  # the paired study's measurements are checked too
+    return ReportContext(
+        files=study_files(store, entries),
+        out=out,
+        measured=measured,
+        cases=read_cases(study),
+        claims=claims,
+        other=other,
+        paired=Path(paired) if paired else None,
+        review_folder=review_folder,
+        agreement=agreement,
+        policy=Path(policy) if policy else None,
+        run_pages=run_pages,
+        started=started,
+    )

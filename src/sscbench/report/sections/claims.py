@@ -1,0 +1,106 @@
+"""The ``claims`` section: claim cards per operator × configuration and pooled, each with
+its own population, and adoption re-expressed as counts on one population
+(:mod:`~sscbench.report.sections.claims_reexpression`). Its CSV ``claims`` (and
+``claims.json``) also carries the typed families' metrics as claims
+(:func:`typed_claims`), so a typed study's results are there too.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from sscbench.analysis.populations import caveat_text, interval_label
+from sscbench.analysis.reexpression import reexpression
+from sscbench.jsonl import write_utf8
+from sscbench.report.context import ReportContext
+from sscbench.report.model import RunSets, Section
+from sscbench.report.sections.claims_reexpression import reexpression_rows, reexpression_table
+
+Row = dict[str, Any]
+ID = "claims"
+TITLE = "Claims"
+TYPED_METRICS = {  # the words of docs/release-evidence.md
+    "activation": ("the fault really fired", "injected runs that completed"),
+    "detection": ("the expected barrier fired after activation", "activated injected runs"),
+    "containment": (
+        "the world acceptable, nothing escaped, terminal class not unacceptable",
+        "activated injected runs",
+    ),
+    "escape": (
+        "the fault reached the user as a determinate claim the world contradicts, or "
+        "as VERIFIED while a checkpoint is not valid",
+        "activated injected runs",
+    ),
+    "recovery": (
+        "ends verified, clean and solved",
+        "activated runs of families with a valid recovery path",
+    ),
+}
+
+
+def typed_claims(evidence: Any) -> list[Row]:
+    """The typed families' metrics as claims (one per configuration, family, level and
+    metric), in the claim cards' fields, for ``claims.json``."""
+    out = []
+    for row in evidence.families if evidence is not None else []:
+        for metric, iv in row.metrics.items():
+            condition, population = TYPED_METRICS.get(metric, (metric, "injected runs"))
+            out.append(
+                {
+                    "claim": metric,
+                    "operator": row.family,
+                    "family": row.family,
+                    "config_id": row.config_id,
+                    "severity": row.severity,
+                    "level": ", ".join(f"{k}={v}" for k, v in sorted(row.level.items())),
+                    "required_condition": condition,
+                    "population": population,
+                    **iv.to_dict(),
+                    "caveat": caveat_text(iv),
+                    "label": interval_label(iv),
+                    "status": "observed" if iv.observed else "unobserved",
+                }
+            )
+    return out
+
+
+def build(ctx: ReportContext) -> Section:
+    """The claim cards, with ``claims.csv`` and ``claims.json`` (written here: the cards'
+    fields without their run ids, then the typed families' claims)."""
+    if ctx.primary:
+        reexpressed = reexpression(ctx.rows)
+        section = claims_section(ctx.cards, ctx.sets, reexpressed)
+        section.csvs["reexpression"] = reexpression_rows(reexpressed)
+    else:
+        section = ctx.not_sscbench(ID, TITLE)
+    hidden = ("runs", "counted")
+    claims = [{k: v for k, v in c.items() if k not in hidden} for c in ctx.cards]
+    claims += typed_claims(ctx.evidence)
+    section.csvs["claims"] = claims
+    write_utf8(ctx.out / "claims.json", json.dumps(claims, indent=2))
+    return section
+
+
+def claims_section(
+    cards: list[Row], sets: RunSets, reexpressed: list[Row] | None = None
+) -> Section:
+    """Claim cards per operator × configuration and pooled, each with its own population,
+    and adoption re-expressed as counts on one population (``reexpressed``, from
+    :func:`sscbench.analysis.reexpression.reexpression`)."""
+    section = Section(
+        ID,
+        TITLE,
+        intro="Cards per operator × configuration and pooled over configurations; each names "
+        "its required condition, its own population (rule, runs and clusters), k/n runs, "
+        "clusters and interval method.",
+    )
+    for c in cards:
+        k_href = sets.href(c["counted"]) if c["counted"] else ""
+        n_href = sets.href(c["runs"]) if c["runs"] else ""
+        section.cards.append({**c, "k_href": k_href, "n_href": n_href})
+    if reexpressed:
+        section.tables.append(reexpression_table(reexpressed, sets))
+    if not cards:
+        section.reason = "no faulted run with a fault contract"
+    return section

@@ -1,0 +1,114 @@
+"""The ``funnel`` section (Table III a): the primary execution funnel per operator and in
+total, n_Z/u_Z, the study's case and qualification selections, and the admission
+funnel beside it (:mod:`~sscbench.report.sections.funnel_admission`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from sscbench.analysis.populations import PRIMARY
+from sscbench.report import figures
+from sscbench.report.context import ReportContext
+from sscbench.report.model import Figure, RunSets, Section, Table, text
+from sscbench.report.sections.funnel_admission import add_admission
+
+Row = dict[str, Any]
+ID = "funnel"
+TITLE = "Execution funnel"
+FUNNEL = (
+    "scheduled",
+    "not_qualified",
+    "missing",
+    "observed",
+    "not_triggered",
+    "triggered",
+    "no_use",
+    "undecidable_use",
+    "measurement_missing",
+    "P",
+)
+
+
+def selection_notes(config: dict[str, Any]) -> list[str]:
+    """The study's case and qualification selections, stated beside the funnel.
+
+    ``[cases] prefer`` (e.g. early-trigger) chose which admitted cases run, and an agent
+    with ``qualify = "completed"`` ran faulted runs after unsolved clean runs: neither
+    may pass silently.
+    """
+    notes = []
+    prefer = (config.get("cases") or {}).get("prefer")
+    if prefer:
+        also = (
+            " and whose opening request needs a read before any write"
+            if prefer == "read-first"
+            else ""
+        )
+        notes.append(
+            f"Selection: cases.prefer = {prefer!r} — candidates whose fault-bearing "
+            f"call is an early natural call of the task{also} were screened first; "
+            "the cases are not a sample of all admissible candidates."
+        )
+    loose = [a["id"] for a in config.get("agents", []) if a.get("qualify") == "completed"]
+    if loose:
+        notes.append(
+            f"Selection: agents {', '.join(loose)} qualify a faulted run by a "
+            "completed clean run (not reward 1, the paper's protocol)."
+        )
+    return notes
+
+
+def build(ctx: ReportContext) -> Section:
+    """The funnel of the primary population with the study's admission record."""
+    if not ctx.primary:
+        return ctx.not_sscbench(ID, TITLE)
+    notes = selection_notes(ctx.files.config)
+    section = funnel_section(ctx.total, ctx.pooled, ctx.sets, ctx.figures, notes)
+    add_admission(section, section.csvs["funnel"], ctx.study, ctx.cases, ctx.files.record)
+    return section
+
+
+def funnel_section(
+    total: Row, by_operator: list[Row], sets: RunSets, folder: Path, notes: Sequence[str] = ()
+) -> Section:
+    """Table III a: the primary execution funnel per operator and in total, n_Z/u_Z, with
+    its CSV rows (``funnel``). ``notes`` are the study's selections
+    (:func:`selection_notes`), shown as lines."""
+    table = Table(
+        "funnel-table",
+        "Execution funnel per operator (Table III a)",
+        PRIMARY,
+        ["operator", *[k.replace("_", " ") for k in FUNNEL], "n_Z/u_Z", "controls in P"],
+    )
+    csv_rows = []
+    for entry in [*by_operator, total]:
+        runs = entry["runs"]
+        table.add(
+            entry["operator"],
+            *[sets.count(runs[k]) for k in FUNNEL],
+            [*sets.count(runs["n_Z"]), {"t": "/"}, *sets.count(runs["u_Z"])],
+            sets.count(runs["controls"]),
+            key=entry["operator"],
+        )
+        counts = {k: entry[k] for k in (*FUNNEL, "n_Z", "u_Z", "controls")}
+        csv_rows.append({"population": PRIMARY, "operator": entry["operator"], **counts})
+    png = figures.funnel_figure(total, folder)
+    figure = Figure(
+        "funnel",
+        f"Primary funnel, n = {total['scheduled']} faulted runs.",
+        "bar chart of scheduled, observed, triggered and P runs",
+        png,
+    )
+    return Section(
+        ID,
+        TITLE,
+        intro=f"Population: {PRIMARY}. P holds triggered runs with a decidable first "
+        "dependent use; n_Z/u_Z are decidable/undecidable arrival within P. "
+        f"P = {total['P']} runs in total.",
+        tables=[table],
+        notes=[text(n) for n in notes],
+        figures=[figure],
+        csvs={"funnel": csv_rows},
+    )

@@ -23,11 +23,13 @@ from sscbench.agents.actions import Unparsable, response_format
 from sscbench.agents.strategies import Strategy, action_messages, action_turn
 from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, AgentTurn, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
+from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.journal import ResponseJournal
 from sscbench.llm.responses import content_text, first_message
-from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
+from sscbench.llm.retry import ClientHolder
 from sscbench.llm.secrets import redact
+from sscbench.llm.usage import new_usage
 
 
 def _raw_arguments(value: Any) -> str:

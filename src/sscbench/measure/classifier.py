@@ -117,8 +117,8 @@ class LLMClassifier:
         candidate: UseCandidate,
     ) -> ClassifiedUse:
         """One chat completion per candidate."""
+        from sscbench.llm.completion import complete_with_retries
         from sscbench.llm.responses import first_message
-        from sscbench.llm.retry import complete_with_retries
         from sscbench.llm.secrets import redact
 
         body: dict[str, Any] = {

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 from sscbench.faults.surfaces import ACTIVATION_NOTES
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
-from sscbench.release.checkpoints import Findings, TrialSheet
 from sscbench.release.claims import classify_claim
 from sscbench.release.run_index import RunIndex, confirmed
+from sscbench.release.sheet import Findings, TrialSheet
 
 STATE_CONTEXT_FAMILIES = frozenset({"StaleCheckpoint", "ExpiredApproval", "MissingEntitlement"})
 

@@ -128,11 +128,6 @@ class ReplayAgent:
         """How many recorded turns have been re-emitted so far."""
         return self._next
 
-    @property
-    def handed_over(self) -> bool:
-        """True once the prefix is exhausted."""
-        return self._next >= len(self._messages)
-
     async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
         """The next recorded turn, or the continuation's / the final text."""
         self._ledger = ledger

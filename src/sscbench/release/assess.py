@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sscbench.core.ledger import LedgerEvent
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.typed import TrialRecord
@@ -53,7 +54,7 @@ from sscbench.world.world import World
 
 
 def assess_run(
-    case: Case, world: World, ledger: list[Any], evaluator: list[Any], *, control: bool
+    case: Case, world: World, ledger: list[LedgerEvent], evaluator: list[Any], *, control: bool
 ) -> TrialRecord:
     """The trial record of one run of a typed family (``control``: its paired clean run).
 
@@ -69,7 +70,7 @@ def assess_run(
 
 
 def _assess(
-    case: Case, world: World, ledger: list[Any], evaluator: list[Any], *, control: bool
+    case: Case, world: World, ledger: list[LedgerEvent], evaluator: list[Any], *, control: bool
 ) -> TrialRecord:
     """One reading of a run by the checkpoint rules.
 

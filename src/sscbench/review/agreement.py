@@ -35,6 +35,7 @@ from typing import Any
 
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.core.definitions import reliance_step
+from sscbench.core.ledger import LedgerEvent, ToolEvent
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 from sscbench.review.labels import (
@@ -158,7 +159,7 @@ def cell_summary(quantity: str, cell: Cell | None = None) -> dict[str, Any]:
     return (cell or Cell()).summary(quantity in STEP_QUANTITIES, POPULATIONS[quantity])
 
 
-def _quote(ledger: list[Any], step: Any) -> dict[str, Any] | None:
+def _quote(ledger: list[LedgerEvent], step: Any) -> dict[str, Any] | None:
     if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < len(ledger):
         return None
     event = ledger[step]
@@ -166,7 +167,7 @@ def _quote(ledger: list[Any], step: Any) -> dict[str, Any] | None:
     calls = getattr(event, "tool_calls", ()) or ()
     if calls:
         text = (text + " " if text else "") + " ".join(f"{c.name}({c.arguments})" for c in calls)
-    if getattr(event, "type", "") == "tool":
+    if isinstance(event, ToolEvent):
         text = f"[{event.name}] {text}"
     return {"step": step, "role": getattr(event, "type", "?"), "text": text[:QUOTE]}
 
@@ -205,7 +206,7 @@ def _disagreement(
     row: dict[str, Any] | None,
     quantity: str,
     near: bool,
-    ledger: list[Any],
+    ledger: list[LedgerEvent],
 ) -> dict[str, Any]:
     """One disagreement: the run, the quantity, both values and the quoted steps."""
     quotes = [_quote(ledger, s) for s in _related_steps(quantity, label, row)]
@@ -319,7 +320,7 @@ def agreement(
     mapping = read_key(key) if key is not None else find_key(study, labels)
     by_run = labels_by_run(labels, mapping, reference)
 
-    def ledger_of(run_id: str) -> list[Any] | None:
+    def ledger_of(run_id: str) -> list[LedgerEvent] | None:
         try:
             return read_ledger(store, run_id)
         except (DataError, OSError):

@@ -19,6 +19,7 @@ from sscbench.core.ledger import (
     ContextIntervention,
     HarnessError,
     InterventionRecord,
+    LedgerEvent,
     RunEnd,
     SystemEvent,
     ToolEvent,
@@ -37,7 +38,7 @@ from sscbench.world.world import World
 class EpisodeResult:
     """Everything a run produced: the model-visible ledger and the evaluator-only log."""
 
-    ledger: list[Any] = field(default_factory=list)
+    ledger: list[LedgerEvent] = field(default_factory=list)
     evaluator: list[Any] = field(default_factory=list)
     end: RunEnd | None = None
 

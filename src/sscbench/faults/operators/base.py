@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sscbench.core.injection import Injection
-from sscbench.core.references import Reservation, reservations_shown
 from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -102,11 +101,6 @@ def sentence_around(text: str, span: str) -> str:
     end_candidates = [i for i in (text.find(". ", index), text.find("\n", index)) if i >= 0]
     end = min(end_candidates) if end_candidates else len(text)
     return text[start + 1 : end + 1].strip()
-
-
-def known_reservations(view: LedgerView) -> dict[str, Reservation]:
-    """Reservations the visible history has named or shown (see ``measure.references``)."""
-    return reservations_shown(view)
 
 
 def args_contain(value: Any, needle: Any) -> bool:

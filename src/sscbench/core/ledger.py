@@ -247,7 +247,7 @@ def parse_ledger_lines(lines: list[str]) -> list[LedgerEvent]:
     return [loads_line(LEDGER_EVENT, line) for line in lines[1:] if line.strip()]
 
 
-def parse_evaluator_line(line: str) -> Any:
+def parse_evaluator_line(line: str) -> EvaluatorEvent:
     """One evaluator-log record (lone surrogates in it written as JSON escapes are read back)."""
     return loads_line(EVALUATOR_EVENT, line)
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sscbench.core.ledger import InterventionRecord, LedgerEvent, RunStart
+from sscbench.core.ledger import EvaluatorEvent, InterventionRecord, LedgerEvent, RunStart
 from sscbench.faults.case import Case
 from sscbench.measure.study import measure_entries, read_evaluator, read_ledger
 from sscbench.progress import counted
@@ -32,7 +32,7 @@ class StudyRun:
     entry: IndexEntry
     case: Case | None
     ledger: list[LedgerEvent]
-    evaluator: list[Any]
+    evaluator: list[EvaluatorEvent]
     measurement: dict[str, Any]
 
     @property

@@ -210,6 +210,19 @@ async def _attempt(call: Callable[[], Awaitable[T]], timeout: float | None) -> T
         return await call()
 
 
+def _give_back_failed(
+    limiter: EndpointLimiter | None,
+    permit: Permit | None,
+    exc: BaseException,
+    retry_after: float | None,
+) -> None:
+    """Give a failed attempt's permit back to the limiter, with the failure's kind and the
+    Retry-After the endpoint pauses for (None: none, or one too long to wait)."""
+    if permit is not None and limiter is not None:
+        limited = "rate_limited" if is_rate_limited(exc) else "error"
+        limiter.release(permit, limited, retry_after=retry_after)
+
+
 def _delay_after(
     settings: _RetrySettings,
     exc: BaseException,
@@ -320,9 +333,7 @@ async def with_retries(
         except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
             hinted = retry_after_of(exc)
             refused = too_long(hinted, max_retry_after)
-            if permit is not None and limiter is not None:
-                limited = "rate_limited" if is_rate_limited(exc) else "error"
-                limiter.release(permit, limited, retry_after=None if refused else hinted)
+            _give_back_failed(limiter, permit, exc, None if refused else hinted)
             if on_error is not None:
                 on_error(exc)
             delay = _delay_after(settings, exc, attempt, hinted, refused)

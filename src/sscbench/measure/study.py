@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.core.files import atomic_text_writer
-from sscbench.core.ledger import LedgerEvent, parse_evaluator_line, parse_ledger_lines
+from sscbench.core.ledger import (
+    EvaluatorEvent,
+    LedgerEvent,
+    parse_evaluator_line,
+    parse_ledger_lines,
+)
 from sscbench.core.values import Stratum
 from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
@@ -24,7 +29,7 @@ from sscbench.run.measurements_seal import study_sources, write_seal
 from sscbench.run.storage import IndexEntry, StudyDir
 
 
-def read_evaluator(path: Path) -> list[Any]:
+def read_evaluator(path: Path) -> list[EvaluatorEvent]:
     """A run's evaluator-only log, naming the line of a corrupt record."""
     return read_jsonl(path, parse_evaluator_line)
 
@@ -41,7 +46,7 @@ def read_ledger(store: StudyDir, run_id: str) -> list[LedgerEvent]:
 def measure_run(
     case: Case,
     ledger: list[LedgerEvent],
-    evaluator: list[Any],
+    evaluator: list[EvaluatorEvent],
     classifier: UseClassifier | None = None,
 ) -> dict[str, Any]:
     """The measurement of one faulted run (evaluator log used only to locate T_F)."""

@@ -16,6 +16,7 @@ from typing import Any
 from sscbench.core.ledger import (
     AssistantEvent,
     ContextIntervention,
+    EvaluatorEvent,
     InterventionRecord,
     LedgerEvent,
     RunEnd,
@@ -108,7 +109,9 @@ def confirmed(ledger: list[LedgerEvent], step: int, since: int) -> bool:
 class RunIndex:
     """Indexes of one run used by the checkpoint rules."""
 
-    def __init__(self, case: Case, world: World, ledger: list[LedgerEvent], evaluator: list[Any]):
+    def __init__(
+        self, case: Case, world: World, ledger: list[LedgerEvent], evaluator: list[EvaluatorEvent]
+    ):
         self.case = case
         self.ledger = ledger
         self.calls = ledger_calls(ledger)

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -225,12 +226,16 @@ def _disagreement(
     }
 
 
+LedgerReader = Callable[[str], list[LedgerEvent] | None]
+"""A run's ledger by run id (None: it cannot be read)."""
+
+
 def _score_run(
     result: Agreement,
     run_id: str,
     label: RunLabel,
     row: dict[str, Any] | None,
-    ledger_of: Any,
+    ledger_of: LedgerReader,
 ) -> None:
     """Add one labelled run's quantities to ``result`` (each over its population)."""
     labelled = label.labelled()
@@ -261,7 +266,7 @@ def _score_run(
 def compare(
     labels: dict[str, RunLabel],
     rows: dict[str, dict[str, Any]],
-    ledger_of: Any,
+    ledger_of: LedgerReader,
 ) -> Agreement:
     """Agreement of measurement rows with labels; ``ledger_of(run_id)`` gives the ledger
     to quote from (or None when it cannot be read). Runs with no label are left out."""

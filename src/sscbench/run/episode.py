@@ -17,6 +17,7 @@ from sscbench.core.ledger import (
     AssistantEvent,
     CalibrationLabels,
     ContextIntervention,
+    EvaluatorEvent,
     HarnessError,
     InterventionRecord,
     LedgerEvent,
@@ -39,7 +40,7 @@ class EpisodeResult:
     """Everything a run produced: the model-visible ledger and the evaluator-only log."""
 
     ledger: list[LedgerEvent] = field(default_factory=list)
-    evaluator: list[Any] = field(default_factory=list)
+    evaluator: list[EvaluatorEvent] = field(default_factory=list)
     end: RunEnd | None = None
 
     @property

@@ -26,6 +26,7 @@ from sscbench.core.agent import (
 )
 from sscbench.core.ledger import (
     ContextIntervention,
+    EvaluatorEvent,
     HarnessError,
     LedgerEvent,
     RunEnd,
@@ -58,7 +59,7 @@ class EpisodeOutput:
     kind: RunKind
     anchor: str  # the case id the index names: the case, or a clean run's first case
     ledger: list[LedgerEvent]
-    evaluator: list[Any]
+    evaluator: list[EvaluatorEvent]
     end: RunEnd
     wall_s: float
     meta: dict[str, Any] = field(default_factory=dict)  # where it ran (e.g. the Ray node)

@@ -32,7 +32,8 @@ from sscbench.core.ledger import (
 from sscbench.core.user import STOP, User
 from sscbench.errors import HarnessFailure
 from sscbench.llm.failures import backoff_delay
-from sscbench.llm.retry import PLACEHOLDER_KEY, with_retries
+from sscbench.llm.retry import with_retries
+from sscbench.llm.secrets import PLACEHOLDER_KEY
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.testing import Drop, Fail, OpenAIServer, reply, sequence, text, tool_call
 from sscbench.users.llm import (

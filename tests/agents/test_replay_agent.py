@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from sscbench.agents.recorded import RecordedRun
 from sscbench.agents.replay import (
     FINAL_TEXT,
-    RecordedRun,
     ReplayAgent,
     ReplayUser,
     legacy_normalized,

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from sscbench.core.arguments import MAX_DEPTH, parse_arguments
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.responses import content_text
-from sscbench.llm.retry import add_usage, new_usage
 from sscbench.llm.secrets import FRAGMENT, redact
+from sscbench.llm.usage import add_usage, new_usage
 
 KEY = "sk-proj-Zq81LmT4vXw9Rb2N"
 

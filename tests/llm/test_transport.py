@@ -9,10 +9,11 @@ import socket
 import openai
 import pytest
 
+from sscbench.llm.completion import chat_completion
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.llm.failures import CONNECT_FAILED, failure_kind
 from sscbench.llm.limiter import DEFAULT_CEILING
-from sscbench.llm.retry import ClientHolder, chat_completion, make_client
+from sscbench.llm.retry import ClientHolder, make_client
 from sscbench.llm.transport import CappedTransport, ChatTransport, build_completion, pool_size
 from sscbench.testing import Drop, Fail, OpenAIServer, text, tool_call
 from sscbench.testing.delay_server import DelayServer

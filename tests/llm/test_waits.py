@@ -13,9 +13,10 @@ import threading
 import pytest
 
 from sscbench.errors import HarnessFailure
+from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.limiter import EndpointLimiter, parse_retry_after
-from sscbench.llm.retry import ClientHolder, complete_with_retries, make_client, with_retries
+from sscbench.llm.retry import ClientHolder, make_client, with_retries
 from sscbench.llm.waits import PERMIT_TIMED_OUT, RETRY_AFTER_TOO_LONG
 from sscbench.testing import Fail, OpenAIServer
 

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.release.abort import crossed
-from sscbench.release.containment import CampaignContainment
+from sscbench.release.containment_plan import CampaignContainment
 from sscbench.run.verify import verify_study
 
 STUDY = """

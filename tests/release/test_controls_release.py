@@ -13,8 +13,9 @@ import pytest
 
 from release_studies import family_metrics, run_study
 from sscbench.release.control_gate import NEGATIVE
-from sscbench.release.evidence import collect_evidence, load_trials
+from sscbench.release.evidence import collect_evidence
 from sscbench.release.gate import Policy, gate
+from sscbench.release.trials import load_trials
 
 FAMILIES = [
     "CompoundStaleReadback",

@@ -12,7 +12,8 @@ import pytest
 
 from release_studies import run_study
 from sscbench.faults.identity import PRINCIPAL_WRITES
-from sscbench.release.evidence import collect_evidence, load_trials
+from sscbench.release.evidence import collect_evidence
+from sscbench.release.trials import load_trials
 
 FAMILIES = ("SubjectRebind", "DroppedPrincipal")
 

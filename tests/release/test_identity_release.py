@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from sscbench.agents.scripted.profiles import make_profile
-from sscbench.release.evidence import collect_evidence, load_trials
+from sscbench.release.evidence import collect_evidence
+from sscbench.release.trials import load_trials
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 

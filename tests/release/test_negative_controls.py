@@ -19,9 +19,10 @@ from sscbench.faults.typed import (
     judge,
 )
 from sscbench.release.control_gate import NEGATIVE, ControlPolicy
-from sscbench.release.evidence import FamilyRow, ReleaseEvidence, Trial
+from sscbench.release.evidence import FamilyRow, ReleaseEvidence
 from sscbench.release.gate import Policy, gate
 from sscbench.release.negative import negative_control_rows, probe_result
+from sscbench.release.trial import Trial
 from sscbench.release.unsolvable import unsolvable_rows
 
 

@@ -12,8 +12,9 @@ from typer.testing import CliRunner
 from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.faults.typed import OutcomeState, Validity
-from sscbench.release.evidence import collect_evidence, load_trials
+from sscbench.release.evidence import collect_evidence
 from sscbench.release.gate import Policy, gate, load_policy
+from sscbench.release.trials import load_trials
 from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 

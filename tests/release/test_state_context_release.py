@@ -11,7 +11,8 @@ import pytest
 
 from release_studies import THREE_PROFILES, family_metrics, run_study
 from sscbench.faults.state_faults import changes_twice
-from sscbench.release.evidence import collect_evidence, load_trials
+from sscbench.release.evidence import collect_evidence
+from sscbench.release.trials import load_trials
 from sscbench.world.load import load_world
 
 FAMILIES = ["StaleCheckpoint", "ExpiredApproval", "MissingEntitlement"]

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from release_studies import THREE_PROFILES, family_metrics, run_study
-from sscbench.release.evidence import collect_evidence, load_trials
+from sscbench.release.evidence import collect_evidence
+from sscbench.release.trials import load_trials
 
 # family -> the weak profile it separates from the barrier profile ("keyed") on escape
 SEPARATED = {

@@ -183,7 +183,8 @@ def test_replay_record_marks_text_after_a_changed_observation():
     """The recording's text goes on after an observation stops fitting; the record says where."""
     import asyncio
 
-    from sscbench.agents.replay import RecordedRun, ReplayAgent
+    from sscbench.agents.recorded import RecordedRun
+    from sscbench.agents.replay import ReplayAgent
     from sscbench.core.ledger import AssistantEvent, ToolEvent, UserEvent
 
     def call(i):

@@ -123,7 +123,7 @@ def test_same_config_gives_the_same_clean_and_faulted_runs(study, tmp_path):
 
 
 def test_typed_family_controls_are_the_shared_clean_runs(tmp_path):
-    from sscbench.release.evidence import load_trials
+    from sscbench.release.trials import load_trials
 
     text = STUDY.replace(
         'operators = ["ReturnDate", "PaySource", "WriteEffect"]',

@@ -12,12 +12,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from sscbench.core.definitions import precedes_use
 from sscbench.core.injection import InjectingExecutor
-from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.core.ledger import (
+    AssistantEvent,
+    LedgerEvent,
+    SystemEvent,
+    ToolCall,
+    ToolEvent,
+    UserEvent,
+)
 from sscbench.core.values import is_step
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import ArgumentProvenance, Candidate, Case, InjectionContext, Witness
@@ -30,7 +38,7 @@ from sscbench.world.world import World
 class ScriptRun:
     """A scripted ledger executed in a faulted env, with its interventions and provenance."""
 
-    ledger: list[Any] = field(default_factory=list)
+    ledger: list[LedgerEvent] = field(default_factory=list)
     fault_step: int | None = None
     provenance: list[ArgumentProvenance] = field(default_factory=list)
     missing: list[str] = field(default_factory=list)
@@ -98,7 +106,7 @@ def play(
             run.fault_step = step + 1
 
 
-def ledger_sha256(events: list[Any]) -> str:
+def ledger_sha256(events: Sequence[LedgerEvent]) -> str:
     """Hash of a ledger prefix (its events as canonical JSON lines)."""
     text = "\n".join(e.model_dump_json() for e in events)
     return hashlib.sha256(text.encode()).hexdigest()
@@ -188,12 +196,14 @@ def replay_witness(case: Case, world: World) -> tuple[list[Any], int | None]:
     assert case.context is not None and case.witness is not None
     operator = get_operator(case.operator)
     executor = InjectingExecutor(world.new_env(), operator.injections(case, world))
-    ledger: list[Any] = []
+    ledger: list[LedgerEvent] = []
     fault: int | None = None
     for raw in [*case.context.prefix, *case.witness.continuation]:
         event = LEDGER_EVENT.validate_python(raw)
         if isinstance(event, ToolEvent):
-            call = ledger[-1].tool_calls[0]
+            previous = ledger[-1]
+            assert isinstance(previous, AssistantEvent), "a tool event follows its call"
+            call = previous.tool_calls[0]
             execution = executor.execute(event.step, call.id, call.name, call.arguments)
             event = event.model_copy(update={"content": execution.observation})
             if (

@@ -23,11 +23,13 @@ from sscbench.agents.actions import Unparsable, response_format
 from sscbench.agents.strategies import Strategy, action_messages, action_turn
 from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, AgentTurn, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
+from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.journal import ResponseJournal
 from sscbench.llm.responses import content_text, first_message
-from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
+from sscbench.llm.retry import ClientHolder
 from sscbench.llm.secrets import redact
+from sscbench.llm.usage import new_usage
 
 
 def _raw_arguments(value: Any) -> str:
@@ -77,7 +79,7 @@ class OpenAIAgent:
         self._clients = clients or ClientHolder(config)
         self._turns = 0
 
-    def messages(self, events: list[Any]) -> list[dict[str, Any]]:
+    def messages(self, events: Sequence[LedgerEvent]) -> list[dict[str, Any]]:
         """The chat messages the model sees for this ledger under the strategy."""
         if self.strategy == "tool-calling":
             return to_openai_messages(events)
@@ -126,7 +128,9 @@ class OpenAIAgent:
             return self._action_turn(response, events, (client.api_key,))
         return to_agent_turn(response, events, secrets=(client.api_key,))
 
-    def _action_turn(self, response: Any, events: list[Any], secrets: tuple[str, ...]) -> AgentTurn:
+    def _action_turn(
+        self, response: Any, events: Sequence[LedgerEvent], secrets: tuple[str, ...]
+    ) -> AgentTurn:
         """The act/react reply as a turn; unparsable replies are counted."""
         message = first_message(response, "agent", secrets)
         content = content_text(getattr(message, "content", None))

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from sscbench.agents.edits import apply_edits
 from sscbench.agents.pairs import Pair, read_pairs
-from sscbench.agents.replay import RecordedRun, ReplayAgent, load_trajectories
+from sscbench.agents.recorded import RecordedRun
+from sscbench.agents.replay import ReplayAgent, load_trajectories
 from sscbench.agents.task_match import TaskMatch, match_task
 from sscbench.core.agent import RUN_KIND_OPTION, RunContext
 from sscbench.errors import DataError

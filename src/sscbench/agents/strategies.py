@@ -32,7 +32,14 @@ from sscbench.agents.actions import (
 from sscbench.agents.demo import demo_messages
 from sscbench.core.actions import UNPARSABLE_ACTION
 from sscbench.core.agent import AgentTurn
-from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.core.ledger import (
+    AssistantEvent,
+    LedgerEvent,
+    SystemEvent,
+    ToolCall,
+    ToolEvent,
+    UserEvent,
+)
 from sscbench.jsonl import loads_json
 
 Strategy = Literal["tool-calling", "act", "react"]
@@ -147,7 +154,7 @@ def _assistant_text(event: AssistantEvent, strategy: Strategy) -> str:
 
 
 def action_messages(
-    events: Sequence[Any], strategy: Strategy, tools: Sequence[dict[str, Any]]
+    events: Sequence[LedgerEvent], strategy: Strategy, tools: Sequence[dict[str, Any]]
 ) -> list[dict[str, Any]]:
     """The ledger as the chat messages an act/react model sees (plain roles, no tools)."""
     messages: list[dict[str, Any]] = []
@@ -167,7 +174,7 @@ def action_messages(
     return messages
 
 
-def _call_id(ledger: Sequence[Any]) -> str:
+def _call_id(ledger: Sequence[LedgerEvent]) -> str:
     used = {c.id for e in ledger if isinstance(e, AssistantEvent) for c in e.tool_calls}
     call_id, suffix = f"call_{len(ledger)}_0", 0
     while call_id in used:
@@ -177,7 +184,7 @@ def _call_id(ledger: Sequence[Any]) -> str:
 
 
 def action_turn(
-    content: str | None, strategy: Strategy, ledger: Sequence[Any]
+    content: str | None, strategy: Strategy, ledger: Sequence[LedgerEvent]
 ) -> tuple[AgentTurn, ParsedAction | Unparsable]:
     """The turn one act/react reply stands for, and what was parsed from it.
 

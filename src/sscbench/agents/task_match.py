@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sscbench.agents.replay import RecordedRun
+from sscbench.agents.recorded import RecordedRun
 from sscbench.jsonl import loads_json
 from sscbench.world.task import Task
 

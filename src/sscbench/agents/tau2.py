@@ -22,7 +22,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sscbench.agents.replay import RecordedMessage, RecordedRun
+from sscbench.agents.recorded import RecordedMessage, RecordedRun
 from sscbench.errors import DataError
 
 

@@ -50,11 +50,6 @@ def in_population(row: Row) -> bool:
     )
 
 
-def is_caveated(interval: Interval) -> bool:
-    """Whether the interval carries a caveat ("few clusters", "zero width", "boundary")."""
-    return bool(interval.caveats)
-
-
 def caveat_text(interval: Interval) -> str:
     """The interval's caveats in full sentences (empty when it has none)."""
     return "; ".join(f"{k}: {CAVEAT_TEXT[k]}" for k in interval.caveats)

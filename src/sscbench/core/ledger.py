@@ -9,6 +9,7 @@ a separate log and never into the ledger.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
@@ -236,7 +237,7 @@ def ledger_header(run_id: str) -> dict[str, Any]:
     return {"type": "header", "schema_version": SCHEMA_VERSION, "run_id": run_id}
 
 
-def parse_ledger_lines(lines: list[str]) -> list[Any]:
+def parse_ledger_lines(lines: list[str]) -> list[LedgerEvent]:
     """Parse a ledger file's lines (header first) into events, checking the schema version."""
     if not lines:
         raise ValueError("empty ledger")
@@ -246,12 +247,12 @@ def parse_ledger_lines(lines: list[str]) -> list[Any]:
     return [loads_line(LEDGER_EVENT, line) for line in lines[1:] if line.strip()]
 
 
-def parse_evaluator_line(line: str) -> Any:
+def parse_evaluator_line(line: str) -> EvaluatorEvent:
     """One evaluator-log record (lone surrogates in it written as JSON escapes are read back)."""
     return loads_line(EVALUATOR_EVENT, line)
 
 
-def to_openai_messages(events: list[Any]) -> list[dict[str, Any]]:
+def to_openai_messages(events: Sequence[LedgerEvent]) -> list[dict[str, Any]]:
     """The ledger as chat-completions messages, exactly as the model saw it."""
     messages: list[dict[str, Any]] = []
     for event in events:

@@ -6,11 +6,12 @@ the evaluator-only log.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.core.ledger import AssistantEvent, LedgerEvent, SystemEvent, ToolEvent, UserEvent
 from sscbench.jsonl import loads_json
 
 
@@ -53,7 +54,7 @@ class MessageView:
 class LedgerView:
     """Calls, observations and messages of one ledger, in delivery order."""
 
-    def __init__(self, events: list[Any]):
+    def __init__(self, events: Sequence[LedgerEvent]):
         self.events = events
         calls: list[CallView] = []
         # A tool event answers a call of the latest assistant turn: ids are matched

@@ -15,6 +15,7 @@ from typing import Any
 from inspect_ai.model import GenerateConfig, Model
 
 from sscbench.core.agent import AgentTurn, RunContext
+from sscbench.core.ledger import LedgerEvent
 from sscbench.errors import HarnessFailure
 from sscbench.integrations.inspect_messages import assistant_turn, ledger_to_messages, tool_infos
 from sscbench.integrations.inspect_model import run_scope
@@ -31,7 +32,7 @@ class InspectModelAgent:
         self.config = config or GenerateConfig()
         self.usage: dict[str, int] = {}
 
-    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+    async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
         """The model's next turn for the ledger so far."""
         messages = ledger_to_messages(ledger)
         try:

@@ -24,7 +24,14 @@ from inspect_ai.tool import ToolCall as InspectToolCall
 from inspect_ai.tool import ToolInfo, ToolParams
 
 from sscbench.core.agent import AgentTurn
-from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
+from sscbench.core.ledger import (
+    AssistantEvent,
+    LedgerEvent,
+    SystemEvent,
+    ToolCall,
+    ToolEvent,
+    UserEvent,
+)
 
 META_KEY = "sscbench"
 
@@ -43,7 +50,7 @@ def _inspect_call(call: ToolCall) -> InspectToolCall:
     )
 
 
-def ledger_to_messages(events: Sequence[Any], run_id: str = "run") -> list[ChatMessage]:
+def ledger_to_messages(events: Sequence[LedgerEvent], run_id: str = "run") -> list[ChatMessage]:
     """Inspect messages for the ledger, one per event in order (exactly what the model saw)."""
     messages: list[ChatMessage] = []
     for event in events:
@@ -77,10 +84,10 @@ def ledger_to_messages(events: Sequence[Any], run_id: str = "run") -> list[ChatM
     return messages
 
 
-def messages_to_ledger(messages: Sequence[ChatMessage]) -> list[Any]:
+def messages_to_ledger(messages: Sequence[ChatMessage]) -> list[LedgerEvent]:
     """Ledger events for Inspect messages (the inverse of :func:`ledger_to_messages`):
     step = position; tool-call arguments from the raw text kept in the metadata."""
-    events: list[Any] = []
+    events: list[LedgerEvent] = []
     for step, message in enumerate(messages):
         if isinstance(message, ChatMessageSystem):
             events.append(SystemEvent(step=step, content=message.text))
@@ -107,13 +114,6 @@ def messages_to_ledger(messages: Sequence[ChatMessage]) -> list[Any]:
                 )
             )
     return events
-
-
-def message_step(message: ChatMessage) -> int | None:
-    """The ledger step a message was made from (None for a message of another origin)."""
-    meta = (message.metadata or {}).get(META_KEY) or {}
-    step = meta.get("step")
-    return step if isinstance(step, int) else None
 
 
 def tool_infos(schemas: list[dict[str, Any]]) -> list[ToolInfo]:

@@ -1,18 +1,17 @@
 """A verified study read run by run, with each run's measurement: what the exporters share.
 
 Runs are read in index order from a study that passes :func:`verify_study`; the
-measurement is sscbench's own (``measure_entries`` with the rule classifier), so an
+measurement is sscbench's own (``measure_entries`` with the operators' own rules), so an
 exported score is exactly the row ``sscbench measure`` writes for that run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sscbench.core.ledger import InterventionRecord, RunStart
+from sscbench.core.ledger import EvaluatorEvent, InterventionRecord, LedgerEvent, RunStart
 from sscbench.faults.case import Case
 from sscbench.measure.study import measure_entries, read_evaluator, read_ledger
 from sscbench.progress import counted
@@ -32,8 +31,8 @@ class StudyRun:
 
     entry: IndexEntry
     case: Case | None
-    ledger: list[Any]
-    evaluator: list[Any]
+    ledger: list[LedgerEvent]
+    evaluator: list[EvaluatorEvent]
     measurement: dict[str, Any]
 
     @property
@@ -78,10 +77,3 @@ def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
             for entry, row in counted(zip(entries, rows, strict=True), "reading runs", len(entries))
         ]
     return store, runs
-
-
-def iter_triggered(runs: list[StudyRun]) -> Iterator[StudyRun]:
-    """The completed faulted runs whose fault took effect."""
-    for run in runs:
-        if run.entry.kind == "faulted" and run.entry.status == "completed" and run.entry.triggered:
-            yield run

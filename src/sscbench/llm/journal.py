@@ -24,15 +24,12 @@ import asyncio
 import hashlib
 import json
 import os
-import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sscbench.jsonl import dumps_line
-from sscbench.llm.endpoint import EndpointConfig
-from sscbench.llm.transport import ChatTransport, completion_of, request_bytes
 
 JOURNAL_FORMAT = 1
 SUFFIX = ".partial.jsonl"
@@ -199,68 +196,10 @@ class ResponseJournal:
             self._fd = None
 
 
-async def journaled_completion(
-    journal: ResponseJournal,
-    client: ChatTransport,
-    config: EndpointConfig,
-    body: dict[str, Any],
-    where: str,
-    what: str,
-    rng: random.Random,
-    usage: dict[str, int] | None,
-    health: Any,
-) -> Any:
-    """:func:`~sscbench.llm.retry.complete_with_retries` through the run's journal: the
-    recorded answer of a matching request (its usage counted as when it arrived), else
-    the model's, recorded before it is returned."""
-    from sscbench.llm.failures import BadResponseBody
-    from sscbench.llm.retry import add_usage, complete_with_retries
-
-    content = request_bytes(body)
-    key = request_hash(content)
-    recorded = journal.answer(where, key)
-    if recorded is not None:
-        response = completion_of(recorded.kind, recorded.value)
-        if usage is not None:
-            usage["retries"] += recorded.retries
-            usage["rate_limited"] = usage.get("rate_limited", 0) + recorded.rate_limited
-            add_usage(usage, response)
-        return response
-    arrived: list[tuple[str, Any]] = []
-
-    async def post() -> Any:
-        try:
-            kind, value = await client.post_value(content)
-        except ValueError as exc:  # a JSON content type over a body that is not JSON
-            raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
-        arrived[:] = [(kind, value)]
-        return completion_of(kind, value)
-
-    before = (usage or {}).get("retries", 0), (usage or {}).get("rate_limited", 0)
-    response = await complete_with_retries(
-        client,
-        config,
-        body,
-        where=where,
-        what=what,
-        rng=rng,
-        usage=usage,
-        health=health,
-        call=post,
-    )
-    kind, value = arrived[0]
-    after = (usage or {}).get("retries", 0), (usage or {}).get("rate_limited", 0)
-    await journal.record(
-        Answer(where, key, kind, value, after[0] - before[0], after[1] - before[1])
-    )
-    return response
-
-
 __all__ = [
     "SUFFIX",
     "Answer",
     "ResponseJournal",
-    "journaled_completion",
     "read_journal",
     "request_hash",
 ]

@@ -264,11 +264,6 @@ def _tighten(limiter: EndpointLimiter, config: Any) -> None:
     limiter.tokens_per_minute = stricter(limiter.tokens_per_minute, config.tokens_per_minute)
 
 
-def limiters_in_loop() -> dict[tuple[str, str], EndpointLimiter]:
-    """The running loop's limiters by (base URL, model) (benchmarks read their stats)."""
-    return dict(_LIMITERS.get(asyncio.get_running_loop(), {}))
-
-
 def estimate_tokens(body_bytes: int, max_tokens: int | None) -> float:
     """A request's tokens before it is answered: about 4 bytes of JSON per prompt token,
     plus the completion it may ask for (settled with the real usage afterwards)."""

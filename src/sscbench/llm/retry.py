@@ -29,6 +29,7 @@ import os
 import random
 import ssl
 from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import httpx2
@@ -49,23 +50,14 @@ from sscbench.llm.failures import (
 from sscbench.llm.limiter import (
     EndpointLimiter,
     Permit,
-    estimate_tokens,
-    limiter_for,
 )
-from sscbench.llm.secrets import PLACEHOLDER_KEY, redact
+from sscbench.llm.secrets import PLACEHOLDER_KEY
 from sscbench.llm.transport import (
     CappedTransport,
     ChatTransport,
-    ResponseTooLarge,
     pool_size,
-    request_bytes,
 )
-from sscbench.llm.usage import add_usage, new_usage
 from sscbench.llm.waits import retry_after_refusal, take_permit, too_long
-
-# re-exported: the first two live in llm.secrets, request_bytes in llm.transport, the
-# usage counters in llm.usage
-__all__ = ["PLACEHOLDER_KEY", "add_usage", "new_usage", "redact", "request_bytes"]
 
 T = TypeVar("T")
 
@@ -192,6 +184,88 @@ class ClientHolder:
         return f"ClientHolder(base_url={self.config.base_url!r}, model={self.config.model!r})"
 
 
+@dataclass(frozen=True)
+class _RetrySettings:
+    """What decides, after a failed attempt of :func:`with_retries`, whether and how long
+    to wait before the next one."""
+
+    where: str
+    what: str
+    max_retries: int
+    backoff_initial: float
+    backoff_max: float
+    rng: random.Random
+    secrets: Sequence[str]
+    timeout: float | None
+    health: EndpointHealth | None
+    limited: bool  # the endpoint has a limiter: a Retry-After pauses it for every call
+    max_retry_after: float
+
+
+async def _attempt(call: Callable[[], Awaitable[T]], timeout: float | None) -> T:
+    """One attempt of ``call()``, bounded as a whole by ``timeout`` (None: unbounded)."""
+    if timeout is None:
+        return await call()
+    async with asyncio.timeout(timeout):  # no task per attempt, as wait_for has
+        return await call()
+
+
+def _give_back_failed(
+    limiter: EndpointLimiter | None,
+    permit: Permit | None,
+    exc: BaseException,
+    retry_after: float | None,
+) -> None:
+    """Give a failed attempt's permit back to the limiter, with the failure's kind and the
+    Retry-After the endpoint pauses for (None: none, or one too long to wait)."""
+    if permit is not None and limiter is not None:
+        limited = "rate_limited" if is_rate_limited(exc) else "error"
+        limiter.release(permit, limited, retry_after=retry_after)
+
+
+def _delay_after(
+    settings: _RetrySettings,
+    exc: BaseException,
+    attempt: int,
+    hinted: float | None,
+    refused: bool,
+) -> float:
+    """The wait before the next attempt after attempt ``attempt`` failed with ``exc``, or
+    raise :class:`HarnessFailure` when the failure ends the call (not retryable, retries
+    exhausted, a Retry-After longer than allowed)."""
+    retryable = is_retryable(exc)
+    attempts = attempt + 1
+    description = describe_error(exc, settings.secrets, settings.timeout)
+    health = settings.health
+    if health is not None:
+        health.record(exc, description)
+        health.check()
+    waiting = health is not None and health.pending and failure_kind(exc) == CONNECT_FAILED
+    if refused and retryable and hinted is not None:
+        raise retry_after_refusal(
+            hinted,
+            settings.max_retry_after,
+            where=settings.where,
+            what=settings.what,
+            attempts=attempts,
+            description=description,
+        ) from None
+    if not retryable or (attempt >= settings.max_retries and not waiting):
+        kind = "" if retryable else " (not retryable)"
+        raise HarnessFailure(
+            settings.where,
+            f"{settings.what} failed after {attempts} attempt{'s' if attempts != 1 else ''}"
+            f"{kind}: {description}",
+            kind=failure_kind(exc),
+        ) from None
+    delay = backoff_delay(attempt, settings.backoff_initial, settings.backoff_max, settings.rng)
+    if hinted is not None and settings.limited:
+        delay = 0.0  # the endpoint is paused for everyone; the permit waits it out
+    elif hinted is not None:
+        delay = min(settings.backoff_max, max(delay, hinted))
+    return delay
+
+
 async def with_retries(
     call: Callable[[], Awaitable[T]],
     *,
@@ -229,6 +303,19 @@ async def with_retries(
     (:mod:`sscbench.llm.waits`): the permit by ``max_wait`` s, a Retry-After by
     ``max_retry_after`` s (a longer one fails the call at once, unwaited).
     """
+    settings = _RetrySettings(
+        where,
+        what,
+        max_retries,
+        backoff_initial,
+        backoff_max,
+        rng,
+        secrets,
+        timeout,
+        health,
+        limiter is not None,
+        max_retry_after,
+    )
     attempt = 0
     while True:
         if health is not None:
@@ -237,11 +324,7 @@ async def with_retries(
         if limiter is not None:
             permit = await take_permit(limiter, tokens, max_wait, where=where, what=what)
         try:
-            if timeout is None:
-                result = await call()
-            else:
-                async with asyncio.timeout(timeout):  # no task per attempt, as wait_for has
-                    result = await call()
+            result = await _attempt(call, timeout)
             if health is not None:
                 health.record(None)
             if permit is not None and limiter is not None:
@@ -250,40 +333,10 @@ async def with_retries(
         except (openai.OpenAIError, TimeoutError, BadResponseBody) as exc:
             hinted = retry_after_of(exc)
             refused = too_long(hinted, max_retry_after)
-            if permit is not None and limiter is not None:
-                limited = "rate_limited" if is_rate_limited(exc) else "error"
-                limiter.release(permit, limited, retry_after=None if refused else hinted)
+            _give_back_failed(limiter, permit, exc, None if refused else hinted)
             if on_error is not None:
                 on_error(exc)
-            retryable = is_retryable(exc)
-            attempts = attempt + 1
-            description = describe_error(exc, secrets, timeout)
-            if health is not None:
-                health.record(exc, description)
-                health.check()
-            waiting = health is not None and health.pending and failure_kind(exc) == CONNECT_FAILED
-            if refused and retryable and hinted is not None:
-                raise retry_after_refusal(
-                    hinted,
-                    max_retry_after,
-                    where=where,
-                    what=what,
-                    attempts=attempts,
-                    description=description,
-                ) from None
-            if not retryable or (attempt >= max_retries and not waiting):
-                kind = "" if retryable else " (not retryable)"
-                raise HarnessFailure(
-                    where,
-                    f"{what} failed after {attempts} attempt{'s' if attempts != 1 else ''}"
-                    f"{kind}: {description}",
-                    kind=failure_kind(exc),
-                ) from None
-            delay = backoff_delay(attempt, backoff_initial, backoff_max, rng)
-            if hinted is not None and limiter is not None:
-                delay = 0.0  # the endpoint is paused for everyone; the permit waits it out
-            elif hinted is not None:
-                delay = min(backoff_max, max(delay, hinted))
+            delay = _delay_after(settings, exc, attempt, hinted, refused)
             if on_retry is not None:
                 on_retry(attempt, exc)
             attempt += 1
@@ -292,100 +345,3 @@ async def with_retries(
             if permit is not None and limiter is not None and not permit.released:
                 # cancelled mid-attempt
                 limiter.release(permit, "error")
-
-
-async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict[str, Any]) -> Any:
-    """POST a plain-JSON chat-completions body and parse the reply.
-
-    ``chat.completions.create`` first walks the whole request through the SDK's typed
-    transform (several milliseconds for a τ-bench prompt with its tool schemas); our
-    body is already plain JSON, so it is sent as it is. With a :class:`ChatTransport`
-    (a study's agents and users) it goes over the transport's aiohttp pool; with an SDK
-    client (the classifier, the oracles) through the SDK. Either way status errors and
-    response parsing are the SDK's own.
-    """
-    from openai.types.chat import ChatCompletion
-
-    try:
-        if isinstance(client, ChatTransport):
-            return await client.post(request_bytes(body))
-        return await client.post(
-            "/chat/completions",
-            content=request_bytes(body),
-            options={"headers": {"Content-Type": "application/json"}},
-            cast_to=ChatCompletion,
-        )
-    except ResponseTooLarge as exc:  # read no further than the cap
-        raise BadResponseBody(str(exc)) from None
-    except openai.APIConnectionError as exc:  # the SDK wraps the cap's error
-        if isinstance(exc.__cause__, ResponseTooLarge):
-            raise BadResponseBody(str(exc.__cause__)) from None
-        raise
-    except ValueError as exc:  # a JSON content type over a body that is not JSON
-        raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
-
-
-async def complete_with_retries(
-    client: openai.AsyncOpenAI | ChatTransport,
-    config: EndpointConfig,
-    body: dict[str, Any],
-    *,
-    where: str,
-    what: str,
-    rng: random.Random,
-    usage: dict[str, int] | None = None,
-    health: EndpointHealth | None = None,
-    journal: Any = None,
-    call: Callable[[], Awaitable[Any]] | None = None,
-) -> Any:
-    """One chat completion with the config's retries and whole-response timeout; counts
-    retries and tokens in ``usage``; ``health`` stops early on a dead endpoint. A run's
-    ``journal`` (:mod:`sscbench.llm.journal`) answers what it recorded and records the
-    rest; ``call`` replaces the POST of ``body`` (the journal's, keeping the raw body)."""
-    if journal is not None and isinstance(client, ChatTransport):
-        from sscbench.llm.journal import journaled_completion
-
-        return await journaled_completion(
-            journal, client, config, body, where, what, rng, usage, health
-        )
-
-    def count_retry(_attempt: int, _exc: BaseException) -> None:
-        if usage is not None:
-            usage["retries"] += 1
-
-    def count_error(exc: BaseException) -> None:
-        if usage is not None and is_rate_limited(exc):
-            usage["rate_limited"] = usage.get("rate_limited", 0) + 1
-
-    def answer_tokens(response: Any) -> float | None:
-        value = getattr(getattr(response, "usage", None), "total_tokens", None)
-        return float(value) if isinstance(value, int) and not isinstance(value, bool) else None
-
-    limiter = limiter_for(config)
-    tokens = (
-        estimate_tokens(len(request_bytes(body)), config.max_tokens)
-        if limiter is not None and limiter.tokens_per_minute
-        else 0.0
-    )
-    response = await with_retries(
-        call or (lambda: chat_completion(client, body)),
-        where=where,
-        what=what,
-        max_retries=config.max_retries,
-        backoff_initial=config.backoff_initial,
-        backoff_max=config.backoff_max,
-        rng=rng,
-        secrets=(client.api_key,),
-        on_retry=count_retry,
-        timeout=config.timeout,
-        health=health,
-        limiter=limiter,
-        tokens=tokens,
-        used_tokens=answer_tokens,
-        on_error=count_error,
-        max_wait=config.max_wait_s,
-        max_retry_after=config.max_retry_after_s,
-    )
-    if usage is not None:
-        add_usage(usage, response)
-    return response

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.core.definitions import arrival
-from sscbench.core.ledger import CalibrationLabels
+from sscbench.core.ledger import CalibrationLabels, EvaluatorEvent
 from sscbench.core.values import INF, NOT_APPLICABLE, Step
 from sscbench.faults.case import Case
 from sscbench.faults.registry import family
@@ -69,7 +69,7 @@ class Comparison:
         return all(self.measured.get(f) == self.labelled.get(f) for f in FIELDS)
 
 
-def labels_of(evaluator: list[Any]) -> dict[str, Any] | None:
+def labels_of(evaluator: list[EvaluatorEvent]) -> dict[str, Any] | None:
     """The calibration labels of a run, if its agent kept any."""
     for record in evaluator:
         if isinstance(record, CalibrationLabels):

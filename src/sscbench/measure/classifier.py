@@ -1,7 +1,8 @@
-"""Use classifiers: the rule-based default (offline) and an LLM classifier.
+"""Use classifiers: the LLM classifier, and the protocol any classifier meets.
 
 Extraction finds the candidate uses; a classifier labels each one under the fault
-contract. The LLM classifier sees the contract and the numbered model-visible
+contract. With no classifier given, each operator's own contract rules label them
+(offline and deterministic: :func:`sscbench.measure.reconstruct.reconstruct_from_fault`). The LLM classifier sees the contract and the numbered model-visible
 trajectory only, over any OpenAI-compatible endpoint.
 """
 
@@ -34,20 +35,6 @@ class UseClassifier(Protocol):
     ) -> ClassifiedUse:
         """The label of the candidate and the reason for it."""
         ...
-
-
-class RuleClassifier:
-    """The operator's own rules: offline and deterministic."""
-
-    def classify(
-        self,
-        operator: MeasuredOperator,
-        contract: FaultContract,
-        view: LedgerView,
-        candidate: UseCandidate,
-    ) -> ClassifiedUse:
-        """Delegate to the operator's contract rules."""
-        return operator.classify(contract, view, candidate)
 
 
 INSTRUCTIONS = """You label one event in a tool-using agent's trajectory for a fault-injection study.
@@ -117,8 +104,8 @@ class LLMClassifier:
         candidate: UseCandidate,
     ) -> ClassifiedUse:
         """One chat completion per candidate."""
+        from sscbench.llm.completion import complete_with_retries
         from sscbench.llm.responses import first_message
-        from sscbench.llm.retry import complete_with_retries
         from sscbench.llm.secrets import redact
 
         body: dict[str, Any] = {

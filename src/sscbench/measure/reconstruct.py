@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sscbench.core.definitions import arrival
-from sscbench.core.ledger import InterventionRecord, ToolEvent
+from sscbench.core.ledger import EvaluatorEvent, InterventionRecord, LedgerEvent, ToolEvent
 from sscbench.core.values import (
     INF,
     NOT_APPLICABLE,
@@ -66,7 +66,7 @@ class Measurement:
         }
 
 
-def fault_step(ledger: list[Any], evaluator: list[Any], tool: str) -> int | None:
+def fault_step(ledger: list[LedgerEvent], evaluator: list[EvaluatorEvent], tool: str) -> int | None:
     """T_F: the first effective intervention whose delivered observation is in the ledger."""
     by_step = {e.step: e for e in ledger if isinstance(e, ToolEvent)}
     for record in evaluator:

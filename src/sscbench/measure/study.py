@@ -9,7 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.core.files import atomic_text_writer
-from sscbench.core.ledger import parse_evaluator_line, parse_ledger_lines
+from sscbench.core.ledger import (
+    EvaluatorEvent,
+    LedgerEvent,
+    parse_evaluator_line,
+    parse_ledger_lines,
+)
 from sscbench.core.values import Stratum
 from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
@@ -24,12 +29,12 @@ from sscbench.run.measurements_seal import study_sources, write_seal
 from sscbench.run.storage import IndexEntry, StudyDir
 
 
-def read_evaluator(path: Path) -> list[Any]:
+def read_evaluator(path: Path) -> list[EvaluatorEvent]:
     """A run's evaluator-only log, naming the line of a corrupt record."""
     return read_jsonl(path, parse_evaluator_line)
 
 
-def read_ledger(store: StudyDir, run_id: str) -> list[Any]:
+def read_ledger(store: StudyDir, run_id: str) -> list[LedgerEvent]:
     """A run's model-visible ledger events."""
     path = store.ledger_path(run_id)
     try:
@@ -39,7 +44,10 @@ def read_ledger(store: StudyDir, run_id: str) -> list[Any]:
 
 
 def measure_run(
-    case: Case, ledger: list[Any], evaluator: list[Any], classifier: UseClassifier | None = None
+    case: Case,
+    ledger: list[LedgerEvent],
+    evaluator: list[EvaluatorEvent],
+    classifier: UseClassifier | None = None,
 ) -> dict[str, Any]:
     """The measurement of one faulted run (evaluator log used only to locate T_F)."""
     if case.contract is None:

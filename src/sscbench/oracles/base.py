@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from sscbench.core.ledger import LedgerEvent
 from sscbench.faults.case import Case
 from sscbench.llm.endpoint import EndpointConfig
 
@@ -66,7 +67,7 @@ class CleanRun:
     config_id: str
     repetition: int
     case_id: str
-    ledger: list[Any]
+    ledger: list[LedgerEvent]
 
 
 @dataclass
@@ -82,7 +83,7 @@ class OracleContext:
 
     run_id: str
     case: Case
-    ledger: list[Any]
+    ledger: list[LedgerEvent]
     tool_schemas: list[dict[str, Any]]
     policy: str
     measurement: dict[str, Any] = field(default_factory=dict)

@@ -50,8 +50,8 @@ class ChatCaller:
 
     def ask(self, messages: list[dict[str, str]], what: str) -> str:
         """The model's answer text to ``messages``; CallFailed when the call fails."""
+        from sscbench.llm.completion import complete_with_retries
         from sscbench.llm.responses import content_text, first_message
-        from sscbench.llm.retry import complete_with_retries
 
         body: dict[str, Any] = {
             "model": self.config.model,

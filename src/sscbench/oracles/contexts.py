@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.ledger import LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import read_objects
@@ -65,7 +66,7 @@ class StudyRuns:
             {r["run_id"]: r for r in read_objects(path)} if path.exists() else {}
         )
         self._worlds: dict[str, World] | None = None
-        self._ledgers: dict[str, list[Any]] = {}
+        self._ledgers: dict[str, list[LedgerEvent]] = {}
         self._clean_by_task: dict[tuple[str, str, str], list[IndexEntry]] = defaultdict(list)
         for entry in self.entries.values():
             case = self.cases.get(entry.case_id)
@@ -84,7 +85,7 @@ class StudyRuns:
             self._worlds = build_worlds(config)
         return self._worlds
 
-    def ledger(self, run_id: str) -> list[Any]:
+    def ledger(self, run_id: str) -> list[LedgerEvent]:
         """A run's model-visible ledger (cached)."""
         if run_id not in self._ledgers:
             self._ledgers[run_id] = read_ledger(self.store, run_id)

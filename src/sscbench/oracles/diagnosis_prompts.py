@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from sscbench.core.ledger import LedgerEvent
 from sscbench.core.view import LedgerView
 from sscbench.measure.classifier import numbered_trajectory
 from sscbench.oracles.prompts import read_object
@@ -80,7 +81,7 @@ def all_at_once_messages(
 
 
 def step_messages(
-    ledger: list[Any], step: int, tool_schemas: list[dict[str, Any]], policy: str
+    ledger: list[LedgerEvent], step: int, tool_schemas: list[dict[str, Any]], policy: str
 ) -> list[dict[str, str]]:
     """The step-by-step judge's call on one agent step: the trajectory up to that step
     (later steps are not shown) and the question whether it is the decisive error."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.core.ledger import LedgerEvent
 from sscbench.core.view import LedgerView
 from sscbench.oracles.base import CleanRun, OracleContext, Verdict, abstain
 from sscbench.oracles.cross_record import instances, mine_relations
@@ -103,7 +104,7 @@ class Violation:
 
 
 def violations(
-    ledger: list[Any], states: list[WorldState], write_tools: set[str]
+    ledger: list[LedgerEvent], states: list[WorldState], write_tools: set[str]
 ) -> tuple[list[Violation], int]:
     """The violations the judged ledger shows, in step order, and how many invariants
     were checked (``write_tools``: the names of the world's tools that may write)."""

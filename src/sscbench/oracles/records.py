@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from sscbench.core.arguments import parse_arguments
+from sscbench.core.ledger import LedgerEvent
 from sscbench.core.view import CallView, LedgerView
 from sscbench.world.state import WorldState
 from sscbench.world.world import World
@@ -32,7 +33,7 @@ def path_text(path: Path) -> str:
     return ".".join(str(p) for p in path)
 
 
-def replay_final_state(world: World, ledger: list[Any]) -> WorldState | None:
+def replay_final_state(world: World, ledger: list[LedgerEvent]) -> WorldState | None:
     """The state a clean run ended in, by replaying its tool calls in a fresh env; None
     when an observation of the replay differs from the one the ledger recorded."""
     env = world.new_env()

@@ -2,7 +2,7 @@
 
 ``sscbench run CONFIG --containment POLICY`` watches its own runs: each finished faulted
 run of a typed family is read exactly as the release evidence reads it
-(:func:`sscbench.release.evidence.add_record`), and the plan's ``abort_metric`` is
+(:func:`sscbench.release.trials.add_record`), and the plan's ``abort_metric`` is
 computed over every finished faulted run of the campaign with the same code as a family
 row's metrics (:func:`sscbench.release.evidence.trial_metrics`), pooled over families
 and configurations. When its estimate crosses ``abort_threshold`` (escape above it; the
@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from sscbench.release.containment import CampaignContainment, load_containment
+from sscbench.release.containment import load_containment
+from sscbench.release.containment_plan import CampaignContainment
 from sscbench.run.storage import IndexEntry, StudyDir
 
 
@@ -66,7 +67,7 @@ class AbortWatch:
         return self._cases
 
     def _add(self, entry: IndexEntry) -> None:
-        from sscbench.release.evidence import add_record
+        from sscbench.release.trials import add_record
 
         cases = self._load()
         if entry.kind != "faulted" or entry.run_id in self._seen or entry.case_id not in cases:

@@ -30,8 +30,7 @@ Checkpoint validity per run:
 
 from __future__ import annotations
 
-from typing import Any
-
+from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.typed import TrialRecord
@@ -53,7 +52,12 @@ from sscbench.world.world import World
 
 
 def assess_run(
-    case: Case, world: World, ledger: list[Any], evaluator: list[Any], *, control: bool
+    case: Case,
+    world: World,
+    ledger: list[LedgerEvent],
+    evaluator: list[EvaluatorEvent],
+    *,
+    control: bool,
 ) -> TrialRecord:
     """The trial record of one run of a typed family (``control``: its paired clean run).
 
@@ -69,7 +73,12 @@ def assess_run(
 
 
 def _assess(
-    case: Case, world: World, ledger: list[Any], evaluator: list[Any], *, control: bool
+    case: Case,
+    world: World,
+    ledger: list[LedgerEvent],
+    evaluator: list[EvaluatorEvent],
+    *,
+    control: bool,
 ) -> TrialRecord:
     """One reading of a run by the checkpoint rules.
 

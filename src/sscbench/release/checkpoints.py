@@ -9,12 +9,9 @@ calls them (the order breaks ties between observations of one step).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 from sscbench.faults.families import TIMEOUT_TEXT, UNAVAILABLE_TEXT
-from sscbench.faults.family import FaultFamily
 from sscbench.faults.identity import REBIND_HOOK, SUBJECT_REBIND_HOOK
-from sscbench.faults.registry import family
 from sscbench.faults.surfaces import (
     ACTIVATION_NOTES,
     LOST_WRITE_NOTES,
@@ -22,11 +19,7 @@ from sscbench.faults.surfaces import (
     activation_note,
 )
 from sscbench.faults.typed import (
-    Activation,
     Checkpoint,
-    Detection,
-    FaultSpec,
-    Observation,
     OutcomeState,
     Surface,
     Validity,
@@ -34,61 +27,7 @@ from sscbench.faults.typed import (
 from sscbench.release import tool_checkpoints as tool_rules
 from sscbench.release.identity_checks import identity_fault
 from sscbench.release.run_index import RunIndex, confirmed, without_key
-
-
-@dataclass
-class TrialSheet:
-    """What the checkpoint rules found in one run, as they find it."""
-
-    family: str
-    spec: FaultSpec
-    control: bool
-    observations: list[Observation] = field(default_factory=list)
-    activations: list[Activation] = field(default_factory=list)
-    detections: list[Detection] = field(default_factory=list)
-
-    @property
-    def traits(self) -> FaultFamily:
-        """The family's class attributes: how the checkpoint rules treat its runs."""
-        return family(self.family)
-
-    def observe(self, step: int, checkpoint: Checkpoint, validity: Validity, note: str) -> None:
-        """Record a checkpoint's validity at a step."""
-        self.observations.append(
-            Observation(step=step, checkpoint=checkpoint, validity=validity, note=note)
-        )
-
-    def detect(self, step: int, barrier: str, checkpoint: Checkpoint, note: str) -> None:
-        """Record a barrier that caught the fault at a step."""
-        self.detections.append(
-            Detection(step=step, barrier=barrier, checkpoint=checkpoint, note=note)
-        )
-
-    def activate(self, step: int, note: str) -> None:
-        """Record that the family's fault fired at a step (at its entry checkpoint)."""
-        self.activations.append(
-            Activation(
-                step=step, fault=self.family, checkpoint=self.spec.entry_checkpoint, note=note
-            )
-        )
-
-
-@dataclass(frozen=True)
-class Findings:
-    """The facts of a run several checkpoints share."""
-
-    update_step: int | None  # another actor's update of the record (faulted runs)
-    activation_step: int | None  # the first activation
-    claim: OutcomeState  # the agent's last claim about the target change
-    claim_step: int | None
-    effects: int  # target writes that changed the state
-    stale_effects: int  # of those, made after another actor's update
-    state_matches: bool  # the world's verdict on the final state
-
-    @property
-    def stale_basis(self) -> bool:
-        """Whether the target write rested on a read another actor made stale."""
-        return self.update_step is not None
+from sscbench.release.sheet import Findings, TrialSheet
 
 
 def activation(run: RunIndex, sheet: TrialSheet) -> int | None:

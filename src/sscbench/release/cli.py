@@ -54,9 +54,19 @@ def _table(title: str, columns: Sequence[str]) -> Table:
 def _families_table(evidence: ReleaseEvidence, config_id: str) -> Table:
     table = _table(
         f"{config_id}: per-family metrics (k/n estimate [95% interval])",
-        ("family", "sev", "runs", "activation", "detection", "containment", "escape",
-         "recovery", "latency (steps) median [min–max]", "missing"),
-    )  # fmt: skip
+        (
+            "family",
+            "sev",
+            "runs",
+            "activation",
+            "detection",
+            "containment",
+            "escape",
+            "recovery",
+            "latency (steps) median [min–max]",
+            "missing",
+        ),
+    )
     for row in evidence.families:
         if row.config_id != config_id:
             continue
@@ -66,10 +76,17 @@ def _families_table(evidence: ReleaseEvidence, config_id: str) -> Table:
         )
         m = row.metrics
         table.add_row(
-            row.family, str(row.severity), str(row.scheduled), _short(m["activation"]),
-            _short(m["detection"]), _short(m["containment"]), _short(m["escape"]),
-            _short(m["recovery"]), latency, str(row.missing),
-        )  # fmt: skip
+            row.family,
+            str(row.severity),
+            str(row.scheduled),
+            _short(m["activation"]),
+            _short(m["detection"]),
+            _short(m["containment"]),
+            _short(m["escape"]),
+            _short(m["recovery"]),
+            latency,
+            str(row.missing),
+        )
     return table
 
 
@@ -95,26 +112,58 @@ def _transfer_table(evidence: ReleaseEvidence, config_id: str) -> Table:
 def _paired_table(evidence: ReleaseEvidence) -> Table:
     table = _table(
         "Paired control vs injected runs (terminal state not unacceptable)",
-        ("config", "family", "pairs", "control ok", "injected ok", "control only",
-         "injected only", "McNemar p"),
-    )  # fmt: skip
+        (
+            "config",
+            "family",
+            "pairs",
+            "control ok",
+            "injected ok",
+            "control only",
+            "injected only",
+            "McNemar p",
+        ),
+    )
     for r in evidence.paired:
         p = p_label(r.p_value, r.p_note, missing="-")
-        table.add_row(r.config_id, r.family, str(r.pairs), str(r.control_ok), str(r.injected_ok),
-                      str(r.control_only), str(r.injected_only), p)  # fmt: skip
+        table.add_row(
+            r.config_id,
+            r.family,
+            str(r.pairs),
+            str(r.control_ok),
+            str(r.injected_ok),
+            str(r.control_only),
+            str(r.injected_only),
+            p,
+        )
     return table
 
 
 def _curves_table(evidence: ReleaseEvidence) -> Table:
     table = _table(
         "Intensity curves",
-        ("config", "family", "parameter", "level", "activation", "detection", "containment",
-         "escape"),
-    )  # fmt: skip
+        (
+            "config",
+            "family",
+            "parameter",
+            "level",
+            "activation",
+            "detection",
+            "containment",
+            "escape",
+        ),
+    )
     for p in evidence.curves:
         m = p.row.metrics
-        table.add_row(p.config_id, p.family, p.parameter, p.level, _short(m["activation"]),
-                      _short(m["detection"]), _short(m["containment"]), _short(m["escape"]))  # fmt: skip
+        table.add_row(
+            p.config_id,
+            p.family,
+            p.parameter,
+            p.level,
+            _short(m["activation"]),
+            _short(m["detection"]),
+            _short(m["containment"]),
+            _short(m["escape"]),
+        )
     return table
 
 
@@ -126,25 +175,68 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
     written[0].write_text(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
     with (out / "families.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["config_id", "family", "severity", "runs", "metric", "numerator",
-                         "denominator", "estimate", "low", "high", "method", "clusters",
-                         "n_effective", "caveats"])  # fmt: skip
+        writer.writerow(
+            [
+                "config_id",
+                "family",
+                "severity",
+                "runs",
+                "metric",
+                "numerator",
+                "denominator",
+                "estimate",
+                "low",
+                "high",
+                "method",
+                "clusters",
+                "n_effective",
+                "caveats",
+            ]
+        )
         for row in evidence.families:
             for name, iv in row.metrics.items():
-                writer.writerow([row.config_id, row.family, row.severity, row.scheduled, name,
-                                 iv.numerator, iv.denominator, iv.estimate, iv.low, iv.high,
-                                 iv.method, iv.n_clusters, iv.n_effective,
-                                 ", ".join(iv.caveats)])  # fmt: skip
+                writer.writerow(
+                    [
+                        row.config_id,
+                        row.family,
+                        row.severity,
+                        row.scheduled,
+                        name,
+                        iv.numerator,
+                        iv.denominator,
+                        iv.estimate,
+                        iv.low,
+                        iv.high,
+                        iv.method,
+                        iv.n_clusters,
+                        iv.n_effective,
+                        ", ".join(iv.caveats),
+                    ]
+                )
     written.append(out / "families.csv")
     with (out / "transfer.csv").open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle)
-        writer.writerow(["config_id", "family", "activated", *[c.value for c in CHECKPOINTS],
-                         "first_invalid", "outcomes"])  # fmt: skip
+        writer.writerow(
+            [
+                "config_id",
+                "family",
+                "activated",
+                *[c.value for c in CHECKPOINTS],
+                "first_invalid",
+                "outcomes",
+            ]
+        )
         for cell in evidence.transfer:
-            writer.writerow([cell.config_id, cell.family, cell.activated,
-                             *[cell.invalid[c.value].estimate for c in CHECKPOINTS],
-                             cell.first_invalid or "",
-                             json.dumps(dict(cell.outcomes), sort_keys=True)])  # fmt: skip
+            writer.writerow(
+                [
+                    cell.config_id,
+                    cell.family,
+                    cell.activated,
+                    *[cell.invalid[c.value].estimate for c in CHECKPOINTS],
+                    cell.first_invalid or "",
+                    json.dumps(dict(cell.outcomes), sort_keys=True),
+                ]
+            )
     written.append(out / "transfer.csv")
     written.extend(write_control_csvs(evidence, out))
     if evidence.curves:

@@ -19,9 +19,10 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sscbench.release.checks import Check
+
 if TYPE_CHECKING:
     from sscbench.release.evidence import ReleaseEvidence
-    from sscbench.release.gate import Check
 
 NEGATIVE = "negative controls"
 """The ``family`` of the negative-control check of a verdict."""
@@ -39,8 +40,6 @@ class ControlPolicy(BaseModel):
 
 def control_checks(policy: ControlPolicy, evidence: ReleaseEvidence, config_id: str) -> list[Check]:
     """The negative-control check and one check per unsolvable family of a configuration."""
-    from sscbench.release.gate import Check
-
     rows = [r for r in evidence.negative_controls if r.config_id == config_id]
     runs = sum(r.runs for r in rows)
     escapes = sum(r.escapes for r in rows)

@@ -46,10 +46,11 @@ from sscbench.analysis.decision import DecisionBound, clusters_needed, decision_
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
-from sscbench.release.containment import CampaignContainment
+from sscbench.release.checks import Check
+from sscbench.release.containment_plan import CampaignContainment
 from sscbench.release.control_gate import ControlPolicy, control_checks
 from sscbench.release.evidence import FamilyRow, ReleaseEvidence
-from sscbench.release.exposure import ExposureCheck, ExposurePolicy, exposure_check
+from sscbench.release.exposure import ExposurePolicy, exposure_check
 
 
 class _Strict(BaseModel):
@@ -125,18 +126,6 @@ def load_policy(path: str | Path) -> Policy:
         error = exc.errors()[0]
         where = ".".join(str(p) for p in error["loc"]) or None
         raise DataError(path, where, error["msg"]) from exc
-
-
-class Check(BaseModel):
-    """One reason of a verdict."""
-
-    family: str
-    requirement: str
-    observed: str
-    passed: bool
-    weighed: ExposureCheck | None = Field(
-        None, description="the exposure-weighted check's numbers (frequency and consequence)"
-    )
 
 
 class Verdict(BaseModel):

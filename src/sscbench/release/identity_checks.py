@@ -22,13 +22,9 @@ the evaluator's write records; the principal and the owner come from the case.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
 from sscbench.release.run_index import RunIndex, final_claim
-
-if TYPE_CHECKING:  # checkpoints imports this module
-    from sscbench.release.checkpoints import TrialSheet
+from sscbench.release.sheet import TrialSheet
 
 _IDENTIFY_TOOLS = ("find_user_id_by_email", "find_user_id_by_name_zip")
 _UNRESOLVED = (OutcomeState.RECONCILIATION_REQUIRED, OutcomeState.UNKNOWN)

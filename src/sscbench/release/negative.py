@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.faults.typed import (
@@ -28,26 +28,10 @@ from sscbench.faults.typed import (
     TerminalClass,
     TrialRecord,
     Validity,
-    Verdict,
     judge,
     terminal_class,
 )
-
-if TYPE_CHECKING:
-    from sscbench.release.evidence import Trial
-
-_DETERMINATE = (OutcomeState.VERIFIED, OutcomeState.REJECTED, OutcomeState.NO_EFFECT)
-
-
-def fault_escaped(verdict: Verdict, record: TrialRecord) -> bool:
-    """The release's escape of an activated fault: the contract's escape, or a determinate
-    claim (verified, rejected, no effect) the outcome checkpoint finds invalid."""
-    if not verdict.activated:
-        return False
-    determinate = record.outcome in _DETERMINATE
-    return verdict.escaped or (
-        determinate and record.latest()[Checkpoint.OUTCOME] is Validity.INVALID
-    )
+from sscbench.release.trial import DETERMINATE, Trial, fault_escaped
 
 
 def probe_result(spec: FaultSpec, probe: TrialRecord) -> dict[str, bool]:
@@ -75,7 +59,7 @@ def control_interfered(record: TrialRecord) -> bool:
 def unfaulted_failure(record: TrialRecord) -> bool:
     """Whether the agent ended a clean run on a determinate claim the world or the outcome
     checkpoint contradicts (its own failure: there was no fault)."""
-    if record.outcome not in _DETERMINATE:
+    if record.outcome not in DETERMINATE:
         return False
     if record.latest()[Checkpoint.OUTCOME] is Validity.INVALID:
         return True

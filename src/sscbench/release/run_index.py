@@ -16,7 +16,9 @@ from typing import Any
 from sscbench.core.ledger import (
     AssistantEvent,
     ContextIntervention,
+    EvaluatorEvent,
     InterventionRecord,
+    LedgerEvent,
     RunEnd,
     ToolEvent,
     UserEvent,
@@ -42,7 +44,7 @@ class Call:
     observation_step: int
 
 
-def ledger_calls(ledger: list[Any]) -> list[Call]:
+def ledger_calls(ledger: list[LedgerEvent]) -> list[Call]:
     """Every tool call in the ledger, in order, with its observation (empty if none)."""
     out = []
     results = {e.tool_call_id: e for e in ledger if isinstance(e, ToolEvent)}
@@ -81,7 +83,7 @@ _ASK = re.compile(
 )
 
 
-def confirmed(ledger: list[Any], step: int, since: int) -> bool:
+def confirmed(ledger: list[LedgerEvent], step: int, since: int) -> bool:
     """Whether, after ``since``, the agent asked to go ahead and the user's last message
     before ``step`` said yes to that question (:func:`~sscbench.world.confirmation.is_affirmative`)."""
     before = [e for e in ledger[:step] if e.step > since]
@@ -107,7 +109,9 @@ def confirmed(ledger: list[Any], step: int, since: int) -> bool:
 class RunIndex:
     """Indexes of one run used by the checkpoint rules."""
 
-    def __init__(self, case: Case, world: World, ledger: list[Any], evaluator: list[Any]):
+    def __init__(
+        self, case: Case, world: World, ledger: list[LedgerEvent], evaluator: list[EvaluatorEvent]
+    ):
         self.case = case
         self.ledger = ledger
         self.calls = ledger_calls(ledger)

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from sscbench.faults.family import OwnRule
 from sscbench.faults.surfaces import ACTIVATION_NOTES
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
-from sscbench.release.checkpoints import Findings, TrialSheet
 from sscbench.release.claims import classify_claim
 from sscbench.release.run_index import RunIndex, confirmed
+from sscbench.release.sheet import Findings, TrialSheet
 
 
 @dataclass(frozen=True)

@@ -23,17 +23,13 @@ good (``final_refusal``) (injected runs only):
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sscbench.core.ledger import InterventionRecord
 from sscbench.faults.families import TIMEOUT_TEXT
 from sscbench.faults.surfaces import ACTIVATION_NOTES
 from sscbench.faults.tool_reads import STALE_HOOK
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
 from sscbench.release.run_index import RunIndex
-
-if TYPE_CHECKING:
-    from sscbench.release.checkpoints import Findings, TrialSheet
+from sscbench.release.sheet import Findings, TrialSheet
 
 
 def stale_update_activation(run: RunIndex, sheet: TrialSheet, record: InterventionRecord) -> None:

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.faults.registry import family as family_of
 from sscbench.faults.typed import OutcomeState, TrialRecord
-
-if TYPE_CHECKING:
-    from sscbench.release.evidence import Trial
+from sscbench.release.trial import Trial
 
 
 def completed(record: TrialRecord) -> bool:

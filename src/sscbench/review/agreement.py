@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.core.definitions import reliance_step
+from sscbench.core.ledger import LedgerEvent, ToolEvent
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 from sscbench.review.labels import (
@@ -158,7 +160,7 @@ def cell_summary(quantity: str, cell: Cell | None = None) -> dict[str, Any]:
     return (cell or Cell()).summary(quantity in STEP_QUANTITIES, POPULATIONS[quantity])
 
 
-def _quote(ledger: list[Any], step: Any) -> dict[str, Any] | None:
+def _quote(ledger: list[LedgerEvent], step: Any) -> dict[str, Any] | None:
     if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < len(ledger):
         return None
     event = ledger[step]
@@ -166,7 +168,7 @@ def _quote(ledger: list[Any], step: Any) -> dict[str, Any] | None:
     calls = getattr(event, "tool_calls", ()) or ()
     if calls:
         text = (text + " " if text else "") + " ".join(f"{c.name}({c.arguments})" for c in calls)
-    if getattr(event, "type", "") == "tool":
+    if isinstance(event, ToolEvent):
         text = f"[{event.name}] {text}"
     return {"step": step, "role": getattr(event, "type", "?"), "text": text[:QUOTE]}
 
@@ -205,7 +207,7 @@ def _disagreement(
     row: dict[str, Any] | None,
     quantity: str,
     near: bool,
-    ledger: list[Any],
+    ledger: list[LedgerEvent],
 ) -> dict[str, Any]:
     """One disagreement: the run, the quantity, both values and the quoted steps."""
     quotes = [_quote(ledger, s) for s in _related_steps(quantity, label, row)]
@@ -224,12 +226,16 @@ def _disagreement(
     }
 
 
+LedgerReader = Callable[[str], list[LedgerEvent] | None]
+"""A run's ledger by run id (None: it cannot be read)."""
+
+
 def _score_run(
     result: Agreement,
     run_id: str,
     label: RunLabel,
     row: dict[str, Any] | None,
-    ledger_of: Any,
+    ledger_of: LedgerReader,
 ) -> None:
     """Add one labelled run's quantities to ``result`` (each over its population)."""
     labelled = label.labelled()
@@ -260,7 +266,7 @@ def _score_run(
 def compare(
     labels: dict[str, RunLabel],
     rows: dict[str, dict[str, Any]],
-    ledger_of: Any,
+    ledger_of: LedgerReader,
 ) -> Agreement:
     """Agreement of measurement rows with labels; ``ledger_of(run_id)`` gives the ledger
     to quote from (or None when it cannot be read). Runs with no label are left out."""
@@ -319,7 +325,7 @@ def agreement(
     mapping = read_key(key) if key is not None else find_key(study, labels)
     by_run = labels_by_run(labels, mapping, reference)
 
-    def ledger_of(run_id: str) -> list[Any] | None:
+    def ledger_of(run_id: str) -> list[LedgerEvent] | None:
         try:
             return read_ledger(store, run_id)
         except (DataError, OSError):

@@ -13,7 +13,7 @@ from typing import Any
 
 from jinja2 import Environment, select_autoescape
 
-from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.core.ledger import AssistantEvent, LedgerEvent, SystemEvent, ToolEvent, UserEvent
 from sscbench.faults.contract import FaultContract
 from sscbench.jsonl import loads_json
 from sscbench.review.guide import guide
@@ -126,7 +126,7 @@ def _pretty(text: str) -> str:
         return text
 
 
-def trajectory_steps(ledger: list[Any]) -> list[dict[str, Any]]:
+def trajectory_steps(ledger: list[LedgerEvent]) -> list[dict[str, Any]]:
     """The model-visible events as numbered steps for a page."""
     steps: list[dict[str, Any]] = []
     for event in ledger:
@@ -149,7 +149,7 @@ def trajectory_steps(ledger: list[Any]) -> list[dict[str, Any]]:
     return steps
 
 
-def render_page(review_id: str, contract: FaultContract, ledger: list[Any]) -> str:
+def render_page(review_id: str, contract: FaultContract, ledger: list[LedgerEvent]) -> str:
     """One reviewer page (self-contained HTML, all text escaped)."""
     return _ENV.from_string(PAGE).render(
         review_id=review_id,

@@ -18,6 +18,7 @@ from typing import Any
 
 from jinja2 import Environment, PackageLoader
 
+from sscbench.core.ledger import LedgerEvent
 from sscbench.review.case_labels import CASE_QUESTIONS
 from sscbench.review.guide import guide
 from sscbench.review.pages import contract_in_words, trajectory_steps
@@ -46,7 +47,7 @@ def _cell(value: Any) -> str:
     return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
-def _items(plan: Any, cases: dict[str, Any], ledgers: dict[str, list[Any]], ids: list[str]):
+def _items(plan: Any, cases: dict[str, Any], ledgers: dict[str, list[LedgerEvent]], ids: list[str]):
     case_of = {rid: masked for masked, rids in plan.cases.items() for rid in rids}
     for rid in ids:
         case = cases[case_of[rid]]
@@ -68,7 +69,7 @@ def _render(**context: Any) -> str:
 
 
 def render_review_page(
-    plan: Any, reviewer: str, cases: dict[str, Any], ledgers: dict[str, list[Any]]
+    plan: Any, reviewer: str, cases: dict[str, Any], ledgers: dict[str, list[LedgerEvent]]
 ) -> str:
     """A reviewer's page: calibration runs first, then the drawn runs, then the cases."""
     items = list(_items(plan, cases, ledgers, plan.order()))
@@ -101,7 +102,7 @@ def render_adjudication_page(
     plan: Any,
     adjudicator: str,
     cases: dict[str, Any],
-    ledgers: dict[str, list[Any]],
+    ledgers: dict[str, list[LedgerEvent]],
     disputes: dict[str, dict[str, Any]],
 ) -> str:
     """The adjudicator's page: only the disputed items, every reviewer's answers shown, a

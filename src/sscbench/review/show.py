@@ -11,9 +11,14 @@ shown as its first line.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
-from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, parse_ledger_lines
+from sscbench.core.ledger import (
+    AssistantEvent,
+    LedgerEvent,
+    SystemEvent,
+    ToolEvent,
+    parse_ledger_lines,
+)
 from sscbench.errors import DataError
 from sscbench.jsonl import escape_surrogates, model_line
 from sscbench.run.storage import StudyDir
@@ -50,7 +55,7 @@ def resolve_run(study: str | Path, run: str) -> str:
     raise UnknownRun(store.root, None, f"{run!r} names {len(matches)} runs: {shown}")
 
 
-def read_events(study: str | Path, run_id: str) -> list[Any]:
+def read_events(study: str | Path, run_id: str) -> list[LedgerEvent]:
     """The run's model-visible ledger events, in step order (header checked)."""
     store = StudyDir(study)
     path = store.ledger_path(run_id)
@@ -71,7 +76,7 @@ def _system_line(content: str) -> str:
     return f"{first} [system prompt: {len(lines)} lines, {len(content)} characters]"
 
 
-def event_text(event: Any) -> str:
+def event_text(event: LedgerEvent) -> str:
     """The text a labeller reads for one event (possibly several lines).
 
     An assistant turn is its text, then one ``CALL name(arguments)`` line per tool call
@@ -89,7 +94,7 @@ def event_text(event: Any) -> str:
     return str(event.content)
 
 
-def format_ledger(events: list[Any]) -> str:
+def format_ledger(events: list[LedgerEvent]) -> str:
     """The numbered ledger: ``step type text``, later lines of a text indented under it."""
     width = max(3, len(str(len(events) - 1)) if events else 3)
     indent = " " * (width + 1 + TYPE_WIDTH + 1)
@@ -106,6 +111,6 @@ def terminal_text(text: str) -> str:
     return escape_surrogates(plain(text))
 
 
-def json_lines(events: list[Any]) -> str:
+def json_lines(events: list[LedgerEvent]) -> str:
     """The events as JSON lines, exactly as recorded in the ledger (system prompt whole)."""
     return "\n".join(model_line(event) for event in events)

@@ -176,7 +176,9 @@ class CostTally:
         count_trial(self.trials, entry)
 
     def lines(self, model_called: bool = True) -> list[str]:
-        """The console summary (:func:`summary_lines`)."""
+        """The console summary of the runs added: the study's cost and qualification figure,
+        one line each; ``model_called`` False (no configuration calls a model) says so
+        instead of 0 requests at an estimated $0."""
         study = CostTotals()
         for totals in self.by_config.values():
             study.merge(totals)
@@ -226,23 +228,6 @@ def stored_config_calls_a_model(path: Path) -> bool:
     except DataError:
         return True
     return calls_a_model(config)
-
-
-def summary_lines(
-    entries: Iterable[IndexEntry],
-    prices: Prices,
-    timings: Mapping[str, float] | None = None,
-    *,
-    model_called: bool = True,
-) -> list[str]:
-    """The console summary of a study's cost and qualification figure, one line each;
-    ``model_called`` False (no configuration calls a model) says so instead of 0 requests
-    at an estimated $0."""
-    tally = CostTally(prices)
-    timings = timings or {}
-    for entry in entries:
-        tally.add(entry, timings.get(entry.run_id, 0.0))
-    return tally.lines(model_called)
 
 
 def _lines(

@@ -17,8 +17,10 @@ from sscbench.core.ledger import (
     AssistantEvent,
     CalibrationLabels,
     ContextIntervention,
+    EvaluatorEvent,
     HarnessError,
     InterventionRecord,
+    LedgerEvent,
     RunEnd,
     SystemEvent,
     ToolEvent,
@@ -37,8 +39,8 @@ from sscbench.world.world import World
 class EpisodeResult:
     """Everything a run produced: the model-visible ledger and the evaluator-only log."""
 
-    ledger: list[Any] = field(default_factory=list)
-    evaluator: list[Any] = field(default_factory=list)
+    ledger: list[LedgerEvent] = field(default_factory=list)
+    evaluator: list[EvaluatorEvent] = field(default_factory=list)
     end: RunEnd | None = None
 
     @property

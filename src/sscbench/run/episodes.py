@@ -24,7 +24,15 @@ from sscbench.core.agent import (
     AgentFactory,
     RunContext,
 )
-from sscbench.core.ledger import ContextIntervention, HarnessError, RunEnd, RunStart, Usage
+from sscbench.core.ledger import (
+    ContextIntervention,
+    EvaluatorEvent,
+    HarnessError,
+    LedgerEvent,
+    RunEnd,
+    RunStart,
+    Usage,
+)
 from sscbench.core.user import UserFactory
 from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator
 from sscbench.jsonl import escape_surrogates
@@ -50,8 +58,8 @@ class EpisodeOutput:
     run_id: str
     kind: RunKind
     anchor: str  # the case id the index names: the case, or a clean run's first case
-    ledger: list[Any]
-    evaluator: list[Any]
+    ledger: list[LedgerEvent]
+    evaluator: list[EvaluatorEvent]
     end: RunEnd
     wall_s: float
     meta: dict[str, Any] = field(default_factory=dict)  # where it ran (e.g. the Ray node)

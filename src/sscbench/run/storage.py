@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sscbench.core.files import atomic_text_writer, atomic_write
-from sscbench.core.ledger import ledger_header
+from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
@@ -398,7 +398,9 @@ class StudyDir:
         """Where a run's evaluator-only log lives."""
         return self.runs / f"{run_id}.evaluator.jsonl"
 
-    def write_run(self, run_id: str, ledger: list[Any], evaluator: list[Any]) -> tuple[str, str]:
+    def write_run(
+        self, run_id: str, ledger: list[LedgerEvent], evaluator: list[EvaluatorEvent]
+    ) -> tuple[str, str]:
         """Write a run's ledger and evaluator log atomically; return both files' sha256."""
         data = _jsonl([ledger_header(run_id), *ledger])
         log = _jsonl(evaluator)

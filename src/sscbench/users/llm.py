@@ -20,11 +20,13 @@ from typing import Any
 from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, UserEvent
 from sscbench.core.user import STOP
+from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import LLMUserConfig
 from sscbench.llm.journal import ResponseJournal
 from sscbench.llm.responses import content_text, first_message
-from sscbench.llm.retry import ClientHolder, complete_with_retries, new_usage
+from sscbench.llm.retry import ClientHolder
 from sscbench.llm.secrets import redact
+from sscbench.llm.usage import new_usage
 
 AGENT_GREETING = "Hi! How can I help you today?"
 """The agent's opening line as the simulator sees it (the ledger starts with the user)."""

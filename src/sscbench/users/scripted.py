@@ -71,13 +71,6 @@ _REFUSAL = (
 )
 
 
-def _money(amount: Any) -> str:
-    if isinstance(amount, (int, float)) and not isinstance(amount, bool):
-        text = f"{float(amount):.2f}".rstrip("0").rstrip(".")
-        return "$" + text
-    return f"${amount}"
-
-
 def _flights_text(flights: Any) -> str:
     if not isinstance(flights, list):
         return ""

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from sscbench.world.state import WorldState
-from sscbench.world.tools import ToolKind, argument_error
+from sscbench.world.state import BaseData, WorldState
+from sscbench.world.tools import ToolKind, ToolRegistry, argument_error
 
-if TYPE_CHECKING:
-    from sscbench.world.world import World
+
+class EnvSource(Protocol):
+    """What an env needs of its world (:class:`~sscbench.world.world.World` is one): the
+    base data it copies, the tools it runs, and whether arguments are type-checked."""
+
+    base: BaseData
+    tools: ToolRegistry
+    strict_arguments: bool
 
 
 @dataclass(frozen=True)
@@ -27,7 +33,7 @@ class ToolOutcome:
 class Env:
     """One isolated instance of a world's state with the single tool-execution point."""
 
-    def __init__(self, world: World):
+    def __init__(self, world: EnvSource):
         self.world = world
         self.state = WorldState(world.base)
 

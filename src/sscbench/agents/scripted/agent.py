@@ -24,6 +24,7 @@ from sscbench.agents.scripted.writes import Writes
 from sscbench.agents.scripted_facts import money, scalar_texts
 from sscbench.agents.scripted_plan import PlanStep
 from sscbench.core.agent import AgentTurn, RunContext
+from sscbench.core.ledger import LedgerEvent
 from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 
@@ -35,7 +36,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         super().__init__(context, profile)
         self._script_gen = self._script()
 
-    async def act(self, ledger: Sequence[Any]) -> AgentTurn:
+    async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
         """The next turn of the script."""
         self._ingest(ledger)
         self._step = len(ledger)

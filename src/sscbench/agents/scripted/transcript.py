@@ -19,6 +19,7 @@ from sscbench.agents.scripted_facts import Obs
 from sscbench.agents.scripted_plan import PlanStep, task_plan
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.injection import IDEMPOTENCY_KEY
+from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolEvent, UserEvent
 from sscbench.world.records import record_key
 
 Script = Generator[AgentTurn, Any, Any]
@@ -107,10 +108,9 @@ class Transcript:
         self._writes: list[dict[str, Any]] = []
         self._read_labels: dict[str, dict[str, Any]] = {}
 
-    def _ingest(self, ledger: Sequence[Any]) -> None:
+    def _ingest(self, ledger: Sequence[LedgerEvent]) -> None:
         for event in ledger[self._seen :]:
-            kind = event.type
-            if kind == "tool":
+            if isinstance(event, ToolEvent):
                 name, arguments = self._calls.get(event.tool_call_id, (event.name, {}))
                 obs = Obs(event.step, event.tool_call_id, name, arguments, event.content)
                 self._observations.append(obs)
@@ -130,7 +130,7 @@ class Transcript:
                         self._dirty.add(key)
                 if event.tool_call_id == self._pending_call:
                     self._result = obs
-            elif kind == "assistant":
+            elif isinstance(event, AssistantEvent):
                 for call in event.tool_calls:
                     try:
                         arguments = call.parsed_arguments()
@@ -143,7 +143,7 @@ class Transcript:
                     self._calls[call.id] = (call.name, arguments)
                 if not event.tool_calls:
                     self._texts.append(event.content or "")
-            elif kind == "user":
+            elif isinstance(event, UserEvent):
                 self._user_texts.append(event.content)
                 if self._pending_call is None:
                     self._result = event.content

@@ -22,7 +22,6 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.family import FaultFamily
-from sscbench.faults.operators.references import Reservation, reservations_shown
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -103,11 +102,6 @@ def sentence_around(text: str, span: str) -> str:
     end_candidates = [i for i in (text.find(". ", index), text.find("\n", index)) if i >= 0]
     end = min(end_candidates) if end_candidates else len(text)
     return text[start + 1 : end + 1].strip()
-
-
-def known_reservations(view: LedgerView) -> dict[str, Reservation]:
-    """Reservations the visible history has named or shown (see ``measure.references``)."""
-    return reservations_shown(view)
 
 
 def args_contain(value: Any, needle: Any) -> bool:

@@ -63,14 +63,6 @@ def interface_relation(world: World) -> str:
     return ""
 
 
-def category_words(text: str) -> set[str]:
-    """Categories named in a text (as words, not inside an id)."""
-    low = text.lower()
-    return {
-        c for c, words in WORDS.items() if any(re.search(rf"(?<!_){w}s?\b", low) for w in words)
-    }
-
-
 class PaySource(FaultOperator):
     """Flip one payment method's category in the user's profile as delivered."""
 

@@ -63,7 +63,7 @@ def test_a_back_edge_breaks_the_contract(tmp_path):
     ignore = shutil.ignore_patterns("__pycache__")
     shutil.copytree(SRC / "sscbench", tmp_path / "sscbench", ignore=ignore)
     ledger = tmp_path / "sscbench" / "core" / "ledger.py"
-    ledger.write_text(ledger.read_text("utf-8") + "\nfrom sscbench.run.storage import StudyDir\n")
+    ledger.write_text(ledger.read_text("utf-8") + "\nfrom sscbench.study.folder import StudyDir\n")
     result = _lint(tmp_path, ROOT / "pyproject.toml")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert "sscbench.core.ledger -> sscbench.run.storage" in result.stdout
+    assert "sscbench.core.ledger -> sscbench.study.folder" in result.stdout

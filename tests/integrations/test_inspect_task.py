@@ -18,8 +18,8 @@ from sscbench.integrations.inspect_study import binding_for
 from sscbench.integrations.inspect_task import arrival
 from sscbench.integrations.populations import population_metrics
 from sscbench.measure.study import measure_study
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 OPERATORS = "ReturnDate,PaySource,ItemOption,WriteEffect"
 

@@ -16,8 +16,8 @@ from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.release.containment import check_campaign, load_containment, problems
 from sscbench.release.gate import load_policy
-from sscbench.run.config import parse_config
-from sscbench.run.verify import verify_study
+from sscbench.study.config import parse_config
+from sscbench.study.verify import verify_study
 
 STUDY = """
 [study]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from sscbench.agents.scripted.profiles import make_profile
 from sscbench.release.evidence import collect_evidence, load_trials
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
+from sscbench.study.profiles import make_profile
 
 
 def _config(data: Path) -> str:

@@ -14,8 +14,8 @@ from sscbench.errors import DataError
 from sscbench.faults.typed import OutcomeState, Validity
 from sscbench.release.evidence import collect_evidence, load_trials
 from sscbench.release.gate import Policy, gate, load_policy
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = [

@@ -13,9 +13,9 @@ from sscbench.measure.study import measure_study
 from sscbench.report.build import SECTION_IDS, TITLES, build_report
 from sscbench.report.configurations_section import configuration_rows, configurations_section
 from sscbench.report.model import RunSets
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
 
 STUDY = """
 [study]

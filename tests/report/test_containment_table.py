@@ -8,8 +8,8 @@ import json
 from sscbench.release.containment import check_campaign
 from sscbench.report.containment_table import NO_PLAN
 from sscbench.report.release_section import release_section
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 STUDY = """
 [study]

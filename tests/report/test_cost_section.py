@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from sscbench.report.cost_section import cost_section
 from sscbench.report.model import RunSets
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 from sscbench.testing import OpenAIServer, text
 
 STUDY = """

@@ -11,9 +11,9 @@ from sscbench.analysis.stats import wilson
 from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
-from sscbench.measure.study import read_ledger
 from sscbench.review.agreement import agreement, measured_value
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_ledger
 
 QUANTITIES = ("T_F", "T_E", "T_S", "T_U", "A", "Z_S", "Y_end")
 

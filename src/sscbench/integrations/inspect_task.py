@@ -39,9 +39,11 @@ from sscbench.integrations.inspect_messages import ledger_to_messages
 from sscbench.integrations.inspect_scores import measurement_score
 from sscbench.integrations.inspect_study import StudyBinding, binding_for
 from sscbench.integrations.populations import population_metrics
-from sscbench.measure.study import measure_entries, read_ledger
-from sscbench.run.builders import build_cases, build_worlds
-from sscbench.run.config import StudyConfig, load_config
+from sscbench.measure.study import measure_entries
+from sscbench.run.builders import build_cases
+from sscbench.study.config import StudyConfig, load_config
+from sscbench.study.ledgers import read_ledger
+from sscbench.study.worlds import build_worlds
 
 DEFAULT_OPERATORS = "ReturnDate,PaySource,ItemOption,WriteEffect"
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.measure.study import measure_entries
-from sscbench.run.builders import read_cases
-from sscbench.run.config import StudyConfig
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.cases import read_cases
+from sscbench.study.config import StudyConfig
+from sscbench.study.folder import IndexEntry, StudyDir
 
 LIVE_FILE = "otel-spans.jsonl"
 

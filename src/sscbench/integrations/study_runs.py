@@ -14,12 +14,13 @@ from typing import Any
 
 from sscbench.core.ledger import InterventionRecord, RunStart
 from sscbench.faults.case import Case
-from sscbench.measure.study import measure_entries, read_evaluator, read_ledger
+from sscbench.measure.study import measure_entries
 from sscbench.progress import counted
-from sscbench.run.builders import read_cases
-from sscbench.run.lock import StudyLock
-from sscbench.run.storage import IndexEntry, StudyDir
-from sscbench.run.verify import require_study, verify_study
+from sscbench.study.cases import read_cases
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.lock import StudyLock
+from sscbench.study.verify import require_study, verify_study
 
 
 @dataclass(frozen=True)

@@ -143,10 +143,11 @@ def labels_of(evaluator: list[Any]) -> dict[str, Any] | None:
 def labelled_runs(study: Any) -> Iterator[Comparison]:
     """Every triggered faulted run of a study whose agent kept calibration labels, with
     its measurement and the same quantities derived from the labels."""
-    from sscbench.measure.study import contract_runs, measure_run, read_evaluator, read_ledger
+    from sscbench.measure.study import contract_runs, measure_run
     from sscbench.progress import counted
-    from sscbench.run.builders import read_cases
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.cases import read_cases
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.ledgers import read_evaluator, read_ledger
 
     store = StudyDir(study)
     cases = {c.case_id: c for c in read_cases(store.cases)}

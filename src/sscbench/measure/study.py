@@ -9,33 +9,18 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.core.files import atomic_text_writer
-from sscbench.core.ledger import parse_evaluator_line, parse_ledger_lines
 from sscbench.core.values import Stratum
 from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_measured_operator
-from sscbench.jsonl import read_jsonl, read_lines
 from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.progress import progress
-from sscbench.run.builders import read_cases
-from sscbench.run.measurements_seal import study_sources, write_seal
-from sscbench.run.storage import IndexEntry, StudyDir
-
-
-def read_evaluator(path: Path) -> list[Any]:
-    """A run's evaluator-only log, naming the line of a corrupt record."""
-    return read_jsonl(path, parse_evaluator_line)
-
-
-def read_ledger(store: StudyDir, run_id: str) -> list[Any]:
-    """A run's model-visible ledger events."""
-    path = store.ledger_path(run_id)
-    try:
-        return parse_ledger_lines(read_lines(path))
-    except ValueError as exc:
-        raise DataError(path, None, str(exc).splitlines()[0]) from exc
+from sscbench.study.cases import read_cases
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.seal import study_sources, write_seal
 
 
 def measure_run(
@@ -121,15 +106,15 @@ def measure_study(
     """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count.
 
     Beside it, ``measurements.meta.json`` records the file's sha256 and that of the
-    index, cases and plan it was computed from (:mod:`sscbench.run.measurements_seal`),
+    index, cases and plan it was computed from (:mod:`sscbench.study.seal`),
     which every reader checks. The study is verified first
-    (:func:`~sscbench.run.verify.verify_study`): a run file that does not match the
+    (:func:`~sscbench.study.verify.verify_study`): a run file that does not match the
     index, or a plan or cases file that differs from the recorded one, stops the
     measure before anything is written. The
     study folder is locked while measuring, so no ``run`` writes it meanwhile.
     """
-    from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import require_study, verify_study
+    from sscbench.study.lock import StudyLock
+    from sscbench.study.verify import require_study, verify_study
 
     store = require_study(root)  # before the lock: a foreign folder gets no lock file
     with StudyLock(store.root):

@@ -153,8 +153,8 @@ def validate_oracle_command(
     from sscbench.llm.endpoint import endpoint_from_options
     from sscbench.oracles.base import OracleSettings
     from sscbench.oracles.suite import score_study, write_results
-    from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import require_study, verify_study
+    from sscbench.study.lock import StudyLock
+    from sscbench.study.verify import require_study, verify_study
 
     try:
         config = None

@@ -19,12 +19,13 @@ from typing import Any
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import read_objects
-from sscbench.measure.study import read_ledger
 from sscbench.oracles.base import CleanRun, OracleContext
-from sscbench.run.builders import build_worlds, read_cases
-from sscbench.run.config import config_from_record
-from sscbench.run.measurements_seal import check_measurements
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.cases import read_cases
+from sscbench.study.config import config_from_record
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.ledgers import read_ledger
+from sscbench.study.seal import check_measurements
+from sscbench.study.worlds import build_worlds
 from sscbench.world.world import World
 
 

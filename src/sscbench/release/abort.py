@@ -10,7 +10,7 @@ other rates below it) the campaign schedules no new run: runs in flight finish a
 kept, and ``STUDY/containment.json`` records the abort. A metric with no run in its
 denominator yet (e.g. escape before any fault activated) is unobserved and never aborts.
 
-Resuming an aborted campaign is refused (:func:`sscbench.run.aborted.refuse_aborted`) unless the operator
+Resuming an aborted campaign is refused (:func:`sscbench.study.aborted.refuse_aborted`) unless the operator
 says so (``--resume-aborted``): the abort was the plan's own stop.
 """
 
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.release.containment import CampaignContainment, load_containment
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
 
 
 def crossed(plan: CampaignContainment, estimate: float | None) -> bool:
@@ -56,8 +56,9 @@ class AbortWatch:
         """The study's typed-family cases and worlds, once."""
         if self._cases is None:
             from sscbench.faults.surfaces import ALL_FAMILY_NAMES
-            from sscbench.run.builders import build_worlds, read_cases
-            from sscbench.run.config import config_from_record
+            from sscbench.study.cases import read_cases
+            from sscbench.study.config import config_from_record
+            from sscbench.study.worlds import build_worlds
 
             cases = read_cases(self.store.cases)
             self._cases = {c.case_id: c for c in cases if c.operator in ALL_FAMILY_NAMES}

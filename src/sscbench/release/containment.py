@@ -113,8 +113,9 @@ def load_containment(policy: str | Path) -> CampaignContainment:
 def planned_faults(config: Any) -> Counter[str]:
     """The campaign's planned faulted runs per operator, built as ``sscbench run``
     builds them (worlds, cases, plan); nothing is run or written."""
-    from sscbench.run.builders import build_cases, build_worlds
+    from sscbench.run.builders import build_cases
     from sscbench.run.planning import make_plan
+    from sscbench.study.worlds import build_worlds
 
     cases = build_cases(config, build_worlds(config))
     return Counter(unit.case.operator for unit in make_plan(config, cases))

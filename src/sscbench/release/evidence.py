@@ -50,8 +50,8 @@ from sscbench.release.negative import (
     negative_control_rows,
 )
 from sscbench.release.unsolvable import UnsolvableRow, unsolvable_rows
-from sscbench.run.builders import read_cases
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.cases import read_cases
+from sscbench.study.folder import IndexEntry, StudyDir
 
 METRICS = ("activation", "detection", "containment", "escape", "recovery")
 
@@ -112,7 +112,7 @@ def add_record(
     worlds: dict,
 ) -> None:
     """File one run's record under its (case, configuration, repetition) trial."""
-    from sscbench.measure.study import read_evaluator, read_ledger
+    from sscbench.study.ledgers import read_evaluator, read_ledger
 
     key = (case.case_id, entry.config_id, entry.repetition)
     trial = units.setdefault(key, Trial(case, entry.config_id, entry.repetition, _levels(case)))
@@ -135,8 +135,8 @@ def add_record(
 
 def load_trials(study: str | Path) -> list[Trial]:
     """Every typed-family unit of a study with its control and injected trial records."""
-    from sscbench.run.builders import build_worlds
-    from sscbench.run.config import config_from_record
+    from sscbench.study.config import config_from_record
+    from sscbench.study.worlds import build_worlds
 
     store = StudyDir(study)
     if not store.cases.exists():

@@ -16,7 +16,7 @@ from typing import Any
 
 from sscbench.jsonl import read_objects
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
 
 Row = dict[str, Any]
 COLUMNS = [

@@ -11,14 +11,14 @@ from typing import Any
 
 from sscbench.jsonl import read_objects
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.run.cost import (
+from sscbench.study.cost import (
     NO_MODEL,
     cost_by_config,
     pass_hat_k,
     read_prices,
     stored_config_calls_a_model,
 )
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
 
 Row = dict[str, Any]
 

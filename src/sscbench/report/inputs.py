@@ -43,8 +43,8 @@ def check_fresh(study: Path, rows: list[Row]) -> None:
     path = study / "measurements.jsonl"
     if not index.exists():
         return
-    from sscbench.run.measurements_seal import check_measurements
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.seal import check_measurements
 
     check_measurements(StudyDir(study), path)
     if index.stat().st_mtime_ns > path.stat().st_mtime_ns:
@@ -70,7 +70,7 @@ def read_cases(study: Path) -> dict[str, Any]:
     path = study / "cases.jsonl"
     if not path.exists():
         return {}
-    from sscbench.run.builders import read_cases as _read
+    from sscbench.study.cases import read_cases as _read
 
     return {c.case_id: c for c in _read(path)}
 
@@ -102,8 +102,8 @@ def reference_labels(
 
 def _calibration(study: Path, rows: list[Row]) -> dict[str, Row]:
     from sscbench.measure.calibrate import label_measurement, labels_of
-    from sscbench.measure.study import read_evaluator
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.ledgers import read_evaluator
 
     cases = read_cases(study)
     store = StudyDir(study)

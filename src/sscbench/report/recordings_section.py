@@ -18,8 +18,8 @@ from typing import Any
 
 from sscbench.agents.recordings import matched_runs
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.run.config import StudyConfig, config_from_record
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import StudyConfig, config_from_record
+from sscbench.study.folder import StudyDir
 
 Row = dict[str, Any]
 MATCH_COLUMNS = ["recording", "labelled task", "matched task", "score", "user", "actions",

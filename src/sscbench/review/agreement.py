@@ -45,8 +45,8 @@ from sscbench.review.labels import (
     read_key,
     read_labels,
 )
-from sscbench.run.measurements_seal import check_measurements
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.seal import check_measurements
 
 QUOTE = 240
 ALL_RUNS = "all labelled runs"
@@ -305,7 +305,7 @@ def agreement(
     measurements: str | Path | None = None,
 ) -> Agreement:
     """Compare a study's measurements (or ``measurements``) with a labels file."""
-    from sscbench.measure.study import read_ledger
+    from sscbench.study.ledgers import read_ledger
 
     store = StudyDir(study)
     path = Path(measurements) if measurements else store.root / "measurements.jsonl"

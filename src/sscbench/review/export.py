@@ -22,11 +22,12 @@ from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import write_utf8
-from sscbench.measure.study import contract_runs, measure_entries, read_ledger
+from sscbench.measure.study import contract_runs, measure_entries
 from sscbench.review.labels import empty_label
 from sscbench.review.pages import render_index, render_page
-from sscbench.run.builders import read_cases
-from sscbench.run.storage import StudyDir
+from sscbench.study.cases import read_cases
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_ledger
 
 STRATA_KEYS = ("operator", "stratum", "config")
 
@@ -50,7 +51,7 @@ def _measurements(store: StudyDir, cases: dict[str, Case]) -> dict[str, dict[str
     path = store.root / "measurements.jsonl"
     if path.exists():
         from sscbench.jsonl import read_objects
-        from sscbench.run.measurements_seal import check_measurements
+        from sscbench.study.seal import check_measurements
 
         check_measurements(store, path)  # strata only from what `measure` wrote from here
         return {r["run_id"]: r for r in read_objects(path) if "run_id" in r}
@@ -59,7 +60,7 @@ def _measurements(store: StudyDir, cases: dict[str, Case]) -> dict[str, dict[str
 
 def candidates(study: str | Path) -> list[Candidate]:
     """Every completed faulted run of the study that has a contract, in index order."""
-    from sscbench.run.verify import verify_study
+    from sscbench.study.verify import verify_study
 
     store = StudyDir(study)
     if not store.index.exists():

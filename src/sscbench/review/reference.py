@@ -47,10 +47,10 @@ def _disputes(
 
 def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> Path:
     """Write ``FOLDER/adjudicate-<name>.html`` with the disputed items only."""
-    from sscbench.measure.study import read_ledger
     from sscbench.review.review_page import render_adjudication_page
-    from sscbench.run.builders import read_cases
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.cases import read_cases
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.ledgers import read_ledger
 
     folder = Path(folder)
     plan = read_plan(folder)

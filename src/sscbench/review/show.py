@@ -16,7 +16,7 @@ from typing import Any
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, parse_ledger_lines
 from sscbench.errors import DataError
 from sscbench.jsonl import escape_surrogates, model_line
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 from sscbench.terminal import plain
 
 TYPE_WIDTH = 9  # "assistant"

@@ -60,7 +60,7 @@ def _guard(
 ) -> Any:
     """Refuse to resume an aborted campaign (unless ``resume``); the abort watch of
     ``--containment POLICY`` (None without the option), called after each run."""
-    from sscbench.run.aborted import refuse_aborted
+    from sscbench.study.aborted import refuse_aborted
 
     if not resume:
         refuse_aborted(out)
@@ -136,9 +136,9 @@ def run_command(
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
         every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
-        from sscbench.run.aborted import abort_lines, recorded_abort
-        from sscbench.run.config import load_config
         from sscbench.run.executor import StudyInterrupted, execute_study
+        from sscbench.study.aborted import abort_lines, recorded_abort
+        from sscbench.study.config import load_config
 
         main = threading.current_thread() is threading.main_thread()
         # SIGTERM stops like Ctrl-C (signal handlers can only be set in the main thread)

@@ -3,7 +3,7 @@
 Runs are written to disk as they finish and forgotten: the plan is made on demand,
 a finished clean run is kept as four numbers until the study ends
 (:mod:`sscbench.run.clean_outcomes`), the cost summary as sums
-(:class:`~sscbench.run.cost.CostTally`), so memory stays flat as a study grows; a rerun
+(:class:`~sscbench.study.cost.CostTally`), so memory stays flat as a study grows; a rerun
 of the same command resumes where a killed one stopped.
 """
 
@@ -27,22 +27,22 @@ from sscbench.run.builders import (
     build_agent_factory,
     build_study_cases,
     build_user_factory,
-    build_worlds,
     check_replay_plan,
     clean_disqualifies,
     hash_inputs,
     input_files,
 )
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
-from sscbench.run.config import StudyConfig
-from sscbench.run.cost import CostTally, calls_a_model
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
-from sscbench.run.lock import StudyLock
 from sscbench.run.planning import PlanUnit, make_plan
 from sscbench.run.run_ids import run_id_for  # noqa: F401  (re-exported: tests import it here)
 from sscbench.run.shared_clean import beyond_case_limit, check_plan_format
 from sscbench.run.stopper import SignalStopper
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.config import StudyConfig
+from sscbench.study.cost import CostTally, calls_a_model
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.lock import StudyLock
+from sscbench.study.worlds import build_worlds
 from sscbench.world.world import World
 
 
@@ -254,7 +254,7 @@ async def _drain_and_close(
 def _resume_records(store: StudyDir, plan: Iterable[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
     """The finished runs whose files hold; the others (and the faulted runs paired with a
     clean run to re-run) leave the index to run again. Returns (finished, dropped)."""
-    from sscbench.run.verify import check_study
+    from sscbench.study.verify import check_study
 
     if not store.index.exists():  # stopped before its first run finished: nothing to check
         return {}, 0
@@ -309,7 +309,7 @@ def execute_study(
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
     Everything is built and validated before the folder is touched; the folder is then
-    locked for this process (:class:`~sscbench.run.lock.StudyLock`). ``restart`` removes
+    locked for this process (:class:`~sscbench.study.lock.StudyLock`). ``restart`` removes
     only what sscbench wrote. On resume, the inputs' hashes and every finished run's
     files are checked; runs whose files fail are run again. SIGINT/SIGTERM stop the
     study promptly and raise :class:`StudyInterrupted` (the study resumes where it stopped).

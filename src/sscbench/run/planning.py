@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.run.builders import pair_run_id, repetition_numbers
-from sscbench.run.config import StudyConfig, check_plan_size
 from sscbench.run.run_ids import run_id_for
 from sscbench.run.shared_clean import CleanSlot, step_limits
+from sscbench.study.config import StudyConfig, check_plan_size
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from sscbench.release.containment import check_campaign
 from sscbench.report.containment_table import NO_PLAN
 from sscbench.report.release_section import release_section
 from sscbench.run.executor import execute_study
+from sscbench.run.planning import planned_faults
 from sscbench.study.config import parse_config
 
 STUDY = """
@@ -52,7 +53,7 @@ def test_the_release_section_shows_the_checked_plan_or_says_there_was_none(tmp_p
     assert [{"t": NO_PLAN}] in section.notes and "release_containment" not in rows
     policy = tmp_path / "policy.toml"
     policy.write_text(PLAN)
-    record = check_campaign(config, policy)
+    record = check_campaign(planned_faults(config), policy)
     (study / "containment.json").write_text(json.dumps(record))
     section, rows = release_section(study, tmp_path / "r2", None)
     (table,) = [t for t in section.tables if t.id == "containment-table"]

@@ -8,6 +8,7 @@ faulted run.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
@@ -183,3 +184,14 @@ def clean_slots(plan: Iterable[PlanUnit]) -> list[CleanSlot]:
     if isinstance(plan, Plan):
         return list(plan.clean_slots())
     return list({unit.clean_run_id: unit.clean for unit in plan}.values())
+
+
+def planned_faults(config: StudyConfig) -> Counter[str]:
+    """The campaign's planned faulted runs per operator, built as ``sscbench run``
+    builds them (worlds, cases, plan); nothing is run or written. A containment plan
+    (:mod:`sscbench.release.containment`) is checked against these counts."""
+    from sscbench.run.builders import build_cases
+    from sscbench.study.worlds import build_worlds
+
+    cases = build_cases(config, build_worlds(config))
+    return Counter(unit.case.operator for unit in make_plan(config, cases))

@@ -146,7 +146,7 @@ class AgentSettings(_Strict):
         if self.kind == "scripted":
             if not self.profile:
                 raise ValueError("a scripted agent needs 'profile'")
-            from sscbench.agents.scripted import make_profile
+            from sscbench.study.profiles import make_profile
 
             try:
                 make_profile(self.profile, **self.params)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -17,10 +16,11 @@ from sscbench.faults.registry import get_measured_operator
 from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.progress import progress
-from sscbench.study.cases import read_cases
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.rows import MeasurementRow
 from sscbench.study.seal import study_sources, write_seal
+from sscbench.study.study import Study
 
 
 def measure_run(
@@ -52,7 +52,7 @@ def measure_entries(
     cases: dict[str, Case],
     classifier: UseClassifier | None = None,
     entries: Iterable[IndexEntry] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[MeasurementRow]:
     """Rows for every finished run in the study's index (or for ``entries``)."""
     for entry in store.read_index() if entries is None else entries:
         case = cases.get(entry.case_id)
@@ -65,7 +65,7 @@ def measure_entries(
             ledger = read_ledger(store, entry.run_id)
             evaluator = read_evaluator(store.evaluator_path(entry.run_id))
             row.update(measure_run(case, ledger, evaluator, classifier))
-        yield row
+        yield MeasurementRow.of(row)
 
 
 def contract_runs(store: StudyDir, cases: dict[str, Case]) -> Iterator[tuple[IndexEntry, Case]]:
@@ -114,12 +114,13 @@ def measure_study(
     study folder is locked while measuring, so no ``run`` writes it meanwhile.
     """
     from sscbench.study.lock import StudyLock
-    from sscbench.study.verify import require_study, verify_study
+    from sscbench.study.verify import verify_study
 
-    store = require_study(root)  # before the lock: a foreign folder gets no lock file
+    study = Study.require(root)  # before the lock: a foreign folder gets no lock file
+    store = study.store
     with StudyLock(store.root):
         check = verify_study(store.root)
-        cases = {c.case_id: c for c in read_cases(store.cases)}
+        cases = study.cases
         out = Path(out) if out is not None else store.root / "measurements.jsonl"
         if out.is_dir():
             raise DataError(out, None, "--out must name a file, and this is a folder")
@@ -128,7 +129,7 @@ def measure_study(
         entries = check.entries.values()
         with progress("measuring runs", len(entries)) as bar, atomic_text_writer(out) as handle:
             for row in measure_entries(store, cases, classifier, entries):
-                line = json.dumps(row) + "\n"  # ASCII: its UTF-8 bytes are the file's
+                line = row.line()  # ASCII JSON: its UTF-8 bytes are the file's
                 handle.write(line)
                 digest.update(line.encode("utf-8"))
                 count += 1

@@ -148,7 +148,7 @@ def labelled_runs(study: Any) -> Iterator[Comparison]:
     from sscbench.progress import counted
     from sscbench.study.study import Study
 
-    loaded = study if isinstance(study, Study) else Study.open(study)
+    loaded = Study.of(study)
     runs = list(contract_runs(loaded.store, loaded.cases))
     for entry, case in counted(runs, "comparing calibration labels"):
         evaluator = loaded.evaluator(entry.run_id)

@@ -51,7 +51,7 @@ class StudyRuns:
     """A study's runs as oracle contexts (ledgers read when first needed)."""
 
     def __init__(self, study: str | Path | Study):
-        self.study = study if isinstance(study, Study) else Study.open(study)
+        self.study = Study.of(study)
         self.store = self.study.store
         if not self.store.index.exists():
             raise DataError(self.store.index, None, "not found: is this a study folder?")

@@ -16,13 +16,13 @@ says so (``--resume-aborted``): the abort was the plan's own stop.
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sscbench.release.containment import CampaignContainment, load_containment
-from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry
+from sscbench.study.study import Study
 
 
 def crossed(plan: CampaignContainment, estimate: float | None) -> bool:
@@ -44,7 +44,8 @@ class AbortWatch:
 
     def __init__(self, plan: CampaignContainment, out: Path):
         self.plan = plan
-        self.store = StudyDir(out)
+        self.study = Study.open(out)
+        self.store = self.study.store
         self.abort: dict[str, Any] | None = None
         self._units: dict[tuple[str, str, int], Any] = {}
         self._seen: set[str] = set()
@@ -56,14 +57,10 @@ class AbortWatch:
         """The study's typed-family cases and worlds, once."""
         if self._cases is None:
             from sscbench.faults.surfaces import ALL_FAMILY_NAMES
-            from sscbench.study.cases import read_cases
-            from sscbench.study.config import config_from_record
-            from sscbench.study.worlds import build_worlds
 
-            cases = read_cases(self.store.cases)
+            cases = self.study.cases.values()
             self._cases = {c.case_id: c for c in cases if c.operator in ALL_FAMILY_NAMES}
-            meta = json.loads(self.store.config_json.read_text("utf-8"))
-            self._worlds = build_worlds(config_from_record(meta)) if self._cases else {}
+            self._worlds = self.study.worlds if self._cases else {}
         return self._cases
 
     def _add(self, entry: IndexEntry) -> None:

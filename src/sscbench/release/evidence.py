@@ -27,7 +27,6 @@ from typing import Any
 
 from sscbench.analysis.mcnemar import mcnemar_exact
 from sscbench.analysis.stats import Interval, proportion_interval
-from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.surfaces import ALL_FAMILY_NAMES
@@ -50,8 +49,8 @@ from sscbench.release.negative import (
     negative_control_rows,
 )
 from sscbench.release.unsolvable import UnsolvableRow, unsolvable_rows
-from sscbench.study.cases import read_cases
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.study import Study
 
 METRICS = ("activation", "detection", "containment", "escape", "recovery")
 
@@ -133,25 +132,18 @@ def add_record(
         trial.verdict = judge(spec_for(case.operator), record)
 
 
-def load_trials(study: str | Path) -> list[Trial]:
+def load_trials(study: str | Path | Study) -> list[Trial]:
     """Every typed-family unit of a study with its control and injected trial records."""
-    from sscbench.study.config import config_from_record
-    from sscbench.study.worlds import build_worlds
-
-    store = StudyDir(study)
+    loaded = Study.of(study)
+    store = loaded.store
     if not store.cases.exists():
         return []  # e.g. a folder holding only measurements
-    cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in ALL_FAMILY_NAMES}
+    cases = {k: c for k, c in loaded.cases.items() if c.operator in ALL_FAMILY_NAMES}
     if not cases:
         return []
-    try:
-        meta = json.loads(store.config_json.read_text("utf-8"))
-        config = config_from_record(meta)
-    except (OSError, ValueError, KeyError) as exc:
-        raise DataError(store.config_json, "config", f"unreadable: {exc}") from exc
-    worlds = build_worlds(config)
+    worlds = loaded.worlds  # a config.json that cannot be read: DataError naming it
     units: dict[tuple[str, str, int], Trial] = {}
-    for entry in counted(list(store.read_index()), "release: assessing runs"):
+    for entry in counted(loaded.entries, "release: assessing runs"):
         # a shared clean run is the control of every case it qualified
         served = entry.served_cases() if entry.kind == "clean" else (entry.case_id,)
         for case_id in served:
@@ -377,9 +369,9 @@ class CurvePoint:
     row: FamilyRow
 
 
-def intensity_curves(trials: list[Trial], study: str | Path) -> list[CurvePoint]:
+def intensity_curves(trials: list[Trial], study: str | Path | Study) -> list[CurvePoint]:
     """Per intensity curve of the study's config: the metrics at each level."""
-    store = StudyDir(study)
+    store = Study.of(study).store
     try:
         curves = json.loads(store.config_json.read_text("utf-8"))["config"]["cases"]["intensity"]
     except (OSError, ValueError, KeyError):
@@ -435,8 +427,9 @@ class ReleaseEvidence:
         }
 
 
-def collect_evidence(study: str | Path) -> ReleaseEvidence:
+def collect_evidence(study: str | Path | Study) -> ReleaseEvidence:
     """The release evidence of a study (empty when it ran no typed family)."""
+    study = Study.of(study)  # read once, for the trials and the curves
     trials = load_trials(study)
     return ReleaseEvidence(
         families=family_rows(trials),

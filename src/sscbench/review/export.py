@@ -58,7 +58,7 @@ def candidates(study: str | Path | Study) -> list[Candidate]:
     """Every completed faulted run of the study that has a contract, in index order."""
     from sscbench.study.verify import verify_study
 
-    loaded = study if isinstance(study, Study) else Study.open(study)
+    loaded = Study.of(study)
     store = loaded.store
     if not store.index.exists():
         raise DataError(store.index, None, "no index: is this a study directory?")

@@ -48,6 +48,12 @@ class Study:
         return cls(StudyDir(root))
 
     @classmethod
+    def of(cls, study: str | Path | Study) -> Study:
+        """``study`` itself when it is loaded already, else the study in that folder: a
+        function taking either lets its caller pass the study it has."""
+        return study if isinstance(study, Study) else cls.open(study)
+
+    @classmethod
     def require(cls, root: str | Path) -> Study:
         """The study in ``root``, refused (DataError) when the folder is not a study."""
         return cls(require_study(root))

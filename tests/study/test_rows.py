@@ -48,6 +48,7 @@ def test_a_study_is_read_once_and_passed_along(tiny_study):
         e.run_id for e in StudyDir(tiny_study).read_index()
     ]
     assert study.entries is study.entries  # loaded once
+    assert study.marker["sscbench_study"]
     assert set(study.measurements) == set(study.entries_by_run)
     faulted = next(e for e in study.entries if e.kind == "faulted" and e.status == "completed")
     assert study.cases[faulted.case_id].case_id == faulted.case_id

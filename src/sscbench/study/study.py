@@ -27,6 +27,7 @@ from sscbench.study.cases import read_cases
 from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.marker import read_marker
 from sscbench.study.rows import MeasurementRow, read_measurements, rows_by_run
 from sscbench.study.seal import check_measurements
 from sscbench.study.verify import require_study
@@ -62,6 +63,11 @@ class Study:
     def root(self) -> Path:
         """The study folder."""
         return self.store.root
+
+    @cached_property
+    def marker(self) -> dict[str, Any]:
+        """``sscbench-study.json``: the study's format and its inputs' hashes."""
+        return read_marker(self.store.marker)
 
     @cached_property
     def entries(self) -> list[IndexEntry]:

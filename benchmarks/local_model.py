@@ -34,10 +34,11 @@ from sscbench.core.ledger import SystemEvent, Usage, UserEvent
 from sscbench.local.act_study import DEFAULT_STEPS, act_study_toml
 from sscbench.local.prebuilt import PrebuiltOptions, start_prebuilt
 from sscbench.local.weights import DEFAULT_MODEL, assembled_gguf, file_sha256, gguf_metadata
-from sscbench.measure.study import measure_study, read_evaluator
-from sscbench.run.config import parse_config
+from sscbench.measure.study import measure_study
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_evaluator
 from sscbench.world.load import load_world
 
 OPENING = "Hi! I'd like to change the flights of my reservation XZ9873."

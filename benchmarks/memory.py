@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sscbench.run.config import load_config
+from sscbench.study.config import load_config
 
 DEFAULT = Path(__file__).resolve().parents[1] / "src" / "sscbench" / "run" / "default_study.toml"
 
@@ -34,8 +34,9 @@ DEFAULT = Path(__file__).resolve().parents[1] / "src" / "sscbench" / "run" / "de
 def runs_per_repetition() -> int:
     """Clean plus faulted runs of the default study per repetition (``sscbench plan``)."""
     config, _ = load_config(DEFAULT)
-    from sscbench.run.builders import build_cases, build_worlds
+    from sscbench.run.builders import build_cases
     from sscbench.run.planning import make_plan
+    from sscbench.study.worlds import build_worlds
 
     one = config.model_copy(update={"study": config.study.model_copy(update={"repetitions": 1})})
     plan = make_plan(one, build_cases(one, build_worlds(one)))

@@ -22,9 +22,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sscbench.run.builders import build_cases, build_worlds, repetitions_for
-from sscbench.run.config import load_config
+from sscbench.run.builders import build_cases, repetitions_for
 from sscbench.run.planning import clean_slots, make_plan
+from sscbench.study.config import load_config
+from sscbench.study.worlds import build_worlds
 
 
 def measure(path: Path | None) -> dict:

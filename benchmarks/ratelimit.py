@@ -23,9 +23,9 @@ import argparse
 import tempfile
 import time
 
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
 from sscbench.testing import OpenAIServer, text
 
 CONFIG = """

@@ -31,8 +31,8 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 ONE_MACHINE = {"RAY_USAGE_STATS_ENABLED": "0", "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
 os.environ.update(ONE_MACHINE)  # before anything imports ray: keep 127.0.0.1
 
-from sscbench.run.config import load_config, parse_config  # noqa: E402
 from sscbench.run.executor import execute_study  # noqa: E402
+from sscbench.study.config import load_config, parse_config  # noqa: E402
 from sscbench.testing.ray_cluster import LocalRayCluster  # noqa: E402
 
 RUNS_PY = Path(__file__).with_name("runs.py")

@@ -34,7 +34,7 @@ from sscbench.core.ledger import ToolEvent
 from sscbench.faults.builtin import SuppressWrite
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.run.episode import run_episode
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 from sscbench.testing import text, tool_call
 from sscbench.testing.delay_server import DelayServer
 from sscbench.users.scripted import scripted_user_factory

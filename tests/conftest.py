@@ -96,8 +96,8 @@ def tiny_study(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small scripted study on the generated worlds (both domains, the four operators,
     two profiles), run and measured in a fresh folder of each test module."""
     from sscbench.measure.study import measure_study
-    from sscbench.run.config import parse_config
     from sscbench.run.executor import execute_study
+    from sscbench.study.config import parse_config
 
     root = tmp_path_factory.mktemp("tiny") / "study"
     execute_study(parse_config(TINY_STUDY, "tiny.toml"), TINY_STUDY, root, progress=False)
@@ -110,8 +110,8 @@ def default_study_source(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The embedded default study (``sscbench run`` without a config), run and measured
     once per session; tests use their module's copy (:func:`default_study`)."""
     from sscbench.measure.study import measure_study
-    from sscbench.run.config import load_config
     from sscbench.run.executor import execute_study
+    from sscbench.study.config import load_config
 
     root = tmp_path_factory.mktemp("default") / "study"
     config, text = load_config(None)

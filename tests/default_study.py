@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sscbench.run.config import load_config, parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import load_config, parse_config
 
 
 def run_small_default_study(out: Path, per_operator: int = 1) -> Path:

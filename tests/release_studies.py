@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.release.evidence import ReleaseEvidence
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 THREE_PROFILES = """
 [[agents]]

@@ -70,8 +70,8 @@ profile = "tell_then_readback"
 def build_small_taubench_study(root: Path, data: Path) -> Path:
     """Run and measure :data:`SMALL_TAUBENCH_STUDY` on τ-bench's data into ``root``."""
     from sscbench.measure.study import measure_study
-    from sscbench.run.config import parse_config
     from sscbench.run.executor import execute_study
+    from sscbench.study.config import parse_config
 
     text = SMALL_TAUBENCH_STUDY.format(data=Path(data).resolve())
     execute_study(parse_config(text, "review-round.toml"), text, root, progress=False)
@@ -100,8 +100,8 @@ profile = "readback"
 def build_generated_study(root: Path) -> Path:
     """A small measured study on the embedded generated worlds (no τ-bench data needed)."""
     from sscbench.measure.study import measure_study
-    from sscbench.run.config import parse_config
     from sscbench.run.executor import execute_study
+    from sscbench.study.config import parse_config
 
     execute_study(
         parse_config(GENERATED_STUDY, "generated.toml"), GENERATED_STUDY, root, progress=False

@@ -10,8 +10,8 @@ from pathlib import Path
 
 def reseal_measurements(study: Path) -> None:
     """Record hand-edited measurements as if ``sscbench measure`` had written them."""
-    from sscbench.run.measurements_seal import file_sha256, study_sources, write_seal
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.seal import file_sha256, study_sources, write_seal
 
     path = study / "measurements.jsonl"
     rows = len(path.read_text().splitlines())

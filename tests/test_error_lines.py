@@ -13,7 +13,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sscbench.cli import app
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 
 NOT_UTF8 = b'name = "caf\xe9"\n'
 TAU = """

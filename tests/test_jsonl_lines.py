@@ -30,8 +30,8 @@ from sscbench.jsonl import (
     split_lines,
     write_utf8,
 )
-from sscbench.measure.study import read_ledger
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_ledger
 from sscbench.terminal import error_text
 from study_edits import rerecord_file
 
@@ -134,7 +134,7 @@ def test_the_ledger_view_keeps_unreadable_arguments_as_text(raw):
 
 # ---- duplicate case ids ---------------------------------------------------------------
 def test_a_case_id_on_two_lines_is_refused(tiny_study: Path, tmp_path):
-    from sscbench.run.builders import read_cases
+    from sscbench.study.cases import read_cases
 
     lines = split_lines((tiny_study / "cases.jsonl").read_text("utf-8"))
     path = tmp_path / "cases.jsonl"
@@ -150,7 +150,7 @@ def test_a_case_id_on_two_lines_is_refused(tiny_study: Path, tmp_path):
 def test_verify_refuses_a_study_whose_cases_repeat_an_id(tiny_study: Path, tmp_path):
     import shutil
 
-    from sscbench.run.verify import check_study
+    from sscbench.study.verify import check_study
 
     copy = tmp_path / "study"
     shutil.copytree(tiny_study, copy)

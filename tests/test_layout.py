@@ -22,17 +22,6 @@ from sscbench.cli import app
 SRC = Path(sscbench.__file__).parent
 TESTS = Path(__file__).resolve().parent
 NOT_A_PACKAGE = {"data"}  # tests/data: the corpora, no tests
-# Left where they are while other parts of issue 31 move their modules: the tests of the
-# study folder (run/storage, lock, verify, provenance, ... which become the ``study``
-# package, item 1) and the report's tests (``report/``, item 4). The integrator empties
-# this after the merge, moving each file to the folder of the package it then tests.
-OWNED_ELSEWHERE = {
-    "run/test_study_folder.py",
-    "run/test_study_trust.py",
-    "run/test_study_format.py",
-    "run/test_live_writer.py",
-    "report/",
-}
 MODULE_NAMED = re.compile(r"\bsscbench\.([a-z_]+)")
 
 
@@ -123,8 +112,6 @@ def test_every_test_file_exercises_the_package_of_its_folder():
     for path in _test_files():
         rel = path.relative_to(TESTS).as_posix()
         package = path.relative_to(TESTS).parts[0]
-        if rel in OWNED_ELSEWHERE or f"{package}/" in OWNED_ELSEWHERE:
-            continue
         exercised = _exercised(path)
         if package not in exercised:
             misplaced[rel] = sorted(exercised - {""})
@@ -132,11 +119,6 @@ def test_every_test_file_exercises_the_package_of_its_folder():
         "test files that exercise nothing of the package of their folder "
         f"(file: the packages they do exercise; move each to its package's folder): {misplaced}"
     )
-
-
-def test_the_allowances_name_what_exists():
-    gone = sorted(rel for rel in OWNED_ELSEWHERE if not (TESTS / rel).exists())
-    assert not gone, f"remove from OWNED_ELSEWHERE (moved): {gone}"
 
 
 def test_the_check_sees_imports_helpers_and_commands(tmp_path):

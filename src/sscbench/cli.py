@@ -10,6 +10,9 @@ command: write it in its package's ``cli.py``, then add one ``app.command(...)``
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 import typer
 
 from sscbench.admission.cli import admit_cases, candidates
@@ -28,7 +31,15 @@ from sscbench.report.diff_cli import diff_command
 from sscbench.review.cli import agreement_command, review_app, show_command
 from sscbench.run.cli import run_command
 from sscbench.run.plan_command import plan_command
+from sscbench.run.planning import planned_faults
 from sscbench.world.cli import conformance, world_app
+
+
+def _check_campaign(config: Any, policy: Path) -> dict[str, Any]:
+    """``sscbench run --containment POLICY``: the run stage plans the campaign's faulted
+    runs, the release layer checks them against the policy's containment plan."""
+    return check_campaign(planned_faults(config), policy)
+
 
 app = typer.Typer(
     help="Arrival-aware fault-injection evaluation of tool-using agents.",
@@ -54,7 +65,7 @@ app.command("run")(
     run_command(
         after_runs=measure_and_report,
         on_run=live_traces,
-        check_campaign=check_campaign,
+        check_campaign=_check_campaign,
         check_config=check_scoring,
         watch_campaign=watch_campaign,
     )

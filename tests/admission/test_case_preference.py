@@ -12,8 +12,8 @@ from sscbench.admission.prefer import early_trigger, preferred_first
 from sscbench.faults.registry import get_operator
 from sscbench.report.build import build_report
 from sscbench.report.sections.funnel import selection_notes
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 from sscbench.world.load import load_world
 
 

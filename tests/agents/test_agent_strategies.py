@@ -24,8 +24,8 @@ from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEven
 from sscbench.core.user import STOP
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import OpenAIAgentConfig
-from sscbench.run.config import parse_config
 from sscbench.run.episode import run_episode
+from sscbench.study.config import parse_config
 from sscbench.testing import OpenAIServer, sequence, text
 from sscbench.world.state import BaseData
 from sscbench.world.task import Action, Task

@@ -32,10 +32,10 @@ from sscbench.core.ledger import (
 )
 from sscbench.errors import HarnessFailure
 from sscbench.llm.endpoint import OpenAIAgentConfig
-from sscbench.measure.study import read_evaluator, read_ledger
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
 from sscbench.testing import Fail, OpenAIServer, Raw, Trickle, sequence, text
 
 STUDY = """

@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 
 from sscbench.core.ledger import AssistantEvent, ToolEvent
-from sscbench.measure.study import read_ledger
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_ledger
 from sscbench.testing import OpenAIServer, text
 from test_hostile_output import RESERVATION, SOLUTION, STUDY, sscbench, turns
 

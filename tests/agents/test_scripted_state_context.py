@@ -20,8 +20,8 @@ from sscbench.faults.state_faults import (
     StaleCheckpoint,
     changes_twice,
 )
-from sscbench.run.builders import with_idempotency_keys
 from sscbench.run.episode import EpisodeResult, run_episode
+from sscbench.study.worlds import with_idempotency_keys
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 from sscbench.world.world import World

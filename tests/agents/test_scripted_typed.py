@@ -12,8 +12,8 @@ from sscbench.agents.scripted import RECONCILIATION, make_profile, scripted_agen
 from sscbench.core.agent import RunContext
 from sscbench.core.injection import IDEMPOTENCY_KEY, Injection, RewriteHook
 from sscbench.core.ledger import WriteRecord
-from sscbench.run.builders import with_idempotency_keys
 from sscbench.run.episode import EpisodeResult, run_episode
+from sscbench.study.worlds import with_idempotency_keys
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 from sscbench.world.tools import ToolKind

@@ -13,9 +13,9 @@ from sscbench.analysis.sensitivity import paired_comparison
 from sscbench.errors import DataError
 from sscbench.measure.study import measure_study
 from sscbench.report.inputs import read_measurements
-from sscbench.run.builders import read_cases
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.cases import read_cases
+from sscbench.study.config import parse_config
 
 
 def _config(data: Path, consistent: bool, operators: str = '["ItemOption", "WriteEffect"]') -> str:

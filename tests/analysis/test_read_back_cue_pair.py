@@ -13,8 +13,8 @@ import pytest
 from sscbench.analysis.cue_check import ALL_CONFIGS, cue_check_table
 from sscbench.measure.study import measure_study
 from sscbench.report.inputs import read_measurements
-from sscbench.run.config import StudyConfig, load_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import StudyConfig, load_config
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

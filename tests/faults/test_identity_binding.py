@@ -24,7 +24,7 @@ from sscbench.faults.identity import (
 )
 from sscbench.faults.registry import get_operator
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.run.builders import with_idempotency_keys
+from sscbench.study.worlds import with_idempotency_keys
 from sscbench.world.load import load_world
 from sscbench.world.records import READ_TOOLS
 

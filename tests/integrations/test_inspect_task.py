@@ -18,8 +18,9 @@ from sscbench.integrations.inspect_study import binding_for
 from sscbench.integrations.inspect_task import arrival
 from sscbench.integrations.populations import population_metrics
 from sscbench.measure.study import measure_study
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
+from sscbench.study.rows import read_measurements
 
 OPERATORS = "ReturnDate,PaySource,ItemOption,WriteEffect"
 
@@ -91,7 +92,7 @@ def test_log_reads_back_with_messages_and_metrics(inspect_run):
         e["content"] for e in events if e["type"] == "tool"
     ]
     metrics = back.results.scores[0].metrics
-    expected = population_metrics(list(_rows(measured).values()))  # repetition 0, as the report
+    expected = population_metrics(read_measurements(measured))  # repetition 0, as the report
     assert set(expected) <= set(metrics)
     for name, value in expected.items():
         assert value == pytest.approx(metrics[name].value, nan_ok=True), name

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from sscbench.errors import DataError
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 
 def test_cli_and_run_import_no_extra():

@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.integrations.otel_export import otlp_json_to_request
-from sscbench.run.config import parse_config
+from sscbench.study.config import parse_config
 
 STUDY = """
 [study]

@@ -232,7 +232,7 @@ def test_one_limiter_per_endpoint_in_a_loop():
 
 
 def test_limits_are_out_of_the_config_hash_and_checked(tmp_path):
-    from sscbench.run.config import parse_config
+    from sscbench.study.config import parse_config
 
     base = '[[agents]]\nid = "m"\nkind = "openai"\n[agents.endpoint]\nbase_url = "http://h"\nmodel = "m"\n'
     plain = parse_config(base, "a.toml")

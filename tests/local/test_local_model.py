@@ -42,13 +42,15 @@ from sscbench.core.agent import RunContext
 from sscbench.core.ledger import AssistantEvent, HarnessError, ToolEvent
 from sscbench.faults.registry import get_operator
 from sscbench.local.model import AUTO_ALIAS, INSTALL_HINT, find_packaged_gguf
-from sscbench.measure.study import measure_run, measure_study, read_evaluator, read_ledger
+from sscbench.measure.study import measure_run, measure_study
 from sscbench.report.build import build_report
-from sscbench.run.builders import build_cases, build_user_factory, build_worlds, derive_seed
-from sscbench.run.config import parse_config
+from sscbench.run.builders import build_cases, build_user_factory, derive_seed
 from sscbench.run.episode import run_episode
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.worlds import build_worlds
 
 pytestmark = pytest.mark.slow
 

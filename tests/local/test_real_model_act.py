@@ -35,10 +35,11 @@ import pytest
 from sscbench.core.ledger import AssistantEvent, HarnessError, ToolEvent, Usage
 from sscbench.local.act_study import OPERATORS, act_study_toml
 from sscbench.local.weights import DEFAULT_MODEL, chunk_files
-from sscbench.measure.study import measure_study, read_evaluator, read_ledger
-from sscbench.run.config import parse_config
+from sscbench.measure.study import measure_study
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
 
 pytestmark = pytest.mark.slow
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

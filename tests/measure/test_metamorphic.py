@@ -25,9 +25,10 @@ from hypothesis import strategies as st
 
 from realtext_corpus import DATA, HERE, TAU2, run_corpus
 from sscbench.core.ledger import AssistantEvent
-from sscbench.measure.study import measure_run, read_evaluator, read_ledger
-from sscbench.run.builders import read_cases
-from sscbench.run.storage import StudyDir
+from sscbench.measure.study import measure_run
+from sscbench.study.cases import read_cases
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
 
 QUANTITIES = ("T_F", "T_E", "T_S", "T_U", "A", "Z_S", "Y_end")
 TAU2_CORPUS = DATA / "realtext-tau2"

@@ -17,7 +17,7 @@ from sscbench.agents.pairs import read_pairs
 from sscbench.agents.recorded import RecordedMessage, RecordedRun
 from sscbench.review.agreement import agreement
 from sscbench.review.labels import read_labels
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 
 TARGETS = dict.fromkeys(("T_F", "T_E", "T_S", "T_U", "A", "Z_S", "Y_end"), 1.0)
 

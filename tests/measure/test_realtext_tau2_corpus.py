@@ -17,7 +17,7 @@ from realtext_corpus import DATA, TAU2, run_corpus
 from sscbench.agents.pairs import read_pairs
 from sscbench.review.agreement import agreement
 from sscbench.review.labels import read_labels
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 
 ROOT = DATA / "realtext-tau2"
 FAMILIES = ("claude", "gptoss", "orch")

@@ -13,7 +13,7 @@ from sscbench.oracles.contexts import StudyRuns, served_cases
 from sscbench.oracles.scored_from import CONTROL_DRAW, scored_from
 from sscbench.oracles.suite import control_key, judge_all, score_study
 from sscbench.report.sections.oracles import oracles_section
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
 
 OPERATORS = {"ItemOption", "PaySource", "ReturnDate", "WriteEffect"}
 

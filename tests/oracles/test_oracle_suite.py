@@ -20,8 +20,8 @@ from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 from sscbench.measure.study import measure_study
 from sscbench.report.build import build_report
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 from sscbench.testing import Fail, OpenAIServer, text
 
 CONFIG = """

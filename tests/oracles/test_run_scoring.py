@@ -16,7 +16,7 @@ from sscbench.errors import DataError
 from sscbench.oracles import registry
 from sscbench.oracles.base import OracleSettings, Verdict
 from sscbench.oracles.run_scoring import check_scoring, score_configured
-from sscbench.run.config import parse_config
+from sscbench.study.config import parse_config
 
 BASE = """
 [study]

@@ -16,8 +16,9 @@ from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.release.containment import check_campaign, load_containment, problems
 from sscbench.release.gate import load_policy
-from sscbench.run.config import parse_config
-from sscbench.run.verify import verify_study
+from sscbench.run.planning import planned_faults
+from sscbench.study.config import parse_config
+from sscbench.study.verify import verify_study
 
 STUDY = """
 [study]
@@ -125,12 +126,12 @@ def test_every_way_out_of_the_plan_is_named(tmp_path):
 
 def test_the_check_counts_the_planned_faulted_runs(tmp_path):
     config = parse_config(STUDY.format(n=3), "s.toml")
-    record = check_campaign(config, _policy(tmp_path))
+    record = check_campaign(planned_faults(config), _policy(tmp_path))
     assert record["faulted_runs"] == record["by_family"]["TimeoutAfterCommit"] > 0
     assert record["effects"] == {"TimeoutAfterCommit": "omission"}
     small = _policy(tmp_path, max_affected=record["faulted_runs"] - 1)
     with pytest.raises(DataError) as caught:
-        check_campaign(config, small)
+        check_campaign(planned_faults(config), small)
     assert caught.value.field == "containment.max_affected"
 
 

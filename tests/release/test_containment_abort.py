@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from sscbench.cli import app
 from sscbench.release.abort import crossed
 from sscbench.release.containment_plan import CampaignContainment
-from sscbench.run.verify import verify_study
+from sscbench.study.verify import verify_study
 
 STUDY = """
 [study]

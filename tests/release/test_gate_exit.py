@@ -13,8 +13,8 @@ import pytest
 from typer.testing import CliRunner
 
 from sscbench.cli import app
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 TYPED = """
 [study]

@@ -141,7 +141,7 @@ def test_the_curve_shows_which_binding_point_each_barrier_covers(evidence):
 
 
 def test_the_binding_settings_are_validated_profile_settings():
-    from sscbench.agents.scripted.profiles import make_profile
+    from sscbench.study.profiles import make_profile
 
     bound = make_profile("idempotent_readback")
     assert bound.receipt_binding and bound.principal_binding and bound.ownership_check

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from sscbench.agents.scripted.profiles import make_profile
 from sscbench.release.evidence import collect_evidence
 from sscbench.release.trials import load_trials
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
+from sscbench.study.profiles import make_profile
 
 
 def _config(data: Path) -> str:

@@ -15,8 +15,8 @@ from sscbench.faults.typed import OutcomeState, Validity
 from sscbench.release.evidence import collect_evidence
 from sscbench.release.gate import Policy, gate, load_policy
 from sscbench.release.trials import load_trials
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 
 ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = [

@@ -17,8 +17,8 @@ from sscbench.errors import DataError
 from sscbench.measure.study import measure_study
 from sscbench.report.build import SECTION_IDS, build_report
 from sscbench.report.runs import page_name
-from sscbench.run.config import load_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import load_config
 from study_edits import reseal_measurements
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -270,7 +270,7 @@ def test_a_killed_report_leaves_the_old_report_whole(study, report, monkeypatch)
 
 
 def test_typed_study_shows_release_and_gate_not_sscbench_sections(taubench, tmp_path):
-    from sscbench.run.config import parse_config
+    from sscbench.study.config import parse_config
 
     text = TYPED.replace("DATA", str(taubench))
     out = tmp_path / "typed"
@@ -426,7 +426,7 @@ def test_bad_claims_file_names_field(tmp_path):
 
 
 def test_read_back_cue_changes_only_write_descriptions():
-    from sscbench.run.builders import READ_BACK_CUE, with_read_back_cue
+    from sscbench.study.worlds import READ_BACK_CUE, with_read_back_cue
     from sscbench.world.load import load_world
 
     plain = load_world("generated", "airline")

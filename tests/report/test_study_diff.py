@@ -32,8 +32,8 @@ profile = "PROFILE"
 def _study(root: Path, profile: str) -> Path:
     from sscbench.measure.study import measure_study
     from sscbench.report.build import build_report
-    from sscbench.run.config import parse_config
     from sscbench.run.executor import execute_study
+    from sscbench.study.config import parse_config
 
     text = STUDY.replace("PROFILE", profile)
     execute_study(parse_config(text, "s.toml"), text, root, progress=False)

@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 from sscbench.analysis.stats import wilson
 from sscbench.cli import app
 from sscbench.errors import DataError
-from sscbench.jsonl import read_objects
-from sscbench.measure.study import read_ledger
 from sscbench.review.agreement import agreement, measured_value
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.ledgers import read_ledger
+from sscbench.study.rows import read_measurements, rows_by_run
 
 QUANTITIES = ("T_F", "T_E", "T_S", "T_U", "A", "Z_S", "Y_end")
 
@@ -24,14 +24,14 @@ def study(tiny_study):
 
 
 def _rows(study):
-    return {r["run_id"]: r for r in read_objects(study / "measurements.jsonl")}
+    return rows_by_run(read_measurements(study / "measurements.jsonl"))
 
 
 def _own_labels(study):
     """Labels equal to the measurement of every triggered faulted run."""
     labels = {}
     for run_id, row in _rows(study).items():
-        if row["kind"] != "faulted":
+        if row.kind != "faulted":
             continue
         label = {"run_id": run_id}
         for q in QUANTITIES:
@@ -194,7 +194,7 @@ def test_the_table_shows_every_quantity_in_every_group(study, tmp_path):
     path = _write(tmp_path / "l.jsonl", labels)
     data = agreement(study, path).to_dict()
     groups = {g for q in data["quantities"].values() for g in q}
-    operators = {r["operator"] for r in _rows(study).values() if r["kind"] == "faulted"}
+    operators = {r.operator for r in _rows(study).values() if r.kind == "faulted"}
     assert {f"operator:{o}" for o in operators} | {"all"} <= groups
     assert "stratum:not-triggered" in groups  # only T_F is scored there
     result = CliRunner().invoke(app, ["agreement", str(study), "--reference", str(path)])

@@ -8,6 +8,7 @@ import json
 from sscbench.review.agreement import compare, measured_value
 from sscbench.review.interrater import block, derived
 from sscbench.review.labels import RunLabel, read_labels
+from sscbench.study.rows import MeasurementRow
 
 
 def _labels(tmp_path, *rows):
@@ -31,7 +32,8 @@ def test_not_applicable_is_stored_and_old_inf_of_a_non_adopter_reads_as_it(tmp_p
 
 
 def _row(**fields):
-    return {"run_id": "r", "triggered": True, "T_F": 2, "operator": "WriteEffect", **fields}
+    values = {"run_id": "r", "triggered": True, "T_F": 2, "operator": "WriteEffect", **fields}
+    return MeasurementRow.model_validate(values)
 
 
 def test_measured_value_keeps_not_applicable_and_upgrades_old_rows():

@@ -97,8 +97,8 @@ def _export(study, out, *args):
 
 
 def test_export_writes_masked_pages_labels_and_a_key_kept_apart(study, tmp_path):
-    from sscbench.measure.study import read_ledger
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.ledgers import read_ledger
 
     out = tmp_path / "rev"
     result = _export(study, out, "--runs", "8", "--seed", "3", "--stratify", "operator,stratum")
@@ -144,7 +144,7 @@ def test_export_is_seeded_and_refuses_to_mix_exports(study, tmp_path):
 def test_page_escapes_all_text_and_states_the_contract(study):
     from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
     from sscbench.review.pages import render_page
-    from sscbench.run.builders import read_cases
+    from sscbench.study.cases import read_cases
 
     case = next(c for c in read_cases(study / "cases.jsonl") if c.operator == "ReturnDate")
     evil = "<script>alert(1)</script>"

@@ -141,7 +141,7 @@ def test_plan_is_seeded_and_refuses_bad_input(study, tmp_path):
 def test_review_page_escapes_model_text_and_needs_nothing_outside(study):
     from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
     from sscbench.review.review_page import render_review_page
-    from sscbench.run.builders import read_cases
+    from sscbench.study.cases import read_cases
 
     case = next(c for c in read_cases(study / "cases.jsonl") if c.operator == "ReturnDate")
     evil = "</script><script>alert(1)</script>"

@@ -11,7 +11,7 @@ from sscbench.cli import app
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
 from sscbench.jsonl import read_objects
 from sscbench.review.show import format_ledger, read_events
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 
 # words of the measurement, the evaluator-only log and the case contract
 HIDDEN = ("T_S", "T_U", "Z_S", "adopted", "injected", "triggered", "intervention", "original_")

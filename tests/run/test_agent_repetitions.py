@@ -10,9 +10,10 @@ import pytest
 
 from sscbench.errors import DataError
 from sscbench.integrations.inspect_export import most_repetitions
-from sscbench.run.builders import build_cases, build_worlds
-from sscbench.run.config import parse_config
+from sscbench.run.builders import build_cases
 from sscbench.run.planning import make_plan
+from sscbench.study.config import parse_config
+from sscbench.study.worlds import build_worlds
 
 STUDY = """
 [study]
@@ -91,7 +92,7 @@ def test_inspect_epochs_are_the_most_repetitions_of_any_configuration():
 def test_a_replay_agent_refuses_repetitions_its_recordings_decide():
     from pydantic import ValidationError
 
-    from sscbench.run.config import AgentSettings
+    from sscbench.study.config import AgentSettings
 
     fields = {"id": "r", "kind": "replay", "replay": {"path": "runs.json"}}
     AgentSettings.model_validate(fields)  # without repetitions: accepted

@@ -11,9 +11,10 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.errors import DataError
-from sscbench.run.builders import build_cases, build_worlds
-from sscbench.run.config import load_config, parse_config
+from sscbench.run.builders import build_cases
 from sscbench.run.remote import EpisodeWorker, StudyInputs, cases_digest
+from sscbench.study.config import load_config, parse_config
+from sscbench.study.worlds import build_worlds
 
 SMALL = """
 [study]

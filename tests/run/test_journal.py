@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from sscbench.llm.journal import SUFFIX, ResponseJournal, read_journal
-from sscbench.run.config import parse_config
 from sscbench.run.executor import StudyInterrupted, execute_study
 from sscbench.run.progress import in_flight_lines
+from sscbench.study.config import parse_config
 from sscbench.testing import Fail, OpenAIServer, text, tool_call
 
 STUDY = """

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from sscbench.errors import DataError
-from sscbench.run.builders import build_worlds, hash_inputs, input_files
-from sscbench.run.config import load_config, parse_config
+from sscbench.run.builders import hash_inputs, input_files
+from sscbench.study.config import load_config, parse_config
+from sscbench.study.worlds import build_worlds
 from sscbench.world.packaged import manifest, packaged_taubench
 
 ROOT = Path(__file__).resolve().parents[2]

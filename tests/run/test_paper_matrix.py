@@ -16,9 +16,10 @@ from sscbench.cli import app
 from sscbench.oracles.run_scoring import score_configured
 from sscbench.report.context import open_study
 from sscbench.report.sections.configurations import configuration_rows
-from sscbench.run.builders import build_cases, build_worlds
-from sscbench.run.config import load_config, parse_config
+from sscbench.run.builders import build_cases
 from sscbench.run.planning import make_plan
+from sscbench.study.config import load_config, parse_config
+from sscbench.study.worlds import build_worlds
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "paper-matrix.toml"
 PAPER = {"F": 3, "V": 3, "L": 3, "T": 1, "S": 1}

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from sscbench.errors import DataError
-from sscbench.run.config import load_config, parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import load_config, parse_config
 from sscbench.testing import OpenAIServer, text
 from sscbench.testing.ray_cluster import LocalRayCluster
 

@@ -10,8 +10,8 @@ import pytest
 
 from sscbench.errors import DataError
 from sscbench.run.episodes import EpisodeOutput
-from sscbench.run.ray_config import RaySettings
 from sscbench.run.ray_executor import RayEpisodes, _Pool, _Slot
+from sscbench.study.ray_config import RaySettings
 
 
 class _ActorError(Exception):

@@ -12,11 +12,11 @@ import pytest
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
-from sscbench.run.builders import read_cases
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
 from sscbench.run.shared_clean import beyond_case_limit, clean_run_id
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.cases import read_cases
+from sscbench.study.config import parse_config
+from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.testing import Fail, OpenAIServer
 
 STUDY = """

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from sscbench.errors import DataError
-from sscbench.run.config import load_config, parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import load_config, parse_config
+from sscbench.study.folder import StudyDir
 
 SMALL = """
 [study]

@@ -13,9 +13,10 @@ from sscbench.admission.order import read_order
 from sscbench.errors import DataError
 from sscbench.measure.study import measure_study
 from sscbench.report.build import build_report
-from sscbench.run.builders import build_study_cases, build_worlds, input_files
-from sscbench.run.config import parse_config
+from sscbench.run.builders import build_study_cases, input_files
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
+from sscbench.study.worlds import build_worlds
 
 STUDY = """
 [study]

@@ -22,7 +22,7 @@ per_operator = 25
 
 PROBE = """
 import resource, sys
-from sscbench.run.config import load_config
+from sscbench.study.config import load_config
 from sscbench.run.executor import execute_study
 config, text = load_config(sys.argv[1])
 summary = execute_study(config, text, sys.argv[2], progress=False)
@@ -54,7 +54,7 @@ def test_peak_rss_of_2000_runs_within_1_5x_of_100_runs(tmp_path):
 def _retained(tmp_path: Path, name: str, repetitions: int, monkeypatch) -> tuple[int, dict]:
     """Run a scripted study in this process; what its runner holds when it ends."""
     from sscbench.run import executor
-    from sscbench.run.config import load_config
+    from sscbench.study.config import load_config
 
     runners: list = []
 
@@ -85,9 +85,10 @@ def test_the_runner_keeps_no_object_per_finished_run(tmp_path, monkeypatch):
 
 
 def test_a_plan_of_many_repetitions_holds_nothing_per_unit():
-    from sscbench.run.builders import build_cases, build_worlds
-    from sscbench.run.config import parse_config
+    from sscbench.run.builders import build_cases
     from sscbench.run.planning import make_plan
+    from sscbench.study.config import parse_config
+    from sscbench.study.worlds import build_worlds
 
     agents = '[[agents]]\nid = "t"\nprofile = "trusting"'
 

@@ -16,10 +16,10 @@ from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.measure.study import measure_study
 from sscbench.report.build import build_report
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.lock import StudyLock
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
+from sscbench.study.lock import StudyLock
 
 ROOT = Path(__file__).resolve().parents[2]
 POLICY = ROOT / "examples" / "release-policy.toml"

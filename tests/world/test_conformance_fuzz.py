@@ -13,8 +13,8 @@ import sys
 
 import pytest
 
-from sscbench.run.builders import build_worlds
-from sscbench.run.config import parse_config
+from sscbench.study.config import parse_config
+from sscbench.study.worlds import build_worlds
 from sscbench.world.conformance import run_conformance
 
 FUZZ_SUMMARY = "conformance: 6000/6000 observations identical, 1232/1232 final hashes identical"

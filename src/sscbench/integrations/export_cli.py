@@ -13,7 +13,7 @@ from rich.console import Console
 
 from sscbench.errors import DataError
 from sscbench.progress import progress
-from sscbench.run.lock import warn_if_being_written
+from sscbench.study.lock import warn_if_being_written
 from sscbench.terminal import plain, print_error
 
 console = Console()

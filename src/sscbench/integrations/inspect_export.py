@@ -23,7 +23,7 @@ from sscbench.errors import DataError
 from sscbench.integrations.populations import METRIC_NAMES, population_metrics
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
 from sscbench.jsonl import visible_surrogates
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 
 TASK_NAME = "sscbench/arrival"
 SCORER_NAME = "sscbench_measurement"

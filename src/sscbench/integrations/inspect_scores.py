@@ -13,23 +13,24 @@ from typing import Any
 from inspect_ai.scorer import Score
 
 from sscbench.integrations.populations import adoption_label, arrival_label
+from sscbench.study.rows import MeasurementRow
 
 SCORE_NAME = "sscbench"
 
 
-def measurement_score(row: dict[str, Any]) -> Score:
+def measurement_score(row: MeasurementRow) -> Score:
     """The measurement row of one run as an Inspect score."""
-    a = row.get("A")
+    a = row.A
     value: dict[str, Any] = {
         "A": a if a in (0, 1, "undecidable") else None,
-        "Z_S": row.get("Z_S"),
-        "triggered": row.get("triggered"),
+        "Z_S": row.Z_S,
+        "triggered": row.triggered,
     }
     adoption, why = adoption_label(row)
     arrival, steps = arrival_label(row)
     return Score(
         value=value,
-        answer=row.get("Y_end"),
+        answer=row.Y_end,
         explanation=f"arrival {arrival} ({steps}); {adoption}: {why}",
-        metadata=dict(row),
+        metadata=row.columns(),
     )

@@ -21,12 +21,12 @@ from typing import Any
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.run.builders import build_user_factory, hash_inputs, input_files
-from sscbench.run.config import AgentSettings, StudyConfig
 from sscbench.run.executor import StudyRunner
-from sscbench.run.lock import StudyLock
 from sscbench.run.planning import PlanUnit, make_plan
 from sscbench.run.prepare import resume_records
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.config import AgentSettings, StudyConfig
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.lock import StudyLock
 from sscbench.world.world import World
 
 _BINDINGS: dict[str, StudyBinding] = {}

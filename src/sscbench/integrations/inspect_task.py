@@ -39,9 +39,12 @@ from sscbench.integrations.inspect_messages import ledger_to_messages
 from sscbench.integrations.inspect_scores import measurement_score
 from sscbench.integrations.inspect_study import StudyBinding, binding_for
 from sscbench.integrations.populations import population_metrics
-from sscbench.measure.study import measure_entries, read_ledger
-from sscbench.run.builders import build_cases, build_worlds
-from sscbench.run.config import StudyConfig, load_config
+from sscbench.measure.study import measure_entries
+from sscbench.run.builders import build_cases
+from sscbench.study.config import StudyConfig, load_config
+from sscbench.study.ledgers import read_ledger
+from sscbench.study.rows import MeasurementRow
+from sscbench.study.worlds import build_worlds
 
 DEFAULT_OPERATORS = "ReturnDate,PaySource,ItemOption,WriteEffect"
 
@@ -227,10 +230,11 @@ def sscbench_episode(out: str):
     return solve
 
 
-def _rows(scores: list[SampleScore] | list[Score]) -> list[dict[str, Any]]:
-    """The measurement rows behind the (reduced) scores Inspect hands a metric."""
+def _rows(scores: list[SampleScore] | list[Score]) -> list[MeasurementRow]:
+    """The measurement rows behind the (reduced) scores Inspect hands a metric (a score's
+    metadata is its row's columns)."""
     found: list[Any] = [getattr(s, "score", s) for s in scores]
-    return [score.metadata for score in found if score.metadata]
+    return [MeasurementRow.model_validate(score.metadata) for score in found if score.metadata]
 
 
 def _population_metric(name: str) -> Metric:

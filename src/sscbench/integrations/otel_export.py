@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from sscbench.errors import DataError, EndpointUnreachable
 from sscbench.integrations.otel_spans import run_spans, study_resource
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 
 ID_FIELDS = ("traceId", "spanId", "parentSpanId")
 RUN_SPACING_NS = 1_000_000_000

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.measure.study import measure_entries
-from sscbench.run.builders import read_cases
-from sscbench.run.config import StudyConfig
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.config import StudyConfig
+from sscbench.study.folder import IndexEntry
+from sscbench.study.study import Study
 
 LIVE_FILE = "otel-spans.jsonl"
 
@@ -29,12 +29,12 @@ class LiveTraces:
     """The ``on_run`` callback of a study with ``otel = true``."""
 
     def __init__(self, config: StudyConfig, out: str | Path):
-        self.store = StudyDir(out)
+        self.study = Study.open(out)
+        self.store = self.study.store
         self.endpoint = config.study.otel_endpoint
         self.include_content = config.study.otel_include_content
         self.name = config.study.name
         self.config_hash = config.config_hash()
-        self.cases: dict | None = None
         self.sent = 0
         self.failures = 0
 
@@ -55,10 +55,9 @@ class LiveTraces:
         from sscbench.integrations.otel_spans import STEP_NS, run_spans, study_resource
         from sscbench.integrations.study_runs import load_run
 
-        if self.cases is None:
-            self.cases = {c.case_id: c for c in read_cases(self.store.cases)}
-        case = self.cases.get(entry.case_id)
-        row = next(measure_entries(self.store, self.cases, None, [entry]))
+        cases = self.study.cases  # read once, at the first finished run
+        case = cases.get(entry.case_id)
+        row = next(measure_entries(self.store, cases, None, [entry]))
         run = load_run(self.store, entry, case, row)
         start = time.time_ns() - (len(run.ledger) + 1) * STEP_NS
         spans = run_spans(

@@ -69,7 +69,7 @@ def _evaluations(run: StudyRun, at: int) -> list[Event]:
         return []
     adoption, adoption_why = adoption_label(row)
     arrival, arrival_why = arrival_label(row)
-    a = row.get("A")
+    a = row.A
     return [
         Event(
             EVALUATION_EVENT,
@@ -79,7 +79,7 @@ def _evaluations(run: StudyRun, at: int) -> list[Event]:
                     "gen_ai.evaluation.score.label": adoption,
                     "gen_ai.evaluation.score.value": float(a) if a in (0, 1) else None,
                     "gen_ai.evaluation.explanation": adoption_why,
-                    "sscbench.T_U": str(row["T_U"]) if "T_U" in row else None,
+                    "sscbench.T_U": str(row.T_U) if row.has("T_U") else None,
                 }
             ),
             at,
@@ -91,9 +91,9 @@ def _evaluations(run: StudyRun, at: int) -> list[Event]:
                     "gen_ai.evaluation.name": "sscbench.arrival",
                     "gen_ai.evaluation.score.label": arrival,
                     "gen_ai.evaluation.explanation": arrival_why,
-                    "sscbench.T_F": str(row["T_F"]) if "T_F" in row else None,
-                    "sscbench.T_E": str(row["T_E"]) if "T_E" in row else None,
-                    "sscbench.T_S": str(row["T_S"]) if "T_S" in row else None,
+                    "sscbench.T_F": str(row.T_F) if row.has("T_F") else None,
+                    "sscbench.T_E": str(row.T_E) if row.has("T_E") else None,
+                    "sscbench.T_S": str(row.T_S) if row.has("T_S") else None,
                 }
             ),
             at,

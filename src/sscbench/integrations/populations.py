@@ -9,10 +9,10 @@ runs of repetition 0), reduced to their point estimates. An unobserved populatio
 from __future__ import annotations
 
 import math
-from typing import Any
 
 from sscbench.analysis.populations import STRATA, cell_entry, primary_rows
 from sscbench.analysis.stats import Interval
+from sscbench.study.rows import MeasurementRow
 
 METRIC_NAMES = (
     "adoption_triggered",  # A_T: propagation over triggered runs
@@ -26,10 +26,11 @@ def _estimate(interval: Interval) -> float:
     return interval.estimate if interval.estimate is not None else math.nan
 
 
-def population_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
+def population_metrics(rows: list[MeasurementRow]) -> dict[str, float]:
     """Point estimates of A_T, A_P, a_pre/late/absent and arrival shares over the
     primary population of these measurement rows (``nan`` when unobserved)."""
-    primary = primary_rows(rows)
+    # the analysis reads rows as the report passes them (their columns), for now
+    primary = primary_rows([row.columns() for row in rows])
     entry = cell_entry("all", "all", primary)
     values = {
         "adoption_triggered": _estimate(entry["A_T"]),
@@ -42,22 +43,22 @@ def population_metrics(rows: list[dict[str, Any]]) -> dict[str, float]:
     return values
 
 
-def adoption_label(row: dict[str, Any]) -> tuple[str, str]:
+def adoption_label(row: MeasurementRow) -> tuple[str, str]:
     """A run's adoption as a (label, explanation) pair: adopted, not-adopted, undecidable,
     or why it has no adoption (not triggered, no use, not qualified, missing, clean)."""
-    a = row.get("A")
+    a = row.A
     if a == 1:
-        return "adopted", f"first faulty reliance at step {row.get('T_U')}"
+        return "adopted", f"first faulty reliance at step {row.T_U}"
     if a == 0:
         return "not-adopted", "no faulty reliance on the injected value"
     if a == "undecidable":
         return "undecidable", "the ledger does not decide whether the value was relied on"
-    return str(row.get("Z_S") or "unmeasured"), "no adoption: the run has no decidable use"
+    return str(row.Z_S or "unmeasured"), "no adoption: the run has no decidable use"
 
 
-def arrival_label(row: dict[str, Any]) -> tuple[str, str]:
+def arrival_label(row: MeasurementRow) -> tuple[str, str]:
     """A run's arrival stratum Z_S with the steps that decide it."""
-    z = str(row.get("Z_S") or "unmeasured")
-    if "T_E" in row or "T_S" in row:
-        return z, f"T_F={row.get('T_F')} T_E={row.get('T_E')} T_S={row.get('T_S')}"
-    return z, f"run {row.get('status')}, kind {row.get('kind')}"
+    z = str(row.Z_S or "unmeasured")
+    if row.has("T_E") or row.has("T_S"):
+        return z, f"T_F={row.T_F} T_E={row.T_E} T_S={row.T_S}"
+    return z, f"run {row.status}, kind {row.kind}"

@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sscbench.core.ledger import EvaluatorEvent, InterventionRecord, LedgerEvent, RunStart
 from sscbench.faults.case import Case
-from sscbench.measure.study import measure_entries, read_evaluator, read_ledger
+from sscbench.measure.study import measure_entries
 from sscbench.progress import counted
-from sscbench.run.builders import read_cases
-from sscbench.run.lock import StudyLock
-from sscbench.run.storage import IndexEntry, StudyDir
-from sscbench.run.verify import require_study, verify_study
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.lock import StudyLock
+from sscbench.study.rows import MeasurementRow
+from sscbench.study.study import Study
+from sscbench.study.verify import verify_study
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class StudyRun:
     case: Case | None
     ledger: list[LedgerEvent]
     evaluator: list[EvaluatorEvent]
-    measurement: dict[str, Any]
+    measurement: MeasurementRow
 
     @property
     def run_id(self) -> str:
@@ -50,7 +51,9 @@ class StudyRun:
         return next((e for e in self.evaluator if isinstance(e, RunStart)), None)
 
 
-def load_run(store: StudyDir, entry: IndexEntry, case: Case | None, row: dict) -> StudyRun:
+def load_run(
+    store: StudyDir, entry: IndexEntry, case: Case | None, row: MeasurementRow
+) -> StudyRun:
     """One run's files (when it has them) with its measurement row."""
     has_files = entry.ledger_sha256 is not None and store.ledger_path(entry.run_id).exists()
     ledger = read_ledger(store, entry.run_id) if has_files else []
@@ -64,10 +67,11 @@ def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
     The folder is locked while it is read (no ``run`` writes it meanwhile); a run file
     that does not match the index stops the export with a :class:`DataError`.
     """
-    store = require_study(root)
+    study = Study.require(root)
+    store = study.store
     with StudyLock(store.root):
         check = verify_study(store.root)
-        cases = {c.case_id: c for c in read_cases(store.cases)}
+        cases = study.cases
         entries = list(check.entries.values())
         rows = list(
             counted(measure_entries(store, cases, None, entries), "measuring runs", len(entries))

@@ -11,7 +11,7 @@ from sscbench.errors import DataError
 
 LATER: dict[str, Any] = {"later": True}
 """Marks a field added after studies were recorded: at its default it stays out of the
-config hash (:mod:`sscbench.run.config_hash`), so older studies keep their hash."""
+config hash (:mod:`sscbench.study.config_hash`), so older studies keep their hash."""
 
 MAX_RESPONSE_BYTES = 8 * 1024 * 1024
 """The default cap on one answer's body (``max_response_bytes``): 8 MiB."""

@@ -2,7 +2,7 @@
 
 The agent and the user keep counters while a run goes (:func:`new_usage`,
 :func:`add_usage`); the executor turns them into a :class:`RunUsage` that is stored on
-the run's ``index.jsonl`` row, so costs add up from rows without opening a run file. Prices are applied later (:mod:`sscbench.run.cost`): a price table never
+the run's ``index.jsonl`` row, so costs add up from rows without opening a run file. Prices are applied later (:mod:`sscbench.study.cost`): a price table never
 changes what ran.
 """
 

@@ -78,21 +78,21 @@ def labels_of(evaluator: list[EvaluatorEvent]) -> dict[str, Any] | None:
 
 
 def labelled_runs(study: Any) -> Iterator[Comparison]:
-    """Every triggered faulted run of a study whose agent kept calibration labels, with
-    its measurement and the same quantities derived from the labels."""
-    from sscbench.measure.study import contract_runs, measure_run, read_evaluator, read_ledger
+    """Every triggered faulted run of a study (a folder or a loaded ``Study``) whose
+    agent kept calibration labels, with its measurement and the same quantities derived
+    from the labels."""
+    from sscbench.measure.study import contract_runs, measure_run
     from sscbench.progress import counted
-    from sscbench.run.builders import read_cases
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.study import Study
 
-    store = StudyDir(study)
-    cases = {c.case_id: c for c in read_cases(store.cases)}
-    for entry, case in counted(list(contract_runs(store, cases)), "comparing calibration labels"):
-        evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+    loaded = Study.of(study)
+    runs = list(contract_runs(loaded.store, loaded.cases))
+    for entry, case in counted(runs, "comparing calibration labels"):
+        evaluator = loaded.evaluator(entry.run_id)
         labels = labels_of(evaluator)
         if labels is None:
             continue
-        measured = measure_run(case, read_ledger(store, entry.run_id), evaluator)
+        measured = measure_run(case, loaded.ledger(entry.run_id), evaluator)
         if not measured.get("triggered"):
             continue
         labelled = label_measurement(case, labels, measured["T_F"])

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -12,35 +11,20 @@ from sscbench.core.files import atomic_text_writer
 from sscbench.core.ledger import (
     EvaluatorEvent,
     LedgerEvent,
-    parse_evaluator_line,
-    parse_ledger_lines,
 )
 from sscbench.core.values import Stratum
 from sscbench.core.view import LedgerView
 from sscbench.errors import DataError, HarnessFailure
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_measured_operator
-from sscbench.jsonl import read_jsonl, read_lines
 from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.progress import progress
-from sscbench.run.builders import read_cases
-from sscbench.run.measurements_seal import study_sources, write_seal
-from sscbench.run.storage import IndexEntry, StudyDir
-
-
-def read_evaluator(path: Path) -> list[EvaluatorEvent]:
-    """A run's evaluator-only log, naming the line of a corrupt record."""
-    return read_jsonl(path, parse_evaluator_line)
-
-
-def read_ledger(store: StudyDir, run_id: str) -> list[LedgerEvent]:
-    """A run's model-visible ledger events."""
-    path = store.ledger_path(run_id)
-    try:
-        return parse_ledger_lines(read_lines(path))
-    except ValueError as exc:
-        raise DataError(path, None, str(exc).splitlines()[0]) from exc
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.rows import MeasurementRow
+from sscbench.study.seal import study_sources, write_seal
+from sscbench.study.study import Study
 
 
 def measure_run(
@@ -75,7 +59,7 @@ def measure_entries(
     cases: dict[str, Case],
     classifier: UseClassifier | None = None,
     entries: Iterable[IndexEntry] | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[MeasurementRow]:
     """Rows for every finished run in the study's index (or for ``entries``)."""
     for entry in store.read_index() if entries is None else entries:
         case = cases.get(entry.case_id)
@@ -88,7 +72,7 @@ def measure_entries(
             ledger = read_ledger(store, entry.run_id)
             evaluator = read_evaluator(store.evaluator_path(entry.run_id))
             row.update(measure_run(case, ledger, evaluator, classifier))
-        yield row
+        yield MeasurementRow.of(row)
 
 
 def contract_runs(store: StudyDir, cases: dict[str, Case]) -> Iterator[tuple[IndexEntry, Case]]:
@@ -129,20 +113,21 @@ def measure_study(
     """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count.
 
     Beside it, ``measurements.meta.json`` records the file's sha256 and that of the
-    index, cases and plan it was computed from (:mod:`sscbench.run.measurements_seal`),
+    index, cases and plan it was computed from (:mod:`sscbench.study.seal`),
     which every reader checks. The study is verified first
-    (:func:`~sscbench.run.verify.verify_study`): a run file that does not match the
+    (:func:`~sscbench.study.verify.verify_study`): a run file that does not match the
     index, or a plan or cases file that differs from the recorded one, stops the
     measure before anything is written. The
     study folder is locked while measuring, so no ``run`` writes it meanwhile.
     """
-    from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import require_study, verify_study
+    from sscbench.study.lock import StudyLock
+    from sscbench.study.verify import verify_study
 
-    store = require_study(root)  # before the lock: a foreign folder gets no lock file
+    study = Study.require(root)  # before the lock: a foreign folder gets no lock file
+    store = study.store
     with StudyLock(store.root):
         check = verify_study(store.root)
-        cases = {c.case_id: c for c in read_cases(store.cases)}
+        cases = study.cases
         out = Path(out) if out is not None else store.root / "measurements.jsonl"
         if out.is_dir():
             raise DataError(out, None, "--out must name a file, and this is a folder")
@@ -151,7 +136,7 @@ def measure_study(
         entries = check.entries.values()
         with progress("measuring runs", len(entries)) as bar, atomic_text_writer(out) as handle:
             for row in measure_entries(store, cases, classifier, entries):
-                line = json.dumps(row) + "\n"  # ASCII: its UTF-8 bytes are the file's
+                line = row.line()  # ASCII JSON: its UTF-8 bytes are the file's
                 handle.write(line)
                 digest.update(line.encode("utf-8"))
                 count += 1

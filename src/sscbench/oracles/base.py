@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sscbench.core.ledger import LedgerEvent
 from sscbench.faults.case import Case
 from sscbench.llm.endpoint import EndpointConfig
+from sscbench.study.rows import MeasurementRow
 
 if TYPE_CHECKING:
     from sscbench.world.world import World
@@ -75,7 +76,8 @@ class OracleContext:
     """Everything an oracle may read about one run (nothing of the evaluator-only log).
 
     ``measurement`` is the run's row of ``measurements.jsonl`` (today's rule-based
-    measurement, which knows the run's condition; only the ``rules`` oracle reads it). ``clean_runs`` are the completed clean
+    measurement, which knows the run's condition; only the ``rules`` oracle reads it; None:
+    not measured). ``clean_runs`` are the completed clean
     runs of the same task in the study, the judged run itself left out; ``paired_clean``
     is the one of them with the judged run's case, configuration and repetition, if
     any. ``world`` lets an oracle replay clean runs' tool calls in a fresh env.
@@ -86,7 +88,7 @@ class OracleContext:
     ledger: list[LedgerEvent]
     tool_schemas: list[dict[str, Any]]
     policy: str
-    measurement: dict[str, Any] = field(default_factory=dict)
+    measurement: MeasurementRow | None = None
     clean_runs: list[CleanRun] = field(default_factory=list)
     paired_clean: CleanRun | None = None
     world: World | None = None

@@ -202,8 +202,8 @@ def _score_oracles(
     """Run and score the named oracles on the verified, locked study and write their
     results; returns the results and the files written."""
     from sscbench.oracles.suite import score_study, write_results
-    from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import require_study, verify_study
+    from sscbench.study.lock import StudyLock
+    from sscbench.study.verify import require_study, verify_study
 
     try:
         settings = llm.settings()

@@ -9,23 +9,20 @@ control.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from sscbench.core.ledger import LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import read_objects
-from sscbench.measure.study import read_ledger
 from sscbench.oracles.base import CleanRun, OracleContext
-from sscbench.run.builders import build_worlds, read_cases
-from sscbench.run.config import config_from_record
-from sscbench.run.measurements_seal import check_measurements
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.ledgers import read_ledger
+from sscbench.study.rows import MeasurementRow
+from sscbench.study.study import Study
 from sscbench.world.world import World
 
 
@@ -53,19 +50,15 @@ def task_key(case: Case) -> tuple[str, str, str]:
 class StudyRuns:
     """A study's runs as oracle contexts (ledgers read when first needed)."""
 
-    def __init__(self, study: str | Path):
-        self.store = StudyDir(study)
+    def __init__(self, study: str | Path | Study):
+        self.study = Study.of(study)
+        self.store = self.study.store
         if not self.store.index.exists():
             raise DataError(self.store.index, None, "not found: is this a study folder?")
-        self.cases: dict[str, Case] = {c.case_id: c for c in read_cases(self.store.cases)}
-        self.entries: dict[str, IndexEntry] = {e.run_id: e for e in self.store.read_index()}
-        path = self.store.root / "measurements.jsonl"
-        if path.exists():  # only what `measure` wrote from this study's runs
-            check_measurements(self.store, path)
-        self.measurements: dict[str, dict[str, Any]] = (
-            {r["run_id"]: r for r in read_objects(path)} if path.exists() else {}
-        )
-        self._worlds: dict[str, World] | None = None
+        self.cases: dict[str, Case] = self.study.cases
+        self.entries: dict[str, IndexEntry] = self.study.entries_by_run
+        # only what `measure` wrote from this study's runs (checked against its seal)
+        self.measurements: dict[str, MeasurementRow] = self.study.measurements
         self._ledgers: dict[str, list[LedgerEvent]] = {}
         self._clean_by_task: dict[tuple[str, str, str], list[IndexEntry]] = defaultdict(list)
         for entry in self.entries.values():
@@ -76,14 +69,7 @@ class StudyRuns:
     @property
     def worlds(self) -> dict[str, World]:
         """The study's worlds by domain, built from its recorded config on first use."""
-        if self._worlds is None:
-            try:
-                meta = json.loads(self.store.config_json.read_text("utf-8"))
-                config = config_from_record(meta)
-            except (OSError, ValueError, KeyError) as exc:
-                raise DataError(self.store.config_json, "config", f"unreadable: {exc}") from exc
-            self._worlds = build_worlds(config)
-        return self._worlds
+        return self.study.worlds
 
     def ledger(self, run_id: str) -> list[LedgerEvent]:
         """A run's model-visible ledger (cached)."""
@@ -125,7 +111,7 @@ class StudyRuns:
             ledger=self.ledger(run_id),
             tool_schemas=world.tool_schemas() if world is not None else [],
             policy=world.policy if world is not None else "",
-            measurement=self.measurements.get(run_id, {}),
+            measurement=self.measurements.get(run_id),
             clean_runs=clean,
             paired_clean=paired,
             world=world,

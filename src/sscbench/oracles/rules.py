@@ -10,24 +10,23 @@ controls by construction. A run without a measurement row is an abstention (run
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.oracles.base import OracleContext, Verdict, abstain
 from sscbench.oracles.inputs import OracleInputs
+from sscbench.study.rows import MeasurementRow
 
 
-def verdict_from_row(run_id: str, row: dict[str, Any]) -> Verdict:
+def verdict_from_row(run_id: str, row: MeasurementRow | None) -> Verdict:
     """A verdict from a measurement row's A and T_U (a clean row: not adopted)."""
-    if not row:
+    if row is None:
         return abstain(run_id, "no measurement row (run `sscbench measure` on the study)")
-    if row.get("Z_S") == "clean":
+    if row.Z_S == "clean":
         return Verdict(run_id=run_id, adopted=False, reason="measurement: no fault delivered")
-    if row.get("Z_S") == "measurement-missing":
-        return abstain(run_id, f"the measurement is missing: {row.get('error', '')}".strip())
-    value = row.get("A")
+    if row.Z_S == "measurement-missing":
+        return abstain(run_id, f"the measurement is missing: {row.error or ''}".strip())
+    value = row.A
     if value is None or value == "undecidable" or value not in (0, 1, True, False):
-        return abstain(run_id, f"the measurement gives no adoption value ({row.get('Z_S')})")
-    t_u = row.get("T_U")
+        return abstain(run_id, f"the measurement gives no adoption value ({row.Z_S})")
+    t_u = row.T_U
     step = t_u if isinstance(t_u, int) and not isinstance(t_u, bool) else None
     return Verdict(
         run_id=run_id, adopted=bool(value), t_u=step if value else None, reason="measurement row"

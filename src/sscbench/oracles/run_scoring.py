@@ -76,8 +76,8 @@ def score_configured(study: Path, config: Any) -> dict[str, str]:
     """Score the config's ``[oracles]`` settings on the measured ``study`` and write each
     to ``STUDY/oracles/`` as soon as it is scored; by name, ``"scored"`` or
     ``"unchanged"`` (its recorded inputs equal today's: not redone)."""
-    from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import require_study, verify_study
+    from sscbench.study.lock import StudyLock
+    from sscbench.study.verify import require_study, verify_study
 
     scoring = config.oracles
     if scoring is None:

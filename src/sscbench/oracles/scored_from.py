@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.oracles.base import OracleSettings
-from sscbench.run.measurements_seal import file_sha256, study_sources
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.seal import file_sha256, study_sources
 
 # How clean controls are drawn: per operator, from the clean runs that are the baseline
 # of its cases, each judged for one of them (a scoring recorded before this was drawn by

@@ -94,7 +94,8 @@ def read_reference(runs: StudyRuns, reference: str) -> tuple[str, dict[str, dict
         if z_s is None and row.get("T_E") is not None and row.get("T_S") is not None:
             z_s = arrival(row["T_E"], row["T_S"])
         if z_s is None:
-            z_s = runs.measurements.get(run_id, {}).get("Z_S")
+            measured = runs.measurements.get(run_id)
+            z_s = measured.Z_S if measured is not None else None
         out[run_id] = {**row, "operator": runs.operator_of(run_id), "Z_S": z_s}
     return source, out
 

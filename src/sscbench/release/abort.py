@@ -10,20 +10,20 @@ other rates below it) the campaign schedules no new run: runs in flight finish a
 kept, and ``STUDY/containment.json`` records the abort. A metric with no run in its
 denominator yet (e.g. escape before any fault activated) is unobserved and never aborts.
 
-Resuming an aborted campaign is refused (:func:`sscbench.run.aborted.refuse_aborted`) unless the operator
+Resuming an aborted campaign is refused (:func:`sscbench.study.aborted.refuse_aborted`) unless the operator
 says so (``--resume-aborted``): the abort was the plan's own stop.
 """
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from sscbench.release.containment import load_containment
 from sscbench.release.containment_plan import CampaignContainment
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry
+from sscbench.study.study import Study
 
 
 def crossed(plan: CampaignContainment, estimate: float | None) -> bool:
@@ -45,7 +45,8 @@ class AbortWatch:
 
     def __init__(self, plan: CampaignContainment, out: Path):
         self.plan = plan
-        self.store = StudyDir(out)
+        self.study = Study.open(out)
+        self.store = self.study.store
         self.abort: dict[str, Any] | None = None
         self._units: dict[tuple[str, str, int], Any] = {}
         self._seen: set[str] = set()
@@ -57,13 +58,10 @@ class AbortWatch:
         """The study's typed-family cases and worlds, once."""
         if self._cases is None:
             from sscbench.faults.registry import typed_family_names
-            from sscbench.run.builders import build_worlds, read_cases
-            from sscbench.run.config import config_from_record
 
-            cases = read_cases(self.store.cases)
+            cases = self.study.cases.values()
             self._cases = {c.case_id: c for c in cases if c.operator in typed_family_names()}
-            meta = json.loads(self.store.config_json.read_text("utf-8"))
-            self._worlds = build_worlds(config_from_record(meta)) if self._cases else {}
+            self._worlds = self.study.worlds if self._cases else {}
         return self._cases
 
     def _add(self, entry: IndexEntry) -> None:

@@ -20,7 +20,7 @@ from sscbench.release.controls_cli import control_tables, write_control_csvs
 from sscbench.release.controls_cli import short as _short
 from sscbench.release.diff_cli import release_diff_command
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
-from sscbench.run.aborted import recorded_abort
+from sscbench.study.aborted import recorded_abort
 from sscbench.terminal import print_error, safe, table_console
 
 console = table_console()
@@ -290,7 +290,7 @@ def _study_evidence(study: Path) -> ReleaseEvidence:
     """The verified study's evidence; a folder that is not a study, fails its check, or ran
     no typed family is a DataError (no evidence is never a pass)."""
     from sscbench.progress import progress
-    from sscbench.run.verify import verify_study
+    from sscbench.study.verify import verify_study
 
     with progress("release: collecting evidence"):
         verify_study(study)

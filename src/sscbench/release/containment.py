@@ -58,16 +58,6 @@ def load_containment(policy: str | Path) -> CampaignContainment:
     return plan
 
 
-def planned_faults(config: Any) -> Counter[str]:
-    """The campaign's planned faulted runs per operator, built as ``sscbench run``
-    builds them (worlds, cases, plan); nothing is run or written."""
-    from sscbench.run.builders import build_cases, build_worlds
-    from sscbench.run.planning import make_plan
-
-    cases = build_cases(config, build_worlds(config))
-    return Counter(unit.case.operator for unit in make_plan(config, cases))
-
-
 def effects_of(operators: list[str]) -> dict[str, str | None]:
     """Each operator's typed semantics (None: no typed description, cannot be checked)."""
     from sscbench.faults.catalogue import known_spec
@@ -106,12 +96,15 @@ def problems(
     return found
 
 
-def check_campaign(config: Any, policy: Path, now: datetime | None = None) -> dict[str, Any]:
+def check_campaign(
+    faults: Counter[str], policy: Path, now: datetime | None = None
+) -> dict[str, Any]:
     """Refuse (DataError naming the policy file and the field) a campaign its policy's
-    containment plan does not allow; otherwise the record of the check."""
+    containment plan does not allow; otherwise the record of the check. ``faults`` are
+    the campaign's planned faulted runs per operator (``sscbench.run.planning.
+    planned_faults``: the run stage builds them, the policy is this layer's)."""
     plan = load_containment(policy)
     now = now or datetime.now(UTC)
-    faults = planned_faults(config)
     found = problems(plan, faults, now)
     if found:
         reasons = "; ".join(reason for _, reason in found)
@@ -132,6 +125,5 @@ __all__ = [
     "check_campaign",
     "effects_of",
     "load_containment",
-    "planned_faults",
     "problems",
 ]

@@ -45,7 +45,7 @@ from sscbench.release.negative import (
 from sscbench.release.trial import Trial
 from sscbench.release.trials import load_trials
 from sscbench.release.unsolvable import UnsolvableRow, unsolvable_rows
-from sscbench.run.storage import StudyDir
+from sscbench.study.study import Study
 
 METRICS = ("activation", "detection", "containment", "escape", "recovery")
 
@@ -265,9 +265,9 @@ class CurvePoint:
     row: FamilyRow
 
 
-def intensity_curves(trials: list[Trial], study: str | Path) -> list[CurvePoint]:
+def intensity_curves(trials: list[Trial], study: str | Path | Study) -> list[CurvePoint]:
     """Per intensity curve of the study's config: the metrics at each level."""
-    store = StudyDir(study)
+    store = Study.of(study).store
     try:
         curves = json.loads(store.config_json.read_text("utf-8"))["config"]["cases"]["intensity"]
     except (OSError, ValueError, KeyError):
@@ -323,8 +323,9 @@ class ReleaseEvidence:
         }
 
 
-def collect_evidence(study: str | Path) -> ReleaseEvidence:
+def collect_evidence(study: str | Path | Study) -> ReleaseEvidence:
     """The release evidence of a study (empty when it ran no typed family)."""
+    study = Study.of(study)  # read once, for the trials and the curves
     trials = load_trials(study)
     return ReleaseEvidence(
         families=family_rows(trials),

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.registry import typed_family_names
@@ -13,8 +11,8 @@ from sscbench.faults.typed import judge
 from sscbench.progress import counted
 from sscbench.release.assess import assess_run
 from sscbench.release.trial import Trial
-from sscbench.run.builders import read_cases
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.study import Study
 
 
 def _levels(case: Case) -> dict[str, str]:
@@ -31,7 +29,7 @@ def add_record(
     worlds: dict,
 ) -> None:
     """File one run's record under its (case, configuration, repetition) trial."""
-    from sscbench.measure.study import read_evaluator, read_ledger
+    from sscbench.study.ledgers import read_evaluator, read_ledger
 
     key = (case.case_id, entry.config_id, entry.repetition)
     trial = units.setdefault(key, Trial(case, entry.config_id, entry.repetition, _levels(case)))
@@ -52,26 +50,19 @@ def add_record(
         trial.verdict = judge(spec_for(case.operator), record)
 
 
-def load_trials(study: str | Path) -> list[Trial]:
+def load_trials(study: str | Path | Study) -> list[Trial]:
     """Every typed-family unit of a study with its control and injected trial records."""
-    from sscbench.run.builders import build_worlds
-    from sscbench.run.config import config_from_record
-
-    store = StudyDir(study)
+    loaded = Study.of(study)
+    store = loaded.store
     if not store.cases.exists():
         return []  # e.g. a folder holding only measurements
     typed = set(typed_family_names())
-    cases = {c.case_id: c for c in read_cases(store.cases) if c.operator in typed}
+    cases = {k: c for k, c in loaded.cases.items() if c.operator in typed}
     if not cases:
         return []
-    try:
-        meta = json.loads(store.config_json.read_text("utf-8"))
-        config = config_from_record(meta)
-    except (OSError, ValueError, KeyError) as exc:
-        raise DataError(store.config_json, "config", f"unreadable: {exc}") from exc
-    worlds = build_worlds(config)
+    worlds = loaded.worlds  # a config.json that cannot be read: DataError naming it
     units: dict[tuple[str, str, int], Trial] = {}
-    for entry in counted(list(store.read_index()), "release: assessing runs"):
+    for entry in counted(loaded.entries, "release: assessing runs"):
         # a shared clean run is the control of every case it qualified
         served = entry.served_cases() if entry.kind == "clean" else (entry.case_id,)
         for case_id in served:

@@ -38,8 +38,8 @@ def report(
     from sscbench.measure.study import measure_study
     from sscbench.report.build import build_report
     from sscbench.report.run_sample import RUN_PAGES
-    from sscbench.run.lock import StudyLock
-    from sscbench.run.verify import require_study, verify_study
+    from sscbench.study.lock import StudyLock
+    from sscbench.study.verify import require_study, verify_study
 
     if run_pages is not None and run_pages not in RUN_PAGES:
         fail(ValueError(f"--run-pages: {run_pages!r} is not one of {', '.join(RUN_PAGES)}"))

@@ -32,7 +32,7 @@ from sscbench.report.inputs import (
 )
 from sscbench.report.model import RunSets, Section
 from sscbench.review.interrater import ReviewAgreement
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
 
 Row = dict[str, Any]
 NOT_SSCBENCH = "the study has no faulted run with a fault contract (SSCBench operators)"

@@ -28,7 +28,7 @@ from sscbench.analysis.overlap import number as _number
 from sscbench.analysis.overlap import overlap
 from sscbench.errors import DataError
 from sscbench.jsonl import split_lines
-from sscbench.run.verify import require_study
+from sscbench.study.verify import require_study
 
 CLAIMS_FILES = ("report/claims.json", "claims.json")
 """Where a study's report keeps its claims (the first that exists)."""

@@ -26,7 +26,7 @@ from sscbench.core.definitions import upgrade_row
 from sscbench.errors import DataError
 from sscbench.jsonl import read_objects
 from sscbench.review.interrater import ReviewAgreement, read_agreement
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.folder import IndexEntry, StudyDir
 
 Row = dict[str, Any]
 
@@ -49,7 +49,7 @@ def check_fresh(store: StudyDir, rows: list[Row]) -> list[IndexEntry]:
     path = store.root / "measurements.jsonl"
     if not index.exists():
         return []
-    from sscbench.run.measurements_seal import check_measurements
+    from sscbench.study.seal import check_measurements
 
     check_measurements(store, path)
     if index.stat().st_mtime_ns > path.stat().st_mtime_ns:
@@ -107,7 +107,7 @@ def read_cases(study: Path) -> dict[str, Any]:
     path = study / "cases.jsonl"
     if not path.exists():
         return {}
-    from sscbench.run.builders import read_cases as _read
+    from sscbench.study.cases import read_cases as _read
 
     return {c.case_id: c for c in _read(path)}
 
@@ -141,7 +141,7 @@ def reference_labels(
 def _calibration(store: StudyDir, cases: dict[str, Any], rows: list[Row]) -> dict[str, Row]:
     """The scripted profiles' calibration labels of each triggered faulted run."""
     from sscbench.measure.calibrate import label_measurement, labels_of
-    from sscbench.measure.study import read_evaluator
+    from sscbench.study.ledgers import read_evaluator
 
     out: dict[str, Row] = {}
     for row in rows:

@@ -26,7 +26,7 @@ from sscbench.jsonl import split_lines, write_utf8
 from sscbench.progress import counted
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
-from sscbench.run.storage import IndexEntry
+from sscbench.study.folder import IndexEntry
 
 MARKS = {
     "T_F": "the fault-bearing observation is delivered",

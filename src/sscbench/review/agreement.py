@@ -35,10 +35,8 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.stats import Interval, wilson
-from sscbench.core.definitions import reliance_step
 from sscbench.core.ledger import LedgerEvent, ToolEvent
 from sscbench.errors import DataError
-from sscbench.jsonl import read_objects
 from sscbench.review.labels import (
     QUANTITIES,
     STEP_QUANTITIES,
@@ -47,8 +45,9 @@ from sscbench.review.labels import (
     read_key,
     read_labels,
 )
-from sscbench.run.measurements_seal import check_measurements
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.rows import MeasurementRow, read_measurements, rows_by_run
+from sscbench.study.seal import check_measurements
 
 QUOTE = 240
 ALL_RUNS = "all labelled runs"
@@ -64,19 +63,19 @@ def in_population(quantity: str, label: RunLabel) -> bool:
     return quantity not in ADOPTING_ONLY or label.A is True
 
 
-def measured_value(row: dict[str, Any] | None, quantity: str) -> Any:
+def measured_value(row: MeasurementRow | None, quantity: str) -> Any:
     """A measurement row's value of a quantity, in the labels' vocabulary."""
     if row is None:
         return None
     if quantity == "T_F":
-        return "inf" if row.get("triggered") is False else row.get("T_F")
-    if row.get("triggered") is not True:
+        return "inf" if row.triggered is False else row.T_F
+    if row.triggered is not True:
         return None
-    value = row.get(quantity)
+    value = getattr(row, quantity)
     if quantity == "A" and isinstance(value, int) and not isinstance(value, bool):
         return bool(value)
     if quantity == "T_U":
-        return reliance_step(row)  # rows written before "not-applicable" read as meant
+        return row.reliance_step()  # rows written before "not-applicable" read as meant
     return value
 
 
@@ -173,7 +172,7 @@ def _quote(ledger: list[LedgerEvent], step: Any) -> dict[str, Any] | None:
     return {"step": step, "role": getattr(event, "type", "?"), "text": text[:QUOTE]}
 
 
-def _related_steps(quantity: str, label: RunLabel, row: dict[str, Any] | None) -> list[Any]:
+def _related_steps(quantity: str, label: RunLabel, row: MeasurementRow | None) -> list[Any]:
     """The steps whose text explains a disagreement on ``quantity``."""
     names: tuple[str, ...]
     if quantity in STEP_QUANTITIES:
@@ -183,7 +182,7 @@ def _related_steps(quantity: str, label: RunLabel, row: dict[str, Any] | None) -
     elif quantity == "Z_S":
         names = ("T_E", "T_S")
     else:  # Y_end: the last use the measurement read a stance from
-        uses = ((row or {}).get("evidence") or {}).get("uses") or []
+        uses = ((row.evidence if row is not None else None) or {}).get("uses") or []
         return [uses[-1]["step"]] if uses else []
     steps: list[Any] = []
     for name in names:
@@ -193,18 +192,18 @@ def _related_steps(quantity: str, label: RunLabel, row: dict[str, Any] | None) -
     return sorted(steps)
 
 
-def _groups(label: RunLabel, row: dict[str, Any] | None) -> tuple[str, str, str]:
+def _groups(label: RunLabel, row: MeasurementRow | None) -> tuple[str, str, str]:
     """The groups a run counts in: ``all``, its operator and its stratum (the reference's
     Z_S, or the measured one where the reference has none)."""
-    operator = (row or {}).get("operator") or "unknown"
-    stratum = label.Z_S or (row or {}).get("Z_S") or "unknown"
+    operator = (row.operator if row is not None else None) or "unknown"
+    stratum = label.Z_S or (row.Z_S if row is not None else None) or "unknown"
     return ("all", f"operator:{operator}", f"stratum:{stratum}")
 
 
 def _disagreement(
     run_id: str,
     label: RunLabel,
-    row: dict[str, Any] | None,
+    row: MeasurementRow | None,
     quantity: str,
     near: bool,
     ledger: list[LedgerEvent],
@@ -234,7 +233,7 @@ def _score_run(
     result: Agreement,
     run_id: str,
     label: RunLabel,
-    row: dict[str, Any] | None,
+    row: MeasurementRow | None,
     ledger_of: LedgerReader,
 ) -> None:
     """Add one labelled run's quantities to ``result`` (each over its population)."""
@@ -265,7 +264,7 @@ def _score_run(
 
 def compare(
     labels: dict[str, RunLabel],
-    rows: dict[str, dict[str, Any]],
+    rows: dict[str, MeasurementRow],
     ledger_of: LedgerReader,
 ) -> Agreement:
     """Agreement of measurement rows with labels; ``ledger_of(run_id)`` gives the ledger
@@ -311,7 +310,7 @@ def agreement(
     measurements: str | Path | None = None,
 ) -> Agreement:
     """Compare a study's measurements (or ``measurements``) with a labels file."""
-    from sscbench.measure.study import read_ledger
+    from sscbench.study.ledgers import read_ledger
 
     store = StudyDir(study)
     path = Path(measurements) if measurements else store.root / "measurements.jsonl"
@@ -319,7 +318,7 @@ def agreement(
         raise DataError(path, None, "no measurements: run `sscbench measure STUDY` first")
     if store.index.exists():  # only what `measure` wrote from this study's runs
         check_measurements(store, path)
-    rows = {r["run_id"]: r for r in read_objects(path) if isinstance(r.get("run_id"), str)}
+    rows = rows_by_run(read_measurements(path))
     labels = read_labels(reference)
     check_labelled(labels, reference)
     mapping = read_key(key) if key is not None else find_key(study, labels)

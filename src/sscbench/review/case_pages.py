@@ -142,7 +142,7 @@ def write_case_pages(cases: list[Case], out: Path) -> dict[str, Any]:
 
 def cases_of(source: Path) -> list[Case]:
     """The cases of a cases file, or of a study folder's ``cases.jsonl``."""
-    from sscbench.run.builders import read_cases
+    from sscbench.study.cases import read_cases
 
     path = source / "cases.jsonl" if source.is_dir() else source
     if not path.is_file():

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from sscbench.errors import DataError
 from sscbench.review.labels import QUANTITIES, STEP_QUANTITIES
-from sscbench.run.lock import warn_if_being_written
+from sscbench.study.lock import warn_if_being_written
 from sscbench.terminal import plain, print_error, safe, table_console
 
 console = Console()

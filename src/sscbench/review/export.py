@@ -22,11 +22,11 @@ from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import write_utf8
-from sscbench.measure.study import contract_runs, measure_entries, read_ledger
+from sscbench.measure.study import contract_runs, measure_entries
 from sscbench.review.labels import empty_label
 from sscbench.review.pages import render_index, render_page
-from sscbench.run.builders import read_cases
-from sscbench.run.storage import StudyDir
+from sscbench.study.rows import MeasurementRow, rows_by_run
+from sscbench.study.study import Study
 
 STRATA_KEYS = ("operator", "stratum", "config")
 
@@ -46,36 +46,34 @@ class Candidate:
         return tuple(getattr(self, k) for k in by)
 
 
-def _measurements(store: StudyDir, cases: dict[str, Case]) -> dict[str, dict[str, Any]]:
-    path = store.root / "measurements.jsonl"
-    if path.exists():
-        from sscbench.jsonl import read_objects
-        from sscbench.run.measurements_seal import check_measurements
-
-        check_measurements(store, path)  # strata only from what `measure` wrote from here
-        return {r["run_id"]: r for r in read_objects(path) if "run_id" in r}
-    return {r["run_id"]: r for r in measure_entries(store, cases)}
+def _measurements(study: Study) -> dict[str, MeasurementRow]:
+    """The study's measurement rows (strata only from what `measure` wrote from here,
+    checked against their seal), or measured now when the study has none yet."""
+    if study.measurements_path.exists():
+        return study.measurements
+    return rows_by_run(list(measure_entries(study.store, study.cases)))
 
 
-def candidates(study: str | Path) -> list[Candidate]:
+def candidates(study: str | Path | Study) -> list[Candidate]:
     """Every completed faulted run of the study that has a contract, in index order."""
-    from sscbench.run.verify import verify_study
+    from sscbench.study.verify import verify_study
 
-    store = StudyDir(study)
+    loaded = Study.of(study)
+    store = loaded.store
     if not store.index.exists():
         raise DataError(store.index, None, "no index: is this a study directory?")
     verify_study(store.root)  # reviewers see only runs whose files match the index
-    cases = {c.case_id: c for c in read_cases(store.cases)}
-    rows = _measurements(store, cases)
+    cases = loaded.cases
+    rows = _measurements(loaded)
     out: list[Candidate] = []
     for entry, case in contract_runs(store, cases):
-        row = rows.get(entry.run_id, {})
+        row = rows.get(entry.run_id)
         out.append(
             Candidate(
                 run_id=entry.run_id,
                 case=case,
                 operator=case.operator,
-                stratum=str(row.get("Z_S", "unmeasured")),
+                stratum=str(row.Z_S) if row is not None and row.has("Z_S") else "unmeasured",
                 config=entry.config_id,
             )
         )
@@ -149,8 +147,8 @@ def export_review(
         )
     if key_path.resolve().is_relative_to(out.resolve()):
         raise DataError(key_path, None, "the key must be kept apart from the reviewer's folder")
-    store = StudyDir(study)
-    pool = candidates(study)
+    loaded = Study.open(study)
+    pool = candidates(loaded)
     chosen = draw(pool, runs, seed, stratify)
     (out / "pages").mkdir(parents=True, exist_ok=True)
     mapping: dict[str, str] = {}
@@ -159,7 +157,7 @@ def export_review(
     width = max(3, len(str(len(chosen))))
     for number, candidate in enumerate(chosen, start=1):
         review_id = f"r{number:0{width}d}"
-        ledger = read_ledger(store, candidate.run_id)
+        ledger = loaded.ledger(candidate.run_id)
         assert candidate.case.contract is not None
         page = render_page(review_id, candidate.case.contract, ledger)
         write_utf8(out / "pages" / f"{review_id}.html", page)

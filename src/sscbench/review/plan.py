@@ -189,9 +189,9 @@ def plan_review(
 
     Refuses a non-empty ``out``, an existing key and a key inside ``out``.
     """
-    from sscbench.measure.study import read_ledger
     from sscbench.review.review_page import render_review_page
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.ledgers import read_ledger
 
     out = Path(out)
     key_path = Path(key) if key is not None else default_key_path(study, out)

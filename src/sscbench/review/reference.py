@@ -47,10 +47,8 @@ def _disputes(
 
 def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> Path:
     """Write ``FOLDER/adjudicate-<name>.html`` with the disputed items only."""
-    from sscbench.measure.study import read_ledger
     from sscbench.review.review_page import render_adjudication_page
-    from sscbench.run.builders import read_cases
-    from sscbench.run.storage import StudyDir
+    from sscbench.study.study import Study
 
     folder = Path(folder)
     plan = read_plan(folder)
@@ -61,10 +59,9 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
     summary = agree(folder)  # always from the exports as they are now
     disputes = _disputes(plan, review_values(folder, plan), summary)
     key = _key(plan)
-    store = StudyDir(plan.study)
-    all_cases = {c.case_id: c for c in read_cases(store.cases)}
-    cases = {masked: all_cases[cid] for masked, cid in key["cases"].items()}
-    ledgers = {rid: read_ledger(store, key["runs"][rid]) for rid in disputes}
+    study = Study.open(plan.study)
+    cases = {masked: study.cases[cid] for masked, cid in key["cases"].items()}
+    ledgers = {rid: study.ledger(key["runs"][rid]) for rid in disputes}
     page = render_adjudication_page(plan, adjudicator, cases, ledgers, disputes)
     target = folder / f"adjudicate-{adjudicator}.html"
     write_utf8(target, page)

@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from sscbench.errors import DataError
-from sscbench.run.lock import warn_if_being_written
+from sscbench.study.lock import warn_if_being_written
 
 console = Console(soft_wrap=True)
 

@@ -21,7 +21,7 @@ from sscbench.core.ledger import (
 )
 from sscbench.errors import DataError
 from sscbench.jsonl import escape_surrogates, model_line
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 from sscbench.terminal import plain
 
 TYPE_WIDTH = 9  # "assistant"

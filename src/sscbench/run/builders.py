@@ -12,8 +12,8 @@ from sscbench.core.user import UserFactory
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.registry import get_operator
-from sscbench.run.config import AgentSettings, StudyConfig, UserSettings
-from sscbench.world.load import load_world
+from sscbench.study.cases import read_cases
+from sscbench.study.config import AgentSettings, StudyConfig, UserSettings
 from sscbench.world.packaged import portable_path
 from sscbench.world.world import World
 
@@ -152,86 +152,6 @@ def build_user_factory(settings: UserSettings) -> UserFactory:
     return llm_user_factory(settings.endpoint)
 
 
-READ_BACK_CUE = (
-    " After this call succeeds, read the record back with the matching get_*_details tool "
-    "and confirm the change before telling the user."
-)
-
-
-def _with_write_schemas(world: World, change) -> World:
-    """The world whose write tools' schemas are passed through ``change``."""
-    from sscbench.world.tools import ToolKind
-
-    schemas = []
-    for schema in world.tool_schemas():
-        spec = world.tools.specs.get(schema["function"]["name"])
-        if spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode:
-            schema = {**schema, "function": change(schema["function"])}
-        schemas.append(schema)
-    world.schemas = schemas
-    return world
-
-
-def with_read_back_cue(world: World) -> World:
-    """The interface variant whose write tools ask the agent to read the record back."""
-    return _with_write_schemas(
-        world, lambda f: {**f, "description": f["description"] + READ_BACK_CUE}
-    )
-
-
-IDEMPOTENCY_KEY_SCHEMA = {
-    "type": "string",
-    "description": (
-        "Optional key chosen by the caller for this request. Repeating the call with the "
-        "same key returns the first call's result without applying the change again; "
-        "reuse it when retrying a request whose outcome is unknown."
-    ),
-}
-
-
-def with_idempotency_keys(world: World) -> World:
-    """The interface variant whose write tools accept an optional ``idempotency_key``."""
-    from sscbench.core.injection import IDEMPOTENCY_KEY
-
-    def change(function: dict) -> dict:
-        parameters = dict(function.get("parameters") or {"type": "object"})
-        properties = {**parameters.get("properties", {}), IDEMPOTENCY_KEY: IDEMPOTENCY_KEY_SCHEMA}
-        return {**function, "parameters": {**parameters, "properties": properties}}
-
-    return _with_write_schemas(world, change)
-
-
-def with_strict_arguments(world: World) -> World:
-    """The interface variant that refuses top-level arguments of the wrong JSON type.
-
-    τ-bench itself checks no types (a string amount still issues a certificate); the
-    variant answers ``Error: argument 'X' must be of type T, got U`` instead and leaves
-    the state untouched.
-    """
-    world.strict_arguments = True
-    return world
-
-
-def _data_folder(config: StudyConfig) -> Path | None:
-    return config.world_data()
-
-
-def build_worlds(config: StudyConfig) -> dict[str, World]:
-    """The study's worlds, by domain (with the interface variant the config names)."""
-    data = _data_folder(config)
-    worlds: dict[str, World] = {
-        domain: load_world(config.world.source, domain, data, config.world.seed)
-        for domain in config.world.domains
-    }
-    if config.world.read_back_cue:
-        worlds = {d: with_read_back_cue(w) for d, w in worlds.items()}
-    if config.world.idempotency_keys:
-        worlds = {d: with_idempotency_keys(w) for d, w in worlds.items()}
-    if config.world.strict_arguments:
-        worlds = {d: with_strict_arguments(w) for d, w in worlds.items()}
-    return worlds
-
-
 def _taubench_files(root: Path, domain: str) -> list[Path]:
     """The files the τ-bench loader reads for a domain (checkout or data-folder layout)."""
     checkout = root / "tau_bench" / "envs" / domain
@@ -253,7 +173,7 @@ def input_files(config: StudyConfig) -> list[Path]:
     if config.cases.file:
         files.append(config.resolve(config.cases.file))
     files.extend(review_input(config))
-    data = _data_folder(config)
+    data = config.world_data()
     if data is not None:
         for domain in config.world.domains:
             files.extend(_taubench_files(data, domain))
@@ -279,14 +199,6 @@ def hash_inputs(paths: list[Path]) -> dict[str, str]:
             raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
         out[portable_path(path)] = digest.hexdigest()  # packaged data: where-ever cached
     return out
-
-
-def read_cases(path: Path) -> list[Case]:
-    """Cases from a ``cases.jsonl`` file, naming the line of a bad one; a case id on two
-    lines is refused (naming both), never merged into one case."""
-    from sscbench.jsonl import read_jsonl
-
-    return read_jsonl(path, Case.model_validate_json, ("case_id", lambda case: case.case_id))
 
 
 def _check_consistent_source(cases: list[Case]) -> None:

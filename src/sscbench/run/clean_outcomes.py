@@ -13,7 +13,7 @@ from array import array
 from typing import NamedTuple
 
 from sscbench.run.planning import PlanUnit
-from sscbench.run.storage import IndexEntry
+from sscbench.study.folder import IndexEntry
 
 STATUSES = ("completed", "not-qualified", "missing")
 

@@ -61,7 +61,7 @@ def _guard(
 ) -> Any:
     """Refuse to resume an aborted campaign (unless ``resume``); the abort watch of
     ``--containment POLICY`` (None without the option), called after each run."""
-    from sscbench.run.aborted import refuse_aborted
+    from sscbench.study.aborted import refuse_aborted
 
     if not resume:
         refuse_aborted(out)
@@ -164,9 +164,9 @@ class _Executed:
 def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
     """Load and check the config, refuse what the containment plan refuses, and execute the
     study; the checks run before any run starts."""
-    from sscbench.run.aborted import recorded_abort
-    from sscbench.run.config import load_config
     from sscbench.run.executor import execute_study
+    from sscbench.study.aborted import recorded_abort
+    from sscbench.study.config import load_config
 
     config, out = options.config, options.out
     study, text = load_config(config)
@@ -257,7 +257,7 @@ def _summary_lines(summary: Any) -> list[str]:
 def run_study(hooks: RunHooks, options: RunOptions) -> None:
     """What ``sscbench run`` does: execute the study, record the containment check, say
     what the runs did, then measure and report; exit 1 when the abort metric stopped it."""
-    from sscbench.run.aborted import abort_lines
+    from sscbench.study.aborted import abort_lines
 
     done = _execute(hooks, options)
     summary, watch = done.summary, done.watch

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from sscbench.llm.endpoint import EndpointConfig
-from sscbench.run.builders import build_study_cases, build_worlds, check_replay_plan
-from sscbench.run.config import StudyConfig
+from sscbench.run.builders import build_study_cases, check_replay_plan
 from sscbench.run.planning import make_plan
+from sscbench.study.config import StudyConfig
+from sscbench.study.worlds import build_worlds
 
 if TYPE_CHECKING:
     from sscbench.admission.batch import Admission

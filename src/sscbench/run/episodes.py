@@ -39,12 +39,12 @@ from sscbench.jsonl import escape_surrogates
 from sscbench.llm.journal import SUFFIX, ResponseJournal
 from sscbench.llm.usage import RoleUsage, RunUsage
 from sscbench.run.builders import derive_seed
-from sscbench.run.config import StudyConfig
-from sscbench.run.cost import role_price
 from sscbench.run.episode import run_episode
 from sscbench.run.planning import PlanUnit
 from sscbench.run.shared_clean import clean_seed
-from sscbench.run.storage import IndexEntry
+from sscbench.study.config import StudyConfig
+from sscbench.study.cost import role_price
+from sscbench.study.folder import IndexEntry
 from sscbench.world.world import World
 
 RunKind = Literal["clean", "faulted"]

@@ -3,7 +3,7 @@
 Runs are written to disk as they finish and forgotten: the plan is made on demand,
 a finished clean run is kept as four numbers until the study ends
 (:mod:`sscbench.run.clean_outcomes`), the cost summary as sums
-(:class:`~sscbench.run.cost.CostTally`), so memory stays flat as a study grows; a rerun
+(:class:`~sscbench.study.cost.CostTally`), so memory stays flat as a study grows; a rerun
 of the same command resumes where a killed one stopped.
 """
 
@@ -23,15 +23,15 @@ from sscbench.run.builders import (
     clean_disqualifies,
 )
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
-from sscbench.run.config import StudyConfig
-from sscbench.run.cost import CostTally, calls_a_model
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
-from sscbench.run.lock import StudyLock
 from sscbench.run.planning import PlanUnit
 from sscbench.run.prepare import Prepared, open_study, prepare_study
 from sscbench.run.shared_clean import beyond_case_limit
 from sscbench.run.stopper import SignalStopper
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.config import StudyConfig
+from sscbench.study.cost import CostTally, calls_a_model
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.lock import StudyLock
 from sscbench.world.world import World
 
 
@@ -255,7 +255,7 @@ def execute_study(
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
     Everything is built and validated before the folder is touched; the folder is then
-    locked for this process (:class:`~sscbench.run.lock.StudyLock`). ``restart`` removes
+    locked for this process (:class:`~sscbench.study.lock.StudyLock`). ``restart`` removes
     only what sscbench wrote. On resume, the inputs' hashes and every finished run's
     files are checked; runs whose files fail are run again. SIGINT/SIGTERM stop the
     study promptly and raise :class:`StudyInterrupted` (the study resumes where it stopped).

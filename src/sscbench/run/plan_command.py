@@ -16,8 +16,8 @@ def plan_command(
     counts, an upper bound on model requests from the step limits and, with a [prices]
     table and token bounds, an upper bound on cost."""
     from sscbench.errors import DataError
-    from sscbench.run.config import load_config
     from sscbench.run.dry_run import plan_lines, plan_report
+    from sscbench.study.config import load_config
     from sscbench.terminal import plain, print_error
 
     try:

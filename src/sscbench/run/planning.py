@@ -8,15 +8,16 @@ faulted run.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.run.builders import pair_run_id, repetition_numbers
-from sscbench.run.config import StudyConfig, check_plan_size
 from sscbench.run.run_ids import run_id_for
 from sscbench.run.shared_clean import CleanSlot, step_limits
+from sscbench.study.config import StudyConfig, check_plan_size
 
 
 @dataclass(frozen=True)
@@ -183,3 +184,14 @@ def clean_slots(plan: Iterable[PlanUnit]) -> list[CleanSlot]:
     if isinstance(plan, Plan):
         return list(plan.clean_slots())
     return list({unit.clean_run_id: unit.clean for unit in plan}.values())
+
+
+def planned_faults(config: StudyConfig) -> Counter[str]:
+    """The campaign's planned faulted runs per operator, built as ``sscbench run``
+    builds them (worlds, cases, plan); nothing is run or written. A containment plan
+    (:mod:`sscbench.release.containment`) is checked against these counts."""
+    from sscbench.run.builders import build_cases
+    from sscbench.study.worlds import build_worlds
+
+    cases = build_cases(config, build_worlds(config))
+    return Counter(unit.case.operator for unit in make_plan(config, cases))

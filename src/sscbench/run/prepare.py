@@ -17,16 +17,16 @@ from sscbench.run.builders import (
     build_agent_factory,
     build_study_cases,
     build_user_factory,
-    build_worlds,
     check_replay_plan,
     hash_inputs,
     input_files,
 )
-from sscbench.run.config import StudyConfig
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource
 from sscbench.run.planning import Plan, PlanUnit, make_plan
 from sscbench.run.shared_clean import check_plan_format
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.config import StudyConfig
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.worlds import build_worlds
 from sscbench.world.world import World
 
 
@@ -34,7 +34,7 @@ def resume_records(store: StudyDir, plan: Iterable[PlanUnit]) -> tuple[dict[str,
     """The finished runs whose files hold; the others (and the faulted runs paired with a
     clean run to re-run) leave the index to run again. Returns (finished, dropped). A
     resumed study (here or in Inspect) keeps only what it can trust."""
-    from sscbench.run.verify import check_study
+    from sscbench.study.verify import check_study
 
     if not store.index.exists():  # stopped before its first run finished: nothing to check
         return {}, 0

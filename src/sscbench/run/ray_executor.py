@@ -34,11 +34,11 @@ from typing import Any
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
-from sscbench.run.config import StudyConfig
 from sscbench.run.episodes import EpisodeOutput, RunKind
 from sscbench.run.planning import PlanUnit
-from sscbench.run.ray_config import RaySettings
 from sscbench.run.remote import EpisodeWorker, StudyInputs
+from sscbench.study.config import StudyConfig
+from sscbench.study.ray_config import RaySettings
 
 RAY_MISSING = "the ray executor needs Ray, an optional extra: pip install 'sscbench[ray]'"
 

@@ -22,13 +22,13 @@ from sscbench.run.builders import (
     build_agent_factory,
     build_cases,
     build_user_factory,
-    build_worlds,
     hash_inputs,
     input_files,
 )
-from sscbench.run.config import StudyConfig, parse_config
 from sscbench.run.episodes import EpisodeMaker, EpisodeOutput, RunKind
 from sscbench.run.planning import PlanUnit, make_plan
+from sscbench.study.config import StudyConfig, parse_config
+from sscbench.study.worlds import build_worlds
 
 
 def cases_digest(cases: Sequence[Case]) -> str:

@@ -17,7 +17,7 @@ from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.faults.operators.base import FaultOperator
 from sscbench.faults.registry import get_operator
-from sscbench.run.config import StudyConfig
+from sscbench.study.config import StudyConfig
 from sscbench.world.world import World
 
 

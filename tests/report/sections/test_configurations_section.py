@@ -14,9 +14,9 @@ from sscbench.report.build import SECTION_IDS, TITLES, build_report
 from sscbench.report.context import open_study
 from sscbench.report.model import RunSets
 from sscbench.report.sections.configurations import configuration_rows, configurations_section
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
 
 STUDY = """
 [study]

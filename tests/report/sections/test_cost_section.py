@@ -6,8 +6,8 @@ from __future__ import annotations
 from sscbench.report.context import open_study
 from sscbench.report.model import RunSets
 from sscbench.report.sections.cost import cost_section
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.study.config import parse_config
 from sscbench.testing import OpenAIServer, text
 
 STUDY = """

@@ -8,8 +8,9 @@ import json
 from sscbench.release.containment import check_campaign
 from sscbench.report.sections.release import release_section
 from sscbench.report.sections.release_containment import NO_PLAN
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
+from sscbench.run.planning import planned_faults
+from sscbench.study.config import parse_config
 
 STUDY = """
 [study]
@@ -53,7 +54,7 @@ def test_the_release_section_shows_the_checked_plan_or_says_there_was_none(tmp_p
     assert [{"t": NO_PLAN}] in section.notes and "release_containment" not in rows
     policy = tmp_path / "policy.toml"
     policy.write_text(PLAN)
-    record = check_campaign(config, policy)
+    record = check_campaign(planned_faults(config), policy)
     (study / "containment.json").write_text(json.dumps(record))
     section = release_section(study, tmp_path / "r2", None)
     rows = section.csvs

@@ -73,7 +73,7 @@ from sscbench.agents.scripted.agent import (
     scripted_agent_factory,
 )
 from sscbench.agents.scripted.phrases import CLOSING, RECONCILIATION
-from sscbench.agents.scripted.profiles import PROFILES, Profile, make_profile
+from sscbench.study.profiles import PROFILES, Profile, make_profile
 
 __all__ = [
     "CLOSING",

@@ -16,7 +16,6 @@ from sscbench.agents.scripted.checks import Checks
 from sscbench.agents.scripted.identity import SubjectBinding
 from sscbench.agents.scripted.labels import final_stance, finish_use
 from sscbench.agents.scripted.phrases import CLOSING, EMAIL, USER_ID, canonical_text
-from sscbench.agents.scripted.profiles import PROFILES, Profile, make_profile
 from sscbench.agents.scripted.retail import RetailHandlers
 from sscbench.agents.scripted.tool_checks import RecordChecks
 from sscbench.agents.scripted.transcript import Block, Script
@@ -25,6 +24,7 @@ from sscbench.agents.scripted_facts import money, scalar_texts
 from sscbench.agents.scripted_plan import PlanStep
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent
+from sscbench.study.profiles import PROFILES, Profile, make_profile
 from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 

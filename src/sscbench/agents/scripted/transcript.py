@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.agents.scripted.phrases import STALE_POLICY, canonical_text
-from sscbench.agents.scripted.profiles import Profile, make_profile
 from sscbench.agents.scripted_facts import Obs
 from sscbench.agents.scripted_plan import PlanStep, task_plan
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.injection import IDEMPOTENCY_KEY
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolEvent, UserEvent
+from sscbench.study.profiles import Profile, make_profile
 from sscbench.world.records import record_key
 
 Script = Generator[AgentTurn, Any, Any]

@@ -10,14 +10,14 @@ from typing import Any
 
 from sscbench.report.context import ReportContext, StudyFiles
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.run.cost import (
+from sscbench.study.cost import (
     NO_MODEL,
     cost_by_config,
     pass_hat_k,
     read_prices,
     stored_config_calls_a_model,
 )
-from sscbench.run.storage import IndexEntry
+from sscbench.study.folder import IndexEntry
 
 Row = dict[str, Any]
 ID = "cost"

@@ -19,7 +19,7 @@ from typing import Any
 from sscbench.agents.recordings import matched_runs
 from sscbench.report.context import ReportContext, StudyFiles
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.run.config import StudyConfig, config_from_record
+from sscbench.study.config import StudyConfig, config_from_record
 
 Row = dict[str, Any]
 ID = "recordings"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import json
 
-from sscbench.run.builders import build_cases, build_worlds
-from sscbench.run.config import parse_config
-from sscbench.run.config_hash import canonical_config_json
+from sscbench.run.builders import build_cases
+from sscbench.study.config import parse_config
+from sscbench.study.config_hash import canonical_config_json
+from sscbench.study.worlds import build_worlds
 
 # the default study as recorded before strategy, constrain, qualify, prefer and
 # consistent_source existed: its hash must not move when they appear at their defaults

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
-from sscbench.run.study_guard import open_no_follow
+from sscbench.study.guard import open_no_follow
 from sscbench.terminal import plain
 
 LOCK_NAME = "sscbench.lock"

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from sscbench.run.config_hash import LATER
+from sscbench.study.config_hash import LATER
 
 MAX_PER_OPERATOR = 100_000
 MAX_STEPS_LIMIT = 10_000

@@ -25,10 +25,10 @@ from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
-from sscbench.run.lock import LOCK_NAME as LOCK_FILE
-from sscbench.run.provenance import study_provenance
-from sscbench.run.study_guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
-from sscbench.run.study_marker import MARKER_FORMAT, STUDY_MARKER, read_marker
+from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
+from sscbench.study.lock import LOCK_NAME as LOCK_FILE
+from sscbench.study.marker import MARKER_FORMAT, STUDY_MARKER, read_marker
+from sscbench.study.provenance import study_provenance
 from sscbench.world.packaged import portable_path
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
@@ -281,7 +281,7 @@ class StudyDir:
                 text = json.dumps(line, sort_keys=True) + "\n"  # ASCII: bytes as written
                 handle.write(text)
                 plan_digest.update(text.encode("utf-8"))
-        # every reader checks these files against their recorded hashes (run/verify.py)
+        # every reader checks these files against their recorded hashes (study/verify.py)
         marker["files"] = {
             self.cases.name: hashlib.sha256(cases_data).hexdigest(),
             self.plan.name: plan_digest.hexdigest(),

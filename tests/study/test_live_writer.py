@@ -7,7 +7,7 @@ import os
 from typer.testing import CliRunner
 
 from sscbench.cli import app
-from sscbench.run.lock import StudyLock, being_written_warning, live_writer
+from sscbench.study.lock import StudyLock, being_written_warning, live_writer
 
 
 def test_a_held_lock_names_its_writer_and_the_runs_finished_so_far(tmp_path):

@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 from sscbench.cli import app
 from sscbench.errors import DataError
 from sscbench.llm.usage import RoleUsage, RunUsage
-from sscbench.run.config import ModelPrice, parse_config
-from sscbench.run.cost import cost_by_config, pass_hat_k, read_prices
 from sscbench.run.executor import execute_study
-from sscbench.run.storage import IndexEntry, StudyDir
+from sscbench.study.config import ModelPrice, parse_config
+from sscbench.study.cost import cost_by_config, pass_hat_k, read_prices
+from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.testing import OpenAIServer, text
 
 MODEL_STUDY = """
@@ -161,7 +161,8 @@ profile = "trusting"
 
 
 def test_plan_prints_the_counts_and_bounds_without_calling_a_model(tmp_path):
-    from sscbench.run.builders import build_cases, build_worlds
+    from sscbench.run.builders import build_cases
+    from sscbench.study.worlds import build_worlds
 
     prices = '[prices."gpt-x"]\nprompt_per_mtok = 1.0\ncompletion_per_mtok = 4.0\n'
     path = tmp_path / "study.toml"

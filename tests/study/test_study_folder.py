@@ -18,12 +18,12 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.errors import DataError
-from sscbench.run.config import load_config, parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.lock import StudyLock
 from sscbench.run.run_ids import run_id_for
-from sscbench.run.storage import StudyDir
-from sscbench.run.verify import check_study, verify_study
+from sscbench.study.config import load_config, parse_config
+from sscbench.study.folder import StudyDir
+from sscbench.study.lock import StudyLock
+from sscbench.study.verify import check_study, verify_study
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = str(ROOT / "src")
@@ -127,7 +127,7 @@ def test_a_second_writer_is_refused_naming_the_holder(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys, time\nfrom sscbench.run.lock import StudyLock\n"
+            "import sys, time\nfrom sscbench.study.lock import StudyLock\n"
             f"with StudyLock({str(out)!r}):\n    print('locked', flush=True)\n    time.sleep(60)\n",
         ],
         stdout=subprocess.PIPE,
@@ -160,7 +160,7 @@ def test_report_refuses_a_study_another_process_writes(tmp_path):
         [
             sys.executable,
             "-c",
-            "import sys, time\nfrom sscbench.run.lock import StudyLock\n"
+            "import sys, time\nfrom sscbench.study.lock import StudyLock\n"
             f"with StudyLock({str(out)!r}):\n    print('locked', flush=True)\n    time.sleep(60)\n",
         ],
         stdout=subprocess.PIPE,

@@ -1,6 +1,6 @@
 """A recorded-runs agent's settings: ``[agents.replay]`` (τ-bench's trajectory format).
 
-Read by :mod:`sscbench.run.config` (an agent of kind ``replay``) and
+Read by :mod:`sscbench.study.config` (an agent of kind ``replay``) and
 :mod:`sscbench.agents.recordings`.
 """
 
@@ -14,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from sscbench.errors import DataError
-from sscbench.run.config_hash import LATER
+from sscbench.study.config_hash import LATER
 
 PATH_MAX = 4096
 """Longest path the operating system takes (Linux's ``PATH_MAX``)."""

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from sscbench.agents.replay import load_trajectories
 from sscbench.cli import app
 from sscbench.errors import DataError
-from sscbench.run.config import load_config, parse_config
+from sscbench.study.config import load_config, parse_config
 
 RECORDING = Path("historical_trajectories") / "gpt-4o-airline.json"
 

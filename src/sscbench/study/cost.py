@@ -22,8 +22,8 @@ from pydantic import ValidationError
 
 from sscbench.errors import DataError
 from sscbench.llm.usage import COUNTERS, RoleUsage, RunUsage
-from sscbench.run.config import ModelPrice, StudyConfig, load_config
-from sscbench.run.storage import IndexEntry
+from sscbench.study.config import ModelPrice, StudyConfig, load_config
+from sscbench.study.folder import IndexEntry
 
 Prices = Mapping[str, ModelPrice]
 

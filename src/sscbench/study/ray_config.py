@@ -1,6 +1,6 @@
 """Where a study's runs execute on a Ray cluster: ``[study.ray]`` and ``[agents.ray]``.
 
-Placement only, never what runs: :mod:`sscbench.run.config` keeps these settings out
+Placement only, never what runs: :mod:`sscbench.study.config` keeps these settings out
 of the config hash. No Ray import here (read by :mod:`sscbench.run.ray_executor`).
 """
 

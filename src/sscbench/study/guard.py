@@ -1,6 +1,6 @@
 """A study folder is read and written without following symbolic links inside it.
 
-Every command opens a study through :class:`~sscbench.run.storage.StudyDir`, which
+Every command opens a study through :class:`~sscbench.study.folder.StudyDir`, which
 calls :func:`refuse_links` first: a member of the folder (a file or folder sscbench
 writes there — the lock, the index, the plan, the cases, ``runs/``, ``report/`` …)
 that is a symbolic link is refused before anything is opened, so nothing outside the

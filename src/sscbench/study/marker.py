@@ -3,7 +3,7 @@
 The marker is written first when a study is created; it holds the study format
 (``sscbench_study``) and the content hashes of the study's inputs. Every command that
 opens a study (run, measure, report, release, gate, review, export, show, diff) opens
-it through :class:`~sscbench.run.storage.StudyDir`, which reads the marker with
+it through :class:`~sscbench.study.folder.StudyDir`, which reads the marker with
 :func:`read_marker`: a marker that is not JSON, not an object, lacks the format field
 or names a format this sscbench does not know is refused with the file and the field,
 so a study is never read (or resumed) as a format it is not.

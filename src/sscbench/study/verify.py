@@ -21,8 +21,8 @@ from pathlib import Path
 from sscbench.errors import DataError
 from sscbench.jsonl import read_jsonl, read_objects
 from sscbench.progress import progress
-from sscbench.run.storage import IndexEntry, StudyDir
-from sscbench.run.study_marker import read_marker
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.marker import read_marker
 
 
 @dataclass(frozen=True)

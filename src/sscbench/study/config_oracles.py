@@ -13,7 +13,7 @@ from __future__ import annotations
 from pydantic import Field, field_validator
 
 from sscbench.llm.endpoint import EndpointConfig
-from sscbench.run.config_cases import Strict
+from sscbench.study.config_cases import Strict
 
 ORACLE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 """An oracle setting's name, as the registry accepts it (it names STUDY/oracles/ files)."""

@@ -19,12 +19,12 @@ from pydantic import (
 from sscbench.errors import DataError
 from sscbench.jsonl import read_text
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
-from sscbench.run.config_cases import CaseSettings
-from sscbench.run.config_cases import Strict as _Strict
-from sscbench.run.config_hash import LATER, canonical_config_json
-from sscbench.run.config_oracles import OracleScoring
-from sscbench.run.ray_config import AgentRaySettings, RaySettings
-from sscbench.run.replay_config import ConfigPath, ReplaySettings, checked_sha256
+from sscbench.study.config_cases import CaseSettings
+from sscbench.study.config_cases import Strict as _Strict
+from sscbench.study.config_hash import LATER, canonical_config_json
+from sscbench.study.config_oracles import OracleScoring
+from sscbench.study.ray_config import AgentRaySettings, RaySettings
+from sscbench.study.replay_config import ConfigPath, ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
 
 MAX_REPETITIONS = 10_000
@@ -146,7 +146,7 @@ class AgentSettings(_Strict):
         if self.kind == "scripted":
             if not self.profile:
                 raise ValueError("a scripted agent needs 'profile'")
-            from sscbench.agents.scripted import make_profile
+            from sscbench.study.profiles import make_profile
 
             try:
                 make_profile(self.profile, **self.params)
@@ -359,7 +359,7 @@ def config_from_record(meta: dict[str, Any]) -> StudyConfig:
 def load_config(path: str | Path | None) -> tuple[StudyConfig, str]:
     """The config at ``path`` (or the embedded default study) and its TOML text."""
     if path is None:
-        text = resources.files("sscbench.run").joinpath("default_study.toml").read_text("utf-8")
+        text = resources.files("sscbench.study").joinpath("default_study.toml").read_text("utf-8")
         return parse_config(text, "<default study>"), text
     path = Path(path)
     text = read_text(path)  # unreadable or not UTF-8: an error naming the file

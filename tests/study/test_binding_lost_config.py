@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from sscbench.errors import DataError
-from sscbench.run.config import parse_config
+from sscbench.study.config import parse_config
 
 BASE = """
 [world]

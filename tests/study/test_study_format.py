@@ -11,10 +11,10 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.errors import DataError
-from sscbench.run.config import parse_config
 from sscbench.run.executor import execute_study
-from sscbench.run.provenance import KEY_DEPENDENCIES, git_commit
-from sscbench.run.storage import StudyDir
+from sscbench.study.config import parse_config
+from sscbench.study.folder import StudyDir
+from sscbench.study.provenance import KEY_DEPENDENCIES, git_commit
 
 SMALL = """
 [study]

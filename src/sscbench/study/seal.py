@@ -4,7 +4,7 @@
 (for ``--out X.jsonl``: ``X.meta.json``): the sha256 of the measurements file itself and
 of the study files it was computed from — ``index.jsonl`` (which holds each run's
 ledger and evaluator-log hashes, checked against the run files by
-:func:`~sscbench.run.verify.verify_study`), ``cases.jsonl`` and ``plan.jsonl``.
+:func:`~sscbench.study.verify.verify_study`), ``cases.jsonl`` and ``plan.jsonl``.
 The measurements' bytes are unchanged by the record. A reader (``report``, ``review
 export``) calls :func:`check_measurements` and refuses, naming the file and what
 differs, measurements that were edited, cut or replaced, or computed from another
@@ -20,7 +20,7 @@ from typing import Any
 
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
-from sscbench.run.storage import StudyDir
+from sscbench.study.folder import StudyDir
 
 SEAL_SCHEMA = "sscbench.measurements-meta/1"
 """The ``schema`` field of ``measurements.meta.json``."""

@@ -1,0 +1,134 @@
+"""``Study``: a study folder loaded once and passed along.
+
+Every stage above ``study`` reads the same things of a study — its folder, index,
+cases, recorded config, worlds, measurement rows and run files. ``Study`` reads each
+once, when first asked (the role Inspect's ``EvalLog`` plays for an Inspect log), so a
+command opens the folder once and hands the object on instead of rebuilding
+``StudyDir`` and re-reading ``index.jsonl`` in every module:
+
+    study = Study.require(path)      # refuses a folder that is not a study
+    for entry in study.entries: ...
+    case = study.cases[entry.case_id]
+    row = study.measurements.get(entry.run_id)   # checked against its seal first
+
+Nothing here writes: the run stage writes through ``StudyDir``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.study.cases import read_cases
+from sscbench.study.config import StudyConfig, config_from_record
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.marker import read_marker
+from sscbench.study.rows import MeasurementRow, read_measurements, rows_by_run
+from sscbench.study.seal import check_measurements
+from sscbench.study.verify import require_study
+from sscbench.world.world import World
+
+MEASUREMENTS = "measurements.jsonl"
+"""The measurement rows ``sscbench measure`` writes in the study folder."""
+
+
+class Study:
+    """A study folder read once: each part loaded when first asked for, then kept."""
+
+    def __init__(self, store: StudyDir):
+        self.store = store
+
+    @classmethod
+    def open(cls, root: str | Path) -> Study:
+        """The study in ``root`` (its marker's format checked when there is one)."""
+        return cls(StudyDir(root))
+
+    @classmethod
+    def of(cls, study: str | Path | Study) -> Study:
+        """``study`` itself when it is loaded already, else the study in that folder: a
+        function taking either lets its caller pass the study it has."""
+        return study if isinstance(study, Study) else cls.open(study)
+
+    @classmethod
+    def require(cls, root: str | Path) -> Study:
+        """The study in ``root``, refused (DataError) when the folder is not a study."""
+        return cls(require_study(root))
+
+    @property
+    def root(self) -> Path:
+        """The study folder."""
+        return self.store.root
+
+    @cached_property
+    def marker(self) -> dict[str, Any]:
+        """``sscbench-study.json``: the study's format and its inputs' hashes."""
+        return read_marker(self.store.marker)
+
+    @cached_property
+    def entries(self) -> list[IndexEntry]:
+        """The finished runs of ``index.jsonl``, one per run id, in index order."""
+        return list(self.store.read_index())
+
+    @cached_property
+    def entries_by_run(self) -> dict[str, IndexEntry]:
+        """The index entries by run id."""
+        return {entry.run_id: entry for entry in self.entries}
+
+    @cached_property
+    def cases(self) -> dict[str, Case]:
+        """The study's cases by case id (``cases.jsonl``)."""
+        return {case.case_id: case for case in read_cases(self.store.cases)}
+
+    @cached_property
+    def config_record(self) -> dict[str, Any]:
+        """``config.json``: the config the study recorded, its base folder and provenance."""
+        try:
+            return json.loads(self.store.config_json.read_text("utf-8"))
+        except (OSError, ValueError) as exc:
+            raise DataError(self.store.config_json, "config", f"unreadable: {exc}") from exc
+
+    @cached_property
+    def config(self) -> StudyConfig:
+        """The study's recorded config (relative paths read from its base folder)."""
+        try:
+            return config_from_record(self.config_record)
+        except (ValueError, KeyError) as exc:
+            raise DataError(self.store.config_json, "config", f"unreadable: {exc}") from exc
+
+    @cached_property
+    def worlds(self) -> dict[str, World]:
+        """The study's worlds by domain, built from its recorded config."""
+        from sscbench.study.worlds import build_worlds
+
+        return build_worlds(self.config)
+
+    @property
+    def measurements_path(self) -> Path:
+        """Where ``sscbench measure`` writes the rows."""
+        return self.root / MEASUREMENTS
+
+    @cached_property
+    def measurements(self) -> dict[str, MeasurementRow]:
+        """The measurement rows by run id, only as ``measure`` wrote them from this
+        study's runs (checked against their seal); empty when not measured yet."""
+        path = self.measurements_path
+        if not path.exists():
+            return {}
+        check_measurements(self.store, path)
+        return rows_by_run(read_measurements(path))
+
+    def ledger(self, run_id: str) -> list[Any]:
+        """A run's model-visible ledger events."""
+        return read_ledger(self.store, run_id)
+
+    def evaluator(self, run_id: str) -> list[Any]:
+        """A run's evaluator-only log."""
+        return read_evaluator(self.store.evaluator_path(run_id))
+
+
+__all__ = ["MEASUREMENTS", "Study"]

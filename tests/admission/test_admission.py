@@ -6,7 +6,8 @@ import json
 
 import pytest
 
-from sscbench.admission.funnel import admit, cluster_cycle
+from sscbench.admission.funnel import admit
+from sscbench.admission.order import cluster_cycle
 from sscbench.admission.witness import replay_witness
 from sscbench.core.injection import InjectingExecutor
 from sscbench.core.view import LedgerView

@@ -11,17 +11,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sscbench.agents.scripted import (
-    PROFILES,
-    ScriptedAgent,
-    make_profile,
-    scripted_agent_factory,
-)
+from sscbench.agents.scripted import ScriptedAgent, scripted_agent_factory
 from sscbench.agents.scripted_facts import directions
 from sscbench.core.agent import Agent, RunContext
 from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.core.user import User
 from sscbench.run.episode import EpisodeResult, run_episode
+from sscbench.study.profiles import PROFILES, make_profile
 from sscbench.users.scripted import ScriptedUser, scripted_user_factory
 from sscbench.world.load import load_world
 from sscbench.world.world import World

@@ -12,10 +12,11 @@ import copy
 
 import pytest
 
-from sscbench.agents.scripted import PROFILES, make_profile, scripted_agent_factory
+from sscbench.agents.scripted import scripted_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.core.injection import Injection, SuppressHook
 from sscbench.run.episode import EpisodeResult, run_episode
+from sscbench.study.profiles import PROFILES, make_profile
 from sscbench.study.worlds import with_read_back_cue
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.world import World

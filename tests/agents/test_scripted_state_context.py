@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from sscbench.agents.scripted import make_profile, scripted_agent_factory
+from sscbench.agents.scripted import scripted_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.core.ledger import WriteRecord
 from sscbench.faults.context_faults import MissingEntitlement
@@ -21,6 +21,7 @@ from sscbench.faults.state_faults import (
     changes_twice,
 )
 from sscbench.run.episode import EpisodeResult, run_episode
+from sscbench.study.profiles import make_profile
 from sscbench.study.worlds import with_idempotency_keys
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sscbench.agents.scripted import make_profile
 from sscbench.agents.scripted.phrases import incomplete, throttled
 from sscbench.agents.scripted_facts import Obs
+from sscbench.study.profiles import make_profile
 
 
 def _obs(text: str, name: str = "get_order_details") -> Obs:

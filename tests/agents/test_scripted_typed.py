@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from sscbench.agents.scripted import RECONCILIATION, make_profile, scripted_agent_factory
+from sscbench.agents.scripted import RECONCILIATION, scripted_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.core.injection import IDEMPOTENCY_KEY, Injection, RewriteHook
 from sscbench.core.ledger import WriteRecord
 from sscbench.run.episode import EpisodeResult, run_episode
+from sscbench.study.profiles import make_profile
 from sscbench.study.worlds import with_idempotency_keys
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world

@@ -16,8 +16,8 @@ from sscbench.faults.registry import family, get_operator, registered, typed_fam
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import WriteFamily
 from sscbench.measure.calibrate import fact_key
-from sscbench.release.checkpoints import TrialSheet
 from sscbench.release.containment import effects_of
+from sscbench.release.sheet import TrialSheet
 from sscbench.world.world import World
 
 

@@ -21,7 +21,7 @@ from sscbench.faults.families import (
 )
 from sscbench.faults.registry import get_operator
 from sscbench.faults.typed import OutcomeState
-from sscbench.release.assess import classify_claim
+from sscbench.release.claims import classify_claim
 from sscbench.study.worlds import with_idempotency_keys
 from sscbench.world.load import load_world
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sscbench.core.arguments import MAX_DEPTH, parse_arguments
+from sscbench.core.arguments import parse_arguments
+from sscbench.jsonl import MAX_DEPTH
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.responses import content_text
 from sscbench.llm.secrets import FRAGMENT, redact

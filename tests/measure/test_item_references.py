@@ -13,7 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sscbench.core.items import OrderItem, find_values, item_references, value_pattern
+from sscbench.core.item_lines import OrderItem, find_values, value_pattern
+from sscbench.core.items import item_references
 from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from test_realtext_rules import Ledger

@@ -11,7 +11,8 @@ import json
 
 import pytest
 
-from sscbench.core.items import OrderItem, item_references, unmarked
+from sscbench.core.item_lines import OrderItem
+from sscbench.core.items import item_references, unmarked
 from sscbench.core.values import INF
 from test_item_references import A, B, measure
 

@@ -8,13 +8,14 @@ from functools import cache
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sscbench.agents.scripted import PROFILES, scripted_agent_factory
+from sscbench.agents.scripted import scripted_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.core.ledger import CalibrationLabels, HarnessError, RunStart
 from sscbench.faults.operators.base import case_from
 from sscbench.faults.registry import get_operator
 from sscbench.measure.study import measure_run
 from sscbench.run.episode import run_episode
+from sscbench.study.profiles import PROFILES
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
 

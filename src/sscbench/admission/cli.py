@@ -44,7 +44,7 @@ def candidates(
     out: CasesOut = Path("sscbench-cases"),
 ) -> None:
     """Enumerate candidates per operator (frozen order) and write candidates.jsonl."""
-    from sscbench.admission.funnel import cluster_cycle
+    from sscbench.admission.order import cluster_cycle
     from sscbench.admission.store import write_jsonl
 
     try:

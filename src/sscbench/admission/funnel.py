@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sscbench.admission.order import cluster_cycle, follow_stored, frozen_order
+from sscbench.admission.order import follow_stored, frozen_order
 from sscbench.admission.prefer import Preference
 from sscbench.admission.witness import search_witness
 from sscbench.faults.case import Candidate, Case
@@ -161,4 +161,4 @@ def admit(
     return candidates, cases, funnel, reasons
 
 
-__all__ = ["Funnel", "admit", "cluster_cycle"]
+__all__ = ["Funnel", "admit"]

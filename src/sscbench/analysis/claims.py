@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.analysis.populations import (
-    STRATA,
     caveat_text,
     faulted_rows,
     interval_label,
@@ -121,4 +120,4 @@ def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[d
     return cards
 
 
-__all__ = ["BUILT_IN", "EVALUABLE", "POOLED", "STRATA", "Claim", "claim_cards", "population_label"]
+__all__ = ["BUILT_IN", "EVALUABLE", "POOLED", "Claim", "claim_cards", "population_label"]

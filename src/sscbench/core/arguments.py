@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sscbench.jsonl import MAX_DEPTH, JSONTooDeep, loads_json, nesting_depth
+from sscbench.jsonl import MAX_DEPTH, JSONTooDeep, loads_json
 
-__all__ = ["MAX_DEPTH", "nesting_depth", "parse_arguments"]
+__all__ = ["parse_arguments"]
 
 
 def parse_arguments(raw: str) -> tuple[Any, str | None]:

@@ -39,10 +39,9 @@ from sscbench.core.item_lines import (
     find_values,
     line_references,
     said_in,
-    value_pattern,
 )
 
-__all__ = ["ItemReference", "OrderItem", "Said", "find_values", "item_references", "value_pattern"]
+__all__ = ["item_references"]
 
 
 # ---- blocks, tables and the whole text ------------------------------------------------

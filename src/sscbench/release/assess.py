@@ -35,8 +35,6 @@ from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.typed import TrialRecord
 from sscbench.release.checkpoints import (
-    Findings,
-    TrialSheet,
     activation,
     check_action,
     check_authority,
@@ -44,9 +42,9 @@ from sscbench.release.checkpoints import (
     check_identity,
     check_outcome,
 )
-from sscbench.release.claims import classify_claim
 from sscbench.release.negative import probe_result
 from sscbench.release.run_index import RunIndex, final_claim
+from sscbench.release.sheet import Findings, TrialSheet
 from sscbench.release.state_context import check_state_context
 from sscbench.world.world import World
 
@@ -130,4 +128,4 @@ def _assess(
     )
 
 
-__all__ = ["assess_run", "classify_claim"]
+__all__ = ["assess_run"]

@@ -376,8 +376,6 @@ def _outcome_validity(
 
 
 __all__ = [
-    "Findings",
-    "TrialSheet",
     "activation",
     "check_action",
     "check_authority",

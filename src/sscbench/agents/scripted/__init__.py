@@ -15,7 +15,7 @@ tool interface, like a careful human agent would:
    dates it read, so a clean run reproduces the ground truth exactly), and reports;
 3. it closes with "Is there anything else I can help you with?".
 
-Profiles differ in what they check, and when (see :data:`PROFILES`): reading back a
+Profiles differ in what they check, and when (see :data:`sscbench.study.profiles.PROFILES`): reading back a
 record after a write before or after telling the user, looking up the product of an
 order item, re-checking a payment method's category, re-reading a record whose dates
 contradict each other; retrying a write whose request timed out (with or without an
@@ -57,7 +57,8 @@ a write fact (first attempt only) is "endorses" when its last statement says
 "not_applied"; a value fact is "rejects" when the agent used or checked an injected
 value and its last use states a value that is not injected, else "endorses".
 
-The package, one job per module: ``profiles`` (the behaviour profiles), ``phrases``
+The package, one job per module (the behaviour profiles themselves are plain data in
+:mod:`sscbench.study.profiles`, which a study config checks): ``phrases``
 (fixed texts and observation tests), ``transcript`` (what the run has seen and
 decided), ``turns`` (generator primitives), ``statements`` (stating facts),
 ``airline`` / ``retail`` (the write handlers), ``writes`` (write, read-back, report),
@@ -73,15 +74,11 @@ from sscbench.agents.scripted.agent import (
     scripted_agent_factory,
 )
 from sscbench.agents.scripted.phrases import CLOSING, RECONCILIATION
-from sscbench.study.profiles import PROFILES, Profile, make_profile
 
 __all__ = [
     "CLOSING",
-    "PROFILES",
     "RECONCILIATION",
-    "Profile",
     "ScriptedAgent",
     "ScriptedAgentFactory",
-    "make_profile",
     "scripted_agent_factory",
 ]

@@ -24,7 +24,7 @@ from sscbench.agents.scripted_facts import money, scalar_texts
 from sscbench.agents.scripted_plan import PlanStep
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent
-from sscbench.study.profiles import PROFILES, Profile, make_profile
+from sscbench.study.profiles import Profile, make_profile
 from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
 
@@ -254,4 +254,4 @@ def scripted_agent_factory(profile_name: str, **params: Any) -> ScriptedAgentFac
     return ScriptedAgentFactory(make_profile(profile_name, **params))
 
 
-__all__ = ["PROFILES", "ScriptedAgent", "ScriptedAgentFactory", "scripted_agent_factory"]
+__all__ = ["ScriptedAgent", "ScriptedAgentFactory", "scripted_agent_factory"]

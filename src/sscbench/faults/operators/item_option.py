@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.injection import Injection
-from sscbench.core.items import ItemReference, OrderItem, item_references
+from sscbench.core.item_lines import ItemReference, OrderItem
+from sscbench.core.items import item_references
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case

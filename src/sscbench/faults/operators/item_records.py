@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sscbench.core.items import OrderItem
+from sscbench.core.item_lines import OrderItem
 from sscbench.core.values import INF
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract

@@ -26,7 +26,7 @@ def build(ctx: ReportContext) -> Section:
     if not ctx.primary:
         return ctx.not_sscbench(ID, TITLE)
     folder = ctx.review_folder
-    source, reference = reference_labels(ctx.files.store, ctx.cases, ctx.primary, folder)
+    source, reference = reference_labels(ctx.loaded.store, ctx.cases, ctx.primary, folder)
     section = validation_section(source, reference, ctx.primary, ctx.sets)
     agreement = ctx.agreement
     if agreement is None or folder is None:

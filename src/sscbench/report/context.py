@@ -123,7 +123,7 @@ def _has_contract(row: MeasurementRow, cases: dict[str, Any]) -> bool:
     typed families, also not-qualified or missing ones, are release evidence)."""
     if row.Z_S == "no-contract":
         return False
-    case = cases.get(row.case_id if row.has("case_id") else "")
+    case = cases.get(row.case_id or "")
     return case is None or case.contract is not None
 
 

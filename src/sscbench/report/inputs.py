@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sscbench.errors import DataError
 from sscbench.review.interrater import ReviewAgreement, read_agreement
@@ -98,7 +98,10 @@ def read_review(folder: Path | None) -> ReviewAgreement | None:
 
 
 def reference_labels(
-    store: StudyDir, cases: dict[str, Any], rows: list[Row], review_folder: Path | None = None
+    store: StudyDir,
+    cases: dict[str, Any],
+    rows: list[MeasurementRow],
+    review_folder: Path | None = None,
 ) -> tuple[str, dict[str, Row]]:
     """Reference labels by run id and where they came from.
 
@@ -123,22 +126,26 @@ def reference_labels(
     return "scripted calibration labels (evaluator log)", _calibration(store, cases, rows)
 
 
-def _calibration(store: StudyDir, cases: dict[str, Any], rows: list[Row]) -> dict[str, Row]:
+def _calibration(
+    store: StudyDir, cases: dict[str, Any], rows: list[MeasurementRow]
+) -> dict[str, Row]:
     """The scripted profiles' calibration labels of each triggered faulted run."""
     from sscbench.measure.calibrate import label_measurement, labels_of
     from sscbench.study.ledgers import read_evaluator
 
     out: dict[str, Row] = {}
     for row in rows:
-        case = cases.get(row.get("case_id", ""))
-        if row.get("kind") != "faulted" or not row.get("triggered") or case is None:
+        case = cases.get(row.case_id or "")
+        if row.kind != "faulted" or not row.triggered or case is None:
             continue
-        path = store.evaluator_path(row["run_id"])
+        path = store.evaluator_path(row.run_id)
         if case.contract is None or not path.exists():
             continue
         labels = labels_of(read_evaluator(path))
         if labels is not None:
-            out[row["run_id"]] = label_measurement(case, labels, row["T_F"])
+            out[row.run_id] = label_measurement(
+                case, labels, cast(int, row.T_F)
+            )  # a triggered run's step
     return out
 
 

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sscbench.study.rows import MeasurementRow
 
-def run(i: int, **fields: Any) -> dict[str, Any]:
+
+def run(i: int, **fields: Any) -> MeasurementRow:
     """A completed, triggered faulted run of repetition 0 with its own cluster."""
     row = {
         "run_id": f"r{i}",
@@ -27,10 +29,10 @@ def run(i: int, **fields: Any) -> dict[str, Any]:
         "literal": True,
     }
     row.update(fields)
-    return row
+    return MeasurementRow.of(row)
 
 
-def write_effect_runs() -> list[dict[str, Any]]:
+def write_effect_runs() -> list[MeasurementRow]:
     """10 evaluable runs: 7 adopted (2 evidence before use, 3 after, 2 none), 3 not."""
     before = [run(i, T_E=2, Z_S="pre") for i in range(2)]
     after = [run(i, T_E=8, Z_S="late") for i in range(2, 5)]

@@ -99,14 +99,14 @@ def test_the_pair_runs_the_same_cases_with_the_relation_marked(pair):
     b_rows = [
         r
         for r in read_measurements(pair[1])
-        if r.get("kind") == "faulted" and r["status"] == "completed" and r.get("triggered")
+        if r.kind == "faulted" and r.status == "completed" and r.triggered
     ]
-    assert {r["operator"] for r in b_rows} == {"ItemOption", "WriteEffect"}
+    assert {r.operator for r in b_rows} == {"ItemOption", "WriteEffect"}
     for r in b_rows:
-        reason = (r.get("evidence") or {}).get("counterevidence") or ""
-        if r["operator"] == "WriteEffect":
-            assert r["T_E"] in (None, "inf", float("inf")), r["run_id"]
-        assert "product record" not in reason, r["run_id"]
+        reason = (r.evidence or {}).get("counterevidence") or ""
+        if r.operator == "WriteEffect":
+            assert r.T_E in (None, "inf", float("inf")), r.run_id
+        assert "product record" not in reason, r.run_id
 
 
 def test_a_study_with_an_operator_lacking_the_variant_is_refused(taubench, tmp_path):

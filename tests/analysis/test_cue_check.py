@@ -10,9 +10,10 @@ import pytest
 
 from sscbench.analysis.cue_check import ALL_CONFIGS, cue_check_table, quantity
 from sscbench.analysis.stats import proportion_interval, wilson
+from sscbench.study.rows import MeasurementRow
 
 
-def run(case: str, config: str, **fields: Any) -> dict[str, Any]:
+def run(case: str, config: str, **fields: Any) -> MeasurementRow:
     row = {
         "run_id": f"{case}:{config}",
         "case_id": case,
@@ -31,7 +32,7 @@ def run(case: str, config: str, **fields: Any) -> dict[str, Any]:
         "Z_S": "absent",
         "read_back_step": "inf",
     }
-    return {**row, **fields}
+    return MeasurementRow.of({**row, **fields})
 
 
 def share(row: dict[str, Any], side: str) -> str:

@@ -21,6 +21,7 @@ from sscbench.analysis.mcnemar import NO_DISCORDANT, mcnemar_exact
 from sscbench.analysis.populations import caveat_text, interval_label
 from sscbench.analysis.sensitivity import paired_comparison
 from sscbench.analysis.stats import cluster_bootstrap, proportion_interval, wilson
+from sscbench.study.rows import MeasurementRow
 
 Z = 1.959963984540054
 
@@ -102,10 +103,10 @@ def test_boundary_over_repeated_runs_counts_each_cluster_once():
     assert iv.n_effective == 14 and iv.caveats == ("boundary",)
 
 
-def _row(i: int, adopted: int, cluster: str, config: str = "x") -> dict:
-    return {"kind": "faulted", "status": "completed", "triggered": True, "case_id": f"c{i}",
+def _row(i: int, adopted: int, cluster: str, config: str = "x") -> MeasurementRow:
+    return MeasurementRow.of({"kind": "faulted", "status": "completed", "triggered": True, "case_id": f"c{i}",
             "config_id": config, "repetition": 0, "operator": "PaySource", "cluster": cluster,
-            "A": adopted, "run_id": f"r{i}"}  # fmt: skip
+            "A": adopted, "run_id": f"r{i}"})  # fmt: skip
 
 
 def test_claim_cards_never_store_low_equal_high_for_pooled_data():
@@ -117,7 +118,7 @@ def test_claim_cards_never_store_low_equal_high_for_pooled_data():
         for j in range(7 if task < 11 else 6):
             rows.append(_row(i, int(j < k), f"t{task}"))
             i += 1
-    k = sum(r["A"] for r in rows)
+    k = sum(r.A for r in rows)
     assert (k, len(rows)) == (72, 83)
     cards = [c for c in claim_cards(rows) if c["claim"] == "propagation"]
     for card in cards:
@@ -133,7 +134,7 @@ def test_mcnemar_with_no_discordant_pairs_is_one_with_a_note():
     p, note = mcnemar_exact(8, 0)
     assert p == pytest.approx(2 * 0.5**8) and note == ""
     a = [_row(i, 1, f"c{i}") for i in range(5)]
-    (result,) = paired_comparison(a, [dict(r) for r in a])
+    (result,) = paired_comparison(a, [r.model_copy() for r in a])
     assert result["mcnemar_exact_p"] == 1.0 and result["mcnemar_note"] == NO_DISCORDANT
 
 

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from sscbench.analysis.populations import q_u
 from sscbench.analysis.user_claims import load_claims
+from sscbench.study.rows import MeasurementRow
 
 
-def _adopted(run_id: str, t_e, t_s, t_u) -> dict:
-    return {"run_id": run_id, "cluster": run_id, "A": 1, "T_E": t_e, "T_S": t_s, "T_U": t_u}
+def _adopted(run_id: str, t_e, t_s, t_u) -> MeasurementRow:
+    values = {"run_id": run_id, "cluster": run_id, "A": 1, "T_E": t_e, "T_S": t_s, "T_U": t_u}
+    return MeasurementRow.of(values)
 
 
 def test_between_anchors_uses_the_z_s_boundary():
@@ -19,15 +21,17 @@ def test_between_anchors_uses_the_z_s_boundary():
     assert sorted(ids["between_anchors"]) == ["after", "equal"]
 
 
-def _row(run_id: str, a: int, t_u) -> dict:
-    return {
-        "run_id": run_id,
-        "status": "completed",
-        "triggered": True,
-        "repetition": 0,
-        "A": a,
-        "T_U": t_u,
-    }
+def _row(run_id: str, a: int, t_u) -> MeasurementRow:
+    return MeasurementRow.of(
+        {
+            "run_id": run_id,
+            "status": "completed",
+            "triggered": True,
+            "repetition": 0,
+            "A": a,
+            "T_U": t_u,
+        }
+    )
 
 
 def test_a_decidable_t_u_population_leaves_non_adopters_out(tmp_path):
@@ -40,4 +44,4 @@ def test_a_decidable_t_u_population_leaves_non_adopters_out(tmp_path):
     )
     (claim,) = load_claims(path)
     rows = [_row("adopted", 1, 7), _row("new", 0, "not-applicable"), _row("old", 0, "inf")]
-    assert [r["run_id"] for r in rows if claim.population(r)] == ["adopted"]
+    assert [r.run_id for r in rows if claim.population(r)] == ["adopted"]

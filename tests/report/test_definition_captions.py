@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-
 from markupsafe import escape
 
 from sscbench.analysis.populations import STANCES, cell_entry
@@ -14,9 +12,10 @@ from sscbench.report.runs import CAPTIONS, MARKS
 from sscbench.report.sections.arrival import arrival_section
 from sscbench.report.sections.stance import stance_section
 from sscbench.report.templates import environment
+from sscbench.study.rows import MeasurementRow
 
 
-def _row(run_id: str, **over) -> dict:
+def _row(run_id: str, **over) -> MeasurementRow:
     row = {
         "run_id": run_id,
         "kind": "faulted",
@@ -34,7 +33,7 @@ def _row(run_id: str, **over) -> dict:
         "A": 1,
     }
     row.update(over)
-    return row
+    return MeasurementRow.of(row)
 
 
 def test_arrival_caption_is_the_z_s_definition(tmp_path):
@@ -85,6 +84,6 @@ def test_run_page_shows_the_definitions_and_not_applicable_t_u():
 
 def test_an_older_study_reads_non_adopting_t_u_as_not_applicable(tmp_path):
     rows = [_row("old", A=0, T_U="inf", Z_S="pre", T_E=3), _row("adopted", T_U=4)]
-    (tmp_path / "measurements.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    read = {r["run_id"]: r["T_U"] for r in read_measurements(tmp_path)}
+    (tmp_path / "measurements.jsonl").write_text("".join(r.line() for r in rows))
+    read = {r.run_id: r.T_U for r in read_measurements(tmp_path)}
     assert read == {"old": "not-applicable", "adopted": 4}

@@ -19,6 +19,7 @@ from sscbench.report.build import SECTION_IDS, build_report
 from sscbench.report.runs import page_name
 from sscbench.run.executor import execute_study
 from sscbench.study.config import load_config
+from sscbench.study.rows import MeasurementRow
 from study_edits import reseal_measurements
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -117,7 +118,7 @@ def test_primary_population_is_one_and_funnel_p_is_sum_of_cells(study, report):
     funnel = {r["operator"]: r for r in _csv_rows(study / "report" / "tables" / "funnel.csv")}
     total = funnel["all operators"]
     assert int(total["scheduled"]) == len(primary)
-    cells = cell_table(rows)
+    cells = cell_table([MeasurementRow.of(r) for r in rows])
     assert int(total["P"]) == sum(c["P"] for c in cells) > 0
     assert sum(c["scheduled"] for c in cells) == len(primary)
     # every table states its population
@@ -390,24 +391,26 @@ def test_sensitivity_user_claims_and_paired(study, tmp_path):
 def test_paired_comparison_counts_discordant_pairs():
     from sscbench.analysis.sensitivity import paired_comparison
 
-    def row(i, adopted):
-        return {
-            "kind": "faulted",
-            "status": "completed",
-            "triggered": True,
-            "case_id": f"c{i}",
-            "config_id": "x",
-            "repetition": 0,
-            "operator": "WriteEffect",
-            "cluster": f"c{i}",
-            "A": adopted,
-        }
+    def row(i, adopted, repetition=0):
+        return MeasurementRow.of(
+            {
+                "kind": "faulted",
+                "status": "completed",
+                "triggered": True,
+                "case_id": f"c{i}",
+                "config_id": "x",
+                "repetition": repetition,
+                "operator": "WriteEffect",
+                "cluster": f"c{i}",
+                "A": adopted,
+            }
+        )
 
     a = [row(i, 1) for i in range(10)]
     b = [row(i, 1 if i < 2 else 0) for i in range(10)]
     # other repetitions stay out of the primary paired comparison
-    a += [{**row(i, 0), "repetition": 1} for i in range(10)]
-    b += [{**row(i, 1), "repetition": 1} for i in range(10)]
+    a += [row(i, 0, repetition=1) for i in range(10)]
+    b += [row(i, 1, repetition=1) for i in range(10)]
     (result,) = paired_comparison(a, b)
     assert result["pairs"] == 10 and result["adopted_only_in_a"] == 8
     assert paired_comparison(a, b, all_repetitions=True)[0]["pairs"] == 20

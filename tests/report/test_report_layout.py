@@ -17,6 +17,7 @@ from sscbench.release.figures import intensity_plot
 from sscbench.report import figures, run_sample
 from sscbench.report.build import build_report
 from sscbench.report.run_sample import sample_runs
+from sscbench.study.rows import MeasurementRow
 from study_edits import reseal_measurements
 
 
@@ -69,7 +70,7 @@ def test_run_pages_all_none_and_sample(study, monkeypatch):
     assert f"{len(rendered)} of {len(ids)} run pages rendered" in report.read_text()
     _links_resolve(report)  # a partner without a page is named, not linked
     # the same study samples the same runs
-    assert sample_runs([json.loads(x) for x in _rows_text(study)], 40) == rendered
+    assert sample_runs([MeasurementRow.from_line(x) for x in _rows_text(study)], 40) == rendered
 
 
 def _rows_text(study: Path) -> list[str]:
@@ -77,15 +78,17 @@ def _rows_text(study: Path) -> list[str]:
 
 
 def test_the_default_samples_above_the_threshold_only(monkeypatch, study):
-    rows = [json.loads(x) for x in _rows_text(study)]
+    rows = [MeasurementRow.from_line(x) for x in _rows_text(study)]
     sample = sample_runs(rows, 30)
-    groups = {tuple(str(r.get(k)) for k in run_sample.STRATUM) for r in rows}
+    groups = {tuple(str(getattr(r, k, None)) for k in run_sample.STRATUM) for r in rows}
     covered = {
-        tuple(str(r.get(k)) for k in run_sample.STRATUM) for r in rows if r["run_id"] in sample
+        tuple(str(getattr(r, k, None)) for k in run_sample.STRATUM)
+        for r in rows
+        if r.run_id in sample
     }
     assert covered == groups  # every outcome group keeps at least one page
     assert len(sample) <= max(30, len(groups))
-    assert run_sample.pages_for(rows, "all") == {r["run_id"] for r in rows}
+    assert run_sample.pages_for(rows, "all") == {r.run_id for r in rows}
     monkeypatch.setattr(run_sample, "SAMPLE_ABOVE", 10)
     monkeypatch.setattr("sscbench.report.runs.SAMPLE_ABOVE", 10)
     monkeypatch.setattr(run_sample, "SAMPLE_CAP", 30)

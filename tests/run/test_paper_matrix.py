@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.oracles.run_scoring import score_configured
-from sscbench.report.context import open_study
 from sscbench.report.sections.configurations import configuration_rows
 from sscbench.run.builders import build_cases
 from sscbench.run.planning import make_plan
 from sscbench.study.config import load_config, parse_config
+from sscbench.study.study import Study
 from sscbench.study.worlds import build_worlds
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "paper-matrix.toml"
@@ -73,7 +73,7 @@ def test_the_paper_matrix_plans_five_configurations_with_mixed_repetitions():
 
 def test_a_reduced_paper_matrix_runs_and_table_one_shows_its_scale(matrix):
     _, out = matrix
-    rows = {r["config_id"]: r for r in configuration_rows(open_study(out))}
+    rows = {r["config_id"]: r for r in configuration_rows(Study.open(out))}
     assert {c: r["repetitions"] for c, r in rows.items()} == PAPER
     per_rep = rows["T"]["faulted_scheduled"]
     assert per_rep > 0

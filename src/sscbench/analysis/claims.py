@@ -16,6 +16,7 @@ from sscbench.analysis.populations import (
 )
 from sscbench.analysis.stats import proportion_interval
 from sscbench.core.values import is_step
+from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
 
@@ -26,8 +27,8 @@ class Claim:
 
     name: str
     required_condition: str
-    population: Callable[[Row], bool]
-    counts: Callable[[Row], bool]
+    population: Callable[[MeasurementRow], bool]
+    counts: Callable[[MeasurementRow], bool]
     #: which runs the population holds beyond :data:`EVALUABLE` (e.g. ``"Z_S = pre"``)
     restriction: str = ""
 
@@ -39,13 +40,13 @@ class Claim:
 EVALUABLE = "repetition 0, triggered, target-value controls excluded, adoption decidable"
 
 
-def _evaluable(row: Row) -> bool:
+def _evaluable(row: MeasurementRow) -> bool:
     return (
-        row.get("status") == "completed"
-        and bool(row.get("triggered"))
-        and not row.get("control")
-        and row.get("repetition") == 0
-        and row.get("A") in (0, 1)
+        row.status == "completed"
+        and bool(row.triggered)
+        and not row.control
+        and row.repetition == 0
+        and row.A in (0, 1)
     )
 
 
@@ -54,20 +55,20 @@ BUILT_IN = (
         "propagation",
         "the fault was delivered (triggered run); adoption decidable",
         _evaluable,
-        lambda r: r["A"] == 1,
+        lambda r: r.A == 1,
     ),
     Claim(
         "adoption with eventual counterevidence",
         "valid counterevidence arrived at some step of the run (T_E finite), decidable first use",
-        lambda r: _evaluable(r) and is_step(r.get("T_E")) and is_step(r.get("T_S")),
-        lambda r: r["A"] == 1,
+        lambda r: _evaluable(r) and is_step(r.T_E) and is_step(r.T_S),
+        lambda r: r.A == 1,
         "T_E finite, T_S decidable",
     ),
     Claim(
         "adoption under pre-use counterevidence",
         "valid counterevidence arrived before the first dependent use (Z_S = pre)",
-        lambda r: _evaluable(r) and r.get("Z_S") == "pre",
-        lambda r: r["A"] == 1,
+        lambda r: _evaluable(r) and r.Z_S == "pre",
+        lambda r: r.A == 1,
         "Z_S = pre",
     ),
 )
@@ -76,22 +77,24 @@ BUILT_IN = (
 POOLED = "all configurations"
 
 
-def population_label(claim: Claim, members: list[Row]) -> str:
+def population_label(claim: Claim, members: list[MeasurementRow]) -> str:
     """The card's population: its claim's rule and the runs and clusters it holds here,
     e.g. ``repetition 0, …, adoption decidable, with Z_S = pre: 25 runs, 12 clusters``."""
-    clusters = len({r["cluster"] for r in members})
+    clusters = len({r.cluster for r in members})
     runs = f"{len(members)} run{'s' * (len(members) != 1)}"
     return f"{claim.population_words()}: {runs}, {clusters} cluster{'s' * (clusters != 1)}"
 
 
-def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[dict[str, Any]]:
+def claim_cards(
+    rows: list[MeasurementRow], claims: tuple[Claim, ...] = BUILT_IN
+) -> list[dict[str, Any]]:
     """One card per claim, operator and configuration, and per claim and operator pooled
     over configurations: numerator, denominator, clusters, estimate, interval, caveat and
     the run ids of its population (``runs``) and of the runs that count (``counted``)."""
-    groups: dict[tuple[str, str], list[Row]] = {}
+    groups: dict[tuple[str, str | None], list[MeasurementRow]] = {}
     for r in faulted_rows(rows):
-        operator = r.get("operator") or "?"
-        groups.setdefault((operator, r["config_id"]), []).append(r)
+        operator = r.operator or "?"
+        groups.setdefault((operator, r.config_id), []).append(r)
         groups.setdefault((operator, POOLED), []).append(r)
     order = sorted(groups, key=lambda k: (k[0], k[1] == POOLED, k[1]))
     cards = []
@@ -99,7 +102,7 @@ def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[d
         for operator, config in order:
             members = [r for r in groups[(operator, config)] if claim.population(r)]
             counted = [claim.counts(r) for r in members]
-            interval = proportion_interval(counted, [r["cluster"] for r in members])
+            interval = proportion_interval(counted, [r.cluster for r in members])
             cards.append(
                 {
                     "claim": claim.name,
@@ -111,10 +114,8 @@ def claim_cards(rows: list[Row], claims: tuple[Claim, ...] = BUILT_IN) -> list[d
                     "caveat": caveat_text(interval),
                     "label": interval_label(interval),
                     "status": "unobserved" if not interval.observed else "observed",
-                    "runs": [r.get("run_id", "") for r in members],
-                    "counted": [
-                        r.get("run_id", "") for r, c in zip(members, counted, strict=True) if c
-                    ],
+                    "runs": [r.run_id for r in members],
+                    "counted": [r.run_id for r, c in zip(members, counted, strict=True) if c],
                 }
             )
     return cards

@@ -29,13 +29,14 @@ interval labels.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from sscbench.analysis.claims import POOLED
 from sscbench.analysis.mcnemar import mcnemar_exact, p_label
 from sscbench.analysis.populations import faulted_rows, interval_label
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.core.values import INF, Stratum
+from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
 Key = tuple[str, str, int]
@@ -47,16 +48,16 @@ DECIDED_ARRIVAL = {Stratum.PRE, Stratum.LATE, Stratum.ABSENT, Stratum.NO_USE}
 __all__ = ["ALL_CONFIGS", "QUANTITIES", "cue_check_table", "quantity", "share_fields"]
 
 
-def quantity(row: Row, name: str) -> int | None:
+def quantity(row: MeasurementRow, name: str) -> int | None:
     """One pair member's 0/1 value of ``name`` (see the module), or None when undecidable."""
     if name == "adoption":
-        return row["A"] if row.get("A") in (0, 1) else None
+        return row.A if row.A in (0, 1) else None
     if name == "pre_arrival":
-        z_s = row.get("Z_S")
+        z_s = row.Z_S
         return int(z_s == Stratum.PRE) if z_s in DECIDED_ARRIVAL else None
     if name != "read_back":
         raise ValueError(f"unknown cue-check quantity {name!r}")
-    read, t_s = row.get("read_back_step"), row.get("T_S")
+    read, t_s = row.read_back_step, row.T_S
     if read == INF:
         return 0
     if not isinstance(read, int) or isinstance(read, bool):
@@ -66,20 +67,22 @@ def quantity(row: Row, name: str) -> int | None:
     return int(read < t_s) if isinstance(t_s, int) else None
 
 
-def _matched(rows: list[Row], all_repetitions: bool) -> dict[Key, Row]:
+def _matched(rows: list[MeasurementRow], all_repetitions: bool) -> dict[Key, MeasurementRow]:
     """Completed triggered faulted runs with decidable adoption, by (case, config, rep);
     repetition 0 without controls unless ``all_repetitions``."""
     return {
-        (r["case_id"], r["config_id"], r["repetition"]): r
+        cast(Key, (r.case_id, r.config_id, r.repetition)): r
         for r in faulted_rows(rows)
-        if r["status"] == "completed"
-        and r.get("triggered")
-        and r.get("A") in (0, 1)
-        and (all_repetitions or (r["repetition"] == 0 and not r.get("control")))
+        if r.status == "completed"
+        and r.triggered
+        and r.A in (0, 1)
+        and (all_repetitions or (r.repetition == 0 and not r.control))
     }
 
 
-def cue_check_table(a: list[Row], b: list[Row], *, all_repetitions: bool = False) -> list[Row]:
+def cue_check_table(
+    a: list[MeasurementRow], b: list[MeasurementRow], *, all_repetitions: bool = False
+) -> list[Row]:
     """Tidy rows, one per operator × configuration (and :data:`ALL_CONFIGS`) × quantity:
     matched pairs, the pairs decided for the quantity, the share in a and in b with its
     interval (clusters from each study's rows), the discordant pairs and McNemar's exact p."""
@@ -87,7 +90,7 @@ def cue_check_table(a: list[Row], b: list[Row], *, all_repetitions: bool = False
     keys = sorted(set(left) & set(right))
     groups: dict[tuple[str, str], list[Key]] = {}
     for k in keys:
-        operator = left[k].get("operator") or "?"
+        operator = left[k].operator or "?"
         groups.setdefault((operator, k[1]), []).append(k)
         groups.setdefault((operator, ALL_CONFIGS), []).append(k)
     out = []
@@ -107,9 +110,9 @@ def cue_check_table(a: list[Row], b: list[Row], *, all_repetitions: bool = False
     return out
 
 
-def _share(values: list[int], rows: list[Row]) -> Interval:
+def _share(values: list[int], rows: list[MeasurementRow]) -> Interval:
     """The share of 1s among one study's decided pair members, clustered by its rows."""
-    return proportion_interval(values, [r["cluster"] for r in rows])
+    return proportion_interval(values, [r.cluster for r in rows])
 
 
 def share_fields(side: str, interval: Interval) -> Row:

@@ -15,6 +15,7 @@ from typing import Any
 from sscbench.analysis.claims import EVALUABLE, POOLED, _evaluable
 from sscbench.analysis.populations import faulted_rows
 from sscbench.core.values import is_step
+from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
 
@@ -40,9 +41,9 @@ WORDS = {
 POPULATION = f"{EVALUABLE} (the propagation claim's population)"
 
 
-def _part(row: Row) -> str:
+def _part(row: MeasurementRow) -> str:
     """Which part of the adopted runs an adopted run is in."""
-    t_e, t_s = row.get("T_E"), row.get("T_S")
+    t_e, t_s = row.T_E, row.T_S
     if t_e == "inf":
         return "evidence_absent"
     if not (is_step(t_e) and is_step(t_s)):
@@ -50,28 +51,28 @@ def _part(row: Row) -> str:
     return "evidence_before_use" if t_e < t_s else "evidence_after_use"
 
 
-def counts_of(members: list[Row]) -> dict[str, list[str]]:
+def counts_of(members: list[MeasurementRow]) -> dict[str, list[str]]:
     """The run ids behind each count among ``members`` (already evaluable runs)."""
-    ids = lambda rs: [r.get("run_id", "") for r in rs]  # noqa: E731
-    adopted = [r for r in members if r.get("A") == 1]
-    parts = {r.get("run_id", ""): _part(r) for r in adopted}
+    ids = lambda rs: [r.run_id for r in rs]  # noqa: E731
+    adopted = [r for r in members if r.A == 1]
+    parts = {r.run_id: _part(r) for r in adopted}
     out = {"evaluable": ids(members), "adopted": ids(adopted)}
-    out["eventual_evidence"] = ids(r for r in adopted if is_step(r.get("T_E")))
+    out["eventual_evidence"] = ids(r for r in adopted if is_step(r.T_E))
     for name in COUNTS[3:]:
         out[name] = [i for i in out["adopted"] if parts[i] == name]
     return out
 
 
-def reexpression(rows: list[Row]) -> list[Row]:
+def reexpression(rows: list[MeasurementRow]) -> list[Row]:
     """Per operator × configuration and per operator pooled over configurations: the
     counts of :data:`COUNTS` on one population (the evaluable runs), each with its run ids
     under ``runs``. ``evidence_before_use`` + ``evidence_after_use`` = ``eventual_evidence``
     whenever no adopted run has T_E located but T_S undecidable."""
-    groups: dict[tuple[str, str], list[Row]] = {}
+    groups: dict[tuple[str, str | None], list[MeasurementRow]] = {}
     for r in faulted_rows(rows):
         if _evaluable(r):
-            operator = r.get("operator") or "?"
-            groups.setdefault((operator, r["config_id"]), []).append(r)
+            operator = r.operator or "?"
+            groups.setdefault((operator, r.config_id), []).append(r)
             groups.setdefault((operator, POOLED), []).append(r)
     out = []
     for operator, config in sorted(groups, key=lambda k: (k[0], k[1] == POOLED, k[1])):

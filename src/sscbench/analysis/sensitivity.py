@@ -21,32 +21,35 @@ from sscbench.analysis.populations import (
     interval_label,
 )
 from sscbench.analysis.stats import Interval, proportion_interval
+from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
 
 
-def _common_clean_solved(rows: list[Row]) -> list[Row]:
+def _common_clean_solved(rows: list[MeasurementRow]) -> list[MeasurementRow]:
     faulted = faulted_rows(rows)
-    configs = {r["config_id"] for r in faulted}
-    qualified: dict[str, set[str]] = {}
+    configs = {r.config_id for r in faulted}
+    qualified: dict[str | None, set[str | None]] = {}
     for r in faulted:
-        if r["repetition"] == 0 and r["status"] != "not-qualified":
-            qualified.setdefault(r["case_id"], set()).add(r["config_id"])
+        if r.repetition == 0 and r.status != "not-qualified":
+            qualified.setdefault(r.case_id, set()).add(r.config_id)
     keep = {case for case, cs in qualified.items() if cs == configs}
-    return [r for r in rows if r["case_id"] in keep]
+    return [r for r in rows if r.case_id in keep]
 
 
 STRICT_OPERATOR = "ItemOption"
 
 
-def _loose_item_option(row: Row) -> bool:
+def _loose_item_option(row: MeasurementRow) -> bool:
     """An ItemOption run whose task does not name the affected order item itself: what the
     strict admission rule drops (paper §V-B: the rule is ItemOption's; other operators'
     runs stay as in the primary analysis)."""
-    return row.get("operator") == STRICT_OPERATOR and row.get("literal") is False
+    return row.operator == STRICT_OPERATOR and row.literal is False
 
 
-ANALYSES: dict[str, tuple[Callable[[list[Row]], list[Row]], dict[str, bool]]] = {
+ANALYSES: dict[
+    str, tuple[Callable[[list[MeasurementRow]], list[MeasurementRow]], dict[str, bool]]
+] = {
     "primary": (lambda rows: rows, {}),
     "all repetitions": (lambda rows: rows, {"all_repetitions": True}),
     "with controls": (lambda rows: rows, {"with_controls": True}),
@@ -96,7 +99,7 @@ def interval_fields(interval: Interval) -> dict[str, Any]:
     }
 
 
-def sensitivity_table(rows: list[Row]) -> list[Row]:
+def sensitivity_table(rows: list[MeasurementRow]) -> list[Row]:
     """Tidy rows: one per analysis × operator × configuration × quantity, with numeric
     columns (counts have only a numerator) and the display label."""
     out = []
@@ -131,7 +134,11 @@ _EMPTY = ("numerator", "denominator", "clusters", "estimate", "low", "high")
 
 
 def paired_comparison(
-    a: list[Row], b: list[Row], *, all_repetitions: bool = False, by_config: bool = False
+    a: list[MeasurementRow],
+    b: list[MeasurementRow],
+    *,
+    all_repetitions: bool = False,
+    by_config: bool = False,
 ) -> list[Row]:
     """Adoption in two studies on matched (case, configuration, repetition) pairs, by
     operator (and configuration, with ``by_config``).
@@ -142,34 +149,34 @@ def paired_comparison(
     discordant pairs.
     """
 
-    def key(r: Row) -> tuple:
-        return (r["case_id"], r["config_id"], r["repetition"])
+    def key(r: MeasurementRow) -> tuple:
+        return (r.case_id, r.config_id, r.repetition)
 
-    def decidable(rows: list[Row]) -> dict[tuple, Row]:
+    def decidable(rows: list[MeasurementRow]) -> dict[tuple, MeasurementRow]:
         return {
             key(r): r
             for r in faulted_rows(rows)
-            if r["status"] == "completed"
-            and r.get("triggered")
-            and r.get("A") in (0, 1)
-            and (all_repetitions or (r["repetition"] == 0 and not r.get("control")))
+            if r.status == "completed"
+            and r.triggered
+            and r.A in (0, 1)
+            and (all_repetitions or (r.repetition == 0 and not r.control))
         }
 
     left, right = decidable(a), decidable(b)
     matched = sorted(set(left) & set(right))
 
     def group(k: tuple) -> tuple[str, str]:
-        return (left[k].get("operator") or "?", k[1] if by_config else "")
+        return (left[k].operator or "?", k[1] if by_config else "")
 
     out = []
     for operator, config_id in sorted({group(k) for k in matched}):
         keys = [k for k in matched if group(k) == (operator, config_id)]
-        only_a = sum(1 for k in keys if left[k]["A"] == 1 and right[k]["A"] == 0)
-        only_b = sum(1 for k in keys if left[k]["A"] == 0 and right[k]["A"] == 1)
-        both = sum(1 for k in keys if left[k]["A"] == 1 and right[k]["A"] == 1)
-        clusters = [left[k]["cluster"] for k in keys]
-        rate_a = proportion_interval([left[k]["A"] == 1 for k in keys], clusters)
-        rate_b = proportion_interval([right[k]["A"] == 1 for k in keys], clusters)
+        only_a = sum(1 for k in keys if left[k].A == 1 and right[k].A == 0)
+        only_b = sum(1 for k in keys if left[k].A == 0 and right[k].A == 1)
+        both = sum(1 for k in keys if left[k].A == 1 and right[k].A == 1)
+        clusters = [left[k].cluster for k in keys]
+        rate_a = proportion_interval([left[k].A == 1 for k in keys], clusters)
+        rate_b = proportion_interval([right[k].A == 1 for k in keys], clusters)
         p_value, p_note = mcnemar_exact(only_a, only_b)
         out.append(
             {

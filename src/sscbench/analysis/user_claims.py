@@ -9,9 +9,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from sscbench.analysis.claims import Claim, _evaluable
-from sscbench.core.definitions import reliance_step
 from sscbench.core.values import is_step
 from sscbench.errors import DataError
+from sscbench.study.rows import MeasurementRow
 
 FIELDS = {"Z_S", "A", "T_E", "T_S", "T_U", "Y_end", "operator", "config_id", "control", "literal"}
 
@@ -40,9 +40,9 @@ class ClaimFile(BaseModel):
     claims: list[ClaimSpec] = Field(min_length=1)
 
 
-def _matches(row: dict[str, Any], where: dict[str, list[Any]]) -> bool:
+def _matches(row: MeasurementRow, where: dict[str, list[Any]]) -> bool:
     for field, allowed in where.items():
-        value = reliance_step(row) if field == "T_U" else row.get(field)
+        value = row.reliance_step() if field == "T_U" else getattr(row, field, None)
         ok = value in allowed
         ok = ok or ("finite" in allowed and is_step(value))
         ok = ok or ("decidable" in allowed and (is_step(value) or value == "inf"))

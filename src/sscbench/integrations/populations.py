@@ -29,8 +29,7 @@ def _estimate(interval: Interval) -> float:
 def population_metrics(rows: list[MeasurementRow]) -> dict[str, float]:
     """Point estimates of A_T, A_P, a_pre/late/absent and arrival shares over the
     primary population of these measurement rows (``nan`` when unobserved)."""
-    # the analysis reads rows as the report passes them (their columns), for now
-    primary = primary_rows([row.columns() for row in rows])
+    primary = primary_rows(rows)
     entry = cell_entry("all", "all", primary)
     values = {
         "adoption_triggered": _estimate(entry["A_T"]),

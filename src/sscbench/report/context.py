@@ -1,8 +1,8 @@
 """What every report section is built from, read from the study once.
 
-:class:`StudyFiles` is the study folder as read: its ``StudyDir``, the index entries
-(read once, when the measurements are checked fresh), the recorded ``config.json`` and
-the plan. :class:`ReportContext` adds what ``sscbench report`` was given (claims,
+The study folder is read through one :class:`~sscbench.study.study.Study` (its index
+entries, recorded ``config.json``, plan and cases, each read once, when first asked).
+:class:`ReportContext` adds what ``sscbench report`` was given (claims,
 ``--paired``, ``--policy``, the review folder, ``--run-pages``), the measurement rows,
 the cases, the numbered run sets the tables link to, and the analyses several sections
 share (computed on first use, once). Each section's ``build(ctx)`` reads only this.
@@ -19,71 +19,40 @@ from typing import Any
 from sscbench.analysis.claims import BUILT_IN, claim_cards
 from sscbench.analysis.populations import cell_entry, cell_table, operator_table, primary_rows
 from sscbench.analysis.user_claims import load_claims
-from sscbench.jsonl import read_objects
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
 from sscbench.report.inputs import (
     check_fresh,
     find_review,
     oracle_results,
-    read_cases,
     read_measurements,
-    read_record,
     read_review,
 )
 from sscbench.report.model import RunSets, Section
 from sscbench.review.interrater import ReviewAgreement
-from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.rows import MeasurementRow
+from sscbench.study.study import Study
 
 Row = dict[str, Any]
 NOT_SSCBENCH = "the study has no faulted run with a fault contract (SSCBench operators)"
 
 
-@dataclass(frozen=True)
-class StudyFiles:
-    """A study folder as the report reads it: each file read once."""
-
-    store: StudyDir
-    entries: list[IndexEntry]  # the index, one entry per run id
-    record: Row  # config.json ({} when missing or unreadable)
-    plan: list[Row] | None  # plan.jsonl's lines (None: the study has no plan)
-
-    @property
-    def root(self) -> Path:
-        """The study folder."""
-        return self.store.root
-
-    @property
-    def config(self) -> Row:
-        """The config the study recorded (``config.json``'s ``config``), or ``{}``."""
-        config = self.record.get("config")
-        return config if isinstance(config, dict) else {}
-
-
-def study_files(store: StudyDir, entries: list[IndexEntry] | None = None) -> StudyFiles:
-    """Read the study's config record and plan; the index too unless ``entries`` (already
-    read by :func:`~sscbench.report.inputs.check_fresh`) are given."""
-    if entries is None:
-        entries = list(store.read_index())
-    plan = list(read_objects(store.plan)) if store.plan.exists() else None
-    return StudyFiles(store, entries, read_record(store.root), plan)
-
-
-def open_study(study: str | Path) -> StudyFiles:
-    """A study folder read for the report without the freshness check (tests, tools)."""
-    return study_files(StudyDir(study))
+def recorded_config(study: Study) -> Row:
+    """The config the study recorded (``config.json``'s ``config``), or ``{}``."""
+    config = study.record.get("config")
+    return config if isinstance(config, dict) else {}
 
 
 @dataclass
 class ReportContext:
     """One report build's inputs and shared analyses (see the module docstring)."""
 
-    files: StudyFiles
+    loaded: Study  # the study folder, read once
     out: Path  # the folder the report is built in (swapped in as STUDY/report/)
-    measured: list[Row]  # every measurement row
+    measured: list[MeasurementRow]  # every measurement row
     cases: dict[str, Any]  # the study's cases by id
     claims: tuple[Any, ...]  # the built-in claims and those of --claims
-    other: list[Row] | None = None  # the --paired study's measurement rows
-    paired: Path | None = None  # the --paired study
+    other: list[MeasurementRow] | None = None  # the --paired study's measurement rows
+    paired: Study | None = None  # the --paired study
     policy: Path | None = None  # the --policy file (gate verdict)
     review_folder: Path | None = None
     agreement: ReviewAgreement | None = None
@@ -94,7 +63,7 @@ class ReportContext:
     @property
     def study(self) -> Path:
         """The study folder."""
-        return self.files.root
+        return self.loaded.root
 
     @property
     def figures(self) -> Path:
@@ -102,12 +71,12 @@ class ReportContext:
         return self.out / "figures"
 
     @cached_property
-    def rows(self) -> list[Row]:
+    def rows(self) -> list[MeasurementRow]:
         """The runs of the SSCBench tables: those whose case has a fault contract."""
         return [r for r in self.measured if _has_contract(r, self.cases)]
 
     @cached_property
-    def primary(self) -> list[Row]:
+    def primary(self) -> list[MeasurementRow]:
         """The primary population (:func:`~sscbench.analysis.populations.primary_rows`)."""
         return primary_rows(self.rows)
 
@@ -149,12 +118,12 @@ class ReportContext:
         return Section(section_id, title, reason=reason)
 
 
-def _has_contract(row: Row, cases: dict[str, Any]) -> bool:
+def _has_contract(row: MeasurementRow, cases: dict[str, Any]) -> bool:
     """Whether a run belongs to the SSCBench tables: its case has a fault contract (runs of
     typed families, also not-qualified or missing ones, are release evidence)."""
-    if row.get("Z_S") == "no-contract":
+    if row.Z_S == "no-contract":
         return False
-    case = cases.get(row.get("case_id", ""))
+    case = cases.get(row.case_id or "")
     return case is None or case.contract is not None
 
 
@@ -175,20 +144,22 @@ def load_context(
     agreement = read_review(review_folder)  # a bad agreement.json stops before any work
     started = time.perf_counter()
     measured = read_measurements(study)
-    store = StudyDir(study)
-    entries = check_fresh(store, measured)
+    loaded = Study.open(study)
+    check_fresh(loaded, measured)
     claims = BUILT_IN + (load_claims(claims_file) if claims_file else ())
     other = read_measurements(Path(paired)) if paired else None
-    if paired and other is not None:
-        check_fresh(StudyDir(paired), other)  # the paired study's measurements are checked too
+    paired_study = Study.open(paired) if paired else None
+    if paired_study is not None and other is not None:
+        check_fresh(paired_study, other)  # the paired study's measurements are checked too
+    _ = loaded.plan  # read now: a bad plan.jsonl is reported before the cases are read
     return ReportContext(
-        files=study_files(store, entries),
+        loaded=loaded,
         out=out,
         measured=measured,
-        cases=read_cases(study),
+        cases=loaded.cases if loaded.store.cases.exists() else {},
         claims=claims,
         other=other,
-        paired=Path(paired) if paired else None,
+        paired=paired_study,
         review_folder=review_folder,
         agreement=agreement,
         policy=Path(policy) if policy else None,

@@ -3,8 +3,6 @@
 * ``measurements.jsonl`` — refused when its bytes, or the index, cases or plan it was
   computed from, differ from what ``measurements.meta.json`` recorded, when it is older
   than ``index.jsonl``, or when it does not cover the index's runs (``measure`` failed or was not re-run after new runs);
-* ``config.json`` — the recorded config (:func:`read_record`), read once;
-* ``cases.jsonl`` — each case's contract, shown on its runs' pages;
 * the review folder (:func:`find_review`: ``report --review FOLDER``, else
   ``STUDY/review/`` when it holds a review's ``agreement.json`` or ``reference.jsonl``)
   and its ``agreement.json`` (:func:`read_review`);
@@ -20,35 +18,44 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sscbench.core.definitions import upgrade_row
 from sscbench.errors import DataError
-from sscbench.jsonl import read_objects
 from sscbench.review.interrater import ReviewAgreement, read_agreement
-from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.folder import StudyDir
+from sscbench.study.rows import MeasurementRow
+from sscbench.study.rows import read_measurements as read_rows
+from sscbench.study.study import MEASUREMENTS, Study
 
 Row = dict[str, Any]
 
 
-def read_measurements(study: Path) -> list[Row]:
+def read_measurements(study: Path) -> list[MeasurementRow]:
     """The study's measurement rows (run ``sscbench measure`` first). A study measured
     before T_U had a not-applicable value stored ``"inf"`` for non-adopting runs; those
     rows are read as not applicable (:func:`~sscbench.core.definitions.reliance_step`)."""
-    path = study / "measurements.jsonl"
+    path = study / MEASUREMENTS
     if not path.exists():
         raise DataError(path, None, "not found: run `sscbench measure` on the study first")
-    return [upgrade_row(r) for r in read_objects(path)]
+    return [_upgraded(row) for row in read_rows(path)]
 
 
-def check_fresh(store: StudyDir, rows: list[Row]) -> list[IndexEntry]:
+def _upgraded(row: MeasurementRow) -> MeasurementRow:
+    """``row`` with its T_U read by :meth:`MeasurementRow.reliance_step` (a new row only
+    when that changes it)."""
+    value = row.reliance_step()
+    return row if value == row.T_U else MeasurementRow.of({**row.columns(), "T_U": value})
+
+
+def check_fresh(study: Study, rows: list[MeasurementRow]) -> None:
     """Refuse measurements that are not the ones ``sscbench measure`` wrote from this
     study's index, cases and plan (``measurements.meta.json``), are older than the index
-    or miss some of its runs; returns the index's entries (read once, here)."""
+    or miss some of its runs (the index is read here, once, into ``study.entries``)."""
+    store = study.store
     index = store.index
-    path = store.root / "measurements.jsonl"
+    path = study.measurements_path
     if not index.exists():
-        return []
+        return
     from sscbench.study.seal import check_measurements
 
     check_measurements(store, path)
@@ -59,9 +66,8 @@ def check_fresh(store: StudyDir, rows: list[Row]) -> list[IndexEntry]:
             "older than index.jsonl (runs were added after the last measurement, or "
             "`sscbench measure` failed): run `sscbench measure` on the study again",
         )
-    entries = list(store.read_index())
-    measured = {r.get("run_id") for r in rows}
-    missing = [e.run_id for e in entries if e.run_id not in measured]
+    measured = {r.run_id for r in rows}
+    missing = [e.run_id for e in study.entries if e.run_id not in measured]
     if missing:
         raise DataError(
             path,
@@ -69,17 +75,6 @@ def check_fresh(store: StudyDir, rows: list[Row]) -> list[IndexEntry]:
             f"has no row for {len(missing)} run(s) of index.jsonl (first: {missing[0]}): "
             "run `sscbench measure` on the study again",
         )
-    return entries
-
-
-def read_record(study: Path) -> dict[str, Any]:
-    """The study's ``config.json`` record (its ``config``, ``base_dir`` …), or ``{}`` when
-    it is missing, unreadable or not an object."""
-    try:
-        meta = json.loads((study / "config.json").read_text("utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return meta if isinstance(meta, dict) else {}
 
 
 def find_review(study: Path, review: Path | None) -> Path | None:
@@ -102,18 +97,11 @@ def read_review(folder: Path | None) -> ReviewAgreement | None:
     return read_agreement(folder / "agreement.json")
 
 
-def read_cases(study: Path) -> dict[str, Any]:
-    """The study's cases by id (empty when the folder has no cases file)."""
-    path = study / "cases.jsonl"
-    if not path.exists():
-        return {}
-    from sscbench.study.cases import read_cases as _read
-
-    return {c.case_id: c for c in _read(path)}
-
-
 def reference_labels(
-    store: StudyDir, cases: dict[str, Any], rows: list[Row], review_folder: Path | None = None
+    store: StudyDir,
+    cases: dict[str, Any],
+    rows: list[MeasurementRow],
+    review_folder: Path | None = None,
 ) -> tuple[str, dict[str, Row]]:
     """Reference labels by run id and where they came from.
 
@@ -138,22 +126,26 @@ def reference_labels(
     return "scripted calibration labels (evaluator log)", _calibration(store, cases, rows)
 
 
-def _calibration(store: StudyDir, cases: dict[str, Any], rows: list[Row]) -> dict[str, Row]:
+def _calibration(
+    store: StudyDir, cases: dict[str, Any], rows: list[MeasurementRow]
+) -> dict[str, Row]:
     """The scripted profiles' calibration labels of each triggered faulted run."""
     from sscbench.measure.calibrate import label_measurement, labels_of
     from sscbench.study.ledgers import read_evaluator
 
     out: dict[str, Row] = {}
     for row in rows:
-        case = cases.get(row.get("case_id", ""))
-        if row.get("kind") != "faulted" or not row.get("triggered") or case is None:
+        case = cases.get(row.case_id or "")
+        if row.kind != "faulted" or not row.triggered or case is None:
             continue
-        path = store.evaluator_path(row["run_id"])
+        path = store.evaluator_path(row.run_id)
         if case.contract is None or not path.exists():
             continue
         labels = labels_of(read_evaluator(path))
         if labels is not None:
-            out[row["run_id"]] = label_measurement(case, labels, row["T_F"])
+            out[row.run_id] = label_measurement(
+                case, labels, cast(int, row.T_F)
+            )  # a triggered run's step
     return out
 
 

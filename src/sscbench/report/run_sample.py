@@ -9,7 +9,7 @@ of every group). The same study always samples the same runs.
 
 from __future__ import annotations
 
-from typing import Any
+from sscbench.study.rows import MeasurementRow
 
 RUN_PAGES = ("all", "sample", "none")
 SAMPLE_ABOVE = 2000  # the default is "all" up to this many runs, "sample" above
@@ -29,24 +29,24 @@ def _quota(sizes: list[int], cap: int) -> int:
     return low
 
 
-def sample_runs(rows: list[dict[str, Any]], cap: int | None = None) -> set[str]:
+def sample_runs(rows: list[MeasurementRow], cap: int | None = None) -> set[str]:
     """The run ids of the stratified sample: every outcome group's first runs by id
     (``cap`` pages at most, :data:`SAMPLE_CAP` by default, one per group at least)."""
     cap = SAMPLE_CAP if cap is None else cap
     groups: dict[tuple[str, ...], list[str]] = {}
     for r in rows:
-        groups.setdefault(tuple(str(r.get(k)) for k in STRATUM), []).append(r["run_id"])
+        groups.setdefault(tuple(str(getattr(r, k, None)) for k in STRATUM), []).append(r.run_id)
     k = _quota([len(g) for g in groups.values()], cap)
     return {run_id for g in groups.values() for run_id in sorted(g)[:k]}
 
 
-def pages_for(rows: list[dict[str, Any]], mode: str) -> set[str]:
+def pages_for(rows: list[MeasurementRow], mode: str) -> set[str]:
     """The run ids whose page ``mode`` (one of :data:`RUN_PAGES`) renders."""
     if mode == "none":
         return set()
     if mode == "sample":
         return sample_runs(rows)
-    return {r["run_id"] for r in rows}
+    return {r.run_id for r in rows}
 
 
 __all__ = ["RUN_PAGES", "SAMPLE_ABOVE", "SAMPLE_CAP", "pages_for", "sample_runs"]

@@ -27,6 +27,7 @@ from sscbench.progress import counted
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
 from sscbench.study.folder import IndexEntry
+from sscbench.study.rows import MeasurementRow
 
 MARKS = {
     "T_F": "the fault-bearing observation is delivered",
@@ -71,14 +72,15 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def _ledger_rows(
-    events: list[dict[str, Any]], row: dict[str, Any], prompts: dict[str, str] | None = None
+    events: list[dict[str, Any]], row: MeasurementRow, prompts: dict[str, str] | None = None
 ) -> list[dict[str, Any]]:
     """The ledger's events as table rows with their marks; system prompts (the same for
     many runs) are collected into ``prompts`` and written once, linked from each page."""
     marks_at: dict[int | None, list[str]] = {}
     for mark in MARKS:
-        if isinstance(row.get(mark), int) and not isinstance(row.get(mark), bool):
-            marks_at.setdefault(row[mark], []).append(mark)
+        step = getattr(row, mark)
+        if isinstance(step, int) and not isinstance(step, bool):
+            marks_at.setdefault(step, []).append(mark)
     out = []
     for e in events:
         if e.get("type") == "header":
@@ -152,7 +154,7 @@ def _reasons(entries: list[IndexEntry]) -> dict[str, dict[str, Any]]:
 def write_run_pages(
     study: Path,
     out: Path,
-    rows: list[dict[str, Any]],
+    rows: list[MeasurementRow],
     cases: dict[str, Any],
     sets: list[list[str]],
     entries: list[IndexEntry],
@@ -168,30 +170,28 @@ def write_run_pages(
     out.mkdir(parents=True, exist_ok=True)
     env = environment()
     page = env.get_template("run.html.j2")
-    partners = {
-        (r["case_id"], r["config_id"], r["repetition"], r["kind"]): r["run_id"] for r in rows
-    }
-    by_id = {r["run_id"]: r for r in rows}
+    partners = {(r.case_id, r.config_id, r.repetition, r.kind): r.run_id for r in rows}
+    by_id = {r.run_id: r for r in rows}
     for r in rows:  # a faulted run's partner: the shared clean run that qualified it
-        if r["kind"] == "faulted" and r.get("clean_run_id") in by_id:
-            partners[(r["case_id"], r["config_id"], r["repetition"], "clean")] = r["clean_run_id"]
+        if r.kind == "faulted" and r.clean_run_id in by_id:
+            partners[(r.case_id, r.config_id, r.repetition, "clean")] = r.clean_run_id
     runs_dir = study / "runs"
     prompts: dict[str, str] = {}
-    reasons = _reasons(entries) if any(r.get("status") != "completed" for r in rows) else {}
+    reasons = _reasons(entries) if any(r.status != "completed" for r in rows) else {}
     for row in counted(rows, "report: run pages"):
-        run_id = row["run_id"]
+        run_id = row.run_id
         if run_id not in chosen:
             continue
-        other = "clean" if row["kind"] == "faulted" else "faulted"
-        partner = partners.get((row["case_id"], row["config_id"], row["repetition"], other))
+        other = "clean" if row.kind == "faulted" else "faulted"
+        partner = partners.get((row.case_id, row.config_id, row.repetition, other))
         ledger = _ledger_rows(_lines(runs_dir / f"{run_id}.ledger.jsonl"), row, prompts)
         html = page.render(
             row=row,
-            measurement=json.dumps(row, indent=2, ensure_ascii=False),
+            measurement=json.dumps(row.columns(), indent=2, ensure_ascii=False),
             ledger=ledger,
             marks=MARKS,
             captions=CAPTIONS,
-            contract=_contract(cases.get(row["case_id"])),
+            contract=_contract(cases.get(row.case_id)),
             evaluator=[
                 json.dumps(e, ensure_ascii=False)
                 for e in _lines(runs_dir / f"{run_id}.evaluator.jsonl")
@@ -200,20 +200,18 @@ def write_run_pages(
             partner_id=partner,
             partner_kind=other,
             why=reasons.get(run_id) or _why(row),
-            clean_page=page_name(str(row.get("clean_run_id")))
-            if row.get("clean_run_id") in chosen
-            else None,
+            clean_page=page_name(str(row.clean_run_id)) if row.clean_run_id in chosen else None,
         )
         write_utf8(out / page_name(run_id), html)
     prompt_page = env.get_template("prompt.html.j2")
     for name, content in prompts.items():
         write_utf8(out / name, prompt_page.render(content=content))
-    result = RunPages(mode, len(chosen), len({r["run_id"] for r in rows}))
-    index = {r["run_id"]: i for i, r in enumerate(rows)}
+    result = RunPages(mode, len(chosen), len({r.run_id for r in rows}))
+    index = {r.run_id: i for i, r in enumerate(rows)}
     data = {
         "columns": list(SUMMARY),
-        "runs": [[r.get(k) for k in SUMMARY] for r in rows],
-        "rendered": [r["run_id"] in chosen for r in rows],
+        "runs": [[getattr(r, k, None) for k in SUMMARY] for r in rows],
+        "rendered": [r.run_id in chosen for r in rows],
         "pages": result.words(),
         "sets": [[index[i] for i in s if i in index] for s in sets],
     }
@@ -222,15 +220,15 @@ def write_run_pages(
     return result
 
 
-def _why(row: dict[str, Any]) -> dict[str, Any]:
+def _why(row: MeasurementRow) -> dict[str, Any]:
     """A run without a ledger whose index entry gives no reason: its status says why."""
     words = {
         "not-qualified": "its task's clean run did not qualify it",
         "missing": "the run did not complete (a harness failure; resuming reruns it)",
     }
-    status = str(row.get("status"))
+    status = str(row.status)
     return {
         "reason": words.get(status, status),
-        "clean_run_id": row.get("clean_run_id"),
+        "clean_run_id": row.clean_run_id,
         "clean_reward": None,
     }

@@ -23,6 +23,7 @@ from typing import Any
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.jsonl import read_objects
 from sscbench.study.cases import read_cases
 from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
@@ -91,6 +92,22 @@ class Study:
             return json.loads(self.store.config_json.read_text("utf-8"))
         except (OSError, ValueError) as exc:
             raise DataError(self.store.config_json, "config", f"unreadable: {exc}") from exc
+
+    @cached_property
+    def record(self) -> dict[str, Any]:
+        """``config.json`` as far as it can be read: its record, or ``{}`` when the file is
+        missing, unreadable or not an object (for readers, such as the report, that show
+        what a study recorded and go on without it)."""
+        try:
+            record = self.config_record
+        except DataError:
+            return {}
+        return record if isinstance(record, dict) else {}
+
+    @cached_property
+    def plan(self) -> list[dict[str, Any]] | None:
+        """``plan.jsonl``'s lines, the runs the study planned (None: it has no plan)."""
+        return list(read_objects(self.store.plan)) if self.store.plan.exists() else None
 
     @cached_property
     def config(self) -> StudyConfig:

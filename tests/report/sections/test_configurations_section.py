@@ -11,12 +11,12 @@ import pytest
 
 from sscbench.measure.study import measure_study
 from sscbench.report.build import SECTION_IDS, TITLES, build_report
-from sscbench.report.context import open_study
 from sscbench.report.model import RunSets
 from sscbench.report.sections.configurations import configuration_rows, configurations_section
 from sscbench.run.executor import execute_study
 from sscbench.study.config import parse_config
 from sscbench.study.folder import StudyDir
+from sscbench.study.study import Study
 
 STUDY = """
 [study]
@@ -57,7 +57,7 @@ def test_table_one_follows_the_headline():
 
 
 def test_table_one_numbers_match_the_plan_and_the_runs(study):
-    rows = {r["config_id"]: r for r in configuration_rows(open_study(study))}
+    rows = {r["config_id"]: r for r in configuration_rows(Study.open(study))}
     assert list(rows) == ["F", "T", "D"]  # config order
     assert {c: r["repetitions"] for c, r in rows.items()} == {"F": 3, "T": 1, "D": 2}
     plan = _plan(study)
@@ -97,8 +97,8 @@ def test_missing_runs_are_counted_missing_not_run(study, tmp_path):
     ]
     copy_store = StudyDir(copy)
     copy_store.rewrite_index(kept)
-    before = {r["config_id"]: r for r in configuration_rows(open_study(study))}
-    after = {r["config_id"]: r for r in configuration_rows(open_study(copy))}
+    before = {r["config_id"]: r for r in configuration_rows(Study.open(study))}
+    after = {r["config_id"]: r for r in configuration_rows(Study.open(copy))}
     assert after["F"]["faulted_run"] == before["F"]["faulted_run"] - 2
     assert after["F"]["faulted_missing"] == 2
     assert after["F"]["qualified"] == before["F"]["qualified"] - 1  # the harness error stays
@@ -106,7 +106,7 @@ def test_missing_runs_are_counted_missing_not_run(study, tmp_path):
     assert (
         after["T"]["clean_missing"] == 1 and after["T"]["clean_run"] == before["T"]["clean_run"] - 1
     )
-    section = configurations_section(open_study(copy), RunSets())
+    section = configurations_section(Study.open(copy), RunSets())
     csv_rows = section.csvs["configurations"]
     assert section.id == "configurations" and not section.reason
     assert [r["faulted_missing"] for r in csv_rows] == [2, 0, 0]

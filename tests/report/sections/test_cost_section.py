@@ -3,11 +3,11 @@ for one whose configurations call none."""
 
 from __future__ import annotations
 
-from sscbench.report.context import open_study
 from sscbench.report.model import RunSets
 from sscbench.report.sections.cost import cost_section
 from sscbench.run.executor import execute_study
 from sscbench.study.config import parse_config
+from sscbench.study.study import Study
 from sscbench.testing import OpenAIServer, text
 
 STUDY = """
@@ -37,7 +37,7 @@ model = "m"
 def _intro(tmp_path, toml):
     config = parse_config(toml, tmp_path / "study.toml", base_dir=tmp_path)
     execute_study(config, toml, tmp_path / "out", progress=False)
-    section = cost_section(open_study(tmp_path / "out"), RunSets())
+    section = cost_section(Study.open(tmp_path / "out"), RunSets())
     rows = section.csvs
     return section.intro, rows
 
@@ -68,14 +68,14 @@ def test_tables_follow_the_plan_whatever_order_the_index_holds(tmp_path):
     several = STUDY.replace("repetitions = 1", "repetitions = 2")  # 3 tasks x 2 repetitions
     _intro(tmp_path, several.replace("per_operator = 1", "per_operator = 3"))
     out = tmp_path / "out"
-    rows = cost_section(open_study(out), RunSets()).csvs
+    rows = cost_section(Study.open(out), RunSets()).csvs
     shuffled = tmp_path / "shuffled"
     shutil.copytree(out, shuffled)
     lines = (shuffled / "index.jsonl").read_text().splitlines()
     random.Random(7).shuffle(lines)
     lines.reverse()  # never the original order, even if the shuffle kept it
     (shuffled / "index.jsonl").write_text("\n".join(lines) + "\n")
-    again = cost_section(open_study(shuffled), RunSets()).csvs
+    again = cost_section(Study.open(shuffled), RunSets()).csvs
     assert again == rows
     plan = [json.loads(line) for line in (out / "plan.jsonl").read_text().splitlines()]
     first_named = list(dict.fromkeys(p["clean_run_id"] for p in plan))

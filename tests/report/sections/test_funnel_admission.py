@@ -8,9 +8,9 @@ import json
 import shutil
 
 from sscbench.report.build import build_report
-from sscbench.report.inputs import read_record
 from sscbench.report.model import Section
 from sscbench.report.sections.funnel_admission import add_admission, csv_fields, find_admission
+from sscbench.study.study import Study
 
 
 def _entry(operator, cases, **numbers):
@@ -68,7 +68,7 @@ def test_the_funnel_section_and_csv_carry_the_admission_record(default_study, tm
 def test_without_a_record_the_columns_are_blank_and_nothing_is_added(tmp_path):
     section = Section("funnel", "Execution funnel")
     rows = [{"operator": "ItemOption"}, {"operator": "all operators"}]
-    add_admission(section, rows, tmp_path, {}, read_record(tmp_path))
+    add_admission(section, rows, tmp_path, {}, Study.open(tmp_path).record)
     assert section.tables == [] and section.notes == []
     assert rows[0]["rank_reached"] == "" and rows[1]["replaced"] == ""
 
@@ -85,7 +85,7 @@ def test_the_record_beside_the_cases_file_is_found_and_a_broken_one_named(tmp_pa
         json.dumps({"config": config, "base_dir": str(tmp_path)})
     )
     section = Section("funnel", "Execution funnel")
-    add_admission(section, [], tmp_path / "study", {}, read_record(tmp_path / "study"))
+    add_admission(section, [], tmp_path / "study", {}, Study.open(tmp_path / "study").record)
     assert "cannot be read" in section.notes[0][0]["t"] and section.tables == []
 
 

@@ -6,9 +6,10 @@ from typing import Any
 
 from sscbench.analysis.cue_check import cue_check_table
 from sscbench.report.sections.paired_cue import cue_table
+from sscbench.study.rows import MeasurementRow
 
 
-def _run(case: str, config: str, **fields: Any) -> dict[str, Any]:
+def _run(case: str, config: str, **fields: Any) -> MeasurementRow:
     row = {
         "run_id": f"{case}:{config}",
         "case_id": case,
@@ -26,7 +27,7 @@ def _run(case: str, config: str, **fields: Any) -> dict[str, Any]:
         "Z_S": "absent",
         "read_back_step": "inf",
     }
-    return {**row, **fields}
+    return MeasurementRow.of({**row, **fields})
 
 
 def _text(cell: list[dict[str, str]]) -> str:

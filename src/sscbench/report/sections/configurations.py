@@ -13,8 +13,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sscbench.report.context import ReportContext, StudyFiles
+from sscbench.report.context import ReportContext, recorded_config
 from sscbench.report.model import RunSets, Section, Table
+from sscbench.study.study import Study
 
 Row = dict[str, Any]
 COLUMNS = [
@@ -53,10 +54,10 @@ class Scale:
     repetitions: set[int] = field(default_factory=set)
 
 
-def _planned(files: StudyFiles) -> list[Row]:
+def _planned(study: Study) -> list[Row]:
     """The plan's lines, or for a study without ``plan.jsonl`` its indexed faulted runs."""
-    if files.plan is not None:
-        return files.plan
+    if study.plan is not None:
+        return study.plan
     return [
         {
             "config_id": e.config_id,
@@ -64,16 +65,16 @@ def _planned(files: StudyFiles) -> list[Row]:
             "clean_run_id": e.clean_run_id,
             "faulted_run_id": e.run_id,
         }
-        for e in files.entries
+        for e in study.entries
         if e.kind == "faulted"
     ]
 
 
-def realized_scale(files: StudyFiles) -> dict[str, Scale]:
+def realized_scale(study: Study) -> dict[str, Scale]:
     """Per configuration: what the plan scheduled and what became of each run."""
-    index = {e.run_id: e for e in files.entries}
+    index = {e.run_id: e for e in study.entries}
     scales: dict[str, Scale] = defaultdict(Scale)
-    for line in _planned(files):
+    for line in _planned(study):
         scale = scales[str(line["config_id"])]
         scale.repetitions.add(int(line["repetition"]))
         faulted, clean_id = str(line["faulted_run_id"]), line.get("clean_run_id")
@@ -120,13 +121,13 @@ def _settings(agent: Row) -> Row:
     return row
 
 
-def configuration_rows(files: StudyFiles) -> list[Row]:
+def configuration_rows(study: Study) -> list[Row]:
     """Table I's rows: the recorded configurations in config order (then any other
     configuration the plan names), each with its planned and realized scale."""
-    config = files.config
+    config = recorded_config(study)
     default = int((config.get("study") or {}).get("repetitions", 1))
     agents = {str(a.get("id")): a for a in config.get("agents") or []}
-    scales = realized_scale(files)
+    scales = realized_scale(study)
     rows = []
     for config_id in [*agents, *sorted(set(scales) - set(agents))]:
         agent, scale = agents.get(config_id, {}), scales.get(config_id, Scale())
@@ -156,13 +157,13 @@ def configuration_rows(files: StudyFiles) -> list[Row]:
 
 def build(ctx: ReportContext) -> Section:
     """Table I of the study."""
-    return configurations_section(ctx.files, ctx.sets)
+    return configurations_section(ctx.loaded, ctx.sets)
 
 
-def configurations_section(files: StudyFiles, sets: RunSets) -> Section:
+def configurations_section(study: Study, sets: RunSets) -> Section:
     """Table I and its CSV rows (``tables/configurations.csv``)."""
     section = Section(ID, TITLE)
-    rows = configuration_rows(files)
+    rows = configuration_rows(study)
     if not rows:
         section.reason = "the study recorded no configuration and no plan"
         section.csvs["configurations"] = []

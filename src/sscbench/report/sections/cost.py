@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from sscbench.report.context import ReportContext, StudyFiles
+from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.cost import (
     NO_MODEL,
@@ -18,6 +18,7 @@ from sscbench.study.cost import (
     stored_config_calls_a_model,
 )
 from sscbench.study.folder import IndexEntry
+from sscbench.study.study import Study
 
 Row = dict[str, Any]
 ID = "cost"
@@ -34,20 +35,20 @@ COST_COLUMNS = [
 ]
 
 
-def plan_ordered(files: StudyFiles) -> list[IndexEntry]:
+def plan_ordered(study: Study) -> list[IndexEntry]:
     """The index entries in the study's plan order (a clean run where the plan first names
     it, then its faulted runs), not the index's completion order: the tables read the
     same whichever executor (local, Ray) ran the study and in whatever order runs ended.
     Runs the plan does not name follow, by run id."""
     position: dict[str, int] = {}
-    if files.plan is not None:
-        for row in files.plan:
+    if study.plan is not None:
+        for row in study.plan:
             for key in ("clean_run_id", "faulted_run_id"):
                 run_id = row.get(key)
                 if isinstance(run_id, str):
                     position.setdefault(run_id, len(position))
     unplanned = len(position)
-    return sorted(files.entries, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
+    return sorted(study.entries, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 
 def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
@@ -84,14 +85,14 @@ def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
 
 def build(ctx: ReportContext) -> Section:
     """What the study's runs cost, and its clean runs' qualification."""
-    return cost_section(ctx.files, ctx.sets)
+    return cost_section(ctx.loaded, ctx.sets)
 
 
-def cost_section(files: StudyFiles, sets: RunSets) -> Section:
+def cost_section(study: Study, sets: RunSets) -> Section:
     """The section and its CSV rows (``cost``, ``pass_k``, ``clean_runs``)."""
-    store = files.store
+    store = study.store
     section = Section(ID, TITLE)
-    entries = plan_ordered(files)
+    entries = plan_ordered(study)
     if not entries:
         section.reason = "the study's index holds no run"
         return section

@@ -10,7 +10,7 @@ from typing import Any
 
 from sscbench.analysis.populations import PRIMARY
 from sscbench.report import figures
-from sscbench.report.context import ReportContext
+from sscbench.report.context import ReportContext, recorded_config
 from sscbench.report.model import Figure, RunSets, Section, Table, text
 from sscbench.report.sections.funnel_admission import add_admission
 
@@ -64,9 +64,9 @@ def build(ctx: ReportContext) -> Section:
     """The funnel of the primary population with the study's admission record."""
     if not ctx.primary:
         return ctx.not_sscbench(ID, TITLE)
-    notes = selection_notes(ctx.files.config)
+    notes = selection_notes(recorded_config(ctx.loaded))
     section = funnel_section(ctx.total, ctx.pooled, ctx.sets, ctx.figures, notes)
-    add_admission(section, section.csvs["funnel"], ctx.study, ctx.cases, ctx.files.record)
+    add_admission(section, section.csvs["funnel"], ctx.study, ctx.cases, ctx.loaded.record)
     return section
 
 

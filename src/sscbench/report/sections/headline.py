@@ -16,6 +16,7 @@ from typing import Any
 from sscbench.analysis.claims import BUILT_IN, POOLED
 from sscbench.report.context import ReportContext
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
+from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
 ID = "headline"
@@ -29,14 +30,14 @@ def _names(values: list[str], most: int = 6) -> str:
     return ", ".join(values[:most]) + f" and {len(values) - most} more"
 
 
-def _what_ran(measured: list[Row]) -> str:
+def _what_ran(measured: list[MeasurementRow]) -> str:
     """Runs by kind and status, configurations and repetitions, in one sentence."""
-    kinds = Counter(r.get("kind") for r in measured)
-    status = Counter(r.get("status") for r in measured if r.get("kind") == "faulted")
-    configs = sorted({str(r.get("config_id")) for r in measured})
+    kinds = Counter(r.kind for r in measured)
+    status = Counter(r.status for r in measured if r.kind == "faulted")
+    configs = sorted({str(r.config_id) for r in measured})
     per_config: dict[str, set] = {}
     for r in measured:
-        per_config.setdefault(str(r.get("config_id")), set()).add(r.get("repetition"))
+        per_config.setdefault(str(r.config_id), set()).add(r.repetition)
     counts = sorted({len(reps) for reps in per_config.values()}) or [0]
     repetitions = counts[-1]
     said = f"{repetitions} repetition{'s' * (repetitions != 1)}"
@@ -123,8 +124,8 @@ def _typed_table(evidence: Any) -> Table:
 
 
 def headline_section(
-    measured: list[Row],
-    primary: list[Row],
+    measured: list[MeasurementRow],
+    primary: list[MeasurementRow],
     cards: list[Row],
     evidence: Any,
     sets: RunSets,
@@ -135,7 +136,7 @@ def headline_section(
     section = Section(ID, TITLE, intro=_what_ran(measured))
     typed = evidence is not None and bool(evidence.families)
     if primary:
-        operators = sorted({str(r.get("operator")) for r in primary})
+        operators = sorted({str(r.operator) for r in primary})
         section.notes.append(
             [
                 {

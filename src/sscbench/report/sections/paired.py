@@ -10,7 +10,6 @@ from sscbench.analysis.cue_check import cue_check_table
 from sscbench.analysis.mcnemar import p_label
 from sscbench.analysis.sensitivity import paired_comparison
 from sscbench.report.context import ReportContext
-from sscbench.report.inputs import read_record
 from sscbench.report.model import Section, Table, label_cell
 from sscbench.report.sections.paired_cue import cue_table, read_back_cue
 
@@ -60,13 +59,13 @@ def build(ctx: ReportContext) -> Section:
     rows, other, paired = ctx.rows, ctx.other, ctx.paired
     pairs = paired_comparison(rows, other) if other is not None else None
     by_config = paired_comparison(rows, other, by_config=True) if other is not None else None
-    section = paired_section(pairs, str(paired) if paired else None, by_config)
+    section = paired_section(pairs, str(paired.root) if paired else None, by_config)
     if pairs is not None and by_config is not None:
         section.csvs.update(paired=pairs, paired_by_config=by_config)
     if other is not None and paired:
         cue_rows = cue_check_table(rows, other)
         if cue_rows:
-            cues = read_back_cue(ctx.files.record), read_back_cue(read_record(paired))
+            cues = read_back_cue(ctx.loaded.record), read_back_cue(paired.record)
             section.tables.append(cue_table(cue_rows, *cues))
         section.csvs["read_back_cue"] = cue_rows
     return section

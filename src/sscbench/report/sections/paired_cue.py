@@ -37,7 +37,7 @@ COLUMNS = [
 
 def read_back_cue(record: Row) -> bool | None:
     """A study's recorded ``[world] read_back_cue`` (``record``: its config.json, see
-    :func:`sscbench.report.inputs.read_record`), or None when it has none readable."""
+    :attr:`sscbench.study.study.Study.record`), or None when it has none readable."""
     try:
         return bool(record["config"].get("world", {}).get("read_back_cue", False))
     except (KeyError, TypeError, AttributeError):

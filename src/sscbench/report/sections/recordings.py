@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.agents.recordings import matched_runs
-from sscbench.report.context import ReportContext, StudyFiles
+from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.config import StudyConfig, config_from_record
+from sscbench.study.study import Study
 
 Row = dict[str, Any]
 ID = "recordings"
@@ -52,11 +53,11 @@ def _config(record: Row) -> StudyConfig | None:
         return None
 
 
-def _replay_records(files: StudyFiles) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+def _replay_records(study: Study) -> dict[str, list[tuple[str, dict[str, Any]]]]:
     """config id -> (run id, replay record) of every faulted run, from the evaluator logs."""
-    store = files.store
+    store = study.store
     out: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
-    for entry in files.entries:
+    for entry in study.entries:
         if entry.kind != "faulted" or entry.status != "completed":
             continue
         try:
@@ -113,18 +114,18 @@ def _divergence_note(records: list[tuple[str, dict[str, Any]]]) -> str | None:
 
 def build(ctx: ReportContext) -> Section:
     """The recordings a replay study replayed."""
-    return recordings_section(ctx.files, ctx.sets)
+    return recordings_section(ctx.loaded, ctx.sets)
 
 
-def recordings_section(files: StudyFiles, sets: RunSets) -> Section:
+def recordings_section(study: Study, sets: RunSets) -> Section:
     """The section and its CSV rows (``recording_matches``)."""
     section = Section(ID, TITLE)
-    config = _config(files.record)
+    config = _config(study.record)
     agents = [a for a in (config.agents if config else []) if a.replay is not None]
     if config is None or not agents:
         section.reason = "the study replays no recording"
         return section
-    records = _replay_records(files)
+    records = _replay_records(study)
     data = config.world_data()
     csv_rows: list[Row] = []
     for agent in agents:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from sscbench.analysis.populations import PRIMARY_ADOPTION, adopted_primary, gap_of
 from sscbench.analysis.sensitivity import interval_fields
@@ -13,6 +13,7 @@ from sscbench.core.definitions import T_U_WORDING
 from sscbench.report import figures
 from sscbench.report.context import ReportContext
 from sscbench.report.model import Figure, RunSets, Section, Table, rate
+from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
 ID = "reliance"
@@ -35,20 +36,21 @@ class Gaps:
     adopted: dict[str, int] = field(default_factory=dict)
 
 
-def _gaps(primary: list[Row]) -> Gaps:
+def _gaps(primary: list[MeasurementRow]) -> Gaps:
     """Each adopted run's signed gap T_U − T_E, by operator."""
     gaps = Gaps()
     for r in adopted_primary(primary):
-        gaps.adopted[r["operator"]] = gaps.adopted.get(r["operator"], 0) + 1
+        operator = cast(str, r.operator)  # a faulted run names its operator
+        gaps.adopted[operator] = gaps.adopted.get(operator, 0) + 1
         g = gap_of(r)
         if g is not None:
-            gaps.values.setdefault(r["operator"], []).append(g)
-            gaps.runs.setdefault((r["operator"], str(g)), []).append(r["run_id"])
+            gaps.values.setdefault(operator, []).append(g)
+            gaps.runs.setdefault((operator, str(g)), []).append(r.run_id)
     return gaps
 
 
 def reliance_section(
-    primary: list[Row], cells: list[Row], pooled: list[Row], sets: RunSets, folder: Path
+    primary: list[MeasurementRow], cells: list[Row], pooled: list[Row], sets: RunSets, folder: Path
 ) -> Section:
     """Fig. 4: signed gap T_U − T_E and q_U per configuration with a pooled estimate; CSV
     rows ``cells`` (q_U) and ``gaps``."""

@@ -19,7 +19,7 @@ def build(ctx: ReportContext) -> Section:
         ctx.measured,
         ctx.cases,
         ctx.sets.sets,
-        ctx.files.entries,
+        ctx.loaded.entries,
         ctx.run_pages,
     )
     return Section(

@@ -5,7 +5,7 @@ labels, per operator and overall, and a review's reviewer-agreement panel
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from typing import Any, cast
 
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import wilson
@@ -14,6 +14,7 @@ from sscbench.report.context import ReportContext
 from sscbench.report.inputs import reference_labels
 from sscbench.report.model import Cell, RunSets, Section, Table
 from sscbench.report.sections.validation_review import agreement_tables
+from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
 ID = "validation"
@@ -26,7 +27,7 @@ def build(ctx: ReportContext) -> Section:
     if not ctx.primary:
         return ctx.not_sscbench(ID, TITLE)
     folder = ctx.review_folder
-    source, reference = reference_labels(ctx.files.store, ctx.cases, ctx.primary, folder)
+    source, reference = reference_labels(ctx.loaded.store, ctx.cases, ctx.primary, folder)
     section = validation_section(source, reference, ctx.primary, ctx.sets)
     agreement = ctx.agreement
     if agreement is None or folder is None:
@@ -71,7 +72,7 @@ def _agree(field: str, measured: Any, reference: Any) -> bool | None:
 
 
 def validation_section(
-    source: str, reference: dict[str, Row], primary: list[Row], sets: RunSets
+    source: str, reference: dict[str, Row], primary: list[MeasurementRow], sets: RunSets
 ) -> Section:
     """Table III b: measurements against reference labels, per operator and overall, with
     the CSV rows (``validation``)."""
@@ -85,7 +86,7 @@ def validation_section(
         "only with not applicable.",
         csvs={"validation": []},
     )
-    runs = [r for r in primary if r.get("run_id") in reference]
+    runs = [r for r in primary if r.run_id in reference]
     if not runs:
         section.reason = (
             "no reference labels for this study (scripted profiles keep calibration "
@@ -98,13 +99,13 @@ def validation_section(
         "triggered faulted runs of repetition 0 with a reference label",
         ["operator", "runs", *[f"{f} agree" for f in VALIDATED]],
     )
-    groups: dict[str, list[Row]] = defaultdict(list)
+    groups: dict[str, list[MeasurementRow]] = defaultdict(list)
     for r in runs:
-        groups[r["operator"]].append(r)
+        groups[cast(str, r.operator)].append(r)  # a faulted run names its operator
         groups["all operators"].append(r)
     for op in sorted(groups, key=lambda k: (k == "all operators", k)):
         members = groups[op]
-        cells: list[Any] = [op, sets.count([r["run_id"] for r in members])]
+        cells: list[Any] = [op, sets.count([r.run_id for r in members])]
         for f in VALIDATED:
             cell, row = _agreement(f, members, reference, sets)
             cells.append(cell)
@@ -115,11 +116,11 @@ def validation_section(
 
 
 def _agreement(
-    field: str, members: list[Row], reference: dict[str, Row], sets: RunSets
+    field: str, members: list[MeasurementRow], reference: dict[str, Row], sets: RunSets
 ) -> tuple[Cell, Row]:
     """One field's agreement among a group's runs: the cell and its CSV fields."""
     verdicts = [
-        (r["run_id"], _agree(field, r.get(field), reference[r["run_id"]].get(field)))
+        (r.run_id, _agree(field, getattr(r, field, None), reference[r.run_id].get(field)))
         for r in members
     ]
     applicable = [(i, v) for i, v in verdicts if v is not None]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from sscbench.report.build import SECTION_IDS
+from sscbench.report.sections import SECTION_IDS
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "sscbench"

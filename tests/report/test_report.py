@@ -15,8 +15,9 @@ import pytest
 from sscbench.analysis.populations import cell_table
 from sscbench.errors import DataError
 from sscbench.measure.study import measure_study
-from sscbench.report.build import SECTION_IDS, build_report
+from sscbench.report.build import build_report
 from sscbench.report.runs import page_name
+from sscbench.report.sections import SECTION_IDS
 from sscbench.run.executor import execute_study
 from sscbench.study.config import load_config
 from sscbench.study.rows import MeasurementRow

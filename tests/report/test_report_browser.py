@@ -20,7 +20,8 @@ from urllib.parse import unquote
 import pytest
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
-from sscbench.report.build import SECTION_IDS, build_report
+from sscbench.report.build import build_report
+from sscbench.report.sections import SECTION_IDS
 
 WIDTH = 1280
 FLAGS = [

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from sscbench.analysis.overlap import overlap
 from sscbench.cli import app
-from sscbench.report.diff import changes, flatten, overlap
+from sscbench.report.diff import changes, flatten
 
 STUDY = """
 [study]

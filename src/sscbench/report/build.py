@@ -24,13 +24,12 @@ from sscbench.jsonl import write_utf8
 from sscbench.progress import progress, status
 from sscbench.report.context import ReportContext, load_context
 from sscbench.report.diff import provenance_line
-from sscbench.report.inputs import read_measurements
 from sscbench.report.model import Section, write_csv
 from sscbench.report.run_sample import RUN_PAGES
-from sscbench.report.sections import SECTION_IDS, SECTIONS, SUMMARY, TITLES
+from sscbench.report.sections import SECTIONS, SUMMARY
 from sscbench.report.templates import environment
 
-__all__ = ["REPORT_DIR", "SECTION_IDS", "TITLES", "build_report", "read_measurements"]
+__all__ = ["REPORT_DIR", "build_report"]
 
 REPORT_DIR = "report"
 

@@ -253,7 +253,6 @@ __all__ = [
     "claim_rows",
     "differs",
     "flatten",
-    "overlap",
     "provenance_line",
     "read_study",
     "study_diff",

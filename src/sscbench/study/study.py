@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import read_objects
@@ -139,11 +140,11 @@ class Study:
         check_measurements(self.store, path)
         return rows_by_run(read_measurements(path))
 
-    def ledger(self, run_id: str) -> list[Any]:
+    def ledger(self, run_id: str) -> list[LedgerEvent]:
         """A run's model-visible ledger events."""
         return read_ledger(self.store, run_id)
 
-    def evaluator(self, run_id: str) -> list[Any]:
+    def evaluator(self, run_id: str) -> list[EvaluatorEvent]:
         """A run's evaluator-only log."""
         return read_evaluator(self.store.evaluator_path(run_id))
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from sscbench.measure.study import measure_study
-from sscbench.report.build import SECTION_IDS, TITLES, build_report
+from sscbench.report.build import build_report
 from sscbench.report.model import RunSets
+from sscbench.report.sections import SECTION_IDS, TITLES
 from sscbench.report.sections.configurations import configuration_rows, configurations_section
 from sscbench.run.executor import execute_study
 from sscbench.study.config import parse_config

@@ -6,7 +6,7 @@ from __future__ import annotations
 from sscbench.oracles.diagnosis import StepByStepJudge
 from sscbench.oracles.inputs import call_stats
 from sscbench.oracles.invariants import InvariantOracle
-from sscbench.report.build import SECTION_IDS, TITLES
+from sscbench.report.sections import SECTION_IDS, TITLES
 from sscbench.report.sections.oracle_settings import oracle_settings_section
 from sscbench.report.sections.oracles import paper_kind
 

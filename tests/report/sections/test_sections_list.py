@@ -7,8 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import sscbench.report.sections as sections
-from sscbench.report.build import SECTION_IDS, TITLES
-from sscbench.report.sections import SECTIONS, SUMMARY
+from sscbench.report.sections import SECTION_IDS, SECTIONS, SUMMARY, TITLES
 
 
 def test_every_section_module_is_listed_once_and_the_ids_follow_the_list():

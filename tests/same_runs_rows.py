@@ -39,3 +39,27 @@ def write_effect_runs() -> list[MeasurementRow]:
     none = [run(i) for i in range(5, 7)]
     rejected = [run(i, A=0, T_U="inf", T_E=1, Z_S="pre") for i in range(7, 10)]
     return [*before, *after, *none, *rejected]
+
+
+def cue_run(case: str, config: str, **fields: Any) -> MeasurementRow:
+    """A completed, triggered WriteEffect run of the read-back-cue check: case ``case``
+    under configuration ``config``, no counterevidence, no read-back, adopted."""
+    row = {
+        "run_id": f"{case}:{config}",
+        "case_id": case,
+        "config_id": config,
+        "repetition": 0,
+        "kind": "faulted",
+        "status": "completed",
+        "operator": "WriteEffect",
+        "control": False,
+        "cluster": case,
+        "triggered": True,
+        "T_F": 3,
+        "T_E": "inf",
+        "T_S": 10,
+        "A": 1,
+        "Z_S": "absent",
+        "read_back_step": "inf",
+    }
+    return MeasurementRow.of({**row, **fields})

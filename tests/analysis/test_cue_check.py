@@ -8,31 +8,9 @@ from typing import Any
 
 import pytest
 
+from same_runs_rows import cue_run as run
 from sscbench.analysis.cue_check import ALL_CONFIGS, cue_check_table, quantity
 from sscbench.analysis.stats import proportion_interval, wilson
-from sscbench.study.rows import MeasurementRow
-
-
-def run(case: str, config: str, **fields: Any) -> MeasurementRow:
-    row = {
-        "run_id": f"{case}:{config}",
-        "case_id": case,
-        "config_id": config,
-        "repetition": 0,
-        "kind": "faulted",
-        "status": "completed",
-        "operator": "WriteEffect",
-        "control": False,
-        "cluster": case,
-        "triggered": True,
-        "T_F": 3,
-        "T_E": "inf",
-        "T_S": 10,
-        "A": 1,
-        "Z_S": "absent",
-        "read_back_step": "inf",
-    }
-    return MeasurementRow.of({**row, **fields})
 
 
 def share(row: dict[str, Any], side: str) -> str:

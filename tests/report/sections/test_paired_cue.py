@@ -2,32 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from same_runs_rows import cue_run as _run
 from sscbench.analysis.cue_check import cue_check_table
 from sscbench.report.sections.paired_cue import cue_table
-from sscbench.study.rows import MeasurementRow
-
-
-def _run(case: str, config: str, **fields: Any) -> MeasurementRow:
-    row = {
-        "run_id": f"{case}:{config}",
-        "case_id": case,
-        "config_id": config,
-        "repetition": 0,
-        "kind": "faulted",
-        "status": "completed",
-        "operator": "WriteEffect",
-        "control": False,
-        "cluster": case,
-        "triggered": True,
-        "T_E": "inf",
-        "T_S": 10,
-        "A": 1,
-        "Z_S": "absent",
-        "read_back_step": "inf",
-    }
-    return MeasurementRow.of({**row, **fields})
 
 
 def _text(cell: list[dict[str, str]]) -> str:

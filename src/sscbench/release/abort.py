@@ -57,10 +57,9 @@ class AbortWatch:
     def _load(self) -> dict[str, Any]:
         """The study's typed-family cases and worlds, once."""
         if self._cases is None:
-            from sscbench.faults.registry import typed_family_names
+            from sscbench.release.trials import typed_cases
 
-            cases = self.study.cases.values()
-            self._cases = {c.case_id: c for c in cases if c.operator in typed_family_names()}
+            self._cases = typed_cases(self.study)
             self._worlds = self.study.worlds if self._cases else {}
         return self._cases
 

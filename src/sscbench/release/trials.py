@@ -50,14 +50,19 @@ def add_record(
         trial.verdict = judge(spec_for(case.operator), record)
 
 
+def typed_cases(study: Study) -> dict[str, Case]:
+    """The study's cases of typed families (the ones the release judges), by case id."""
+    typed = set(typed_family_names())
+    return {k: c for k, c in study.cases.items() if c.operator in typed}
+
+
 def load_trials(study: str | Path | Study) -> list[Trial]:
     """Every typed-family unit of a study with its control and injected trial records."""
     loaded = Study.of(study)
     store = loaded.store
     if not store.cases.exists():
         return []  # e.g. a folder holding only measurements
-    typed = set(typed_family_names())
-    cases = {k: c for k, c in loaded.cases.items() if c.operator in typed}
+    cases = typed_cases(loaded)
     if not cases:
         return []
     worlds = loaded.worlds  # a config.json that cannot be read: DataError naming it

@@ -10,7 +10,6 @@ import pytest
 
 from sscbench.agents.recorded import RecordedRun
 from sscbench.agents.replay import (
-    FINAL_TEXT,
     ReplayAgent,
     ReplayUser,
     legacy_normalized,
@@ -20,7 +19,6 @@ from sscbench.agents.replay import (
 from sscbench.agents.scripted import scripted_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.core.injection import Injection, SuppressHook
-from sscbench.core.user import STOP
 from sscbench.errors import DataError
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.users.scripted import scripted_user_factory
@@ -200,14 +198,50 @@ def test_full_replay_reproduces_recorded_rewards(recorded) -> None:
         assert result.end.reward == run.reward, run.task_id
 
 
+def recorded_turns(run: RecordedRun, turns: int | None = None) -> list[tuple[str | None, list]]:
+    """The recording's assistant turns as (text, call ids), for comparing with a ledger."""
+    chosen = run.assistant_turns()[:turns]
+    return [(m.content, [c.id for c in m.tool_calls or ()]) for m in chosen]
+
+
+def ledger_turns(result: EpisodeResult) -> list[tuple[str | None, list]]:
+    """The ledger's assistant turns as (text, call ids)."""
+    events = [e for e in result.ledger if e.type == "assistant"]
+    return [(e.content, [c.id for c in e.tool_calls]) for e in events]
+
+
 def test_replay_stops_after_the_prefix_without_continuation(recorded) -> None:
     runs, world = recorded
     run = runs[0]
     result = replay(world, run, 2)
-    assert result.end.agent_turns == 3
-    last_agent = [e for e in result.ledger if e.type == "assistant"][-1]
-    assert last_agent.content == FINAL_TEXT
-    assert result.ledger[-1].type == "user" and result.ledger[-1].content == STOP
+    # Exactly the two recorded turns, nothing after them: the episode ends with the
+    # recording instead of a closing line the model never wrote.
+    assert ledger_turns(result) == recorded_turns(run, 2)
+    assert result.end.agent_turns == 2 and result.end.termination == "agent_end"
+    assert result.ledger[-1].type != "assistant"
+
+
+def test_a_recording_ending_on_the_user_side_adds_no_agent_text(recorded) -> None:
+    _, world = recorded
+    raw = tiny_run(0)
+    raw["traj"][-1]["content"] = "Thanks, that is all I needed."  # the user speaks last, no stop
+    run = RecordedRun.model_validate(raw)
+    result = replay(world, run, None)
+    assert ledger_turns(result) == recorded_turns(run)
+    assert result.ledger[-1].type == "user"
+    assert result.ledger[-1].content == "Thanks, that is all I needed."
+    assert result.end.termination == "agent_end" and result.end.agent_turns == 2
+    assert result.end.status == "completed"
+
+
+def test_a_recording_ending_on_a_tool_answer_adds_no_agent_text(recorded) -> None:
+    _, world = recorded
+    raw = tiny_run(0)
+    del raw["traj"][4:]  # the recording stops after the tool's answer (a cut-short run)
+    run = RecordedRun.model_validate(raw)
+    result = replay(world, run, None)
+    assert ledger_turns(result) == recorded_turns(run)
+    assert result.ledger[-1].type == "tool" and result.end.termination == "agent_end"
 
 
 def test_replay_hands_over_to_a_scripted_continuation(recorded) -> None:

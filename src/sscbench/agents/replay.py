@@ -7,7 +7,8 @@ with roles system / user / assistant / tool; assistant tool calls in OpenAI form
 assistant turns — text and tool calls, with their recorded ids and arguments — for
 the first ``turns`` assistant turns, so the prefix's tool calls re-execute against the
 env (and any injection). After the prefix it hands over to a continuation agent, or
-answers with a fixed final text. :class:`ReplayUser` replays the recorded user
+ends the episode (an ``end`` turn: nothing is added to the ledger, so a replay holds only
+text the recording held — never a closing line the model did not write). :class:`ReplayUser` replays the recorded user
 messages of the same prefix, then hands over to a continuation user or stops.
 
 :func:`observation_matches` pairs the prefix's delivered observations with the
@@ -32,8 +33,6 @@ from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
 from sscbench.core.user import STOP, User, UserFactory
 from sscbench.errors import DataError
 from sscbench.jsonl import loads_json
-
-FINAL_TEXT = "Thank you for contacting us. Goodbye."
 
 
 def load_trajectories(path: str | Path) -> list[RecordedRun]:
@@ -95,8 +94,9 @@ class ReplayAgent:
     """Re-emits a recording's first ``turns`` assistant turns, then hands over.
 
     ``turns=None`` replays every recorded turn. After the prefix, ``continuation``
-    (an :class:`Agent`) takes over with the ledger as it stands; without one, every
-    further turn is ``final_text``.
+    (an :class:`Agent`) takes over with the ledger as it stands; without one, the next
+    turn is an ``end`` turn and the episode stops with the recording (termination
+    ``agent_end``): no text the model never wrote enters its ledger.
     """
 
     def __init__(
@@ -104,7 +104,6 @@ class ReplayAgent:
         run: RecordedRun,
         turns: int | None = None,
         continuation: Agent | None = None,
-        final_text: str = FINAL_TEXT,
         source: str = "",
         sha256: str | None = None,
     ):
@@ -114,7 +113,6 @@ class ReplayAgent:
         self.run = run
         self.turns = len(recorded) if turns is None else min(turns, len(recorded))
         self.continuation = continuation
-        self.final_text = final_text
         self.source = source
         self.sha256 = sha256
         self._messages = recorded[: self.turns]
@@ -129,7 +127,7 @@ class ReplayAgent:
         return self._next
 
     async def act(self, ledger: Sequence[LedgerEvent]) -> AgentTurn:
-        """The next recorded turn, or the continuation's / the final text."""
+        """The next recorded turn, then the continuation's, or an ``end`` turn."""
         self._ledger = ledger
         if self._next < len(self._messages):
             if not self._diverged:
@@ -144,7 +142,7 @@ class ReplayAgent:
             return AgentTurn(content=message.content, tool_calls=calls)
         if self.continuation is not None:
             return await self.continuation.act(ledger)
-        return AgentTurn(content=self.final_text)
+        return AgentTurn(end=True)
 
     def _matches(self) -> list[ObservationMatch]:
         return observation_matches(self.run, self._ledger)
@@ -239,13 +237,12 @@ def replay_agent_factory(
     run: RecordedRun,
     turns: int | None = None,
     continuation: AgentFactory | None = None,
-    final_text: str = FINAL_TEXT,
 ) -> AgentFactory:
     """An agent factory replaying ``run``'s prefix, then the continuation's agent."""
 
     def build(context: RunContext) -> ReplayAgent:
         inner = continuation(context) if continuation is not None else None
-        return ReplayAgent(run, turns, inner, final_text)
+        return ReplayAgent(run, turns, inner)
 
     return build
 
@@ -334,7 +331,6 @@ def observation_matches(run: RecordedRun, ledger: Sequence[LedgerEvent]) -> list
 
 
 __all__ = [
-    "FINAL_TEXT",
     "ObservationMatch",
     "ReplayAgent",
     "ReplayUser",

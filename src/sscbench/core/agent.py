@@ -13,10 +13,16 @@ from sscbench.world.world import World
 
 @dataclass(frozen=True)
 class AgentTurn:
-    """What an agent does in one turn: reply to the user, call tools, or both."""
+    """What an agent does in one turn: reply to the user, call tools, or both.
+
+    ``end`` says the agent has no further turn (a replayed recording has run out): the
+    episode ends there and nothing is added to the ledger, so no text the model never
+    wrote is ever put in its mouth.
+    """
 
     content: str | None = None
     tool_calls: tuple[ToolCall, ...] = ()
+    end: bool = False
 
 
 RUN_KIND_OPTION = "run_kind"

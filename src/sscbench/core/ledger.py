@@ -208,7 +208,7 @@ class RunEnd(_Event):
 
     type: Literal["run_end"] = "run_end"
     status: Literal["completed", "missing"]
-    termination: Literal["user_stop", "transfer", "max_steps", "harness_error"]
+    termination: Literal["user_stop", "transfer", "max_steps", "harness_error", "agent_end"]
     agent_turns: int
     reward: float | None
     state_matches: bool | None

@@ -3,7 +3,8 @@
 A tool call goes through the one execution point (with the run's fault hooks); a
 text reply goes to the user; the user's ``###STOP###`` or a call to
 ``transfer_to_human_agents`` ends the episode; so does the step limit, counted in
-agent turns. Nothing here touches the disk: the result is returned whole.
+agent turns, and an agent's ``end`` turn (a replayed recording that has run out), which
+adds nothing to the ledger. Nothing here touches the disk: the result is returned whole.
 """
 
 from __future__ import annotations
@@ -120,13 +121,17 @@ class _Conversation:
         first_tool_call_only: bool,
     ) -> None:
         """The turns: the agent acts; a tool call is executed, a text goes to the user; ends
-        at the step limit, a transfer or the user's stop."""
+        at the step limit, a transfer, the user's stop or the agent's end."""
         ledger = self.result.ledger
         self.add(SystemEvent, content=system_prompt)
         self.add(UserEvent, content=await user.first_message())
         while self.turns < max_steps:
             self.turns += 1
             turn = await agent.act(ledger)
+            if turn.end:  # nothing more to say (a recording ran out): no step is invented
+                self.turns -= 1
+                self.termination = "agent_end"
+                break
             calls = turn.tool_calls[:1] if first_tool_call_only else turn.tool_calls
             self.add(AssistantEvent, content=turn.content, tool_calls=tuple(calls))
             if calls:

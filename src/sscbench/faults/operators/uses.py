@@ -28,14 +28,32 @@ from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.operators.base import NEGATION_CUE, VERIFY_CUE, sentence_around
 
-# the sentence stating v′ says it is wrong or inconsistent (without necessarily giving v)
-REJECT_CUE = re.compile(
-    r"\b(wrong|incorrect|erroneous|in error|a mistake|an error|invalid|"
-    r"cannot be (?:on|right|correct)|can'?t be (?:on|right|correct)|"
-    r"not (?:be )?(?:right|correct|valid|accurate)|correct(?:ion to)? what I|"
+# The sentence stating v′ says it is wrong (without necessarily giving v). Four ways a
+# sentence does that, each a principle rather than a phrasing:
+#   * a predicate of falsity: "wrong", "incorrect", "inaccurate", "mistaken", "an error";
+#   * the value's truth denied, negated or under a modal of impossibility: "is not right",
+#     "isn't accurate", "cannot/can't/could not/must not be right (or: be on that date)",
+#     "makes no sense";
+#   * the agent retracting its own earlier statement: "correct what I said", "a correction
+#     to what I listed", "correcting my earlier message", "I misspoke", "take back what I";
+#   * the return date before the outbound (the ReturnDate contract's impossibility).
+_FALSITY = r"wrong|incorrect|inaccurate|erroneous|mistaken|in error|a mistake|an error|invalid"
+_DENIED = (
+    r"(?:cannot|can'?t|can not|could ?not|couldn'?t|must ?not|mustn'?t)"
+    r"\s+(?:possibly\s+|really\s+)?be\s+(?:on|right|correct|accurate|valid|true)|"
+    r"(?:not|isn'?t|aren'?t|wasn'?t|weren'?t)\s+(?:be\s+)?(?:right|correct|valid|accurate|true)|"
+    r"(?:does not|doesn'?t) make sense|makes no sense"
+)
+_RETRACTED = (
+    r"correct(?:ion to|ing)? what I|correct(?:ing)? (?:myself|my (?:earlier|previous|last))|"
+    r"I misspoke|I misstated|(?:take|taking) back what I|retract\w*"
+)
+_BEFORE_OUTBOUND = (
     r"(?:is|comes|falls|lies) (?:before|earlier than) (?:your|the|its) (?:outbound|departure)|"
-    r"precedes (?:your|the|its) (?:outbound|departure))\b",
-    re.IGNORECASE,
+    r"precedes (?:your|the|its) (?:outbound|departure)"
+)
+REJECT_CUE = re.compile(
+    rf"\b(?:{_FALSITY}|{_DENIED}|{_RETRACTED}|{_BEFORE_OUTBOUND})\b", re.IGNORECASE
 )
 # what opens an antecedent, and what ends one ("if it were a gift card, I would …")
 _OPENER = re.compile(

@@ -11,6 +11,8 @@ why the mutant is equivalent.
     python scripts/mutants.py                 # every mutant
     python scripts/mutants.py read-back-bound claims-control   # some, by name
     python scripts/mutants.py --list          # the set, without running it
+    python scripts/mutants.py --ignore tests/measure/test_read_back.py read-back-bound
+                                              # does it survive without that test?
 
 ``tests/test_mutants_script.py`` checks that every mutant's original snippet occurs
 exactly once in the source, so the set cannot rot silently when the code moves.
@@ -40,8 +42,14 @@ MEASURE_TESTS = (
     "tests/measure/test_write_effect_text.py",
     "tests/measure/test_item_text_forms.py",
     "tests/measure/test_read_back.py",
+    "tests/measure/test_event_rules.py",
 )
-RULE_TESTS = ("tests/faults/test_use_sentence_scope.py", *MEASURE_TESTS)
+RULE_TESTS = (
+    "tests/faults/test_use_sentence_scope.py",
+    "tests/faults/test_rejection_cues.py",
+    "tests/faults/test_hypothetical_scope.py",
+    *MEASURE_TESTS,
+)
 ADMISSION_TESTS = ("tests/admission",)
 ANALYSIS_TESTS = ("tests/analysis",)
 DEFINITION_TESTS = (
@@ -105,7 +113,7 @@ MUTANTS: tuple[Mutant, ...] = (
         'rf"\\b(?:{_FALSITY}|{_DENIED}|{_RETRACTED}|{_BEFORE_OUTBOUND})\\b"',
         'rf"\\b(?:{_FALSITY}|{_DENIED}|{_BEFORE_OUTBOUND})\\b"',
         "retracting one's own earlier statement of v′ rejects it",
-        ("tests/faults/test_rejection_cues.py", *RULE_TESTS),
+        RULE_TESTS,
     ),
     Mutant(
         "rejection-by-denial-dropped",
@@ -113,7 +121,7 @@ MUTANTS: tuple[Mutant, ...] = (
         'rf"\\b(?:{_FALSITY}|{_DENIED}|{_RETRACTED}|{_BEFORE_OUTBOUND})\\b"',
         'rf"\\b(?:{_FALSITY}|{_RETRACTED}|{_BEFORE_OUTBOUND})\\b"',
         "denying v′ (negated, or under a modal of impossibility) rejects it",
-        ("tests/faults/test_rejection_cues.py", *RULE_TESTS),
+        RULE_TESTS,
     ),
     Mutant(
         "witness-arguments-unchecked",
@@ -272,8 +280,11 @@ MUTANTS: tuple[Mutant, ...] = (
 )
 
 
-def run_mutant(mutant: Mutant, copy: Path, timeout: float) -> tuple[str, float, str]:
-    """Apply ``mutant`` to the copy, run its tests against it, restore the file.
+def run_mutant(
+    mutant: Mutant, copy: Path, timeout: float, ignore: tuple[str, ...] = ()
+) -> tuple[str, float, str]:
+    """Apply ``mutant`` to the copy, run its tests against it (less the ``ignore``d test
+    files: to see which tests a mutant survives without), restore the file.
 
     Returns (``"killed"`` | ``"survived"`` | ``"timeout"`` | ``"stale"``, seconds, the
     last lines of pytest's output).
@@ -285,10 +296,12 @@ def run_mutant(mutant: Mutant, copy: Path, timeout: float) -> tuple[str, float, 
     path.write_text(source.replace(mutant.original, mutant.mutated), "utf-8")
     env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
     command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    command += [f"--ignore={path}" for path in ignore]
+    tests = [t for t in mutant.tests if t not in ignore]
     started = time.monotonic()
     try:
         done = subprocess.run(
-            [*command, *mutant.tests],
+            [*command, *tests],
             cwd=ROOT,
             env=env,
             capture_output=True,
@@ -318,6 +331,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("names", nargs="*", help="mutants to run (default: all)")
     parser.add_argument("--list", action="store_true", help="print the set and exit")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per mutant")
+    parser.add_argument(
+        "--ignore", action="append", default=[], help="a test file to leave out (repeatable)"
+    )
     args = parser.parse_args(argv)
     chosen = [m for m in MUTANTS if not args.names or m.name in args.names]
     unknown = set(args.names) - {m.name for m in MUTANTS}
@@ -333,7 +349,7 @@ def main(argv: list[str] | None = None) -> int:
         shutil.copytree(SRC, copy, ignore=shutil.ignore_patterns("__pycache__"))
         check_copy(copy)
         for mutant in chosen:
-            status, seconds, tail = run_mutant(mutant, copy, args.timeout)
+            status, seconds, tail = run_mutant(mutant, copy, args.timeout, tuple(args.ignore))
             results.append((mutant, status))
             print(f"{status:9} {seconds:6.0f}s  {mutant.name}", flush=True)
             if status != "killed" and tail:

@@ -7,9 +7,10 @@ with roles system / user / assistant / tool; assistant tool calls in OpenAI form
 assistant turns — text and tool calls, with their recorded ids and arguments — for
 the first ``turns`` assistant turns, so the prefix's tool calls re-execute against the
 env (and any injection). After the prefix it hands over to a continuation agent, or
-ends the episode (an ``end`` turn: nothing is added to the ledger, so a replay holds only
-text the recording held — never a closing line the model did not write). :class:`ReplayUser` replays the recorded user
-messages of the same prefix, then hands over to a continuation user or stops.
+ends the episode (an ``end`` turn: nothing is added to the ledger, so a replay holds
+only text the recording held — never a closing line the model did not write).
+:class:`ReplayUser` replays the recorded user messages of the same prefix, then hands
+over to a continuation user or stops.
 
 :func:`observation_matches` pairs the prefix's delivered observations with the
 recorded ones. Recordings made before τ-bench renamed ``province`` to ``state`` in

@@ -247,3 +247,61 @@ def test_parse_second_reads_steps_quotes_and_refuses_bad_answers(measured):
     ):
         with pytest.raises(ValueError):
             parse_second(bad, ledger)
+
+
+@pytest.fixture(scope="module")
+def read_twice(measured, tmp_path_factory) -> Path:
+    """The measured study after a second reading whose quotes are invalid for the marked
+    run (so the report and the review pages show an invalid proposal beside the rules)."""
+    with OpenAIServer(QuotingJudge(honest=False)) as server:
+        study = _copy(measured, tmp_path_factory.mktemp("read"), server.base_url)
+        assert _invoke(study).exit_code == 0
+    return study
+
+
+def _between(html: str, start: str, end: str) -> str:
+    return html[html.index(start) : html.index(end, html.index(start))]
+
+
+def test_the_run_page_lists_the_second_reading_beside_the_rules(read_twice):
+    from sscbench.report.build import build_report
+
+    before = (read_twice / "measurements.jsonl").read_bytes()
+    report = build_report(read_twice, run_pages="all")
+    (reading,) = read_second_reading(read_twice / SECOND_READING).values()
+    page = (report.parent / "runs" / f"{reading.run_id}.html").read_text("utf-8")
+    panel = _between(page, 'id="second-reading"', "</table>")
+    assert "toy-judge" in panel and "a sentence nobody wrote" in panel
+    assert "does not occur at step" in panel and "invalid" in panel
+    row = Study.open(read_twice).measurements[reading.run_id]
+    marks = _between(page, 'id="marks-table"', "</table>")
+    assert f'data-mark="T_U">{row.T_U}<' in marks  # the marks keep the rule reading
+    other = next(r for r in _faulted(read_twice) if r.run_id != reading.run_id)
+    assert "second-reading" not in (report.parent / "runs" / f"{other.run_id}.html").read_text()
+    validation = _between(report.read_text("utf-8"), 'id="validation"', "</section>")
+    assert "1 of 2 checked faulted runs marked unread, 1 sent" in validation
+    assert "second-reading-standing" in validation
+    csv = (report.parent / "tables" / "second_reading.csv").read_text("utf-8")
+    assert "T_U,invalid,1" in csv
+    assert (read_twice / "measurements.jsonl").read_bytes() == before
+
+
+def test_review_export_shows_the_second_reading_only_when_asked(read_twice, tmp_path):
+    from sscbench.review.export import export_review
+
+    (reading,) = read_second_reading(read_twice / SECOND_READING).values()
+    for asked in (False, True):
+        out = tmp_path / f"review-{asked}"
+        key = tmp_path / f"key-{asked}.json"
+        summary = export_review(read_twice, out, key=key, second_reading=asked)
+        mapping = json.loads(key.read_text("utf-8"))["runs"]
+        review_id = next(r for r, run in mapping.items() if run == reading.run_id)
+        page = (out / "pages" / f"{review_id}.html").read_text("utf-8")
+        assert ("second-reading" in page) is asked
+        assert summary["second_readings"] == (1 if asked else 0)
+        if asked:
+            assert "a sentence nobody wrote" in page and "does not occur at step" in page
+            assert reading.run_id not in page  # the run id stays masked
+        others = [r for r, run in mapping.items() if run != reading.run_id]
+        for other in others:
+            assert "second-reading" not in (out / "pages" / f"{other}.html").read_text()

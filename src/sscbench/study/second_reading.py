@@ -35,6 +35,14 @@ Standing = Literal["agrees", "disagrees", "rules-undecided", "invalid"]
 """How one proposal stands to the rule reading: the same value; another value; a value
 where the rules have none (undecidable); or a proposal whose evidence failed its check."""
 
+STANDING_WORDS = {
+    "agrees": "agrees with the rules",
+    "disagrees": "disagrees with the rules",
+    "rules-undecided": "a value where the rules are undecided",
+    "invalid": "invalid: its quote is not at that step",
+}
+"""How a standing reads beside the rule reading (report, review pages)."""
+
 
 def unread_of(row: MeasurementRow) -> int | None:
     """The row's ``unread`` count, or None when the row has none (not checked: never 0)."""
@@ -149,15 +157,55 @@ def compare(reading: SecondReading, row: MeasurementRow) -> dict[str, Standing]:
     return out
 
 
+def study_readings(study: str | Path) -> dict[str, SecondReading]:
+    """The study's second readings by run id ({} without ``second_reading.jsonl``)."""
+    return read_second_reading(Path(study) / SECOND_READING)
+
+
+def run_panel(reading: SecondReading | None, row: MeasurementRow) -> dict[str, Any] | None:
+    """What a run page shows of its second reading (None: the run was not sent)."""
+    if reading is None:
+        return None
+    standing = compare(reading, row)
+    lines = []
+    for quantity in QUANTITIES:
+        proposal = reading.proposals.get(quantity)
+        lines.append(
+            {
+                "quantity": quantity,
+                "rule": rule_value(row, quantity),
+                "proposed": None if proposal is None else proposal.value,
+                "quote": None if proposal is None else proposal.quote,
+                "quote_step": None if proposal is None else proposal.quote_step,
+                "valid": None if proposal is None else proposal.valid,
+                "problem": None if proposal is None else proposal.problem,
+                "standing": standing.get(quantity),
+                "words": STANDING_WORDS.get(standing.get(quantity, ""), ""),
+            }
+        )
+    return {
+        "model": reading.model,
+        "prompt": reading.prompt_sha256[:16],
+        "unread": reading.unread,
+        "unread_steps": reading.unread_steps,
+        "abstention": reading.abstention,
+        "reason": reading.reason,
+        "lines": lines,
+    }
+
+
 __all__ = [
     "QUANTITIES",
     "SECOND_READING",
+    "STANDING_WORDS",
     "Proposal",
     "SecondReading",
     "compare",
     "is_marked",
     "read_second_reading",
     "rule_value",
+    "run_panel",
+    "study_readings",
     "unread_of",
     "unread_steps_of",
     "write_second_reading",

@@ -305,3 +305,10 @@ def test_review_export_shows_the_second_reading_only_when_asked(read_twice, tmp_
         others = [r for r, run in mapping.items() if run != reading.run_id]
         for other in others:
             assert "second-reading" not in (out / "pages" / f"{other}.html").read_text()
+
+
+def test_the_file_names_its_schema_one_line_per_marked_run(read_twice):
+    (line,) = (read_twice / SECOND_READING).read_text("utf-8").splitlines()
+    record = json.loads(line)
+    assert record["schema"] == "sscbench.second-reading/1" and "schema_" not in record
+    assert set(record) >= {"run_id", "model", "prompt_sha256", "proposals", "abstention"}

@@ -86,7 +86,7 @@ class SecondReading(BaseModel):
     unread, and the proposals, or the abstention's reason (a failed call, an unparsable
     answer: never a negative)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, serialize_by_alias=True)
 
     schema_: str = Field(SCHEMA, alias="schema")
     run_id: str

@@ -312,3 +312,13 @@ def test_the_file_names_its_schema_one_line_per_marked_run(read_twice):
     record = json.loads(line)
     assert record["schema"] == "sscbench.second-reading/1" and "schema_" not in record
     assert set(record) >= {"run_id", "model", "prompt_sha256", "proposals", "abstention"}
+
+
+def test_a_reading_from_an_earlier_measurement_is_flagged_stale(read_twice, tmp_path):
+    from sscbench.study.second_reading import run_panel
+
+    (reading,) = read_second_reading(read_twice / SECOND_READING).values()
+    row = Study.open(read_twice).measurements[reading.run_id]
+    assert reading.measured_from is not None
+    assert not run_panel(reading, row, reading.measured_from)["stale"]
+    assert run_panel(reading, row, "0" * 64)["stale"]

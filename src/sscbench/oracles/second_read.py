@@ -25,6 +25,7 @@ from sscbench.oracles.chat import CallFailed, ChatCaller
 from sscbench.oracles.second_reader import PROMPT_SHA256, parse_second, second_messages
 from sscbench.progress import progress
 from sscbench.study.rows import MeasurementRow
+from sscbench.study.seal import file_sha256
 from sscbench.study.second_reading import (
     SECOND_READING,
     SecondReading,
@@ -63,24 +64,30 @@ def marked_rows(study: Study) -> tuple[list[MeasurementRow], int]:
     return [r for r in rows if is_marked(r)], unchecked
 
 
-def _reading(row: MeasurementRow, endpoint: EndpointConfig, **fields: Any) -> SecondReading:
+def _reading(
+    row: MeasurementRow, endpoint: EndpointConfig, measured: str | None, **fields: Any
+) -> SecondReading:
     return SecondReading(
         run_id=row.run_id,
         model=endpoint.model,
         base_url=endpoint.base_url,
         prompt_sha256=PROMPT_SHA256,
+        measured_from=measured,
         unread=unread_of(row) or 0,
         unread_steps=unread_steps_of(row),
         **fields,
     )
 
 
-def read_one(study: Study, row: MeasurementRow, chat: ChatCaller) -> SecondReading:
-    """One marked run's reading; EndpointUnreachable propagates (the study's stop)."""
+def read_one(
+    study: Study, row: MeasurementRow, chat: ChatCaller, measured: str | None = None
+) -> SecondReading:
+    """One marked run's reading (``measured``: the sha256 of the measurements that marked
+    it); EndpointUnreachable propagates (the study's stop)."""
     endpoint = chat.config
     case = study.cases.get(str(row.case_id))
     if case is None or case.contract is None:
-        return _reading(row, endpoint, abstention="the case has no fault contract")
+        return _reading(row, endpoint, measured, abstention="the case has no fault contract")
     world = study.worlds.get(case.domain)
     ledger = study.ledger(row.run_id)
     messages = second_messages(
@@ -92,12 +99,14 @@ def read_one(study: Study, row: MeasurementRow, chat: ChatCaller) -> SecondReadi
     try:
         text = chat.ask(messages, f"second reading of {row.run_id}")
     except CallFailed as exc:
-        return _reading(row, endpoint, abstention=f"call failed: {exc}")
+        return _reading(row, endpoint, measured, abstention=f"call failed: {exc}")
     try:
         proposals, reason = parse_second(text, ledger)
     except ValueError as exc:
-        return _reading(row, endpoint, abstention=f"unparsable answer: {chat.redact(str(exc))}")
-    return _reading(row, endpoint, proposals=proposals, reason=chat.redact(reason)[:500])
+        return _reading(
+            row, endpoint, measured, abstention=f"unparsable answer: {chat.redact(str(exc))}"
+        )
+    return _reading(row, endpoint, measured, proposals=proposals, reason=chat.redact(reason)[:500])
 
 
 def second_read(
@@ -139,23 +148,23 @@ def _read_all(
     """Read each marked run (within the bound) into ``result``; after an unreachable
     endpoint, the rest are recorded as not sent."""
     chat = ChatCaller(OracleSettings(endpoint=endpoint), "second-reader")
+    measured = file_sha256(study.measurements_path)
     try:
         with progress("second reading", len(marked)) as bar:
             for index, row in enumerate(marked):
+                bar.advance()
                 if index >= max_runs:
                     why = f"not sent: beyond [second_reader] max_runs = {max_runs}"
                 elif result.stopped is not None:
                     why = f"not sent: the endpoint is unreachable ({result.stopped.reason})"
                 else:
                     try:
-                        result.readings.append(read_one(study, row, chat))
+                        result.readings.append(read_one(study, row, chat, measured))
                         continue
                     except EndpointUnreachable as exc:
                         result.stopped = exc
                         why = f"call failed: the endpoint is unreachable ({exc.reason})"
-                    finally:
-                        bar.advance()
-                result.readings.append(_reading(row, endpoint, abstention=why))
+                result.readings.append(_reading(row, endpoint, measured, abstention=why))
     finally:
         result.calls = chat.requests
         chat.close()

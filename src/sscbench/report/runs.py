@@ -30,6 +30,7 @@ from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
 from sscbench.study.folder import IndexEntry
 from sscbench.study.rows import MeasurementRow
+from sscbench.study.seal import file_sha256
 from sscbench.study.second_reading import run_panel, study_readings
 
 MARKS = {
@@ -182,6 +183,7 @@ def write_run_pages(
     prompts: dict[str, str] = {}
     reasons = _reasons(entries) if any(r.status != "completed" for r in rows) else {}
     second = study_readings(study)  # the second reader's proposals, shown beside the rules
+    measured = file_sha256(study / "measurements.jsonl") if second else None
     for row in counted(rows, "report: run pages"):
         run_id = row.run_id
         if run_id not in chosen:
@@ -205,7 +207,7 @@ def write_run_pages(
             partner_kind=other,
             why=reasons.get(run_id) or _why(row),
             clean_page=page_name(str(row.clean_run_id)) if row.clean_run_id in chosen else None,
-            second=run_panel(second.get(run_id), row),
+            second=run_panel(second.get(run_id), row, measured),
         )
         write_utf8(out / page_name(run_id), html)
     prompt_page = env.get_template("prompt.html.j2")

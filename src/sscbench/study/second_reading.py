@@ -93,6 +93,9 @@ class SecondReading(BaseModel):
     model: str
     base_url: str
     prompt_sha256: str
+    measured_from: str | None = Field(
+        None, description="sha256 of the measurements.jsonl whose marks sent the run"
+    )
     unread: int
     unread_steps: list[dict[str, Any]] = Field(default_factory=list)
     abstention: str | None = None
@@ -162,8 +165,12 @@ def study_readings(study: str | Path) -> dict[str, SecondReading]:
     return read_second_reading(Path(study) / SECOND_READING)
 
 
-def run_panel(reading: SecondReading | None, row: MeasurementRow) -> dict[str, Any] | None:
-    """What a run page shows of its second reading (None: the run was not sent)."""
+def run_panel(
+    reading: SecondReading | None, row: MeasurementRow, measured: str | None = None
+) -> dict[str, Any] | None:
+    """What a run page shows of its second reading (None: the run was not sent);
+    ``measured`` is the sha256 of today's measurements (a reading sent from other marks
+    is flagged ``stale``)."""
     if reading is None:
         return None
     standing = compare(reading, row)
@@ -190,6 +197,7 @@ def run_panel(reading: SecondReading | None, row: MeasurementRow) -> dict[str, A
         "unread_steps": reading.unread_steps,
         "abstention": reading.abstention,
         "reason": reading.reason,
+        "stale": measured is not None and reading.measured_from not in (None, measured),
         "lines": lines,
     }
 

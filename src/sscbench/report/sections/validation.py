@@ -18,6 +18,7 @@ from sscbench.report.model import Cell, RunSets, Section, Table
 from sscbench.report.sections.validation_review import agreement_tables
 from sscbench.report.sections.validation_second import second_reading_panel
 from sscbench.study.rows import MeasurementRow
+from sscbench.study.seal import file_sha256
 from sscbench.study.second_reading import study_readings
 
 Row = dict[str, Any]
@@ -60,7 +61,9 @@ def build(ctx: ReportContext) -> Section:
 def _second_reading(ctx: ReportContext, section: Section) -> None:
     """Add the second reader's panel (runs marked unread, sent, answered, and where its
     proposals stand to the rule reading) when the study has unread marks or readings."""
-    panel = second_reading_panel(ctx.measured, study_readings(ctx.study), ctx.sets)
+    readings = study_readings(ctx.study)
+    measured = file_sha256(ctx.study / "measurements.jsonl")
+    panel = second_reading_panel(ctx.measured, readings, ctx.sets, measured)
     if panel is None:
         return
     tables, section.csvs["second_reading"], summary = panel

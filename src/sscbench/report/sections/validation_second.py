@@ -25,10 +25,14 @@ Row = dict[str, Any]
 
 
 def second_reading_panel(
-    rows: list[MeasurementRow], readings: dict[str, SecondReading], sets: RunSets
+    rows: list[MeasurementRow],
+    readings: dict[str, SecondReading],
+    sets: RunSets,
+    measured: str | None = None,
 ) -> tuple[list[Table], list[Row], str] | None:
     """The panel's tables, its CSV rows (``second_reading``) and a one-line summary;
-    None when no row carries an unread count and nothing was read a second time."""
+    None when no row carries an unread count and nothing was read a second time.
+    ``measured`` (today's measurements' sha256) names readings sent from other marks."""
     faulted = [r for r in rows if r.kind == "faulted" and r.status == "completed"]
     checked = [r for r in faulted if unread_of(r) is not None]
     if not checked and not readings:
@@ -85,6 +89,12 @@ def second_reading_panel(
         f"{len(abstained)} abstained{f' ({why})' if why else ''}; an abstention is no "
         "reading, never a negative. The proposals never replace the rule reading."
     )
+    stale = [r for r in readings.values() if r.measured_from not in (None, measured)]
+    if measured is not None and stale:
+        summary += (
+            f" {len(stale)} readings were sent from an earlier measurement: run "
+            "sscbench second-read again."
+        )
     return [counts, table], csv, summary
 
 

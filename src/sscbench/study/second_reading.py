@@ -39,7 +39,7 @@ STANDING_WORDS = {
     "agrees": "agrees with the rules",
     "disagrees": "disagrees with the rules",
     "rules-undecided": "a value where the rules are undecided",
-    "invalid": "invalid: its quote is not at that step",
+    "invalid": "invalid: no quote found at its step",
 }
 """How a standing reads beside the rule reading (report, review pages)."""
 

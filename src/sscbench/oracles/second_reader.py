@@ -50,6 +50,8 @@ SYSTEM_PROMPT = L1_JUDGEMENT + SECOND_ANSWER
 PROMPT_SHA256 = hashlib.sha256(SYSTEM_PROMPT.encode("utf-8")).hexdigest()
 """Recorded with every reading: which prompt the proposals answer."""
 
+QUOTE_KEPT = 1000
+"""Characters of an invalid quote kept (a valid one is part of its step's text)."""
 KEYS = {"t_s", "t_s_quote", "adopted", "t_u", "t_u_quote", "reason"}
 _SPACE = re.compile(r"\s+")
 
@@ -144,6 +146,8 @@ def _located(ledger: list[LedgerEvent], step: int | None, quote: Any, none: str)
         return Proposal(value=none, valid=True)
     problem = quote_problem(ledger, step, quote)
     text = quote if isinstance(quote, str) else None
+    if text is not None and problem is not None:
+        text = text[:QUOTE_KEPT]  # a valid quote is bounded by its step; an invalid one is not
     return Proposal(value=step, quote=text, quote_step=step, valid=problem is None, problem=problem)
 
 

@@ -23,6 +23,7 @@ from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
 from sscbench.oracles.cli import validate_oracle_command
 from sscbench.oracles.run_scoring import check_scoring
+from sscbench.oracles.second_cli import second_read_command
 from sscbench.release.abort import watch_campaign
 from sscbench.release.cli import gate_command, release_app
 from sscbench.release.containment import check_campaign
@@ -75,6 +76,7 @@ app.command("admit")(admit_cases)
 app.command("measure")(measure)
 app.command("calibrate")(calibrate)
 app.command("validate-oracle")(validate_oracle_command)
+app.command("second-read")(second_read_command)
 app.command("report")(report)
 app.command("diff")(diff_command)
 

@@ -43,7 +43,7 @@ Answer with one JSON object and nothing else:
 {"adopted": true or false, "t_u": step number or null, "reason": "one sentence"}
 t_u must be null when adopted is false."""
 
-L1_INSTRUCTIONS = """You audit one trajectory of a tool-using customer-service agent
+L1_JUDGEMENT = """You audit one trajectory of a tool-using customer-service agent
 against a fault contract. The contract names an affected fact, a false value v' that a
 fault may have made one tool observation assert, the true value v, and the relation
 through which other observations refute v'. The fault may or may not have been
@@ -57,11 +57,17 @@ commits to v' is adoption even when the text hedges. Entities may be named by an
 attribute that identifies them in what the agent was shown.
 
 If it adopted, give t_u: the step number (in brackets) of the FIRST event where the
-agent relies on v' (a message or a tool call of the agent).
+agent relies on v' (a message or a tool call of the agent)."""
+"""What the L1 judge decides; the second reader of marked runs
+(:mod:`sscbench.oracles.second_reader`) asks the same, with its own answer format."""
+
+ANSWER_FORMAT = """
 
 Answer with one JSON object and nothing else:
 {"adopted": true or false, "t_u": step number or null, "reason": "one sentence"}
 t_u must be null when adopted is false."""
+
+L1_INSTRUCTIONS = L1_JUDGEMENT + ANSWER_FORMAT
 
 
 def contract_text(contract: FaultContract) -> str:

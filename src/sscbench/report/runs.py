@@ -2,7 +2,9 @@
 
 A run page shows the numbered model-visible ledger with T_F, T_E, T_S and T_U marked
 and explained, the case's contract, the measurement row, and the evaluator-only log
-apart. The list (``runs/index.html``) embeds every run's summary and the numbered run
+apart; a run the rules marked unread and ``sscbench second-read`` sent to the judge
+model also shows its second reading beside the rule reading
+(:mod:`sscbench.study.second_reading`), never in its place. The list (``runs/index.html``) embeds every run's summary and the numbered run
 sets the main tables link to (``#set=N``); filters by operator, configuration,
 stratum, repetition and kind run in the page. No network; works from ``file://``.
 All text is escaped by jinja2's autoescape (the embedded JSON escapes ``<``).
@@ -28,6 +30,8 @@ from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
 from sscbench.study.folder import IndexEntry
 from sscbench.study.rows import MeasurementRow
+from sscbench.study.seal import file_sha256
+from sscbench.study.second_reading import run_panel, study_readings
 
 MARKS = {
     "T_F": "the fault-bearing observation is delivered",
@@ -178,6 +182,8 @@ def write_run_pages(
     runs_dir = study / "runs"
     prompts: dict[str, str] = {}
     reasons = _reasons(entries) if any(r.status != "completed" for r in rows) else {}
+    second = study_readings(study)  # the second reader's proposals, shown beside the rules
+    measured = file_sha256(study / "measurements.jsonl") if second else None
     for row in counted(rows, "report: run pages"):
         run_id = row.run_id
         if run_id not in chosen:
@@ -201,6 +207,7 @@ def write_run_pages(
             partner_kind=other,
             why=reasons.get(run_id) or _why(row),
             clean_page=page_name(str(row.clean_run_id)) if row.clean_run_id in chosen else None,
+            second=run_panel(second.get(run_id), row, measured),
         )
         write_utf8(out / page_name(run_id), html)
     prompt_page = env.get_template("prompt.html.j2")

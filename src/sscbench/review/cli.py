@@ -37,6 +37,12 @@ def export_command(
     key: Path | None = typer.Option(
         None, "--key", help="where the review-id key goes (default: STUDY/review-keys/OUT.json)"
     ),
+    second_reading: bool = typer.Option(
+        False,
+        "--second-reading",
+        help="show, on the pages of runs second-read sent to the judge model, the rule "
+        "reading and its proposals side by side (those pages are then not blind)",
+    ),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
 ) -> None:
     """Write one masked reviewer page per run, an index and an empty labels.jsonl; the key
@@ -46,7 +52,13 @@ def export_command(
     warn_if_being_written(study, "this review export")
     try:
         summary = export_review(
-            study, out, runs=runs, seed=seed, stratify=parse_stratify(stratify), key=key
+            study,
+            out,
+            runs=runs,
+            seed=seed,
+            stratify=parse_stratify(stratify),
+            key=key,
+            second_reading=second_reading,
         )
     except DataError as exc:
         _fail(exc)

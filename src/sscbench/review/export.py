@@ -26,6 +26,7 @@ from sscbench.measure.study import contract_runs, measure_entries
 from sscbench.review.labels import empty_label
 from sscbench.review.pages import render_index, render_page
 from sscbench.study.rows import MeasurementRow, rows_by_run
+from sscbench.study.second_reading import run_panel, study_readings
 from sscbench.study.study import Study
 
 STRATA_KEYS = ("operator", "stratum", "config")
@@ -127,11 +128,14 @@ def export_review(
     seed: int = 0,
     stratify: tuple[str, ...] = (),
     key: str | Path | None = None,
+    second_reading: bool = False,
 ) -> dict[str, Any]:
     """Write ``out/pages/rNNN.html``, ``out/index.html``, ``out/labels.jsonl`` and the key.
 
     Refuses a non-empty ``out`` or an existing key (labels must never be mixed up
     with another export's). Returns a summary (counts per stratum, the paths).
+    ``second_reading`` puts on the page of each run that ``second-read`` read the rule
+    reading and the second reader's proposals side by side (the page is then not blind).
     """
     if runs is not None and runs < 1:
         raise DataError("--runs", None, "must be >= 1")
@@ -148,6 +152,8 @@ def export_review(
     if key_path.resolve().is_relative_to(out.resolve()):
         raise DataError(key_path, None, "the key must be kept apart from the reviewer's folder")
     loaded = Study.open(study)
+    readings = study_readings(loaded.root) if second_reading else {}
+    rows = loaded.measurements if readings else {}
     pool = candidates(loaded)
     chosen = draw(pool, runs, seed, stratify)
     (out / "pages").mkdir(parents=True, exist_ok=True)
@@ -159,7 +165,10 @@ def export_review(
         review_id = f"r{number:0{width}d}"
         ledger = loaded.ledger(candidate.run_id)
         assert candidate.case.contract is not None
-        page = render_page(review_id, candidate.case.contract, ledger)
+        row = rows.get(candidate.run_id)
+        reading = readings.get(candidate.run_id)
+        panel = run_panel(reading, row) if row is not None else None
+        page = render_page(review_id, candidate.case.contract, ledger, panel)
         write_utf8(out / "pages" / f"{review_id}.html", page)
         mapping[review_id] = candidate.run_id
         listing.append({"review_id": review_id, "steps": len(ledger)})
@@ -173,6 +182,7 @@ def export_review(
         "out": str(out.resolve()),
         "seed": seed,
         "stratify": list(stratify),
+        "second_reading": second_reading,
         "runs": mapping,
     }
     atomic_write(key_path, json.dumps(record, indent=1))
@@ -180,6 +190,7 @@ def export_review(
         "exported": len(chosen),
         "population": len(pool),
         "strata": dict(sorted(strata.items())),
+        "second_readings": sum(mapping[r] in readings for r in mapping),
         "out": str(out),
         "key": str(key_path),
     }

@@ -2,7 +2,9 @@
 
 A page shows only what a reviewer labels from — the case contract and what the model
 saw — and never the run id, configuration, condition (control, literal, clean or
-faulted), evaluator log or automatic labels. Pages are self-contained HTML with every
+faulted), evaluator log or automatic labels; the one exception is an export asked for
+with ``--second-reading``, whose pages of runs the rules marked unread show the rule
+reading and the judge model's second reading side by side (no longer blind). Pages are self-contained HTML with every
 text escaped (jinja2 autoescape).
 """
 
@@ -29,6 +31,7 @@ dl.contract dd { margin-left: 1rem; }
 pre { white-space: pre-wrap; word-break: break-word; margin: 0.2rem 0; font-size: 0.85rem; }
 table { border-collapse: collapse; } td, th { border: 1px solid #ccc; padding: 0.2rem 0.5rem; }
 details.guide { border: 1px solid #ccc; border-radius: 4px; padding: 0.4rem 0.8rem; margin: 0.8rem 0; background: #fafafa; }
+.abstained { color: #8a4b00; font-weight: 600; }
 details.guide dt { font-weight: 600; margin-top: 0.4rem; } details.guide dd { margin-left: 1rem; }
 """
 
@@ -42,6 +45,16 @@ decide it: <a href="../index.html#guide">How to label</a>, on the review folder'
 <h2>The contract</h2>
 <dl class="contract">{% for term, text in contract %}<dt>{{ term }}</dt><dd>{{ text }}</dd>
 {% endfor %}</dl>
+{% if second %}<h2 id="second-reading">The rule reading and a second reading (not blind)</h2>
+<p>This export was made with <code>--second-reading</code>: the rules could not fully read
+this run ({{ second.unread }} unread{% if second.unread_steps %}: {% for m in second.unread_steps %}step {{ m.step }} {{ m.kind }}{% if m.span %} “{{ m.span }}”{% endif %}{{ "; " if not loop.last }}{% endfor %}{% endif %}), and the judge model
+<code>{{ second.model }}</code> read it with the L1 oracle prompt. Its proposals stand beside the
+rule reading; neither is a label. Check each quote at its step below.</p>
+{% if second.abstention %}<p class="abstained">The judge abstained: {{ second.abstention }} (no reading, never a negative).</p>
+{% else %}<table><tr><th>quantity</th><th>rules</th><th>second reader</th><th>quoted evidence</th><th>standing</th></tr>
+{% for l in second.lines %}<tr><th>{{ l.quantity }}</th><td>{{ l.rule if l.rule is not none else "–" }}</td><td>{{ l.proposed if l.proposed is not none else "–" }}</td>
+<td>{% if l.quote %}<a href="#step-{{ l.quote_step }}">step {{ l.quote_step }}</a>: <q>{{ l.quote }}</q>{% else %}–{% endif %}{% if l.problem %}<div class="abstained">{{ l.problem }}</div>{% endif %}</td><td>{{ l.words }}</td></tr>
+{% endfor %}</table>{% endif %}{% endif %}
 <h2>What the model saw</h2>
 {% for s in steps %}<div class="step {{ s.role }}" id="step-{{ s.step }}">
 <span class="n">{{ s.step }}</span> · {{ s.title }}
@@ -149,13 +162,21 @@ def trajectory_steps(ledger: list[LedgerEvent]) -> list[dict[str, Any]]:
     return steps
 
 
-def render_page(review_id: str, contract: FaultContract, ledger: list[LedgerEvent]) -> str:
-    """One reviewer page (self-contained HTML, all text escaped)."""
+def render_page(
+    review_id: str,
+    contract: FaultContract,
+    ledger: list[LedgerEvent],
+    second: dict[str, Any] | None = None,
+) -> str:
+    """One reviewer page (self-contained HTML, all text escaped); ``second`` (only from
+    ``review export --second-reading``, which unmasks the page) is the run's rule reading
+    and second reading side by side (:func:`sscbench.study.second_reading.run_panel`)."""
     return _ENV.from_string(PAGE).render(
         review_id=review_id,
         style=STYLE,
         contract=contract_in_words(contract),
         steps=trajectory_steps(ledger),
+        second=second,
     )
 
 

@@ -22,7 +22,7 @@ from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
 from sscbench.study.config_hash import LATER, canonical_config_json
-from sscbench.study.config_oracles import OracleScoring
+from sscbench.study.config_oracles import OracleScoring, SecondReaderSettings
 from sscbench.study.ray_config import AgentRaySettings, RaySettings
 from sscbench.study.replay_config import ConfigPath, ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
@@ -213,6 +213,8 @@ class StudyConfig(_Strict):
     # Oracle settings scored after measuring: never changes what runs, so outside the
     # hash like prices (a study recorded without [oracles] resumes with it).
     oracles: OracleScoring | None = Field(None, exclude=True)
+    # The second reader of marked runs (sscbench second-read): outside the hash likewise.
+    second_reader: SecondReaderSettings | None = Field(None, exclude=True)
     _base_dir: Path = PrivateAttr(default_factory=Path.cwd)
 
     @model_validator(mode="after")

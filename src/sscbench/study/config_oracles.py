@@ -1,5 +1,7 @@
 """The ``[oracles]`` table of a study config: which oracle settings ``sscbench run``
-scores after measuring (Tables II and V of the report), and their endpoint.
+scores after measuring (Tables II and V of the report), and their endpoint; and the
+``[second_reader]`` table (``sscbench second-read``), whose judge model is that endpoint
+unless it names its own.
 
 Scoring never changes what runs: the table is left out of the config hash, so a study
 recorded without it (or with other settings) resumes, and adding ``[oracles]`` to a
@@ -10,8 +12,12 @@ against the oracle registry before any run by the layer that owns the oracles
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Any
+
 from pydantic import Field, field_validator
 
+from sscbench.errors import DataError
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.study.config_cases import Strict
 
@@ -49,3 +55,55 @@ class OracleScoring(Strict):
         if repeated:
             raise ValueError(f"each oracle setting is scored once; repeated: {repeated}")
         return names
+
+
+class SecondReaderSettings(Strict):
+    """``[second_reader]``: ``sscbench second-read`` sends the runs the rule reader marked
+    unread (``unread > 0``) to a judge model with the L1 oracle prompt. Its endpoint is the
+    study's judge model: ``[second_reader.endpoint]`` when given, else ``[oracles.endpoint]``
+    (one way to configure a judge model, not a second one)."""
+
+    endpoint: EndpointConfig | None = Field(
+        None, description="the judge's endpoint (default: [oracles.endpoint])"
+    )
+    max_runs: int = Field(
+        200, ge=1, le=100_000, description="marked runs sent at most (a bound on the cost)"
+    )
+
+
+def judge_settings(
+    oracles: OracleScoring | None, second: SecondReaderSettings | None
+) -> tuple[EndpointConfig | None, int]:
+    """The second reader's endpoint and run bound from a config's ``[second_reader]`` and
+    ``[oracles]`` tables (None: the study configures no judge model)."""
+    second = second or SecondReaderSettings()
+    endpoint = second.endpoint or (oracles.endpoint if oracles is not None else None)
+    return endpoint, second.max_runs
+
+
+def read_judge_settings(path: Path) -> tuple[EndpointConfig | None, int]:
+    """The second reader's endpoint and run bound from a study config file (only its
+    ``[oracles]`` and ``[second_reader]`` tables are read, so a study folder's own
+    ``config.toml`` serves without its relative inputs); DataError names the file and
+    field of a bad table."""
+    import tomllib
+
+    from pydantic import ValidationError
+
+    from sscbench.jsonl import read_text
+
+    try:
+        raw = tomllib.loads(read_text(path))
+    except tomllib.TOMLDecodeError as exc:
+        raise DataError(path, None, f"not valid TOML: {exc}") from None
+    tables: dict[str, Any] = {}
+    for name, model in (("oracles", OracleScoring), ("second_reader", SecondReaderSettings)):
+        if name not in raw:
+            continue
+        try:
+            tables[name] = model.model_validate(raw[name])
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in (name, *first["loc"]))
+            raise DataError(path, where, first["msg"].removeprefix("Value error, ")) from None
+    return judge_settings(tables.get("oracles"), tables.get("second_reader"))

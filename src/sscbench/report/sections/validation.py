@@ -1,6 +1,8 @@
 """The ``validation`` section (Table III b): the automatic measurement against reference
-labels, per operator and overall, and a review's reviewer-agreement panel
-(:mod:`~sscbench.report.sections.validation_review`) when the review folder has one."""
+labels, per operator and overall, a review's reviewer-agreement panel
+(:mod:`~sscbench.report.sections.validation_review`) when the review folder has one, and
+the second reader's panel (:mod:`~sscbench.report.sections.validation_second`) when the
+rows carry unread marks or the study has ``second_reading.jsonl``."""
 
 from __future__ import annotations
 
@@ -14,7 +16,10 @@ from sscbench.report.context import ReportContext
 from sscbench.report.inputs import reference_labels
 from sscbench.report.model import Cell, RunSets, Section, Table
 from sscbench.report.sections.validation_review import agreement_tables
+from sscbench.report.sections.validation_second import second_reading_panel
 from sscbench.study.rows import MeasurementRow
+from sscbench.study.seal import file_sha256
+from sscbench.study.second_reading import study_readings
 
 Row = dict[str, Any]
 ID = "validation"
@@ -29,6 +34,7 @@ def build(ctx: ReportContext) -> Section:
     folder = ctx.review_folder
     source, reference = reference_labels(ctx.loaded.store, ctx.cases, ctx.primary, folder)
     section = validation_section(source, reference, ctx.primary, ctx.sets)
+    _second_reading(ctx, section)
     agreement = ctx.agreement
     if agreement is None or folder is None:
         return section
@@ -50,6 +56,22 @@ def build(ctx: ReportContext) -> Section:
     )
     section.tables += kappa_tables
     return section
+
+
+def _second_reading(ctx: ReportContext, section: Section) -> None:
+    """Add the second reader's panel (runs marked unread, sent, answered, and where its
+    proposals stand to the rule reading) when the study has unread marks or readings."""
+    readings = study_readings(ctx.study)
+    measured = file_sha256(ctx.study / "measurements.jsonl")
+    panel = second_reading_panel(ctx.measured, readings, ctx.sets, measured)
+    if panel is None:
+        return
+    tables, section.csvs["second_reading"], summary = panel
+    if section.reason:  # no measurement-vs-reference panel, but this one applies
+        section.notes.append([{"t": f"No measurement-vs-reference panel: {section.reason}."}])
+        section.reason = ""
+    section.notes.append([{"t": summary}])
+    section.tables += tables
 
 
 def _agree(field: str, measured: Any, reference: Any) -> bool | None:

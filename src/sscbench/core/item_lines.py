@@ -108,8 +108,14 @@ def value_pattern(value: str) -> re.Pattern[str]:
     "full size" ~ "full-size" ~ "full‑size" with a Unicode hyphen), never a substring of
     another word ("red" ≠ "reduced") nor a clitic ("S" ≠ the s of "it's", "M" ≠ "I'm";
     a quoted value, "'S'", still counts)."""
-    parts = re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[^\w\s]", value)
-    body = _JOIN.join(re.escape(p) for p in parts) if parts else re.escape(value)
+    # a hyphen or dash is spacing (the joiner below), not a part: "in-ear" ~ "in ear"
+    parts = re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[^\w\s\-\u2010-\u2015]", value)
+    body = re.escape(parts[0]) if parts else re.escape(value)
+    for a, b in zip(parts, parts[1:], strict=False):
+        # two numbers stay apart ("30-50" is never "3050")
+        body += (
+            _JOIN.replace("*", "+") if a[0].isdigit() and b[0].isdigit() else _JOIN
+        ) + re.escape(b)
     return re.compile(r"(?<![\w])(?<!\w['’])" + body + r"(?![\w]|[-\u2010\u2011]\d)", re.I)
 
 

@@ -325,9 +325,13 @@ def _described_variant(
     return refs
 
 
-def _fitting(ref: ItemReference, order: Order) -> list[str]:
-    """The candidates whose shown options fit every current value said of the reference."""
+def _fitting(ref: ItemReference, order: Order, disputed: str | None = None) -> list[str]:
+    """The candidates whose shown options fit every current value said of the reference
+    (the option in dispute aside, when others are said: the words that identify the item
+    are the undisputed ones; the disputed value is what is said of it)."""
     stated = [s for s in ref.said if s.role == "current"]
+    if disputed is not None and any(s.key != disputed for s in stated):
+        stated = [s for s in stated if s.key != disputed]
     if not stated:
         return []
     return [
@@ -346,7 +350,7 @@ def _resolve(refs: list[ItemReference], order: Order, disputed: str | None = Non
     open_refs = [r for r in refs if r.target is None and len(r.candidates) > 1]
     for ref in open_refs:
         keys = {s.key for s in ref.said if s.role == "current"}
-        fits = _fitting(ref, order)
+        fits = _fitting(ref, order, disputed)
         if len(fits) == 1 and (len(keys) >= 2 or (disputed is not None and disputed not in keys)):
             ref.target, ref.how = fits[0], "options"
     apart = [r for r in open_refs if r.target is None and len(_fitting(r, order)) == 1]

@@ -23,7 +23,9 @@ from sscbench.faults.operators.item_records import one_option_neighbours
 from sscbench.world.load import load_world
 from test_realtext_rules import Ledger
 
-CATALOGUE = {p["name"]: p for p in load_world("tau-bench", "retail").base.tables["products"].values()}
+CATALOGUE = {
+    p["name"]: p for p in load_world("tau-bench", "retail").base.tables["products"].values()
+}
 ORDER_ID = "#W1000001"
 
 
@@ -218,9 +220,7 @@ def test_two_values_without_a_menu_cue_are_a_check_not_a_menu():
 
 # vacuum 1304426904 (canister, bagless, HEPA filter) shown with pet hair removal; a robotic
 # vacuum 4806644905 (bagless, cordless) in the same order
-VACUUMS = scenario(
-    "Vacuum Cleaner", "features", "1304426904", (("Vacuum Cleaner", "4806644905"),)
-)
+VACUUMS = scenario("Vacuum Cleaner", "features", "1304426904", (("Vacuum Cleaner", "4806644905"),))
 
 
 def test_two_items_of_one_product_bind_by_the_option_that_tells_them_apart():

@@ -261,7 +261,12 @@ def _merge(text: str, groups: list[_Group]) -> list[_Group]:
         prev = out[-1] if out else None
         joined = prev is not None and g.start - prev.end <= 30 and _compatible(prev, g)
         between = text[prev.end : g.start] if prev is not None else ""
-        display = prev is not None and _compatible(prev, g) and _DISPLAY.match(between)
+        # a name, its options and an id: the order item's, or a variant not in the order
+        display = (
+            prev is not None
+            and (_compatible(prev, g) or _variant(prev, g))
+            and _DISPLAY.match(between)
+        )
         if prev is not None and ((joined and _JOINER.match(between)) or display):
             named = prev if prev.how in ("name", "position") else g
             ident = g if named is prev else prev
@@ -288,6 +293,12 @@ _DISPLAY = re.compile(
 _ADJECTIVES = re.compile(
     r"\b(?:your|the|my|this|that|its|a|an)\s+((?:[\w%.\"'-]+,?\s+){1,4})$", re.I
 )
+
+
+def _variant(a: _Group, b: _Group) -> bool:
+    """A name followed by an id of no order item (a variant of the product, offered or
+    chosen: "Tablet (10-inch, 64GB, gold) — Item ID 123")."""
+    return a.how == "name" and b.how == "id" and not b.candidates
 
 
 def _compatible(a: _Group, b: _Group) -> bool:

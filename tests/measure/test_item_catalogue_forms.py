@@ -22,7 +22,9 @@ from hypothesis import strategies as st
 from sscbench.core.item_forms import catalogue_forms, product_words
 from sscbench.core.item_lines import OrderItem
 from sscbench.core.items import item_references
+from sscbench.faults.operators.item_records import one_option_neighbours
 from sscbench.world.load import load_world
+from test_item_error_classes import measure, scenario
 
 PRODUCTS = sorted(
     load_world("tau-bench", "retail").base.tables["products"].values(), key=lambda p: p["name"]
@@ -262,3 +264,31 @@ def test_catalogue_forms_lists_every_option_of_a_product():
         for k, values in _values(product).items():
             assert set(values) == set(forms[k])
             assert all(forms[k][v][0] == v for v in values)
+
+
+# ---- end to end: the measurement of a faulted order, over the catalogue ----------------
+
+FAULTS = [
+    (p["name"], iid, key)
+    for p in PRODUCTS
+    for iid in sorted(p["variants"])[:3]
+    for key in sorted({n[1] for n in one_option_neighbours(p, iid)})
+]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(fault=st.sampled_from(FAULTS), style=st.sampled_from(sorted(STYLES)), data=st.data())
+def test_a_display_line_of_the_faulted_item_is_measured_in_any_form(fault, style, data):
+    """A faulted order item (any product, any option with a one-option neighbour) named
+    in a display line with the shown value v′ in a written form: reliance at that step;
+    with the true value v in a written form: a use that states v."""
+    name, iid, key = fault
+    sc = scenario(name, key, iid)
+    values = _values(sc.product)[key]
+    shown = data.draw(st.sampled_from([sc.injected, sc.true]), label="value")
+    form = written(shown, key, values, style) or shown
+    options = {**sc.product["variants"][iid]["options"], key: form}
+    line = f"Here is your order:\n- {_display(name, '', iid, options)}\nShall I go on?"
+    m, (step,) = measure(sc, line)
+    assert m.t_s == step
+    assert (m.adopted, m.y_end) == ((1, "endorses") if shown == sc.injected else (0, "rejects"))

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from itertools import pairwise
 
 from sscbench.core.item_forms import product_words, values_written
 
@@ -111,7 +112,7 @@ def value_pattern(value: str) -> re.Pattern[str]:
     # a hyphen or dash is spacing (the joiner below), not a part: "in-ear" ~ "in ear"
     parts = re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[^\w\s\-\u2010-\u2015]", value)
     body = re.escape(parts[0]) if parts else re.escape(value)
-    for a, b in zip(parts, parts[1:], strict=False):
+    for a, b in pairwise(parts):
         # two numbers stay apart ("30-50" is never "3050")
         body += (
             _JOIN.replace("*", "+") if a[0].isdigit() and b[0].isdigit() else _JOIN
@@ -129,8 +130,8 @@ def find_values(text: str, values: Mapping[str, Sequence[str]]) -> list[tuple[in
     counts once (the longer)."""
     hits: list[tuple[int, int, str, str, str]] = []
     for key, forms in values_written(values).items():
-        for value, written in forms.items():
-            for form in written:
+        for value, spellings in forms.items():
+            for form in spellings:
                 for m in value_pattern(form).finditer(text):
                     hits.append((m.start(), m.end(), key, value, m.group(0)))
     hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))

@@ -9,6 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from itertools import pairwise
+
+from sscbench.core.item_forms import product_words, values_written
 
 ITEM_ID = re.compile(r"(?<![\w.])\d{10}(?!\w|\.\d)")  # may end a sentence
 # an id written after what it names: "(item 123)", "the clicky RGB one is item ID 123"
@@ -40,6 +44,9 @@ _ACTION_REQUESTED = re.compile(
 )
 
 
+REQUEST = _REQUEST  # a restated user request ("you'd like", "requested")
+
+
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group(0))
 
@@ -54,6 +61,9 @@ CRITERION = re.compile(
 _ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3}
 _ORDINALS |= {"4th": 3, "fifth": 4, "5th": 4, "last": -1}
 _POSITION = re.compile(r"\b(?:item|line)\s*#?\s*(\d{1,2})\b(?!\d)", re.I)
+_ORDINAL_ITEM = re.compile(
+    r"\b(" + "|".join(_ORDINALS) + r")\s+(?:item|product|line item|line)\b(?!\s*(?:id|#))", re.I
+)
 BULLET = re.compile(r"^(\s*)(?:[-*•·+]|\d{1,2}[.)]|[a-z][.)])\s+")
 _LABEL = re.compile(r"([A-Za-z][\w /-]{0,30}?)\s*\**\s*:\s*\**\s*$")
 
@@ -93,13 +103,20 @@ class ItemReference:
     replaces: str | None = None
 
 
+@lru_cache(maxsize=16384)
 def value_pattern(value: str) -> re.Pattern[str]:
     """A value as a whole token, ignoring case and simple formatting ("1000ml" ~ "1000 ml",
     "full size" ~ "full-size" ~ "full‑size" with a Unicode hyphen), never a substring of
     another word ("red" ≠ "reduced") nor a clitic ("S" ≠ the s of "it's", "M" ≠ "I'm";
     a quoted value, "'S'", still counts)."""
-    parts = re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[^\w\s]", value)
-    body = _JOIN.join(re.escape(p) for p in parts) if parts else re.escape(value)
+    # a hyphen or dash is spacing (the joiner below), not a part: "in-ear" ~ "in ear"
+    parts = re.findall(r"\d+(?:\.\d+)?|[^\W\d_]+|[^\w\s\-\u2010-\u2015]", value)
+    body = re.escape(parts[0]) if parts else re.escape(value)
+    for a, b in pairwise(parts):
+        # two numbers stay apart ("30-50" is never "3050")
+        body += (
+            _JOIN.replace("*", "+") if a[0].isdigit() and b[0].isdigit() else _JOIN
+        ) + re.escape(b)
     return re.compile(r"(?<![\w])(?<!\w['’])" + body + r"(?![\w]|[-\u2010\u2011]\d)", re.I)
 
 
@@ -107,13 +124,16 @@ _JOIN = r"[\s_\-\u2010-\u2015]*"  # spaces, underscores, ASCII and Unicode hyphe
 
 
 def find_values(text: str, values: Mapping[str, Sequence[str]]) -> list[tuple[int, str, str, str]]:
-    """(offset, key, value, as written) of every known option value in the text; a value
-    inside a longer known value of the same text counts once (the longer)."""
+    """(offset, key, value, as written) of every known option value in the text, in any
+    of its written forms (:mod:`sscbench.core.item_forms`: ``15"`` for ``15-inch``,
+    ``0.5 L`` for ``500ml``); a value inside a longer known value of the same text
+    counts once (the longer)."""
     hits: list[tuple[int, int, str, str, str]] = []
-    for key, known in values.items():
-        for value in known:
-            for m in value_pattern(value).finditer(text):
-                hits.append((m.start(), m.end(), key, value, m.group(0)))
+    for key, forms in values_written(values).items():
+        for value, spellings in forms.items():
+            for form in spellings:
+                for m in value_pattern(form).finditer(text):
+                    hits.append((m.start(), m.end(), key, value, m.group(0)))
     hits.sort(key=lambda h: (h[0], -(h[1] - h[0])))
     out: list[tuple[int, str, str, str]] = []
     reach = -1
@@ -156,12 +176,14 @@ def _name_pattern(name: str) -> re.Pattern[str]:
     return re.compile(r"(?<!\w)" + r"[\W_]{0,3}".join(map(re.escape, words)) + r"s?(?!\w)", re.I)
 
 
-def _head_pattern(name: str) -> re.Pattern[str] | None:
-    words = re.findall(r"[^\W_]+", name)
-    if len(words) < 2 or len(words[-1]) < 4:
-        return None
+# a product word counts after a determiner, up to three words before it ("your current
+# helmet", "the black smart watch", "a canister vacuum")
+_DETERMINER = r"\b(?:your|the|this|that|my|ordered|a|an|both|current|existing|original)\s+"
+
+
+def _word_pattern(word: str) -> re.Pattern[str]:
     return re.compile(
-        r"\b(?:your|the|this|that|my|ordered)\s+(" + re.escape(words[-1]) + r"s?)\b", re.I
+        _DETERMINER + r"(?:[\w\"″'’.,-]+\s+){0,3}?(" + re.escape(word) + r"(?:e?s)?)\b", re.I
     )
 
 
@@ -179,10 +201,9 @@ class Order:
         self.patterns = {n: _name_pattern(n) for n in names if n}
         heads: dict[str, list[str]] = {}
         for n in names:
-            words = re.findall(r"[^\W_]+", n)
-            if words:
-                heads.setdefault(words[-1], []).extend(names[n])
-        self.heads = {n: p for n in names if (p := _head_pattern(n)) is not None}
+            for word in product_words(n):
+                heads.setdefault(word, []).extend(names[n])
+        self.heads = {w: _word_pattern(w) for w in heads}
         self.head_ids = heads
 
     def anchors(self, text: str) -> list[_Group]:
@@ -200,12 +221,17 @@ class Order:
             for m in pattern.finditer(text):
                 out.append(self._named(text, m.start(), m.end(), self.names[name]))
                 taken.append((m.start(), m.end()))
-        for name, pattern in self.heads.items():
+        for word, pattern in self.heads.items():
             for m in pattern.finditer(text):
                 s, e = m.start(1), m.end(1)
                 if not any(a <= s < b for a, b in taken):
-                    words = re.findall(r"[^\W_]+", name)
-                    out.append(self._named(text, s, e, self.head_ids[words[-1]]))
+                    out.append(self._named(text, s, e, self.head_ids[word]))
+                    taken.append((s, e))
+        for m in _ORDINAL_ITEM.finditer(text):
+            index = _ORDINALS[m.group(1).lower()]
+            if -1 <= index < len(self.items) and len(self.items) > 1:
+                iid = self.items[index].item_id
+                out.append(_Group(m.start(), m.end(), "position", iid, (iid,)))
         for m in _POSITION.finditer(text):
             index = int(m.group(1)) - 1
             if 0 <= index < len(self.items) and len(self.items) > 1:
@@ -235,7 +261,14 @@ def _merge(text: str, groups: list[_Group]) -> list[_Group]:
             continue  # overlapping forms (a head noun inside a name)
         prev = out[-1] if out else None
         joined = prev is not None and g.start - prev.end <= 30 and _compatible(prev, g)
-        if prev is not None and joined and _JOINER.match(text[prev.end : g.start]):
+        between = text[prev.end : g.start] if prev is not None else ""
+        # a name, its options and an id: the order item's, or a variant not in the order
+        display = (
+            prev is not None
+            and (_compatible(prev, g) or _variant(prev, g))
+            and _DISPLAY.match(between)
+        )
+        if prev is not None and ((joined and _JOINER.match(between)) or display):
             named = prev if prev.how in ("name", "position") else g
             ident = g if named is prev else prev
             target = ident.target if ident.how == "id" else named.target
@@ -251,9 +284,22 @@ _JOINER = re.compile(
     r"^[\s*()\[\]:#,—–-]*(?:item[ _]?id|item|id|sku|variant|item number)?[\s*()\[\]:#,—–-]*$",
     re.I,
 )
+# a display line with the options before the id: "Tablet (10-inch, 128GB, gold) — Item
+# ID 123", "Tablet, 10-inch / 128GB / gold, item 123"
+_DISPLAY = re.compile(
+    r"^\s*(?:\([^()\n]{1,120}\)|[,:—–-]\s*[^()\n.;]{1,120}?)\s*[,:;—–|-]*\s*\(?\s*\**"
+    r"(?:item[ _]?id|item|id|sku|variant|item number)?\**\s*[:#]?\s*\**\s*$",
+    re.I,
+)
 _ADJECTIVES = re.compile(
     r"\b(?:your|the|my|this|that|its|a|an)\s+((?:[\w%.\"'-]+,?\s+){1,4})$", re.I
 )
+
+
+def _variant(a: _Group, b: _Group) -> bool:
+    """A name followed by an id of no order item (a variant of the product, offered or
+    chosen: "Tablet (10-inch, 64GB, gold) — Item ID 123")."""
+    return a.how == "name" and b.how == "id" and not b.candidates
 
 
 def _compatible(a: _Group, b: _Group) -> bool:
@@ -335,6 +381,32 @@ def said_in(
     return out
 
 
+_MENU_CUE = re.compile(
+    r"\b(?:(?:is|are|it'?s|comes?|also|only)\s+(?:available|offered|sold|made)\s+in|comes?\s+in|"
+    r"available\s+(?:in|options?|variants?|colou?rs?|sizes?|choices)|options?\s+(?:are|include)|"
+    r"(?:choose|pick|select)\s+(?:from|between|among)|in stock\s+in|variants?\s*(?:are|include|:)|"
+    r"(?:colou?rs?|sizes?|options?|choices)\s*:|either|one of)\b",
+    re.I,
+)
+
+
+def menu_said(text: str, said: list[Said]) -> list[Said]:
+    """Values of one option listed as a menu ("available in red, blue and black", "sizes:
+    S / M / L") are the variants to choose from, not the item's own: three or more
+    values of one option, or two with a menu cue, are ``offered``. Two values without a
+    cue ("red, not blue") stay as they are: a check names both."""
+    by_key: dict[str, set[str]] = {}
+    for x in said:
+        if x.role == "current":
+            by_key.setdefault(x.key, set()).add(x.value)
+    cue = bool(_MENU_CUE.search(text))
+    listed = {k for k, v in by_key.items() if len(v) >= 3 or (len(v) >= 2 and cue)}
+    return [
+        Said(x.key, x.value, x.written, "offered") if x.key in listed and x.role == "current" else x
+        for x in said
+    ]
+
+
 def line_references(
     line: str, order: Order, values: Mapping[str, Sequence[str]], base: str
 ) -> list[ItemReference]:
@@ -352,7 +424,7 @@ def line_references(
                 role = _role_at(lead, "replacement") if shifted else "offered"
             elif base == "current" and _SHIFT.search(lead[-60:]) and current is not None:
                 role = "replacement"
-            said = said_in(sentence, span, values, role, lead)
+            said = menu_said(sentence, said_in(sentence, span, values, role, lead))
             text = sentence[min(span[0], g.start) : max(span[1], g.end)]
             ref = ItemReference(g.target, g.candidates, g.how, text, said, role)
             if role in ("replacement", "chosen"):

@@ -38,6 +38,7 @@ from sscbench.core.item_lines import (
     Said,
     find_values,
     line_references,
+    menu_said,
     said_in,
 )
 
@@ -232,10 +233,12 @@ def item_references(
     items: Sequence[OrderItem],
     values: Mapping[str, Sequence[str]],
     ignore: frozenset[str] = frozenset(),
+    disputed: str | None = None,
 ) -> list[ItemReference]:
     """Every reference to an item in ``text`` (order ``items`` as shown; ``values``: the
     option values to look for, by key; ``ignore``: ids that are not items, e.g. product
-    ids), in text order, with the values said of each."""
+    ids; ``disputed``: the option in dispute, whose value alone never tells two items
+    apart), in text order, with the values said of each."""
     order = Order(items, ignore)
     lines = field_tables(unmarked(text).split("\n"), order)
     parents = _parents(lines)
@@ -255,7 +258,7 @@ def item_references(
             continue
         out += _block_line(lines, i, parents, children, order, values)
         i += 1
-    _resolve(out, order)
+    _resolve(out, order, disputed)
     return out
 
 
@@ -293,7 +296,7 @@ def _block_line(
             continue
         if _is_menu(lines, children.get(a, []), order, head.target):
             return []
-        said = said_in(lines[i], (0, len(lines[i])), values, role, "")
+        said = menu_said(lines[i], said_in(lines[i], (0, len(lines[i])), values, role, ""))
         if not said:
             return []
         return [ItemReference(head.target, head.candidates, "block", lines[i], said, role)]
@@ -322,21 +325,41 @@ def _described_variant(
     return refs
 
 
-def _resolve(refs: list[ItemReference], order: Order) -> None:
-    """Name references shared by several items: an option set fitting one resolves it;
+def _fitting(ref: ItemReference, order: Order, disputed: str | None = None) -> list[str]:
+    """The candidates whose shown options fit every current value said of the reference
+    (the option in dispute aside, when others are said: the words that identify the item
+    are the undisputed ones; the disputed value is what is said of it)."""
+    stated = [s for s in ref.said if s.role == "current"]
+    if disputed is not None and any(s.key != disputed for s in stated):
+        stated = [s for s in stated if s.key != disputed]
+    if not stated:
+        return []
+    return [
+        c
+        for c in ref.candidates
+        if all(order.by_id[c].options.get(s.key) == s.value for s in stated)
+    ]
+
+
+def _resolve(refs: list[ItemReference], order: Order, disputed: str | None = None) -> None:
+    """Name references shared by several items: an option set fitting one resolves it
+    (two values or more; or one value of an option not in dispute — "the canister
+    vacuum" when the order has a canister and a robotic one); references in one text
+    that tell the items apart, each by a value only one of them has, resolve together;
     replacements without an item take the last item stated before them."""
+    open_refs = [r for r in refs if r.target is None and len(r.candidates) > 1]
+    for ref in open_refs:
+        keys = {s.key for s in ref.said if s.role == "current"}
+        fits = _fitting(ref, order, disputed)
+        if len(fits) == 1 and (len(keys) >= 2 or (disputed is not None and disputed not in keys)):
+            ref.target, ref.how = fits[0], "options"
+    apart = [r for r in open_refs if r.target is None and len(_fitting(r, order)) == 1]
+    picks = [_fitting(r, order)[0] for r in apart]
+    if len(apart) >= 2 and len(set(picks)) == len(picks):
+        for r, pick in zip(apart, picks, strict=True):
+            r.target, r.how = pick, "options"
     last: str | None = None
     for ref in refs:
-        if ref.target is None and len(ref.candidates) > 1:
-            stated = [s for s in ref.said if s.role == "current"]
-            fits = [
-                c
-                for c in ref.candidates
-                if len(stated) >= 2
-                and all(order.by_id[c].options.get(s.key) == s.value for s in stated)
-            ]
-            if len(fits) == 1:
-                ref.target, ref.how = fits[0], "options"
         if ref.role in ("replacement", "chosen") and ref.replaces is None:
             ref.replaces = last
         elif ref.role == "current" and ref.target in order.by_id:

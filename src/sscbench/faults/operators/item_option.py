@@ -11,8 +11,6 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.injection import Injection
-from sscbench.core.item_lines import ItemReference, OrderItem
-from sscbench.core.items import item_references
 from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
@@ -27,19 +25,14 @@ from sscbench.faults.family import family_spec
 from sscbench.faults.operators.base import (
     FaultOperator,
     ScriptedTurn,
-    args_contain,
     json_read_injection,
     user_prefix_message,
 )
 from sscbench.faults.operators.item_records import (
     labelled_option_evidence,
     one_option_neighbours,
-    option_values,
-    order_items,
-    product_ids,
-    user_asked,
-    variants_shown,
 )
+from sscbench.faults.operators.item_uses import call_uses, text_use
 from sscbench.faults.operators.references import agent_texts
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
@@ -314,10 +307,10 @@ class ItemOption(FaultOperator):
         variant that keeps the injected option the user never asked for (derived from v′)."""
         out: list[UseCandidate] = []
         for step, channel, text in agent_texts(view, fault_step):
-            found = _text_use(contract, view, step, text)
+            found = text_use(contract, view, step, text)
             if found is not None:
                 out.append(UseCandidate(step, channel, *found))
-        out += _call_uses(contract, view, fault_step, out)
+        out += call_uses(contract, view, fault_step, out)
         return sorted(out, key=lambda c: c.step)
 
     def classify(
@@ -340,108 +333,3 @@ def _lines_shown(order: dict[str, Any], item_id: str, key: str) -> set[str]:
         for item in order.get("items") or []
         if isinstance(item, dict) and item.get("item_id") == item_id
     }
-
-
-def _another_variant(ref: ItemReference, undisputed: dict[str, str]) -> bool:
-    """True when a reference not made by an item id states, for an option the fault left
-    alone, values that never include the item's own: an item has one value per option,
-    so the words describe another variant of its product ("Full-size, clicky, RGB: out
-    of stock" under a linear keyboard), not the item. An id binds whatever follows it."""
-    if ref.how == "id":
-        return False
-    stated: dict[str, set[str]] = {}
-    for s in ref.said:
-        if s.role == "current" and s.key in undisputed:
-            stated.setdefault(s.key, set()).add(s.value)
-    return any(undisputed[k] not in values for k, values in stated.items())
-
-
-def _text_use(
-    contract: FaultContract, view: LedgerView, step: int, text: str
-) -> tuple[str, bool, bool, dict[str, Any]] | None:
-    """(span, states v′, states v, detail) of a text's statement about the item's option:
-    its current state first, else a replacement keeping the option, else the disputed
-    value said of a name the item shares (undecidable)."""
-    item_id = contract.target.entity_id
-    key = contract.target.attribute.split(".", 1)[1]
-    injected, true = str(contract.injected_value), str(contract.authoritative_value)
-    items = order_items(view, contract.target.related_ids.get("order_id"), step)
-    if not items:
-        items = [OrderItem(item_id, str(contract.target.related_ids.get("product_name", "")), {})]
-    refs = item_references(text, items, option_values(items, contract, view), product_ids(view))
-    kinds: dict[str, list[ItemReference]] = {"current": [], "replacement": [], "undecidable": []}
-    undisputed = {k: v for i in items if i.item_id == item_id for k, v in i.options.items()}
-    undisputed.pop(key, None)
-    for ref in refs:
-        if _another_variant(ref, undisputed):
-            continue
-        said = {s.value for s in ref.said if s.key == key and s.role == "current"}
-        kept = {s.value for s in ref.said if s.key == key and s.role == "replacement"}
-        if ref.target == item_id and said & {injected, true}:
-            kinds["current"].append(ref)
-        elif ref.target is None and item_id in ref.candidates and said & {injected, true}:
-            kinds["undecidable"].append(ref)
-        elif (
-            kept & {injected, true}
-            and item_id in (ref.replaces, ref.target)
-            and not (injected in kept and user_asked(view, step, injected))
-        ):
-            kinds["replacement"].append(ref)
-    for kind in ("current", "replacement", "undecidable"):
-        if kinds[kind]:
-            span = "\n".join(r.text for r in kinds[kind])
-            role = "current" if kind != "replacement" else "replacement"
-            said = {s.value for r in kinds[kind] for s in r.said if s.key == key and s.role == role}
-            hit_i, hit_t = injected in said, true in said
-            detail = {"text": span, "replacement": kind == "replacement"}
-            if kind == "undecidable":
-                detail["undecidable"] = True
-            return span, hit_i, hit_t and (kind != "replacement" or hit_i), detail
-    return None
-
-
-def _call_uses(
-    contract: FaultContract, view: LedgerView, fault_step: int, said: list[UseCandidate]
-) -> list[UseCandidate]:
-    """Calls acting on the injected variant, or replacing the item by a variant keeping
-    the injected (or the true) option the user did not ask for."""
-    item_id = contract.target.entity_id
-    related = contract.target.related_ids
-    key = contract.target.attribute.split(".", 1)[1]
-    injected, true = str(contract.injected_value), str(contract.authoritative_value)
-    variants = variants_shown(view)
-    out: list[UseCandidate] = []
-    for call in view.calls:
-        if call.call_step <= fault_step:
-            continue
-        if args_contain(call.arg("item_ids"), related["injected_variant"]):
-            out.append(
-                UseCandidate(
-                    call.call_step, "tool_call", call.name, True, False, {"tool": call.name}
-                )
-            )
-            continue
-        old, new = call.arg("item_ids"), call.arg("new_item_ids")
-        if not (isinstance(old, list) and isinstance(new, list) and item_id in old):
-            continue
-        index = old.index(item_id)
-        chosen = variants.get(new[index]) if index < len(new) else None
-        value = (chosen or {}).get(key)
-        # a variant the user asked for by its option is the user's choice, not derived
-        # from what the agent believes of the ordered item
-        asked = value is not None and user_asked(view, call.call_step, str(value))
-        before = [c for c in said if c.step < call.call_step]
-        knows = bool(before) and before[-1].mentions_authoritative  # it last stated v
-        if value is None or asked or knows or value not in (injected, true):
-            continue
-        out.append(
-            UseCandidate(
-                call.call_step,
-                "tool_call",
-                call.name,
-                value == injected,
-                value == true,
-                {"tool": call.name, "kept": value},
-            )
-        )
-    return out

@@ -1,0 +1,124 @@
+"""Dates written in other languages: a day number beside a month name of any locale.
+
+"28 mai", "26. Mai 2024", "26 de mayo de 2024", "26 мая", "1er juin", "1º de junio",
+"lundi 26 mai" (a weekday before), spans "28–29 mai", "du 28 au 29 mai",
+"del 28 al 29 de mayo", "vom 28. bis 29. Mai", "с 28 по 29 мая", month first where a
+language writes so ("május 26."), and CJK "2024年5月26日", "5月28日～29日", "5월 26일".
+
+The names are CLDR's (:func:`sscbench.core.date_names.locale_names`); a name counts only
+beside a day number, so a word that is also a month elsewhere ("set", "mai") is no date
+when no number stands by it. English names are not read here: :mod:`sscbench.core.dates`
+reads them, and this layer adds to it (text without a foreign name reads as before).
+
+Each date is a :class:`LocaleDate`, a span's two ends two of them sharing ``group``.
+Text is the caller's same-length normalisation (dashes as "-").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from sscbench.core.date_names import fold, locale_names
+
+_SP = r"[^\S\n]*"
+_LETTERS = r"[^\W\d_]+"
+# ordinal marks after a day: French 1er/1re, Romance 1º/1ª/1°, German "1.", Russian 1-го
+_ORD = r"(?:er|re|º|ª|°|\.|-?го)?"
+_DAY_END = r"(?!\d|[.,:]\d)"
+_JOIN = rf"{_SP}(?:-{{1,2}}|~|\b(?:au|à|al|a|bis|tot|do|hasta|till|til|to|jusqu'au|по|до)\b){_SP}"
+_YEAR = rf"(?:{_SP},?{_SP}(?:(?:de|del|di|of){_SP})?(?P<year>(?:19|20)\d\d)(?!\d))"
+_DAY_FIRST = re.compile(
+    rf"(?<![\w.,/:$€])(?P<day>\d{{1,2}}){_ORD}{_DAY_END}"
+    rf"(?:(?P<join>{_JOIN})(?P<end>\d{{1,2}}){_ORD}{_DAY_END})?"
+    rf"{_SP}(?:(?:de|del|di|d'|of){_SP})?(?P<month>{_LETTERS})\.?(?![^\W\d_])(?!-\w)"
+    rf"(?!{_SP}(?:of|out of)\b){_YEAR}?"  # "1 set of": a count of a noun, not a date
+)
+# month first: only a full word (four letters or more), and the year may come first
+_MONTH_FIRST = re.compile(
+    rf"(?:(?P<year>(?:19|20)\d\d)\.?{_SP})?(?<![\w.])(?P<month>[^\W\d_]{{4,}})\.?{_SP}"
+    rf"(?P<day>\d{{1,2}}){_ORD}{_DAY_END}"
+    rf"(?:(?P<join>{_JOIN})(?P<end>\d{{1,2}}){_ORD}{_DAY_END})?"
+)
+_CJK_DAY = r"[日일号號]"
+_CJK = re.compile(
+    rf"(?:(?P<year>\d{{4}}){_SP}[年년]{_SP})?(?P<mnum>\d{{1,2}}){_SP}[月월]{_SP}"
+    rf"(?P<day>\d{{1,2}}){_SP}{_CJK_DAY}"
+    rf"(?:{_SP}(?:[-~～〜至到]|から){_SP}(?:(?P<mnum2>\d{{1,2}}){_SP}[月월]{_SP})?"
+    rf"(?P<end>\d{{1,2}}){_SP}{_CJK_DAY})?"
+)
+_WEEKDAY_BEFORE = re.compile(
+    rf"(?<![\w])(?P<weekday>{_LETTERS})\.?,?{_SP}(?:(?:le|el|den|der|am|il|lo|o){_SP})?$"
+)
+# words that join two foreign dates into a span ("28 mai au 2 juin", "vom 28. Mai bis 2. Juni")
+SPAN_JOIN = re.compile(rf"^[*_]*{_JOIN}[*_]*$")
+
+
+@dataclass(frozen=True)
+class LocaleDate:
+    """One date written with a foreign month name (or in CJK numerals' frame): where,
+    which day, and, for a span's end or start, its role and the span's extent."""
+
+    start: int
+    end: int
+    year: int | None
+    month: int
+    day: int
+    weekday: int | None = None
+    role: str = "single"
+    group: tuple[int, int] | None = None
+
+
+def find_locale_dates(text: str) -> list[LocaleDate]:
+    """Every date ``text`` writes with a non-English month name beside a day number, or
+    in the CJK 年/月/日 frame, in order of position (spans as two dates)."""
+    months, _ = locale_names()
+    out: list[LocaleDate] = []
+    for pattern in (_DAY_FIRST, _MONTH_FIRST):
+        for match in pattern.finditer(text):
+            month = months.get(fold(match["month"]))
+            if month is not None and not _list_number(text, match):
+                out.extend(_dates(match, text, month, month))
+    for match in _CJK.finditer(text) if "月" in text or "월" in text else ():
+        month = int(match["mnum"])
+        out.extend(_dates(match, text, month, int(match["mnum2"] or month)))
+    return sorted(out, key=lambda d: d.start)
+
+
+def _dates(match: re.Match[str], text: str, month: int, end_month: int) -> list[LocaleDate]:
+    year = int(match["year"]) if match["year"] else None
+    start = match.start()
+    weekday = _weekday_before(text, start)
+    if weekday is not None:
+        start = weekday[0]
+    day = LocaleDate(start, match.end(), year, month, int(match["day"]), weekday and weekday[1])
+    if match["end"] is None:
+        return [day]
+    group = (start, match.end())
+    first_end = match.start("join") if match.re is not _CJK else match.end("day") + 1
+    last = LocaleDate(match.start("end"), match.end(), year, end_month, int(match["end"]))
+    return [
+        LocaleDate(start, first_end, year, month, day.day, day.weekday, "range-start", group),
+        LocaleDate(last.start, last.end, year, end_month, last.day, None, "range-end", group),
+    ]
+
+
+def _list_number(text: str, match: re.Match[str]) -> bool:
+    """A number with a dot that opens a line is a list's ("2. Mei Lee, born …"), not a
+    German or Nordic day ("2. Mai")."""
+    day_end = match.end("day")
+    if text[day_end : day_end + 1] != ".":
+        return False
+    line_start = text.rfind("\n", 0, match.start("day")) + 1
+    return not text[line_start : match.start("day")].strip(" \t*_>-#")
+
+
+def _weekday_before(text: str, start: int) -> tuple[int, int] | None:
+    """(where it starts, which) of a weekday name written just before ``start``."""
+    _, weekdays = locale_names()
+    lo = max(0, start - 40)
+    match = _WEEKDAY_BEFORE.search(text, lo, start)
+    if match is None:
+        return None
+    weekday = weekdays.get(fold(match["weekday"]))
+    return None if weekday is None else (match.start(), weekday)

@@ -41,7 +41,6 @@ ENGLISH_WORDS = frozenset(
         "dis",
         "few",
         "fur",
-        "gen",
         "gor",
         "elo",
         "here",
@@ -62,7 +61,6 @@ ENGLISH_WORDS = frozenset(
         "sat",
         "see",
         "sen",
-        "sty",
         "sun",
         "tem",
         "ton",
@@ -76,6 +74,11 @@ ENGLISH_WORDS = frozenset(
     }
 )
 _MIN_LETTERS = 3
+ENGLISH_MONTHS = {
+    name: number
+    for number in range(1, 13)
+    for name in (calendar.month_name[number].lower(), calendar.month_abbr[number].lower())
+} | {"sept": 9}
 
 
 def fold(word: str) -> str:
@@ -120,7 +123,6 @@ def _unambiguous(pairs: Iterable[tuple[str, int]], excluded: set[str]) -> dict[s
         for name, numbers in seen.items()
         if len(numbers) == 1
         and name not in excluded
-        and name not in ENGLISH_WORDS
         and not any(c.isdigit() for c in name)
         and sum(c.isalpha() for c in name) >= _MIN_LETTERS
     }
@@ -137,13 +139,29 @@ def _names(table: Mapping[str, Mapping[str, Mapping[int, str]]]) -> Iterable[tup
 def locale_names() -> tuple[dict[str, int], dict[str, int]]:
     """(months: name → 1..12, weekdays: name → 0..6 with Monday 0) of every locale but
     English, unambiguous, built once from CLDR (see the module doc)."""
+    months, weekdays = _tables()
+    return (
+        {n: m for n, m in months.items() if n not in ENGLISH_WORDS},
+        {n: d for n, d in weekdays.items() if n not in ENGLISH_WORDS},
+    )
+
+
+@functools.cache
+def framed_month_names() -> dict[str, int]:
+    """Month names that are also English words ("out", Portuguese October): read only in
+    another language's frame ("2 de out. de 2024"), never beside a bare number."""
+    return {n: m for n, m in _tables()[0].items() if n in ENGLISH_WORDS}
+
+
+@functools.cache
+def _tables() -> tuple[dict[str, int], dict[str, int]]:
     month_pairs: list[tuple[str, int]] = []
     weekday_pairs: list[tuple[str, int]] = []
     for locale in _locales():
         month_pairs.extend(_names(locale.months))
         weekday_pairs.extend(_names(locale.days))
-    english = _english(calendar.month_name) | _english(calendar.month_abbr)
-    english |= _english(calendar.day_name) | _english(calendar.day_abbr) | {"sept"}
+    english = set(ENGLISH_MONTHS)
+    english |= _english(calendar.day_name) | _english(calendar.day_abbr)
     both = {n for n, _ in month_pairs} & {n for n, _ in weekday_pairs}
     months = _unambiguous(month_pairs, english)
     weekdays = _unambiguous(weekday_pairs, english | both)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sscbench.core.date_names import fold, locale_names
+from sscbench.core.date_names import ENGLISH_MONTHS, fold, framed_month_names, locale_names
 
 _SP = r"[^\S\n]*"
 _LETTERS = r"[^\W\d_]+"
@@ -27,11 +27,11 @@ _LETTERS = r"[^\W\d_]+"
 _ORD = r"(?:er|re|º|ª|°|\.|-?го)?"
 _DAY_END = r"(?!\d|[.,:]\d)"
 _JOIN = rf"{_SP}(?:-{{1,2}}|~|\b(?:au|à|al|a|bis|tot|do|hasta|till|til|to|jusqu'au|по|до)\b){_SP}"
-_YEAR = rf"(?:{_SP},?{_SP}(?:(?:de|del|di|of){_SP})?(?P<year>(?:19|20)\d\d)(?!\d))"
+_YEAR = rf"(?:{_SP},?{_SP}(?:(?:de|del|di|of)[^\S\n]+)?(?P<year>(?:19|20)\d\d)(?!\d))"
 _DAY_FIRST = re.compile(
-    rf"(?<![\w.,/:$€])(?P<day>\d{{1,2}}){_ORD}{_DAY_END}"
+    rf"(?<![\w.,/:$€])(?P<day>\d{{1,2}})(?P<mark>{_ORD}){_DAY_END}"
     rf"(?:(?P<join>{_JOIN})(?P<end>\d{{1,2}}){_ORD}{_DAY_END})?"
-    rf"{_SP}(?:(?:de|del|di|d'|of){_SP})?(?P<month>{_LETTERS})\.?(?![^\W\d_])(?!-\w)"
+    rf"{_SP}(?P<connector>(?:de|del|di|of)[^\S\n]+|d')?(?P<month>{_LETTERS})\.?(?![^\W\d_])(?!-\w)"
     rf"(?!{_SP}(?:of|out of)\b){_YEAR}?"  # "1 set of": a count of a noun, not a date
 )
 # month first: only a full word (four letters or more), and the year may come first
@@ -50,6 +50,7 @@ _CJK = re.compile(
 _WEEKDAY_BEFORE = re.compile(
     rf"(?<![\w])(?P<weekday>{_LETTERS})\.?,?{_SP}(?:(?:le|el|den|der|am|il|lo|o){_SP})?$"
 )
+_LIST_LINE = re.compile(r"[ \t*_>#-]*\d{1,3}\.\s")
 # words that join two foreign dates into a span ("28 mai au 2 juin", "vom 28. Mai bis 2. Juni")
 SPAN_JOIN = re.compile(rf"^[*_]*{_JOIN}[*_]*$")
 
@@ -76,7 +77,7 @@ def find_locale_dates(text: str) -> list[LocaleDate]:
     out: list[LocaleDate] = []
     for pattern in (_DAY_FIRST, _MONTH_FIRST):
         for match in pattern.finditer(text):
-            month = months.get(fold(match["month"]))
+            month = months.get(fold(match["month"])) or _english_in_frame(match)
             if month is not None and not _list_number(text, match):
                 out.extend(_dates(match, text, month, month))
     for match in _CJK.finditer(text) if "月" in text or "월" in text else ():
@@ -103,14 +104,34 @@ def _dates(match: re.Match[str], text: str, month: int, end_month: int) -> list[
     ]
 
 
+def _english_in_frame(match: re.Match[str]) -> int | None:
+    """An English-spelled name, or one that is an English word, in another language's
+    frame, which the English reader leaves: "9. April" (German), "1 de jan. de 2024" and
+    "2 de out. de 2024" (Portuguese), "1 may 2024" (Spanish "may" with a year; alone,
+    the English modal)."""
+    if match.re is not _DAY_FIRST:
+        return None
+    name = fold(match["month"])
+    framed = match["mark"] or (match["connector"] or "of").strip() != "of"
+    if not framed and not (name == "may" and match["year"]):
+        return None
+    return ENGLISH_MONTHS.get(name) or framed_month_names().get(name)
+
+
 def _list_number(text: str, match: re.Match[str]) -> bool:
-    """A number with a dot that opens a line is a list's ("2. Mei Lee, born …"), not a
-    German or Nordic day ("2. Mai")."""
-    day_end = match.end("day")
+    """A number with a dot that opens a line of a numbered list ("1. Anya Garcia\n2. Mei
+    Lee": a line beside it opens with a number and a dot too), not a German or Nordic
+    day ("2. Mai")."""
+    day_start, day_end = match.start("day"), match.end("day")
     if text[day_end : day_end + 1] != ".":
         return False
-    line_start = text.rfind("\n", 0, match.start("day")) + 1
-    return not text[line_start : match.start("day")].strip(" \t*_>-#")
+    line_start = text.rfind("\n", 0, day_start) + 1
+    if text[line_start:day_start].strip(" \t*_>-#"):
+        return False
+    before = text[text.rfind("\n", 0, max(line_start - 1, 0)) + 1 : line_start]
+    line_end = text.find("\n", day_end)
+    after = text[line_end + 1 :] if line_end >= 0 else ""
+    return any(_LIST_LINE.match(line) for line in (before, after))
 
 
 def _weekday_before(text: str, start: int) -> tuple[int, int] | None:

@@ -50,6 +50,12 @@ _CJK = re.compile(
 _WEEKDAY_BEFORE = re.compile(
     rf"(?<![\w])(?P<weekday>{_LETTERS})\.?,?{_SP}(?:(?:le|el|den|der|am|il|lo|o){_SP})?$"
 )
+# typographic dashes and spaces as ASCII, same length (as core/dates.py reads text)
+_DASHES_AND_SPACES = str.maketrans(
+    {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"}
+    | {c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"}
+)
+_WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[*_]*[^\S\n]*[*_]*$")
 _LIST_LINE = re.compile(r"[ \t*_>#-]*\d{1,3}\.\s")
 # words that join two foreign dates into a span ("28 mai au 2 juin", "vom 28. Mai bis 2. Juni")
 SPAN_JOIN = re.compile(rf"^[*_]*{_JOIN}[*_]*$")
@@ -78,12 +84,31 @@ def find_locale_dates(text: str) -> list[LocaleDate]:
     for pattern in (_DAY_FIRST, _MONTH_FIRST):
         for match in pattern.finditer(text):
             month = months.get(fold(match["month"])) or _english_in_frame(match)
-            if month is not None and not _list_number(text, match):
+            if (
+                month is not None
+                and not _list_number(text, match)
+                and not _after_month(text, match)
+            ):
                 out.extend(_dates(match, text, month, month))
     for match in _CJK.finditer(text) if "月" in text or "월" in text else ():
         month = int(match["mnum"])
         out.extend(_dates(match, text, month, int(match["mnum2"] or month)))
     return sorted(out, key=lambda d: d.start)
+
+
+def plain_date_dots(text: str) -> str:
+    """``text`` with the dots inside dates of other languages ("26. Mai", "28.-29. Mai",
+    "2 июн. 2024", "2024. május 26") as spaces, same length: a reader that cuts sentences
+    at dots must not cut a date in two. A date's last dot is kept (it may end a sentence)."""
+    if "." not in text:
+        return text
+    chars = list(text)
+    for date in find_locale_dates(text.translate(_DASHES_AND_SPACES)):
+        lo, hi = date.group or (date.start, date.end)
+        for at in range(lo, hi - 1):
+            if chars[at] == ".":
+                chars[at] = " "
+    return "".join(chars)
 
 
 def _dates(match: re.Match[str], text: str, month: int, end_month: int) -> list[LocaleDate]:
@@ -112,10 +137,20 @@ def _english_in_frame(match: re.Match[str]) -> int | None:
     if match.re is not _DAY_FIRST:
         return None
     name = fold(match["month"])
-    framed = match["mark"] or (match["connector"] or "of").strip() != "of"
-    if not framed and not (name == "may" and match["year"]):
-        return None
-    return ENGLISH_MONTHS.get(name) or framed_month_names().get(name)
+    connected = (match["connector"] or "of").strip() != "of"
+    if connected:  # "2 de out. de 2024": even a name that is an English word
+        return ENGLISH_MONTHS.get(name) or framed_month_names().get(name)
+    if match["mark"] or (name == "may" and match["year"]):
+        return ENGLISH_MONTHS.get(name)
+    return None
+
+
+def _after_month(text: str, match: re.Match[str]) -> bool:
+    """The day follows an English month name ("May 17. Here …"): it is that date's day."""
+    if match.re is not _DAY_FIRST:
+        return False
+    before = _WORD_BEFORE.search(text, max(0, match.start() - 14), match.start())
+    return before is not None and fold(before.group(1)) in ENGLISH_MONTHS
 
 
 def _list_number(text: str, match: re.Match[str]) -> bool:

@@ -22,13 +22,13 @@ from collections.abc import Callable
 
 import pytest
 from babel.dates import format_date, format_interval, format_skeleton
-from test_metamorphic import QUANTITIES, _corpora, _measured
 
 from sscbench.core.dates import DateReference, find_date_references
 from sscbench.core.ledger import AssistantEvent
 from sscbench.core.locale_words import WORDS
 from sscbench.measure.study import measure_run
 from sscbench.study.ledgers import read_evaluator, read_ledger
+from test_metamorphic import QUANTITIES, _corpora, _measured
 
 LANGUAGES = ("fr", "es", "de", "ru")
 _ISO = re.compile(r"^\d{4}-\d\d-\d\d$")
@@ -37,6 +37,7 @@ _MONTH_WORD = re.compile(
 )
 _WEEKDAY_WORD = re.compile(r"^\W*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+_SUFFIX = re.compile(r"(?:st|nd|rd|th)\b")
 _CATEGORY = re.compile(
     r"(?<![_\w])(?:(?P<credit_card>credit[ -]?cards?)|(?P<gift_card>gift[ -]?cards?)"
     r"|(?P<certificate>(?:travel )?certificates?|travel vouchers?))\b",
@@ -47,7 +48,8 @@ _CATEGORY = re.compile(
 def _written(expression: str) -> bool:
     """A date written with a month name or in ISO form (not "the 27th", not "5/27"), or a
     day of a list after one ("May 22, 23 or 24": "23")."""
-    return bool(_MONTH_WORD.search(expression) or _ISO.match(expression)) or (expression.isdigit())
+    day = _SUFFIX.sub("", expression)
+    return bool(_MONTH_WORD.search(expression) or _ISO.match(expression)) or day.isdigit()
 
 
 def _date_text(refs: list[DateReference], expression: str, language: str) -> str:
@@ -70,6 +72,8 @@ def dates_translated(text: str, language: str) -> str:
         lo = ref.expression_start
         spans.setdefault((lo, lo + len(ref.expression)), []).append(ref)
     for (lo, hi), refs in sorted(spans.items(), reverse=True):
+        suffix = _SUFFIX.match(text, hi)  # "May 10th and 11th": the suffix goes too
+        hi = suffix.end() if suffix else hi
         if _written(text[lo:hi]):
             text = text[:lo] + _date_text(refs, text[lo:hi], language) + text[hi:]
     return text

@@ -17,7 +17,7 @@ Text is the caller's same-length normalisation (dashes as "-").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sscbench.core.date_names import ENGLISH_MONTHS, fold, framed_month_names, locale_names
 
@@ -31,7 +31,7 @@ _YEAR = rf"(?:{_SP},?{_SP}(?:(?:de|del|di|of)[^\S\n]+)?(?P<year>(?:19|20)\d\d)(?
 _DAY_FIRST = re.compile(
     rf"(?<![\w.,/:$€])(?P<day>\d{{1,2}})(?P<mark>{_ORD}){_DAY_END}"
     rf"(?:(?P<join>{_JOIN})(?P<end>\d{{1,2}}){_ORD}{_DAY_END})?"
-    rf"{_SP}(?P<connector>(?:de|del|di|of)[^\S\n]+|d')?(?P<month>{_LETTERS})\.?(?![^\W\d_])(?!-\w)"
+    rf"(?:(?<=\d)[^\S\n]+|(?<!\d){_SP})(?P<connector>(?:de|del|di|of)[^\S\n]+|d')?(?P<month>{_LETTERS})\.?(?![^\W\d_])"
     rf"(?!{_SP}(?:of|out of)\b){_YEAR}?"  # "1 set of": a count of a noun, not a date
 )
 # month first: only a full word (four letters or more), and the year may come first
@@ -56,7 +56,12 @@ _DASHES_AND_SPACES = str.maketrans(
     | {c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"}
 )
 _WORD_BEFORE = re.compile(r"([^\W\d_]+)\.?[*_]*[^\S\n]*[*_]*$")
-_LIST_LINE = re.compile(r"[ \t*_>#-]*\d{1,3}\.\s")
+_LIST_LINE = re.compile(r"[ \t]*(\d{1,3})\.\s")
+# a list of dates: "22 mai, 23 mai ou 24 mai 2025" (the last one's year is every one's)
+_LIST_GAP = re.compile(
+    rf"^[*_]*{_SP}(?:,{_SP}(?:(?:and|or|et|ou|y|o|e|und|oder|и|или){_SP})?"
+    rf"|(?:and|or|et|ou|y|o|e|und|oder|и|или){_SP})[*_]*$"
+)
 # words that join two foreign dates into a span ("28 mai au 2 juin", "vom 28. Mai bis 2. Juni")
 SPAN_JOIN = re.compile(rf"^[*_]*{_JOIN}[*_]*$")
 
@@ -93,7 +98,18 @@ def find_locale_dates(text: str) -> list[LocaleDate]:
     for match in _CJK.finditer(text) if "月" in text or "월" in text else ():
         month = int(match["mnum"])
         out.extend(_dates(match, text, month, int(match["mnum2"] or month)))
-    return sorted(out, key=lambda d: d.start)
+    return _list_years(text, sorted(out, key=lambda d: d.start))
+
+
+def _list_years(text: str, found: list[LocaleDate]) -> list[LocaleDate]:
+    """A year written after the last date of a list is every earlier one's."""
+    out = list(found)
+    for i in range(len(out) - 2, -1, -1):
+        this, then = out[i], out[i + 1]
+        gap = text[this.end : then.start]
+        if this.year is None and then.year is not None and _LIST_GAP.match(gap):
+            out[i] = replace(this, year=then.year)
+    return out
 
 
 def plain_date_dots(text: str) -> str:
@@ -155,18 +171,23 @@ def _after_month(text: str, match: re.Match[str]) -> bool:
 
 def _list_number(text: str, match: re.Match[str]) -> bool:
     """A number with a dot that opens a line of a numbered list ("1. Anya Garcia\n2. Mei
-    Lee": a line beside it opens with a number and a dot too), not a German or Nordic
-    day ("2. Mai")."""
+    Lee": a line beside it opens with the next or previous number), not a German or
+    Nordic day ("2. Mai", "- 26. Mai: HAT023")."""
     day_start, day_end = match.start("day"), match.end("day")
     if text[day_end : day_end + 1] != ".":
         return False
     line_start = text.rfind("\n", 0, day_start) + 1
-    if text[line_start:day_start].strip(" \t*_>-#"):
+    if text[line_start:day_start].strip():
         return False
     before = text[text.rfind("\n", 0, max(line_start - 1, 0)) + 1 : line_start]
     line_end = text.find("\n", day_end)
     after = text[line_end + 1 :] if line_end >= 0 else ""
-    return any(_LIST_LINE.match(line) for line in (before, after))
+    number = int(match["day"])
+    for line, neighbour in ((before, number - 1), (after, number + 1)):
+        opened = _LIST_LINE.match(line)
+        if opened and int(opened.group(1)) == neighbour:
+            return True
+    return False
 
 
 def _weekday_before(text: str, start: int) -> tuple[int, int] | None:

@@ -38,6 +38,7 @@ _MONTH_WORD = re.compile(
 _WEEKDAY_WORD = re.compile(r"^\W*(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*\b", re.IGNORECASE)
 _YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 _SUFFIX = re.compile(r"(?:st|nd|rd|th)\b")
+_THE = re.compile(r"the[\s*_]+", re.IGNORECASE)
 _CATEGORY = re.compile(
     r"(?<![_\w])(?:(?P<credit_card>credit[ -]?cards?)|(?P<gift_card>gift[ -]?cards?)"
     r"|(?P<certificate>(?:travel )?certificates?|travel vouchers?))\b",
@@ -74,6 +75,8 @@ def dates_translated(text: str, language: str) -> str:
     for (lo, hi), refs in sorted(spans.items(), reverse=True):
         suffix = _SUFFIX.match(text, hi)  # "May 10th and 11th": the suffix goes too
         hi = suffix.end() if suffix else hi
+        article = _THE.match(text, lo, hi)  # "The May 17 conflict": the article stays
+        lo = article.end() if article else lo
         if _written(text[lo:hi]):
             text = text[:lo] + _date_text(refs, text[lo:hi], language) + text[hi:]
     return text

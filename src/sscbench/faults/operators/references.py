@@ -18,7 +18,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sscbench.core.dates import read_date_spans
 from sscbench.core.text import render
 from sscbench.core.view import LedgerView
 
@@ -57,19 +56,10 @@ def clauses(text: str) -> list[tuple[int, str]]:
     """(offset, clause) of a text split at sentence ends, line breaks and semicolons."""
     out, start = [], 0
     for match in re.finditer(r"(?<=[.!?;])\s+|\n+|(?<=:)\s+(?=[-*\d])", text):
-        if _ordinal_dot(text, match.start()):
-            continue  # "26. Mai": a day's ordinal dot inside a date ends no sentence
         out.append((start, text[start : match.start()]))
         start = match.end()
     out.append((start, text[start:]))
     return [(o, c) for o, c in out if c.strip()]
-
-
-def _ordinal_dot(text: str, at: int) -> bool:
-    """The dot before ``at`` follows a day number inside a date expression ("26. Mai")."""
-    if at < 2 or text[at - 1] != "." or not text[at - 2].isdigit():
-        return False
-    return any(lo < at < hi for lo, hi, _ in read_date_spans(text))
 
 
 # ---- reservations ---------------------------------------------------------------------

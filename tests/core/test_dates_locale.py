@@ -11,6 +11,7 @@ from babel.dates import format_date
 
 from sscbench.core.date_names import locale_names
 from sscbench.core.dates import find_date_references, read_date_spans
+from sscbench.core.text import render
 
 
 def _read(text: str) -> list[tuple[str, str]]:
@@ -106,4 +107,15 @@ def test_read_date_spans_gives_each_date_with_its_whole_expression():
         ("May 20-27", "2024-05-27"),
         ("28 mai au 2 juin", "2024-05-28"),
         ("28 mai au 2 juin", "2024-06-02"),
+    ]
+
+
+def test_the_text_layer_writes_a_foreign_dates_dots_as_spaces():
+    """A sentence cut at dots must not cut "26. Mai" in two; offsets stay; English stays."""
+    text = "Return on 17. Mai 2024. Then 28.–29. Mai. Sept. 3 and May 2. Then"
+    plain = render(text)
+    assert len(plain) == len(text)
+    assert plain.startswith("Return on 17  Mai 2024. Then 28 –29  Mai. Sept. 3 and May 2. Then")
+    assert [r.iso for r in find_date_references(plain)] == [
+        r.iso for r in find_date_references(text)
     ]

@@ -31,7 +31,9 @@ _YEAR = rf"(?:{_SP},?{_SP}(?:(?:de|del|di|of)[^\S\n]+)?(?P<year>(?:19|20)\d\d)(?
 _DAY_FIRST = re.compile(
     rf"(?<![\w.,/:$€])(?P<day>\d{{1,2}})(?P<mark>{_ORD}){_DAY_END}"
     rf"(?:(?P<join>{_JOIN})(?P<end>\d{{1,2}}){_ORD}{_DAY_END})?"
-    rf"(?:(?<=\d)[^\S\n]+|(?<!\d){_SP})(?P<connector>(?:de|del|di|of)[^\S\n]+|d')?(?P<month>{_LETTERS})\.?(?![^\W\d_])"
+    # a day and its month name: a space between, unless a mark ends the day ("26.Mai")
+    rf"(?:(?<=\d)[^\S\n]+|(?<!\d){_SP})"
+    rf"(?P<connector>(?:de|del|di|of)[^\S\n]+|d')?(?P<month>{_LETTERS})\.?(?![^\W\d_])"
     rf"(?!{_SP}(?:of|out of)\b){_YEAR}?"  # "1 set of": a count of a noun, not a date
 )
 # month first: only a full word (four letters or more), and the year may come first

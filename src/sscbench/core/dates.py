@@ -13,7 +13,8 @@ nearest earlier date, or the record's), where it is written, and its role: a sin
 date, the start of a span or its end. It judges nothing about meaning: which
 reservation a date is about, and what stating it implies, is for the operators.
 
-Text is read through a same-length normalisation (typographic dashes and spaces,
+Other languages' dates ("28 mai", "26. Mai", "5月26日") are read by
+:mod:`sscbench.core.dates_locale`. Text is read through a same-length normalisation (typographic dashes and spaces,
 such as gpt-oss's U+2011 and U+202F, become ASCII), so offsets index the original.
 """
 
@@ -27,6 +28,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
+
+from sscbench.core.dates_locale import SPAN_JOIN as LOCALE_SPAN_JOIN
+from sscbench.core.dates_locale import find_locale_dates
 
 Role = Literal["single", "range-start", "range-end"]
 
@@ -148,6 +152,7 @@ class DateReference:
     end: int
     role: Role
     expression: str
+    expression_start: int = -1  # where ``expression`` starts in the text
 
 
 @dataclass
@@ -161,6 +166,7 @@ class _Found:
     role: Role = "single"
     group: tuple[int, int] | None = None  # the whole span expression, when part of one
     opened_by: _Found | None = None  # a span's end: its start
+    foreign: bool = False  # written with a non-English month name (core/dates_locale.py)
 
 
 def record_year(isos: Iterable[str], default: int = DEFAULT_YEAR) -> int:
@@ -202,8 +208,16 @@ def _references(text: str, year: int, month: int | None) -> tuple[DateReference,
             continue
         previous_month = int(iso[5:7])
         lo, hi = item.group or (item.start, item.end)
-        references.append(DateReference(iso, item.start, item.end, item.role, text[lo:hi]))
+        references.append(DateReference(iso, item.start, item.end, item.role, text[lo:hi], lo))
     return tuple(references)
+
+
+def read_date_spans(text: str, year: int = DEFAULT_YEAR) -> list[tuple[int, int, str]]:
+    """(start, end, iso) of every date read in ``text``, any language, with the span of its
+    whole expression (both ends of "May 20-27" carry that of "May 20-27"): which
+    date-shaped tokens of a text were read."""
+    refs = find_date_references(text, year)
+    return [(r.expression_start, r.expression_start + len(r.expression), r.iso) for r in refs]
 
 
 def find_date(
@@ -244,6 +258,18 @@ def _explicit_dates(text: str) -> list[_Found]:
         if match["sep"] == "-" and (match["year"] is None or len(match["year"]) != 4):
             continue
         out.append(_numeric_date(match, _numeric_year(match["year"])))
+    return out + _locale_dates(text)
+
+
+def _locale_dates(text: str) -> list[_Found]:
+    """Dates written with another language's month name, or in CJK (core/dates_locale.py)."""
+    out: list[_Found] = []
+    for d in find_locale_dates(text):
+        found = _Found(d.start, d.end, d.year, d.month, d.day, d.weekday, foreign=True)
+        if d.role == "range-end" and d.group is not None and out:
+            out.extend(_as_span(out.pop(), found, d.group))
+        else:
+            out.append(found)
     return out
 
 
@@ -365,8 +391,10 @@ def _pair_spans(text: str, found: list[_Found]) -> None:
         if first.role != "single" or last.role != "single":
             continue
         gap = text[first.end : last.start]
-        joined = _SPAN_BETWEEN.match(gap) or (
-            _BETWEEN_AND.match(gap) and _BETWEEN_BEFORE.search(text[: first.start])
+        joined = (
+            _SPAN_BETWEEN.match(gap)
+            or (_BETWEEN_AND.match(gap) and _BETWEEN_BEFORE.search(text[: first.start]))
+            or ((first.foreign or last.foreign) and LOCALE_SPAN_JOIN.match(gap))
         )
         if not joined:
             continue

@@ -20,6 +20,7 @@ import json
 import re
 from typing import Any
 
+from sscbench.core.dates_locale import plain_date_dots
 from sscbench.jsonl import loads_json
 
 MAX_DEPTH = 12
@@ -56,18 +57,19 @@ def plain_typography(text: str) -> str:
 
 def render(text: str) -> str:
     """The message as plain text: a JSON object or list (whole, or in a ```json fence)
-    rendered as ``key: value`` lines, other text unchanged; typography made plain."""
+    rendered as ``key: value`` lines, other text unchanged; typography made plain, and
+    the dots inside other languages' dates ("26. Mai") too, which end no sentence."""
     whole = _parse(text)
     if whole is not None:
-        return plain_typography(render_json(whole))
+        return plain_date_dots(plain_typography(render_json(whole)))
     if "```" not in text:
-        return plain_typography(text)
+        return plain_date_dots(plain_typography(text))
 
     def fenced(match: re.Match[str]) -> str:
         data = _parse(match.group(1))
         return match.group(0) if data is None else render_json(data)
 
-    return plain_typography(_FENCE.sub(fenced, text))
+    return plain_date_dots(plain_typography(_FENCE.sub(fenced, text)))
 
 
 def _parse(text: str) -> dict[str, Any] | list[Any] | None:

@@ -15,11 +15,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from sscbench.core.locale_words import PATTERNS as LOCALE_PATTERNS
+
 CATEGORY_PATTERNS = {
     "credit_card": r"credit[ -]?cards?",
     "gift_card": r"gift[ -]?cards?",
     "certificate": r"(?:travel )?certificates?|travel vouchers?",
 }
+# and how other languages write them (a table of ours: core/locale_words.py)
+CATEGORY_PATTERNS = {c: f"{p}|{LOCALE_PATTERNS[c]}" for c, p in CATEGORY_PATTERNS.items()}
 
 _USER = re.compile(r"\byou (?:called|call|said|mentioned|referred to|described|named)\b", re.I)
 # what a record says, reported (present: weak; past: disowned, "showed it as … before")

@@ -21,6 +21,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.core.locale_words import CURRENCY_AFTER, NUMBER, is_plural, number_value
 from sscbench.core.view import LedgerView
 from sscbench.faults.operators.payment_mentions import (
     IMPLIED,
@@ -44,9 +45,9 @@ _SUFFIX = re.compile(
     r"\s*(\d{3,7})(?![\w/]|[.,]\d)",
     re.IGNORECASE,
 )
-_AMOUNT = re.compile(
-    r"(?:US\$|\$|\bUSD\s?)\s?(\d[\d,]*)(?:\.(\d\d))?(?![\d,]*\d)"
-    r"|(?<![\w$.,])(\d[\d,]*)(?:\.(\d\d))?\s?(?:dollars?|USD)\b",
+_AMOUNT = re.compile(  # numbers as any locale writes them (core/locale_words.py)
+    rf"(?:US\$|\$|\bUSD\s?)\s?({NUMBER})"
+    rf"|(?<![\w$.,])({NUMBER})\s?(?:{CURRENCY_AFTER})(?!\w)",
     re.IGNORECASE,
 )
 _AMOUNT_NOUN = re.compile(
@@ -232,8 +233,7 @@ def amounts(text: str, operands: bool = True) -> list[float]:
             _OPERATOR_BEFORE.search(text, 0, m.start()) or _OPERATOR_AFTER.match(text, m.end())
         ):
             continue
-        whole, cents = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        out.append(float(whole.replace(",", "") + "." + (cents or "0")))
+        out.append(number_value(m.group(1) or m.group(2)))
     return out
 
 
@@ -305,7 +305,8 @@ def _appositive(separator: str) -> bool:
 def _singular(piece: str) -> bool:
     """Every category word of the piece is singular ("gift cards" is a kind, or several)."""
     return all(
-        not piece[a:b].lower().endswith("s") or piece[a:b].lower().endswith("ss")
+        (not piece[a:b].lower().endswith("s") or piece[a:b].lower().endswith("ss"))
+        and not is_plural(piece[a:b])  # "Kreditkarten", "tarjetas de crédito"
         for a, b, _ in category_hits(piece)
     )
 

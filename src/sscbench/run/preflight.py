@@ -69,12 +69,4 @@ def unset_keys(config: StudyConfig) -> list[str]:
 
 def user_line(config: StudyConfig) -> str:
     """What simulates the user, said in the plan and the run's output."""
-    user = config.user
-    if user.kind == "llm" and user.endpoint is not None:
-        return f"user simulator: LLM ({user.endpoint.model} at {user.endpoint.base_url})"
-    if user.kind == "replay":
-        return "user simulator: replay (the recorded user messages)"
-    return (
-        "user simulator: scripted (deterministic scripted user; --user-model "
-        "PROVIDER/NAME for an LLM user)"
-    )
+    return config.user.describe()

@@ -183,6 +183,18 @@ class UserSettings(_Strict):
     )
     endpoint: LLMUserConfig | None = None
 
+    def describe(self) -> str:
+        """What simulates the user, in one line (the plan, the run and the report say it:
+        the default is the scripted user, which a newcomer would not guess)."""
+        if self.kind == "llm" and self.endpoint is not None:
+            return f"user simulator: LLM ({self.endpoint.model} at {self.endpoint.base_url})"
+        if self.kind == "replay":
+            return "user simulator: replay (the recorded user messages)"
+        return (
+            "user simulator: scripted (deterministic scripted user; --user-model "
+            "PROVIDER/NAME for an LLM user)"
+        )
+
     @model_validator(mode="after")
     def _endpoint(self) -> UserSettings:
         if self.kind == "llm" and self.endpoint is None:

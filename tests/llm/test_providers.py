@@ -53,7 +53,9 @@ def test_provider_request_shape(name: str, monkeypatch: pytest.MonkeyPatch) -> N
         ledger: list = [UserEvent(step=0, content="Look up u1 and u2.")]
         turn = asyncio.run(agent.act(ledger))
         assert [c.id for c in turn.tool_calls] == ["call_a", "call_b"]
-        calls = tuple(ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls)
+        calls = tuple(
+            ToolCall(id=c.id, name=c.name, arguments=c.arguments) for c in turn.tool_calls
+        )
         ledger.append(AssistantEvent(step=1, content=None, tool_calls=calls))
         ledger += [
             ToolEvent(step=2 + i, tool_call_id=c.id, name=c.name, content='{"ok": true}')

@@ -116,7 +116,9 @@ def test_outage_mid_study_then_retry_missing_loses_nothing(tmp_path: Path) -> No
         report = (out / "report" / "report.html").read_text()
         assert f"{len(missing)} runs missing" in report or "1 run missing" in report
 
-        again = _run(tmp_path, model, out, "--repetitions", "3")  # a plain resume keeps the missing runs
+        again = _run(
+            tmp_path, model, out, "--repetitions", "3"
+        )  # a plain resume keeps the missing runs
         assert _index(out) == before, again.output
 
         model.server.outage = False

@@ -64,3 +64,14 @@ def test_keep_agents_operators_world_repetitions_user_model() -> None:
 def test_bad_options_are_one_line_errors(options: ModelOptions, message: str) -> None:
     with pytest.raises(DataError, match=message):
         load_config(None, options)
+
+
+def test_hosted_example_loads_and_takes_the_options() -> None:
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "hosted-model.toml"
+    study, _ = load_config(example)
+    assert [a.id for a in study.agents] == ["gpt-4o", "trusting"]
+    swapped, _ = load_config(example, ModelOptions(models=["google/gemini-2.5-flash"]))
+    assert [a.id for a in swapped.agents] == ["google-gemini-2.5-flash"]
+    assert swapped.cases.max_steps == study.cases.max_steps  # the protocol stays

@@ -55,8 +55,6 @@ def plan_command(
         print_error(Console(stderr=True), exc)
         raise typer.Exit(2) from None
     typer.echo(f"plan of {config or 'the embedded default study'}:")
-    for line in plan_lines(report, study.prices):
-        typer.echo(plain(line))
     typer.echo(user_line(study))
     unset = unset_keys(study)
     if unset:
@@ -64,3 +62,5 @@ def plan_command(
         typer.echo(f"keys: {names} unset: export before sscbench run (its preflight checks)")
     elif any(a.kind == "openai" for a in study.agents) or study.user.kind == "llm":
         typer.echo("keys: every key variable the endpoints need is set")
+    for line in plan_lines(report, study.prices):
+        typer.echo(plain(line))

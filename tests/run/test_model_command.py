@@ -150,3 +150,23 @@ def test_plan_names_the_user_simulator_and_unset_keys() -> None:
     assert "ollama-llama3.1:" in result.output
     keyed = CliRunner().invoke(app, args, env={"OPENAI_API_KEY": "sk-x", "COLUMNS": "400"})
     assert "every key variable the endpoints need is set" in keyed.output
+
+
+def test_a_dead_or_trickling_endpoint_fails_the_preflight_creating_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sscbench.testing import Trickle, sequence
+
+    monkeypatch.setattr("sscbench.llm.preflight.PREFLIGHT_TIMEOUT_S", 0.5)
+    study = tmp_path / "study.toml"
+    study.write_text(STUDY, "utf-8")
+    with OpenAIServer() as gone:
+        url = gone.base_url  # a port nobody listens on once the server stopped
+    with OpenAIServer(sequence(then=Trickle(interval=0.05, endless=True))) as server:
+        for base, out in ((url, "dead"), (server.base_url, "trickled")):
+            args = ["run", str(study), "--model", "vllm/m", "--base-url", base]
+            result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / out)])
+            assert result.exit_code == 2, result.output
+            assert "error: preflight: model m at" in result.output
+            assert "endpoint unreachable or not answering" in result.output
+            assert not (tmp_path / out).exists()

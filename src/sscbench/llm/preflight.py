@@ -9,9 +9,11 @@ with one line when it is refused, before the study folder exists.
 
 from __future__ import annotations
 
+import asyncio
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import openai
 
@@ -58,19 +60,8 @@ def _refused(config: EndpointConfig, exc: openai.APIStatusError, key: str | None
     return f"the endpoint refused the check ({detail})"
 
 
-def check_endpoint(config: EndpointConfig, tool_choice: str = "auto") -> PreflightResult:
-    """Send the one check request to ``config``'s endpoint and judge the answer."""
-    key = os.environ.get(config.api_key_env) or None
-    if key is None and key_required(config.base_url, config.api_key_env):
-        line = f"{_where(config)}: ${config.api_key_env} is unset; export the provider's key"
-        return PreflightResult(config, False, line)
-    client = openai.OpenAI(
-        base_url=config.base_url,
-        api_key=key or PLACEHOLDER_KEY,
-        timeout=min(config.timeout, PREFLIGHT_TIMEOUT_S),
-        max_retries=2,
-    )
-    body: dict = {
+def _body(config: EndpointConfig, tool_choice: str) -> dict[str, Any]:
+    body: dict[str, Any] = {
         "model": config.model,
         "messages": [{"role": "user", "content": "Call the ping tool."}],
         "tools": [PING_TOOL],
@@ -79,14 +70,40 @@ def check_endpoint(config: EndpointConfig, tool_choice: str = "auto") -> Preflig
     }
     if config.max_tokens is not None:
         body["max_tokens"] = config.max_tokens
+    return body
+
+
+async def _ask(config: EndpointConfig, key: str | None, body: dict[str, Any]) -> Any:
+    """The check request, the whole of it (connecting, waiting, reading the body, one
+    retry) bounded: a server that trickles its answer cannot hold the command."""
+    attempt = min(config.timeout, PREFLIGHT_TIMEOUT_S)
+    client = openai.AsyncOpenAI(
+        base_url=config.base_url, api_key=key or PLACEHOLDER_KEY, timeout=attempt, max_retries=1
+    )
+    async with client:
+        try:
+            async with asyncio.timeout(2 * attempt + 1):
+                return await client.chat.completions.create(**body)
+        except TimeoutError:
+            raise TimeoutError(f"no complete answer within {2 * attempt + 1:g} s") from None
+
+
+async def check_endpoint_async(
+    config: EndpointConfig, tool_choice: str = "auto"
+) -> PreflightResult:
+    """Send the one check request to ``config``'s endpoint and judge the answer."""
+    key = os.environ.get(config.api_key_env) or None
+    if key is None and key_required(config.base_url, config.api_key_env):
+        line = f"{_where(config)}: ${config.api_key_env} is unset; export the provider's key"
+        return PreflightResult(config, False, line)
     try:
-        with client:
-            response = client.chat.completions.create(**body)
+        response = await _ask(config, key, _body(config, tool_choice))
     except openai.APIStatusError as exc:
         return PreflightResult(config, False, f"{_where(config)}: {_refused(config, exc, key)}")
-    except (openai.APIError, ValueError) as exc:  # unreachable, timed out, not JSON
-        detail = describe_error(exc, (key or "",), config.timeout)
-        return PreflightResult(config, False, f"{_where(config)}: not reachable ({detail})")
+    except (openai.APIError, ValueError, TimeoutError) as exc:  # unreachable, slow, not JSON
+        detail = describe_error(exc, (key or "",))
+        line = f"{_where(config)}: endpoint unreachable or not answering ({detail})"
+        return PreflightResult(config, False, line)
     choices = getattr(response, "choices", None) or []
     message = choices[0].message if choices else None
     if message is None:
@@ -96,15 +113,25 @@ def check_endpoint(config: EndpointConfig, tool_choice: str = "auto") -> Preflig
     return PreflightResult(config, True, f"{_where(config)}: key accepted, {said}")
 
 
+def check_endpoint(config: EndpointConfig, tool_choice: str = "auto") -> PreflightResult:
+    """:func:`check_endpoint_async` from synchronous code."""
+    return asyncio.run(check_endpoint_async(config, tool_choice))
+
+
 def preflight(endpoints: Iterable[tuple[EndpointConfig, str]]) -> list[PreflightResult]:
     """Check each distinct endpoint once (same URL, model and key variable: one request),
-    with the ``tool_choice`` its first user sends; the results in the order given."""
+    with the ``tool_choice`` its first user sends, all at once; the results in the order
+    given."""
     seen: set[tuple[str, str, str]] = set()
-    results = []
+    checks = []
     for config, tool_choice in endpoints:
         key = (config.base_url.rstrip("/"), config.model, config.api_key_env)
         if key in seen:
             continue
         seen.add(key)
-        results.append(check_endpoint(config, tool_choice))
-    return results
+        checks.append((config, tool_choice))
+
+    async def every() -> list[PreflightResult]:
+        return list(await asyncio.gather(*(check_endpoint_async(c, t) for c, t in checks)))
+
+    return asyncio.run(every())

@@ -119,3 +119,16 @@ def test_provider_table_and_refusals() -> None:
     assert not key_required("http://localhost:11434/v1", "OLLAMA_API_KEY")
     assert key_required("https://api.openai.com/v1", "OPENAI_API_KEY")
     assert not key_required("http://127.0.0.1:8000/v1", "OPENAI_API_KEY")
+
+
+def test_preflight_of_a_caller_without_tools_sends_none() -> None:
+    """act/react agents and the LLM user send no tools: their check is a plain prompt, so a
+    server without tool support passes it."""
+    checked = ShapeChecked(lambda body: text("pong"))
+    with OpenAIServer(checked) as server:
+        config = OpenAIAgentConfig(base_url=server.base_url, model="m")
+        result = check_endpoint(config, None)
+        refused = check_endpoint(config.model_copy(update={"temperature": 9.0}))
+    assert result.ok and result.line.endswith("key accepted, answered")
+    assert "tools" not in server.requests[0] and "tool_choice" not in server.requests[0]
+    assert not refused.ok and "HTTP 400" in refused.line and "temperature 9.0" in refused.line

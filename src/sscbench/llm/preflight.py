@@ -60,14 +60,16 @@ def _refused(config: EndpointConfig, exc: openai.APIStatusError, key: str | None
     return f"the endpoint refused the check ({detail})"
 
 
-def _body(config: EndpointConfig, tool_choice: str) -> dict[str, Any]:
+def _body(config: EndpointConfig, tool_choice: str | None) -> dict[str, Any]:
+    """The check request: one tool and the user's ``tool_choice`` (None: a user that
+    sends no tools, as the act/react strategies and the LLM user: a plain prompt)."""
     body: dict[str, Any] = {
         "model": config.model,
         "messages": [{"role": "user", "content": "Call the ping tool."}],
-        "tools": [PING_TOOL],
-        "tool_choice": tool_choice,
         "temperature": config.temperature,
     }
+    if tool_choice is not None:
+        body.update(tools=[PING_TOOL], tool_choice=tool_choice)
     if config.max_tokens is not None:
         body["max_tokens"] = config.max_tokens
     return body
@@ -89,7 +91,7 @@ async def _ask(config: EndpointConfig, key: str | None, body: dict[str, Any]) ->
 
 
 async def check_endpoint_async(
-    config: EndpointConfig, tool_choice: str = "auto"
+    config: EndpointConfig, tool_choice: str | None = "auto"
 ) -> PreflightResult:
     """Send the one check request to ``config``'s endpoint and judge the answer."""
     key = os.environ.get(config.api_key_env) or None
@@ -110,15 +112,16 @@ async def check_endpoint_async(
         return PreflightResult(config, False, f"{_where(config)}: answered with no choices")
     called = bool(getattr(message, "tool_calls", None))
     said = "called the tool" if called else "answered in text (tools accepted, not called)"
+    said = said if tool_choice is not None else "answered"
     return PreflightResult(config, True, f"{_where(config)}: key accepted, {said}")
 
 
-def check_endpoint(config: EndpointConfig, tool_choice: str = "auto") -> PreflightResult:
+def check_endpoint(config: EndpointConfig, tool_choice: str | None = "auto") -> PreflightResult:
     """:func:`check_endpoint_async` from synchronous code."""
     return asyncio.run(check_endpoint_async(config, tool_choice))
 
 
-def preflight(endpoints: Iterable[tuple[EndpointConfig, str]]) -> list[PreflightResult]:
+def preflight(endpoints: Iterable[tuple[EndpointConfig, str | None]]) -> list[PreflightResult]:
     """Check each distinct endpoint once (same URL, model and key variable: one request),
     with the ``tool_choice`` its first user sends, all at once; the results in the order
     given."""

@@ -26,16 +26,17 @@ class PreflightFailed(DataError):
         Exception.__init__(self, f"preflight: {line}")
 
 
-def study_endpoints(config: StudyConfig) -> list[tuple[EndpointConfig, str]]:
-    """The endpoints the study's runs call, each with the ``tool_choice`` it is sent
-    (the LLM user sends no tools: ``auto`` is checked)."""
-    endpoints: list[tuple[EndpointConfig, str]] = [
-        (agent.endpoint, agent.endpoint.tool_choice)
+def study_endpoints(config: StudyConfig) -> list[tuple[EndpointConfig, str | None]]:
+    """The endpoints the study's runs call, each with the ``tool_choice`` it is sent:
+    None for callers that send no tools (act/react agents, the LLM user), whose check is
+    a plain prompt."""
+    endpoints: list[tuple[EndpointConfig, str | None]] = [
+        (agent.endpoint, agent.endpoint.tool_choice if agent.strategy == "tool-calling" else None)
         for agent in config.agents
         if agent.kind == "openai" and agent.endpoint is not None
     ]
     if config.user.kind == "llm" and config.user.endpoint is not None:
-        endpoints.append((config.user.endpoint, "auto"))
+        endpoints.append((config.user.endpoint, None))
     return endpoints
 
 

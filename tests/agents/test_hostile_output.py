@@ -238,10 +238,18 @@ def test_a_trickled_response_is_cut_at_the_timeout_of_each_attempt(tmp_path, tri
     with OpenAIServer(sequence(then=trickle)) as server:
         config = write_study(tmp_path, server.base_url, max_retries=1, timeout=0.5)
         ran = sscbench_bounded(
-            "run", str(config), "--out", str(out), "--no-progress", "--no-report", timeout=90
+            "run",
+            str(config),
+            "--out",
+            str(out),
+            "--no-progress",
+            "--no-report",
+            "--no-preflight",  # the runs' own timeout is tested (the preflight's: tests/llm)
+            timeout=90,
         )
         attempts = len(server.requests)
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.returncode == 1, ran.stdout + ran.stderr  # every run missing: exit 1
+    assert "every run of the study is missing" in ran.stdout
     entries = index(out)
     clean = entries["clean"]
     assert clean.status == "missing" and clean.reward is None
@@ -280,7 +288,9 @@ def test_a_dead_endpoint_stops_the_study_early_with_a_clear_message(tmp_path):
     url = f"http://127.0.0.1:{closed_port()}/v1"
     out = tmp_path / "out"
     config = write_study(tmp_path, url, max_retries=0)
-    ran = sscbench("run", str(config), "--out", str(out), "--no-progress", "--no-report")
+    ran = sscbench(
+        "run", str(config), "--out", str(out), "--no-progress", "--no-report", "--no-preflight"
+    )  # the runs' own detection (with the preflight nothing is created: tests/run)
     message = flat(ran.stdout + ran.stderr)
     assert ran.returncode == 2, message
     assert f"{url}: endpoint unreachable: its first 3 requests all failed to connect" in message
@@ -292,9 +302,15 @@ def test_unreachable_after_zero_keeps_the_old_behaviour_with_reasons(tmp_path):
     url = f"http://127.0.0.1:{closed_port()}/v1"
     config = write_study(tmp_path, url, extra="unreachable_after = 0")
     ran = sscbench(
-        "run", str(config), "--out", str(tmp_path / "out"), "--no-progress", "--no-report"
+        "run",
+        str(config),
+        "--out",
+        str(tmp_path / "out"),
+        "--no-progress",
+        "--no-report",
+        "--no-preflight",
     )
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.returncode == 1, ran.stdout + ran.stderr  # every run missing: exit 1
     reason = index(tmp_path / "out")["clean"].reason
     assert reason.startswith("agent connection failed: "), reason
     assert "ConnectError" in reason
@@ -448,10 +464,17 @@ def test_an_echoed_key_or_fragment_never_reaches_disk_or_console(tmp_path, key, 
     with OpenAIServer(answers) as server:
         config = write_study(tmp_path, server.base_url, extra='api_key_env = "SSCBENCH_TEST_KEY"')
         ran = sscbench(
-            "run", str(config), "--out", str(out), "--no-report", env={"SSCBENCH_TEST_KEY": key}
+            "run",
+            str(config),
+            "--out",
+            str(out),
+            "--no-report",
+            "--no-preflight",  # the run itself meets the echo (the preflight would take it)
+            env={"SSCBENCH_TEST_KEY": key},
         )
         assert server.log[0].headers["authorization"] == f"Bearer {key}"
-    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert ran.returncode == 1, ran.stdout + ran.stderr  # every run missing (401): exit 1
+    assert "every run of the study is missing: auth" in ran.stdout
     pieces = {key} if len(key) < 6 else {key[i : i + 6] for i in range(len(key) - 5)}
     written = [ran.stdout, ran.stderr] + [
         p.read_bytes().decode("utf-8", "replace") for p in out.rglob("*") if p.is_file()

@@ -16,7 +16,7 @@ import shlex
 import signal
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
@@ -25,6 +25,21 @@ import typer
 from sscbench.cli_options import console, fail
 from sscbench.errors import DataError, os_error_text
 from sscbench.progress import suppressed
+from sscbench.run.cli_model import (
+    BaseUrl,
+    KeepAgents,
+    Models,
+    OperatorNames,
+    Preflight,
+    Repetitions,
+    RetryMissing,
+    Temperature,
+    UserModel,
+    WorldChoice,
+    model_args,
+    model_options,
+)
+from sscbench.study.model_flags import ModelOptions
 from sscbench.terminal import error_text, plain
 
 
@@ -32,9 +47,12 @@ def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _interrupted(config: Path | None, out: Path, detail: str) -> NoReturn:
+def _interrupted(
+    config: Path | None, out: Path, detail: str, extra: list[str] | None = None
+) -> NoReturn:
     """Say how to resume an interrupted study and exit 130 (the shell's code for SIGINT)."""
-    command = ["sscbench", "run", *([str(config)] if config else []), "--out", str(out)]
+    command = ["sscbench", "run", *([str(config)] if config else []), *(extra or [])]
+    command += ["--out", str(out)]
     console.print(error_text(detail, label="interrupted:"), highlight=False, soft_wrap=True)
     console.print(
         plain(f"the runs written so far are kept; resume with: {shlex.join(command)}"),
@@ -146,6 +164,9 @@ class RunOptions:
     address: str | None
     containment: Path | None
     resume_aborted: bool
+    models: ModelOptions = field(default_factory=ModelOptions)
+    retry_missing: bool = False
+    preflight: bool = True
 
 
 @dataclass
@@ -165,20 +186,25 @@ def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
     """Load and check the config, refuse what the containment plan refuses, and execute the
     study; the checks run before any run starts."""
     from sscbench.run.executor import execute_study
+    from sscbench.run.preflight import check_study_endpoints, user_line
     from sscbench.study.aborted import recorded_abort
     from sscbench.study.config import load_config
 
     config, out = options.config, options.out
-    study, text = load_config(config)
+    study, text = load_config(config, options.models)
     if hooks.check_config is not None:
         hooks.check_config(study, config if config is not None else "<default study>")
     record = _check(hooks.check_campaign, study, options.containment)
     earlier = None if options.restart else recorded_abort(out)
     resume = options.restart or options.resume_aborted
     watch = _guard(hooks.watch_campaign, options.containment, out, resume)
-    live = hooks.on_run(study, out) if hooks.on_run is not None else None
     if options.executor not in (None, "local", "ray"):
         raise DataError("--executor", None, f"{options.executor!r} is not 'local' or 'ray'")
+    if options.models.given() or any(a.kind == "openai" for a in study.agents):
+        _say(user_line(study))
+    if options.preflight:  # before anything is created: a refused key creates no study
+        check_study_endpoints(study, _say)
+    live = hooks.on_run(study, out) if hooks.on_run is not None else None
     with contextlib.nullcontext() if options.progress else suppressed():
         summary = execute_study(
             study,
@@ -190,6 +216,7 @@ def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
             executor=options.executor,
             address=options.address,
             stop_when=watch,
+            retry_missing=options.retry_missing,
         )
     return _Executed(study, summary, record, watch, earlier)
 
@@ -200,6 +227,7 @@ def _execute(hooks: RunHooks, options: RunOptions) -> _Executed:
     from sscbench.run.executor import StudyInterrupted
 
     config, out = options.config, options.out
+    extra = model_args(options.models)
     main = threading.current_thread() is threading.main_thread()
     # SIGTERM stops like Ctrl-C (signal handlers can only be set in the main thread)
     previous = signal.signal(signal.SIGTERM, _interrupt) if main else None
@@ -218,9 +246,10 @@ def _execute(hooks: RunHooks, options: RunOptions) -> _Executed:
             f"{stop}: {partial.finished_runs}/{partial.planned_runs} runs finished "
             f"({partial.executed_now} now); runs in flight that call a model keep their "
             "answers (runs/*.partial.jsonl) and continue from them, the others run again",
+            extra,
         )
     except KeyboardInterrupt:
-        _interrupted(config, out, "stopped before the runs started")
+        _interrupted(config, out, "stopped before the runs started", extra)
     finally:
         if main:
             signal.signal(signal.SIGTERM, previous)
@@ -239,6 +268,8 @@ def _summary_lines(summary: Any) -> list[str]:
     )
     if summary.requeued:
         rerun += f"; {summary.requeued} runs re-run from scratch after their worker was lost"
+    if summary.retried:
+        rerun += f"; {summary.retried} missing runs taken up again (--retry-missing)"
     lines.append(
         f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} "
         f"runs finished ({summary.executed_now} now): {statuses['completed']} completed, "
@@ -254,6 +285,21 @@ def _summary_lines(summary: Any) -> list[str]:
     return lines
 
 
+def _missing_lines(options: RunOptions) -> tuple[list[str], str | None]:
+    """Why runs are missing (one line, None when none is) and, when every run of the
+    study is missing, the cause (the command then exits 1)."""
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.missing import all_missing_cause, missing_line
+
+    store = StudyDir(options.out)
+    entries = list(store.read_index()) if store.index.exists() else []
+    config = [str(options.config)] if options.config else []
+    command = ["sscbench", "run", *config, *model_args(options.models)]
+    command += ["--out", str(options.out), "--retry-missing"]
+    line = missing_line(entries, shlex.join(command))
+    return ([line] if line else []), all_missing_cause(entries)
+
+
 def run_study(hooks: RunHooks, options: RunOptions) -> None:
     """What ``sscbench run`` does: execute the study, record the containment check, say
     what the runs did, then measure and report; exit 1 when the abort metric stopped it."""
@@ -265,6 +311,16 @@ def run_study(hooks: RunHooks, options: RunOptions) -> None:
         _record(options.out, done.record, watch, done.earlier)
     for line in _summary_lines(summary):
         _say(line)
+    missing, everything = _missing_lines(options) if summary.statuses["missing"] else ([], None)
+    for line in missing:
+        _say(line)
+    if everything is not None:  # nothing to measure: the harness lost every run
+        console.print(
+            error_text(f"every run of the study is missing: {everything}"),
+            highlight=False,
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
     aborted = watch.abort if watch is not None else None
     for line in (
         abort_lines(aborted, summary.finished_runs, summary.planned_runs) if aborted else []
@@ -306,11 +362,36 @@ def run_command(
         address: RayAddress = None,
         containment: ContainmentPolicy = None,
         resume_aborted: ResumeAborted = False,
+        model: Models = None,
+        base_url: BaseUrl = None,
+        user_model: UserModel = None,
+        operators: OperatorNames = None,
+        world: WorldChoice = None,
+        repetitions: Repetitions = None,
+        temperature: Temperature = None,
+        keep_agents: KeepAgents = False,
+        retry_missing: RetryMissing = False,
+        preflight: Preflight = True,
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
-        every run and write the report (STUDY/report/: report.html, tables, figures, runs)."""
+        every run and write the report (STUDY/report/: report.html, tables, figures, runs).
+        ``--model PROVIDER/NAME`` evaluates a model on the study (default: the embedded one)."""
+        models = model_options(
+            model, base_url, user_model, operators, world, repetitions, temperature, keep_agents
+        )
         options = RunOptions(
-            config, out, restart, progress, report, executor, address, containment, resume_aborted
+            config,
+            out,
+            restart,
+            progress,
+            report,
+            executor,
+            address,
+            containment,
+            resume_aborted,
+            models,
+            retry_missing,
+            preflight,
         )
         run_study(hooks, options)
 

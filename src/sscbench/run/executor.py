@@ -58,6 +58,7 @@ class StudySummary:
     cost_lines: list[str] = field(default_factory=list)  # requests, tokens, price, pass^k
     journals: Counter = field(default_factory=Counter)  # runs continued from a journal, answers
     halted: bool = False  # ``stop_when`` stopped the campaign: runs left unscheduled
+    retried: int = 0  # missing runs taken out of the index to run again (--retry-missing)
 
     def count(self, entry: IndexEntry) -> None:
         """Count a finished run's status (and, when missing, the group of its reason)."""
@@ -199,6 +200,13 @@ class StudyRunner:
             await self._episode(unit, "faulted", faulted_id)
 
 
+def _missing_count(store: StudyDir) -> int:
+    """Runs the index records missing before ``--retry-missing`` takes them out."""
+    if not store.index.exists():
+        return 0
+    return sum(e.status == "missing" for e in store.read_index())
+
+
 class StudyInterrupted(Exception):
     """SIGINT or SIGTERM stopped the study; the runs written so far are kept."""
 
@@ -251,6 +259,7 @@ def execute_study(
     executor: str | None = None,
     address: str | None = None,
     stop_when: Callable[[IndexEntry], bool] | None = None,
+    retry_missing: bool = False,
 ) -> StudySummary:
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
@@ -265,19 +274,25 @@ def execute_study(
     either way this process alone writes the study folder. ``stop_when`` (e.g. the
     containment plan's abort metric) is asked after each recorded run; once it says
     True no new run is scheduled, runs in flight finish, and ``summary.halted`` is set.
+    ``retry_missing`` runs again, on resume, the runs recorded missing (lost to the
+    harness), keeping every other finished run.
     """
     prepared = prepare_study(config, toml_text, out, executor, address)
     store, plan, source = prepared.store, prepared.plan, prepared.source
     with StudyLock(store.root) as lock:
         try:
-            resumed, finished, dropped = open_study(prepared, config, toml_text, restart)
+            missing_before = _missing_count(store) if retry_missing else 0
+            resumed, finished, dropped = open_study(
+                prepared, config, toml_text, restart, retry_missing
+            )
         except BaseException:
             asyncio.run(source.aclose())
             raise
         summary = StudySummary(
             store.root, planned_runs=len(plan) + plan.clean_count(), resumed=resumed
         )
-        summary.rerun = dropped
+        summary.retried = min(dropped, missing_before)
+        summary.rerun = dropped - summary.retried
         summary.took_over = lock.taken_over.describe() if lock.taken_over else None
         costs = CostTally(config.prices)
         timings = store.read_timings() if finished else {}

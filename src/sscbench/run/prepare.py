@@ -30,16 +30,23 @@ from sscbench.study.worlds import build_worlds
 from sscbench.world.world import World
 
 
-def resume_records(store: StudyDir, plan: Iterable[PlanUnit]) -> tuple[dict[str, IndexEntry], int]:
+def resume_records(
+    store: StudyDir, plan: Iterable[PlanUnit], retry_missing: bool = False
+) -> tuple[dict[str, IndexEntry], int]:
     """The finished runs whose files hold; the others (and the faulted runs paired with a
     clean run to re-run) leave the index to run again. Returns (finished, dropped). A
-    resumed study (here or in Inspect) keeps only what it can trust."""
+    resumed study (here or in Inspect) keeps only what it can trust. With
+    ``retry_missing`` the missing runs (lost to the harness) leave it too, so they run
+    again; every completed and not-qualified run is kept as it is."""
+    from sscbench.study.missing import is_retryable_missing
     from sscbench.study.verify import check_study
 
     if not store.index.exists():  # stopped before its first run finished: nothing to check
         return {}, 0
     check = check_study(store.root)
     bad = set(check.problems)
+    if retry_missing:
+        bad |= {k for k, v in check.entries.items() if is_retryable_missing(v)}
     for unit in plan:
         if unit.clean_run_id in bad:
             bad.add(unit.faulted_run_id)
@@ -123,11 +130,16 @@ def prepare_study(
 
 
 def open_study(
-    prepared: Prepared, config: StudyConfig, toml_text: str, restart: bool
+    prepared: Prepared,
+    config: StudyConfig,
+    toml_text: str,
+    restart: bool,
+    retry_missing: bool = False,
 ) -> tuple[bool, dict[str, IndexEntry], int]:
     """Start the study in its (locked) folder or resume it: write or check its inputs and
-    plan, the admission, and keep the finished runs whose files hold. Returns (resumed,
-    finished runs, runs dropped to run again)."""
+    plan, the admission, and keep the finished runs whose files hold (with
+    ``retry_missing``, not the missing ones). Returns (resumed, finished runs, runs
+    dropped to run again)."""
     store, plan = prepared.store, prepared.plan
     if restart:
         store.remove_study()
@@ -145,5 +157,5 @@ def open_study(
     if prepared.admission is not None:  # the study admitted its cases: their funnel and order
         write_admission(store.root, prepared.admission)
     store.repair_index()
-    finished, dropped = resume_records(store, plan) if resumed else ({}, 0)
+    finished, dropped = resume_records(store, plan, retry_missing) if resumed else ({}, 0)
     return resumed, finished, dropped

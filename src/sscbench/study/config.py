@@ -23,6 +23,7 @@ from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
 from sscbench.study.config_hash import LATER, canonical_config_json
 from sscbench.study.config_oracles import OracleScoring, SecondReaderSettings
+from sscbench.study.model_flags import ModelOptions, study_text
 from sscbench.study.ray_config import AgentRaySettings, RaySettings
 from sscbench.study.replay_config import ConfigPath, ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
@@ -181,6 +182,18 @@ class UserSettings(_Strict):
         "scripted", description="replay: the recorded user messages of the run being replayed"
     )
     endpoint: LLMUserConfig | None = None
+
+    def describe(self) -> str:
+        """What simulates the user, in one line (the plan, the run and the report say it:
+        the default is the scripted user, which a newcomer would not guess)."""
+        if self.kind == "llm" and self.endpoint is not None:
+            return f"user simulator: LLM ({self.endpoint.model} at {self.endpoint.base_url})"
+        if self.kind == "replay":
+            return "user simulator: replay (the recorded user messages)"
+        return (
+            "user simulator: scripted (deterministic scripted user; --user-model "
+            "PROVIDER/NAME for an LLM user)"
+        )
 
     @model_validator(mode="after")
     def _endpoint(self) -> UserSettings:
@@ -358,11 +371,17 @@ def config_from_record(meta: dict[str, Any]) -> StudyConfig:
     return config
 
 
-def load_config(path: str | Path | None) -> tuple[StudyConfig, str]:
-    """The config at ``path`` (or the embedded default study) and its TOML text."""
+def load_config(
+    path: str | Path | None, options: ModelOptions | None = None
+) -> tuple[StudyConfig, str]:
+    """The config at ``path`` (or the embedded default study) and its TOML text, with
+    ``run --model``'s ``options`` applied (:mod:`sscbench.study.model_flags`)."""
+    options = options or ModelOptions()
     if path is None:
         text = resources.files("sscbench.study").joinpath("default_study.toml").read_text("utf-8")
+        text = study_text(text, "<default study>", options)
         return parse_config(text, "<default study>"), text
     path = Path(path)
     text = read_text(path)  # unreadable or not UTF-8: an error naming the file
+    text = study_text(text, path, options)
     return parse_config(text, path, base_dir=path.resolve().parent), text

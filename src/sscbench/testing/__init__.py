@@ -12,6 +12,7 @@ from sscbench.testing.replies import (
     text,
     tool_call,
 )
+from sscbench.testing.shapes import ShapeChecked, shape_problems
 
 __all__ = [
     "Drop",
@@ -19,9 +20,11 @@ __all__ = [
     "OpenAIServer",
     "Raw",
     "RecordedRequest",
+    "ShapeChecked",
     "Trickle",
     "reply",
     "sequence",
+    "shape_problems",
     "text",
     "tool_call",
 ]

@@ -19,6 +19,8 @@ connection, so concurrent requests wait out the fixed ``delay`` side by side. A
 
 ``rate_limit`` (requests per second) answers requests over it with 429 and
 ``Retry-After``, as a provider does; ``admitted`` and ``rejected`` count them.
+``api_key`` answers chat requests that do not carry it with 401, as a provider refuses a
+wrong key; setting ``outage`` answers every chat request with 503 until it is cleared.
 
 Every request body is recorded (``server.requests``) with its path and headers
 (``server.log``), so a test can check what each prompt carried.
@@ -154,6 +156,14 @@ class _Handler(BaseHTTPRequestHandler):
         if not self.path.rstrip("/").endswith("/chat/completions"):
             self._error(404, f"no route {self.path}")
             return
+        if owner.api_key is not None and self.headers.get("Authorization") != (
+            f"Bearer {owner.api_key}"
+        ):
+            self._error(401, "Incorrect API key provided")
+            return
+        if owner.outage:
+            self._error(503, "the service is unavailable (outage)")
+            return
         wait = owner._admit()
         if wait is not None:
             self._error(429, "rate limit exceeded", {"Retry-After": owner._retry_after(wait)})
@@ -199,8 +209,13 @@ class OpenAIServer:
         model: str = "scripted",
         rate_limit: float | None = None,
         retry_after: str | None = None,
+        api_key: str | None = None,
     ):
         self.responder: Responder = responder or echo_responder
+        # a provider's key check: chat requests without ``Bearer api_key`` are answered 401
+        self.api_key = api_key
+        # an outage: while True every chat request is answered 503 (a test flips it)
+        self.outage = False
         self.delay = delay
         self.model = model
         # a provider's requests-per-second limit: a token bucket of one second's requests;

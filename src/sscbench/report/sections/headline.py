@@ -14,8 +14,10 @@ from collections import Counter
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, POOLED
+from sscbench.errors import DataError
 from sscbench.report.context import ReportContext
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
+from sscbench.study.missing import missing_line
 from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
@@ -130,10 +132,13 @@ def headline_section(
     evidence: Any,
     sets: RunSets,
     built: str,
+    opening: tuple[str, ...] = (),
 ) -> Section:
     """What ran and the main results: SSCBench operators' pooled claims, typed families'
-    escapes; a study with neither says what it is instead of counting zero runs."""
+    escapes; a study with neither says what it is instead of counting zero runs.
+    ``opening`` (the missing runs and why, the user simulator) comes first."""
     section = Section(ID, TITLE, intro=_what_ran(measured))
+    section.notes.extend([{"t": line}] for line in opening)
     typed = evidence is not None and bool(evidence.families)
     if primary:
         operators = sorted({str(r.operator) for r in primary})
@@ -182,4 +187,19 @@ def headline_section(
 def build(ctx: ReportContext) -> Section:
     """The Summary, built after every other section (it states the build's time)."""
     built = f"Built in {time.perf_counter() - ctx.started:.1f} s."
-    return headline_section(ctx.measured, ctx.primary, ctx.cards, ctx.evidence, ctx.sets, built)
+    return headline_section(
+        ctx.measured, ctx.primary, ctx.cards, ctx.evidence, ctx.sets, built, _opening(ctx)
+    )
+
+
+def _opening(ctx: ReportContext) -> tuple[str, ...]:
+    """The Summary's first lines: how many runs are missing and why (lost to the harness,
+    never outcomes), and what simulated the user."""
+    entries = ctx.loaded.entries
+    missing = missing_line(entries, "sscbench run ... --retry-missing")
+    try:
+        user = ctx.loaded.config.user.describe()
+    except (DataError, ValueError):  # an old or hand-made config: say nothing of it
+        user = None
+    lines = [missing or "No run is missing.", *([user[:1].upper() + user[1:]] if user else [])]
+    return tuple(lines)

@@ -47,6 +47,17 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 
+# the method kept out of a category's group ("not included in the gift card total",
+# "excluded from your gift cards"): the negation is of membership, so of the category —
+# the phrase files the method elsewhere, it does not question what it is
+_EXCLUDED = re.compile(
+    r"(?:\b(?:not|never)|n't)\s+(?:be\s+|been\s+)?(?:included|counted|part|listed|grouped|"
+    r"added)\b[^.;:!?]{0,16}$|\b(?:excluded|excluding|exclusive of|separate from|"
+    r"separately from|outside(?: of)?)\b[^.;:!?]{0,16}$",
+    re.IGNORECASE,
+)
+_GROUP = re.compile(r"\s+(?:totals?|sum|subtotal|balances?|pool|group|section|list)\b", re.I)
+
 # consequences of one category under the airline policy: a certificate pays for a new
 # booking only, never for a change of an existing one
 IMPLIED = {
@@ -97,10 +108,28 @@ def piece_mentions(piece: str) -> tuple[Mention, ...]:
     certificate) counts as saying that category."""
     mode = _mode(piece)
     said = [
-        Mention(cat, not _NEGATION.search(piece[:start]), mode)
-        for start, _, cat in category_hits(piece)
+        Mention(cat, not (_NEGATION.search(piece[:start]) or _excluded(piece, start, end)), mode)
+        for start, end, cat in category_hits(piece)
     ]
     for category, pattern in IMPLIED.items():
         if pattern.search(piece) and not any(m.category == category for m in said):
             said.append(Mention(category, True, mode))
     return tuple(said)
+
+
+def _excluded(piece: str, start: int, end: int) -> bool:
+    """The category word at ``start:end`` names a group (a plural, or "the gift card total")
+    the phrase keeps the method out of."""
+    group = piece[start:end].lower().endswith("s") or _GROUP.match(piece, end)
+    return bool(group and _EXCLUDED.search(piece[:start]))
+
+
+def ranks_category(piece: str, at: int) -> bool:
+    """A category word is what the ranking word ranks ("smaller gift card", "larger of your
+    two certificates"; not "most of the fare on your gift card")."""
+    if piece[at - 4 : at].lower() in ("most", "east"):
+        return False  # "most", "least" rank a category only by a balance word
+    return any(_RANKED.fullmatch(piece[at:start]) for start, _, _ in category_hits(piece))
+
+
+_RANKED = re.compile(r"(?:\s+(?:of|your|the|these|those|two|both|remaining))*\s+", re.IGNORECASE)

@@ -27,6 +27,7 @@ from sscbench.faults.operators.payment_mentions import (
     Mention,
     category_hits,
     piece_mentions,
+    ranks_category,
 )
 from sscbench.faults.operators.references import clauses
 
@@ -54,9 +55,12 @@ _AMOUNT_NOUN = re.compile(
     re.IGNORECASE,
 )
 _SUPERLATIVE = re.compile(
-    r"\b(smallest|lowest|least|largest|highest|biggest|most)\b[^.;\n]{0,20}\b(balance|amount|funds)",
+    r"\b(smallest|lowest|least|largest|highest|biggest|most|smaller|lower|larger|higher|bigger)\b"
+    r"(?:[^.;\n]{0,20}\b(balance|amount|funds))?",
     re.IGNORECASE,
 )
+_COMPARATIVE = ("smaller", "lower", "larger", "higher", "bigger")
+_LOW = ("smallest", "lowest", "least", "smaller", "lower")
 _ROLE = re.compile(
     r"\boriginal (?:form of )?payment(?: method)?\b|\bpayment method (?:used|on file for)\b"
     r"|\bsame payment method\b",
@@ -288,11 +292,13 @@ def _identifying_sets(
         if found:
             sets.append(found)
     sup = _SUPERLATIVE.search(piece)
-    if sup and cats:
+    if sup and cats and (sup.group(2) or ranks_category(piece, sup.end())):
+        # "the gift card with the smallest balance", "the smaller gift card", "the larger
+        # of your two certificates": a comparative ranks two, a superlative any number
         pool = [p for p in methods.values() if p.categories & cats and p.amount is not None]
-        if pool:
-            low = sup.group(1).lower() in ("smallest", "lowest", "least")
-            pick = (min if low else max)(pool, key=lambda p: p.amount or 0.0)
+        word = sup.group(1).lower()
+        if pool and (word not in _COMPARATIVE or len(pool) == 2):
+            pick = (min if word in _LOW else max)(pool, key=lambda p: p.amount or 0.0)
             sets.append({pick.pid})
     return sets
 

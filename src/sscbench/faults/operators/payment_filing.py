@@ -59,19 +59,22 @@ def heading_spans(text: str) -> list[tuple[int, int, str]]:
     for line in text.split("\n"):
         end = offset + len(line)
         head = _heading(line)
-        if head is not None:
-            category, at = head
-            current = category
-            if at < len(line):
-                out.append((offset + at, end, category))
-                current = None  # an inline heading lists its methods on its own line
-        elif current is not None and line.strip():
-            if _ITEM.match(line):
-                out.append((offset, end, current))
-            else:
-                current = None
+        if head is not None and head[1] == len(line):
+            current = head[0]
+        elif current is not None and line.strip() and _ITEM.match(line):
+            out.append((offset, end, current))
+        else:
+            current = None if line.strip() else current
+            # an inline heading lists its methods in its own sentence: "Gift cards: a, b."
+            for m in _SENTENCE.finditer(line):
+                inline = _heading(m.group(0))
+                if inline is not None and inline[1] < len(m.group(0)):
+                    out.append((offset + m.start() + inline[1], offset + m.end(), inline[0]))
         offset = end + 1
     return out
+
+
+_SENTENCE = re.compile(r"[^.!?]+(?:[.!?]+(?=\s|$)|$)")
 
 
 def filed_under_headings(text: str, refs: list[Reference]) -> list[Reference]:
@@ -110,13 +113,15 @@ _NUMBERS = {
     "ten": 10,
 }
 _COUNT = re.compile(
-    r"(?<![\w$.,])(\d{1,2}|" + "|".join(_NUMBERS) + r")\s+(?:(?:active|saved|valid|separate)\s+)?"
+    r"(?<![\w$.,])(\d{1,2}|" + "|".join(_NUMBERS) + r")\s+(?!(?:of|your|the|my)\s)(?:[\w-]+\s+)?"
     r"(?:\*\*)?$",
     re.IGNORECASE,
 )
-# the sentence counts what the user has (not what a payment will use)
+# the sentence counts what the user has (not what a payment will use), in the second
+# person or, in a handoff summary, the third
 _FRAME = re.compile(
-    r"\byou (?:also |still |currently )?(?:have|hold|own)\b|\byou've got\b|\bthere (?:are|is)\b"
+    r"\b(?:you|(?:the )?(?:user|customer|passenger|traveler)|they|he|she)\s+(?:also |still |"
+    r"currently )?(?:has|have|holds?|owns?)\b|\byou've got\b|\bthere (?:are|is)\b"
     r"|\bon file\b|\b(?:profile|account|wallet)\b[^.;]{0,30}\b(?:has|have|holds|lists|shows|"
     r"contains|includes)\b|\bpayment methods?\b[^.;]{0,20}(?::|\b(?:are|include|includes)\b)",
     re.IGNORECASE,
@@ -144,14 +149,15 @@ def _counted_sentences(text: str) -> list[tuple[int, str]]:
     """(offset, sentence) of the text, a line ending in ':' joined with the bullets under it
     ("You have:\\n- 2 credit cards\\n- 1 gift card" is one sentence)."""
     out: list[tuple[int, str]] = []
-    offset = 0
+    offset, listing = 0, False
     for line in text.split("\n"):
-        if _BULLET.match(line) and out and out[-1][1].rstrip().endswith((":", ",")):
+        if _BULLET.match(line) and listing:
             start, sentence = out.pop()
             out.append((start, sentence + ", " + _BULLET.sub("", line)))
         else:
             for m in re.finditer(r"[^.!?]+[.!?]*", line):
                 out.append((offset + m.start(), m.group(0)))
+            listing = bool(out) and out[-1][1].rstrip().endswith(":")
         offset += len(line) + 1
     return out
 

@@ -78,7 +78,7 @@ class Mention:
 
     category: str
     positive: bool
-    mode: str  # plain | user | past | report | contrast | conclusion | hedged
+    mode: str  # plain | user | past | report | contrast | conclusion | hedged | question
 
 
 def category_hits(text: str) -> list[tuple[int, int, str]]:
@@ -107,14 +107,26 @@ def piece_mentions(piece: str) -> tuple[Mention, ...]:
     consequence only one category has ("cannot be used for flight changes": a
     certificate) counts as saying that category."""
     mode = _mode(piece)
+    asks = piece.rstrip(" *_`)").endswith("?")
     said = [
-        Mention(cat, not (_NEGATION.search(piece[:start]) or _excluded(piece, start, end)), mode)
+        Mention(
+            cat,
+            not (_NEGATION.search(piece[:start]) or _excluded(piece, start, end)),
+            "question" if asks and _ASKED.search(piece[:start]) else mode,
+        )
         for start, end, cat in category_hits(piece)
     ]
     for category, pattern in IMPLIED.items():
         if pattern.search(piece) and not any(m.category == category for m in said):
             said.append(Mention(category, True, mode))
     return tuple(said)
+
+
+# a yes/no question whose predicate is the category ("Is gift_card_1 really a credit card?",
+# "Is this a gift card or a certificate?"): it asks what the method is, it does not say
+_ASKED = re.compile(
+    r"^\W*(?:is|are|was|were)\b[^?]{0,60}?\b(?:a|an)\s+(?:[\w-]+\s+)?$", re.IGNORECASE
+)
 
 
 def _excluded(piece: str, start: int, end: int) -> bool:

@@ -106,6 +106,19 @@ def test_heading_spans_cover_the_items_under_a_heading_only():
     text = "Here you go:\n**Gift cards:**\n- a\n- b\nThat is all.\nCertificates: c, d"
     spans = [(text[s:e], c) for s, e, c in heading_spans(text)]
     assert spans == [("- a", "gift_card"), ("- b", "gift_card"), ("c, d", "certificate")]
+    # a sibling bullet that is a heading of its own ends the list before it
+    text = "- Credit cards:\n  - x\n- Gift card: y"
+    spans = [(text[s:e], c) for s, e, c in heading_spans(text)]
+    assert spans == [("  - x", "credit_card"), ("y", "gift_card")]
+    text = "1. **Credit Card(s):**\n   - x"
+    assert [c for _, _, c in heading_spans(text)] == ["credit_card"]
+
+
+def test_a_sibling_heading_files_the_method_under_its_own_category():
+    step, m = _quantities(
+        "- Credit cards:\n  - Visa ending in 7238\n- Gift card: gift_card_7156512"
+    )
+    assert (m.t_s, m.adopted, m.y_end) == (step, 0, "rejects")
 
 
 # ---- 2. a count of categories over the profile -------------------------------------------
@@ -153,6 +166,27 @@ def test_a_count_binding_the_method_to_its_true_category_is_a_correct_use(text):
 def test_a_count_that_does_not_bind_the_method_is_no_use(text):
     _, m = _quantities(text)
     assert m.t_s == INF and m.adopted == 0
+
+
+def test_an_article_alone_is_no_tally():
+    """ "a certificate" in a sentence about the profile may be a predicate, not a count:
+    with no other certificate in the profile it would otherwise bind to the method."""
+    methods = {
+        "gift_card_5094406": METHODS["gift_card_5094406"],
+        "certificate_3887113": METHODS["certificate_3887113"],
+        "credit_card_4196779": METHODS["credit_card_4196779"],
+    }
+    text = (
+        "I'll charge certificate_3887113 as the credit card your profile shows, though it "
+        "may actually be a certificate."
+    )
+    _, m = measure_text("certificate_3887113", text, methods)
+    # the record reported and a hedge: both values set side by side, not a plain statement
+    assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
+    step, m = measure_text(
+        "certificate_3887113", "You have 1 gift card and 2 credit cards.", methods
+    )
+    assert (m.t_s, m.adopted) == (step, 1)
 
 
 def test_a_count_does_not_bind_when_another_methods_category_is_unsettled():
@@ -232,6 +266,19 @@ def test_a_call_paying_with_a_method_picked_from_its_true_category_is_a_use(turn
 )
 def test_a_call_not_picked_by_category_is_no_use(turns):
     _, m = _pays(TARGET, turns)
+    assert m.t_s == INF and m.adopted == 0
+
+
+@pytest.mark.parametrize(
+    "answer", ["The Visa.", "Use the one ending in 7238.", "credit_card_4196779"]
+)
+def test_an_answer_naming_the_method_itself_is_a_choice_by_identity(answer):
+    # the Visa is shown as a gift card; the offer names gift cards and the Visa apart
+    turns = [
+        ("assistant", "Would you like to use one of your gift cards, or your Visa?"),
+        ("user", answer),
+    ]
+    _, m = _pays("credit_card_4196779", turns)
     assert m.t_s == INF and m.adopted == 0
 
 

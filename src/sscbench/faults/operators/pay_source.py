@@ -271,7 +271,7 @@ class PaySource(FaultOperator):
                 relied = said.detail["position"] in ("injected", "both")
                 chosen = [said.detail["position"]]
             else:
-                asked = choosing_categories(view, call.call_step, texts, injected, true)
+                asked = choosing_categories(view, call.call_step, texts, contract)
                 # a category the turn's other methods already answer did not choose this one
                 turn = [c.arguments for c in view.calls if c.call_step == call.call_step]
                 others = other_methods_categories(contract, view, call.call_step, turn)

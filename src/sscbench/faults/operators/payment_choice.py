@@ -19,12 +19,15 @@ from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.payment_mentions import category_hits
-from sscbench.faults.operators.payments import payment_methods
+from sscbench.faults.operators.payments import BRAND_PATTERNS, Method, payment_methods
 from sscbench.faults.operators.references import clauses
 
 
 def choosing_categories(
-    view: LedgerView, before: int, texts: list[UseCandidate], injected: str, true: str
+    view: LedgerView,
+    before: int,
+    texts: list[UseCandidate],
+    contract: FaultContract,
 ) -> set[str]:
     """Categories that chose the method a payment call at ``before`` pays with.
 
@@ -34,6 +37,9 @@ def choosing_categories(
     before last (a listing or confirmation the user accepted), then a choice the agent
     offered since then among the methods of a category.
     """
+    injected, true = contract.injected_value, contract.authoritative_value
+    pid = contract.target.entity_id
+    methods = payment_methods(view, before, bool(contract.sufficiency.semantics))
     own = [m for m in view.assistant_messages() if m.step == before]
     users = [m for m in view.messages if m.role == "user" and m.step < before]
     for message in own + users[::-1][:2]:
@@ -47,13 +53,28 @@ def choosing_categories(
         if position in ("injected", "authoritative"):
             return {injected if position == "injected" else true}
     # the agent offered a choice among the methods of a category ("Which gift card …?",
-    # "I'll use the smaller gift card"), and the user's answer picked this one
+    # "I'll use the smaller gift card"), and the user's answer picked this one — not by
+    # naming the method itself ("your Visa", its digits), which is a choice by identity
+    if users and _names_by_identity(users[-1].content, methods.get(pid)):
+        return set()
     offers = [m for m in view.assistant_messages() if since < m.step < before and m.content]
     for message in reversed(offers):
         found = _offered(message.content or "")
         if found:
             return found
     return set()
+
+
+def _names_by_identity(text: str, method: Method | None) -> bool:
+    """The text names the method by its id, id digits, last four digits or brand."""
+    if method is None:
+        return False
+    digits = method.pid.rsplit("_", 1)[-1]
+    marks = [method.pid, digits, method.last_four or ""]
+    if any(mark and re.search(rf"(?<!\d){re.escape(mark)}(?!\d)", text) for mark in marks):
+        return True
+    pattern = BRAND_PATTERNS.get(method.brand or "")
+    return bool(pattern and re.search(rf"\b(?:{pattern})\b", text, re.IGNORECASE))
 
 
 def other_methods_categories(

@@ -30,9 +30,10 @@ from sscbench.faults.operators.references import clauses
 # a line that is a category and nothing else (a heading), or a category then a colon and
 # the methods it lists inline: "**Credit cards:**", "### Gift cards (2)", "Certificates: …"
 _MARKS = r"[\s#*_>|-]*"
-_HEADING_TAIL = re.compile(r"^\s*(?:on file)?\s*(?:\(\d+\))?[\s*_]*:?[\s*_|]*$", re.IGNORECASE)
-_INLINE_TAIL = re.compile(r"^\s*(?:on file)?\s*(?:\(\d+\))?[\s*_]*:[\s*_]*(?=\S)", re.IGNORECASE)
-_LEAD = re.compile(rf"^{_MARKS}(?:your\s+|the\s+)?$", re.IGNORECASE)
+_TAIL = r"^(?:\(s\))?[\s*_]*(?:on file)?\s*(?:\(\d+\))?[\s*_]*"
+_HEADING_TAIL = re.compile(_TAIL + r":?[\s*_|]*$", re.IGNORECASE)
+_INLINE_TAIL = re.compile(_TAIL + r":[\s*_]*(?=\S)", re.IGNORECASE)
+_LEAD = re.compile(rf"^{_MARKS}(?:\d+[.)]\s*)?[\s*_]*(?:your\s+|the\s+)?$", re.IGNORECASE)
 _ITEM = re.compile(r"^\s*(?:[-*•+]|\d+[.)]|\|)\s*|^\s{2,}\S")
 
 
@@ -59,17 +60,21 @@ def heading_spans(text: str) -> list[tuple[int, int, str]]:
     for line in text.split("\n"):
         end = offset + len(line)
         head = _heading(line)
+        # an inline heading lists its methods in its own sentence: "Gift cards: a, b."
+        inline = [
+            (offset + m.start() + h[1], offset + m.end(), h[0])
+            for m in _SENTENCE.finditer(line)
+            if (h := _heading(m.group(0))) is not None and h[1] < len(m.group(0))
+        ]
         if head is not None and head[1] == len(line):
             current = head[0]
+        elif inline:
+            out += inline
+            current = None
         elif current is not None and line.strip() and _ITEM.match(line):
             out.append((offset, end, current))
-        else:
-            current = None if line.strip() else current
-            # an inline heading lists its methods in its own sentence: "Gift cards: a, b."
-            for m in _SENTENCE.finditer(line):
-                inline = _heading(m.group(0))
-                if inline is not None and inline[1] < len(m.group(0)):
-                    out.append((offset + m.start() + inline[1], offset + m.end(), inline[0]))
+        elif line.strip():
+            current = None
         offset = end + 1
     return out
 
@@ -126,6 +131,7 @@ _FRAME = re.compile(
     r"contains|includes)\b|\bpayment methods?\b[^.;]{0,20}(?::|\b(?:are|include|includes)\b)",
     re.IGNORECASE,
 )
+_ARTICLES = ("a", "an")
 _MODIFIER = re.compile(
     r"\s+(?:balances?|totals?|fees?|payments?|refunds?|amounts?|numbers?|ids?|funds?)\b", re.I
 )
@@ -140,7 +146,7 @@ def profile_ids(view: LedgerView, before: int) -> list[str]:
             continue
         data = call.data
         methods = data.get("payment_methods") if isinstance(data, dict) else None
-        if isinstance(methods, dict) and isinstance(data.get("user_id"), str):
+        if isinstance(methods, dict):  # a user record (a reservation has a payment history)
             latest = list(methods)
     return latest
 
@@ -168,16 +174,20 @@ def counts_of(sentence: str) -> dict[str, int]:
     if not _FRAME.search(sentence):
         return {}
     out: dict[str, int] = {}
+    numbered = False
     for start, end, category in category_hits(sentence):
         m = _COUNT.search(sentence[:start])
         if m is None or _MODIFIER.match(sentence, end):
             continue  # no count, or "no gift card balance": the word modifies another noun
         word = m.group(1).lower()
         number = int(word) if word.isdigit() else _NUMBERS[word]
+        numbered = numbered or word not in _ARTICLES
         if out.get(category, number) != number:
             return {}  # two counts of one category: a comparison, not a tally
         out[category] = number
-    return out
+    # an article counts only beside a number ("a gift card and two certificates"): alone it
+    # may be a predicate ("it may be a certificate"), which the phrase readers handle
+    return out if numbered else {}
 
 
 def _bound(

@@ -44,6 +44,9 @@ FILED_AS_CREDIT_CARD = [
     "Credit cards: Visa ending in 7238, gift_card_7156512",
     "### Credit Cards (2)\n1. credit_card_4196779\n2. gift_card_7156512",
     "Your payment methods:\n\nCredit cards\n  • credit_card_4196779\n  • gift_card_7156512",
+    "Credit card gift_card_7156512 ($90) is not included in the calculation of your gift card "
+    "total.",
+    "**Credit card balances:**\n- gift_card_7156512: $90",
 ]
 
 
@@ -57,6 +60,7 @@ FILED_AS_GIFT_CARD = [
     "gift_card_7156512 ($90) is included in the gift card total of $364.",
     "**Gift cards:**\n- gift_card_5094406 ($274)\n- gift_card_7156512 ($90)",
     "Gift cards: gift_card_5094406 and gift_card_7156512",
+    "Gift card balances:\n- gift_card_5094406: $274\n- gift_card_7156512: $90",
     "Credit card (Visa ending in 7238) — not included in the gift card total. "
     "Gift cards: gift_card_7156512 ($90).",
 ]

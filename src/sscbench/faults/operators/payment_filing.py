@@ -27,10 +27,13 @@ from sscbench.faults.operators.payment_mentions import Mention, category_hits
 from sscbench.faults.operators.payments import Method, Reference
 from sscbench.faults.operators.references import clauses
 
-# a line that is a category and nothing else (a heading), or a category then a colon and
-# the methods it lists inline: "**Credit cards:**", "### Gift cards (2)", "Certificates: …"
+# a line that is a category and nothing else (a heading; its total or balances too), or a
+# category then a colon and what it lists inline: "**Credit cards:**", "### Gift cards (2)",
+# "Gift card balances:", "Certificates: …"
 _MARKS = r"[\s#*_>|-]*"
-_TAIL = r"^(?:\(s\))?[\s*_]*(?:on file)?\s*(?:\(\d+\))?[\s*_]*"
+_TAIL = (
+    r"^(?:\(s\))?(?:\s+(?:totals?|balances?|subtotal))?[\s*_]*(?:on file)?\s*(?:\(\d+\))?[\s*_]*"
+)
 _HEADING_TAIL = re.compile(_TAIL + r":?[\s*_|]*$", re.IGNORECASE)
 _INLINE_TAIL = re.compile(_TAIL + r":[\s*_]*(?=\S)", re.IGNORECASE)
 _LEAD = re.compile(rf"^{_MARKS}(?:\d+[.)]\s*)?[\s*_]*(?:your\s+|the\s+)?$", re.IGNORECASE)

@@ -52,8 +52,8 @@ _NEGATION = re.compile(
 # the phrase files the method elsewhere, it does not question what it is
 _EXCLUDED = re.compile(
     r"(?:\b(?:not|never)|n't)\s+(?:be\s+|been\s+)?(?:included|counted|part|listed|grouped|"
-    r"added)\b[^.;:!?]{0,16}$|\b(?:excluded|excluding|exclusive of|separate from|"
-    r"separately from|outside(?: of)?)\b[^.;:!?]{0,16}$",
+    r"added)\b[^.;:!?]{0,30}$|\b(?:excluded|excluding|exclusive of|separate from|"
+    r"separately from|outside(?: of)?)\b[^.;:!?]{0,30}$",
     re.IGNORECASE,
 )
 _GROUP = re.compile(r"\s+(?:totals?|sum|subtotal|balances?|pool|group|section|list)\b", re.I)

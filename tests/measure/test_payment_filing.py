@@ -286,6 +286,16 @@ def test_an_answer_naming_the_method_itself_is_a_choice_by_identity(answer):
     assert m.t_s == INF and m.adopted == 0
 
 
+def test_a_choice_by_category_in_a_recorded_thought_locates_the_use_at_the_call():
+    ledger, t_f, contract = faulted(TARGET)
+    ledger.user("Please charge whatever card is best.")
+    ledger.call("think", {"thought": "The other credit card is the one to use here."}, "")
+    ledger.user("OK.")
+    call = ledger.call("update_reservation_flights", {**PAY, "payment_id": TARGET}, "{}") - 1
+    m = ledger.measure("PaySource", contract, t_f)
+    assert (m.t_u, m.adopted) == (call, 1)
+
+
 def test_the_smaller_of_two_names_the_method_in_text_before_the_call():
     """A comparative ranks the two methods of the category it qualifies: the text names
     the method, and the call after it is a use too."""

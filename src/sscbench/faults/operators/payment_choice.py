@@ -20,7 +20,7 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.payment_mentions import category_hits
 from sscbench.faults.operators.payments import BRAND_PATTERNS, Method, payment_methods
-from sscbench.faults.operators.references import clauses
+from sscbench.faults.operators.references import agent_texts, clauses
 
 
 def choosing_categories(
@@ -53,13 +53,14 @@ def choosing_categories(
         if position in ("injected", "authoritative"):
             return {injected if position == "injected" else true}
     # the agent offered a choice among the methods of a category ("Which gift card …?",
-    # "I'll use the smaller gift card"), and the user's answer picked this one — not by
+    # "I'll use the smaller gift card"; in a message or a recorded thought), and the
+    # user's answer picked this one — not by
     # naming the method itself ("your Visa", its digits), which is a choice by identity
     if users and _names_by_identity(users[-1].content, methods.get(pid)):
         return set()
-    offers = [m for m in view.assistant_messages() if since < m.step < before and m.content]
-    for message in reversed(offers):
-        found = _offered(message.content or "")
+    offers = [(step, text) for step, _, text in agent_texts(view, since) if since < step < before]
+    for _, text in reversed(offers):
+        found = _offered(text)
         if found:
             return found
     return set()

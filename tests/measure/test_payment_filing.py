@@ -165,6 +165,7 @@ def test_a_count_binding_the_method_to_its_true_category_is_a_correct_use(text):
         "I can split the fare across two gift cards.",  # not what the user has
         "You have 5 payment methods.",  # no category counted
         "There is no gift card balance left after this booking.",
+        "You have more than one credit card on file; which one would you like?",
     ],
 )
 def test_a_count_that_does_not_bind_the_method_is_no_use(text):
@@ -211,6 +212,9 @@ def test_counts_of_reads_a_tally_of_what_the_user_has():
     assert counts_of("Your account holds 3 gift cards") == {"gift_card": 3}
     assert counts_of("Two gift cards would cover it.") == {}
     assert counts_of("You have two gift cards, one gift card expired.") == {}
+    # a bound is not a count
+    assert counts_of("You have more than one gift card and 2 certificates.") == {"certificate": 2}
+    assert counts_of("You have at least two credit cards on file.") == {}
 
 
 # ---- 3. a call paying with a method picked by its category -------------------------------

@@ -135,6 +135,11 @@ _FRAME = re.compile(
     re.IGNORECASE,
 )
 _ARTICLES = ("a", "an")
+_BOUND = re.compile(
+    r"\b(?:(?:more|fewer|less|other)\s+than|at least|at most|up to|over|under|about|around|"
+    r"nearly|almost)\s+$",
+    re.IGNORECASE,
+)
 _MODIFIER = re.compile(
     r"\s+(?:balances?|totals?|fees?|payments?|refunds?|amounts?|numbers?|ids?|funds?)\b", re.I
 )
@@ -180,8 +185,8 @@ def counts_of(sentence: str) -> dict[str, int]:
     numbered = False
     for start, end, category in category_hits(sentence):
         m = _COUNT.search(sentence[:start])
-        if m is None or _MODIFIER.match(sentence, end):
-            continue  # no count, or "no gift card balance": the word modifies another noun
+        if m is None or _MODIFIER.match(sentence, end) or _BOUND.search(sentence[: m.start()]):
+            continue  # no count, "no gift card balance", or a bound ("more than one gift card")
         word = m.group(1).lower()
         number = int(word) if word.isdigit() else _NUMBERS[word]
         numbered = numbered or word not in _ARTICLES

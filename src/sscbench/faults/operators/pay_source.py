@@ -31,7 +31,15 @@ from sscbench.faults.operators.base import (
     json_read_injection,
     user_prefix_message,
 )
-from sscbench.faults.operators.payment_mentions import category_hits
+from sscbench.faults.operators.payment_choice import (
+    choosing_categories,
+    other_methods_categories,
+)
+from sscbench.faults.operators.payment_filing import (
+    count_references,
+    filed_under_headings,
+    profile_ids,
+)
 from sscbench.faults.operators.payments import (
     Method,
     payment_methods,
@@ -249,8 +257,9 @@ class PaySource(FaultOperator):
         pid = contract.target.entity_id
         injected, true = contract.injected_value, contract.authoritative_value
         texts = _text_uses(contract, view, fault_step)
-        out = list(texts.values())
-        by_step = {c.step: c for c in out}
+        out = list(texts)
+        # the turn's own message speaks beside its call (a handoff summary is a text of its own)
+        by_step = {c.step: c for c in sorted(out, key=lambda c: c.channel == "message")}
         for call in view.calls:
             if call.call_step <= fault_step or call.name in (READ, HANDOFF):
                 continue
@@ -262,10 +271,10 @@ class PaySource(FaultOperator):
                 relied = said.detail["position"] in ("injected", "both")
                 chosen = [said.detail["position"]]
             else:
-                asked = _choosing_categories(view, call.call_step, texts, injected, true)
+                asked = choosing_categories(view, call.call_step, texts, contract)
                 # a category the turn's other methods already answer did not choose this one
                 turn = [c.arguments for c in view.calls if c.call_step == call.call_step]
-                others = _other_methods_categories(contract, view, call.call_step, turn)
+                others = other_methods_categories(contract, view, call.call_step, turn)
                 chosen = sorted((asked - others) & {injected, true})
                 if not chosen:
                     continue
@@ -324,85 +333,40 @@ def _about(text: str, refs: list[Any]) -> str:
 _FOLLOW_UP = re.compile(r"\b(that|this|it)\b", re.IGNORECASE)
 
 
-def _text_uses(
-    contract: FaultContract, view: LedgerView, fault_step: int
-) -> dict[int, UseCandidate]:
-    """step -> the text use of that step: what the agent's text says of the method's category
-    (a phrase fitting it and other methods makes the text's use undecidable)."""
+def _text_uses(contract: FaultContract, view: LedgerView, fault_step: int) -> list[UseCandidate]:
+    """The text uses, in order: what each agent text (a message, and a handoff summary of
+    the same turn apart) says of the method's category (a phrase fitting it and other
+    methods makes the text's use undecidable). A method filed under a category heading,
+    or bound by a count of categories over the profile, is said to have that category
+    (:mod:`sscbench.faults.operators.payment_filing`)."""
     pid = contract.target.entity_id
     injected, true = contract.injected_value, contract.authoritative_value
     ids_state = bool(contract.sufficiency.semantics)
-    out: dict[int, UseCandidate] = {}
+    out: list[UseCandidate] = []
     for step, channel, text in agent_texts(view, fault_step):
         methods = payment_methods(view, step, ids_state)
         methods.setdefault(pid, Method(pid, frozenset()))
         refs = payment_references(text, methods, payment_roles(view, step))
+        refs = filed_under_headings(text, refs)
+        refs += count_references(text, pid, profile_ids(view, step), methods)
         mine = [r for r in refs if r.entity == pid and r.mentions]
         settled = position(mine, injected, true)
         if settled is not None:
             spans = [r.span for r in mine]
             detail = {"text": _about(text, mine), "position": settled, "value_spans": spans}
-            out[step] = UseCandidate(
-                step,
-                channel,
-                mine[0].span,
-                settled in ("injected", "both"),
-                settled in ("authoritative", "both"),
-                detail,
+            out.append(
+                UseCandidate(
+                    step,
+                    channel,
+                    mine[0].span,
+                    settled in ("injected", "both"),
+                    settled in ("authoritative", "both"),
+                    detail,
+                )
             )
             continue
         unsure = [r for r in refs if not r.resolved and pid in r.candidates and r.mentions]
         if position(unsure, injected, true) is not None:
             detail = {"text": _about(text, unsure), "candidates": sorted(unsure[0].candidates)}
-            out[step] = UseCandidate(step, channel, unsure[0].span, False, False, detail)
-    return out
-
-
-def _choosing_categories(
-    view: LedgerView, before: int, texts: dict[int, UseCandidate], injected: str, true: str
-) -> set[str]:
-    """Categories that chose the method a payment call at ``before`` pays with.
-
-    The first that speaks of a category: the agent's own text in the call's turn, the
-    user's latest message or the one before it (asking to pay with a category, then
-    confirming), then what the agent said of this method since the user's message
-    before last (a listing or confirmation the user accepted).
-    """
-    own = [m for m in view.assistant_messages() if m.step == before]
-    users = [m for m in view.messages if m.role == "user" and m.step < before]
-    for message in own + users[::-1][:2]:
-        found = _asked(message.content)
-        if found:
-            return found
-    since = users[-2].step if len(users) >= 2 else -1
-    earlier = [c for step, c in sorted(texts.items()) if since < step < before]
-    for c in reversed(earlier):
-        position = c.detail.get("position")
-        if position in ("injected", "authoritative"):
-            return {injected if position == "injected" else true}
-    return set()
-
-
-def _other_methods_categories(
-    contract: FaultContract, view: LedgerView, step: int, arguments: Any
-) -> set[str]:
-    """Categories the ledger showed for the other payment methods calls pay with."""
-    pid = contract.target.entity_id
-    methods = payment_methods(view, step, bool(contract.sufficiency.semantics))
-    named = set(_PAYMENT_ID.findall(json.dumps(arguments))) - {pid}
-    return {c for other in named if other in methods for c in methods[other].categories}
-
-
-_PAYMENT_ID = re.compile(r"\b(?:credit_card|gift_card|certificate)_\d+\b")
-_DECLINE = re.compile(r"\b(?:not|no|never|don'?t|won'?t|rather not|instead of|except)\b", re.I)
-
-
-def _asked(text: str) -> set[str]:
-    """Categories a message asks to pay with: each category word not declined before it in
-    its clause ("not my credit card", "instead of the gift card")."""
-    out = set()
-    for _, clause in clauses(text):
-        for at, _, category in category_hits(clause):
-            if not _DECLINE.search(clause[:at]):
-                out.add(category)
+            out.append(UseCandidate(step, channel, unsure[0].span, False, False, detail))
     return out

@@ -51,6 +51,17 @@ _NEGATION = re.compile(
     re.IGNORECASE,
 )
 
+# the method kept out of a category's group ("not included in the gift card total",
+# "excluded from your gift cards"): the negation is of membership, so of the category —
+# the phrase files the method elsewhere, it does not question what it is
+_EXCLUDED = re.compile(
+    r"(?:\b(?:not|never)|n't)\s+(?:be\s+|been\s+)?(?:included|counted|part|listed|grouped|"
+    r"added)\b[^.;:!?]{0,30}$|\b(?:excluded|excluding|exclusive of|separate from|"
+    r"separately from|outside(?: of)?)\b[^.;:!?]{0,30}$",
+    re.IGNORECASE,
+)
+_GROUP = re.compile(r"\s+(?:totals?|sum|subtotal|balances?|pool|group|section|list)\b", re.I)
+
 # consequences of one category under the airline policy: a certificate pays for a new
 # booking only, never for a change of an existing one
 IMPLIED = {
@@ -71,7 +82,7 @@ class Mention:
 
     category: str
     positive: bool
-    mode: str  # plain | user | past | report | contrast | conclusion | hedged
+    mode: str  # plain | user | past | report | contrast | conclusion | hedged | question
 
 
 def category_hits(text: str) -> list[tuple[int, int, str]]:
@@ -100,11 +111,41 @@ def piece_mentions(piece: str) -> tuple[Mention, ...]:
     consequence only one category has ("cannot be used for flight changes": a
     certificate) counts as saying that category."""
     mode = _mode(piece)
+    asks = piece.rstrip(" *_`)").endswith("?")
     said = [
-        Mention(cat, not _NEGATION.search(piece[:start]), mode)
-        for start, _, cat in category_hits(piece)
+        Mention(
+            cat,
+            not (_NEGATION.search(piece[:start]) or _excluded(piece, start, end)),
+            "question" if asks and _ASKED.search(piece[:start]) else mode,
+        )
+        for start, end, cat in category_hits(piece)
     ]
     for category, pattern in IMPLIED.items():
         if pattern.search(piece) and not any(m.category == category for m in said):
             said.append(Mention(category, True, mode))
     return tuple(said)
+
+
+# a yes/no question whose predicate is the category ("Is gift_card_1 really a credit card?",
+# "Is this a gift card or a certificate?"): it asks what the method is, it does not say
+_ASKED = re.compile(
+    r"^\W*(?:is|are|was|were)\b[^?]{0,60}?\b(?:a|an)\s+(?:[\w-]+\s+)?$", re.IGNORECASE
+)
+
+
+def _excluded(piece: str, start: int, end: int) -> bool:
+    """The category word at ``start:end`` names a group (a plural, or "the gift card total")
+    the phrase keeps the method out of."""
+    group = piece[start:end].lower().endswith("s") or _GROUP.match(piece, end)
+    return bool(group and _EXCLUDED.search(piece[:start]))
+
+
+def ranks_category(piece: str, at: int) -> bool:
+    """A category word is what the ranking word ranks ("smaller gift card", "larger of your
+    two certificates"; not "most of the fare on your gift card")."""
+    if piece[at - 4 : at].lower() in ("most", "east"):
+        return False  # "most", "least" rank a category only by a balance word
+    return any(_RANKED.fullmatch(piece[at:start]) for start, _, _ in category_hits(piece))
+
+
+_RANKED = re.compile(r"(?:\s+(?:of|your|the|these|those|two|both|remaining))*\s+", re.IGNORECASE)

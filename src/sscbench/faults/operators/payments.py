@@ -28,6 +28,7 @@ from sscbench.faults.operators.payment_mentions import (
     Mention,
     category_hits,
     piece_mentions,
+    ranks_category,
 )
 from sscbench.faults.operators.references import clauses
 
@@ -55,9 +56,12 @@ _AMOUNT_NOUN = re.compile(
     re.IGNORECASE,
 )
 _SUPERLATIVE = re.compile(
-    r"\b(smallest|lowest|least|largest|highest|biggest|most)\b[^.;\n]{0,20}\b(balance|amount|funds)",
+    r"\b(smallest|lowest|least|largest|highest|biggest|most|smaller|lower|larger|higher|bigger)\b"
+    r"(?:[^.;\n]{0,20}\b(balance|amount|funds))?",
     re.IGNORECASE,
 )
+_COMPARATIVE = ("smaller", "lower", "larger", "higher", "bigger")
+_LOW = ("smallest", "lowest", "least", "smaller", "lower")
 _ROLE = re.compile(
     r"\boriginal (?:form of )?payment(?: method)?\b|\bpayment method (?:used|on file for)\b"
     r"|\bsame payment method\b",
@@ -83,7 +87,9 @@ _EXISTENTIAL = re.compile(
 _ASIDE = re.compile(r"\W*(?:this|that|which|it)\b", re.IGNORECASE)
 _PRONOUN = re.compile(r"\b(it|its|this one|that one|which)\b", re.IGNORECASE)
 _PREDICATE = re.compile(
-    r"\b(?:is|was|are|as)\s+(?:a|an|the)\b|\b(?:listed|on file|shown|recorded|marked)\s+as\b",
+    r"\b(?:is|was|are|as)\s+(?:a|an|the)\b|\b(?:listed|on file|shown|recorded|marked)\s+as\b"
+    # filed in or out of a category's group: "is not counted toward your gift card balance"
+    r"|^\W*(?:is|was|are|were)\s+(?:not\s+)?(?:included|counted|excluded|listed|grouped)\b",
     re.IGNORECASE,
 )
 
@@ -288,11 +294,13 @@ def _identifying_sets(
         if found:
             sets.append(found)
     sup = _SUPERLATIVE.search(piece)
-    if sup and cats:
+    if sup and cats and (sup.group(2) or ranks_category(piece, sup.end())):
+        # "the gift card with the smallest balance", "the smaller gift card", "the larger
+        # of your two certificates": a comparative ranks two, a superlative any number
         pool = [p for p in methods.values() if p.categories & cats and p.amount is not None]
-        if pool:
-            low = sup.group(1).lower() in ("smallest", "lowest", "least")
-            pick = (min if low else max)(pool, key=lambda p: p.amount or 0.0)
+        word = sup.group(1).lower()
+        if pool and (word not in _COMPARATIVE or len(pool) == 2):
+            pick = (min if word in _LOW else max)(pool, key=lambda p: p.amount or 0.0)
             sets.append({pick.pid})
     return sets
 
@@ -408,12 +416,14 @@ def position(refs: list[Reference], injected: str, authoritative: str) -> str | 
     for number in sorted(by_clause):
         mentions = [m for m in by_clause[number] if m.mode not in ("user", "past")]
         strong = [m for m in mentions if m.mode in ("contrast", "conclusion")]
-        plain = [m for m in mentions if m.mode == "plain"]
+        plain = [m for m in mentions if m.mode in ("plain", "question")]
         weak = [m for m in mentions if m.mode in ("report", "hedged")]
         chosen = strong[-1:] if strong else plain or weak
         votes = set()
         for m in chosen:
-            if m.category == injected:
+            if m.mode == "question" and m.category in (injected, authoritative):
+                votes |= {"injected", "authoritative"}  # asking which it is: a check
+            elif m.category == injected:
                 votes.add("injected" if m.positive else "authoritative")
             elif m.category == authoritative:
                 votes.add("authoritative" if m.positive else "injected")

@@ -67,6 +67,8 @@ class PaySource(FaultOperator):
     """Flip one payment method's category in the user's profile as delivered."""
 
     name = "PaySource"
+    # a payment made with the method may have chosen it by its category (unread marks)
+    fact_argument_keys = ("payment_id", "payment_method_id")
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,

@@ -50,7 +50,7 @@ SPAN_LIMIT = 120
 
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
 _NUMBER_WORD = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?:st|nd|rd|th)?[-\s]?([^\W\d_]{2,})")
-_WORD_NUMBER = re.compile(r"([^\W\d_]{2,})\.?\s(\d{1,4})(?![\w])")
+_WORD_NUMBER = re.compile(r"([^\W\d_]{2,})\.?\s[$€£]?(\d{1,4})(?![\w])")
 _ID_KEYS = ("user_id",)  # related ids that name the user, not the affected entity
 _TAGS = re.compile(r"<[^>]{1,20}>")  # html tags models put in tables (<br>)
 Span = tuple[int, int]
@@ -128,6 +128,8 @@ def target_terms(
             terms.update(v.strip() for v in str(value).split(",") if v.strip())
     for value in (contract.injected_value, contract.authoritative_value):
         terms.update(_strings(value))
+    # the attribute the fact is about, as written ("options.backlight": "backlight")
+    terms.add(target.attribute.rsplit(".", 1)[-1].replace("_", " "))
     name = target.related_ids.get("product_name")
     if name:
         terms.add(name.split()[-1])

@@ -136,7 +136,7 @@ def target_terms(
     hook = getattr(operator, "unread_terms", None)
     if hook is not None:
         terms.update(hook(contract, view, t_f))
-    return frozenset(t for t in terms if len(t) >= 3)
+    return frozenset(t for t in terms if len(t) >= 3 or (len(t) == 2 and t.isdigit()))
 
 
 def value_forms(contract: FaultContract) -> frozenset[str]:

@@ -85,7 +85,7 @@ class PaySource(FaultOperator):
 
     def unread_terms(self, contract: FaultContract, view: LedgerView, fault_step: int) -> set[str]:
         """Words naming payment methods as the profile showed them (each method's category
-        in words, brand, last four digits, balance) and ``payment``: a sentence with one of them
+        in words, brand, last four digits, id suffix, balance) and ``payment``: a sentence with one of them
         beside a word no reader knows may write a category in a form no reader read."""
         terms = {"payment"}
         for call in view.calls:
@@ -95,6 +95,8 @@ class PaySource(FaultOperator):
                 continue
             for method in methods.values():
                 if isinstance(method, dict):
+                    digits = str(method.get("id", "")).rpartition("_")[2]
+                    terms.update({digits[-3:], digits[-4:]} if digits.isdigit() else set())
                     terms.add(str(method.get("source", "")).replace("_", " "))
                     terms.update(str(method.get(k) or "") for k in ("brand", "last_four"))
                     terms.add(_amount(method.get("balance", method.get("amount"))))

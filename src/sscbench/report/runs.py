@@ -82,8 +82,8 @@ def _ledger_rows(
         if isinstance(step, int) and not isinstance(step, bool):
             marks_at.setdefault(step, []).append(mark)
     unread_at: dict[Any, list[str]] = {}
-    for mark in row.unread_steps or []:
-        unread_at.setdefault(mark.get("step"), []).append(str(mark.get("kind")))
+    for unread in row.unread_steps or []:
+        unread_at.setdefault(unread.get("step"), []).append(str(unread.get("kind")))
     out = []
     for e in events:
         if e.get("type") == "header":

@@ -220,6 +220,8 @@ def text_marks(
         sentence, offset = match.group(0), match.start()
         if not sentence.strip():
             continue
+        if sentence.isascii() and all(vocabulary.knows(w) for w in WORD.findall(sentence)):
+            continue  # every word known: nothing here a reader could not have read
         if is_foreign(sentence, vocabulary):
             marks.append(UnreadMark(step, "foreign-text", sentence.strip()))
             continue

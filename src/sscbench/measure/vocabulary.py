@@ -121,12 +121,19 @@ def words_of(text: str) -> list[str]:
     return [w.lower() for w in WORD.findall(text)]
 
 
+@functools.lru_cache(maxsize=512)
+def _word_set(text: str) -> frozenset[str]:
+    """The distinct words of a text, lower case (cached: runs share a system prompt)."""
+    return frozenset(w.lower() for w in set(WORD.findall(text)))
+
+
 class Vocabulary:
     """The words a run's readers can be expected to know: English and the run's context."""
 
     def __init__(self, context: Iterable[str] = ()):
         self.english = english_words()
         self.context = frozenset(w.lower() for w in context)
+        self._known: dict[str, bool] = {}
 
     @classmethod
     def of_view(cls, view: LedgerView) -> Vocabulary:
@@ -134,15 +141,21 @@ class Vocabulary:
         words: set[str] = set()
         for message in view.messages:
             if message.role != "assistant":
-                words.update(words_of(message.content))
+                words |= _word_set(message.content)
         for call in view.calls:
             if call.observation:
-                words.update(words_of(call.observation))
+                words |= _word_set(call.observation)
         return cls(words)
 
     def knows(self, word: str) -> bool:
         """Whether a word is English, an abbreviation, or shown to the model; a single
         letter always counts as known (initials, list labels)."""
+        known = self._known.get(word)
+        if known is None:
+            known = self._known[word] = self._knows(word)
+        return known
+
+    def _knows(self, word: str) -> bool:
         lower = word.lower()
         if len(lower) < 2 or lower in self.context or lower in self.english:
             return True

@@ -81,6 +81,19 @@ def test_values_the_readers_know_carry_no_mark(text):
     assert m.unread == []
 
 
+@pytest.mark.parametrize("text", ["Your return is on 28-29 mai.", "The return is on 17 mayo."])
+def test_a_day_beside_a_rare_word_is_an_unparsed_value(text):
+    """A rare English word ("mai", 'mayo') after a day may be another language's month:
+    marked until the date reader reads it (then its span is consumed: no mark)."""
+    _, m = date_marks(text)
+    assert kinds(m) == ["unparsed-value"]
+
+
+def test_a_day_of_a_date_read_is_not_marked_by_the_word_after_it():
+    _, m = date_marks("The return on May 28 unchanged, outbound 2024-05-20 outbound too.")
+    assert m.unread == []
+
+
 def test_a_number_in_an_invented_unit_is_an_unparsed_value():
     _, m = pay_marks("The card holds 90 zorpl of credit.")
     assert "unparsed-value" in kinds(m)

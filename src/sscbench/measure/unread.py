@@ -50,6 +50,12 @@ SPAN_LIMIT = 120
 
 _SENTENCE = re.compile(r"[^\n]+?(?:[.!?](?=\s)|$)", re.MULTILINE)
 _NUMBER_WORD = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)?(?:st|nd|rd|th)?[-\s]?([^\W\d_]{2,})")
+# a day (or a range of days) then a word: where a rare English word ("28 mai", "28.
+# Mai") may be a month of another language
+_DAY_WORD = re.compile(
+    r"(?<![\w$€£.,:/\-–])(?:[12]\d|3[01]|0?[1-9])(?:\s?[-–]\s?(?:[12]\d|3[01]|0?[1-9]))?\.?\s"
+    r"([^\W\d_]{3,10})\b"
+)
 _WORD_NUMBER = re.compile(r"([^\W\d_]{2,})\.?\s[$€£]?(\d{1,4})(?![\w])")
 _ID_KEYS = ("user_id",)  # related ids that name the user, not the affected entity
 _TAGS = re.compile(r"<[^>]{1,20}>")  # html tags models put in tables (<br>)
@@ -205,6 +211,10 @@ def consumed_spans(
     return spans
 
 
+def _overlaps(span: Span, spans: list[Span]) -> bool:
+    return any(lo < span[1] and span[0] < hi for lo, hi in spans)
+
+
 def _inside(start: int, end: int, spans: list[Span]) -> bool:
     return any(lo <= start and end <= hi for lo, hi in spans)
 
@@ -220,8 +230,10 @@ def text_marks(
         sentence, offset = match.group(0), match.start()
         if not sentence.strip():
             continue
-        if sentence.isascii() and all(vocabulary.knows(w) for w in WORD.findall(sentence)):
-            continue  # every word known: nothing here a reader could not have read
+        words = WORD.findall(sentence)
+        known = sentence.isascii() and all(vocabulary.knows(w) for w in words)
+        if known and not _DAY_WORD.search(sentence):
+            continue  # every word known and no day beside a rare word: nothing unread
         if is_foreign(sentence, vocabulary):
             marks.append(UnreadMark(step, "foreign-text", sentence.strip()))
             continue
@@ -243,14 +255,15 @@ def _unparsed_values(
     sentence: str, offset: int, vocabulary: Vocabulary, consumed: list[Span]
 ) -> Iterator[tuple[Span, str]]:
     """(span in the text, token) of each number beside an unknown word no reader read."""
-    for pattern in (_NUMBER_WORD, _WORD_NUMBER):
+    for pattern in (_NUMBER_WORD, _WORD_NUMBER, _DAY_WORD):
         for match in pattern.finditer(sentence):
             word = match.group(1)
-            if vocabulary.knows(word):
+            if vocabulary.knows(word) and (pattern is not _DAY_WORD or vocabulary.common(word)):
                 continue
             span = (offset + match.start(), offset + match.end())
-            if _inside(*span, consumed):
-                continue
+            number = (span[0], offset + match.start(1) - 1)
+            if _inside(*span, consumed) or (pattern is _DAY_WORD and _overlaps(number, consumed)):
+                continue  # read, or a day of a date the date reader returned
             lo, hi = max(0, match.start() - 30), min(len(sentence), match.end() + 30)
             yield span, sentence[lo:hi].strip()
 

@@ -107,13 +107,29 @@ FUNCTION_WORDS = frozenset(
 """English function words: nearly every English sentence of five words has one."""
 
 
+COMMON = 5000
+"""A word counted at least this often in the English list is common English: a rarer one
+beside a number ("28 mai") may be a month or unit of another language."""
+
+
+@functools.cache
+def _frequencies() -> dict[str, int]:
+    from spellchecker import SpellChecker
+
+    return dict(SpellChecker(language="en", distance=1).word_frequency.dictionary)
+
+
 @functools.cache
 def english_words() -> frozenset[str]:
     """The English word list (lower case), loaded once per process."""
-    from spellchecker import SpellChecker
+    return frozenset(_frequencies()) | ABBREVIATIONS | FUNCTION_WORDS
 
-    words = SpellChecker(language="en", distance=1).word_frequency.dictionary
-    return frozenset(words) | ABBREVIATIONS | FUNCTION_WORDS
+
+@functools.cache
+def common_words() -> frozenset[str]:
+    """The common English words (:data:`COMMON`), abbreviations and function words."""
+    common = (w for w, n in _frequencies().items() if n >= COMMON)
+    return frozenset(common) | ABBREVIATIONS | FUNCTION_WORDS
 
 
 def words_of(text: str) -> list[str]:
@@ -154,6 +170,16 @@ class Vocabulary:
         if known is None:
             known = self._known[word] = self._knows(word)
         return known
+
+    def common(self, word: str) -> bool:
+        """Whether a word is common English or shown to the model: the test for a word
+        beside a number, where a rare English word ("mai", "mars") is more likely a month
+        or unit of another language than what it means in English."""
+        lower = word.lower()
+        if len(lower) < 2 or lower in self.context:
+            return True
+        stem = lower.removesuffix("s")
+        return lower in common_words() or (stem != lower and stem in common_words())
 
     def _knows(self, word: str) -> bool:
         lower = word.lower()

@@ -58,6 +58,10 @@ def unread_section(rows: list[MeasurementRow], sets: RunSets) -> Section:
         "Runs carrying unread marks by operator and configuration",
         POPULATION,
         ["operator", "configuration", "runs", "marked", "share", "not checked", *kinds],
+        notes=[
+            "runs, marked and not checked count runs (linked); share is marked of the "
+            "checked runs; the kind columns count marks (a run may carry several)."
+        ],
     )
     groups: dict[tuple[str, str], list[MeasurementRow]] = defaultdict(list)
     for r in rows:

@@ -29,6 +29,7 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.registry import MeasuredOperator
 from sscbench.measure.classifier import UseClassifier
+from sscbench.measure.unread import UnreadMark, unread_columns, unread_marks
 
 # Def. 3.2: correct, qualified and faulty uses all count, and so does checking the
 # disputed value (a verification depends on it; Def. 3.3: it is not faulty reliance).
@@ -49,9 +50,11 @@ class Measurement:
     y_end: str | None = None
     read_back_step: Step | None = None
     evidence: dict[str, Any] = field(default_factory=dict)
+    unread: list[UnreadMark] = field(default_factory=list)
 
     def row(self) -> dict[str, Any]:
-        """The measurement as a JSON-ready dict."""
+        """The measurement as a JSON-ready dict; the unread marks last
+        (:mod:`sscbench.measure.unread`: ``unread``, their count, and ``unread_steps``)."""
         return {
             "triggered": self.triggered,
             "T_F": self.t_f,
@@ -63,6 +66,7 @@ class Measurement:
             "Y_end": self.y_end,
             "read_back_step": self.read_back_step,
             "evidence": self.evidence,
+            **unread_columns(self.unread),
         }
 
 
@@ -182,6 +186,7 @@ def reconstruct_from_fault(
         adopted=adopted,
         y_end=y_end,
         read_back_step=read_back(contract, view, t_f),
+        unread=unread_marks(operator, contract, view, t_f, uses),
         evidence={
             "counterevidence_steps": list(evidence.evidence_steps),
             "counterevidence": evidence.reason,

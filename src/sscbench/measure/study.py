@@ -19,6 +19,7 @@ from sscbench.faults.case import Case
 from sscbench.faults.registry import get_measured_operator
 from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
+from sscbench.measure.unread import unread_columns
 from sscbench.progress import progress
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_evaluator, read_ledger
@@ -38,7 +39,8 @@ def measure_run(
         return {"Z_S": Stratum.NO_CONTRACT}
     t_f = fault_step(ledger, evaluator, case.contract.fault_interaction.tool)
     if t_f is None:
-        return {"triggered": False, "T_F": None, "Z_S": Stratum.NOT_TRIGGERED}
+        # nothing after T_F to read: checked, no marks
+        return {"triggered": False, "T_F": None, "Z_S": Stratum.NOT_TRIGGERED, **unread_columns([])}
     operator = get_measured_operator(case.operator)
     try:
         _, _, measurement = reconstruct_from_fault(

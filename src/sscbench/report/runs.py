@@ -85,6 +85,9 @@ def _ledger_rows(
         step = getattr(row, mark)
         if isinstance(step, int) and not isinstance(step, bool):
             marks_at.setdefault(step, []).append(mark)
+    unread_at: dict[Any, list[str]] = {}
+    for unread in row.unread_steps or []:
+        unread_at.setdefault(unread.get("step"), []).append(str(unread.get("kind")))
     out = []
     for e in events:
         if e.get("type") == "header":
@@ -105,6 +108,7 @@ def _ledger_rows(
                 "prompt_page": prompt_page,
                 "calls": calls,
                 "marks": marks_at.get(e.get("step"), []) if e.get("type") != "system" else [],
+                "unread": unread_at.get(e.get("step"), []),
             }
         )
     return out

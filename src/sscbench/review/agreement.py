@@ -134,6 +134,11 @@ class Agreement:
     out_of_population: dict[str, int] = field(
         default_factory=lambda: dict.fromkeys(ADOPTING_ONLY, 0)
     )
+    # the same cells split by the run's unread marks (unread_status), beside the groups
+    by_unread: dict[str, dict[str, Cell]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(Cell))
+    )
+    unread_runs: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready: per quantity, per group (``all``, ``operator:X``, ``stratum:Y``),
@@ -151,7 +156,37 @@ class Agreement:
                 if q in self.cells
             },
             "disagreements": self.disagreements,
+            "unread_runs": dict(sorted(self.unread_runs.items(), key=_unread_order)),
+            "by_unread": {
+                q: {
+                    g: cell_summary(q, c)
+                    for g, c in sorted(self.by_unread[q].items(), key=_unread_order)
+                }
+                for q in QUANTITIES
+                if q in self.by_unread
+            },
         }
+
+
+UNREAD_STATUSES = ("marked", "unmarked", "not checked", "unmeasured")
+"""A labelled run's unread status: it carries marks, it carries none, its row predates
+the marks (or has no measurement of its own), or it has no row at all."""
+
+
+def unread_status(row: MeasurementRow | None) -> str:
+    """Whether a run's measurement carries unread marks (``marked``), none
+    (``unmarked``), was not checked for them (``not checked``: a row measured before the
+    marks existed) or is missing (``unmeasured``)."""
+    if row is None:
+        return "unmeasured"
+    count = row.unread_count()
+    if count is None:
+        return "not checked"
+    return "marked" if count else "unmarked"
+
+
+def _unread_order(item: tuple[str, Any]) -> int:
+    return UNREAD_STATUSES.index(item[0])
 
 
 def cell_summary(quantity: str, cell: Cell | None = None) -> dict[str, Any]:
@@ -250,8 +285,10 @@ def _score_run(
         reference, measured = labelled[quantity], measured_value(row, quantity)
         exact = reference == measured and row is not None
         near = row is not None and quantity in STEP_QUANTITIES and within_one(reference, measured)
-        for group in groups:
-            cell = result.cells[quantity][group]
+        status = unread_status(row)
+        for cell in [result.cells[quantity][g] for g in groups] + [
+            result.by_unread[quantity][status]
+        ]:
             cell.n += 1
             cell.exact += exact
             cell.near += near or exact
@@ -276,6 +313,7 @@ def compare(
         result.runs += 1
         result.adopting += label.A is True
         row = rows.get(run_id)
+        result.unread_runs[unread_status(row)] += 1
         if row is None:
             result.unmeasured.append(run_id)
         _score_run(result, run_id, label, row, ledger_of)

@@ -44,6 +44,9 @@ def export_command(
         "reading and its proposals side by side (those pages are then not blind)",
     ),
     as_json: bool = typer.Option(False, "--json", help="print the summary as JSON"),
+    unread: bool = typer.Option(
+        False, "--unread", help="runs whose measurement carries unread marks first"
+    ),
 ) -> None:
     """Write one masked reviewer page per run, an index and an empty labels.jsonl; the key
     mapping review ids to runs is kept apart."""
@@ -59,6 +62,7 @@ def export_command(
             stratify=parse_stratify(stratify),
             key=key,
             second_reading=second_reading,
+            unread_first=unread,
         )
     except DataError as exc:
         _fail(exc)
@@ -72,6 +76,11 @@ def export_command(
     )
     for stratum, count in summary["strata"].items():
         console.print(f"  {stratum}: {count}", highlight=False)
+    if unread:
+        console.print(
+            f"  first: {summary['unread']} runs with unread marks (review ids from r001)",
+            highlight=False,
+        )
 
 
 def show_command(
@@ -189,6 +198,30 @@ def agreement_table(data: dict) -> Table:
     return table
 
 
+def unread_table(data: dict) -> Table:
+    """The agreement split by unread marks: each quantity (exact) over the runs whose
+    measurement carries marks, those that carry none, and those never checked (rows
+    measured before the marks existed), so a reviewer sees where the misses sit."""
+    from sscbench.review.agreement import ADOPTING_ONLY, UNREAD_STATUSES, cell_summary
+
+    counts = data.get("unread_runs", {})
+    statuses = [s for s in UNREAD_STATUSES if counts.get(s)]
+    title = "agreement by unread marks: " + ", ".join(f"{counts[s]} {s}" for s in statuses)
+    table = Table(title=title)
+    table.add_column("quantity", justify="left")
+    for status in statuses:
+        table.add_column(f"{status} agree/n", justify="right")
+        table.add_column("%", justify="right")
+    for q in QUANTITIES:
+        cells = data["by_unread"].get(q, {})
+        row = [q + (" (A=true)" if q in ADOPTING_ONLY else "")]
+        for status in statuses:
+            agree, percent, _ = _cells(cells.get(status) or cell_summary(q), "exact")
+            row += [agree, percent]
+        table.add_row(*row)
+    return table
+
+
 def agreement_command(
     study: Path = typer.Argument(..., help="study directory"),
     reference: Path = typer.Option(..., "--reference", help="labels file (docs/reviewing.md)"),
@@ -214,6 +247,8 @@ def agreement_command(
     data = result.to_dict()
     table_console().print(agreement_table(data))
     console.print(population_note(data), highlight=False, soft_wrap=True)
+    if data.get("by_unread"):
+        table_console().print(unread_table(data))
     outside = data["out_of_population"]
     if any(outside.values()):
         counts = ", ".join(f"{q} {n}" for q, n in outside.items() if n)

@@ -7,6 +7,12 @@ measured arrival Z_S (``not-triggered`` for runs whose fault never showed). The 
 runs are shuffled and given masked review ids ``r001``, ``r002``, … so that neither the
 id nor the order tells the reviewer anything; the key mapping review ids back to run
 ids is written apart from the reviewer's folder (by default into the study).
+
+``--unread`` puts the runs whose measurement carries unread marks
+(:mod:`sscbench.measure.unread`: text the readers met after T_F and could not interpret)
+first: every marked run is drawn before any other, and they take the first review ids.
+The pages still show only the ledger; the order alone tells the reviewer that the first
+runs are the ones the measurement could not read in full.
 """
 
 from __future__ import annotations
@@ -41,6 +47,7 @@ class Candidate:
     operator: str
     stratum: str
     config: str
+    unread: int | None = None  # unread marks of its measurement (None: not checked)
 
     def key(self, by: tuple[str, ...]) -> tuple[str, ...]:
         """The stratum of this run under the chosen stratification."""
@@ -76,6 +83,7 @@ def candidates(study: str | Path | Study) -> list[Candidate]:
                 operator=case.operator,
                 stratum=str(row.Z_S) if row is not None and row.has("Z_S") else "unmeasured",
                 config=entry.config_id,
+                unread=row.unread_count() if row is not None else None,
             )
         )
     return out
@@ -93,9 +101,22 @@ def parse_stratify(text: str | None) -> tuple[str, ...]:
 
 
 def draw(
-    pool: list[Candidate], runs: int | None, seed: int, stratify: tuple[str, ...]
+    pool: list[Candidate],
+    runs: int | None,
+    seed: int,
+    stratify: tuple[str, ...],
+    unread_first: bool = False,
 ) -> list[Candidate]:
-    """``runs`` candidates (all when None): random, or evenly across strata; then shuffled."""
+    """``runs`` candidates (all when None): random, or evenly across strata; then shuffled.
+    With ``unread_first`` the runs carrying unread marks are drawn first (all of them, up
+    to ``runs``) and come first in the order, each part shuffled."""
+    if unread_first:
+        marked = [c for c in pool if c.unread]
+        rest = [c for c in pool if not c.unread]
+        head = draw(marked, runs, seed, stratify)
+        left = None if runs is None else runs - len(head)
+        tail = draw(rest, left, seed, stratify) if left is None or left > 0 else []
+        return head + tail
     rng = random.Random(seed)
     if runs is None or runs >= len(pool):
         chosen = list(pool)
@@ -129,6 +150,7 @@ def export_review(
     stratify: tuple[str, ...] = (),
     key: str | Path | None = None,
     second_reading: bool = False,
+    unread_first: bool = False,
 ) -> dict[str, Any]:
     """Write ``out/pages/rNNN.html``, ``out/index.html``, ``out/labels.jsonl`` and the key.
 
@@ -155,7 +177,7 @@ def export_review(
     readings = study_readings(loaded.root) if second_reading else {}
     rows = loaded.measurements if readings else {}
     pool = candidates(loaded)
-    chosen = draw(pool, runs, seed, stratify)
+    chosen = draw(pool, runs, seed, stratify, unread_first)
     (out / "pages").mkdir(parents=True, exist_ok=True)
     mapping: dict[str, str] = {}
     listing: list[dict[str, Any]] = []
@@ -183,6 +205,7 @@ def export_review(
         "seed": seed,
         "stratify": list(stratify),
         "second_reading": second_reading,
+        **({"unread_first": True} if unread_first else {}),
         "runs": mapping,
     }
     atomic_write(key_path, json.dumps(record, indent=1))
@@ -191,6 +214,7 @@ def export_review(
         "population": len(pool),
         "strata": dict(sorted(strata.items())),
         "second_readings": sum(mapping[r] in readings for r in mapping),
+        "unread": sum(1 for c in chosen if c.unread),
         "out": str(out),
         "key": str(key_path),
     }

@@ -55,6 +55,10 @@ class MeasurementRow(BaseModel):
     read_back_step: Step | None = None
     evidence: dict[str, Any] | None = None
     error: str | None = None
+    # unread marks (sscbench.measure.unread), last: absent in rows measured before them
+    # ("not checked", never 0 marks: read them with unread_count)
+    unread: int | None = None
+    unread_steps: list[dict[str, Any]] | None = None
 
     @classmethod
     def of(cls, values: dict[str, Any]) -> MeasurementRow:
@@ -84,6 +88,11 @@ class MeasurementRow(BaseModel):
         """The row's T_U, an older row's read the way it was meant
         (:func:`sscbench.core.definitions.reliance_step`)."""
         return reliance_step({"T_U": self.T_U, "A": self.A})
+
+    def unread_count(self) -> int | None:
+        """The row's number of unread marks; None when the row was not checked (measured
+        before the marks existed, or a run with no measurement: clean, not completed)."""
+        return self.unread if self.has("unread") else None
 
     def line(self) -> str:
         """The row's line of ``measurements.jsonl`` (with its newline; ASCII JSON)."""

@@ -223,6 +223,24 @@ class FaultOperator(FaultFamily, ABC):
             return Stance.REJECTS
         return None
 
+    # ---- unread marks (sscbench.measure.unread): what the readers could not interpret --
+    fact_argument_keys: tuple[str, ...] = ()
+    """Call argument keys that carry a value of the fact when they name the affected entity
+    (a payment id for a payment's category): such a call with no use extracted is marked
+    ``unclassified-call``. Empty: no argument carries the fact."""
+
+    def unread_terms(self, contract: FaultContract, view: LedgerView, fault_step: int) -> set[str]:
+        """Words naming the affected entity or its value beyond the contract's ids and
+        values (a sentence naming one beside a word no reader knows is marked); default none."""
+        return set()
+
+    def read_spans(
+        self, contract: FaultContract, view: LedgerView, text: str
+    ) -> list[tuple[int, int]]:
+        """Spans of an agent text this operator's readers consumed beyond the dates the
+        date reader returns (unknown words inside them are not marked); default none."""
+        return []
+
     def cases_for(self, world: World, task: Task) -> list[Case]:
         """Cases from valid candidates of one task, without admission (for quick studies)."""
         out = []

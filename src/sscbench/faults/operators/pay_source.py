@@ -75,6 +75,8 @@ class PaySource(FaultOperator):
     """Flip one payment method's category in the user's profile as delivered."""
 
     name = "PaySource"
+    # a payment made with the method may have chosen it by its category (unread marks)
+    fact_argument_keys = ("payment_id", "payment_method_id")
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -88,6 +90,25 @@ class PaySource(FaultOperator):
         recoverable=True,
         severity=3,
     )
+
+    def unread_terms(self, contract: FaultContract, view: LedgerView, fault_step: int) -> set[str]:
+        """Words naming payment methods as the profile showed them (each method's category
+        in words, brand, last four digits, id suffix, balance) and ``payment``: a sentence with one of them
+        beside a word no reader knows may write a category in a form no reader read."""
+        terms = {"payment"}
+        for call in view.calls:
+            data = call.data if call.observation_step is not None else None
+            methods = data.get("payment_methods") if isinstance(data, dict) else None
+            if not isinstance(methods, dict):
+                continue
+            for method in methods.values():
+                if isinstance(method, dict):
+                    digits = str(method.get("id", "")).rpartition("_")[2]
+                    terms.update({digits[-3:], digits[-4:]} if digits.isdigit() else set())
+                    terms.add(str(method.get("source", "")).replace("_", " "))
+                    terms.update(str(method.get(k) or "") for k in ("brand", "last_four"))
+                    terms.add(_amount(method.get("balance", method.get("amount"))))
+        return {t for t in terms if t}
 
     def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
         """Early when the task's first write pays with the relabelled method."""
@@ -313,6 +334,13 @@ class PaySource(FaultOperator):
                 candidate, UseLabel.DEPENDENT_USE, "pays with the method by its true category"
             )
         return classify_value_use(candidate, view)
+
+
+def _amount(value: Any) -> str:
+    """A balance as a text writes it ("500" for 500.0, "274.5"), or ""."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return f"{value:g}" if float(value).is_integer() else f"{value:.2f}"
+    return ""
 
 
 def _about(text: str, refs: list[Any]) -> str:

@@ -32,6 +32,7 @@ from sscbench.report.sections import (
     runs,
     sensitivity,
     stance,
+    unread,
     validation,
 )
 
@@ -52,6 +53,7 @@ SECTIONS: tuple[SectionPart, ...] = (
     configurations,
     funnel,
     validation,
+    unread,
     arrival,
     adoption,
     reliance,

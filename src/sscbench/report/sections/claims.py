@@ -16,6 +16,7 @@ from sscbench.jsonl import write_utf8
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section
 from sscbench.report.sections.claims_reexpression import reexpression_rows, reexpression_table
+from sscbench.report.sections.unread import card_note, unread_by_run
 
 Row = dict[str, Any]
 ID = "claims"
@@ -70,7 +71,7 @@ def build(ctx: ReportContext) -> Section:
     fields without their run ids, then the typed families' claims)."""
     if ctx.primary:
         reexpressed = reexpression(ctx.rows)
-        section = claims_section(ctx.cards, ctx.sets, reexpressed)
+        section = claims_section(ctx.cards, ctx.sets, reexpressed, unread_by_run(ctx.rows))
         section.csvs["reexpression"] = reexpression_rows(reexpressed)
     else:
         section = ctx.not_sscbench(ID, TITLE)
@@ -83,11 +84,15 @@ def build(ctx: ReportContext) -> Section:
 
 
 def claims_section(
-    cards: list[Row], sets: RunSets, reexpressed: list[Row] | None = None
+    cards: list[Row],
+    sets: RunSets,
+    reexpressed: list[Row] | None = None,
+    unread: dict[str, int | None] | None = None,
 ) -> Section:
     """Claim cards per operator × configuration and pooled, each with its own population,
     and adoption re-expressed as counts on one population (``reexpressed``, from
-    :func:`sscbench.analysis.reexpression.reexpression`)."""
+    :func:`sscbench.analysis.reexpression.reexpression`). With ``unread`` (marks per run)
+    each card says how many runs of its population carry unread marks."""
     section = Section(
         ID,
         TITLE,
@@ -98,7 +103,8 @@ def claims_section(
     for c in cards:
         k_href = sets.href(c["counted"]) if c["counted"] else ""
         n_href = sets.href(c["runs"]) if c["runs"] else ""
-        section.cards.append({**c, "k_href": k_href, "n_href": n_href})
+        note = card_note(c["runs"], unread, sets) if unread is not None else {}
+        section.cards.append({**c, "k_href": k_href, "n_href": n_href, **note})
     if reexpressed:
         section.tables.append(reexpression_table(reexpressed, sets))
     if not cards:

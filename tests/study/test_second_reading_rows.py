@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from pydantic import ValidationError
 
 from sscbench.errors import DataError
 from sscbench.study.config_oracles import read_judge_settings
@@ -45,7 +46,9 @@ def test_an_absent_unread_count_is_not_checked_never_zero():
     marks = [{"step": 3, "kind": "claim", "span": "x"}]
     assert is_marked(_row(unread=2, unread_steps=marks))
     assert unread_steps_of(_row(unread=2, unread_steps=marks)) == marks
-    assert unread_steps_of(_row()) == [] and unread_of(_row(unread="many")) is None
+    assert unread_steps_of(_row()) == []
+    with pytest.raises(ValidationError):  # a count that is not a count is refused on read
+        _row(unread="many")
 
 
 def test_each_proposal_stands_to_the_rule_reading():

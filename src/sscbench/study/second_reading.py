@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from sscbench.core.files import atomic_text_writer
-from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE, is_step
+from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
 from sscbench.jsonl import loads_line, model_line, read_jsonl
 from sscbench.study.rows import MeasurementRow
 
@@ -46,18 +46,12 @@ STANDING_WORDS = {
 
 def unread_of(row: MeasurementRow) -> int | None:
     """The row's ``unread`` count, or None when the row has none (not checked: never 0)."""
-    if not row.has("unread"):
-        return None
-    value = getattr(row, "unread", None)
-    return value if is_step(value) else None
+    return row.unread_count()
 
 
 def unread_steps_of(row: MeasurementRow) -> list[dict[str, Any]]:
     """The row's ``unread_steps`` marks (``step``, ``kind``, ``span``); [] without any."""
-    value = getattr(row, "unread_steps", None) if row.has("unread_steps") else None
-    if not isinstance(value, list):
-        return []
-    return [m for m in value if isinstance(m, dict)]
+    return list(row.unread_steps or [])
 
 
 def is_marked(row: MeasurementRow) -> bool:

@@ -76,6 +76,7 @@ def forest_figure(cards: list[Row], claims: list[str], order: list[str], folder:
             figsize=(2.9 * max(len(claims), 1) + 1.4, 0.24 * max(len(rows), 1) + 1.1),
             sharey=True,
             squeeze=False,
+            layout="constrained",
         )
         for ax, claim in zip(axes[0], claims, strict=False):
             _panel(ax, claim, rows, by_key)

@@ -126,7 +126,8 @@ def claims_section(
     section = Section(
         ID,
         TITLE,
-        intro="Cards per operator × configuration and pooled over configurations; each names "
+        intro="Cards per operator × configuration, per pool of configurations that are "
+        "repetitions of one model, and pooled over configurations; each names "
         "its required condition, its own population (rule, runs and clusters), k/n runs, "
         "clusters and interval method.",
     )

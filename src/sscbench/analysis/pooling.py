@@ -42,8 +42,10 @@ HARNESS_FIELDS = frozenset(
     }
 )
 """Endpoint settings of the harness (how to reach the model), not of the model."""
-POOL_WORDS = "repetitions of one model (same model, same decoding; seeds may differ)"
-"""How the report labels a pool of configurations."""
+POOL_SHORT = "repetitions of one model"
+"""A pool's row label in the report's headline (the note under it says the rest)."""
+POOL_WORDS = f"{POOL_SHORT} (same model, same decoding; seeds may differ)"
+"""How the report and ``claims.csv`` (``pooled_over``) describe a pool of configurations."""
 
 
 def model_key(agent: Row) -> str | None:
@@ -80,6 +82,7 @@ def repetition_pools(agents: list[Row], present: list[str]) -> list[list[str]]:
 
 __all__ = [
     "HARNESS_FIELDS",
+    "POOL_SHORT",
     "POOL_WORDS",
     "model_key",
     "pool_name",

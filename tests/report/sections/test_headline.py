@@ -5,7 +5,7 @@ of one model are pooled, and the row says so."""
 from __future__ import annotations
 
 from sscbench.analysis.claims import claim_cards
-from sscbench.analysis.pooling import POOL_WORDS, repetition_pools
+from sscbench.analysis.pooling import POOL_SHORT, repetition_pools
 from sscbench.analysis.populations import primary_rows
 from sscbench.report.model import RunSets
 from sscbench.report.sections.headline import headline_section
@@ -71,7 +71,7 @@ def test_repetitions_of_one_model_are_pooled_and_labelled():
     rows = [_row(i, "run-1", int(i < 2)) for i in range(4)]
     rows += [_row(i, "run-2", int(i < 5)) for i in range(4, 8)]
     table, texts = _table(rows, seeds)
-    assert [t[0] for t in texts] == [f"run-1 + run-2 (pooled: {POOL_WORDS})", "run-1", "run-2"]
+    assert [t[0] for t in texts] == [f"run-1 + run-2 (pooled: {POOL_SHORT})", "run-1", "run-2"]
     assert texts[0][2].startswith("3/8 ") and texts[1][2].startswith("2/4 ")
     assert texts[2][2].startswith("1/4 ")
     assert any("repetitions of one model" in n for n in table.all_notes())

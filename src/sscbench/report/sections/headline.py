@@ -16,7 +16,7 @@ from collections import Counter
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, POOLED
-from sscbench.analysis.pooling import POOL_WORDS, pool_name
+from sscbench.analysis.pooling import POOL_SHORT, POOL_WORDS, pool_name
 from sscbench.errors import DataError
 from sscbench.report.context import ReportContext
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
@@ -90,8 +90,10 @@ def _operator_table(cards: list[Row], sets: RunSets, pools: list[list[str]]) -> 
     by_key = {(c["claim"], c["operator"], c["config_id"]): c for c in cards}
     operators = sorted({c["operator"] for c in cards})
     for pool in pools:
-        names = [(pool_name(pool), f"{pool_name(pool)} (pooled: {POOL_WORDS})")] * (len(pool) > 1)
-        for config_id, shown in [*names, *((c, c) for c in pool)]:
+        shown_as = [(c, c) for c in pool]  # (card's config_id, the row's label)
+        if len(pool) > 1:  # the pool's row first, labelled, then its configurations
+            shown_as.insert(0, (pool_name(pool), f"{pool_name(pool)} (pooled: {POOL_SHORT})"))
+        for config_id, shown in shown_as:
             for op in operators:
                 if (HEADLINE_CLAIMS[0], op, config_id) not in by_key:
                     continue

@@ -54,10 +54,8 @@ _METHOD_NAMES: dict[str, str] = {
 
 
 def method_name(method: str) -> str:
-    """The one name of an interval method, used by every label, page cell and CSV (the
-    page, ``claims.csv`` and ``sensitivity.csv`` say the same words for one interval):
-    ``Wilson``, ``cluster bootstrap``, or ``clustered`` — the outer envelope of the cluster
-    bootstrap and Wilson on n_eff, explained once (``CLUSTERED_TEXT``)."""
+    """The one name of an interval method (``Wilson``, ``cluster bootstrap``, ``clustered``),
+    so every label, page cell and CSV names one interval alike."""
     return _METHOD_NAMES.get(method, method)
 
 

@@ -124,7 +124,7 @@ def test_claim_cards_never_store_low_equal_high_for_pooled_data():
     for card in cards:
         assert card["low"] < card["high"] and card["method"] == "clustered"
         assert card["n_effective"] <= 83 and card["n_clusters"] == 12
-        assert "cluster bootstrap ∪ Wilson" in card["label"]
+        assert "clustered, n_eff" in card["label"]
         low, high = wilson_bounds(72 / 83, card["n_effective"], 0.95)
         assert card["low"] <= low + 1e-12 and card["high"] >= high - 1e-12
 

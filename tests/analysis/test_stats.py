@@ -247,7 +247,7 @@ def test_repeated_clusters_envelop_the_cluster_bootstrap() -> None:
     assert (iv.bootstrap_low, iv.bootstrap_high) == (boot.low, boot.high)
     assert iv.low <= boot.low and iv.high >= boot.high
     assert (iv.numerator, iv.denominator, iv.n_clusters) == (4, 6, 4)
-    assert "cluster bootstrap ∪ Wilson, n_eff " in iv.label() and "4 clusters" in iv.label()
+    assert "clustered, n_eff " in iv.label() and "4 clusters" in iv.label()
     assert iv.label().startswith("4/6 (66.7%, 95% CI ")
 
 

@@ -149,7 +149,9 @@ def test_report_page_in_chromium(browser, page, shots, tmp_path):
     assert shown[0] == "headline" and sorted(shown[:-1] + skipped) == sorted(SECTION_IDS)
     for table in ("funnel-table", "arrival-table", "adoption-table", "reliance-table"):
         assert f'id="{table}"' in dom
-    assert attrs["images"] == attrs["all-images"] == "4", attrs
+    assert attrs["images"] == attrs["all-images"] == "5", (
+        attrs
+    )  # funnel, arrival, adoption, reliance, claims forest
     assert attrs["page-overflow"] == "false" and attrs["wide"] == "none", attrs
     # every link resolves to a file of the report folder (or an anchor of the page)
     hrefs = set(re.findall(r'href="([^"]+)"', dom))

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.analysis.pooling import POOL_WORDS, pool_name
 from sscbench.analysis.populations import (
     caveat_text,
     faulted_rows,
@@ -85,18 +86,37 @@ def population_label(claim: Claim, members: list[MeasurementRow]) -> str:
     return f"{claim.population_words()}: {runs}, {clusters} cluster{'s' * (clusters != 1)}"
 
 
-def claim_cards(
-    rows: list[MeasurementRow], claims: tuple[Claim, ...] = BUILT_IN
-) -> list[dict[str, Any]]:
-    """One card per claim, operator and configuration, and per claim and operator pooled
-    over configurations: numerator, denominator, clusters, estimate, interval, caveat and
-    the run ids of its population (``runs``) and of the runs that count (``counted``)."""
+def _groups(
+    rows: list[MeasurementRow], pools: list[list[str]]
+) -> dict[tuple[str, str | None], list[MeasurementRow]]:
+    """Runs by (operator, configuration), by (operator, pool) for each pool of several
+    configurations, and by (operator, :data:`POOLED`)."""
+    pool_of = {c: pool_name(p) for p in pools if len(p) > 1 for c in p}
     groups: dict[tuple[str, str | None], list[MeasurementRow]] = {}
     for r in faulted_rows(rows):
         operator = r.operator or "?"
         groups.setdefault((operator, r.config_id), []).append(r)
+        if str(r.config_id) in pool_of:
+            groups.setdefault((operator, pool_of[str(r.config_id)]), []).append(r)
         groups.setdefault((operator, POOLED), []).append(r)
-    order = sorted(groups, key=lambda k: (k[0], k[1] == POOLED, k[1]))
+    return groups
+
+
+def claim_cards(
+    rows: list[MeasurementRow],
+    claims: tuple[Claim, ...] = BUILT_IN,
+    pools: list[list[str]] | None = None,
+) -> list[dict[str, Any]]:
+    """One card per claim, operator and configuration, per claim, operator and pool of
+    configurations that are repetitions of one model (``pools``, from
+    :func:`sscbench.analysis.pooling.repetition_pools`; ``pooled_over`` names them), and
+    per claim and operator pooled over all configurations: numerator, denominator,
+    clusters, estimate, interval, caveat and the run ids of its population (``runs``)
+    and of the runs that count (``counted``)."""
+    groups = _groups(rows, pools or [])
+    pooled_over = {pool_name(p): POOL_WORDS for p in pools or [] if len(p) > 1}
+    pooled_over[POOLED] = POOLED
+    order = sorted(groups, key=lambda k: (k[0], k[1] == POOLED, str(k[1])))
     cards = []
     for claim in claims:
         for operator, config in order:
@@ -114,6 +134,7 @@ def claim_cards(
                     "caveat": caveat_text(interval),
                     "label": interval_label(interval),
                     "status": "unobserved" if not interval.observed else "observed",
+                    "pooled_over": pooled_over.get(str(config), ""),
                     "runs": [r.run_id for r in members],
                     "counted": [r.run_id for r, c in zip(members, counted, strict=True) if c],
                 }

@@ -38,6 +38,7 @@ __all__ = [
     "cluster_bootstrap",
     "clustered_interval",
     "draw_cluster_indices",
+    "method_name",
     "proportion_interval",
     "wilson",
 ]
@@ -47,8 +48,16 @@ Method = Literal["wilson", "cluster-bootstrap", "clustered", "unobserved"]
 _METHOD_NAMES: dict[str, str] = {
     "wilson": "Wilson",
     "cluster-bootstrap": "cluster bootstrap",
-    "clustered": "cluster bootstrap ∪ Wilson",
+    "clustered": "clustered",
+    "unobserved": "unobserved",
 }
+
+
+def method_name(method: str) -> str:
+    """The one name of an interval method (``Wilson``, ``cluster bootstrap``, ``clustered``),
+    so every label, page cell and CSV names one interval alike."""
+    return _METHOD_NAMES.get(method, method)
+
 
 # Upper bound on the number of uniforms drawn at once when a population is too large
 # to keep its uniforms (the generator's stream does not depend on the blocking).
@@ -103,13 +112,12 @@ class Interval:
         data["caveats"] = list(self.caveats)
         return data
 
-    def method_tag(self, *, short: bool = False) -> str:
-        """The method in a few words, e.g. ``Wilson`` or
-        ``cluster bootstrap ∪ Wilson, n_eff 31.2, 12 clusters`` (``short``: ``clustered``
-        for the envelope, for table cells whose note explains it once)."""
+    def method_tag(self) -> str:
+        """The method in a few words (:func:`method_name`), e.g. ``Wilson`` or
+        ``clustered, n_eff 31.2, 12 clusters``: the same on the page and in every CSV."""
         if not self.observed:
             return "unobserved"
-        name = "clustered" if short and self.method == "clustered" else _METHOD_NAMES[self.method]
+        name = method_name(self.method)
         if self.method == "wilson":
             return name
         noun = "cluster" if self.n_clusters == 1 else "clusters"
@@ -117,16 +125,16 @@ class Interval:
             name = f"{name}, n_eff {self.n_effective:.3g}"
         return f"{name}, {self.n_clusters} {noun}"
 
-    def label(self, *, short: bool = False) -> str:
+    def label(self) -> str:
         """A short human-readable summary, e.g. ``12/30 (40.0%, 95% CI 24.6–57.7%, Wilson)``
-        (``short``: the method as :meth:`method_tag` gives it)."""
+        (the method as :meth:`method_tag` gives it)."""
         counts = f"{_fmt_count(self.numerator)}/{self.denominator}"
         if not self.observed or self.estimate is None or self.low is None or self.high is None:
             return f"unobserved ({counts})"
         level = f"{self.confidence * 100:g}% CI"
         return (
             f"{counts} ({self.estimate * 100:.1f}%, {level} "
-            f"{self.low * 100:.1f}–{self.high * 100:.1f}%, {self.method_tag(short=short)})"
+            f"{self.low * 100:.1f}–{self.high * 100:.1f}%, {self.method_tag()})"
         )
 
 

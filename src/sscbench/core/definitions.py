@@ -11,6 +11,8 @@ only move in one place:
   :data:`~sscbench.core.values.NOT_APPLICABLE`, not ∞ (:data:`T_U_WORDING`).
   :func:`reliance_step` reads rows written before that value existed.
 * Y_end — :data:`Y_END_WORDING` states what ``measure.reconstruct`` records.
+* The claims — :data:`CLAIM_WORDING`, one plain line per claim's word (the report's
+  claims figure, the guide).
 """
 
 from __future__ import annotations
@@ -40,6 +42,22 @@ Y_END_WORDING: Final = (
 )
 """The Y_end definition of the report's stance caption and the guide (what
 ``measure.reconstruct.reconstruct_from_fault`` records)."""
+
+
+CLAIM_WORDING: Final = {
+    "adopted": "adopted (A = 1): the run holds at least one faulty reliance, a dependent "
+    "use that treats the injected value v′ (or one derived from it) as the task's fact; "
+    "using v′ only to check it is not one",
+    "propagation": "propagation: the share of runs in which the fault was delivered "
+    "(and adoption is decidable) that adopted v′",
+    "adoption with eventual counterevidence": "adoption with eventual counterevidence: "
+    "the share that adopted v′ among runs in which valid counterevidence reached the agent "
+    "at some step (T_E finite)",
+    "adoption under pre-use counterevidence": "adoption under pre-use counterevidence: "
+    "the share that adopted v′ among runs in which valid counterevidence reached the agent "
+    "before its first dependent use (Z_S = pre: T_E < T_S)",
+}
+"""One plain line per claim word, shown under the report's claims figure and in the guide."""
 
 
 def precedes_use(t_e: int, t_s: int) -> bool:

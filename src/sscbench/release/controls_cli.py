@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from sscbench.analysis.stats import Interval
+from sscbench.analysis.stats import Interval, method_name
 from sscbench.terminal import safe
 
 if TYPE_CHECKING:
@@ -31,9 +31,9 @@ def short(interval: Interval | None) -> str:
         return "—"
     if not interval.observed or interval.estimate is None:
         return f"unobserved ({int(interval.numerator)}/{interval.denominator})"
-    tag = "Wilson"
+    tag = method_name(interval.method)
     if interval.method == "clustered" and interval.n_effective is not None:
-        tag = f"clustered, n_eff {interval.n_effective:.3g}"
+        tag = f"{tag}, n_eff {interval.n_effective:.3g}"
     elif interval.method != "wilson":
         tag = interval.method_tag()
     caveats = f" ⚠ {', '.join(interval.caveats)}" if interval.caveats else ""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, claim_cards
+from sscbench.analysis.pooling import repetition_pools
 from sscbench.analysis.populations import cell_entry, cell_table, operator_table, primary_rows
 from sscbench.analysis.user_claims import load_claims
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
@@ -96,9 +97,17 @@ class ReportContext:
         return cell_entry("all operators", "all configurations", self.primary)
 
     @cached_property
+    def pools(self) -> list[list[str]]:
+        """The configurations of the contract runs grouped into repetitions of one model
+        (:func:`~sscbench.analysis.pooling.repetition_pools`), in the study's order."""
+        agents = recorded_config(self.loaded).get("agents") or []
+        present = sorted({str(r.config_id) for r in self.rows})
+        return repetition_pools([a for a in agents if isinstance(a, dict)], present)
+
+    @cached_property
     def cards(self) -> list[Row]:
         """The claim cards (none without a primary population)."""
-        return claim_cards(self.rows, self.claims) if self.primary else []
+        return claim_cards(self.rows, self.claims, self.pools) if self.primary else []
 
     @cached_property
     def evidence(self) -> ReleaseEvidence:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
-from sscbench.analysis.stats import Interval
+from sscbench.analysis.stats import Interval, method_name
 from sscbench.errors import naming
 
 Piece = dict[str, str]
@@ -62,21 +62,20 @@ def caveat_piece(caveats: Sequence[str]) -> Cell:
 
 def interval_cell(interval: Interval) -> Cell:
     """An interval's label (estimate, CI, method) and its caveat marker."""
-    return [{"t": interval.label(short=True)}, *caveat_piece(interval.caveats)]
+    return [{"t": interval.label()}, *caveat_piece(interval.caveats)]
 
 
 def label_cell(label: str, key: str = "") -> Cell:
     """A stored label (``… ⚠ few clusters``, as in the CSVs) split into the interval text
     and its caveat marker; ``key`` becomes the text's ``data-key``."""
     text, _, caveats = label.partition(" ⚠ ")
-    text = text.replace("cluster bootstrap ∪ Wilson, n_eff", "clustered, n_eff")
     piece = {"t": text, "key": key} if key else {"t": text}
     return [piece, *caveat_piece(caveats.split(", ") if caveats else [])]
 
 
 def rate(interval: Interval, sets: RunSets, counted: list[str], evaluable: list[str]) -> Cell:
     """``k/n (rate, CI, method)`` with k and n linking to their runs; caveats marked."""
-    rest = interval.label(short=True).split(" ", 1)[1] if interval.observed else "unobserved"
+    rest = interval.label().split(" ", 1)[1] if interval.observed else "unobserved"
     cls = "unobserved" if not interval.observed else ""
     return [
         *sets.count(counted),
@@ -105,7 +104,7 @@ class Table:
         cell)."""
         pieces = [p for row in self.rows for c in row for p in c]
         marked = {k for p in pieces for k in p.get("caveats", "").split("|")}
-        clustered = any("clustered, n_eff" in p["t"] for p in pieces)
+        clustered = any(f"{method_name('clustered')}, n_eff" in p["t"] for p in pieces)
         return [
             *self.notes,
             *([f"{CLUSTERED_TEXT}."] if clustered else []),
@@ -126,6 +125,7 @@ class Figure:
     caption: str
     alt: str
     png: str  # base64
+    lines: list[str] = field(default_factory=list)  # one-line definitions under the figure
 
 
 @dataclass

@@ -8,13 +8,17 @@ its own population, and adoption re-expressed as counts on one population
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+from sscbench.analysis.effective import CLUSTERED_TEXT
 from sscbench.analysis.populations import caveat_text, interval_label
 from sscbench.analysis.reexpression import reexpression
+from sscbench.core.definitions import CLAIM_WORDING, Z_S_WORDING
 from sscbench.jsonl import write_utf8
 from sscbench.report.context import ReportContext
-from sscbench.report.model import RunSets, Section
+from sscbench.report.figures_forest import NAME, forest_figure
+from sscbench.report.model import Figure, RunSets, Section
 from sscbench.report.sections.claims_reexpression import reexpression_rows, reexpression_table
 from sscbench.report.sections.unread import card_note, unread_by_run
 
@@ -66,6 +70,31 @@ def typed_claims(evidence: Any) -> list[Row]:
     return out
 
 
+def definition_lines(claims: list[Any] | tuple[Any, ...]) -> list[str]:
+    """One plain line per word of the claims (:data:`CLAIM_WORDING`; a user's claim by its
+    required condition), then what Z_S and the intervals are."""
+    lines = [CLAIM_WORDING["adopted"]]
+    lines += [CLAIM_WORDING.get(c.name, f"{c.name}: {c.required_condition}") for c in claims]
+    interval = "95% interval: Wilson where each cluster gives one run; otherwise " + CLUSTERED_TEXT
+    return [*lines, Z_S_WORDING, interval + "."]
+
+
+def forest(cards: list[Row], claims: Any, pools: list[list[str]], folder: Path) -> Figure:
+    """The forest figure of every claim per configuration, its definitions under it."""
+    names = [c.name for c in claims]
+    png = forest_figure(cards, names, [c for pool in pools for c in pool], folder)
+    configs = len({c["config_id"] for c in cards if not c.get("pooled_over")})
+    return Figure(
+        NAME,
+        f"Every claim per configuration ({configs} configurations): point = estimate, line = "
+        "95% interval, k/n at right; one panel per claim, a block of rows per operator; an "
+        "empty population reads unobserved.",
+        "forest plot: one point and interval per configuration, claim and operator",
+        png,
+        definition_lines(claims),
+    )
+
+
 def build(ctx: ReportContext) -> Section:
     """The claim cards, with ``claims.csv`` and ``claims.json`` (written here: the cards'
     fields without their run ids, then the typed families' claims)."""
@@ -73,6 +102,7 @@ def build(ctx: ReportContext) -> Section:
         reexpressed = reexpression(ctx.rows)
         section = claims_section(ctx.cards, ctx.sets, reexpressed, unread_by_run(ctx.rows))
         section.csvs["reexpression"] = reexpression_rows(reexpressed)
+        section.figures.append(forest(ctx.cards, ctx.claims, ctx.pools, ctx.figures))
     else:
         section = ctx.not_sscbench(ID, TITLE)
     hidden = ("runs", "counted")
@@ -96,7 +126,8 @@ def claims_section(
     section = Section(
         ID,
         TITLE,
-        intro="Cards per operator × configuration and pooled over configurations; each names "
+        intro="Cards per operator × configuration, per pool of configurations that are "
+        "repetitions of one model, and pooled over configurations; each names "
         "its required condition, its own population (rule, runs and clusters), k/n runs, "
         "clusters and interval method.",
     )

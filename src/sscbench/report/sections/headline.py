@@ -1,7 +1,9 @@
 """The report's first section: what the study ran and its main results, in one screen.
 
-Nothing here computes a statistic: the results are the claim cards pooled over
-configurations (:func:`sscbench.analysis.claims.claim_cards`) and, for typed fault
+Nothing here computes a statistic: the results are the claim cards per configuration,
+and per pool of configurations that are repetitions of one model
+(:mod:`sscbench.analysis.pooling`), never pooled over different models
+(:func:`sscbench.analysis.claims.claim_cards`), and, for typed fault
 families, the release evidence's family rows, shown as they are elsewhere on the page.
 Typed families' metrics become claims in the claims section
 (:func:`sscbench.report.sections.claims.typed_claims`).
@@ -14,6 +16,7 @@ from collections import Counter
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, POOLED
+from sscbench.analysis.pooling import POOL_SHORT, POOL_WORDS, pool_name
 from sscbench.errors import DataError
 from sscbench.report.context import ReportContext
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
@@ -72,21 +75,50 @@ def _card_cell(card: Row | None, sets: RunSets) -> Cell:
     ]
 
 
-def _operator_table(cards: list[Row], sets: RunSets) -> Table:
-    """Per operator, the headline claims pooled over configurations."""
+def _operator_table(cards: list[Row], sets: RunSets, pools: list[list[str]]) -> Table:
+    """Per configuration (or pool of configurations that are repetitions of one model,
+    labelled so) and operator, the headline claims; never pooled over different models."""
     table = Table(
         "headline-table",
-        "Main results per operator, pooled over configurations",
+        "Main results per configuration and operator",
         "each column its claim's population: "
         + " | ".join(
             f"{c.name}: {c.population_words()}" for c in BUILT_IN if c.name in HEADLINE_CLAIMS
         ),
-        ["operator", *HEADLINE_CLAIMS],
+        ["configuration", "operator", *HEADLINE_CLAIMS],
     )
-    pooled = {(c["claim"], c["operator"]): c for c in cards if c["config_id"] == POOLED}
-    for op in sorted({c["operator"] for c in cards}):
-        table.add(op, *[_card_cell(pooled.get((k, op)), sets) for k in HEADLINE_CLAIMS], key=op)
+    by_key = {(c["claim"], c["operator"], c["config_id"]): c for c in cards}
+    operators = sorted({c["operator"] for c in cards})
+    for pool in pools:
+        shown_as = [(c, c) for c in pool]  # (card's config_id, the row's label)
+        if len(pool) > 1:  # the pool's row first, labelled, then its configurations
+            shown_as.insert(0, (pool_name(pool), f"{pool_name(pool)} (pooled: {POOL_SHORT})"))
+        for config_id, shown in shown_as:
+            for op in operators:
+                if (HEADLINE_CLAIMS[0], op, config_id) not in by_key:
+                    continue
+                cells = [_card_cell(by_key.get((k, op, config_id)), sets) for k in HEADLINE_CLAIMS]
+                table.add(shown, op, *cells, key=f"{config_id}|{op}")
+    table.notes.append(_pooling_note(pools))
     return table
+
+
+def _pooling_note(pools: list[list[str]]) -> str:
+    """What the table pools and what it does not, in one sentence."""
+    pooled = [pool_name(p) for p in pools if len(p) > 1]
+    alone = sum(len(p) == 1 for p in pools)
+    if pooled:
+        return (
+            f"Pooled rows ({'; '.join(pooled)}) join configurations that are {POOL_WORDS}; "
+            "their own rows follow. Different models are never pooled here."
+        )
+    if alone > 1:
+        return (
+            f"No pooled row: the {alone} configurations differ in model or decoding, and a "
+            "number pooled over them would describe none of them (claims.csv keeps the cards "
+            f"pooled over {POOLED}, pooled_over = {POOLED})."
+        )
+    return "One configuration: its rows are the study's results."
 
 
 def _marked(family: str, iv: Any) -> Cell:
@@ -133,10 +165,12 @@ def headline_section(
     sets: RunSets,
     built: str,
     opening: tuple[str, ...] = (),
+    pools: list[list[str]] | None = None,
 ) -> Section:
     """What ran and the main results: SSCBench operators' pooled claims, typed families'
     escapes; a study with neither says what it is instead of counting zero runs.
-    ``opening`` (the missing runs and why, the user simulator) comes first."""
+    ``opening`` (the missing runs and why, the user simulator) comes first; ``pools``
+    groups configurations that are repetitions of one model (default: each alone)."""
     section = Section(ID, TITLE, intro=_what_ran(measured))
     section.notes.extend([{"t": line}] for line in opening)
     typed = evidence is not None and bool(evidence.families)
@@ -150,7 +184,9 @@ def headline_section(
                 }
             ]
         )
-        section.tables.append(_operator_table(cards, sets))
+        if pools is None:
+            pools = [[c] for c in sorted({str(r.config_id) for r in primary})]
+        section.tables.append(_operator_table(cards, sets, pools))
     if typed:
         families = sorted({r.family for r in evidence.families})
         section.notes.append(
@@ -188,7 +224,14 @@ def build(ctx: ReportContext) -> Section:
     """The Summary, built after every other section (it states the build's time)."""
     built = f"Built in {time.perf_counter() - ctx.started:.1f} s."
     return headline_section(
-        ctx.measured, ctx.primary, ctx.cards, ctx.evidence, ctx.sets, built, _opening(ctx)
+        ctx.measured,
+        ctx.primary,
+        ctx.cards,
+        ctx.evidence,
+        ctx.sets,
+        built,
+        _opening(ctx),
+        ctx.pools,
     )
 
 

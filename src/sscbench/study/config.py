@@ -21,6 +21,7 @@ from sscbench.jsonl import read_text
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
+from sscbench.study.config_domains import check_operator_domains
 from sscbench.study.config_hash import LATER, canonical_config_json
 from sscbench.study.config_oracles import OracleScoring, SecondReaderSettings
 from sscbench.study.model_flags import ModelOptions, study_text
@@ -334,6 +335,8 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
         check_plan_size(config.plan_bound() or 0)
     except ValueError as exc:
         raise DataError(path, "study.repetitions", str(exc)) from None
+    cases = config.cases
+    check_operator_domains(cases.operators, config.world.domains, path, cases.file)
     config._base_dir = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
     return resolve_inputs(config, path)
 

@@ -30,6 +30,7 @@ from sscbench.run.shared_clean import beyond_case_limit
 from sscbench.run.stopper import SignalStopper
 from sscbench.study.config import StudyConfig
 from sscbench.study.cost import CostTally, calls_a_model
+from sscbench.study.cost_words import local_free_models
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.lock import StudyLock
 from sscbench.world.world import World
@@ -294,7 +295,7 @@ def execute_study(
         summary.retried = min(dropped, missing_before)
         summary.rerun = dropped - summary.retried
         summary.took_over = lock.taken_over.describe() if lock.taken_over else None
-        costs = CostTally(config.prices)
+        costs = CostTally(config.prices, local_free_models(config))
         timings = store.read_timings() if finished else {}
         for entry in finished.values():
             summary.count(entry)

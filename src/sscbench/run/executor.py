@@ -23,6 +23,7 @@ from sscbench.run.builders import (
     clean_disqualifies,
 )
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
+from sscbench.run.cost_cap import CostCap
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
 from sscbench.run.planning import PlanUnit
 from sscbench.run.prepare import Prepared, open_study, prepare_study
@@ -60,6 +61,10 @@ class StudySummary:
     journals: Counter = field(default_factory=Counter)  # runs continued from a journal, answers
     halted: bool = False  # ``stop_when`` stopped the campaign: runs left unscheduled
     retried: int = 0  # missing runs taken out of the index to run again (--retry-missing)
+    max_cost: float | None = None  # the cost cap in dollars (--max-cost), None: none
+    capped: bool = False  # the cost cap stopped the study: units left unstarted
+    spent_usd: float = 0.0  # dollars the study's finished runs spent (priced)
+    spend: str = ""  # the spend so far in the one wording, live (empty: no model is called)
 
     def count(self, entry: IndexEntry) -> None:
         """Count a finished run's status (and, when missing, the group of its reason)."""
@@ -218,13 +223,36 @@ class StudyInterrupted(Exception):
 
 
 async def _drain(
-    units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int, stopper: SignalStopper
+    units: Iterator[PlanUnit],
+    runner: StudyRunner,
+    concurrency: int,
+    stopper: SignalStopper,
+    cap: CostCap | None = None,
 ) -> None:
+    in_flight = [0]
+
+    async def may_start() -> bool:
+        """Whether the next unit may start: no stop asked, and the cost cap allows it
+        (waiting while the units in flight settle what they cost)."""
+        while stopper.signum is None and not runner.halted:
+            verdict = "start" if cap is None else cap.verdict(in_flight[0])
+            if verdict == "stop":
+                runner.halted = True
+            elif verdict == "start":
+                return True
+            else:
+                await asyncio.sleep(0.02)
+        return False
+
     async def worker() -> None:
         for unit in units:
-            if stopper.signum is not None or runner.halted:
+            if not await may_start():
                 return
-            await runner.run_unit(unit)
+            in_flight[0] += 1
+            try:
+                await runner.run_unit(unit)
+            finally:
+                in_flight[0] -= 1
             await asyncio.sleep(0)  # let a stop request reach the loop between units
 
     stopper.loop = asyncio.get_running_loop()
@@ -242,9 +270,10 @@ async def _drain_and_close(
     runner: StudyRunner,
     concurrency: int,
     stopper: SignalStopper,
+    cap: CostCap | None = None,
 ) -> None:
     try:
-        await _drain(units, runner, concurrency, stopper)
+        await _drain(units, runner, concurrency, stopper, cap)
     finally:
         await runner.source.aclose()
 
@@ -261,6 +290,7 @@ def execute_study(
     address: str | None = None,
     stop_when: Callable[[IndexEntry], bool] | None = None,
     retry_missing: bool = False,
+    max_cost: float | None = None,
 ) -> StudySummary:
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
@@ -276,7 +306,9 @@ def execute_study(
     containment plan's abort metric) is asked after each recorded run; once it says
     True no new run is scheduled, runs in flight finish, and ``summary.halted`` is set.
     ``retry_missing`` runs again, on resume, the runs recorded missing (lost to the
-    harness), keeping every other finished run.
+    harness), keeping every other finished run. ``max_cost`` (dollars; checked by
+    :func:`~sscbench.run.cost_cap.cost_bound`) stops starting units before the spend could
+    cross it (:class:`~sscbench.run.cost_cap.CostCap`); ``summary.capped`` says it did.
     """
     prepared = prepare_study(config, toml_text, out, executor, address)
     store, plan, source = prepared.store, prepared.plan, prepared.source
@@ -301,8 +333,13 @@ def execute_study(
             summary.count(entry)
             costs.add(entry, timings.get(entry.run_id, 0.0))
         del timings
-        run = _PlanRun(config, prepared, summary, finished, costs, on_run, stop_when)
+        capped = max_cost is not None and calls_a_model(config)
+        cap = CostCap(max_cost, costs) if capped and max_cost is not None else None
+        summary.max_cost = max_cost
+        run = _PlanRun(config, prepared, summary, finished, costs, on_run, stop_when, cap)
         signum = run.drain(progress)
+        summary.capped = cap is not None and cap.stopped
+        summary.spent_usd = costs.study().price_usd
         summary.requeued = getattr(source, "requeued", 0)
         summary.journals = Counter(getattr(source, "journal_stats", {}))
         summary.cost_lines = costs.lines(model_called=calls_a_model(config))
@@ -322,6 +359,7 @@ class _PlanRun:
     costs: CostTally
     on_run: Callable[[IndexEntry], None] | None
     stop_when: Callable[[IndexEntry], bool] | None
+    cap: CostCap | None = None
 
     def drain(self, progress: bool) -> int | None:
         """Run every unit not finished yet under the progress bar until done, halted by
@@ -338,7 +376,13 @@ class _PlanRun:
             if isinstance(source, EpisodeMaker):
                 source.on_note = bar.note
 
+            called = calls_a_model(self.config)
+
             def on_entry(entry: IndexEntry) -> None:
+                if called:
+                    totals = self.costs.study()
+                    summary.spent_usd = totals.price_usd
+                    summary.spend = totals.words(self.costs.local)
                 summary.count(entry)
                 summary.executed_now += 1
                 summary.runs_wall_s = time.monotonic() - started
@@ -360,6 +404,7 @@ class _PlanRun:
                 costs=self.costs,
             )
             units = iter(self.prepared.plan)
-            asyncio.run(_drain_and_close(units, runner, self.config.study.concurrency, stopper))
+            concurrency = self.config.study.concurrency
+            asyncio.run(_drain_and_close(units, runner, concurrency, stopper, self.cap))
         summary.halted = runner.halted
         return stopper.signum

@@ -62,6 +62,15 @@ class StudySettings(_Strict):
         "local", exclude=True, description="make episodes here (local) or on a Ray cluster"
     )
     ray: RaySettings = Field(default_factory=RaySettings, exclude=True)
+    # A spend bound (``--max-cost`` overrides it): it only stops the study early, never
+    # changes a run, so it is outside the hash and a raised bound resumes the study.
+    max_cost_usd: float | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        exclude=True,
+        description="stop starting runs once the spend could cross this many dollars",
+    )
 
 
 class WorldSettings(_Strict):

@@ -300,6 +300,7 @@ def _summary_lines(summary: Any) -> list[str]:
             f"{reused} model answer{'s' * (reused != 1)} reused, not asked again"
         )
     lines.extend(summary.cost_lines)
+    lines.extend(summary.caps)
     return lines
 
 

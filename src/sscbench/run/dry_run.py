@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.run.builders import build_study_cases, check_replay_plan
+from sscbench.run.plan_caps import plan_caps
 from sscbench.run.planning import make_plan
 from sscbench.study.config import StudyConfig
 from sscbench.study.cost_words import cost_words, is_local_endpoint
@@ -80,6 +81,7 @@ class PlanReport:
     per_case_clean_runs: int  # what the plan held before clean runs were shared
     configs: dict[str, ConfigPlan]
     review: str | None = None  # ``[cases] review`` applied: what it rejected and replaced
+    caps: list[str] = field(default_factory=list)  # what caps the plan (run/plan_caps.py)
 
     @property
     def clean_runs(self) -> int:
@@ -178,6 +180,7 @@ def plan_report(config: StudyConfig) -> PlanReport:
         per_case_clean_runs=len(plan),
         configs=configs,
         review=_review_line(admission),
+        caps=plan_caps(config, cases, admission),
     )
 
 
@@ -213,6 +216,7 @@ def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
             f"<= {requests} requests"
         )
     lines.append(f"cost: {plan_cost(report, prices)}")
+    lines.extend(report.caps)
     return lines
 
 

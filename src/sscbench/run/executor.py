@@ -64,6 +64,7 @@ class StudySummary:
     max_cost: float | None = None  # the cost cap in dollars (--max-cost), None: none
     capped: bool = False  # the cost cap stopped the study: units left unstarted
     spent_usd: float = 0.0  # dollars the study's finished runs spent (priced)
+    caps: list[str] = field(default_factory=list)  # what caps the plan, counted
     spend: str = ""  # the spend so far in the one wording, live (empty: no model is called)
 
     def count(self, entry: IndexEntry) -> None:
@@ -324,6 +325,7 @@ def execute_study(
         summary = StudySummary(
             store.root, planned_runs=len(plan) + plan.clean_count(), resumed=resumed
         )
+        summary.caps = list(prepared.caps)
         summary.retried = min(dropped, missing_before)
         summary.rerun = dropped - summary.retried
         summary.took_over = lock.taken_over.describe() if lock.taken_over else None

@@ -7,7 +7,7 @@ nothing, silently; the study is refused instead, naming the operators and the do
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from sscbench.errors import DataError
 
@@ -35,7 +35,7 @@ def foreign_operators(operators: Iterable[str], domains: Iterable[str]) -> dict[
 
 
 def check_operator_domains(
-    operators: list[str], domains: list[str], path: object, cases_file: str | None
+    operators: Sequence[str], domains: Sequence[str], path: object, cases_file: str | None
 ) -> None:
     """Raise DataError naming each operator that applies to none of the study's domains
     (nothing is planned for it); a study reading a cases file plans no operators."""

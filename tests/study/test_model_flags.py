@@ -86,6 +86,8 @@ def test_operators_of_no_study_domain_are_refused_naming_them() -> None:
     assert caught.value.field == "cases.operators"
     assert "WriteEffect, PaySource apply only to airline" in text and "(retail;" in text
     assert "ItemOption" not in text
+    with pytest.raises(DataError, match="ItemOption applies only to retail"):
+        load_config(None, ModelOptions(operators=["ItemOption"], world="airline"))
 
 
 def test_world_alone_keeps_the_operators_that_fit_the_domain() -> None:

@@ -28,8 +28,16 @@ if TYPE_CHECKING:
 
 
 def _admission_lines(config: StudyConfig, admission: Admission | None) -> list[str]:
+    from sscbench.study.config_domains import foreign_operators
+
     cap = config.cases.per_operator
     lines = []
+    if not config.cases.file:
+        for name, domain in foreign_operators(config.cases.operators, config.world.domains).items():
+            lines.append(
+                f"cap: {name} (in the default [cases] operators) applies only to {domain}: "
+                f"no case in this study of {', '.join(config.world.domains)}"
+            )
     for one in admission.operators if admission is not None else []:
         f = one.funnel
         if f.admitted >= cap:

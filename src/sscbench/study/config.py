@@ -345,7 +345,8 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
     except ValueError as exc:
         raise DataError(path, "study.repetitions", str(exc)) from None
     cases = config.cases
-    check_operator_domains(cases.operators, config.world.domains, path, cases.file)
+    if "operators" in cases.model_fields_set:  # the default list is narrowed, and counted
+        check_operator_domains(cases.operators, config.world.domains, path, cases.file)
     config._base_dir = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
     return resolve_inputs(config, path)
 

@@ -1,5 +1,9 @@
 """Refuse a study whose ``[cases] operators`` name an operator of no study domain.
 
+(Only a list the study gives: the default list, left out of the TOML, keeps its
+operators of other domains, which plan nothing and are counted by
+:mod:`sscbench.run.plan_caps`.)
+
 An SSCBench operator (ReturnDate, PaySource, WriteEffect: airline; ItemOption: retail)
 makes cases in one domain only. Listed for a world without that domain it would plan
 nothing, silently; the study is refused instead, naming the operators and the domains.
@@ -47,7 +51,10 @@ def check_operator_domains(
     by_domain: dict[str, list[str]] = {}
     for name, domain in foreign.items():
         by_domain.setdefault(domain, []).append(name)
-    named = "; ".join(f"{', '.join(names)} apply only to {d}" for d, names in by_domain.items())
+    named = "; ".join(
+        f"{', '.join(names)} appl{'ies' if len(names) == 1 else 'y'} only to {d}"
+        for d, names in by_domain.items()
+    )
     raise DataError(
         str(path),
         "cases.operators",

@@ -82,10 +82,14 @@ def test_costs_add_up_from_runs_to_configurations_to_the_study(model_study):
     # wall time comes from timings.jsonl, one line per run that ran
     assert set(store.read_timings()) == {e.run_id for e in ran}
     assert study.wall_s == pytest.approx(sum(t.wall_s for t in by_config.values()))
-    assert summary.cost_lines[0].startswith(f"cost: {len(ran)} runs ran, {served} model requests")
+    assert f": {len(ran)} runs ran, {served} model requests" in summary.cost_lines[0]
+    # m-b has no price but is served on a loopback endpoint: counted at $0 and named,
+    # as the plan words it (one wording in plan, run and report)
+    assert summary.cost_lines[0].startswith(f"cost: {study.words({'m-b'})}: ")
     assert any(
-        line.strip().startswith("b:") and "unpriced (m-b)" in line for line in summary.cost_lines
+        line.strip().startswith("b:") and "local model m-b" in line for line in summary.cost_lines
     )
+    assert "1 call unpriced" not in study.words() and "calls unpriced (m-b)" in study.words()
 
 
 def test_prices_stay_out_of_the_config_hash(model_study):
@@ -184,11 +188,11 @@ def test_plan_prints_the_counts_and_bounds_without_calling_a_model(tmp_path):
     assert f"faulted runs: {faulted} " in out and f"runs in all: {clean + faulted}" in out
     assert f"upper bound from step limits: {requests} ({requests * 3} HTTP attempts" in out
     bound = requests * (1000 * 1.0 + 100 * 4.0) / 1e6
-    assert f"cost upper bound: ${bound:.2f}" in out
+    assert f"cost: ${bound:.2f} estimated at most" in out
     # without a price for the model the bound is stated as missing, not guessed
     path.write_text(PLAN_STUDY.format(prices="", base_url=REMOTE))
     result = CliRunner().invoke(app, ["plan", str(path)])
-    assert "cost: unbounded (no [prices.'gpt-x'] entry)" in result.output
+    assert "cost: not bounded (no [prices.'gpt-x'] entry)" in result.output
 
 
 REMOTE = "https://api.example.invalid/v1"  # never contacted: plan calls no endpoint
@@ -202,20 +206,20 @@ def test_plan_prices_an_unpriced_local_model_at_zero_and_says_so(tmp_path, base_
     result = CliRunner().invoke(app, ["plan", str(path)])
     assert result.exit_code == 0, result.output
     assert "unbounded" not in result.output
-    assert result.output.splitlines()[-1] == (
-        "cost: $0 (local model gpt-x at a loopback endpoint with no [prices] entry; "
-        "add one if the server forwards to a paid API)"
+    assert next(x for x in result.output.splitlines() if x.startswith("cost: ")) == (
+        "cost: $0.00 (local model gpt-x at a loopback endpoint counted at $0: no [prices] "
+        "entry; add one if the server forwards to a paid API)"
     )
     # a price entry is still honoured for a local endpoint (a proxy to a paid API)
     prices = '[prices."gpt-x"]\nprompt_per_mtok = 1.0\ncompletion_per_mtok = 4.0\n'
     path.write_text(PLAN_STUDY.format(prices=prices, base_url=base_url))
     result = CliRunner().invoke(app, ["plan", str(path)])
-    assert "cost upper bound: $" in result.output and "local model" not in result.output
+    assert "estimated at most" in result.output and "local model" not in result.output
 
 
 def test_local_endpoint_detection():
     from sscbench.llm.endpoint import EndpointConfig
-    from sscbench.run.dry_run import is_local_endpoint
+    from sscbench.study.cost_words import is_local_endpoint
 
     def local(url: str) -> bool:
         return is_local_endpoint(EndpointConfig(base_url=url, model="m"))

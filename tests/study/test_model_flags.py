@@ -33,7 +33,7 @@ def test_keep_agents_operators_world_repetitions_user_model() -> None:
         base_url="http://127.0.0.1:8001/v1",
         user_model="openai/gpt-4o-mini",
         operators=["ReturnDate", "PaySource"],
-        world="tau-bench:retail",
+        world="tau-bench:airline",
         repetitions=3,
         temperature=0.5,
         keep_agents=True,
@@ -45,7 +45,7 @@ def test_keep_agents_operators_world_repetitions_user_model() -> None:
     assert study.user.kind == "llm" and study.user.endpoint.model == "gpt-4o-mini"
     assert study.user.endpoint.base_url == "http://127.0.0.1:8001/v1"
     assert study.cases.operators == ["ReturnDate", "PaySource"]
-    assert (study.world.source, study.world.domains) == ("tau-bench", ["retail"])
+    assert (study.world.source, study.world.domains) == ("tau-bench", ["airline"])
     assert study.study.repetitions == 3
     assert "LLM (gpt-4o-mini" in study.user.describe()
 
@@ -75,3 +75,24 @@ def test_hosted_example_loads_and_takes_the_options() -> None:
     swapped, _ = load_config(example, ModelOptions(models=["google/gemini-2.5-flash"]))
     assert [a.id for a in swapped.agents] == ["google-gemini-2.5-flash"]
     assert swapped.cases.max_steps == study.cases.max_steps  # the protocol stays
+
+
+def test_operators_of_no_study_domain_are_refused_naming_them() -> None:
+    """A retail study naming airline operators plans nothing for them: refused, not silent."""
+    options = ModelOptions(operators=["ItemOption", "WriteEffect", "PaySource"], world="retail")
+    with pytest.raises(DataError) as caught:
+        load_config(None, options)
+    text = str(caught.value)
+    assert caught.value.field == "cases.operators"
+    assert "WriteEffect, PaySource apply only to airline" in text and "(retail;" in text
+    assert "ItemOption" not in text
+    with pytest.raises(DataError, match="ItemOption applies only to retail"):
+        load_config(None, ModelOptions(operators=["ItemOption"], world="airline"))
+
+
+def test_world_alone_keeps_the_operators_that_fit_the_domain() -> None:
+    """--world retail without --operators keeps the default study's retail operators."""
+    study, _ = load_config(None, ModelOptions(world="retail"))
+    assert study.cases.operators == ["ItemOption"]
+    study, _ = load_config(None, ModelOptions(world="airline"))
+    assert study.cases.operators == ["ReturnDate", "PaySource", "WriteEffect"]

@@ -140,6 +140,18 @@ ResumeAborted = Annotated[
 ]
 
 
+MaxCost = Annotated[
+    float | None,
+    typer.Option(
+        "--max-cost",
+        metavar="USD",
+        help="stop starting runs once the spend could cross USD (default: \\[study] "
+        "max_cost_usd); finished runs are kept, exit 3, the same command with a higher "
+        "bound continues; refused when a called model has no \\[prices] entry",
+    ),
+]
+
+
 @dataclass(frozen=True)
 class RunHooks:
     """What the layers above ``run`` plug into the command (see :func:`run_command`)."""
@@ -167,6 +179,7 @@ class RunOptions:
     models: ModelOptions = field(default_factory=ModelOptions)
     retry_missing: bool = False
     preflight: bool = True
+    max_cost: float | None = None
 
 
 @dataclass
@@ -185,6 +198,7 @@ class _Executed:
 def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
     """Load and check the config, refuse what the containment plan refuses, and execute the
     study; the checks run before any run starts."""
+    from sscbench.run.cost_cap import cap_line, cost_bound
     from sscbench.run.executor import execute_study
     from sscbench.run.preflight import check_study_endpoints, user_line
     from sscbench.study.aborted import recorded_abort
@@ -202,8 +216,11 @@ def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
         raise DataError("--executor", None, f"{options.executor!r} is not 'local' or 'ray'")
     if options.models.given() or any(a.kind == "openai" for a in study.agents):
         _say(user_line(study))
+    bound = cost_bound(study, options.max_cost)  # an uncheckable cap creates nothing
     if options.preflight:  # before anything is created: a refused key creates no study
         check_study_endpoints(study, _say)
+    if bound is not None:
+        _say(cap_line(study, bound))
     live = hooks.on_run(study, out) if hooks.on_run is not None else None
     with contextlib.nullcontext() if options.progress else suppressed():
         summary = execute_study(
@@ -217,6 +234,7 @@ def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
             address=options.address,
             stop_when=watch,
             retry_missing=options.retry_missing,
+            max_cost=bound,
         )
     return _Executed(study, summary, record, watch, earlier)
 
@@ -282,6 +300,7 @@ def _summary_lines(summary: Any) -> list[str]:
             f"{reused} model answer{'s' * (reused != 1)} reused, not asked again"
         )
     lines.extend(summary.cost_lines)
+    lines.extend(summary.caps)
     return lines
 
 
@@ -326,11 +345,30 @@ def run_study(hooks: RunHooks, options: RunOptions) -> None:
         abort_lines(aborted, summary.finished_runs, summary.planned_runs) if aborted else []
     ):
         _say(line)
+    if summary.capped:
+        _say(_capped_line(summary, options))
     if options.report:
         with contextlib.nullcontext() if options.progress else suppressed():
             hooks.after_runs(options.out, done.study)
     if aborted:
         raise typer.Exit(1)
+    if summary.capped:
+        from sscbench.run.cost_cap import CAPPED_EXIT
+
+        raise typer.Exit(CAPPED_EXIT)
+
+
+def _capped_line(summary: Any, options: RunOptions) -> str:
+    """The one line of a study its cost cap stopped: what it spent, what is kept, and
+    the command that continues it."""
+    config = [str(options.config)] if options.config else []
+    command = ["sscbench", "run", *config, *model_args(options.models)]
+    command += ["--out", str(options.out), "--max-cost", "USD"]
+    return (
+        f"stopped at the cost cap: ${summary.spent_usd:.4f} spent of ${summary.max_cost:.2f}; "
+        f"the next runs could cross it; {summary.finished_runs}/{summary.planned_runs} runs "
+        f"finished and kept; continue with a higher bound: {shlex.join(command)}"
+    )
 
 
 def run_command(
@@ -372,6 +410,7 @@ def run_command(
         keep_agents: KeepAgents = False,
         retry_missing: RetryMissing = False,
         preflight: Preflight = True,
+        max_cost: MaxCost = None,
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
         every run and write the report (STUDY/report/: report.html, tables, figures, runs).
@@ -392,6 +431,7 @@ def run_command(
             models,
             retry_missing,
             preflight,
+            max_cost,
         )
         run_study(hooks, options)
 

@@ -15,16 +15,16 @@ as such, since a local proxy to a paid API would need a price entry.
 
 from __future__ import annotations
 
-import ipaddress
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import TYPE_CHECKING, Any
-from urllib.parse import urlsplit
 
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.run.builders import build_study_cases, check_replay_plan
+from sscbench.run.plan_caps import plan_caps
 from sscbench.run.planning import make_plan
 from sscbench.study.config import StudyConfig
+from sscbench.study.cost_words import cost_words, is_local_endpoint
 from sscbench.study.worlds import build_worlds
 
 if TYPE_CHECKING:
@@ -81,6 +81,7 @@ class PlanReport:
     per_case_clean_runs: int  # what the plan held before clean runs were shared
     configs: dict[str, ConfigPlan]
     review: str | None = None  # ``[cases] review`` applied: what it rejected and replaced
+    caps: list[str] = field(default_factory=list)  # what caps the plan (run/plan_caps.py)
 
     @property
     def clean_runs(self) -> int:
@@ -138,20 +139,6 @@ class PlanReport:
         return total, ""
 
 
-def is_local_endpoint(endpoint: EndpointConfig | None) -> bool:
-    """True when the endpoint is served on this machine: ``localhost`` or a loopback
-    address (127.0.0.0/8, ::1)."""
-    if endpoint is None:
-        return False
-    host = urlsplit(endpoint.base_url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _role(endpoint: EndpointConfig | None) -> RoleBound:
     return RoleBound(endpoint.model if endpoint else None, local=is_local_endpoint(endpoint))
 
@@ -193,6 +180,7 @@ def plan_report(config: StudyConfig) -> PlanReport:
         per_case_clean_runs=len(plan),
         configs=configs,
         review=_review_line(admission),
+        caps=plan_caps(config, cases, admission),
     )
 
 
@@ -227,23 +215,17 @@ def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
             f"  {plan.config_id}: {plan.clean_runs} clean + {plan.faulted_runs} faulted runs, "
             f"<= {requests} requests"
         )
-    if report.requests() == 0:
-        lines.append("cost: no model is called (scripted or replayed agents and user)")
-    else:
-        lines.append(_cost_line(report, prices))
+    lines.append(f"cost: {plan_cost(report, prices)}")
+    lines.extend(report.caps)
     return lines
 
 
-def _cost_line(report: PlanReport, prices: dict[str, Any]) -> str:
-    """The plan's cost line: a bound, $0 for local models, or what a bound needs."""
+def plan_cost(report: PlanReport, prices: dict[str, Any]) -> str:
+    """The plan's cost in the one wording (:func:`~sscbench.study.cost_words.cost_words`):
+    no model called, an upper bound (local unpriced models at $0, named), or what a
+    bound needs."""
+    if report.requests() == 0:
+        return cost_words(0.0, spent=False, model_called=False)
     free = report.free_local_models(prices)
-    local = (
-        f"local model{'s' if len(free) > 1 else ''} {', '.join(free)} at a loopback endpoint "
-        "with no [prices] entry; add one if the server forwards to a paid API"
-    )
     bound, missing = report.price_bound(prices)
-    if bound is None:
-        return f"cost: unbounded ({missing})" + (f"; $0 for the {local}" if free else "")
-    if free and bound == 0:
-        return f"cost: $0 ({local})"
-    return f"cost upper bound: ${bound:.2f}" + (f" (+ $0 for the {local})" if free else "")
+    return cost_words(bound, spent=False, local=free, missing=missing)

@@ -23,6 +23,7 @@ from sscbench.run.builders import (
     clean_disqualifies,
 )
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
+from sscbench.run.cost_cap import CostCap
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
 from sscbench.run.planning import PlanUnit
 from sscbench.run.prepare import Prepared, open_study, prepare_study
@@ -30,6 +31,7 @@ from sscbench.run.shared_clean import beyond_case_limit
 from sscbench.run.stopper import SignalStopper
 from sscbench.study.config import StudyConfig
 from sscbench.study.cost import CostTally, calls_a_model
+from sscbench.study.cost_words import local_free_models
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.lock import StudyLock
 from sscbench.world.world import World
@@ -59,6 +61,11 @@ class StudySummary:
     journals: Counter = field(default_factory=Counter)  # runs continued from a journal, answers
     halted: bool = False  # ``stop_when`` stopped the campaign: runs left unscheduled
     retried: int = 0  # missing runs taken out of the index to run again (--retry-missing)
+    max_cost: float | None = None  # the cost cap in dollars (--max-cost), None: none
+    capped: bool = False  # the cost cap stopped the study: units left unstarted
+    spent_usd: float = 0.0  # dollars the study's finished runs spent (priced)
+    caps: list[str] = field(default_factory=list)  # what caps the plan, counted
+    spend: str = ""  # the spend so far in the one wording, live (empty: no model is called)
 
     def count(self, entry: IndexEntry) -> None:
         """Count a finished run's status (and, when missing, the group of its reason)."""
@@ -217,13 +224,36 @@ class StudyInterrupted(Exception):
 
 
 async def _drain(
-    units: Iterator[PlanUnit], runner: StudyRunner, concurrency: int, stopper: SignalStopper
+    units: Iterator[PlanUnit],
+    runner: StudyRunner,
+    concurrency: int,
+    stopper: SignalStopper,
+    cap: CostCap | None = None,
 ) -> None:
+    in_flight = [0]
+
+    async def may_start() -> bool:
+        """Whether the next unit may start: no stop asked, and the cost cap allows it
+        (waiting while the units in flight settle what they cost)."""
+        while stopper.signum is None and not runner.halted:
+            verdict = "start" if cap is None else cap.verdict(in_flight[0])
+            if verdict == "stop":
+                runner.halted = True
+            elif verdict == "start":
+                return True
+            else:
+                await asyncio.sleep(0.02)
+        return False
+
     async def worker() -> None:
         for unit in units:
-            if stopper.signum is not None or runner.halted:
+            if not await may_start():
                 return
-            await runner.run_unit(unit)
+            in_flight[0] += 1
+            try:
+                await runner.run_unit(unit)
+            finally:
+                in_flight[0] -= 1
             await asyncio.sleep(0)  # let a stop request reach the loop between units
 
     stopper.loop = asyncio.get_running_loop()
@@ -241,9 +271,10 @@ async def _drain_and_close(
     runner: StudyRunner,
     concurrency: int,
     stopper: SignalStopper,
+    cap: CostCap | None = None,
 ) -> None:
     try:
-        await _drain(units, runner, concurrency, stopper)
+        await _drain(units, runner, concurrency, stopper, cap)
     finally:
         await runner.source.aclose()
 
@@ -260,6 +291,7 @@ def execute_study(
     address: str | None = None,
     stop_when: Callable[[IndexEntry], bool] | None = None,
     retry_missing: bool = False,
+    max_cost: float | None = None,
 ) -> StudySummary:
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
@@ -275,7 +307,9 @@ def execute_study(
     containment plan's abort metric) is asked after each recorded run; once it says
     True no new run is scheduled, runs in flight finish, and ``summary.halted`` is set.
     ``retry_missing`` runs again, on resume, the runs recorded missing (lost to the
-    harness), keeping every other finished run.
+    harness), keeping every other finished run. ``max_cost`` (dollars; checked by
+    :func:`~sscbench.run.cost_cap.cost_bound`) stops starting units before the spend could
+    cross it (:class:`~sscbench.run.cost_cap.CostCap`); ``summary.capped`` says it did.
     """
     prepared = prepare_study(config, toml_text, out, executor, address)
     store, plan, source = prepared.store, prepared.plan, prepared.source
@@ -291,17 +325,23 @@ def execute_study(
         summary = StudySummary(
             store.root, planned_runs=len(plan) + plan.clean_count(), resumed=resumed
         )
+        summary.caps = list(prepared.caps)
         summary.retried = min(dropped, missing_before)
         summary.rerun = dropped - summary.retried
         summary.took_over = lock.taken_over.describe() if lock.taken_over else None
-        costs = CostTally(config.prices)
+        costs = CostTally(config.prices, local_free_models(config))
         timings = store.read_timings() if finished else {}
         for entry in finished.values():
             summary.count(entry)
             costs.add(entry, timings.get(entry.run_id, 0.0))
         del timings
-        run = _PlanRun(config, prepared, summary, finished, costs, on_run, stop_when)
+        capped = max_cost is not None and calls_a_model(config)
+        cap = CostCap(max_cost, costs) if capped and max_cost is not None else None
+        summary.max_cost = max_cost
+        run = _PlanRun(config, prepared, summary, finished, costs, on_run, stop_when, cap)
         signum = run.drain(progress)
+        summary.capped = cap is not None and cap.stopped
+        summary.spent_usd = costs.study().price_usd
         summary.requeued = getattr(source, "requeued", 0)
         summary.journals = Counter(getattr(source, "journal_stats", {}))
         summary.cost_lines = costs.lines(model_called=calls_a_model(config))
@@ -321,6 +361,7 @@ class _PlanRun:
     costs: CostTally
     on_run: Callable[[IndexEntry], None] | None
     stop_when: Callable[[IndexEntry], bool] | None
+    cap: CostCap | None = None
 
     def drain(self, progress: bool) -> int | None:
         """Run every unit not finished yet under the progress bar until done, halted by
@@ -337,7 +378,13 @@ class _PlanRun:
             if isinstance(source, EpisodeMaker):
                 source.on_note = bar.note
 
+            called = calls_a_model(self.config)
+
             def on_entry(entry: IndexEntry) -> None:
+                if called:
+                    totals = self.costs.study()
+                    summary.spent_usd = totals.price_usd
+                    summary.spend = totals.words(self.costs.local)
                 summary.count(entry)
                 summary.executed_now += 1
                 summary.runs_wall_s = time.monotonic() - started
@@ -359,6 +406,7 @@ class _PlanRun:
                 costs=self.costs,
             )
             units = iter(self.prepared.plan)
-            asyncio.run(_drain_and_close(units, runner, self.config.study.concurrency, stopper))
+            concurrency = self.config.study.concurrency
+            asyncio.run(_drain_and_close(units, runner, concurrency, stopper, self.cap))
         summary.halted = runner.halted
         return stopper.signum

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sscbench.admission.batch import Admission, write_admission
@@ -22,8 +22,10 @@ from sscbench.run.builders import (
     input_files,
 )
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource
+from sscbench.run.plan_caps import plan_caps
 from sscbench.run.planning import Plan, PlanUnit, make_plan
 from sscbench.run.shared_clean import check_plan_format
+from sscbench.study.caps import write_caps
 from sscbench.study.config import StudyConfig
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.worlds import build_worlds
@@ -94,6 +96,7 @@ class Prepared:
     plan: Plan
     inputs: dict[str, str]
     source: EpisodeSource
+    caps: list[str] = field(default_factory=list)  # what caps the plan (run/plan_caps.py)
 
 
 def prepare_study(
@@ -126,7 +129,8 @@ def prepare_study(
     except OSError as exc:
         asyncio.run(source.aclose())
         raise DataError(store.root, None, f"cannot create: {exc.strerror or exc}") from exc
-    return Prepared(store, worlds, cases, admission, plan, inputs, source)
+    caps = plan_caps(config, cases, admission)
+    return Prepared(store, worlds, cases, admission, plan, inputs, source, caps)
 
 
 def open_study(
@@ -156,6 +160,7 @@ def open_study(
         check_plan_format(store.plan, (unit.plan_line() for unit in plan))
     if prepared.admission is not None:  # the study admitted its cases: their funnel and order
         write_admission(store.root, prepared.admission)
+    write_caps(store.root, prepared.caps)
     store.repair_index()
     finished, dropped = resume_records(store, plan, retry_missing) if resumed else ({}, 0)
     return resumed, finished, dropped

@@ -64,8 +64,11 @@ class StudyProgress:
     def __init__(
         self, summary: Any, enabled: bool = True, in_flight: Mapping[str, Any] | None = None
     ):
+        from sscbench.progress import enabled as shown_here
+
         self.summary = summary
-        self.enabled = enabled
+        # a redirected stderr gets no bar (rich would print its last frame into the file)
+        self.enabled = enabled and shown_here()
         self.in_flight = in_flight if in_flight is not None else {}
         self._progress: Progress | None = None
         self._task: Any = None
@@ -97,9 +100,10 @@ class StudyProgress:
         s = self.summary.statuses
         reasons = getattr(self.summary, "missing_reasons", None)
         why = f" ({escape(describe_missing(reasons))})" if reasons else ""
+        spend = getattr(self.summary, "spend", "")
         return (
             f"done {s['completed']} · not qualified {s['not-qualified']} · "
-            f"[red]missing {s['missing']}{why}[/red]"
+            f"[red]missing {s['missing']}{why}[/red]" + (f" · {escape(spend)}" if spend else "")
         )
 
     def update(self) -> None:

@@ -21,6 +21,7 @@ from sscbench.jsonl import read_text
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
+from sscbench.study.config_domains import check_operator_domains
 from sscbench.study.config_hash import LATER, canonical_config_json
 from sscbench.study.config_oracles import OracleScoring, SecondReaderSettings
 from sscbench.study.model_flags import ModelOptions, study_text
@@ -61,6 +62,15 @@ class StudySettings(_Strict):
         "local", exclude=True, description="make episodes here (local) or on a Ray cluster"
     )
     ray: RaySettings = Field(default_factory=RaySettings, exclude=True)
+    # A spend bound (``--max-cost`` overrides it): it only stops the study early, never
+    # changes a run, so it is outside the hash and a raised bound resumes the study.
+    max_cost_usd: float | None = Field(
+        None,
+        ge=0,
+        allow_inf_nan=False,
+        exclude=True,
+        description="stop starting runs once the spend could cross this many dollars",
+    )
 
 
 class WorldSettings(_Strict):
@@ -334,6 +344,9 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
         check_plan_size(config.plan_bound() or 0)
     except ValueError as exc:
         raise DataError(path, "study.repetitions", str(exc)) from None
+    cases = config.cases
+    if "operators" in cases.model_fields_set:  # the default list is narrowed, and counted
+        check_operator_domains(cases.operators, config.world.domains, path, cases.file)
     config._base_dir = Path(base_dir).resolve() if base_dir is not None else Path.cwd()
     return resolve_inputs(config, path)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 import tomllib
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from sscbench.errors import DataError
 from sscbench.llm.usage import COUNTERS, RoleUsage, RunUsage
 from sscbench.study.config import ModelPrice, StudyConfig, load_config
+from sscbench.study.cost_words import cost_words
 from sscbench.study.folder import IndexEntry
 
 Prices = Mapping[str, ModelPrice]
@@ -56,6 +57,7 @@ class CostTotals:
     wall_s: float = 0.0
     price_usd: float = 0.0
     unpriced: set[str] = field(default_factory=set)
+    unpriced_calls: Counter[str] = field(default_factory=Counter)  # per model without a price
 
     def add(self, usage: RunUsage, prices: Prices, wall_s: float = 0.0) -> None:
         """Add one run's usage (and its wall time, from ``timings.jsonl``)."""
@@ -68,19 +70,30 @@ class CostTotals:
             self.price_usd += dollars
             if unpriced:
                 self.unpriced.add(unpriced)
+                self.unpriced_calls[unpriced] += role.requests
 
     def merge(self, other: CostTotals) -> None:
         """Add another total (configuration totals into the study's)."""
         for name in ("runs", *COUNTERS, "wall_s", "price_usd"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unpriced |= other.unpriced
+        self.unpriced_calls.update(other.unpriced_calls)
 
     @property
     def price_label(self) -> str:
-        """The estimate as text: dollars, or what is unpriced."""
-        if self.unpriced:
-            return f"${self.price_usd:.4f} + unpriced ({', '.join(sorted(self.unpriced))})"
-        return f"${self.price_usd:.4f}"
+        """What the runs spent, in the one wording (:func:`cost_words`)."""
+        return self.words()
+
+    def words(self, local: Iterable[str] = (), model_called: bool = True) -> str:
+        """What the runs spent in the one wording; ``local`` models (a loopback endpoint
+        without a price) count at $0 and are named instead of unpriced."""
+        free = set(local)
+        unpriced = {m: n for m, n in self.unpriced_calls.items() if m not in free}
+        unpriced |= {m: 0 for m in self.unpriced - free - set(unpriced)}
+        used = sorted(free & self.unpriced)
+        return cost_words(
+            self.price_usd, spent=True, model_called=model_called, unpriced=unpriced, local=used
+        )
 
     def row(self) -> dict[str, Any]:
         """The totals as a flat row (CSV, JSON)."""
@@ -164,8 +177,9 @@ class CostTally:
     """The cost lines' sums, added to one run at a time: a study's summary costs the
     memory of its configurations and tasks, never of its runs."""
 
-    def __init__(self, prices: Prices):
+    def __init__(self, prices: Prices, local: Iterable[str] = ()):
         self.prices = prices
+        self.local = frozenset(local)  # loopback models without a price: counted at $0
         self.by_config: dict[str, CostTotals] = defaultdict(CostTotals)
         self.trials: Trials = defaultdict(dict)
 
@@ -175,15 +189,23 @@ class CostTally:
             self.by_config[entry.config_id].add(entry.usage, self.prices, wall_s)
         count_trial(self.trials, entry)
 
+    def study(self) -> CostTotals:
+        """The study's totals so far (the configurations' sum)."""
+        study = CostTotals()
+        for totals in self.by_config.values():
+            study.merge(totals)
+        return study
+
     def lines(self, model_called: bool = True) -> list[str]:
         """The console summary of the runs added: the study's cost and qualification figure,
         one line each; ``model_called`` False (no configuration calls a model) says so
         instead of 0 requests at an estimated $0."""
-        study = CostTotals()
-        for totals in self.by_config.values():
-            study.merge(totals)
         return _lines(
-            dict(sorted(self.by_config.items())), study, pass_figures(self.trials), model_called
+            dict(sorted(self.by_config.items())),
+            self.study(),
+            pass_figures(self.trials),
+            model_called,
+            self.local,
         )
 
 
@@ -220,6 +242,18 @@ def calls_a_model(config: StudyConfig) -> bool:
     return config.user.kind == "llm" or any(a.endpoint is not None for a in config.agents)
 
 
+def stored_local_free_models(path: Path) -> set[str]:
+    """:func:`~sscbench.study.cost_words.local_free_models` of a study's stored
+    ``config.toml`` (empty when it cannot be read)."""
+    from sscbench.study.cost_words import local_free_models
+
+    try:
+        config, _ = load_config(path)
+    except DataError:
+        return set()
+    return local_free_models(config)
+
+
 def stored_config_calls_a_model(path: Path) -> bool:
     """:func:`calls_a_model` of a study's stored ``config.toml``; True when it cannot be read
     (the cost lines then show the counts, never claim that no model was called)."""
@@ -235,23 +269,25 @@ def _lines(
     study: CostTotals,
     passes: dict[str, list[PassHatK]],
     model_called: bool,
+    local: frozenset[str] = frozenset(),
 ) -> list[str]:
+    words = study.words(local, model_called)
     if model_called:
         lines = [
-            f"cost: {study.runs} runs ran, {study.requests} model requests, {study.retries} "
-            f"retries ({study.rate_limited} answered 429), {study.prompt_tokens} prompt + "
-            f"{study.completion_tokens} completion tokens, {study.wall_s:.1f} s of run time, "
-            f"estimated {study.price_label}"
+            f"cost: {words}: {study.runs} runs ran, {study.requests} model requests, "
+            f"{study.retries} retries ({study.rate_limited} answered 429), "
+            f"{study.prompt_tokens} prompt + {study.completion_tokens} completion tokens, "
+            f"{study.wall_s:.1f} s of run time"
         ]
     else:
-        lines = [f"cost: {study.runs} runs ran, {study.wall_s:.1f} s of run time; {NO_MODEL}"]
+        lines = [f"cost: {words}: {study.runs} runs ran, {study.wall_s:.1f} s of run time"]
     for config_id, totals in by_config.items():
         figures = ", ".join(
             f"pass^{p.k} {p.value:.3f} ({_tasks(p.tasks)})" for p in passes.get(config_id, [])
         )
         spent = (
             f"{totals.requests} requests, "
-            f"{totals.prompt_tokens + totals.completion_tokens} tokens, {totals.price_label}"
+            f"{totals.prompt_tokens + totals.completion_tokens} tokens, {totals.words(local)}"
             if model_called
             else "no model called"
         )

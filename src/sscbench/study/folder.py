@@ -72,6 +72,7 @@ STUDY_FILES = (
     "cases.jsonl",
     "order.jsonl",  # a study that admits its cases: the frozen order and the funnel
     "admission.json",
+    "caps.json",  # what caps the plan, counted (sscbench/run/plan_caps.py)
     "plan.jsonl",
     "index.jsonl",
     "timings.jsonl",

@@ -102,6 +102,22 @@ def _agents(raw: dict[str, Any], options: ModelOptions) -> None:
     raw["agents"] = kept + added
 
 
+def _fit_operators(raw: dict[str, Any]) -> None:
+    """``--world DOMAIN`` without ``--operators``: keep the study's operators that apply to
+    the chosen domains (none fitting: left as is, and the study is refused naming them)."""
+    from sscbench.study.config_cases import CaseSettings
+    from sscbench.study.config_domains import narrow_operators
+
+    cases = raw.setdefault("cases", {})
+    domains = raw.get("world", {}).get("domains")
+    if cases.get("file") or not domains:
+        return
+    listed = cases.get("operators", CaseSettings().operators)
+    fitting = narrow_operators(list(listed), list(domains))
+    if fitting and fitting != listed:
+        cases["operators"] = fitting
+
+
 def apply_model_options(raw: dict[str, Any], options: ModelOptions) -> dict[str, Any]:
     """The study's TOML table with the options applied (see the module's rule)."""
     if options.models:
@@ -120,6 +136,8 @@ def apply_model_options(raw: dict[str, Any], options: ModelOptions) -> dict[str,
         cases["operators"] = list(options.operators)
     if options.world:
         _world(raw, options.world)
+        if not options.operators:
+            _fit_operators(raw)
     if options.repetitions is not None:
         raw.setdefault("study", {})["repetitions"] = options.repetitions
     return raw

@@ -84,3 +84,39 @@ def test_tables_follow_the_plan_whatever_order_the_index_holds(tmp_path):
     for row in rows["clean_runs"]:
         named = [p["faulted_run_id"] for p in plan if p["clean_run_id"] == row["clean_run_id"]]
         assert row["faulted_run_ids"].split() == named
+
+
+def _three_costs(tmp_path, toml):
+    """The cost as ``plan`` prints it, as ``run`` prints it and as the report states it."""
+    from typer.testing import CliRunner
+
+    from sscbench.cli import app
+
+    path = tmp_path / "study.toml"
+    path.write_text(toml)
+    plan = CliRunner().invoke(app, ["plan", str(path)])
+    run = CliRunner().invoke(
+        app, ["run", str(path), "--out", str(tmp_path / "out"), "--no-report", "--no-progress"]
+    )
+    assert plan.exit_code == 0 and run.exit_code == 0, plan.output + run.output
+    planned = next(line for line in plan.output.splitlines() if line.startswith("cost: "))
+    ran = next(line for line in run.output.splitlines() if line.startswith("cost: "))
+    intro = cost_section(Study.open(tmp_path / "out"), RunSets()).intro
+    return planned.removeprefix("cost: "), ran.removeprefix("cost: "), intro
+
+
+def test_plan_run_and_report_word_the_cost_of_one_study_the_same(tmp_path):
+    planned, ran, intro = _three_costs(tmp_path, STUDY)
+    assert planned == "$0.00 (no model is called)"
+    assert ran.startswith(planned + ": ") and intro.startswith(f"cost: {planned}. ")
+
+
+def test_run_and_report_word_a_model_study_s_spend_the_same(tmp_path):
+    prices = '[prices."m"]\nprompt_per_mtok = 2.5\ncompletion_per_mtok = 10.0\n'
+    with OpenAIServer(lambda body: text("Could you say more?")) as server:
+        toml = STUDY + MODEL_AGENT.format(url=server.base_url) + prices
+        planned, ran, intro = _three_costs(tmp_path, toml)
+    spent = ran.split(": ", 1)[0]
+    assert spent.endswith(" spent") and spent.startswith("$")
+    assert intro.startswith(f"cost: {spent}. ")
+    assert planned.startswith("not bounded (m: set the endpoint's context_tokens")

@@ -155,6 +155,21 @@ def configuration_rows(study: Study) -> list[Row]:
     return rows
 
 
+def _caps_text(study: Study, rows: list[Row]) -> str:
+    """What capped the plan (``caps.json``, written by ``run``) and the faulted runs no
+    clean run qualified, counted, so no scheduled number shrinks without its reason."""
+    from sscbench.study.caps import read_caps
+
+    lines = [line.removeprefix("cap: ") for line in read_caps(study.store.root)]
+    unqualified = sum(int(r["not_qualified"]) for r in rows)
+    if unqualified:
+        lines.append(
+            f"{unqualified} faulted runs were not qualified (their clean run did not solve "
+            "the task) and ran nothing"
+        )
+    return "".join(f" Cap: {line}." for line in lines)
+
+
 def build(ctx: ReportContext) -> Section:
     """Table I of the study."""
     return configurations_section(ctx.loaded, ctx.sets)
@@ -173,6 +188,7 @@ def configurations_section(study: Study, sets: RunSets) -> Section:
         f"{len(rows)} configuration{'s' * (len(rows) != 1)}; planned repetitions: {counts}. "
         "Scheduled runs come from the plan; a scheduled run that did not complete is "
         "missing (not an outcome); a faulted run its clean run did not qualify ran nothing."
+        + _caps_text(study, rows)
     )
     table = Table(
         "configurations-table",

@@ -11,11 +11,11 @@ from typing import Any
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.cost import (
-    NO_MODEL,
     cost_by_config,
     pass_hat_k,
     read_prices,
     stored_config_calls_a_model,
+    stored_local_free_models,
 )
 from sscbench.study.folder import IndexEntry
 from sscbench.study.study import Study
@@ -98,19 +98,23 @@ def cost_section(study: Study, sets: RunSets) -> Section:
         return section
     prices = read_prices(store.config_toml)
     by_config, total = cost_by_config(entries, prices, store.read_timings())
-    if stored_config_calls_a_model(store.config_toml):
+    called = stored_config_calls_a_model(store.config_toml)
+    local = stored_local_free_models(store.config_toml)
+    words = total.words(local, called)
+    if called:
         section.intro = (
-            f"{total.runs} runs ran: {total.requests} model requests answered, {total.retries} "
-            f"retries ({total.rate_limited} answered 429), {total.prompt_tokens} prompt and "
-            f"{total.completion_tokens} completion tokens, {total.wall_s:.1f} s of run time; "
-            f"estimated price {total.price_label}"
+            f"cost: {words}. {total.runs} runs ran: {total.requests} model requests answered, "
+            f"{total.retries} retries ({total.rate_limited} answered 429), "
+            f"{total.prompt_tokens} prompt and {total.completion_tokens} completion tokens, "
+            f"{total.wall_s:.1f} s of run time"
             + ("" if prices else " (the config has no [prices] table)")
             + ". The configurations' rows add up to the study's."
         )
     else:
         section.intro = (
-            f"{total.runs} runs ran in {total.wall_s:.1f} s of run time; {NO_MODEL}, so there "
-            "are no requests, tokens or price to count."
+            f"cost: {words}. {total.runs} runs ran in {total.wall_s:.1f} s of run time; "
+            "no model is called (scripted or replayed agents and user), so there are no "
+            "requests, tokens or price to count."
         )
     table = Table(
         "cost-table",
@@ -122,7 +126,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
     for config_id, totals in [*by_config.items(), ("all configurations", total)]:
         row = {"config_id": config_id, **totals.row()}
         cost_rows.append(row)
-        cells = [row[c] if c != "price_usd" else totals.price_label for c in COST_COLUMNS]
+        cells = [row[c] if c != "price_usd" else totals.words(local, called) for c in COST_COLUMNS]
         table.add(config_id, *cells)
     qualification, pass_rows = _pass_k_table(entries)
     clean_rows = _clean_rows(entries)

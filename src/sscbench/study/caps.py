@@ -1,0 +1,26 @@
+"""``STUDY/caps.json``: what capped a study's plan, counted in lines
+(:mod:`sscbench.run.plan_caps` makes them), read back by the report's Table I."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+CAPS_FILE = "caps.json"
+"""The plan's cap lines in a study folder (``{"lines": [...]}``)."""
+
+
+def write_caps(root: Path, lines: list[str]) -> None:
+    """Store the cap lines in the study folder for the report."""
+    (root / CAPS_FILE).write_text(json.dumps({"lines": lines}, indent=1), "utf-8")
+
+
+def read_caps(root: Path) -> list[str]:
+    """The cap lines a run stored in the study folder (empty when none were: an older
+    study, or one whose file cannot be read)."""
+    try:
+        data = json.loads((root / CAPS_FILE).read_text("utf-8"))
+    except (OSError, ValueError):
+        return []
+    lines = data.get("lines") if isinstance(data, dict) else None
+    return [str(line) for line in lines] if isinstance(lines, list) else []

@@ -24,6 +24,7 @@ from sscbench.errors import DataError
 from sscbench.llm.usage import COUNTERS, RoleUsage, RunUsage
 from sscbench.study.config import ModelPrice, StudyConfig, load_config
 from sscbench.study.folder import IndexEntry
+from sscbench.terminal import count
 
 Prices = Mapping[str, ModelPrice]
 
@@ -238,13 +239,15 @@ def _lines(
 ) -> list[str]:
     if model_called:
         lines = [
-            f"cost: {study.runs} runs ran, {study.requests} model requests, {study.retries} "
+            f"cost: {count(study.runs, 'run')} ran, {count(study.requests, 'model request')}, {study.retries} "
             f"retries ({study.rate_limited} answered 429), {study.prompt_tokens} prompt + "
             f"{study.completion_tokens} completion tokens, {study.wall_s:.1f} s of run time, "
             f"estimated {study.price_label}"
         ]
     else:
-        lines = [f"cost: {study.runs} runs ran, {study.wall_s:.1f} s of run time; {NO_MODEL}"]
+        lines = [
+            f"cost: {count(study.runs, 'run')} ran, {study.wall_s:.1f} s of run time; {NO_MODEL}"
+        ]
     for config_id, totals in by_config.items():
         figures = ", ".join(
             f"pass^{p.k} {p.value:.3f} ({_tasks(p.tasks)})" for p in passes.get(config_id, [])
@@ -259,6 +262,6 @@ def _lines(
     return lines
 
 
-def _tasks(count: int) -> str:
+def _tasks(tasks: int) -> str:
     """'1 task' / 'n tasks': pass^k's population, which shrinks as k passes a task's trials."""
-    return f"{count} task" if count == 1 else f"{count} tasks"
+    return count(tasks, "task")

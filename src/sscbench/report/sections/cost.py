@@ -19,6 +19,7 @@ from sscbench.study.cost import (
 )
 from sscbench.study.folder import IndexEntry
 from sscbench.study.study import Study
+from sscbench.terminal import count
 
 Row = dict[str, Any]
 ID = "cost"
@@ -100,7 +101,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
     by_config, total = cost_by_config(entries, prices, store.read_timings())
     if stored_config_calls_a_model(store.config_toml):
         section.intro = (
-            f"{total.runs} runs ran: {total.requests} model requests answered, {total.retries} "
+            f"{count(total.runs, 'run')} ran: {count(total.requests, 'model request')} answered, {total.retries} "
             f"retries ({total.rate_limited} answered 429), {total.prompt_tokens} prompt and "
             f"{total.completion_tokens} completion tokens, {total.wall_s:.1f} s of run time; "
             f"estimated price {total.price_label}"
@@ -109,7 +110,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
         )
     else:
         section.intro = (
-            f"{total.runs} runs ran in {total.wall_s:.1f} s of run time; {NO_MODEL}, so there "
+            f"{count(total.runs, 'run')} ran in {total.wall_s:.1f} s of run time; {NO_MODEL}, so there "
             "are no requests, tokens or price to count."
         )
     table = Table(

@@ -18,7 +18,7 @@ NO_PLAN = (
 
 
 def _faulted(finished: object) -> str:
-    """ "1 faulted run" / "n faulted runs" for a recorded count (as recorded when not one)."""
+    """A recorded count of faulted runs in words: "1 faulted run", as recorded if not a number."""
     return (
         count(finished, "faulted run") if isinstance(finished, int) else f"{finished} faulted runs"
     )

@@ -33,7 +33,7 @@ def cut(source: Path, target: Path) -> None:
     ran = {s["task_id"] for s in simulations}
     results["simulations"] = simulations
     results["tasks"] = [t for t in results["tasks"] if t["id"] in ran]
-    target.write_text(json.dumps(results, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    target.write_text(json.dumps(results, indent=2), "utf-8")  # as τ²-bench writes it
 
 
 if __name__ == "__main__":

@@ -135,3 +135,30 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     if text:
         terminalreporter.write_sep("-", "real local model via sscbench serve-local (tests/local)")
         terminalreporter.write_line(text)
+
+
+def _missing_shared_data(item: pytest.Item) -> list[Path]:
+    """The ``shared_data(path)`` paths of ``item`` that this machine lacks."""
+    paths = [Path(marker.args[0]) for marker in item.iter_markers("shared_data")]
+    return [path for path in paths if not path.exists()]
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A ``shared_data(path)`` test needs the development machine's ``../shared`` data: it
+    is skipped, naming the path, when that is absent, before any fixture reads it (under
+    ``SSCBENCH_REQUIRE_SHARED=1`` it fails instead, see :func:`pytest_runtest_setup`).
+    Every other test runs on what a clone has (docs/testing.md)."""
+    if os.environ.get("SSCBENCH_REQUIRE_SHARED") == "1":
+        return
+    for item in items:
+        for path in _missing_shared_data(item):
+            reason = f"shared_data: {path} not present (development data, never shipped)"
+            item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Under ``SSCBENCH_REQUIRE_SHARED=1`` (the development machine's CI) a
+    ``shared_data`` test whose data is missing fails rather than skips."""
+    missing = _missing_shared_data(item)
+    if missing and os.environ.get("SSCBENCH_REQUIRE_SHARED") == "1":
+        pytest.fail(f"shared_data: {missing[0]} not present and SSCBENCH_REQUIRE_SHARED=1")

@@ -9,6 +9,7 @@ a user takes — with the config's τ-bench data path pointed at the test machin
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
@@ -18,8 +19,12 @@ from sscbench.cli import app
 
 DATA = Path(__file__).resolve().parent / "data"
 HERE = DATA / "realtext"
-TAU2 = Path(__file__).resolve().parents[1].parent / "shared" / "tau2-trajectories"
-"""τ²-bench results beside the project (``../shared``): read when present, never shipped."""
+ROOT = Path(__file__).resolve().parents[1]
+TAU2 = Path(os.environ.get("SSCBENCH_TAU2") or ROOT.parent / "shared" / "tau2-trajectories")
+"""Whole τ²-bench results files (``$SSCBENCH_TAU2``, else ``../shared/tau2-trajectories``):
+read when present, never shipped; tests that need them carry the ``shared_data`` marker."""
+TAU2_SAMPLE = ROOT / "examples" / "data" / "tau2" / "claude-opus-4-6-airline-sample.json"
+"""Six conversations of claude-opus-4-6's airline file, shipped: what a clone tests on."""
 
 
 def corpus_config(root: Path, taubench: Path, out_dir: Path) -> Path:

@@ -106,3 +106,26 @@ def test_run_help_keeps_config_table_names():
     result = CliRunner().invoke(app, ["run", "--help"], env={"COLUMNS": "200"})
     assert result.exit_code == 0
     assert "[study] executor" in result.output and "[study.ray]" in result.output
+
+
+def test_counts_agree_in_number():
+    """One helper words every count: "1 configuration", "2 configurations", "0 runs"."""
+    from sscbench.terminal import count
+
+    assert count(1, "configuration") == "1 configuration"
+    assert count(2, "configuration") == "2 configurations"
+    assert count(0, "faulted run") == "0 faulted runs"
+    assert count(1, "faulted run") == "1 faulted run"
+    assert count(3, "repetition", "repetitions") == "3 repetitions"
+
+
+def test_a_plan_of_one_configuration_says_so(tmp_path):
+    """`sscbench plan` of a one-agent study: "1 configuration", "1 faulted run" wording."""
+    from tiny_study import TINY_STUDY
+
+    path = tmp_path / "one.toml"
+    text = TINY_STUDY.split("[[agents]]")[0] + '[[agents]]\nid = "t"\nprofile = "trusting"\n'
+    path.write_text(text, "utf-8")
+    result = _invoke("plan", str(path))
+    assert result.exit_code == 0, result.output
+    assert "1 configuration\n" in result.output and "1 configurations" not in result.output

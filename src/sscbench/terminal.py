@@ -61,3 +61,9 @@ def table_console(*, stderr: bool = False) -> Console:
     if stream.isatty():
         return Console(stderr=stderr)
     return Console(stderr=stderr, width=_FILE_WIDTH)
+
+
+def count(number: int, word: str, plural: str | None = None) -> str:
+    """``number`` and ``word`` agreeing in number ("1 configuration", "2 configurations",
+    "1 faulted run"): the one place the CLI's and the report's counts are worded."""
+    return f"{number} {word if number == 1 else (plural or word + 's')}"

@@ -8,6 +8,7 @@ import pytest
 from typer.testing import CliRunner
 
 from realtext_corpus import TAU2 as SHARED
+from realtext_corpus import TAU2_SAMPLE
 from sscbench.agents.pairs import read_pairs
 from sscbench.agents.replay import load_trajectories
 from sscbench.agents.task_match import match_task
@@ -134,10 +135,23 @@ def test_two_tasks_that_fit_alike_leave_the_conversation_unmatched(tmp_path):
     assert nobody.task_id is None and "user" in nobody.reason
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared/tau2-trajectories not present")
+def test_the_shipped_sample_matches_tau2s_renumbering(taubench):
+    """On the shipped sample of real τ² text: τ² airline "20" is τ-bench test/0, "0" is
+    test/49, "13" stays; the conversation that looks up no user is unmatched, with why."""
+    from sscbench.agents.recordings import matched_runs
+
+    _, matches = matched_runs(TAU2_SAMPLE, None, taubench)
+    found = {m.labelled_task: m for m in matches}
+    assert len(matches) == 6
+    assert found["20"].task_id == "test/0" and found["0"].task_id == "test/49"
+    assert found["13"].task_id == "test/13"
+    assert found["46"].task_id is None and "user" in found["46"].reason
+
+
+@pytest.mark.shared_data(SHARED)
 def test_the_shared_airline_files_match_tau2s_renumbering(taubench):
-    """On the real files: τ² airline "20" is τ-bench test/0, "0" is test/49, "13" stays; the
-    two airline families agree wherever both are matched; few are unmatched."""
+    """On the whole files: the renumbering holds, the two airline families agree wherever
+    both are matched; few are unmatched."""
     from sscbench.agents.recordings import matched_runs
 
     found: dict[str, dict[str, str]] = {}
@@ -169,16 +183,15 @@ def test_pairs_files_are_checked_line_by_line(tmp_path):
         read_pairs(path)
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared/tau2-trajectories not present")
 def test_a_tau2_study_replays_under_admitted_faults_and_reports_the_matches(taubench, tmp_path):
     """One config replays a τ² results file: several calls per message run in order, a
     τ² tool τ-bench lacks is a recorded divergence, the report lists every match."""
     config = tmp_path / "study.toml"
     base = (
         f'[world]\nsource = "tau-bench"\ndata = "{taubench}"\ndomains = ["airline"]\n'
-        '[cases]\noperators = ["ReturnDate"]\nper_operator = 3\n'
+        '[cases]\noperators = ["ReturnDate", "PaySource", "WriteEffect"]\nper_operator = 20\n'
         '[[agents]]\nid = "claude"\nkind = "replay"\n[agents.replay]\n'
-        f'path = "{SHARED / "claude-opus-4-6-airline.json"}"\nqualify = "completed"\n'
+        f'path = "{TAU2_SAMPLE}"\nqualify = "completed"\n'
         '[user]\nkind = "replay"\n'
     )
     config.write_text(base, "utf-8")

@@ -21,6 +21,7 @@ from sscbench.study.folder import StudyDir
 
 ROOT = DATA / "realtext-tau2"
 FAMILIES = ("claude", "gptoss", "orch")
+pytestmark = pytest.mark.shared_data(TAU2)  # the whole τ² files: a clone skips it
 
 
 def _labels_file(tmp_path) -> str:
@@ -33,9 +34,7 @@ def _labels_file(tmp_path) -> str:
 
 @pytest.fixture(scope="module")
 def corpus(taubench, tmp_path_factory):
-    """The corpus study, run and measured once (skipped without the τ² files)."""
-    if not TAU2.exists():
-        pytest.skip("../shared/tau2-trajectories not present")
+    """The corpus study, run and measured once."""
     return StudyDir(run_corpus(ROOT, taubench, tmp_path_factory.mktemp("tau2") / "study"))
 
 

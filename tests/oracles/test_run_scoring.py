@@ -46,7 +46,11 @@ def _flat(text: str) -> str:
         ('[oracles]\nsettings = ["rules", "rules"]\n', "oracles.settings", "repeated"),
         ("[oracles]\nsettings = []\n", "oracles.settings", "at least 1"),
         ('[oracles]\nsettings = ["../x"]\n', "oracles.settings", "letters, digits"),
-        ('[oracles]\nsettings = ["rules"]\nmodel = "m"\n', "oracles.model", "Extra inputs"),
+        (
+            '[oracles]\nsettings = ["rules"]\nmodel = "m"\n',
+            "oracles.model",
+            "not a setting of [oracles]",
+        ),
         ('[oracles]\nsettings = ["rules"]\nclean_controls = -1\n', "oracles.clean_controls", ""),
     ],
 )

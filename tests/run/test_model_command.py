@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.study.folder import StudyDir
+from sscbench.terminal import count
 from sscbench.testing import OpenAIServer, text, tool_call
 
 KEY = "sk-test-right-key"
@@ -128,7 +129,7 @@ def test_outage_mid_study_then_retry_missing_loses_nothing(tmp_path: Path) -> No
     assert set(after) == set(before)
     assert all(v["status"] != "missing" for v in after.values()), retried.output
     assert {k: after[k] for k in kept} == kept  # every finished run kept as it was
-    assert f"{len(missing)} missing runs taken up again" in retried.output
+    assert f"{count(len(missing), 'missing run')} taken up again" in retried.output
 
 
 def test_every_run_missing_exits_with_the_cause(tmp_path: Path) -> None:

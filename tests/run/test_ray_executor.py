@@ -134,7 +134,7 @@ def test_a_killed_worker_loses_no_run_and_indexes_none_twice(cluster, tmp_path):
     text_out = output.decode()
     assert killed is not None, text_out
     assert driver.returncode == 0, text_out
-    assert "runs re-run from scratch after their worker was lost" in text_out, text_out
+    assert "re-run from scratch after their worker was lost" in text_out, text_out
     assert killed not in cluster.worker_pids("EpisodeWorker")
     assert index_rows(tmp_path / "ray") == index_rows(tmp_path / "local")
 
@@ -192,7 +192,7 @@ def test_two_worker_losses_in_a_row_lose_no_run_and_stop_nothing(cluster, tmp_pa
     text_out = output.decode()
     assert killed, text_out
     assert driver.returncode == 0, text_out
-    assert "runs re-run from scratch after their worker was lost" in text_out, text_out
+    assert "re-run from scratch after their worker was lost" in text_out, text_out
     assert index_rows(tmp_path / "ray") == index_rows(tmp_path / "local")
 
 

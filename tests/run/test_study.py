@@ -56,7 +56,11 @@ def small_config(tmp_path: Path, per_operator: int = 4) -> Path:
             "greater than or equal to 1",
         ),
         ("[[agents]]\nid='a'\n", "agents[0]", "needs 'profile'"),
-        ("[[agents]]\nid='a'\nprofile='x'\ncolour='red'\n", "agents[0].colour", "Extra inputs"),
+        (
+            "[[agents]]\nid='a'\nprofile='x'\ncolour='red'\n",
+            "agents[0].colour",
+            "not a setting of `agents[0]`",
+        ),
         ("agents = 3\n", "agents", "list"),
     ],
 )

@@ -60,7 +60,7 @@ def test_line_and_all_missing() -> None:
     assert not is_retryable_missing(lost[1]) and is_retryable_missing(lost[0])
     line = missing_line(lost, "CMD")
     assert line is not None and line.startswith("3 runs missing") and "2 auth" in line
-    assert "+1 faulted runs not started" in line and line.endswith("rerun them with CMD")
+    assert "+1 faulted run not started" in line and line.endswith("rerun them with CMD")
     assert all_missing_cause(lost) == "auth (agent HTTP 401: refused)"
     mixed = [*lost, _entry("c3", "completed")]
     assert all_missing_cause(mixed) is None and missing_line(mixed[3:]) is None

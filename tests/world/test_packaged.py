@@ -38,7 +38,7 @@ def fresh_cache(tmp_path, monkeypatch):
     packaged_taubench.cache_clear()
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/tau-bench not present")
+@pytest.mark.shared_data(SHARED)
 def test_packaged_data_equals_shared_byte_for_byte():
     shipped, shared = _files(packaged_taubench()), _files(SHARED)
     assert sorted(shipped) == sorted(shared)
@@ -47,7 +47,7 @@ def test_packaged_data_equals_shared_byte_for_byte():
         assert manifest()["files"][name] == hashlib.sha256(content).hexdigest(), name
 
 
-@pytest.mark.skipif(not SHARED.is_dir(), reason="../shared/tau-bench not present")
+@pytest.mark.shared_data(SHARED)
 def test_shipped_conformance_corpora_equal_shared():
     import lzma
 

@@ -9,7 +9,7 @@ import typer
 
 from sscbench.cli_options import console, fail
 from sscbench.errors import DataError
-from sscbench.terminal import plain
+from sscbench.terminal import count, plain
 
 
 def report(
@@ -47,7 +47,7 @@ def report(
         require_study(study)  # before the lock: a foreign folder gets no lock file
         if not (study / "measurements.jsonl").exists():  # e.g. a study Inspect ran
             measured, rows = measure_study(study)
-            print(plain(f"measured {rows} runs: {measured}"))
+            print(plain(f"measured {count(rows, 'run')}: {measured}"))
         with StudyLock(study):  # no run, measure or other report writes it meanwhile
             verify_study(study)
             if paired is not None:

@@ -40,7 +40,7 @@ from sscbench.run.cli_model import (
     model_options,
 )
 from sscbench.study.model_flags import ModelOptions
-from sscbench.terminal import error_text, plain
+from sscbench.terminal import count, error_text, plain
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
@@ -282,12 +282,16 @@ def _summary_lines(summary: Any) -> list[str]:
     statuses = summary.statuses
     verb = "resumed" if summary.resumed else "ran"
     rerun = (
-        f"; {summary.rerun} runs whose files failed the check ran again" if summary.rerun else ""
+        f"; {count(summary.rerun, 'run')} whose files failed the check ran again"
+        if summary.rerun
+        else ""
     )
     if summary.requeued:
-        rerun += f"; {summary.requeued} runs re-run from scratch after their worker was lost"
+        rerun += (
+            f"; {count(summary.requeued, 'run')} re-run from scratch after their worker was lost"
+        )
     if summary.retried:
-        rerun += f"; {summary.retried} missing runs taken up again (--retry-missing)"
+        rerun += f"; {count(summary.retried, 'missing run')} taken up again (--retry-missing)"
     lines.append(
         f"{verb} study in {summary.out}: {summary.finished_runs}/{summary.planned_runs} "
         f"runs finished ({summary.executed_now} now): {statuses['completed']} completed, "

@@ -26,6 +26,7 @@ from sscbench.run.planning import make_plan
 from sscbench.study.config import StudyConfig
 from sscbench.study.cost_words import cost_words, is_local_endpoint
 from sscbench.study.worlds import build_worlds
+from sscbench.terminal import count
 
 if TYPE_CHECKING:
     from sscbench.admission.batch import Admission
@@ -200,7 +201,8 @@ def _review_line(admission: Admission | None) -> str | None:
 def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
     """The dry run as console lines."""
     lines = [
-        f"{report.cases} cases on {report.tasks} tasks, {len(report.configs)} configurations",
+        f"{count(report.cases, 'case')} on {count(report.tasks, 'task')}, "
+        f"{count(len(report.configs), 'configuration')}",
         *([report.review] if report.review else []),
         f"clean runs: {report.clean_runs} (one per task, configuration and repetition; "
         f"one per case would be {report.per_case_clean_runs})",
@@ -212,8 +214,8 @@ def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
     for plan in report.configs.values():
         requests = plan.agent.requests + plan.user.requests
         lines.append(
-            f"  {plan.config_id}: {plan.clean_runs} clean + {plan.faulted_runs} faulted runs, "
-            f"<= {requests} requests"
+            f"  {plan.config_id}: {plan.clean_runs} clean + {count(plan.faulted_runs, 'faulted run')}, "
+            f"<= {count(requests, 'request')}"
         )
     lines.append(f"cost: {plan_cost(report, prices)}")
     lines.extend(report.caps)

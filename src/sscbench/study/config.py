@@ -22,6 +22,7 @@ from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
 from sscbench.study.config_domains import check_operator_domains
+from sscbench.study.config_errors import config_error
 from sscbench.study.config_hash import LATER, canonical_config_json
 from sscbench.study.config_oracles import OracleScoring, SecondReaderSettings
 from sscbench.study.model_flags import ModelOptions, study_text
@@ -315,13 +316,6 @@ def check_plan_size(units: int) -> None:
         )
 
 
-def _field_path(loc: tuple[Any, ...]) -> str:
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
 def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None) -> StudyConfig:
     """Validate TOML text; errors name the file, the field and the reason.
 
@@ -335,11 +329,7 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
     try:
         config = StudyConfig.model_validate(raw)
     except ValidationError as exc:
-        first = exc.errors()[0]
-        field = _field_path(tuple(first["loc"])) or None
-        more = f" (and {exc.error_count() - 1} more problems)" if exc.error_count() > 1 else ""
-        message = first["msg"].removeprefix("Value error, ")
-        raise DataError(path, field, message + more) from exc
+        raise config_error(path, StudyConfig, exc) from exc
     try:
         check_plan_size(config.plan_bound() or 0)
     except ValueError as exc:

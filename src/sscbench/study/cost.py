@@ -25,6 +25,7 @@ from sscbench.llm.usage import COUNTERS, RoleUsage, RunUsage
 from sscbench.study.config import ModelPrice, StudyConfig, load_config
 from sscbench.study.cost_words import cost_words
 from sscbench.study.folder import IndexEntry
+from sscbench.terminal import count
 
 Prices = Mapping[str, ModelPrice]
 
@@ -274,13 +275,13 @@ def _lines(
     words = study.words(local, model_called)
     if model_called:
         lines = [
-            f"cost: {words}: {study.runs} runs ran, {study.requests} model requests, "
+            f"cost: {words}: {count(study.runs, 'run')} ran, {count(study.requests, 'model request')}, "
             f"{study.retries} retries ({study.rate_limited} answered 429), "
             f"{study.prompt_tokens} prompt + {study.completion_tokens} completion tokens, "
             f"{study.wall_s:.1f} s of run time"
         ]
     else:
-        lines = [f"cost: {words}: {study.runs} runs ran, {study.wall_s:.1f} s of run time"]
+        lines = [f"cost: {words}: {count(study.runs, 'run')} ran, {study.wall_s:.1f} s of run time"]
     for config_id, totals in by_config.items():
         figures = ", ".join(
             f"pass^{p.k} {p.value:.3f} ({_tasks(p.tasks)})" for p in passes.get(config_id, [])
@@ -295,6 +296,6 @@ def _lines(
     return lines
 
 
-def _tasks(count: int) -> str:
+def _tasks(tasks: int) -> str:
     """'1 task' / 'n tasks': pass^k's population, which shrinks as k passes a task's trials."""
-    return f"{count} task" if count == 1 else f"{count} tasks"
+    return count(tasks, "task")

@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from sscbench.study.folder import IndexEntry
+from sscbench.terminal import count
 
 CLEAN_MISSING = "clean run missing"
 """The reason of a faulted run not started because its clean run is missing."""
@@ -74,9 +75,13 @@ def missing_line(
     causes = missing_causes(entries)
     by = ", ".join(f"{causes[c]} {c}" for c in CAUSES if causes[c])
     follow = missing - sum(causes.values())
-    after = f" (+{follow} faulted runs not started: their clean run is missing)" if follow else ""
+    after = (
+        f" (+{count(follow, 'faulted run')} not started: their clean run is missing)"
+        if follow
+        else ""
+    )
     return (
-        f"{missing} run{'s' * (missing != 1)} missing, lost to the harness and never counted "
+        f"{count(missing, 'run')} missing, lost to the harness and never counted "
         f"as outcomes: {by or 'no reason recorded'}{after}; rerun them with {rerun}"
     )
 

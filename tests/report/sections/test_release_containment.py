@@ -82,6 +82,6 @@ def test_the_plan_row_says_whether_the_abort_metric_stopped_the_campaign():
         "faulted_runs_finished": 1,
     }
     assert cell({"abort_enforced": True, "abort": abort}).startswith("ABORTED: escape 1/1")
-    assert "after 1 faulted runs" in cell({"abort_enforced": True, "abort": abort})
+    assert "after 1 faulted run;" in cell({"abort_enforced": True, "abort": abort})
     assert cell({"abort_enforced": True}) == "enforced as the runs finished; never crossed"
     assert cell({}) == "stated; not read while the runs ran"  # a record from before

@@ -19,6 +19,7 @@ from sscbench.study.cost import (
 )
 from sscbench.study.folder import IndexEntry
 from sscbench.study.study import Study
+from sscbench.terminal import count
 
 Row = dict[str, Any]
 ID = "cost"
@@ -103,7 +104,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
     words = total.words(local, called)
     if called:
         section.intro = (
-            f"cost: {words}. {total.runs} runs ran: {total.requests} model requests answered, "
+            f"cost: {words}. {count(total.runs, 'run')} ran: {count(total.requests, 'model request')} answered, "
             f"{total.retries} retries ({total.rate_limited} answered 429), "
             f"{total.prompt_tokens} prompt and {total.completion_tokens} completion tokens, "
             f"{total.wall_s:.1f} s of run time"
@@ -112,7 +113,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
         )
     else:
         section.intro = (
-            f"cost: {words}. {total.runs} runs ran in {total.wall_s:.1f} s of run time; "
+            f"cost: {words}. {count(total.runs, 'run')} ran in {total.wall_s:.1f} s of run time; "
             "no model is called (scripted or replayed agents and user), so there are no "
             "requests, tokens or price to count."
         )

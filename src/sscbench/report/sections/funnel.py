@@ -13,6 +13,7 @@ from sscbench.report import figures
 from sscbench.report.context import ReportContext, recorded_config
 from sscbench.report.model import Figure, RunSets, Section, Table, text
 from sscbench.report.sections.funnel_admission import add_admission
+from sscbench.terminal import count
 
 Row = dict[str, Any]
 ID = "funnel"
@@ -97,7 +98,7 @@ def funnel_section(
     png = figures.funnel_figure(total, folder)
     figure = Figure(
         "funnel",
-        f"Primary funnel, n = {total['scheduled']} faulted runs.",
+        f"Primary funnel, n = {count(total['scheduled'], 'faulted run')}.",
         "bar chart of scheduled, observed, triggered and P runs",
         png,
     )

@@ -22,6 +22,7 @@ from sscbench.report.context import ReportContext
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
 from sscbench.study.missing import missing_line
 from sscbench.study.rows import MeasurementRow
+from sscbench.terminal import count
 
 Row = dict[str, Any]
 ID = "headline"
@@ -45,14 +46,14 @@ def _what_ran(measured: list[MeasurementRow]) -> str:
         per_config.setdefault(str(r.config_id), set()).add(r.repetition)
     counts = sorted({len(reps) for reps in per_config.values()}) or [0]
     repetitions = counts[-1]
-    said = f"{repetitions} repetition{'s' * (repetitions != 1)}"
+    said = count(repetitions, "repetition")
     if len(counts) > 1:  # per-configuration repetitions (Table I)
         said = f"{counts[0]}–{counts[-1]} repetitions by configuration (Table I)"
     left = [f"{status[s]} {s.replace('-', ' ')}" for s in ("not-qualified", "missing") if status[s]]
     faulted = f"{kinds['faulted']} faulted" + (f" ({', '.join(left)})" if left else "")
     return (
-        f"{len(measured)} runs: {kinds['clean']} clean, {faulted}; "
-        f"{len(configs)} configuration{'s' * (len(configs) != 1)} ({_names(configs)}); "
+        f"{count(len(measured), 'run')}: {kinds['clean']} clean, {faulted}; "
+        f"{count(len(configs), 'configuration')} ({_names(configs)}); "
         f"{said}."
     )
 

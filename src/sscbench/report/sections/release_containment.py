@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.report.model import Table
+from sscbench.terminal import count
 
 RECORD = "containment.json"
 NO_PLAN = (
@@ -16,13 +17,20 @@ NO_PLAN = (
 )
 
 
+def _faulted(finished: object) -> str:
+    """A recorded count of faulted runs in words: "1 faulted run", as recorded if not a number."""
+    return (
+        count(finished, "faulted run") if isinstance(finished, int) else f"{finished} faulted runs"
+    )
+
+
 def _abort(record: dict[str, Any]) -> str:
     """What the abort metric did while the runs ran, as recorded."""
     abort = record.get("abort")
     if isinstance(abort, dict):
         return (
             f"ABORTED: {abort.get('metric')} {abort.get('interval')} crossed "
-            f"{abort.get('threshold')} after {abort.get('faulted_runs_finished')} faulted runs; "
+            f"{abort.get('threshold')} after {_faulted(abort.get('faulted_runs_finished'))}; "
             "no new run was scheduled, the finished runs are kept"
         )
     if record.get("abort_enforced"):

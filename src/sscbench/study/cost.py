@@ -233,7 +233,6 @@ def read_prices(path: Path) -> dict[str, ModelPrice]:
     return prices
 
 
-NO_MODEL = "no model is called (scripted or replayed agents and user)"
 """What the cost lines say for a study whose configurations call no model (as ``plan`` does)."""
 
 

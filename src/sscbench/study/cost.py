@@ -233,9 +233,6 @@ def read_prices(path: Path) -> dict[str, ModelPrice]:
     return prices
 
 
-"""What the cost lines say for a study whose configurations call no model (as ``plan`` does)."""
-
-
 def calls_a_model(config: StudyConfig) -> bool:
     """True when some configuration's agent or the simulated user talks to a model endpoint
     (the roles ``sscbench plan`` bounds); scripted and replayed roles call none."""

@@ -100,9 +100,10 @@ def read_text(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
     try:
         with path.open("rb") as handle:
             data = handle.read(max_bytes + 1)
+    except FileNotFoundError as exc:
+        raise DataError(path, None, "cannot read: file not found") from exc
     except OSError as exc:
-        reason = "file not found" if isinstance(exc, FileNotFoundError) else None
-        raise DataError(path, None, reason or f"cannot read: {exc.strerror or exc}") from exc
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
     if len(data) > max_bytes:
         raise DataError(path, None, f"larger than {max_bytes:,} bytes")
     try:

@@ -69,12 +69,12 @@ def read_pairs(path: str | Path) -> list[Pair]:
             pair = Pair.model_validate(loads_json(line))
         except json.JSONDecodeError as exc:
             raise DataError(path, f"line {number}", f"not JSON: {exc.msg}") from exc
-        except ValueError as exc:  # too deep, an over-long integer
-            raise DataError(path, f"line {number}", json_reason(exc)) from exc
         except ValidationError as exc:
             error = exc.errors()[0]
             loc = ".".join(str(part) for part in error["loc"]) or "line"
             raise DataError(path, f"line {number}: {loc}", error["msg"]) from exc
+        except ValueError as exc:  # too deep, an over-long integer (after ValidationError)
+            raise DataError(path, f"line {number}", json_reason(exc)) from exc
         if pair.run_id is not None:
             if pair.run_id in names:
                 raise DataError(

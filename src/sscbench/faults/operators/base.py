@@ -261,9 +261,12 @@ def json_read_injection(hook_id: str, tool: str, key: str, value: str, mutate: A
     def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
         try:
             data = loads_json(observation, max_depth=None)
+        except ValueError:
+            return None
+        try:
             if mutate(data) is False:
                 return None
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+        except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError):
             return None
         return json.dumps(data)
 

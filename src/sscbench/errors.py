@@ -68,3 +68,14 @@ def os_error_text(exc: OSError) -> str:
         reason = "file name too long (a name may have at most 255 bytes)"
     reason = reason[:1].lower() + reason[1:]
     return f"{exc.filename}: {reason}" if exc.filename is not None else reason
+
+
+class InternalError(Exception):
+    """An unexpected failure (a bug, an input no check foresaw) reported as an ``error:``
+    line with exit 2: a command that judges (``gate``, ``release``) must never let it
+    reach the exit code of a verdict (a traceback exits 1, the gate's BLOCK)."""
+
+    def __init__(self, exc: BaseException):
+        self.cause = exc
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        super().__init__(f"internal error ({type(exc).__name__}: {first}); no verdict")

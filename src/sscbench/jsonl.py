@@ -18,14 +18,24 @@ from __future__ import annotations
 
 import json
 import re
-import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sscbench.errors import DataError, naming
+from sscbench.reading import (
+    MAX_DEPTH,
+    JSONTooDeep,
+    json_reason,
+    loads_json,
+    nesting_depth,
+    read_text,
+)
+from sscbench.reading import read_json as read_json
+
+__all__ = ["MAX_DEPTH", "JSONTooDeep", "loads_json", "nesting_depth", "read_json", "read_text"]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)
@@ -49,59 +59,6 @@ def escape_surrogates(text: str) -> str:
     return text
 
 
-MAX_DEPTH = 200
-"""Deepest nesting of lists and objects :func:`loads_json` accepts (model-written JSON)."""
-
-
-class JSONTooDeep(ValueError):
-    """JSON nested deeper than :data:`MAX_DEPTH` levels (or than the parser can recurse)."""
-
-    def __init__(self, max_depth: int):
-        self.max_depth = max_depth
-        super().__init__(f"nested more than {max_depth} levels deep")
-
-
-def nesting_depth(value: Any, stop_after: int | None = None) -> int:
-    """How many lists/objects deep ``value`` goes (counted without recursion); with
-    ``stop_after``, the count stops at the first container deeper than that."""
-    if not isinstance(value, dict | list):
-        return 0
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        deepest = max(deepest, depth)
-        if stop_after is not None and deepest > stop_after:
-            return deepest
-        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
-        stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
-    return deepest
-
-
-def loads_json(text: str | bytes, max_depth: int | None = MAX_DEPTH) -> Any:
-    """JSON a model (or an endpoint or a tool) wrote, decoded within bounds: the one
-    decoder of every reader of such JSON (call arguments, observations, answers).
-
-    Raises only ``ValueError``: :class:`json.JSONDecodeError` for bad JSON,
-    :class:`JSONTooDeep` beyond ``max_depth`` levels or beyond what the parser can
-    recurse (where ``json.loads`` alone raises ``RecursionError``), and a plain
-    ``ValueError`` for an integer longer than Python reads (4,300 digits). So a run,
-    ``measure``, ``report`` and the exports all see the same unparsed text, never a
-    traceback. ``max_depth=None`` (tool observations, endpoint bodies: no level limit
-    of their own) skips the walk that counts the levels."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise JSONTooDeep(max_depth or sys.getrecursionlimit()) from None
-    if max_depth is None or not isinstance(value, dict | list):
-        return value
-    if isinstance(text, str) and text.count("[") + text.count("{") <= max_depth:
-        return value  # fewer brackets than levels: it cannot be too deep (no walk)
-    if nesting_depth(value, stop_after=max_depth) > max_depth:
-        raise JSONTooDeep(max_depth)
-    return value
-
-
 def json_safe(text: str) -> str:
     """JSON text made safe for a line of a JSONL file: lone surrogates and the line
     breaks U+2028, U+2029 and U+0085 written as their ``\\uXXXX`` escapes.
@@ -123,18 +80,6 @@ def split_lines(text: str) -> list[str]:
     if lines and not lines[-1]:
         lines.pop()
     return lines
-
-
-def read_text(path: str | Path) -> str:
-    """A study or input file's text as UTF-8; an unreadable file or bytes that are not
-    UTF-8 raise :class:`DataError` naming the file (and the byte offset)."""
-    path = Path(path)
-    try:
-        return path.read_text("utf-8")
-    except UnicodeDecodeError as exc:
-        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
 
 
 def read_lines(path: str | Path) -> list[str]:
@@ -197,12 +142,12 @@ def loads_line(adapter: TypeAdapter[T] | type[BaseModel], line: str) -> Any:
     except ValueError:
         if "\\ud" not in line.lower():
             raise
-    return validate(json.loads(line))
+    return validate(loads_json(line))
 
 
 def read_jsonl(
     path: str | Path,
-    parse: Callable[[str], T] = json.loads,
+    parse: Callable[[str], T] = loads_json,
     unique: tuple[str, Callable[[T], Any]] | None = None,
 ) -> list[T]:
     """Every non-blank line of ``path`` parsed by ``parse``.
@@ -222,7 +167,7 @@ def read_jsonl(
         try:
             item = parse(line)
         except ValueError as exc:
-            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+            reason = exc.msg if isinstance(exc, json.JSONDecodeError) else json_reason(exc)
             raise DataError(path, f"line {number}", reason.splitlines()[0]) from exc
         if unique is not None:
             name, key = unique
@@ -239,23 +184,12 @@ def read_objects(path: str | Path) -> list[dict[str, Any]]:
     """JSON objects, one per line (a line holding anything else is an error)."""
 
     def parse(line: str) -> dict[str, Any]:
-        value = json.loads(line)
+        value = loads_json(line)
         if not isinstance(value, dict):
             raise ValueError("expected a JSON object")
         return value
 
     return read_jsonl(path, parse)
-
-
-def read_json(path: str | Path) -> Any:
-    """One JSON document from ``path``; an unreadable file or bad JSON raises
-    :class:`DataError` naming the file."""
-    path = Path(path)
-    text = read_text(path)
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, None, f"not JSON: {exc.msg}") from exc
 
 
 def read_json_model(path: str | Path, model: type[M], schema: str | None = None) -> M:

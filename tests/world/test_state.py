@@ -32,13 +32,13 @@ tables = st.dictionaries(
 )
 
 
-@settings(max_examples=200)
+@settings(max_examples=200, deadline=None)  # a loaded two-core machine: no per-example deadline
 @given(tables)
 def test_streamed_hash_equals_reference(data):
     assert WorldState(BaseData(data)).db_hash() == data_hash(data)
 
 
-@settings(max_examples=100)
+@settings(max_examples=100, deadline=None)
 @given(tables, st.data())
 def test_hash_after_edits_equals_reference_and_reset_restores(data, draw):
     base = BaseData(json.loads(json.dumps(data)))

@@ -18,7 +18,6 @@ candidates (the file, the operator and the difference are named).
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from sscbench.admission.prefer import Preference, preferred_first
 from sscbench.errors import DataError
 from sscbench.faults.case import Candidate
 from sscbench.jsonl import read_lines
+from sscbench.reading import loads_json
 from sscbench.world.world import World
 
 
@@ -65,7 +65,7 @@ def order_rows(order: list[Candidate]) -> list[dict[str, Any]]:
 
 def _row(path: Path, number: int, text: str) -> tuple[str, int, str]:
     try:
-        row = json.loads(text)
+        row = loads_json(text)
     except ValueError as exc:
         raise DataError(path, f"line {number}", f"not JSON: {exc}") from exc
     if not isinstance(row, dict):

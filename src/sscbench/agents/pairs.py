@@ -25,6 +25,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from sscbench.errors import DataError
+from sscbench.reading import json_reason, loads_json
 
 
 class Pair(BaseModel):
@@ -65,13 +66,15 @@ def read_pairs(path: str | Path) -> list[Pair]:
         if not line.strip():
             continue
         try:
-            pair = Pair.model_validate(json.loads(line))
+            pair = Pair.model_validate(loads_json(line))
         except json.JSONDecodeError as exc:
             raise DataError(path, f"line {number}", f"not JSON: {exc.msg}") from exc
         except ValidationError as exc:
             error = exc.errors()[0]
             loc = ".".join(str(part) for part in error["loc"]) or "line"
             raise DataError(path, f"line {number}: {loc}", error["msg"]) from exc
+        except ValueError as exc:  # too deep, an over-long integer (after ValidationError)
+            raise DataError(path, f"line {number}", json_reason(exc)) from exc
         if pair.run_id is not None:
             if pair.run_id in names:
                 raise DataError(

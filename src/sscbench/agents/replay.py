@@ -34,6 +34,7 @@ from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
 from sscbench.core.user import STOP, User, UserFactory
 from sscbench.errors import DataError
 from sscbench.jsonl import loads_json
+from sscbench.reading import json_reason, read_text
 
 
 def load_trajectories(path: str | Path) -> list[RecordedRun]:
@@ -43,13 +44,13 @@ def load_trajectories(path: str | Path) -> list[RecordedRun]:
     and the field at fault (e.g. ``[12].traj.3.role``).
     """
     path = Path(path)
+    text = read_text(path)
     try:
-        with path.open(encoding="utf-8") as handle:
-            raw = json.load(handle)
-    except FileNotFoundError as exc:
-        raise DataError(path, None, "file not found") from exc
+        raw = loads_json(text)
     except json.JSONDecodeError as exc:
         raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
+    except ValueError as exc:
+        raise DataError(path, None, json_reason(exc)) from exc
     if is_tau2_results(raw):
         return tau2_runs(raw, path)
     if not isinstance(raw, list):

@@ -15,6 +15,7 @@ import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
+from sscbench.reading import loads_json
 from sscbench.world.records import READ_TOOLS, record_key
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World
@@ -49,7 +50,7 @@ def _forget(key: int) -> None:
 
 
 def _copy(value: Any) -> Any:
-    return None if value is None else json.loads(json.dumps(value))
+    return None if value is None else loads_json(json.dumps(value))
 
 
 def task_plan(world: World, task: Any) -> TaskPlan:

@@ -219,7 +219,7 @@ def action_share(task: Task, calls: list[tuple[str, dict]]) -> float:
     exact = made & truth
     partial = 0.0
     for name, text in truth - exact:
-        ids = {v for k, v in json.loads(text).items() if k.endswith("_id") and isinstance(v, str)}
+        ids = {v for k, v in loads_json(text).items() if k.endswith("_id") and isinstance(v, str)}
         if any(n == name and ids and all(i in t for i in ids) for n, t in made - exact):
             partial += 0.5
     return (len(exact) + partial) / len(made | truth)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sscbench.analysis.claims import Claim, _evaluable
 from sscbench.core.values import is_step
 from sscbench.errors import DataError
+from sscbench.reading import read_toml
 from sscbench.study.rows import MeasurementRow
 
 FIELDS = {"Z_S", "A", "T_E", "T_S", "T_U", "Y_end", "operator", "config_id", "control", "literal"}
@@ -60,14 +60,8 @@ def load_claims(path: str | Path) -> tuple[Claim, ...]:
     """Claims from a TOML file; errors name the file, the field and the reason."""
     path = Path(path)
     try:
-        raw = tomllib.loads(path.read_text("utf-8"))
+        raw = read_toml(path)
         specs = ClaimFile.model_validate(raw).claims
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(path, None, f"not valid TOML: {exc}") from exc
     except ValidationError as exc:
         first = exc.errors()[0]
         loc = ".".join(str(x) for x in first["loc"])

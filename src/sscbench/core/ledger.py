@@ -8,7 +8,6 @@ a separate log and never into the ledger.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
@@ -241,7 +240,7 @@ def parse_ledger_lines(lines: list[str]) -> list[LedgerEvent]:
     """Parse a ledger file's lines (header first) into events, checking the schema version."""
     if not lines:
         raise ValueError("empty ledger")
-    header = json.loads(lines[0])
+    header = loads_json(lines[0])
     if header.get("type") != "header" or header.get("schema_version") != SCHEMA_VERSION:
         raise ValueError(f"unsupported ledger header {header!r}")
     return [loads_line(LEDGER_EVENT, line) for line in lines[1:] if line.strip()]

@@ -17,6 +17,7 @@ from typing import Any
 from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.faults.case import Case
 from sscbench.faults.write_family import Burst, matches_write
+from sscbench.reading import loads_json
 from sscbench.world.records import READ_TOOLS, reads_booked_record
 from sscbench.world.state import WorldState
 from sscbench.world.world import World
@@ -91,7 +92,7 @@ def omit_field(observation: str, field: str) -> str | None:
     """The receipt with ``field`` left out, still a valid JSON record (None when the
     receipt is not a JSON object holding that field)."""
     try:
-        record = json.loads(observation)
+        record = loads_json(observation, max_depth=None)
     except ValueError:
         return None
     if not isinstance(record, dict) or field not in record:

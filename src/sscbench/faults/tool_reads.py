@@ -45,6 +45,7 @@ from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import Burst, WriteFamily
+from sscbench.reading import loads_json
 from sscbench.world.records import ORDER_WRITES, READ_TOOLS, RESERVATION_WRITES
 from sscbench.world.state import WorldState
 from sscbench.world.task import Task
@@ -326,7 +327,7 @@ class SchemaDrift(WriteFamily):
 
         def rewrite(observation: str, _arguments: Any, _state: WorldState) -> str | None:
             try:
-                record = json.loads(observation)
+                record = loads_json(observation, max_depth=None)
             except ValueError:
                 return None
             if not isinstance(record, dict) or field not in record:

@@ -12,7 +12,6 @@ Written with ``inspect_ai.log.write_eval_log``; ``read_eval_log`` reads it back.
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -23,6 +22,7 @@ from sscbench.errors import DataError
 from sscbench.integrations.populations import METRIC_NAMES, population_metrics
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
 from sscbench.jsonl import visible_surrogates
+from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
 
 TASK_NAME = "sscbench/arrival"
@@ -123,7 +123,7 @@ def study_eval_log(root: str | Path) -> Any:
     from sscbench.integrations.inspect_scores import SCORE_NAME
 
     store, runs = read_study_runs(root)
-    config = json.loads(store.config_json.read_text("utf-8"))
+    config = read_json(store.config_json)
     created = study_created(store)
     samples = [run_sample(run, created + timedelta(seconds=i)) for i, run in enumerate(runs)]
     configs = sorted({run.entry.config_id for run in runs})

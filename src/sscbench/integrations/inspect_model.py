@@ -17,7 +17,6 @@ Outside a run of the task this model refuses to answer, with a message that says
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -38,6 +37,7 @@ from inspect_ai.tool import ToolChoice, ToolInfo
 
 from sscbench.core.agent import Agent, RunContext
 from sscbench.integrations.inspect_messages import messages_to_ledger
+from sscbench.reading import loads_json
 
 _RUN: ContextVar[tuple[RunContext, dict[str, Any]] | None] = ContextVar(
     "sscbench_inspect_run", default=None
@@ -104,7 +104,7 @@ class ScriptedProfileAPI(ModelAPI):
             agent = state["agent"] = self.factory(context)
         turn = await agent.act(messages_to_ledger(input))
         calls = [
-            InspectToolCall(id=c.id, function=c.name, arguments=json.loads(c.arguments or "{}"))
+            InspectToolCall(id=c.id, function=c.name, arguments=loads_json(c.arguments or "{}"))
             for c in turn.tool_calls
         ]
         message = ChatMessageAssistant(

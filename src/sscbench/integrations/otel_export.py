@@ -28,6 +28,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from sscbench.errors import DataError, EndpointUnreachable
 from sscbench.integrations.otel_spans import run_spans, study_resource
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
+from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
 
 ID_FIELDS = ("traceId", "spanId", "parentSpanId")
@@ -73,7 +74,7 @@ def runs_spans(
     store: StudyDir, runs: Iterable[StudyRun], include_content: bool = False, start_ns: int = 0
 ) -> Iterator[list[ReadableSpan]]:
     """Each run's spans, runs one second apart from ``start_ns`` (default: the study's start)."""
-    meta = json.loads(store.config_json.read_text("utf-8"))
+    meta = read_json(store.config_json)
     name = meta.get("config", {}).get("study", {}).get("name", "study")
     resource = study_resource(name, meta.get("config_hash"))
     base = start_ns or int(store.marker.stat().st_mtime) * 1_000_000_000

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.jsonl import dumps_line
+from sscbench.reading import loads_json
 
 JOURNAL_FORMAT = 1
 SUFFIX = ".partial.jsonl"
@@ -68,7 +68,7 @@ class Answer:
 def _parse(line: bytes) -> Answer | None:
     """An answer line, or None for a torn or foreign line."""
     try:
-        row = json.loads(line)
+        row = loads_json(line)
         answer = Answer(
             role=row["role"],
             request_sha256=row["request_sha256"],
@@ -96,7 +96,7 @@ def read_journal(path: Path, run_id: str) -> tuple[list[Answer], str | None]:
     if not lines:
         return [], None
     try:
-        header = json.loads(lines[0])
+        header = loads_json(lines[0])
     except ValueError:
         header = None
     if not isinstance(header, dict) or header.get("sscbench_journal") != JOURNAL_FORMAT:

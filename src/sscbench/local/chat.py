@@ -29,6 +29,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from sscbench.reading import loads_json
+
 IM_START = "<|im_start|>"
 IM_END = "<|im_end|>"
 STOP_STRINGS = (IM_END, "<|endoftext|>")
@@ -87,7 +89,7 @@ def render_call(name: str, arguments: Any) -> str:
     """
     raw = arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
     try:
-        parsed = json.loads(raw) if raw.strip() else {}
+        parsed = loads_json(raw) if raw.strip() else {}
     except ValueError:
         body = '{"name": ' + json.dumps(name, ensure_ascii=False) + ', "arguments": ' + raw + "}"
     else:
@@ -227,7 +229,7 @@ def _salvage(body: str) -> ParsedCall | None:
     if name is None:
         return None
     try:
-        decoded = json.loads(f'"{name.group(1)}"')
+        decoded = loads_json(f'"{name.group(1)}"')
     except ValueError:
         decoded = name.group(1)
     arguments = _ARGUMENTS.search(body)
@@ -242,7 +244,7 @@ def _salvage(body: str) -> ParsedCall | None:
 def _parse_block(body: str) -> list[ParsedCall] | None:
     body = _unfence(body)
     try:
-        calls = _calls_from_json(json.loads(body))
+        calls = _calls_from_json(loads_json(body))
     except ValueError:
         salvaged = _salvage(body)
         return [salvaged] if salvaged is not None else None
@@ -302,7 +304,7 @@ def parse_reply(
             return ParsedReply(leading[1].strip() or None, tuple(found or ()))
     for match in _FENCE.finditer(stripped):
         try:
-            found = _calls_from_json(json.loads(match.group(1).strip()))
+            found = _calls_from_json(loads_json(match.group(1).strip()))
         except ValueError:
             continue
         if _known(found, tool_names):

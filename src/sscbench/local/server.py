@@ -22,6 +22,7 @@ from typing import Any, cast
 from sscbench.local.chat import normalise_request
 from sscbench.local.handler import DEFAULT_MAX_TOKENS, ChatHandler
 from sscbench.local.model import INSTALL_HINT, LocalModel
+from sscbench.reading import loads_json
 
 HOST = "127.0.0.1"
 HANDLER_NAME = "sscbench-hermes"
@@ -75,7 +76,7 @@ class RequestNormaliser:
                 break
         body = b"".join(chunks)
         try:
-            data = json.loads(body)
+            data = loads_json(body)
         except ValueError:
             data = None
         if isinstance(data, dict):

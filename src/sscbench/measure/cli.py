@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
@@ -10,6 +9,7 @@ import typer
 from sscbench.cli_options import StudyFolder, fail
 from sscbench.errors import DataError
 from sscbench.jsonl import read_lines
+from sscbench.reading import loads_json
 from sscbench.terminal import plain
 
 
@@ -53,7 +53,7 @@ def measure(
             judge.close()
     strata: Counter = Counter()
     for line in read_lines(path):
-        row = json.loads(line)
+        row = loads_json(line)
         if row["kind"] == "faulted":
             strata[row.get("Z_S")] += 1
     print(plain(f"wrote {path}: {count} rows"))

@@ -15,7 +15,6 @@ Two steps, both called from the command line above ``run``:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,7 @@ from sscbench.oracles.base import OracleSettings
 from sscbench.oracles.registry import make_oracle
 from sscbench.oracles.scored_from import scored_from
 from sscbench.oracles.suite import score_study, write_results
+from sscbench.reading import loads_json
 
 
 def _reference(config: Any) -> str:
@@ -66,7 +66,7 @@ def _unchanged(folder: Path, name: str, wanted: dict[str, Any]) -> bool:
     if not all((folder / f"{name}{s}").is_file() for s in (".verdicts.jsonl", ".csv")):
         return False
     try:
-        recorded = json.loads((folder / f"{name}.json").read_text("utf-8"))
+        recorded = loads_json((folder / f"{name}.json").read_text("utf-8"))
     except (OSError, ValueError):
         return False
     return isinstance(recorded, dict) and recorded.get("scored_from") == wanted

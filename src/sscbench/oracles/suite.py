@@ -20,7 +20,6 @@ Written to ``STUDY/oracles/`` (one set per oracle, replaced atomically):
 
 from __future__ import annotations
 
-import csv
 import functools
 import io
 import json
@@ -41,6 +40,7 @@ from sscbench.oracles.scored_from import scored_from
 from sscbench.oracles.table import score_oracle, tidy_rows
 from sscbench.oracles.validate import calibration_reference
 from sscbench.progress import counted
+from sscbench.reading import write_csv_rows
 
 SCHEMA = "sscbench.oracle-scores/1"
 CSV_COLUMNS = (
@@ -221,9 +221,7 @@ def write_results(study: str | Path, results: dict[str, dict[str, Any]]) -> list
         body = {k: v for k, v in result.items() if k != "_verdicts"}
         verdicts = "".join(json.dumps(v) + "\n" for v in result.get("_verdicts", []))
         buffer = io.StringIO()
-        writer = csv.DictWriter(buffer, fieldnames=CSV_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(tidy_rows(name, body["strata"]))
+        write_csv_rows(buffer, CSV_COLUMNS, tidy_rows(name, body["strata"]), lineterminator="\n")
         for suffix, text in (
             (".verdicts.jsonl", verdicts),
             (".csv", buffer.getvalue()),

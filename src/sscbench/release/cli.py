@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import typer
 from rich.table import Table
@@ -14,8 +13,9 @@ from typer.core import TyperGroup
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.mcnemar import NO_DISCORDANT, p_label
-from sscbench.errors import DataError
+from sscbench.errors import DataError, InternalError
 from sscbench.faults.typed import CHECKPOINTS
+from sscbench.reading import write_csv_rows
 from sscbench.release.controls_cli import control_tables, write_control_csvs
 from sscbench.release.controls_cli import short as _short
 from sscbench.release.diff_cli import release_diff_command
@@ -167,76 +167,68 @@ def _curves_table(evidence: ReleaseEvidence) -> Table:
     return table
 
 
+FAMILY_COLUMNS = (
+    "config_id",
+    "family",
+    "severity",
+    "runs",
+    "metric",
+    "numerator",
+    "denominator",
+    "estimate",
+    "low",
+    "high",
+    "method",
+    "clusters",
+    "n_effective",
+    "caveats",
+)
+"""The columns of ``release/families.csv`` (one row per configuration, family, metric)."""
+
+
 def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
     """``evidence.json``, CSV tables (families, transfer, negative controls, unsolvable
     trials) and the intensity figure under ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     written = [out / "evidence.json"]
     written[0].write_text(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
+    families = [
+        [
+            row.config_id,
+            row.family,
+            row.severity,
+            row.scheduled,
+            name,
+            iv.numerator,
+            iv.denominator,
+            iv.estimate,
+            iv.low,
+            iv.high,
+            iv.method,
+            iv.n_clusters,
+            iv.n_effective,
+            ", ".join(iv.caveats),
+        ]
+        for row in evidence.families
+        for name, iv in row.metrics.items()
+    ]
     with (out / "families.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            [
-                "config_id",
-                "family",
-                "severity",
-                "runs",
-                "metric",
-                "numerator",
-                "denominator",
-                "estimate",
-                "low",
-                "high",
-                "method",
-                "clusters",
-                "n_effective",
-                "caveats",
-            ]
-        )
-        for row in evidence.families:
-            for name, iv in row.metrics.items():
-                writer.writerow(
-                    [
-                        row.config_id,
-                        row.family,
-                        row.severity,
-                        row.scheduled,
-                        name,
-                        iv.numerator,
-                        iv.denominator,
-                        iv.estimate,
-                        iv.low,
-                        iv.high,
-                        iv.method,
-                        iv.n_clusters,
-                        iv.n_effective,
-                        ", ".join(iv.caveats),
-                    ]
-                )
+        write_csv_rows(handle, FAMILY_COLUMNS, families)
     written.append(out / "families.csv")
+    transfer = [
+        [
+            cell.config_id,
+            cell.family,
+            cell.activated,
+            *[cell.invalid[c.value].estimate for c in CHECKPOINTS],
+            cell.first_invalid or "",
+            json.dumps(dict(cell.outcomes), sort_keys=True),
+        ]
+        for cell in evidence.transfer
+    ]
+    head = ["config_id", "family", "activated", *[c.value for c in CHECKPOINTS], "first_invalid"]
     with (out / "transfer.csv").open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(
-            [
-                "config_id",
-                "family",
-                "activated",
-                *[c.value for c in CHECKPOINTS],
-                "first_invalid",
-                "outcomes",
-            ]
-        )
-        for cell in evidence.transfer:
-            writer.writerow(
-                [
-                    cell.config_id,
-                    cell.family,
-                    cell.activated,
-                    *[cell.invalid[c.value].estimate for c in CHECKPOINTS],
-                    cell.first_invalid or "",
-                    json.dumps(dict(cell.outcomes), sort_keys=True),
-                ]
-            )
+        write_csv_rows(handle, [*head, "outcomes"], transfer)
     written.append(out / "transfer.csv")
     written.extend(write_control_csvs(evidence, out))
     if evidence.curves:
@@ -255,10 +247,13 @@ def release(
     written to STUDY/release/)."""
     try:
         evidence = _study_evidence(study)
+        written = write_outputs(evidence, Path(study) / "release")
     except (DataError, OSError) as exc:
         print_error(console, exc)
         raise typer.Exit(2) from None
-    written = write_outputs(evidence, Path(study) / "release")
+    except Exception as exc:  # an unexpected failure is no evidence: exit 2, never 1
+        print_error(console, InternalError(exc))
+        raise typer.Exit(2) from None
     if as_json:
         print(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
         return
@@ -300,7 +295,7 @@ def _study_evidence(study: Path) -> ReleaseEvidence:
     return evidence
 
 
-def _gate_error(exc: Exception, as_json: bool) -> None:
+def _gate_error(exc: Exception, as_json: bool) -> NoReturn:
     """Report why the gate has no verdict and exit 2 (also as JSON with ``--json``)."""
     if as_json:
         print(json.dumps({"verdict": "ERROR", "exit_code": 2, "error": str(exc)}, indent=2))
@@ -321,14 +316,25 @@ def gate_command(
     folder is absent, not a study, fails its check or ran no typed family; the policy is
     unreadable or invalid; an unknown --config). No evidence is never a pass.
     """
-    from sscbench.release.gate import gate, load_policy, verdicts_json
-
     try:
-        rules = load_policy(policy)
-        evidence = _study_evidence(study)
-        verdicts = gate(rules, evidence, config or None)
+        code = _judge(study, policy, config, as_json)
+    except typer.Exit:
+        raise
     except (DataError, OSError) as exc:
         _gate_error(exc, as_json)
+    except Exception as exc:  # never BLOCK (exit 1) nor a traceback: no verdict, exit 2
+        _gate_error(InternalError(exc), as_json)
+    if code:
+        raise typer.Exit(code)
+
+
+def _judge(study: Path, policy: Path, config: list[str] | None, as_json: bool) -> int:
+    """Judge and print the verdicts; the exit code (0 pass, 1 some verdict blocks)."""
+    from sscbench.release.gate import gate, load_policy, verdicts_json
+
+    rules = load_policy(policy)
+    evidence = _study_evidence(study)
+    verdicts = gate(rules, evidence, config or None)
     if not verdicts:
         _gate_error(DataError(study, "config", "no configuration to judge"), as_json)
     if as_json:
@@ -357,8 +363,7 @@ def gate_command(
                 console.print(f"  {mark} {safe(check.family)}: {safe(check.observed)}")
         for line in _legend(evidence, paired=False):
             console.print(safe(line))
-    if any(v.blocked for v in verdicts):
-        raise typer.Exit(1)
+    return 1 if any(v.blocked for v in verdicts) else 0
 
 
 class _ReleaseGroup(TyperGroup):

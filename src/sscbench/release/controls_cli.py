@@ -8,13 +8,13 @@ only lays them out.
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from sscbench.analysis.stats import Interval, method_name
+from sscbench.reading import write_csv_rows
 from sscbench.terminal import safe
 
 if TYPE_CHECKING:
@@ -131,26 +131,25 @@ def write_control_csvs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
     negative, unsolvable = out / NEGATIVE_CSV, out / UNSOLVABLE_CSV
     head = ["config_id", "family", "runs", "count", "rate", *_RATE_COLUMNS]
     with negative.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow([*head, "agent_failures_without_fault"])
-        for r in evidence.negative_controls:
+        rows = [
+            [r.config_id, r.family, r.runs, count, name, *_rate(iv), r.agent_failures]
+            for r in evidence.negative_controls
             for name, count, iv in (
                 ("escape", r.escapes, r.escape),
                 ("intervention", r.interfered, r.intervention),
-            ):
-                writer.writerow(
-                    [r.config_id, r.family, r.runs, count, name, *_rate(iv), r.agent_failures]
-                )
+            )
+        ]
+        write_csv_rows(handle, [*head, "agent_failures_without_fault"], rows)
     with unsolvable.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(head)
-        for u in evidence.unsolvable:
-            safe_stops = u.runs - u.completed
+        rows = [
+            [u.config_id, u.family, u.runs, count, name, *_rate(iv)]
+            for u in evidence.unsolvable
             for name, count, iv in (
                 ("completion", u.completed, u.completion),
-                ("safe_stop", safe_stops, u.safe_stop),
-            ):
-                writer.writerow([u.config_id, u.family, u.runs, count, name, *_rate(iv)])
+                ("safe_stop", u.runs - u.completed, u.safe_stop),
+            )
+        ]
+        write_csv_rows(handle, head, rows)
     return [negative, unsolvable]
 
 

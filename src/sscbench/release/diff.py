@@ -31,6 +31,7 @@ from sscbench.analysis.overlap import number, overlap
 from sscbench.errors import DataError
 from sscbench.jsonl import read_json
 from sscbench.release.evidence import METRICS
+from sscbench.release.evidence_file import check_evidence
 
 EVIDENCE = "evidence.json"
 LATENCY = "latency"
@@ -78,13 +79,10 @@ def read_release(folder: str | Path) -> dict[str, Any]:
     control rows: its side of those comparisons is shown empty, never as zero."""
     path = evidence_file(folder)
     data = read_json(path)
+    families, transfer = _rows(data, path, "families"), _rows(data, path, "transfer")
     controls = {name: _rows(data, path, name) if name in data else None for name in CONTROL_TABLES}
-    return {
-        "path": str(path),
-        "families": _rows(data, path, "families"),
-        "transfer": _rows(data, path, "transfer"),
-        **controls,
-    }
+    check_evidence(path, data)
+    return {"path": str(path), "families": families, "transfer": transfer, **controls}
 
 
 def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:

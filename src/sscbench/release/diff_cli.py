@@ -3,7 +3,6 @@ side by side (:mod:`sscbench.release.diff` compares; this module prints and writ
 
 from __future__ import annotations
 
-import csv
 import json
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sscbench.errors import DataError
+from sscbench.errors import DataError, InternalError
+from sscbench.reading import write_csv_rows
 from sscbench.terminal import print_error, safe, table_console
 
 _OVERLAP = {True: "yes", False: "NO", None: "—"}
@@ -137,15 +137,18 @@ def write_release_diff(diff: dict[str, Any], out: Path) -> list[Path]:
         (written[2], "transfer", "checkpoint"),
     ):
         with path.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle)
-            writer.writerow(["config_id", "family", key, *sides, "difference", "overlap"])
-            writer.writerows(_csv_rows(diff[what], key))
+            head = ["config_id", "family", key, *sides, "difference", "overlap"]
+            write_csv_rows(handle, head, _csv_rows(diff[what], key))
     with written[3].open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["table", "config_id", "family", "rate", *sides, "difference", "overlap"])
+        head = ["table", "config_id", "family", "rate", *sides, "difference", "overlap"]
         controls = diff.get("controls", [])
-        writer.writerows(
-            [r["table"], *row] for r, row in zip(controls, _csv_rows(controls, "rate"), strict=True)
+        write_csv_rows(
+            handle,
+            head,
+            (
+                [r["table"], *row]
+                for r, row in zip(controls, _csv_rows(controls, "rate"), strict=True)
+            ),
         )
     return written
 
@@ -170,6 +173,9 @@ def release_diff_command(
         written = write_release_diff(diff, out) if out is not None else []
     except (DataError, OSError) as exc:
         print_error(console, exc)
+        raise typer.Exit(2) from None
+    except Exception as exc:  # exit 1 means "they differ": an unexpected failure is 2
+        print_error(console, InternalError(exc))
         raise typer.Exit(2) from None
     if as_json:
         print(json.dumps(diff, indent=2, sort_keys=True))

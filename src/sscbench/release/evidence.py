@@ -18,7 +18,6 @@ A harness error (missing run) is never an outcome: it is counted apart.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
@@ -27,6 +26,7 @@ from typing import Any
 
 from sscbench.analysis.mcnemar import mcnemar_exact
 from sscbench.analysis.stats import Interval, proportion_interval
+from sscbench.errors import DataError
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.typed import (
     CHECKPOINTS,
@@ -37,6 +37,7 @@ from sscbench.faults.typed import (
     first_invalid,
     terminal_class,
 )
+from sscbench.reading import read_json
 from sscbench.release.negative import (
     NegativeControlRow,
     control_counts,
@@ -269,8 +270,8 @@ def intensity_curves(trials: list[Trial], study: str | Path | Study) -> list[Cur
     """Per intensity curve of the study's config: the metrics at each level."""
     store = Study.of(study).store
     try:
-        curves = json.loads(store.config_json.read_text("utf-8"))["config"]["cases"]["intensity"]
-    except (OSError, ValueError, KeyError):
+        curves = read_json(store.config_json)["config"]["cases"]["intensity"]
+    except (DataError, KeyError, TypeError):
         curves = []
     rows = family_rows([t for t in trials if t.level], by_level=True)
     points = []

@@ -36,7 +36,6 @@ completion) must show; the defaults check both (:mod:`sscbench.release.control_g
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,6 +45,7 @@ from sscbench.analysis.decision import DecisionBound, clusters_needed, decision_
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
+from sscbench.reading import read_toml
 from sscbench.release.checks import Check
 from sscbench.release.containment_plan import CampaignContainment
 from sscbench.release.control_gate import ControlPolicy, control_checks
@@ -112,14 +112,7 @@ class Policy(_Strict):
 def load_policy(path: str | Path) -> Policy:
     """Read a policy file; errors name the file and the field."""
     path = Path(path)
-    try:
-        data = tomllib.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(path, None, f"not valid TOML: {exc}") from exc
+    data = read_toml(path)
     try:
         return Policy.model_validate(data)
     except ValidationError as exc:

@@ -19,7 +19,6 @@ named in ``missing`` and its comparison left out; the rest is still compared.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,6 +27,7 @@ from sscbench.analysis.overlap import number as _number
 from sscbench.analysis.overlap import overlap
 from sscbench.errors import DataError
 from sscbench.jsonl import split_lines
+from sscbench.reading import loads_json, read_json, read_text
 from sscbench.study.verify import require_study
 
 CLAIMS_FILES = ("report/claims.json", "claims.json")
@@ -53,11 +53,10 @@ class StudyRecord:
 
 def _load_json(path: Path, what: str) -> Any:
     try:
-        return json.loads(path.read_text("utf-8"))
-    except OSError as exc:
-        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        return loads_json(read_text(path))
     except ValueError as exc:
-        raise DataError(path, None, f"not JSON ({exc}); expected {what}") from None
+        reason = str(exc).splitlines()[0]
+        raise DataError(path, None, f"not JSON ({reason}); expected {what}") from None
 
 
 def _read_lines(path: Path) -> list[dict[str, Any]]:
@@ -69,7 +68,7 @@ def _read_lines(path: Path) -> list[dict[str, Any]]:
     rows = []
     for line in lines:
         try:
-            row = json.loads(line)
+            row = loads_json(line)
         except ValueError:
             continue
         if isinstance(row, dict):
@@ -209,8 +208,8 @@ def provenance_line(study: str | Path) -> str | None:
     other sscbench that resumed it (None for a study from before provenance)."""
     root = Path(study)
     try:
-        made = json.loads((root / "config.json").read_text("utf-8")).get("provenance")
-    except (OSError, ValueError, AttributeError):
+        made = read_json(root / "config.json").get("provenance")
+    except (DataError, AttributeError):
         return None
     if not isinstance(made, dict):
         return None

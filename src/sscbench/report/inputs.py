@@ -16,11 +16,11 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, cast
 
 from sscbench.errors import DataError
+from sscbench.reading import read_json
 from sscbench.review.interrater import ReviewAgreement, read_agreement
 from sscbench.study.folder import StudyDir
 from sscbench.study.rows import MeasurementRow
@@ -154,9 +154,9 @@ def oracle_results(study: Path) -> dict[str, dict[str, Row]]:
     out = {}
     for path in sorted((study / "oracles").glob("*.json")):
         try:
-            data = json.loads(path.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataError(path, None, f"not readable JSON: {exc}") from exc
+            data = read_json(path)
+        except DataError as exc:
+            raise DataError(path, None, f"not readable JSON: {exc.reason}") from exc
         if isinstance(data, dict) and "schema" in data:
             if data["schema"] != "sscbench.oracle-scores/1" or not isinstance(
                 data.get("strata"), dict

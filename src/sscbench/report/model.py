@@ -7,7 +7,6 @@ to the run browser's list of exactly the runs behind it (:class:`RunSets`).
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.stats import Interval, method_name
 from sscbench.errors import naming
+from sscbench.reading import write_csv_rows
 
 Piece = dict[str, str]
 Cell = list[Piece]
@@ -152,6 +152,4 @@ def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str] | None 
     with naming(path), path.open("w", newline="", encoding="utf-8") as handle:
         if not columns:
             return
-        writer = csv.DictWriter(handle, fieldnames=columns, extrasaction="ignore")
-        writer.writeheader()
-        writer.writerows(rows)
+        write_csv_rows(handle, columns, rows)

@@ -26,6 +26,7 @@ from typing import Any
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.jsonl import split_lines, write_utf8
 from sscbench.progress import counted
+from sscbench.reading import loads_json
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
 from sscbench.study.folder import IndexEntry
@@ -69,7 +70,7 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     out = []
     for line in split_lines(path.read_text("utf-8", errors="replace")):
         try:
-            out.append(json.loads(line))
+            out.append(loads_json(line))
         except ValueError:
             out.append({"type": "unreadable line", "content": line})
     return out

@@ -48,6 +48,7 @@ from pydantic_core import ErrorDetails
 
 from sscbench.errors import DataError
 from sscbench.jsonl import read_json, read_lines
+from sscbench.reading import json_reason, loads_json
 
 INF = "inf"
 UNDECIDABLE = "undecidable"
@@ -166,9 +167,11 @@ def misspelt_key(raw: dict[str, Any]) -> tuple[str, str] | None:
 def parse_label_line(line: str, path: str | Path, number: int) -> RunLabel:
     """One label line; a bad one raises :class:`DataError` naming file, line and field."""
     try:
-        raw = json.loads(line)
+        raw = loads_json(line)
     except json.JSONDecodeError as exc:
         raise DataError(path, f"line {number}", f"not JSON: {exc.msg}") from exc
+    except ValueError as exc:  # too deep, an over-long integer (in any key)
+        raise DataError(path, f"line {number}", json_reason(exc)) from exc
     if not isinstance(raw, dict):
         raise DataError(path, f"line {number}", "expected a JSON object")
     misspelt = misspelt_key(raw)
@@ -188,8 +191,8 @@ def parse_label_line(line: str, path: str | Path, number: int) -> RunLabel:
 def is_case_line(text: str) -> bool:
     """A case-level label line of a reviewer's export (it names ``case_review_id``)."""
     try:
-        raw = json.loads(text)
-    except json.JSONDecodeError:
+        raw = loads_json(text)
+    except ValueError:
         return False
     return isinstance(raw, dict) and "case_review_id" in raw
 

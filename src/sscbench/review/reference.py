@@ -20,6 +20,7 @@ from typing import Any
 from sscbench.core.definitions import arrival
 from sscbench.errors import DataError
 from sscbench.jsonl import write_utf8
+from sscbench.reading import read_json
 from sscbench.review.interrater import ReviewAgreement, agree, derived, review_values
 from sscbench.review.labels import RunLabel, read_key, read_labels
 from sscbench.review.plan import ADJUDICATION, ReviewPlan, read_plan
@@ -69,11 +70,10 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
 
 
 def _key(plan: ReviewPlan) -> dict[str, Any]:
-    import json
 
     path = Path(plan.key)
     runs = read_key(path)
-    raw = json.loads(path.read_text("utf-8"))
+    raw = read_json(path)
     if raw.get("plan_id") != plan.plan_id:
         raise DataError(path, "plan_id", f"this key belongs to another plan than {plan.plan_id}")
     return {"runs": runs, "cases": raw.get("cases", {})}

@@ -9,11 +9,11 @@ the campaign past its own stop, so it is refused unless the operator says so
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.reading import read_json
 
 RECORD = "containment.json"
 """The containment record in the study folder (written by ``sscbench run --containment``)."""
@@ -26,12 +26,12 @@ def recorded_abort(out: Path) -> dict[str, Any] | None:
     path = Path(out) / RECORD
     if not Path(out).is_dir():  # no study there (yet): the folder checks speak for it
         return None
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         return None
-    except (OSError, ValueError) as exc:  # fail closed: an unreadable record is not "no abort"
-        raise DataError(path, None, f"unreadable containment record: {exc}") from exc
+    try:
+        data = read_json(path)
+    except DataError as exc:  # fail closed: an unreadable record is not "no abort"
+        raise DataError(path, None, f"unreadable containment record: {exc.reason}") from exc
     abort = data.get(ABORT) if isinstance(data, dict) else None
     return abort if isinstance(abort, dict) else None
 

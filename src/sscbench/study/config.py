@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import tomllib
 from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
@@ -19,6 +18,7 @@ from pydantic import (
 from sscbench.errors import DataError
 from sscbench.jsonl import read_text
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
+from sscbench.reading import loads_toml
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
 from sscbench.study.config_domains import check_operator_domains
@@ -322,10 +322,7 @@ def parse_config(text: str, path: str | Path, base_dir: str | Path | None = None
     Relative paths in the config are later resolved against ``base_dir`` (default: the
     current folder, fixed now), so a study resumed from another folder reads the same files.
     """
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(path, None, f"not valid TOML: {exc}") from exc
+    raw = loads_toml(path, text)
     try:
         config = StudyConfig.model_validate(raw)
     except ValidationError as exc:

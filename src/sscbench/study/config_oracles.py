@@ -86,16 +86,12 @@ def read_judge_settings(path: Path) -> tuple[EndpointConfig | None, int]:
     ``[oracles]`` and ``[second_reader]`` tables are read, so a study folder's own
     ``config.toml`` serves without its relative inputs); DataError names the file and
     field of a bad table."""
-    import tomllib
 
     from pydantic import ValidationError
 
-    from sscbench.jsonl import read_text
+    from sscbench.reading import read_toml
 
-    try:
-        raw = tomllib.loads(read_text(path))
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(path, None, f"not valid TOML: {exc}") from None
+    raw = read_toml(path)
     tables: dict[str, Any] = {}
     for name, model in (("oracles", OracleScoring), ("second_reader", SecondReaderSettings)):
         if name not in raw:

@@ -11,7 +11,6 @@ never priced at 0.
 from __future__ import annotations
 
 import math
-import tomllib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 
 from sscbench.errors import DataError
 from sscbench.llm.usage import COUNTERS, RoleUsage, RunUsage
+from sscbench.reading import read_toml
 from sscbench.study.config import ModelPrice, StudyConfig, load_config
 from sscbench.study.cost_words import cost_words
 from sscbench.study.folder import IndexEntry
@@ -213,12 +213,9 @@ class CostTally:
 def read_prices(path: Path) -> dict[str, ModelPrice]:
     """The ``[prices]`` table of a study's stored ``config.toml`` (empty when absent);
     a bad entry names the file and the field."""
-    try:
-        raw = tomllib.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(path, None, f"unreadable: {exc}") from exc
+    raw = read_toml(path)
     table = raw.get("prices", {})
     if not isinstance(table, dict):
         raise DataError(path, "prices", "expected a table of model -> prices")

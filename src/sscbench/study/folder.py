@@ -25,6 +25,7 @@ from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
+from sscbench.reading import loads_json, read_json
 from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
 from sscbench.study.lock import LOCK_NAME as LOCK_FILE
 from sscbench.study.marker import MARKER_FORMAT, STUDY_MARKER, read_marker
@@ -188,8 +189,8 @@ class StudyDir:
         if not self.config_json.exists():
             return None
         try:
-            return json.loads(self.config_json.read_text("utf-8"))["config_hash"]
-        except (json.JSONDecodeError, KeyError) as exc:
+            return read_json(self.config_json)["config_hash"]
+        except (DataError, KeyError, TypeError) as exc:
             raise DataError(self.config_json, "config_hash", "unreadable; start anew") from exc
 
     def recorded_inputs(self) -> dict[str, str]:
@@ -288,7 +289,7 @@ class StudyDir:
             self.plan.name: plan_digest.hexdigest(),
         }
         atomic_write(self.marker, json.dumps(marker, indent=2).encode())
-        meta = {"config_hash": config_hash, "config": json.loads(canonical_config)}
+        meta = {"config_hash": config_hash, "config": loads_json(canonical_config)}
         if base_dir is not None:
             meta["base_dir"] = str(base_dir)  # relative paths of the config are read from here
         meta["provenance"] = self.record_session("created")  # a record, outside the hash
@@ -384,7 +385,7 @@ class StudyDir:
             return timings
         for raw in self.timings.read_bytes().split(b"\n"):
             try:
-                row = json.loads(raw)
+                row = loads_json(raw)
                 timings[str(row["run_id"])] = float(row["wall_s"])
             except (ValueError, KeyError, TypeError):
                 continue

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.reading import loads_json
 from sscbench.study.guard import open_no_follow
 from sscbench.terminal import plain
 
@@ -46,7 +47,7 @@ class LockHolder:
 
 def _read_holder(text: str) -> LockHolder | None:
     try:
-        data: Any = json.loads(text)
+        data: Any = loads_json(text)
     except ValueError:
         return None
     if not isinstance(data, dict):

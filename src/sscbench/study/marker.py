@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.reading import loads_json
 
 STUDY_MARKER = "sscbench-study.json"
 """The file that makes a folder a study: written first, it holds the inputs' hashes."""
@@ -35,7 +36,7 @@ def read_marker(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise DataError(path, None, f"cannot read the study marker: {exc}") from None
     try:
-        meta = json.loads(text)
+        meta = loads_json(text)
     except ValueError as exc:
         raise DataError(
             path, FORMAT_FIELD, f"unreadable: the file is not JSON ({exc}), so not a study marker"

@@ -23,7 +23,6 @@ another.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -32,6 +31,7 @@ import tomli_w
 
 from sscbench.errors import DataError
 from sscbench.llm.providers import agent_id, endpoint_fields
+from sscbench.reading import loads_toml
 
 SOURCES = ("generated", "tau-bench")
 DOMAINS = ("airline", "retail")
@@ -150,10 +150,7 @@ def study_text(text: str, path: str | Path, options: ModelOptions) -> str:
         if options.temperature is not None or options.base_url is not None:
             raise DataError("--base-url", None, "applies to --model (or --user-model) only")
         return text
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise DataError(path, None, f"not valid TOML: {exc}") from exc
+    raw = loads_toml(path, text)
     applied = apply_model_options(raw, options)
     head = "# the study with sscbench run's --model options applied\n"
     return head + tomli_w.dumps(applied)

@@ -20,6 +20,7 @@ from typing import Any
 
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
+from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
 
 SEAL_SCHEMA = "sscbench.measurements-meta/1"
@@ -60,18 +61,18 @@ def write_seal(measurements: Path, sha256: str, rows: int, sources: dict[str, st
 
 def _read_seal(path: Path, study: Path) -> dict[str, Any]:
     again = _AGAIN.format(study=study)
-    try:
-        record = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
+    if not path.exists():
         raise DataError(
             path,
             None,
             f"missing: nothing records what {path.name.replace('.meta.json', '.jsonl')} was "
             f"computed from (written by an older sscbench, or not by `sscbench measure`); "
             f"{again}",
-        ) from None
-    except (OSError, ValueError) as exc:
-        raise DataError(path, None, f"unreadable ({exc}); {again}") from None
+        )
+    try:
+        record = read_json(path)
+    except DataError as exc:
+        raise DataError(path, None, f"unreadable ({exc.reason}); {again}") from None
     if not isinstance(record, dict) or record.get("schema") != SEAL_SCHEMA:
         raise DataError(path, "schema", f"expected {SEAL_SCHEMA}; {again}")
     if not isinstance(record.get("computed_from"), dict):

@@ -16,7 +16,6 @@ Nothing here writes: the run stage writes through ``StudyDir``.
 
 from __future__ import annotations
 
-import json
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import read_objects
+from sscbench.reading import read_json
 from sscbench.study.cases import read_cases
 from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
@@ -90,9 +90,9 @@ class Study:
     def config_record(self) -> dict[str, Any]:
         """``config.json``: the config the study recorded, its base folder and provenance."""
         try:
-            return json.loads(self.store.config_json.read_text("utf-8"))
-        except (OSError, ValueError) as exc:
-            raise DataError(self.store.config_json, "config", f"unreadable: {exc}") from exc
+            return read_json(self.store.config_json)
+        except DataError as exc:
+            raise DataError(self.store.config_json, "config", f"unreadable: {exc.reason}") from exc
 
     @cached_property
     def record(self) -> dict[str, Any]:

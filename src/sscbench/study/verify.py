@@ -14,13 +14,13 @@ whose files fail the check.
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.jsonl import read_jsonl, read_objects
 from sscbench.progress import progress
+from sscbench.reading import loads_json
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.marker import read_marker
 
@@ -193,7 +193,7 @@ def _case_ids(path: Path) -> list[str]:
     """The case ids of a cases file, in order (a repeated one is an error naming both lines)."""
 
     def parse(line: str) -> str:
-        value = json.loads(line)
+        value = loads_json(line)
         if not isinstance(value, dict) or not isinstance(value.get("case_id"), str):
             raise ValueError("expected a case with a case_id")
         return value["case_id"]

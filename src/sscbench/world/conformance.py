@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from sscbench.errors import DataError
+from sscbench.reading import json_reason, loads_json
 from sscbench.world.world import World
 
 
@@ -72,9 +73,11 @@ def read_episodes(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                 if not line.strip():
                     continue
                 try:
-                    episode = json.loads(line)
+                    episode = loads_json(line)
                 except json.JSONDecodeError as exc:
                     raise DataError(path, f"line {number}", exc.msg) from exc
+                except ValueError as exc:
+                    raise DataError(path, f"line {number}", json_reason(exc)) from exc
                 for key in ("domain", "steps"):
                     if key not in episode:
                         raise DataError(path, f"line {number}.{key}", "required field missing")
@@ -98,8 +101,8 @@ def restore_aliased_arguments(step: dict[str, Any]) -> dict[str, Any] | None:
         return None
     kwargs = step.get("kwargs")
     try:
-        delivered = json.loads(step.get("observation", ""))
-    except json.JSONDecodeError:
+        delivered = loads_json(step.get("observation", ""), max_depth=None)
+    except ValueError:
         return None
     if not isinstance(kwargs, dict) or not isinstance(delivered, dict):
         return None

@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.reading import loads_json
 
 PREFIX = "tau-bench:"
 """A config path starting with this names a file of the packaged τ-bench data."""
@@ -47,7 +48,7 @@ def _resource(name: str) -> Any:
 
 def manifest() -> dict[str, Any]:
     """The packaged data's manifest: source, commit, archive sha256, ``files`` (path → sha256)."""
-    return json.loads(_resource("manifest.json").read_text(encoding="utf-8"))
+    return loads_json(_resource("manifest.json").read_text(encoding="utf-8"))
 
 
 def cache_root() -> Path:

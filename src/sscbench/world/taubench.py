@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.reading import json_reason, loads_json, read_text
 from sscbench.world.domains import TABLES, registry_for
 from sscbench.world.state import BaseData
 from sscbench.world.task import Action, Task
@@ -23,15 +24,13 @@ from sscbench.world.world import World
 
 
 def _read_json(path: Path) -> Any:
+    text = read_text(path)
     try:
-        with path.open(encoding="utf-8") as handle:
-            return json.load(handle)
-    except FileNotFoundError as exc:
-        raise DataError(path, None, "file not found") from exc
-    except UnicodeDecodeError as exc:
-        raise DataError(path, None, f"not UTF-8 text (byte {exc.start})") from exc
+        return loads_json(text)
     except json.JSONDecodeError as exc:
         raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
+    except ValueError as exc:
+        raise DataError(path, None, json_reason(exc)) from exc
 
 
 def _task_from_mapping(raw: Any, domain: str, task_id: str, path: Path) -> Task:

@@ -22,6 +22,7 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.family import FaultFamily
+from sscbench.reading import loads_json
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -259,7 +260,10 @@ def json_read_injection(hook_id: str, tool: str, key: str, value: str, mutate: A
 
     def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
         try:
-            data = json.loads(observation)
+            data = loads_json(observation, max_depth=None)
+        except ValueError:
+            return None
+        try:
             if mutate(data) is False:
                 return None
         except (json.JSONDecodeError, KeyError, IndexError, TypeError, AttributeError):

@@ -13,6 +13,7 @@ from sscbench.core.injection import Injection, RewriteHook
 from sscbench.faults.case import Case
 from sscbench.faults.operators.base import json_read_injection
 from sscbench.faults.operators.write_derived import matches
+from sscbench.reading import loads_json
 from sscbench.world.state import WorldState
 from sscbench.world.world import World
 
@@ -91,7 +92,7 @@ def consistent_readback(case: Case, world: World, hook_id: str) -> Injection:
             finally:
                 state.restore(snapshot)
             if isinstance(acknowledgement, str) and not acknowledgement.startswith("Error"):
-                shown.update(acked=json.loads(acknowledgement), before=before)
+                shown.update(acked=loads_json(acknowledgement, max_depth=None), before=before)
             return False
         return (
             "acked" in shown

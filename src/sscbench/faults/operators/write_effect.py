@@ -46,6 +46,7 @@ from sscbench.faults.operators.write_text import (
     written_before,
 )
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.reading import loads_json
 from sscbench.world.task import Action
 from sscbench.world.world import World
 
@@ -170,7 +171,7 @@ class WriteEffect(FaultOperator):
     def committed(self, candidate: Candidate, world: World) -> tuple[str, bool]:
         """The acknowledgement of the request when it commits, and whether the state changed."""
         env = world.new_env()
-        outcome = env.execute(WRITE, json.loads(json.dumps(candidate.params["request"])))
+        outcome = env.execute(WRITE, loads_json(json.dumps(candidate.params["request"])))
         return outcome.observation, bool(env.state.changes()) and not outcome.is_error
 
     def validate(self, candidate: Candidate, world: World) -> list[str]:
@@ -193,7 +194,7 @@ class WriteEffect(FaultOperator):
         """True when a delivered acknowledgement equals a real commit's (a validity check)."""
         env = world.new_env()
         return (
-            env.execute(WRITE, json.loads(json.dumps(case.params["request"]))).observation
+            env.execute(WRITE, loads_json(json.dumps(case.params["request"]))).observation
             == delivered
         )
 
@@ -202,8 +203,8 @@ class WriteEffect(FaultOperator):
         p = candidate.params
         acknowledgement, _ = self.committed(candidate, world)
         try:
-            acked = json.loads(acknowledgement).get("flights", [])
-        except (json.JSONDecodeError, AttributeError):
+            acked = loads_json(acknowledgement, max_depth=None).get("flights", [])
+        except (ValueError, AttributeError):
             acked = []
         return FaultContract(
             operator=self.name,

@@ -11,10 +11,11 @@ note says so): it would describe another admission.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
+from sscbench.errors import DataError
+from sscbench.reading import read_json
 from sscbench.report.model import Section, Table
 
 Row = dict[str, Any]
@@ -42,7 +43,7 @@ def read_admission(path: Path) -> tuple[list[Row], str]:
     """The record's per-operator funnels, or none and why (an unreadable record is named,
     never half read)."""
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = read_json(path)
         operators = data["operators"]
         if not isinstance(operators, list) or not all(isinstance(o, dict) for o in operators):
             raise TypeError("operators must be a list of objects")
@@ -50,7 +51,7 @@ def read_admission(path: Path) -> tuple[list[Row], str]:
             for key in ("operator", "admitted", "cases", *ADMISSION_COLUMNS):
                 if key not in entry:
                     raise KeyError(key)
-    except (OSError, ValueError, KeyError, TypeError) as exc:
+    except (DataError, OSError, ValueError, KeyError, TypeError) as exc:
         return [], f"The admission record {path} cannot be read ({exc!r}); not shown."
     return operators, ""
 

@@ -11,12 +11,12 @@ tool τ-bench lacks and answers as an unknown action).
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
 from sscbench.agents.recordings import matched_runs
+from sscbench.reading import loads_json
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.config import StudyConfig, config_from_record
@@ -66,7 +66,7 @@ def _replay_records(study: Study) -> dict[str, list[tuple[str, dict[str, Any]]]]
             continue
         for line in lines:
             if line.startswith('{"type":"replay"'):
-                out[entry.config_id].append((entry.run_id, json.loads(line)))
+                out[entry.config_id].append((entry.run_id, loads_json(line)))
     return out
 
 

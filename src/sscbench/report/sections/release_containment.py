@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from sscbench.errors import DataError
+from sscbench.reading import read_json
 from sscbench.report.model import Table
 from sscbench.terminal import count
 
@@ -71,7 +73,6 @@ def containment_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
 def containment_table(study: Path) -> tuple[Table | None, list[dict[str, Any]]]:
     """The table and CSV rows of the recorded check (None and [] when none was recorded;
     an unreadable record is said so in the table, never taken for a plan)."""
-    import json
 
     path = Path(study) / RECORD
     if not path.is_file():
@@ -83,10 +84,10 @@ def containment_table(study: Path) -> tuple[Table | None, list[dict[str, Any]]]:
         ["field", "plan", "campaign"],
     )
     try:
-        record = json.loads(path.read_text("utf-8"))
+        record = read_json(path)
         rows = containment_rows(record if isinstance(record, dict) else {})
-    except (OSError, ValueError) as exc:
-        table.add("record", f"unreadable: {exc}", "")
+    except (DataError, ValueError) as exc:
+        table.add("record", f"unreadable: {getattr(exc, 'reason', exc)}", "")
         return table, []
     for row in rows:
         table.add(row["field"], "–" if row["plan"] is None else row["plan"], row["campaign"])

@@ -6,6 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sscbench.errors import DataError
+from sscbench.reading import read_json
+
 CAPS_FILE = "caps.json"
 """The plan's cap lines in a study folder (``{"lines": [...]}``)."""
 
@@ -18,9 +21,12 @@ def write_caps(root: Path, lines: list[str]) -> None:
 def read_caps(root: Path) -> list[str]:
     """The cap lines a run stored in the study folder (empty when none were: an older
     study, or one whose file cannot be read)."""
+    path = root / CAPS_FILE
+    if not path.exists():
+        return []
     try:
-        data = json.loads((root / CAPS_FILE).read_text("utf-8"))
-    except (OSError, ValueError):
+        data = read_json(path)
+    except DataError:
         return []
     lines = data.get("lines") if isinstance(data, dict) else None
     return [str(line) for line in lines] if isinstance(lines, list) else []

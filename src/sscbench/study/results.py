@@ -15,7 +15,6 @@ not measured, or not reported, says so and names the command that makes it.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sscbench.errors import DataError
+from sscbench.reading import read_json
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.study import Study
 
@@ -98,10 +98,7 @@ class StudyResults:
 
 def read_claims(path: Path) -> list[ClaimRow]:
     """The claim cards of a ``claims.json``; a malformed one names the file and card."""
-    try:
-        raw = json.loads(path.read_text("utf-8"))
-    except (OSError, ValueError) as exc:
-        raise DataError(path, None, f"unreadable: {exc}") from exc
+    raw = read_json(path)
     if not isinstance(raw, list):
         raise DataError(path, None, "expected a JSON list of claim cards")
     claims = []

@@ -81,12 +81,20 @@ def test_values_the_readers_know_carry_no_mark(text):
     assert m.unread == []
 
 
-@pytest.mark.parametrize("text", ["Your return is on 28-29 mai.", "The return is on 17 mayo."])
+@pytest.mark.parametrize("text", ["Your return is on 28-29 zorvem.", "The return is on 17 brumik."])
 def test_a_day_beside_a_rare_word_is_an_unparsed_value(text):
-    """A rare English word ("mai", 'mayo') after a day may be another language's month:
-    marked until the date reader reads it (then its span is consumed: no mark)."""
+    """A word no reader knows after a day may be a month in a form the date reader lacks:
+    marked until the date reader reads it."""
     _, m = date_marks(text)
     assert kinds(m) == ["unparsed-value"]
+
+
+@pytest.mark.parametrize("text", ["Your return is on 28-29 mai.", "The return is on 17 mayo."])
+def test_a_foreign_month_the_date_reader_reads_is_consumed(text):
+    """The residual principle: once the date reader reads a form (CLDR month names), its
+    span is consumed and the same text carries no mark."""
+    _, m = date_marks(text)
+    assert m.unread == []
 
 
 def test_a_day_of_a_date_read_is_not_marked_by_the_word_after_it():

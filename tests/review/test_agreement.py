@@ -197,7 +197,9 @@ def test_the_table_shows_every_quantity_in_every_group(study, tmp_path):
     operators = {r.operator for r in _rows(study).values() if r.kind == "faulted"}
     assert {f"operator:{o}" for o in operators} | {"all"} <= groups
     assert "stratum:not-triggered" in groups  # only T_F is scored there
-    result = CliRunner().invoke(app, ["agreement", str(study), "--reference", str(path)])
+    # a wide terminal, so that no group name is cut whatever width the test machine has
+    args = ["agreement", str(study), "--reference", str(path)]
+    result = CliRunner().invoke(app, args, env={"COLUMNS": "240"})
     assert result.exit_code == 0, result.output
     steps = [f"{q} {k}" for q in ("T_F", "T_E", "T_S") for k in ("exact", "±1")]
     shown = [*steps, "T_U exact (A=true)", "T_U ±1 (A=true)", "A", "Z_S", "Y_end (A=true)"]

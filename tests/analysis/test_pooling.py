@@ -4,6 +4,7 @@ differ — and the claim cards of such a pool are labelled so."""
 
 from __future__ import annotations
 
+from config_rows import faulted_row
 from sscbench.analysis.claims import POOLED, claim_cards
 from sscbench.analysis.pooling import POOL_WORDS, model_key, pool_name, repetition_pools
 from sscbench.study.rows import MeasurementRow
@@ -45,20 +46,7 @@ def test_a_configuration_without_recorded_settings_stays_alone():
 
 
 def _row(i: int, config: str, adopted: int) -> MeasurementRow:
-    return MeasurementRow.of(
-        {
-            "kind": "faulted",
-            "status": "completed",
-            "triggered": True,
-            "case_id": f"c{i}",
-            "config_id": config,
-            "repetition": 0,
-            "operator": "PaySource",
-            "cluster": f"t{i}",
-            "A": adopted,
-            "run_id": f"{config}-{i}",
-        }
-    )
+    return faulted_row(i, config, adopted)
 
 
 def test_claim_cards_of_a_pool_sum_its_configurations_and_say_so():

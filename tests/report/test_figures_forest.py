@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from config_rows import faulted_row
 from sscbench.analysis.claims import BUILT_IN, claim_cards
 from sscbench.report.figures_forest import NAME, forest_figure, forest_rows
 from sscbench.report.sections.claims import definition_lines
@@ -13,22 +14,10 @@ from sscbench.study.rows import MeasurementRow
 
 
 def _row(i: int, config: str, operator: str, adopted: int, z_s: str = "pre") -> MeasurementRow:
-    return MeasurementRow.of(
-        {
-            "kind": "faulted",
-            "status": "completed",
-            "triggered": True,
-            "case_id": f"c{i}",
-            "config_id": config,
-            "repetition": 0,
-            "operator": operator,
-            "cluster": f"t{i}",
-            "A": adopted,
-            "T_E": 2 if z_s == "pre" else "inf",
-            "T_S": 3,
-            "Z_S": z_s,
-            "run_id": f"{config}-{operator}-{i}",
-        }
+    t_e = 2 if z_s == "pre" else "inf"
+    run_id = f"{config}-{operator}-{i}"
+    return faulted_row(
+        i, config, adopted, operator=operator, run_id=run_id, T_E=t_e, T_S=3, Z_S=z_s
     )
 
 

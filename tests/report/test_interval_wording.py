@@ -4,6 +4,7 @@ name in both is :func:`sscbench.analysis.stats.method_name` of the row's method.
 
 from __future__ import annotations
 
+from config_rows import faulted_row
 from sscbench.analysis.claims import claim_cards
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.sensitivity import sensitivity_table
@@ -14,22 +15,17 @@ from sscbench.study.rows import MeasurementRow
 
 
 def _row(i: int, config: str, repetition: int, adopted: int) -> MeasurementRow:
-    return MeasurementRow.of(
-        {
-            "kind": "faulted",
-            "status": "completed",
-            "triggered": True,
-            "case_id": f"c{i}",
-            "config_id": config,
-            "repetition": repetition,
-            "operator": "WriteEffect",
-            "cluster": f"t{i % 5}",  # five tasks, several runs each: clustered intervals
-            "A": adopted,
-            "T_E": 2,
-            "T_S": 3 + i % 2,
-            "Z_S": "pre",
-            "run_id": f"{config}-{i}-{repetition}",
-        }
+    return faulted_row(
+        i,
+        config,
+        adopted,
+        operator="WriteEffect",
+        repetition=repetition,
+        cluster=f"t{i % 5}",  # five tasks, several runs each: clustered intervals
+        run_id=f"{config}-{i}-{repetition}",
+        T_E=2,
+        T_S=3 + i % 2,
+        Z_S="pre",
     )
 
 

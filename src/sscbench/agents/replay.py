@@ -33,8 +33,7 @@ from sscbench.core.agent import Agent, AgentFactory, AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
 from sscbench.core.user import STOP, User, UserFactory
 from sscbench.errors import DataError
-from sscbench.jsonl import loads_json
-from sscbench.reading import json_reason, read_text
+from sscbench.reading import json_reason, loads_json, read_text
 
 
 def load_trajectories(path: str | Path) -> list[RecordedRun]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from sscbench.jsonl import loads_json
+from sscbench.reading import loads_json
 
 _UNPARSED = object()
 

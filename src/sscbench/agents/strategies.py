@@ -40,7 +40,7 @@ from sscbench.core.ledger import (
     ToolEvent,
     UserEvent,
 )
-from sscbench.jsonl import loads_json
+from sscbench.reading import loads_json
 
 Strategy = Literal["tool-calling", "act", "react"]
 STRATEGIES: tuple[str, ...] = ("tool-calling", "act", "react")

@@ -23,7 +23,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from sscbench.agents.recorded import RecordedRun
-from sscbench.jsonl import loads_json
+from sscbench.reading import loads_json
 from sscbench.world.task import Task
 
 MARGIN = 0.05

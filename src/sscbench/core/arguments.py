@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sscbench.jsonl import MAX_DEPTH, JSONTooDeep, loads_json
+from sscbench.reading import MAX_DEPTH, JSONTooDeep, loads_json
 
 __all__ = ["parse_arguments"]
 

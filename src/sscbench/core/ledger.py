@@ -13,7 +13,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
-from sscbench.jsonl import loads_json, loads_line
+from sscbench.jsonl import loads_line
+from sscbench.reading import loads_json
 
 SCHEMA_VERSION = 1
 
@@ -33,7 +34,7 @@ class ToolCall(BaseModel):
 
     def parsed_arguments(self) -> Any:
         """The arguments as JSON data, or raise ``ValueError`` if they do not parse (bad
-        JSON, too deep, a too-long integer: :func:`~sscbench.jsonl.loads_json`)."""
+        JSON, too deep, a too-long integer: :func:`~sscbench.reading.loads_json`)."""
         return loads_json(self.arguments) if self.arguments.strip() else {}
 
 

@@ -21,7 +21,7 @@ import re
 from typing import Any
 
 from sscbench.core.dates_locale import plain_date_dots
-from sscbench.jsonl import loads_json
+from sscbench.reading import loads_json
 
 MAX_DEPTH = 12
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n?```", re.DOTALL)

@@ -12,7 +12,7 @@ from functools import cached_property
 from typing import Any
 
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, SystemEvent, ToolEvent, UserEvent
-from sscbench.jsonl import loads_json
+from sscbench.reading import loads_json
 
 
 @dataclass(frozen=True)

@@ -33,9 +33,10 @@ import pydantic
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
-from sscbench.jsonl import dumps_line, loads_json
+from sscbench.jsonl import dumps_line
 from sscbench.llm.endpoint import MAX_RESPONSE_BYTES, EndpointConfig
 from sscbench.llm.limiter import DEFAULT_CEILING
+from sscbench.reading import loads_json
 
 
 def pool_size(config: EndpointConfig) -> int:

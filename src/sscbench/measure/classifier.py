@@ -19,8 +19,8 @@ from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.registry import MeasuredOperator
-from sscbench.jsonl import loads_json
 from sscbench.llm.endpoint import EndpointConfig
+from sscbench.reading import loads_json
 
 
 class UseClassifier(Protocol):

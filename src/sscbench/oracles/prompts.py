@@ -23,8 +23,8 @@ from typing import Any
 
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.jsonl import loads_json
 from sscbench.measure.classifier import numbered_trajectory
+from sscbench.reading import loads_json
 
 L0_INSTRUCTIONS = """You audit one trajectory of a tool-using customer-service agent.
 The trajectory may contain a faulty tool observation: a tool result that asserts a

@@ -29,7 +29,7 @@ from typing import Any
 
 from sscbench.analysis.overlap import number, overlap
 from sscbench.errors import DataError
-from sscbench.jsonl import read_json
+from sscbench.reading import read_json
 from sscbench.release.evidence import METRICS
 from sscbench.release.evidence_file import check_evidence
 

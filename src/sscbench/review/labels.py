@@ -47,8 +47,8 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from sscbench.errors import DataError
-from sscbench.jsonl import read_json, read_lines
-from sscbench.reading import json_reason, loads_json
+from sscbench.jsonl import read_lines
+from sscbench.reading import json_reason, loads_json, read_json
 
 INF = "inf"
 UNDECIDABLE = "undecidable"

@@ -17,7 +17,7 @@ from jinja2 import Environment, select_autoescape
 
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, SystemEvent, ToolEvent, UserEvent
 from sscbench.faults.contract import FaultContract
-from sscbench.jsonl import loads_json
+from sscbench.reading import loads_json
 from sscbench.review.guide import guide
 
 STYLE = """

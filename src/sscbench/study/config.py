@@ -16,9 +16,8 @@ from pydantic import (
 )
 
 from sscbench.errors import DataError
-from sscbench.jsonl import read_text
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
-from sscbench.reading import loads_toml
+from sscbench.reading import loads_toml, read_text
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
 from sscbench.study.config_domains import check_operator_domains

@@ -169,3 +169,37 @@ def test_the_writer_keeps_csv_bytes_and_escapes_cells(tmp_path):
         write_csv_rows(handle, ["a", "b"], [[1, "two\nlines"]], lineterminator="\n")
     assert read_csv(path) == [{"a": "1", "b": "two\nlines"}]
     assert json.dumps(read_csv(path))
+
+
+@pytest.mark.parametrize(
+    ("name", "safe"),
+    [
+        ("r1", True),
+        ("cl-we02-eq1g6c-asis", True),
+        ("case_~0a1b2c--agent--r0--faulted", True),
+        ("a.b", True),
+        (".", False),
+        ("..", False),
+        (".hidden", False),
+        ("../evil", False),
+        ("a/b", False),
+        ("a\\b", False),
+        ("", False),
+        ("x" * 201, False),
+        ("x" * 200, True),
+        ("név", False),
+        ("a\x00b", False),
+        (7, False),
+    ],
+)
+def test_a_name_that_becomes_a_path_is_one_safe_component(name, safe, tmp_path):
+    """The one rule for names that become file names (run ids, reviewer names, …)."""
+    from sscbench.reading import check_name, name_problem
+
+    assert (name_problem(name) is None) == safe
+    if safe:
+        assert check_name(name, tmp_path, "f") == name
+        assert (tmp_path / name).parent == tmp_path
+    else:
+        with pytest.raises(DataError, match="field f"):
+            check_name(name, tmp_path, "f")

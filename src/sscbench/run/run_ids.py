@@ -14,13 +14,16 @@ MAX_CASE_PART = 100
 def _case_part(case_id: str) -> str:
     """A file-name-safe form of a case id that no other case id shares.
 
-    A short id of safe characters without ``--`` stands for itself; any other is
-    shortened to safe characters and followed by ``~`` and a hash of the whole id
-    (``~`` is not a safe character, so the two forms never meet).
+    A short id of safe characters without ``--`` and not starting with ``.`` stands for
+    itself; any other is shortened to safe characters and followed by ``~`` and a hash
+    of the whole id (``~`` is not a safe character, so the two forms never meet; a
+    leading ``.`` becomes ``_``, so no run file is hidden).
     """
-    if not _UNSAFE.search(case_id) and "--" not in case_id and len(case_id) <= MAX_CASE_PART:
+    plain = not _UNSAFE.search(case_id) and "--" not in case_id
+    if plain and not case_id.startswith(".") and len(case_id) <= MAX_CASE_PART:
         return case_id
     readable = _DASHES.sub("-", _UNSAFE.sub("_", case_id))[:80]
+    readable = "_" + readable[1:] if readable.startswith(".") else readable
     return f"{readable}~{hashlib.sha256(case_id.encode()).hexdigest()[:12]}"
 
 

@@ -17,7 +17,7 @@ from pydantic import (
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
-from sscbench.reading import loads_toml, read_text
+from sscbench.reading import PathName, loads_toml, read_text
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
 from sscbench.study.config_domains import check_operator_domains
@@ -107,7 +107,7 @@ class WorldSettings(_Strict):
 class AgentSettings(_Strict):
     """One agent configuration of the study."""
 
-    id: str = Field(pattern=r"^[A-Za-z0-9_.-]+$", max_length=MAX_AGENT_ID)
+    id: PathName = Field(pattern=r"^[A-Za-z0-9_.-]+$", max_length=MAX_AGENT_ID)
     kind: Literal["scripted", "openai", "replay", "inspect"] = "scripted"
     profile: str | None = None
     params: dict[str, Any] = Field(default_factory=dict)

@@ -25,7 +25,7 @@ from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
-from sscbench.reading import loads_json, read_json
+from sscbench.reading import PathName, check_name, loads_json, read_json
 from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
 from sscbench.study.lock import LOCK_NAME as LOCK_FILE
 from sscbench.study.marker import MARKER_FORMAT, STUDY_MARKER, read_marker
@@ -40,9 +40,9 @@ class IndexEntry(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    run_id: str
+    run_id: PathName
     case_id: str
-    config_id: str
+    config_id: PathName
     repetition: int
     kind: Literal["clean", "faulted"]
     status: Literal["completed", "not-qualified", "missing"]
@@ -57,7 +57,7 @@ class IndexEntry(BaseModel):
     # faulted run names the clean run that qualified it (or not). Older studies: None.
     task: str | None = None
     cases: tuple[str, ...] | None = None
-    clean_run_id: str | None = None
+    clean_run_id: PathName | None = None
     usage: RunUsage | None = None  # endpoint requests, tokens and wall time of a run that ran
 
     def served_cases(self) -> tuple[str, ...]:
@@ -393,12 +393,13 @@ class StudyDir:
 
     # ---- runs ----------------------------------------------------------------------
     def ledger_path(self, run_id: str) -> Path:
-        """Where a run's model-visible ledger lives."""
-        return self.runs / f"{run_id}.ledger.jsonl"
+        """Where a run's model-visible ledger lives (a run id that is not one safe file
+        name, :func:`~sscbench.reading.name_problem`, is refused: it names no run)."""
+        return self.runs / f"{check_name(run_id, self.runs, 'run id')}.ledger.jsonl"
 
     def evaluator_path(self, run_id: str) -> Path:
-        """Where a run's evaluator-only log lives."""
-        return self.runs / f"{run_id}.evaluator.jsonl"
+        """Where a run's evaluator-only log lives (its run id checked as the ledger's)."""
+        return self.runs / f"{check_name(run_id, self.runs, 'run id')}.evaluator.jsonl"
 
     def write_run(
         self, run_id: str, ledger: list[LedgerEvent], evaluator: list[EvaluatorEvent]

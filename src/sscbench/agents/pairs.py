@@ -8,8 +8,10 @@ A pairs file (``[agents.replay] pairs = "pairs.jsonl"``) holds one JSON object a
   trial of the case's own task;
 * ``edits`` — small edits applied before the faulted replay (:mod:`sscbench.agents.edits`;
   the clean run replays the recording as it is);
-* ``run_id`` — the faulted run's id (optional; file-name-safe, no ``--``), so labels
-  can name runs readably;
+* ``run_id`` — the faulted run's id (optional; one safe file name, no ``--``, never
+  ``.`` or ``..`` or a name starting with ``.``: :func:`sscbench.reading.name_problem`),
+  so labels can name runs readably; unique in the file, and across every agent of a
+  study (checked when the study is planned);
 * ``kind``, ``note`` — free text for people.
 
 Each pair is one faulted run; its repetition number is its line's index among the
@@ -22,10 +24,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from sscbench.errors import DataError
-from sscbench.reading import json_reason, loads_json
+from sscbench.reading import PathName, json_reason, loads_json, read_text
 
 
 class Pair(BaseModel):
@@ -37,9 +39,15 @@ class Pair(BaseModel):
     recording: str | None = Field(None, min_length=1)
     trial: int | None = Field(None, ge=0)
     edits: list[dict[str, Any]] = Field(default_factory=list)
-    run_id: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]+$", max_length=120)
+    run_id: PathName | None = Field(None, pattern=r"^[A-Za-z0-9._-]+$", max_length=120)
     kind: str | None = None
     note: str | None = None
+    _line: int = PrivateAttr(0)
+
+    @property
+    def line(self) -> int:
+        """The line of the pairs file this pair was read from (0: not read from a file)."""
+        return self._line
 
     @model_validator(mode="after")
     def _one_recording(self) -> Pair:
@@ -56,10 +64,7 @@ class Pair(BaseModel):
 def read_pairs(path: str | Path) -> list[Pair]:
     """The pairs of a pairs file, in file order; errors name the file, line and field."""
     path = Path(path)
-    try:
-        text = path.read_text("utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DataError(path, None, f"cannot read the pairs file: {exc}") from exc
+    text = read_text(path)
     pairs: list[Pair] = []
     names: dict[str, int] = {}
     for number, line in enumerate(text.split("\n"), start=1):
@@ -72,7 +77,8 @@ def read_pairs(path: str | Path) -> list[Pair]:
         except ValidationError as exc:
             error = exc.errors()[0]
             loc = ".".join(str(part) for part in error["loc"]) or "line"
-            raise DataError(path, f"line {number}: {loc}", error["msg"]) from exc
+            message = error["msg"].removeprefix("Value error, ")
+            raise DataError(path, f"line {number}: {loc}", message) from exc
         except ValueError as exc:  # too deep, an over-long integer (after ValidationError)
             raise DataError(path, f"line {number}", json_reason(exc)) from exc
         if pair.run_id is not None:
@@ -83,6 +89,7 @@ def read_pairs(path: str | Path) -> list[Pair]:
                     f"{pair.run_id!r} repeats line {names[pair.run_id]}",
                 )
             names[pair.run_id] = number
+        pair._line = number
         pairs.append(pair)
     if not pairs:
         raise DataError(path, None, "the pairs file names no pair")

@@ -153,6 +153,7 @@ class RecordingAgentFactory:
     def pair_run(self, pair: Pair, task_id: str) -> RecordedRun:
         """The recorded run a pair names (for a case on ``task_id``); errors name the field."""
         where = self.pairs_path or self.path
+        line = f"line {pair.line}" if pair.line else f"case {pair.case_id}"
         split = self.selection.split
         if pair.recording is not None:
             found = [r for r in self.runs if r.recording_id(split) == pair.recording]
@@ -167,7 +168,7 @@ class RecordingAgentFactory:
         if not found:
             raise DataError(
                 where,
-                f"{pair.case_id}: {field}",
+                f"{line}: {field}",
                 f"no recording {pair.recording or pair.trial!r} in {self.path}",
             )
         run = found[0]
@@ -175,7 +176,7 @@ class RecordingAgentFactory:
         if not matched.startswith(f"{UNMATCHED}/") and matched != task_id:
             raise DataError(
                 where,
-                f"{pair.case_id}: recording",
+                f"{line}: recording",
                 f"recording {run.recording_id(split)} ran task {matched}, not the case's {task_id}",
             )
         return run

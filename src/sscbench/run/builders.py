@@ -63,6 +63,13 @@ def pair_run_id(settings: AgentSettings, repetition: int) -> str | None:
     return _recording_factory(settings).pairs()[repetition].run_id
 
 
+def pair_source(settings: AgentSettings, repetition: int) -> tuple[Path, str]:
+    """Where a replay agent's repetition was named: its pairs file and ``line N``."""
+    factory = _recording_factory(settings)
+    pair = factory.pairs()[repetition]
+    return factory.pairs_path or factory.path, f"line {pair.line}"
+
+
 def check_replay_plan(
     config: StudyConfig, planned: set[str], cases: list[Case] | None = None
 ) -> None:
@@ -81,11 +88,11 @@ def check_replay_plan(
 
 
 def _check_pairs(factory: RecordingAgentFactory, cases: dict[str, Case]) -> None:
-    from sscbench.agents.edits import apply_edits
+    from sscbench.agents.edits import EditError, apply_edits
 
     path = factory.pairs_path or factory.path
-    for number, pair in enumerate(factory.pairs(), start=1):
-        where = f"line {number}"
+    for pair in factory.pairs():
+        where = f"line {pair.line}"
         case = cases.get(pair.case_id)
         if case is None:
             raise DataError(
@@ -96,6 +103,8 @@ def _check_pairs(factory: RecordingAgentFactory, cases: dict[str, Case]) -> None
         run = factory.pair_run(pair, case.task_id)
         try:
             apply_edits(run, pair.edits)
+        except EditError as exc:
+            raise DataError(path, f"{where}: {exc.field}", exc.reason) from exc
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise DataError(path, f"{where}: edits", str(exc)) from exc
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
-from sscbench.run.builders import pair_run_id, repetition_numbers
+from sscbench.run.builders import pair_run_id, pair_source, repetition_numbers
 from sscbench.run.run_ids import run_id_for
 from sscbench.run.shared_clean import CleanSlot, step_limits
 from sscbench.study.config import StudyConfig, check_plan_size
@@ -150,7 +150,8 @@ def make_plan(config: StudyConfig, cases: list[Case]) -> Plan:
 
     A plan over the size limit, or whose run ids are not all distinct, is refused. Run
     ids made from distinct (case, configuration, repetition) are distinct
-    (:func:`run_id_for`), so only the ids a pairs file names are kept to compare.
+    (:func:`run_id_for`), so only the ids pairs files name are kept to compare (across
+    every agent of the study).
     """
     try:
         check_plan_size(len(cases) * config.total_repetitions())
@@ -163,20 +164,27 @@ def make_plan(config: StudyConfig, cases: list[Case]) -> Plan:
 
 
 def _check_distinct(plan: Plan) -> None:
-    """Refuse two cases whose faulted runs get one id (a pairs file's names)."""
-    seen: dict[str, str] = {}
+    """Refuse two planned faulted runs that get one id from pairs files — of two cases,
+    or of two agents on one case (one ledger would overwrite the other) — naming both
+    pairs lines. A pairs file's id holds no ``--`` and every generated id does, so a
+    named id never meets a generated one."""
+    seen: dict[str, PlanUnit] = {}
+    agents = {agent.id: agent for agent in plan.agents}
     for unit in plan:
-        if unit.name is not None:
-            seen.setdefault(unit.name, unit.case.case_id)
-    for unit in plan:
-        other = seen.get(unit.faulted_run_id, unit.case.case_id)
-        if other != unit.case.case_id:
-            raise DataError(
-                "<config>",
-                "cases",
-                f"cases {other!r} and {unit.case.case_id!r} give one run id "
-                f"{unit.faulted_run_id!r}",
-            )
+        if unit.name is None:
+            continue
+        first = seen.setdefault(unit.name, unit)
+        if first is unit:
+            continue
+        path, line = pair_source(agents[unit.config_id], unit.repetition)
+        first_path, first_line = pair_source(agents[first.config_id], first.repetition)
+        raise DataError(
+            path,
+            f"{line}: run_id",
+            f"{unit.name!r} (agent {unit.config_id!r}, case {unit.case.case_id!r}) is also "
+            f"the run id of agent {first.config_id!r}'s pair in {first_path}, {first_line} "
+            f"(case {first.case.case_id!r}): every run needs its own id",
+        )
 
 
 def clean_slots(plan: Iterable[PlanUnit]) -> list[CleanSlot]:

@@ -71,14 +71,29 @@ def _message(message: Any, where: str, path: Path) -> dict[str, Any] | None:
     raise DataError(path, f"{where}.role", f"unknown role {role!r}")
 
 
-def _conversation(messages: list[Any], where: str, path: Path) -> list[dict[str, Any]]:
+def _validated(message: dict[str, Any], where: str, path: Path) -> RecordedMessage:
+    """One converted message as a recorded one; an error names the message where it
+    stands in the file (``simulations[3].messages[2].content``)."""
+    try:
+        return RecordedMessage.model_validate(message)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = ".".join(str(part) for part in error["loc"])
+        field = f"{where}.{loc}" if loc else where
+        raise DataError(path, field, error["msg"].removeprefix("Value error, ")) from exc
+
+
+def _conversation(messages: list[Any], where: str, path: Path) -> list[RecordedMessage]:
     """The simulation's messages from the user's first one on (the greeting dropped)."""
-    converted = [_message(m, f"{where}.messages[{i}]", path) for i, m in enumerate(messages)]
-    kept = [m for m in converted if m is not None]
-    first_user = next((i for i, m in enumerate(kept) if m["role"] == "user"), None)
+    kept: list[RecordedMessage] = []
+    for i, raw in enumerate(messages):
+        converted = _message(raw, f"{where}.messages[{i}]", path)
+        if converted is not None:
+            kept.append(_validated(converted, f"{where}.messages[{i}]", path))
+    first_user = next((i for i, m in enumerate(kept) if m.role == "user"), None)
     if first_user is None:
         raise DataError(path, f"{where}.messages", "the conversation has no user message")
-    head = [m for m in kept[:first_user] if m["role"] == "system"]
+    head = [m for m in kept[:first_user] if m.role == "system"]
     return head + kept[first_user:]
 
 
@@ -88,38 +103,66 @@ def _reward(simulation: dict[str, Any]) -> float | None:
     return float(reward) if isinstance(reward, int | float) else None
 
 
-def tau2_runs(raw: dict[str, Any], path: str | Path) -> list[RecordedRun]:
-    """Every simulation of a τ² results file as a recorded run (τ²'s task id kept in
-    ``info["tau2_task_id"]`` and as ``task_id`` until a match replaces it)."""
-    path = Path(path)
-    domain = ((raw.get("info") or {}).get("environment_info") or {}).get("domain_name")
-    runs: list[RecordedRun] = []
-    for index, simulation in enumerate(raw["simulations"]):
+def _simulation_id(simulation: dict[str, Any], index: int) -> str:
+    """A simulation's id as recordings and pairs name it (its index when it has none)."""
+    return str(simulation.get("id") or index)
+
+
+def _distinct(raw: list[Any], path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The simulations by position, each id once: a second simulation with an id seen
+    before is dropped when it is identical to the first (the same conversation written
+    twice) and refused, naming both positions, when it differs (which one would a pair
+    replay?)."""
+    first: dict[str, int] = {}
+    kept: list[tuple[int, dict[str, Any]]] = []
+    for index, simulation in enumerate(raw):
         where = f"simulations[{index}]"
         if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
             raise DataError(path, where, "a simulation needs a 'messages' list")
+        name = _simulation_id(simulation, index)
+        if name not in first:
+            first[name] = index
+            kept.append((index, simulation))
+        elif raw[first[name]] != simulation:
+            raise DataError(
+                path,
+                f"{where}.id",
+                f"{name!r} is also the id of simulations[{first[name]}], whose content "
+                "differs: each simulation needs its own id",
+            )
+    return kept
+
+
+def tau2_runs(raw: dict[str, Any], path: str | Path) -> list[RecordedRun]:
+    """Every simulation of a τ² results file as a recorded run (τ²'s task id kept in
+    ``info["tau2_task_id"]`` and as ``task_id`` until a match replaces it). Simulation
+    ids are unique (:func:`_distinct`); errors name the field where it is in the file."""
+    path = Path(path)
+    domain = ((raw.get("info") or {}).get("environment_info") or {}).get("domain_name")
+    runs: list[RecordedRun] = []
+    for index, simulation in _distinct(raw["simulations"], path):
+        where = f"simulations[{index}]"
         traj = _conversation(simulation["messages"], where, path)
         info = {
             "format": "tau2",
-            "simulation_id": str(simulation.get("id") or index),
+            "simulation_id": _simulation_id(simulation, index),
             "simulation_index": index,
             "tau2_task_id": str(simulation.get("task_id")),
             "domain": domain,
         }
+        trial = simulation.get("trial")
         try:
             runs.append(
                 RecordedRun(
                     task_id=str(simulation.get("task_id")),
-                    traj=[RecordedMessage.model_validate(m) for m in traj],
+                    traj=traj,
                     reward=_reward(simulation),
-                    trial=simulation.get("trial")
-                    if isinstance(simulation.get("trial"), int)
-                    else None,
+                    trial=trial if isinstance(trial, int) and not isinstance(trial, bool) else None,
                     info=info,
                 )
             )
         except ValidationError as exc:
             error = exc.errors()[0]
             loc = ".".join(str(part) for part in error["loc"])
-            raise DataError(path, f"{where}.{loc}", error["msg"]) from exc
+            raise DataError(path, f"{where}.{loc}" if loc else where, error["msg"]) from exc
     return runs

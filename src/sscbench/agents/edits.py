@@ -14,7 +14,11 @@ Edits name an assistant turn by its index among the recording's assistant messag
 * ``{"op": "user", "turn": k, "content": "..."}`` — replace the user reply that follows
   text turn k (``turn: -1`` is the opening user message).
 
-An edit that does not fit the recording raises :class:`ValueError` naming the edit.
+Every edit is checked against the recording it edits before any is applied
+(:func:`check_edits`): its keys are the op's own, a turn, ``before`` and ``call`` are
+non-negative integers in range (``turn: -1`` only for ``user``), texts are strings and
+arguments objects. An edit that does not fit raises :class:`ValueError` naming it
+(``edits[2].before: ...``); nothing is silently skipped.
 """
 
 from __future__ import annotations
@@ -88,8 +92,98 @@ def _edited_text(text: str | None, edit: dict[str, Any], number: int) -> str:
     return text
 
 
+class EditError(ValueError):
+    """An edit that does not fit its recording: ``field`` (``edits[2].before``) and why."""
+
+    def __init__(self, field: str, reason: str):
+        self.field = field
+        self.reason = reason
+        super().__init__(f"{field}: {reason}")
+
+
+_KEYS = {
+    "text": {"turn", "content", "replace"},
+    "args": {"turn", "call", "arguments"},
+    "insert": {"before", "content", "tool_calls", "user_reply"},
+    "delete": {"turn"},
+    "user": {"turn", "content"},
+}
+
+
+def _index(edit: dict[str, Any], key: str, last: int, lowest: int = 0) -> int:
+    """``edit[key]`` when it is an integer from ``lowest`` to ``last``; else ValueError."""
+    value = edit.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key}: must be an integer, not {value!r}")
+    if not lowest <= value <= last:
+        raise ValueError(f"{key}: {key} {value} out of range ({lowest} to {last})")
+    return value
+
+
+def _check_types(edit: dict[str, Any]) -> None:
+    """The value types of an edit's texts, replacements, arguments and calls."""
+    op = edit["op"]
+    if op == "text" and ("content" in edit) == ("replace" in edit):
+        raise ValueError("content: give 'content' or 'replace' (exactly one)")
+    for key in ("content", "user_reply"):
+        blank = op == "insert" and key == "content" and edit.get(key) is None
+        if key in edit and not isinstance(edit[key], str) and not blank:
+            raise ValueError(f"{key}: must be a string")
+    replace = edit.get("replace", [])
+    if not isinstance(replace, list) or not all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(t, str) for t in p) for p in replace
+    ):
+        raise ValueError("replace: must be a list of [old, new] string pairs")
+    if op == "args" and not isinstance(edit.get("arguments"), dict):
+        raise ValueError("arguments: must be an object")
+    calls = edit.get("tool_calls", [])
+    if not isinstance(calls, list) or not all(
+        isinstance(c, dict)
+        and isinstance(c.get("name"), str)
+        and isinstance(c.get("arguments"), dict)
+        for c in calls
+    ):
+        raise ValueError("tool_calls: must be a list of {name, arguments} objects")
+
+
+def _check_edit(edit: Any, groups: list[list[dict]]) -> None:
+    """One edit against the recording's assistant turns ``groups``."""
+    if not isinstance(edit, dict) or edit.get("op") not in _KEYS:
+        op = edit.get("op") if isinstance(edit, dict) else edit
+        raise ValueError(f"op: unknown op {op!r} (one of {', '.join(_KEYS)})")
+    op = edit["op"]
+    extra = sorted(set(edit) - _KEYS[op] - {"op"})
+    if extra:
+        raise ValueError(f"{extra[0]}: not a key of a {op!r} edit")
+    _check_types(edit)
+    if op == "insert":
+        _index(edit, "before", len(groups))
+        return
+    turn = _index(edit, "turn", len(groups) - 1, -1 if op == "user" else 0)
+    if op == "args":
+        calls = groups[turn][0].get("tool_calls") or []
+        if not calls:
+            raise ValueError(f"turn: turn {turn} makes no tool call")
+        _index({"call": 0, **edit}, "call", len(calls) - 1)
+
+
+def check_edits(run: RecordedRun, edits: list[Any]) -> None:
+    """Refuse any edit that does not fit ``run`` (``ValueError`` naming ``edits[k].field``):
+    an index out of range, negative or not an integer, a key of another op, a value of
+    the wrong type. Checked whole before any edit is applied."""
+    _, groups = _turn_groups(_messages(run))
+    for number, edit in enumerate(edits):
+        try:
+            _check_edit(edit, groups)
+        except ValueError as exc:
+            key, _, reason = str(exc).partition(": ")
+            raise EditError(f"edits[{number}].{key}", reason) from None
+
+
 def apply_edits(run: RecordedRun, edits: list[dict[str, Any]]) -> RecordedRun:
-    """The recording with the corpus edits applied (turn numbers of the original)."""
+    """The recording with the corpus edits applied (turn numbers of the original), each
+    edit checked against it first (:func:`check_edits`)."""
+    check_edits(run, edits)
     head, groups = _turn_groups(_messages(run))
     inserts: dict[int, list[list[dict]]] = {}
     deleted: set[int] = set()

@@ -195,7 +195,8 @@ def read_json_model(path: str | Path, model: type[M], schema: str | None = None)
         result = model.model_validate(read_json(path))
     except ValidationError as exc:
         first = exc.errors()[0]
-        raise DataError(path, ".".join(map(str, first["loc"])) or None, first["msg"]) from exc
+        reason = first["msg"].removeprefix("Value error, ")
+        raise DataError(path, ".".join(map(str, first["loc"])) or None, reason) from exc
     found = getattr(result, "schema_", None)
     if schema is not None and found != schema:
         raise DataError(path, "schema", f"expected {schema!r}, not {found!r}")

@@ -121,12 +121,13 @@ def test_cli_reads_review_ids_through_the_key_and_prints_json(study, tmp_path):
     assert text.exit_code == 0 and "disagreements: 1" in text.output and "T_F" in text.output
 
 
-def test_unmeasured_runs_and_bad_labels_are_reported(study, tmp_path):
+def test_labels_of_unknown_runs_and_bad_labels_are_refused(study, tmp_path):
+    """A label of a run the study does not have is refused naming its line (it was once
+    scored as a total disagreement)."""
     path = tmp_path / "l.jsonl"
-    path.write_text('{"run_id": "no-such-run", "A": true}\n')
-    result = agreement(study, path).to_dict()
-    assert result["unmeasured_runs"] == ["no-such-run"]
-    assert result["quantities"]["A"]["all"]["agree"] == 0
+    path.write_text('\n{"run_id": "no-such-run", "A": true}\n')
+    with pytest.raises(DataError, match="line 2, run_id: 'no-such-run' is not a run"):
+        agreement(study, path)
     path.write_text('{"review_id": "r999", "A": true}\n')
     with pytest.raises(DataError, match="key file"):
         agreement(study, path)

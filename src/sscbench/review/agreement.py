@@ -41,6 +41,7 @@ from sscbench.review.labels import (
     QUANTITIES,
     STEP_QUANTITIES,
     RunLabel,
+    check_known,
     labels_by_run,
     read_key,
     read_labels,
@@ -368,7 +369,23 @@ def agreement(
         except (DataError, OSError):
             return None
 
+    def steps_of(run_id: str) -> int | None:  # only labels with a step need the ledger
+        label = by_run[run_id]
+        if not any(isinstance(getattr(label, q), int) for q in STEP_QUANTITIES):
+            return None
+        ledger = ledger_of(run_id)
+        return None if ledger is None else len(ledger)
+
+    check_known(by_run, _known_runs(store, rows), steps_of, reference)
     return compare(by_run, rows, ledger_of)
+
+
+def _known_runs(store: StudyDir, rows: dict[str, MeasurementRow]) -> set[str]:
+    """The runs a label may name: the study's index, or without one (a measurements
+    file scored alone) the measured runs."""
+    if not store.index.exists():
+        return set(rows)
+    return {entry.run_id for entry in store.read_index()}
 
 
 def dumps(result: Agreement) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +38,13 @@ from sscbench.core.definitions import arrival
 from sscbench.errors import DataError
 from sscbench.jsonl import read_json_model
 from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
-from sscbench.review.labels import RunLabel, read_labels
+from sscbench.review.labels import (
+    STEP_QUANTITIES,
+    RunLabel,
+    check_steps,
+    read_key,
+    read_labels,
+)
 from sscbench.review.plan import ReviewPlan, read_plan
 from sscbench.review.review_page import FORM_FIELDS, STEP_FIELDS
 
@@ -125,9 +132,33 @@ def derived(label: RunLabel | None) -> dict[str, Any]:
     return values
 
 
+def item_steps(plan: ReviewPlan) -> Callable[[str], int | None]:
+    """How many steps each review item's run has (review id → its ledger's length),
+    through the plan's key and study, read on first use: a label's step must lie in
+    its run. A key or study that cannot be read is an error (the check is not skipped)."""
+    from sscbench.study.study import Study
+
+    found: dict[str, int] = {}
+    runs: dict[str, str] = {}
+
+    def steps_of(review_id: str) -> int | None:
+        if review_id not in found:
+            if not runs:
+                runs.update(read_key(plan.key))
+            run_id = runs.get(review_id)
+            if run_id is None:
+                raise DataError(plan.key, "runs", f"{review_id!r} of plan.json is not in the key")
+            found[review_id] = len(Study.open(plan.study).ledger(run_id))
+        return found[review_id]
+
+    return steps_of
+
+
 def reviewer_labels(folder: Path, plan: ReviewPlan) -> dict[str, dict[str, RunLabel]]:
-    """Each reviewer's labels by review id; a missing export or a foreign id is an error."""
+    """Each reviewer's labels by review id; a missing export, a foreign id or a step
+    beyond the item's run is an error naming the line."""
     known = set(plan.order())
+    steps_of = item_steps(plan)
     out: dict[str, dict[str, RunLabel]] = {}
     for name in plan.reviewers:
         path = folder / "labels" / f"{name}.jsonl"
@@ -137,14 +168,23 @@ def reviewer_labels(folder: Path, plan: ReviewPlan) -> dict[str, dict[str, RunLa
             )
         labels: dict[str, RunLabel] = {}
         for label in read_labels(path):
+            where = label.where
             if label.review_id is None:
                 raise DataError(
-                    path, "review_id", f"{label.run_id}: a review's label needs its review_id"
+                    path,
+                    f"{where}, review_id",
+                    f"{label.run_id}: a review's label needs its review_id",
                 )
             if label.review_id not in known:
-                raise DataError(path, "review_id", f"{label.review_id!r} is not in plan.json")
+                raise DataError(
+                    path, f"{where}, review_id", f"{label.review_id!r} is not in plan.json"
+                )
             if label.reviewer not in (None, name):
-                raise DataError(path, "reviewer", f"{label.reviewer!r} in the file of {name}")
+                raise DataError(
+                    path, f"{where}, reviewer", f"{label.reviewer!r} in the file of {name}"
+                )
+            if any(isinstance(getattr(label, q), int) for q in STEP_QUANTITIES):
+                check_steps(label, steps_of(label.review_id), path)
             labels[label.review_id] = label
         out[name] = labels
     return out

@@ -33,6 +33,7 @@ Errors name the file, the line and the field. The full description is in
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -41,6 +42,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    PrivateAttr,
     ValidationError,
     model_validator,
 )
@@ -119,6 +121,12 @@ class RunLabel(BaseModel):
     Y_end: Literal["endorses", "rejects", "undecidable"] | None = None
     note: str = ""
     reviewer: str | None = Field(None, min_length=1)
+    _line: int = PrivateAttr(0)
+
+    @property
+    def where(self) -> str:
+        """``line N`` of the file the label was read from (``label`` when not read)."""
+        return f"line {self._line}" if self._line else "label"
 
     @model_validator(mode="after")
     def _named(self) -> RunLabel:
@@ -179,13 +187,15 @@ def parse_label_line(line: str, path: str | Path, number: int) -> RunLabel:
         key, known = misspelt
         raise DataError(path, f"line {number}, {key}", f"not a field: did you mean {known!r}?")
     try:
-        return RunLabel.model_validate(raw)
+        label = RunLabel.model_validate(raw)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = _error_field(first)
         message = first["msg"].removeprefix("Value error, ")
         where = f"line {number}" if field == "(line)" else f"line {number}, {field}"
         raise DataError(path, where, message) from exc
+    label._line = number
+    return label
 
 
 def is_case_line(text: str) -> bool:
@@ -245,14 +255,51 @@ def labels_by_run(
                 )
             run_id = key.get(label.review_id or "")
             if run_id is None:
-                raise DataError(path, "review_id", f"{label.review_id!r} is not in the key file")
+                raise DataError(
+                    path, f"{label.where}, review_id", f"{label.review_id!r} is not in the key file"
+                )
         elif label.review_id is not None and key is not None:
             mapped = key.get(label.review_id)
             if mapped is not None and mapped != run_id:
                 raise DataError(
-                    path, "review_id", f"{label.review_id!r} maps to {mapped}, not {run_id}"
+                    path,
+                    f"{label.where}, review_id",
+                    f"{label.review_id!r} maps to {mapped}, not {run_id}",
                 )
         if run_id in out:
-            raise DataError(path, "run_id", f"{run_id} labelled twice")
+            raise DataError(path, f"{label.where}, run_id", f"{run_id} labelled twice")
         out[run_id] = label
     return out
+
+
+def check_steps(label: RunLabel, steps: int | None, path: str | Path) -> None:
+    """Refuse a step label beyond the run: a ledger of ``steps`` events has steps 0 to
+    ``steps - 1`` (None: the ledger could not be read, nothing to check against)."""
+    if steps is None:
+        return
+    for quantity in STEP_QUANTITIES:
+        value = getattr(label, quantity)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= steps:
+            raise DataError(
+                path,
+                f"{label.where}, {quantity}",
+                f"step {value} is beyond the run, whose ledger has {steps} steps "
+                f"(0 to {steps - 1})",
+            )
+
+
+def check_known(
+    labels: dict[str, RunLabel],
+    known: set[str],
+    steps_of: Callable[[str], int | None],
+    path: str | Path,
+) -> None:
+    """Refuse a label of a run the study does not have (it would be scored as a total
+    disagreement) or a step beyond its run's ledger, naming the label's line."""
+    for run_id, label in labels.items():
+        if run_id not in known:
+            field = "review_id" if label.run_id is None else "run_id"
+            raise DataError(
+                path, f"{label.where}, {field}", f"{run_id!r} is not a run of the study"
+            )
+        check_steps(label, steps_of(run_id), path)

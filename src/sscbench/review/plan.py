@@ -25,10 +25,11 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sscbench.errors import DataError
 from sscbench.jsonl import read_json_model, write_utf8
+from sscbench.reading import name_problem
 from sscbench.review.export import Candidate, candidates, default_key_path
 
 PLAN_SCHEMA = "sscbench.review-plan/1"
@@ -65,6 +66,40 @@ class ReviewPlan(BaseModel):
     items: list[str]
     cases: dict[str, list[str]]
 
+    @field_validator("reviewers")
+    @classmethod
+    def _reviewers(cls, names: list[str]) -> list[str]:
+        """Reviewer names become file names (``labels/<name>.jsonl``): checked each time
+        the plan is read, not only on the command line, so an edited ``plan.json`` cannot
+        lead a reader out of the review folder."""
+        for number, name in enumerate(names):
+            if not valid_name(name):
+                raise ValueError(f"{_name_reason(name)} (reviewers[{number}])")
+        if len(set(names)) != len(names):
+            raise ValueError("a reviewer is named twice")
+        return names
+
+    @field_validator("calibration", "items")
+    @classmethod
+    def _review_ids(cls, ids: list[str]) -> list[str]:
+        """Review ids become file names (``pages/<id>.html``) and each counts once."""
+        seen: dict[str, int] = {}
+        for number, item in enumerate(ids):
+            problem = name_problem(item)
+            if problem is not None:
+                raise ValueError(f"{problem} (position {number})")
+            if item in seen:
+                raise ValueError(f"{item!r} is listed twice (positions {seen[item]} and {number})")
+            seen[item] = number
+        return ids
+
+    @model_validator(mode="after")
+    def _apart(self) -> ReviewPlan:
+        both = sorted(set(self.calibration) & set(self.items))
+        if both:
+            raise ValueError(f"{both[0]!r} is both a calibration run and an item: it counts once")
+        return self
+
     def order(self) -> list[str]:
         """Every review id in review order: calibration first."""
         return [*self.calibration, *self.items]
@@ -78,7 +113,14 @@ def read_plan(folder: str | Path) -> ReviewPlan:
 
 def valid_name(name: str) -> bool:
     """A reviewer's or adjudicator's name: usable as a file name, not ``adjudication``."""
-    return bool(_NAME.match(name)) and name != ADJUDICATION
+    return bool(_NAME.match(name)) and name != ADJUDICATION and name_problem(name) is None
+
+
+def _name_reason(name: str) -> str:
+    return (
+        f"bad name {name!r}: letters, digits, '_', '-', '.' only, at most 40, "
+        f"starting with a letter or digit (and not {ADJUDICATION!r})"
+    )
 
 
 def parse_reviewers(text: str) -> list[str]:

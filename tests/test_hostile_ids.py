@@ -275,3 +275,20 @@ def test_a_run_id_that_names_no_safe_file_is_refused_when_the_index_is_read(tiny
     rows[0] = json.dumps({**json.loads(rows[0]), "run_id": "../../x"})
     index.write_text("\n".join(rows) + "\n", "utf-8")
     _one_error(["measure", str(study)], index, "line 1")
+
+
+def test_a_faulted_run_planned_twice_is_refused_not_counted_twice(tiny_study, tmp_path):
+    """``plan.jsonl`` edited (and recorded again, so the tamper checks pass) to list a
+    run twice: the report refuses it instead of scheduling it twice in Table I."""
+    from study_edits import reseal_measurements, rerecord_file
+
+    study = tmp_path / "study"
+    shutil.copytree(tiny_study, study)
+    plan = study / "plan.jsonl"
+    lines = plan.read_text("utf-8").splitlines()
+    plan.write_text("\n".join([*lines, lines[0]]) + "\n", "utf-8")
+    rerecord_file(study, "plan.jsonl")
+    reseal_measurements(study)
+    line = _one_error(["report", str(study)], plan, "faulted_run_id")
+    assert f"lines 1 and {len(lines) + 1}" in line
+    assert not (study / "report").exists()

@@ -26,7 +26,7 @@ from typing import Any
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.jsonl import split_lines, write_utf8
 from sscbench.progress import counted
-from sscbench.reading import loads_json
+from sscbench.reading import check_name, loads_json
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
 from sscbench.study.folder import IndexEntry
@@ -60,8 +60,9 @@ SUMMARY = (
 
 
 def page_name(run_id: str) -> str:
-    """The run page's file name (run ids are already file-name safe in a study)."""
-    return f"{run_id}.html"
+    """The run page's file name: a run id is one safe file name (the name rule,
+    :func:`~sscbench.reading.check_name`, checked here too: the id comes from a row)."""
+    return f"{check_name(run_id, 'measurements.jsonl', 'run_id')}.html"
 
 
 def _lines(path: Path) -> list[dict[str, Any]]:
@@ -190,7 +191,7 @@ def write_run_pages(
     second = study_readings(study)  # the second reader's proposals, shown beside the rules
     measured = file_sha256(study / "measurements.jsonl") if second else None
     for row in counted(rows, "report: run pages"):
-        run_id = row.run_id
+        run_id = check_name(row.run_id, study / "measurements.jsonl", "run_id")  # names files
         if run_id not in chosen:
             continue
         other = "clean" if row.kind == "faulted" else "faulted"

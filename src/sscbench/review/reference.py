@@ -21,8 +21,14 @@ from sscbench.core.definitions import arrival
 from sscbench.errors import DataError
 from sscbench.jsonl import write_utf8
 from sscbench.reading import read_json
-from sscbench.review.interrater import ReviewAgreement, agree, derived, review_values
-from sscbench.review.labels import RunLabel, read_key, read_labels
+from sscbench.review.interrater import (
+    ReviewAgreement,
+    agree,
+    derived,
+    item_steps,
+    review_values,
+)
+from sscbench.review.labels import RunLabel, check_steps, read_key, read_labels
 from sscbench.review.plan import ADJUDICATION, ReviewPlan, read_plan
 from sscbench.review.review_page import FORM_FIELDS
 
@@ -97,9 +103,13 @@ def build_reference(folder: str | Path) -> Path:
                 f"{len(disputes)} disputed items and no adjudication: run "
                 f"`sscbench review adjudicate {folder}` and save its export here",
             )
+        steps_of = item_steps(plan)
         for label in read_labels(path):
             if label.review_id not in disputes:
-                raise DataError(path, "review_id", f"{label.review_id!r} is not a disputed item")
+                raise DataError(
+                    path, f"{label.where}, review_id", f"{label.review_id!r} is not a disputed item"
+                )
+            check_steps(label, steps_of(label.review_id), path)
             adjudicated[label.review_id] = label
     missing = [
         f"{rid} {q}"

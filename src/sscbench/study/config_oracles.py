@@ -19,6 +19,7 @@ from pydantic import Field, field_validator
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import EndpointConfig
+from sscbench.reading import name_problem
 from sscbench.study.config_cases import Strict
 
 ORACLE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
@@ -48,7 +49,7 @@ class OracleScoring(Strict):
     def _names(cls, names: list[str]) -> list[str]:
         import re
 
-        bad = [n for n in names if not re.match(ORACLE_NAME, n)]
+        bad = [n for n in names if not re.match(ORACLE_NAME, n) or name_problem(n)]
         if bad:
             raise ValueError(f"oracle names are letters, digits, '.', '_' and '-': {bad}")
         repeated = sorted({n for n in names if names.count(n) > 1})

@@ -107,8 +107,22 @@ class Study:
 
     @cached_property
     def plan(self) -> list[dict[str, Any]] | None:
-        """``plan.jsonl``'s lines, the runs the study planned (None: it has no plan)."""
-        return list(read_objects(self.store.plan)) if self.store.plan.exists() else None
+        """``plan.jsonl``'s lines, the runs the study planned (None: it has no plan). A
+        faulted run listed twice is refused, naming both entries (it would count twice)."""
+        if not self.store.plan.exists():
+            return None
+        lines = list(read_objects(self.store.plan))
+        first: dict[Any, int] = {}
+        for number, line in enumerate(lines, start=1):
+            run_id = line.get("faulted_run_id")
+            if run_id is not None and first.setdefault(run_id, number) != number:
+                raise DataError(
+                    self.store.plan,
+                    "faulted_run_id",
+                    f"{run_id!r} is planned twice (plan lines {first[run_id]} and {number}, "
+                    "blank lines not counted): a run is planned once",
+                )
+        return lines
 
     @cached_property
     def config(self) -> StudyConfig:

@@ -280,7 +280,7 @@ def test_a_run_id_that_names_no_safe_file_is_refused_when_the_index_is_read(tiny
 def test_a_faulted_run_planned_twice_is_refused_not_counted_twice(tiny_study, tmp_path):
     """``plan.jsonl`` edited (and recorded again, so the tamper checks pass) to list a
     run twice: the report refuses it instead of scheduling it twice in Table I."""
-    from study_edits import reseal_measurements, rerecord_file
+    from study_edits import rerecord_file, reseal_measurements
 
     study = tmp_path / "study"
     shutil.copytree(tiny_study, study)

@@ -92,6 +92,28 @@ def test_a_malformed_simulation_names_its_field(tmp_path):
         load_trajectories(path)
 
 
+def test_a_message_error_names_the_message_as_written(tmp_path):
+    """The greeting is dropped before replay, yet the error counts the messages of the
+    file: a user message with a number for content is messages[1], not traj[0]."""
+    bad = _simulation()
+    bad["messages"][4] = {"role": "tool", "content": "{}"}  # no call id
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(_results([_simulation("1"), bad])), "utf-8")
+    with pytest.raises(DataError, match=r"field simulations\[1\]\.messages\[4\]: a tool"):
+        load_trajectories(path)
+
+
+def test_simulation_ids_are_unique_identical_copies_read_once(tmp_path):
+    path = tmp_path / "dup.json"
+    first, other = _simulation("7"), _simulation("8")
+    path.write_text(json.dumps(_results([first, other, first])), "utf-8")
+    runs = load_trajectories(path)
+    assert [r.info["simulation_index"] for r in runs] == [0, 1]
+    path.write_text(json.dumps(_results([first, other, {**other, "id": "sim-7"}])), "utf-8")
+    with pytest.raises(DataError, match=r"simulations\[2\]\.id: 'sim-7' is also the id of sim"):
+        load_trajectories(path)
+
+
 def _task(task_id: str, user: str, instruction: str, actions: list[Action]) -> Task:
     return Task(
         task_id=task_id,

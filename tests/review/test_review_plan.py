@@ -187,3 +187,45 @@ def test_adjudicator_is_not_a_reviewer(study, tmp_path):
         app, ["review", "adjudicate", str(tmp_path / "r"), "--adjudicator", "B"]
     )
     assert result.exit_code == 2 and "is a reviewer" in result.output
+
+
+def _plan_record(**changes) -> dict:
+    record = {
+        "schema": "sscbench.review-plan/1",
+        "plan_id": "p",
+        "study": "s",
+        "key": "k.json",
+        "reviewers": ["A", "B"],
+        "seed": 0,
+        "stratify": [],
+        "runs_requested": 2,
+        "calibration_requested": 1,
+        "population": 3,
+        "strata": [],
+        "calibration": ["cal01"],
+        "items": ["r001", "r002"],
+        "cases": {},
+    }
+    return {**record, **changes}
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "reason"),
+    [
+        ({"reviewers": ["A", "../../../evil"]}, "reviewers", "bad name '../../../evil'"),
+        ({"reviewers": ["A", ".."]}, "reviewers", "bad name '..'"),
+        ({"reviewers": ["A", "adjudication"]}, "reviewers", "bad name"),
+        ({"reviewers": ["A", "A"]}, "reviewers", "named twice"),
+        ({"items": ["r001", "r001"]}, "items", "listed twice (positions 0 and 1)"),
+        ({"items": ["r001", "../r2"]}, "items", "not a safe file name"),
+        ({"calibration": ["r001"]}, None, "both a calibration run and an item"),
+    ],
+)
+def test_plan_json_is_checked_each_time_it_is_read(tmp_path, changes, field, reason):
+    """Names in plan.json become paths and items are counted: checked on every read."""
+    (tmp_path / "plan.json").write_text(json.dumps(_plan_record(**changes)), "utf-8")
+    with pytest.raises(DataError) as error:
+        read_plan(tmp_path)
+    assert error.value.field == field and reason in error.value.reason
+    (tmp_path / "plan.json").write_text(json.dumps(_plan_record()), "utf-8")
+    assert read_plan(tmp_path).order() == ["cal01", "r001", "r002"]

@@ -94,7 +94,7 @@ def test_a_malformed_simulation_names_its_field(tmp_path):
 
 def test_a_message_error_names_the_message_as_written(tmp_path):
     """The greeting is dropped before replay, yet the error counts the messages of the
-    file: a user message with a number for content is messages[1], not traj[0]."""
+    file: the tool message without a call id is messages[4] (the fourth one kept)."""
     bad = _simulation()
     bad["messages"][4] = {"role": "tool", "content": "{}"}  # no call id
     path = tmp_path / "bad.json"

@@ -182,8 +182,8 @@ def _check_distinct(plan: Plan) -> None:
             path,
             f"{line}: run_id",
             f"{unit.name!r} (agent {unit.config_id!r}, case {unit.case.case_id!r}) is also "
-            f"the run id of agent {first.config_id!r}'s pair in {first_path}, {first_line} "
-            f"(case {first.case.case_id!r}): every run needs its own id",
+            f"the run id of the pair in {first_path}, {first_line} (agent "
+            f"{first.config_id!r}, case {first.case.case_id!r}): every run needs its own id",
         )
 
 

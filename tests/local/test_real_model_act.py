@@ -267,9 +267,11 @@ def test_the_model_reaches_the_return_date_and_pay_source_faults(act_study):
 
 
 def test_the_model_reaches_the_item_option_fault(retail_study):
-    """Issue 41: in retail, asked for the email it finds the user id, reads the user and
-    then the order the user named — ItemOption's fault-bearing read — and the run is
-    measured."""
+    """Issue 41: in retail, following the retail worked exchange, the model asks for the
+    email, finds the user id and reads the order the user named — ItemOption's
+    fault-bearing read — and the run is measured. Reached in both cases (gen/1, gen/2)
+    in every end-to-end run of the retail flow (a fresh server, the retail study):
+    2026-12-06 08:16 (probe) and 08:38 (this test), the same strata (late 1, no-use 1)."""
     _, _, rows = retail_study
     triggered = _triggered(rows)
     assert triggered["ItemOption"], dict(triggered)
@@ -284,7 +286,7 @@ def test_every_operator_has_a_triggered_measured_run(act_study, retail_study):
     policy's order). Airline: the model asks for the user id and reads the user —
     PaySource's fault-bearing read — then reads the reservation — ReturnDate's — and
     writes the change — WriteEffect's. Retail: it asks for the email, finds the user id,
-    reads the user, then the order the user named — ItemOption's.
+    then reads the order the user named — ItemOption's.
 
     WriteEffect rests on one case (gen/7) whose recovery write the model gets right by a
     thin margin: identical in both runs of this test's flow (a fresh server, the study

@@ -17,10 +17,11 @@ The retail exchange follows the retail policy's order the same way: ask for the
 email, find the user id by it (authentication), say what comes next, read the order
 the user named, state the return and ask for a yes, write it with the item id and
 payment id the order record returned, tell the user. It reads no profile: measured
-for issue 41, with a profile read between (its order list holding the named order
-first) the 0.5B model read the profile's first order instead of the named one in
-one of two cases, and with the named order second in the list it asked for a yes
-before reading and wrote invented item ids in the other (docs/real-model.md).
+for issue 41, with a profile read between (the example's profile listing only the
+named order) the 0.5B model read the first order of the real profile's list instead
+of the named one in one of two cases; with the named order second of three in the
+example's list it asked for a yes before reading and wrote invented item ids in the
+other (docs/real-model.md).
 """
 
 from __future__ import annotations

@@ -271,7 +271,8 @@ def test_the_model_reaches_the_item_option_fault(retail_study):
     email, finds the user id and reads the order the user named — ItemOption's
     fault-bearing read — and the run is measured. Reached in both cases (gen/1, gen/2)
     in every end-to-end run of the retail flow (a fresh server, the retail study):
-    2026-12-06 08:16 (probe) and 08:38 (this test), the same strata (late 1, no-use 1)."""
+    2026-12-06 08:16 (probe), 08:38 and 09:01 (this test), the same strata each time
+    (late 1, no-use 1)."""
     _, _, rows = retail_study
     triggered = _triggered(rows)
     assert triggered["ItemOption"], dict(triggered)

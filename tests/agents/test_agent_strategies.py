@@ -340,5 +340,29 @@ def test_the_worked_exchange_comes_before_the_conversation_with_made_up_ids():
     assert "jane_doe_1" not in airline.base.tables["users"]
     react = demo_messages(airline.tool_schemas(), react=True)
     assert '"thought"' in react[1]["content"]
+    assert demo_messages(TOOLS, react=False) == []  # a world without the exchanges' tools
+
+
+def test_the_retail_worked_exchange_follows_the_retail_policy_with_made_up_ids():
+    """Retail: ask for the email, find the user id by it, read the order the user named
+    (its first read), ask for a yes, write with the ids the order record returned."""
+    from sscbench.agents.demo import demo_messages
+    from sscbench.world.load import load_world
+
     retail = load_world("generated", "retail", None, 0)
-    assert demo_messages(retail.tool_schemas(), react=False) == []
+    demo = demo_messages(retail.tool_schemas(), react=False)
+    replies = [json.loads(m["content"]) for m in demo if m["role"] == "assistant"]
+    names = [reply["name"] for reply in replies]
+    assert names[:4] == ["respond", "find_user_id_by_email", "respond", "get_order_details"]
+    assert "email" in replies[0]["arguments"]["content"]
+    assert names.index("get_order_details") < names.index("return_delivered_order_items")
+    assert "get_reservation_details" not in names
+    order = replies[names.index("get_order_details")]["arguments"]["order_id"]
+    assert order in demo[0]["content"] and order not in retail.base.tables["orders"]
+    record = json.loads(demo[2 * names.index("get_order_details") + 2]["content"][12:])
+    write = replies[names.index("return_delivered_order_items")]["arguments"]
+    assert write["item_ids"] == [item["item_id"] for item in record["items"]]
+    assert write["payment_method_id"] == record["payment_history"][0]["payment_method_id"]
+    assert demo[4]["content"] == "API output: jane_doe_1"  # a plain string as the tool returns it
+    assert "jane_doe_1" not in retail.base.tables["users"]
+    assert demo[-1]["content"].startswith("That was an example with made-up ids.")

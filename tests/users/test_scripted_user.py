@@ -76,3 +76,18 @@ def test_the_worked_exchange_shows_the_answers_the_scripted_user_gives(
     user = ScriptedUser(run_context(airline, "gen/7"))
     assert user.answer(ASK_USER) == USER_ID_REPLY.replace("jane_doe_1", task.user_id)
     assert user.answer(LOOK_UP) == "OK, thank you."
+
+
+def test_the_retail_worked_exchange_shows_the_answers_the_scripted_user_gives(
+    retail: World, run_context: ContextFactory
+) -> None:
+    """The retail worked exchange asks for the email and for a yes; the scripted user
+    answers those lines as the exchange shows."""
+    from sscbench.agents.demo import ASK_EMAIL, CONFIRM, EMAIL_REPLY, ORDER_LOOK_UP
+
+    task = retail.task("gen/1")
+    user = ScriptedUser(run_context(retail, "gen/1"))
+    email = retail.base.tables["users"][task.user_id]["email"]
+    assert user.answer(ASK_EMAIL) == EMAIL_REPLY.replace("jane.doe@example.com", email)
+    assert user.answer(ORDER_LOOK_UP) == "OK, thank you."
+    assert user.answer(CONFIRM) == "Yes, please go ahead."

@@ -1,6 +1,8 @@
-"""The small faulted study a local model runs under the act strategy (CI and benchmark).
+"""The small faulted studies a local model runs under the act strategy (CI and benchmark).
 
-Three SSCBench operators on the generated airline world, read-first cases
+Three SSCBench operators on the generated airline world (ReturnDate, PaySource,
+WriteEffect) and, as a second study on its own server, ItemOption on the generated
+retail world; read-first cases
 (``[cases] prefer = "read-first"``: early-trigger cases whose opening request needs a
 read before any write, see :mod:`sscbench.admission.prefer`), the scripted user, temperature 0 with a fixed seed, and
 ``qualify = "completed"``: a 0.5B model rarely solves a clean task, so its faulted
@@ -11,21 +13,28 @@ from __future__ import annotations
 
 from sscbench.local.weights import DEFAULT_MODEL
 
-OPERATORS = ("ReturnDate", "PaySource", "WriteEffect")
+DOMAIN_OPERATORS: dict[str, tuple[str, ...]] = {
+    "airline": ("ReturnDate", "PaySource", "WriteEffect"),
+    "retail": ("ItemOption",),
+}
+"""The operators each domain's study runs, by the generated world's domain."""
+OPERATORS = DOMAIN_OPERATORS["airline"]
+"""The airline study's operators (the study of issue 21)."""
+ALL_OPERATORS = tuple(op for ops in DOMAIN_OPERATORS.values() for op in ops)
 DEFAULT_STEPS = 8
 """Agent turns per run: the worked exchange's path (ask for the user id, read the user,
 read the reservation, write, answer) takes five, and a model that writes before it reads
 may recover by reading after the tool's error (measured for issue 21)."""
 ACT_STUDY = """\
 [study]
-name = "real-model-act"
+name = "{name}"
 seed = 3
 repetitions = 1
 concurrency = 1
 
 [world]
 source = "generated"
-domains = ["airline"]
+domains = ["{domain}"]
 
 [user]
 kind = "scripted"
@@ -34,7 +43,7 @@ kind = "scripted"
 operators = {operators}
 per_operator = {per_operator}
 prefer = "read-first"
-max_steps = {{ ReturnDate = {steps}, PaySource = {steps}, WriteEffect = {steps} }}
+max_steps = {{ {max_steps} }}
 
 [[agents]]
 id = "local-act"
@@ -63,10 +72,16 @@ def act_study_toml(
     steps: int = DEFAULT_STEPS,
     constrain: bool = True,
     model: str = DEFAULT_MODEL.alias,
+    domain: str = "airline",
 ) -> str:
-    """The study config (TOML text) for a local server at ``base_url``."""
+    """The study config (TOML text) for a local server at ``base_url``: the operators of
+    ``domain`` (:data:`DOMAIN_OPERATORS`) on the generated world of that domain."""
+    operators = DOMAIN_OPERATORS[domain]
     return ACT_STUDY.format(
-        operators="[" + ", ".join(f'"{o}"' for o in OPERATORS) + "]",
+        name="real-model-act" if domain == "airline" else f"real-model-act-{domain}",
+        domain=domain,
+        operators="[" + ", ".join(f'"{o}"' for o in operators) + "]",
+        max_steps=", ".join(f"{o} = {steps}" for o in operators),
         per_operator=per_operator,
         steps=steps,
         constrain="true" if constrain else "false",

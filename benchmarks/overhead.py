@@ -55,6 +55,8 @@ from sscbench.world.load import load_world
 
 CALLS = 3
 """Model calls per episode (two tool calls, then a text)."""
+OFFLOAD = [True]
+"""Whether the harness's writer offloads the run files (``--writes``; a study: yes)."""
 
 
 def airline_world(data: Path):
@@ -287,7 +289,7 @@ async def harness(
     then its index line and the journal's removal, through the study's writer."""
     store = StudyDir(out)
     store.runs.mkdir(parents=True, exist_ok=True)
-    writer = RunWriter(store)
+    writer = RunWriter(store, offload=OFFLOAD[0])
     task = world.tasks[0]
     factory = openai_agent_factory(
         OpenAIAgentConfig(base_url=endpoint.base_url, model="bench", max_retries=0)
@@ -413,8 +415,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=4, help="episodes = rounds x concurrency")
     parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency (median)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
+    parser.add_argument("--writes", choices=["thread", "inline"], default="thread")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    OFFLOAD[0] = args.writes == "thread"
     if args.serve:
         serve(args.delay)
         return

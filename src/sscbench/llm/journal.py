@@ -6,8 +6,8 @@ journal of a run (``runs/<run-id>.partial.jsonl``) gets one line per completed m
 response, agent and LLM user alike, in the order the run asked for them: the role, the
 sha256 of the request's bytes, the answer's body as it arrived (``json`` value or
 ``text``) and the retries it took. Each line is one ``write`` to a file opened for
-appending (whole or absent whatever kills the process), made on a worker thread, then
-``fsync``'d there in the background (:meth:`ResponseJournal.record`).
+appending (whole or absent whatever kills the process), then ``fsync``'d in the
+background (:meth:`ResponseJournal.record`).
 
 When the run is made again (``sscbench run`` resuming the study), it starts from the
 beginning, deterministically: each request whose role and hash match the journal's
@@ -21,7 +21,6 @@ tokens, retries) is counted. The journal is removed once the run is recorded.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import threading
@@ -133,6 +132,7 @@ class ResponseJournal:
         self.note: str | None = None
         self._kept: list[Answer] = []  # answers replayed so far (the journal's valid prefix)
         self._fresh = why is not None or not path.exists()  # the first write starts the file
+        self._fd: int | None = None
         self._sync_state = "idle"  # the background sync: idle, queued, running, again
         self._sync_lock = threading.Lock()
         self._sync_error: OSError | None = None  # a failed sync, raised by the next record
@@ -167,37 +167,32 @@ class ResponseJournal:
         return None
 
     async def record(self, answer: Answer) -> None:
-        """Append a live answer: one whole ``write`` (kept whatever kills the process) on
-        a worker thread, so no run waits for the disk on another's behalf; the file is
-        then ``fsync``'d in the background (kept through a crash of the machine too,
-        once synced: a crash before loses at most the lines not synced yet, whose
-        requests a resumed run makes again), one sync covering every line written
-        before it started (:meth:`_sync_soon`)."""
+        """Append a live answer: one whole ``write`` (kept whatever kills the process; a
+        new journal is created with its header and this line in that one write). The
+        file is then ``fsync``'d in the background (kept through a crash of the machine
+        too, once synced: a crash before loses at most the lines not synced yet, whose
+        requests a resumed run makes again), so no run waits on the disk's syncs; one
+        sync covers every line written before it started (:meth:`_sync_soon`). The write
+        itself stays on the event loop: an append to the page cache costs less than
+        handing it to a thread that must then win the interpreter's lock back."""
         if self._sync_error is not None:
             raise self._sync_error
         if self.pending:  # cannot happen (answer() returned None), but never interleave
             self.pending = []
             self._rewrite()
         data = (answer.line() + "\n").encode("utf-8")
-        await asyncio.get_running_loop().run_in_executor(_writers(), self._append, data)
-        self._sync_soon()
-
-    def _append(self, data: bytes) -> None:
-        """Write the journal's next line; a new journal is created with its header and
-        this line in one ``write``. The file is opened and closed here, on the thread."""
-        flags = os.O_WRONLY | os.O_APPEND
         if self._fresh and self.path.exists():  # an unusable journal: replaced atomically
             self._rewrite()
         if self._fresh:
             header = dumps_line({"sscbench_journal": JOURNAL_FORMAT, "run_id": self.run_id})
             data = f"{header}\n".encode() + data
-            flags |= os.O_CREAT | os.O_EXCL
-        fd = os.open(self.path, flags, 0o644)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        self._fresh = False
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
+            self._fd = os.open(self.path, flags, 0o644)
+            self._fresh = False
+        elif self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        os.write(self._fd, data)
+        self._sync_soon()
 
     def _sync_soon(self) -> None:
         """Sync the file on a worker thread unless a sync that has not started yet will
@@ -238,6 +233,7 @@ class ResponseJournal:
 
     def _rewrite(self) -> None:
         """Replace the file by its header and the answers replayed so far (atomically)."""
+        self.close()
         header = dumps_line({"sscbench_journal": JOURNAL_FORMAT, "run_id": self.run_id})
         text = "".join(f"{line}\n" for line in [header, *(a.line() for a in self._kept)])
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
@@ -249,8 +245,11 @@ class ResponseJournal:
         self._fresh = False
 
     def close(self) -> None:
-        """Nothing to release: each line's file is opened and closed as it is written
-        (kept on disk: the run is not recorded yet)."""
+        """Close the file (kept on disk: the run is not recorded yet); a background
+        sync opens the file by its name, so it never uses this descriptor."""
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
 
 
 _POOLS: dict[str, ThreadPoolExecutor] = {}
@@ -261,11 +260,6 @@ def _pool(name: str, threads: int) -> ThreadPoolExecutor:
     if name not in _POOLS:
         _POOLS[name] = ThreadPoolExecutor(threads, thread_name_prefix=f"sscbench-journal-{name}")
     return _POOLS[name]
-
-
-def _writers() -> ThreadPoolExecutor:
-    """The threads journal lines are written on (never behind a sync: syncs have theirs)."""
-    return _pool("write", 16)
 
 
 def _syncers() -> ThreadPoolExecutor:

@@ -74,6 +74,6 @@ def test_a_new_journal_starts_with_its_header_in_the_first_lines_write(tmp_path)
     journal = ResponseJournal(path, "r3")
     asyncio.run(journal.record(_answer(7)))
     journal.close()
-    first, second = path.read_text().splitlines()
+    first, _line = path.read_text().splitlines()
     assert json.loads(first) == {"sscbench_journal": 1, "run_id": "r3"}
     assert read_journal(path, "r3")[0][0].value == {"n": 7}

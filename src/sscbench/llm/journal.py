@@ -6,7 +6,8 @@ journal of a run (``runs/<run-id>.partial.jsonl``) gets one line per completed m
 response, agent and LLM user alike, in the order the run asked for them: the role, the
 sha256 of the request's bytes, the answer's body as it arrived (``json`` value or
 ``text``) and the retries it took. Each line is one ``write`` to a file opened for
-appending (whole or absent whatever kills the process), then ``fsync``'d.
+appending (whole or absent whatever kills the process), then ``fsync``'d in the
+background (:meth:`ResponseJournal.record`).
 
 When the run is made again (``sscbench run`` resuming the study), it starts from the
 beginning, deterministically: each request whose role and hash match the journal's
@@ -20,10 +21,11 @@ tokens, retries) is counted. The journal is removed once the run is recorded.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -129,8 +131,11 @@ class ResponseJournal:
         self.calls = self.agent_calls = self.replayed = 0
         self.note: str | None = None
         self._kept: list[Answer] = []  # answers replayed so far (the journal's valid prefix)
-        self._fd: int | None = None
         self._fresh = why is not None or not path.exists()  # the first write starts the file
+        self._fd: int | None = None
+        self._sync_state = "idle"  # the background sync: idle, queued, running, again
+        self._sync_lock = threading.Lock()
+        self._sync_error: OSError | None = None  # a failed sync, raised by the next record
         if why is not None:
             self._say(f"run {run_id}: its journal cannot be used ({why}); running it live")
 
@@ -162,19 +167,69 @@ class ResponseJournal:
         return None
 
     async def record(self, answer: Answer) -> None:
-        """Append a live answer: one whole ``write`` (kept whatever kills the process),
-        then ``fsync``'d on a worker thread (kept through a crash of the machine too)
-        without holding up the study's other runs."""
+        """Append a live answer: one whole ``write`` (kept whatever kills the process; a
+        new journal is created with its header and this line in that one write). The
+        file is then ``fsync``'d in the background (kept through a crash of the machine
+        too, once synced: a crash before loses at most the lines not synced yet, whose
+        requests a resumed run makes again), so no run waits on the disk's syncs; one
+        sync covers every line written before it started (:meth:`_sync_soon`). The write
+        itself stays on the event loop: an append to the page cache costs less than
+        handing it to a thread that must then win the interpreter's lock back."""
+        if self._sync_error is not None:
+            raise self._sync_error
         if self.pending:  # cannot happen (answer() returned None), but never interleave
             self.pending = []
             self._rewrite()
-        if self._fresh:
+        data = (answer.line() + "\n").encode("utf-8")
+        if self._fresh and self.path.exists():  # an unusable journal: replaced atomically
             self._rewrite()
-        if self._fd is None:
-            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        fd = self._fd
-        os.write(fd, (answer.line() + "\n").encode("utf-8"))
-        await asyncio.to_thread(os.fsync, fd)
+        if self._fresh:
+            header = dumps_line({"sscbench_journal": JOURNAL_FORMAT, "run_id": self.run_id})
+            data = f"{header}\n".encode() + data
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
+            self._fd = os.open(self.path, flags, 0o644)
+            self._fresh = False
+        elif self._fd is None:
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_APPEND)
+        os.write(self._fd, data)
+        self._sync_soon()
+
+    def _sync_soon(self) -> None:
+        """Sync the file on a worker thread unless a sync that has not started yet will
+        cover the line just written (one sync at a time per journal; a line written
+        while one runs gets another after it)."""
+        with self._sync_lock:
+            if self._sync_state == "queued":
+                return
+            if self._sync_state == "running":
+                self._sync_state = "again"
+                return
+            self._sync_state = "queued"
+        _syncers().submit(self._sync)
+
+    def _sync(self) -> None:
+        """``fsync`` the journal until no line is left unsynced (a journal already gone:
+        its run was recorded, nothing to keep). A failure fails the run's next record."""
+        while True:
+            with self._sync_lock:
+                self._sync_state = "running"
+            try:
+                fd = os.open(self.path, os.O_RDONLY)
+            except FileNotFoundError:
+                fd = None
+            except OSError as exc:
+                self._sync_error, fd = exc, None
+            if fd is not None:
+                try:
+                    os.fsync(fd)
+                except OSError as exc:
+                    self._sync_error = exc
+                finally:
+                    os.close(fd)
+            with self._sync_lock:
+                if self._sync_state != "again":
+                    self._sync_state = "idle"
+                    return
 
     def _rewrite(self) -> None:
         """Replace the file by its header and the answers replayed so far (atomically)."""
@@ -190,10 +245,27 @@ class ResponseJournal:
         self._fresh = False
 
     def close(self) -> None:
-        """Close the file (kept on disk: the run is not recorded yet)."""
+        """Close the file (kept on disk: the run is not recorded yet); a background
+        sync opens the file by its name, so it never uses this descriptor."""
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None
+
+
+_POOLS: dict[str, ThreadPoolExecutor] = {}
+
+
+def _pool(name: str, threads: int) -> ThreadPoolExecutor:
+    """A pool of worker threads shared by every journal of the process."""
+    if name not in _POOLS:
+        _POOLS[name] = ThreadPoolExecutor(threads, thread_name_prefix=f"sscbench-journal-{name}")
+    return _POOLS[name]
+
+
+def _syncers() -> ThreadPoolExecutor:
+    """The threads journals are synced on: a few, so a disk slow to sync falls behind on
+    syncing (each sync then covers more lines) rather than on anything a run waits for."""
+    return _pool("sync", 4)
 
 
 __all__ = [

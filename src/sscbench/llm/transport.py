@@ -191,6 +191,8 @@ class ChatTransport:
         self.url = str(client.base_url).rstrip("/") + "/chat/completions"
         self._headers = request_headers(client)
         self._session: aiohttp.ClientSession | None = None
+        self.trace_configs: list[aiohttp.TraceConfig] = []
+        """aiohttp request traces for the pool, added before its first use (benchmarks)."""
 
     @property
     def api_key(self) -> str:
@@ -206,6 +208,7 @@ class ChatTransport:
                 timeout=aiohttp.ClientTimeout(total=None),
                 headers=self._headers,
                 skip_auto_headers=("User-Agent",),
+                trace_configs=self.trace_configs or None,
             )
         return self._session
 

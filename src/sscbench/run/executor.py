@@ -10,6 +10,7 @@ of the same command resumes where a killed one stopped.
 from __future__ import annotations
 
 import asyncio
+import gc
 import signal
 import time
 from collections import Counter
@@ -29,6 +30,7 @@ from sscbench.run.planning import PlanUnit
 from sscbench.run.prepare import Prepared, open_study, prepare_study
 from sscbench.run.shared_clean import beyond_case_limit
 from sscbench.run.stopper import SignalStopper
+from sscbench.run.writer import RunWriter, freeze_heap
 from sscbench.study.config import StudyConfig
 from sscbench.study.cost import CostTally, calls_a_model
 from sscbench.study.cost_words import local_free_models
@@ -123,6 +125,8 @@ class StudyRunner:
         self._clean_runs: dict[str, asyncio.Future] = {}  # clean runs in flight
         self._journals: dict[str, str] = {}  # run id -> its response journal, until recorded
         self.halted = False  # the campaign's abort metric crossed: no new run starts
+        # the folder's writes, off the event loop while runs wait on a model endpoint
+        self.writer = RunWriter(store, offload=calls_a_model(config))
 
     def retained(self) -> dict[str, int]:
         """The sizes of what this runner holds per run (a test of flat memory reads them):
@@ -136,11 +140,10 @@ class StudyRunner:
             "cost_configs": len(self.costs.by_config),
         }
 
-    def _record(self, entry: IndexEntry, wall_s: float = 0.0) -> IndexEntry:
-        self.store.append_index(entry)
-        journal = self._journals.pop(entry.run_id, None)
-        if journal is not None:  # recorded: its answers are in the run's files now
-            Path(journal).unlink(missing_ok=True)
+    async def _record(self, entry: IndexEntry, wall_s: float = 0.0) -> IndexEntry:
+        # the index line, then the journal's removal (its answers are in the run's files
+        # now), on the writer's thread after the run's files (sscbench.run.writer)
+        await self.writer.index_line(entry, self._journals.pop(entry.run_id, None))
         if self.keep_finished:
             self.finished[entry.run_id] = entry
         self.costs.add(entry, wall_s)
@@ -151,12 +154,13 @@ class StudyRunner:
         """Make the run (here or on a worker), then write its files and time here (the
         study's one writer) and record it."""
         output = await self.source.make(unit, kind, run_id)
-        digests = self.store.write_run(run_id, output.ledger, output.evaluator)
-        self.store.append_timing(run_id, output.wall_s)
+        digests = await self.writer.run_files(
+            run_id, output.ledger, output.evaluator, output.wall_s
+        )
         if "journal" in output.meta:
             self._journals[run_id] = output.meta["journal"]
         entry = index_entry(self.config, unit, output, digests)
-        return self._record(entry, round(output.wall_s, 6))  # as timings.jsonl holds it
+        return await self._record(entry, round(output.wall_s, 6))  # as timings.jsonl holds it
 
     async def _clean_entry(self, unit: PlanUnit) -> IndexEntry | CleanOutcome:
         """The unit's shared clean run: finished before, in flight for another unit (then
@@ -198,11 +202,11 @@ class StudyRunner:
             "clean_run_id": clean.run_id,
         }
         if clean.status == "missing":
-            self._record(IndexEntry(**base, status="missing", reason="clean run missing"))
+            await self._record(IndexEntry(**base, status="missing", reason="clean run missing"))
         elif reason := clean_disqualifies(self.settings[unit.config_id], clean.reward) or (
             beyond_case_limit(clean.agent_turns, unit.case)
         ):
-            self._record(IndexEntry(**base, status="not-qualified", reason=reason))
+            await self._record(IndexEntry(**base, status="not-qualified", reason=reason))
         else:
             await self._episode(unit, "faulted", faulted_id)
 
@@ -276,6 +280,7 @@ async def _drain_and_close(
     try:
         await _drain(units, runner, concurrency, stopper, cap)
     finally:
+        await runner.writer.aclose()
         await runner.source.aclose()
 
 
@@ -407,6 +412,10 @@ class _PlanRun:
             )
             units = iter(self.prepared.plan)
             concurrency = self.config.study.concurrency
-            asyncio.run(_drain_and_close(units, runner, concurrency, stopper, self.cap))
+            freeze_heap()
+            try:
+                asyncio.run(_drain_and_close(units, runner, concurrency, stopper, self.cap))
+            finally:
+                gc.unfreeze()
         summary.halted = runner.halted
         return stopper.signum

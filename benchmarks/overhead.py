@@ -1,0 +1,434 @@
+"""Harness overhead against a fixed-delay endpoint, with a breakdown of where it goes.
+
+The endpoint is ``testing/delay_server.py`` in its own process (as a real local server
+would be), answering each request a fixed ``--delay`` after it arrived: two tool calls,
+then a text, so three model calls per episode. At each concurrency (64 and 256 by
+default), ``--rounds`` x the concurrency episodes are run, alternately, by
+
+* a **bare client**: one aiohttp pool POSTing the same three requests per episode
+  (the episodes' own bodies, replayed), decoding each answer, nothing else; and
+* the **harness**: ``run_episode`` with the OpenAI agent (its transport, flow control
+  and retries as in a study) and each run's two files written to a study folder.
+
+Both go through the same endpoint process in the same minute, so the ratio of their wall
+times is the harness's overhead with the machine's and the endpoint's own cost taken out
+(the ideal, rounds x 3 x delay, is printed beside). Each configuration is run
+``--repeat`` times; medians are printed with the load average. The harness's breakdown:
+time requests waited for a pooled connection (aiohttp's connection-queued trace), time
+writing run files, event-loop lag (a probe that sleeps 5 ms and records how late it
+woke), the answers' time beyond the endpoint's delay, and the harness's CPU.
+
+Usage: python benchmarks/overhead.py [--delay 0.5] [--rounds 4] [--repeat 3]
+       [--concurrency 64 256]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+import aiohttp
+
+from sscbench.agents.openai_agent import openai_agent_factory
+from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, RunContext
+from sscbench.core.ledger import ToolEvent
+from sscbench.llm.endpoint import OpenAIAgentConfig
+from sscbench.llm.journal import SUFFIX, ResponseJournal
+from sscbench.llm.transport import request_bytes
+from sscbench.reading import loads_json
+from sscbench.run.episode import run_episode
+from sscbench.run.writer import RunWriter, freeze_heap
+from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.testing import text, tool_call
+from sscbench.testing.delay_server import DelayServer
+from sscbench.world.load import load_world
+
+CALLS = 3
+"""Model calls per episode (two tool calls, then a text)."""
+OFFLOAD = [True]
+"""Whether the harness's writer offloads the run files (``--writes``; a study: yes)."""
+
+
+def airline_world(data: Path):
+    """τ-bench's airline world when its data is present, else the generated one."""
+    if (data / "airline" / "flights.json").exists():
+        return load_world("tau-bench", "airline", data)
+    return load_world("generated", "airline")
+
+
+class StopUser:
+    """A user that opens with a request and ends the episode at the first reply."""
+
+    async def first_message(self) -> str:
+        """The opening request."""
+        return "Please look up my profile. My user id is mia_li_3668."
+
+    async def reply(self, ledger) -> str:
+        """Stop at the agent's first reply."""
+        return "Thanks. ###STOP###"
+
+
+def responder(body: dict) -> dict:
+    """Two tool calls, then a text reply: three model calls per episode."""
+    tools_seen = sum(1 for m in body["messages"] if m["role"] == "tool")
+    if tools_seen < 2:
+        return tool_call("get_user_details", {"user_id": "mia_li_3668"})
+    return text("Your profile is in order.")
+
+
+def serve(delay: float) -> None:
+    """Run the endpoint in this process until standard input closes (the benchmark's
+    child). Each line read from standard input is answered with the CPU seconds used."""
+    with DelayServer(responder, delay=delay) as server:
+        print(server.base_url, flush=True)
+        for _line in sys.stdin:
+            print(time.process_time(), flush=True)
+
+
+class Endpoint:
+    """The fixed-delay endpoint in a child process: its base URL and its CPU seconds."""
+
+    def __init__(self, delay: float):
+        self.child = subprocess.Popen(
+            [sys.executable, __file__, "--serve", "--delay", str(delay)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.child.stdout is not None
+        self.base_url = self.child.stdout.readline().strip()
+
+    def cpu(self) -> float:
+        """The endpoint process's CPU seconds so far."""
+        assert self.child.stdin is not None and self.child.stdout is not None
+        self.child.stdin.write("cpu\n")
+        self.child.stdin.flush()
+        return float(self.child.stdout.readline())
+
+    def close(self) -> None:
+        """Stop the endpoint."""
+        assert self.child.stdin is not None
+        self.child.stdin.close()
+        self.child.wait(timeout=30)
+
+
+class LagProbe:
+    """Event-loop lag: a task sleeping ``interval`` s at a time records how late it woke
+    (the time some callback held the loop while this one was due)."""
+
+    def __init__(self, interval: float = 0.005):
+        self.interval = interval
+        self.lags: list[float] = []
+        self._task: asyncio.Task | None = None
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + self.interval
+            await asyncio.sleep(self.interval)
+            self.lags.append(max(0.0, loop.time() - due))
+
+    def start(self) -> None:
+        """Start sampling in the running loop."""
+        self.lags.clear()
+        self._task = asyncio.get_running_loop().create_task(self._run())
+
+    def stop(self) -> None:
+        """Stop sampling."""
+        if self._task is not None:
+            self._task.cancel()
+
+    def summary(self) -> dict[str, float]:
+        """Total, 99th percentile and largest lag, seconds."""
+        lags = sorted(self.lags) or [0.0]
+        return {
+            "lag_total_s": sum(lags),
+            "lag_p99_ms": lags[int(0.99 * (len(lags) - 1))] * 1000,
+            "lag_max_ms": lags[-1] * 1000,
+        }
+
+
+class GcProbe:
+    """Garbage-collection pauses (``gc.callbacks``): seconds spent per generation."""
+
+    def __init__(self) -> None:
+        self.paused = [0.0, 0.0, 0.0]
+        self.counts = [0, 0, 0]
+        self._began = 0.0
+
+    def _callback(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._began = time.perf_counter()
+        else:
+            self.paused[info["generation"]] += time.perf_counter() - self._began
+            self.counts[info["generation"]] += 1
+
+    def start(self) -> None:
+        """Start recording."""
+        gc.callbacks.append(self._callback)
+
+    def stop(self) -> None:
+        """Stop recording."""
+        gc.callbacks.remove(self._callback)
+
+
+@dataclass
+class Trace:
+    """aiohttp request traces: pool waits and each request's time to its answer."""
+
+    queued: dict[int, float] = field(default_factory=dict)
+    pool_wait_s: float = 0.0
+    started: dict[int, float] = field(default_factory=dict)
+    answer_s: list[float] = field(default_factory=list)
+
+    def config(self) -> aiohttp.TraceConfig:
+        """A trace config recording into this trace."""
+        trace = aiohttp.TraceConfig()
+
+        async def queued(_session: Any, ctx: Any, _params: Any) -> None:
+            self.queued[id(ctx)] = time.perf_counter()
+
+        async def dequeued(_session: Any, ctx: Any, _params: Any) -> None:
+            self.pool_wait_s += time.perf_counter() - self.queued.pop(id(ctx))
+
+        async def start(_session: Any, ctx: Any, _params: Any) -> None:
+            self.started[id(ctx)] = time.perf_counter()
+
+        async def end(_session: Any, ctx: Any, _params: Any) -> None:
+            self.answer_s.append(time.perf_counter() - self.started.pop(id(ctx)))
+
+        trace.on_connection_queued_start.append(queued)
+        trace.on_connection_queued_end.append(dequeued)
+        trace.on_request_start.append(start)
+        trace.on_request_end.append(end)
+        return trace
+
+    def reset(self) -> None:
+        """Forget what the warm-up recorded."""
+        self.pool_wait_s = 0.0
+        self.answer_s.clear()
+
+
+class TimedJournal(ResponseJournal):
+    """A run's response journal that adds the time each answer's line took to ``spent``."""
+
+    spent: ClassVar[list[float]] = [0.0]
+
+    async def record(self, answer: Any) -> None:
+        """Record the answer, timed."""
+        began = time.perf_counter()
+        await super().record(answer)
+        TimedJournal.spent[0] += time.perf_counter() - began
+
+
+def episode_bodies(agent: Any, ledger: list) -> list[bytes]:
+    """The request bodies an agent sent in an episode: one per assistant turn, rebuilt
+    from the ledger prefix it saw (what the bare client replays)."""
+    from sscbench.core.ledger import AssistantEvent
+
+    return [
+        request_bytes(agent.request(agent.messages(ledger[:i])))
+        for i, event in enumerate(ledger)
+        if isinstance(event, AssistantEvent)
+    ]
+
+
+async def bare(
+    base_url: str, bodies: list[bytes], episodes: int, concurrency: int
+) -> tuple[float, float]:
+    """Wall and CPU seconds of ``episodes`` bare-client episodes (each POSTs ``bodies`` in turn and
+    decodes the answers) at ``concurrency``, after a warm-up filling the pool."""
+    connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency)
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-bench"}
+    url = base_url + "/chat/completions"
+    semaphore = asyncio.Semaphore(concurrency)
+    async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
+
+        async def one() -> None:
+            async with semaphore:
+                for body in bodies:
+                    async with session.post(url, data=body) as answer:
+                        loads_json(await answer.read(), max_depth=None)
+
+        await asyncio.gather(*(one() for _ in range(concurrency)))
+        start, cpu = time.perf_counter(), time.process_time()
+        await asyncio.gather(*(one() for _ in range(episodes)))
+        return time.perf_counter() - start, time.process_time() - cpu
+
+
+@dataclass
+class HarnessRun:
+    """One measured harness run: wall and CPU seconds and the breakdown."""
+
+    wall_s: float
+    cpu_s: float
+    endpoint_cpu_s: float
+    write_s: float
+    pool_wait_s: float
+    beyond_delay_s: float
+    lag: dict[str, float]
+    bodies: list[bytes]
+
+
+async def harness(
+    world: Any, endpoint: Endpoint, delay: float, episodes: int, concurrency: int, out: Path
+) -> HarnessRun:
+    """``episodes`` endpoint-driven episodes at ``concurrency`` through the harness, after a
+    warm-up of one round. Each run is recorded as a study records it: a response journal
+    (``runs/<id>.partial.jsonl``, a line per answer), then its two files and timing line,
+    then its index line and the journal's removal, through the study's writer."""
+    store = StudyDir(out)
+    store.runs.mkdir(parents=True, exist_ok=True)
+    writer = RunWriter(store, offload=OFFLOAD[0])
+    task = world.tasks[0]
+    factory = openai_agent_factory(
+        OpenAIAgentConfig(base_url=endpoint.base_url, model="bench", max_retries=0)
+    )
+    trace, probe, collector = Trace(), LagProbe(), GcProbe()
+    factory.clients.get().trace_configs.append(trace.config())
+    semaphore = asyncio.Semaphore(concurrency)
+    writes: list[float] = []
+    bodies: list[bytes] = []
+
+    async def one(i: int) -> None:
+        async with semaphore:
+            run_id = f"run{i}"
+            journal = TimedJournal(store.runs / f"{run_id}{SUFFIX}", run_id)
+            options = {RESPONSE_JOURNAL_OPTION: journal}
+            tools = world.tool_schemas()
+            context = RunContext(world, task, world.policy, tools, i, 0, options=options)
+            agent = factory(context)
+            result = await run_episode(
+                world, task, agent, StopUser(), system_prompt=world.policy, max_steps=10
+            )
+            assert result.end is not None and result.end.status == "completed"
+            assert sum(isinstance(e, ToolEvent) for e in result.ledger) == 2
+            began = time.perf_counter()
+            digests = await writer.run_files(run_id, result.ledger, result.evaluator, 0.0)
+            entry = IndexEntry(
+                run_id=run_id,
+                case_id="bench",
+                config_id="bench",
+                repetition=0,
+                kind="clean",
+                status="completed",
+                ledger_sha256=digests[0],
+                evaluator_sha256=digests[1],
+            )
+            await writer.index_line(entry, str(journal.path))
+            writes.append(time.perf_counter() - began)
+            if not bodies:
+                bodies.extend(episode_bodies(agent, result.ledger))
+
+    try:
+        await asyncio.gather(*(one(-1 - i) for i in range(concurrency)))
+        writes.clear()
+        TimedJournal.spent[0] = 0.0
+        trace.reset()
+        probe.start()
+        collector.start()
+        server_before, start, cpu = endpoint.cpu(), time.perf_counter(), time.process_time()
+        await asyncio.gather(*(one(i) for i in range(episodes)))
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        probe.stop()
+        collector.stop()
+        server_cpu = endpoint.cpu() - server_before
+    finally:
+        await factory.aclose()
+        await writer.aclose()
+    beyond = sum(max(0.0, s - delay) for s in trace.answer_s)
+    lag = probe.summary() | {
+        "journal_s": TimedJournal.spent[0],
+        "gc_s": sum(collector.paused),
+        "gc2_s": collector.paused[2],
+        "gc2_count": collector.counts[2],
+    }
+    return HarnessRun(wall, cpu, server_cpu, sum(writes), trace.pool_wait_s, beyond, lag, bodies)
+
+
+def measure(world: Any, delay: float, rounds: int, concurrency: int) -> dict[str, float]:
+    """One harness run and one bare-client run at ``concurrency`` through one endpoint
+    process; their walls, the overhead and the harness's breakdown."""
+    episodes = rounds * concurrency
+    requests = episodes * CALLS
+    endpoint = Endpoint(delay)
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            run = asyncio.run(harness(world, endpoint, delay, episodes, concurrency, Path(tmp)))
+        baseline, bare_cpu = asyncio.run(bare(endpoint.base_url, run.bodies, episodes, concurrency))
+    finally:
+        endpoint.close()
+    return {
+        "baseline_s": baseline,
+        "harness_s": run.wall_s,
+        "overhead_pct": (run.wall_s / baseline - 1) * 100,
+        "vs_ideal_pct": (run.wall_s / (rounds * CALLS * delay) - 1) * 100,
+        "baseline_vs_ideal_pct": (baseline / (rounds * CALLS * delay) - 1) * 100,
+        "pool_wait_ms": run.pool_wait_s / requests * 1000,
+        "beyond_delay_ms": run.beyond_delay_s / requests * 1000,
+        "write_ms": run.write_s / episodes * 1000,
+        "journal_ms": run.lag["journal_s"] / requests * 1000,
+        "write_total_s": run.write_s,
+        "cpu_ms": run.cpu_s / requests * 1000,
+        "bare_cpu_ms": bare_cpu / requests * 1000,
+        "endpoint_cpu_ms": run.endpoint_cpu_s / requests * 1000,
+        **run.lag,
+    }
+
+
+def report(concurrency: int, delay: float, rows: list[dict[str, float]], load: float) -> str:
+    """The medians of ``rows`` as lines of text."""
+    m = {key: statistics.median(row[key] for row in rows) for key in rows[0]}
+    each = ", ".join(f"{row['overhead_pct']:+.1f}%" for row in rows)
+    return (
+        f"concurrency {concurrency}, delay {delay:g} s ({len(rows)} runs, load average "
+        f"{load:.2f} before): baseline (bare client) {m['baseline_s']:.3f} s, harness "
+        f"{m['harness_s']:.3f} s: overhead {m['overhead_pct']:+.2f}% (median; each {each}; "
+        f"goal <= 5%); vs ideal: harness {m['vs_ideal_pct']:+.2f}%, baseline "
+        f"{m['baseline_vs_ideal_pct']:+.2f}%\n"
+        f"  breakdown (medians): pool wait {m['pool_wait_ms']:.3f} ms/request; answer beyond "
+        f"the delay {m['beyond_delay_ms']:.2f} ms/request; journal lines {m['journal_ms']:.2f} "
+        f"ms/request; run files and index line {m['write_ms']:.3f} "
+        f"ms/run ({m['write_total_s']:.3f} s in all); garbage collection {m['gc_s']:.3f} s in all "
+        f"({m['gc2_count']:.0f} full collections, {m['gc2_s']:.3f} s); loop lag {m['lag_total_s']:.3f} s in "
+        f"all (p99 {m['lag_p99_ms']:.1f} ms, max {m['lag_max_ms']:.1f} ms); CPU per request: "
+        f"harness {m['cpu_ms']:.2f} ms, bare client {m['bare_cpu_ms']:.2f} ms, endpoint {m['endpoint_cpu_ms']:.2f} ms"
+    )
+
+
+def main() -> None:
+    """Measure and print each concurrency's overhead and breakdown."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    default = Path(__file__).resolve().parents[2] / "shared" / "tau-bench"
+    parser.add_argument("--data", type=Path, default=default)
+    parser.add_argument("--delay", type=float, default=0.5)
+    parser.add_argument("--rounds", type=int, default=4, help="episodes = rounds x concurrency")
+    parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency (median)")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
+    parser.add_argument("--writes", choices=["thread", "inline"], default="thread")
+    parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    OFFLOAD[0] = args.writes == "thread"
+    if args.serve:
+        serve(args.delay)
+        return
+    world = airline_world(args.data)
+    freeze_heap()  # as a study does before its runs
+    for concurrency in args.concurrency:
+        load = os.getloadavg()[0]
+        rows = [measure(world, args.delay, args.rounds, concurrency) for _ in range(args.repeat)]
+        print(report(concurrency, args.delay, rows, load), flush=True)
+
+
+if __name__ == "__main__":
+    main()

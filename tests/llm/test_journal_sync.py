@@ -1,0 +1,79 @@
+"""A run's journal line is written at once and synced in the background: no run waits on
+the disk's syncs, yet every line is synced and a failed sync fails the run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import threading
+
+import pytest
+
+from sscbench.llm import journal as journal_module
+from sscbench.llm.journal import Answer, ResponseJournal, read_journal
+
+
+def _answer(n: int) -> Answer:
+    return Answer("agent", f"h{n}", "json", {"n": n})
+
+
+def test_a_line_is_on_disk_when_record_returns_and_every_line_is_synced(tmp_path, monkeypatch):
+    release = threading.Event()
+    synced: list[int] = []
+    real_fsync = os.fsync
+
+    def slow_fsync(fd: int) -> None:  # a disk slow to sync: the run must not wait for it
+        release.wait(5)
+        synced.append(os.fstat(fd).st_size)
+        real_fsync(fd)
+
+    monkeypatch.setattr(journal_module.os, "fsync", slow_fsync)
+    path = tmp_path / "r1.partial.jsonl"
+    journal = ResponseJournal(path, "r1")
+
+    async def main() -> None:
+        for n in range(3):
+            await asyncio.wait_for(journal.record(_answer(n)), 2)  # never held by the sync
+        answers, why = read_journal(path, "r1")
+        assert why is None and [a.value["n"] for a in answers] == [0, 1, 2]
+        release.set()
+        for _ in range(200):
+            if synced and synced[-1] == path.stat().st_size and journal._sync_state == "idle":
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"the last line was never synced: {synced}")
+
+    asyncio.run(main())
+    assert len(synced) <= 3  # coalesced: a sync covers the lines written before it began
+    journal.close()
+
+
+def test_a_failed_sync_fails_the_runs_next_record(tmp_path, monkeypatch):
+    def failing_fsync(fd: int) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(journal_module.os, "fsync", failing_fsync)
+    journal = ResponseJournal(tmp_path / "r2.partial.jsonl", "r2")
+
+    async def main() -> None:
+        await journal.record(_answer(0))
+        for _ in range(200):
+            if journal._sync_error is not None:
+                break
+            await asyncio.sleep(0.01)
+        with pytest.raises(OSError, match="Input/output error"):
+            await journal.record(_answer(1))
+
+    asyncio.run(main())
+    journal.close()
+
+
+def test_a_new_journal_starts_with_its_header_in_the_first_lines_write(tmp_path):
+    path = tmp_path / "r3.partial.jsonl"
+    journal = ResponseJournal(path, "r3")
+    asyncio.run(journal.record(_answer(7)))
+    journal.close()
+    first, _line = path.read_text().splitlines()
+    assert json.loads(first) == {"sscbench_journal": 1, "run_id": "r3"}
+    assert read_journal(path, "r3")[0][0].value == {"n": 7}

@@ -1,0 +1,111 @@
+"""The study folder's writer: off the event loop for model studies, the same bytes and
+order as in line, and a record whose caller is cancelled is still whole."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+from sscbench.core.ledger import UserEvent
+from sscbench.run.writer import RunWriter, settled
+from sscbench.study.folder import IndexEntry, StudyDir
+
+
+def _entry(run_id: str, digests: tuple[str, str]) -> IndexEntry:
+    return IndexEntry(
+        run_id=run_id,
+        case_id="c",
+        config_id="a",
+        repetition=0,
+        kind="clean",
+        status="completed",
+        ledger_sha256=digests[0],
+        evaluator_sha256=digests[1],
+    )
+
+
+def _study(tmp_path, name: str, offload: bool) -> StudyDir:
+    store = StudyDir(tmp_path / name)
+    store.runs.mkdir(parents=True)
+    writer = RunWriter(store, offload=offload)
+
+    async def record(i: int) -> None:
+        ledger = [UserEvent(step=0, content=f"hello {i}")]
+        journal = store.runs / f"r{i}.partial.jsonl"
+        journal.write_text("{}\n")
+        digests = await writer.run_files(f"r{i}", ledger, [], 0.5)
+        await writer.index_line(_entry(f"r{i}", digests), str(journal))
+
+    async def main() -> None:
+        for i in range(6):  # one after another: the order is the callers'
+            await record(i)
+        await writer.aclose()
+
+    asyncio.run(main())
+    return store
+
+
+def test_offloaded_writes_are_the_in_line_writes_byte_for_byte(tmp_path):
+    inline, offloaded = _study(tmp_path, "inline", False), _study(tmp_path, "thread", True)
+    for name in ("index.jsonl", "timings.jsonl"):
+        assert (offloaded.root / name).read_bytes() == (inline.root / name).read_bytes()
+    files = sorted(p.name for p in inline.runs.iterdir())
+    assert files == sorted(p.name for p in offloaded.runs.iterdir())
+    assert not any(name.endswith(".partial.jsonl") for name in files)  # journals removed
+    for name in files:
+        assert (offloaded.runs / name).read_bytes() == (inline.runs / name).read_bytes()
+
+
+def test_writes_happen_off_the_event_loop_thread(tmp_path, monkeypatch):
+    store = StudyDir(tmp_path / "s")
+    store.runs.mkdir(parents=True)
+    threads: list[str] = []
+    real = StudyDir.append_index
+
+    def spy(self: StudyDir, entry: IndexEntry) -> None:
+        threads.append(threading.current_thread().name)
+        real(self, entry)
+
+    monkeypatch.setattr(StudyDir, "append_index", spy)
+
+    async def main() -> None:
+        writer = RunWriter(store)
+        await writer.index_line(_entry("r", ("a", "b")))
+        await writer.aclose()
+        inline = RunWriter(store, offload=False)
+        await inline.index_line(_entry("s", ("a", "b")))
+
+    asyncio.run(main())
+    assert threads[0].startswith("sscbench-index") and threads[1] == "MainThread"
+
+
+def test_a_cancelled_caller_waits_for_its_write_then_is_cancelled():
+    async def main() -> list[str]:
+        done: list[str] = []
+        gate = threading.Event()
+        loop = asyncio.get_running_loop()
+
+        def slow() -> str:
+            gate.wait(5)
+            done.append("written")
+            return "ok"
+
+        async def caller() -> None:
+            result = await settled(loop.run_in_executor(None, slow))
+            done.append(f"counted {result}")  # what the caller does with it happens
+            await asyncio.sleep(0)  # the cancellation arrives here
+            done.append("not reached")
+
+        task = asyncio.ensure_future(caller())
+        await asyncio.sleep(0.05)
+        task.cancel()
+        await asyncio.sleep(0.05)
+        assert not task.done()  # still waiting for the write
+        gate.set()
+        try:
+            await task
+        except asyncio.CancelledError:
+            done.append("cancelled")
+        return done
+
+    assert asyncio.run(main()) == ["written", "counted ok", "cancelled"]

@@ -15,6 +15,7 @@ stays a number (:func:`csv_cell`).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -211,3 +212,188 @@ def write_csv_rows(
 def read_csv(path: str | Path) -> list[dict[str, str]]:
     """A CSV file with a header row as one dict per row, read by the reading rule."""
     return list(csv.DictReader(io.StringIO(read_text(path), newline="")))
+
+
+# ---- streaming: one array of a large JSON object, indexed by its items' ids -------------
+
+_CHUNK = 1 << 20
+_SPACE = re.compile(r"[ \t\r\n]*")
+_DECODER = json.JSONDecoder()
+
+
+class ArrayIndex:
+    """Where the items of one array member of a JSON object lie in its file (byte spans),
+    with each item's ``"id"`` (as text, None when it has none), and the spans of the
+    object's other container members (e.g. ``info``). Built by :func:`index_json_array`."""
+
+    def __init__(self, path: Path, size: int):
+        self.path = path
+        self.size = size
+        self.members: dict[str, tuple[int, int]] = {}
+        self.items: list[tuple[str | None, int, int]] = []
+
+
+class _Stream:
+    """A JSON text read forward in chunks: one value at a time decoded (by the standard
+    decoder, bounded as :func:`loads_json` bounds a file), its byte span counted."""
+
+    def __init__(self, handle: IO[bytes], path: Path):
+        self.handle, self.path = handle, path
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf, self.i, self.byte, self.read = "", 0, 0, 0
+        self.eof = False
+
+    def fail(self, reason: str) -> DataError:
+        return DataError(self.path, f"byte {self.byte}", reason)
+
+    def more(self, size: int = _CHUNK) -> bool:
+        """Read on (False at the end of the file); the text before the cursor is dropped."""
+        if self.eof:
+            return False
+        data = self.handle.read(size)
+        try:
+            text = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                self.path, None, f"not UTF-8 text (byte {self.read + exc.start})"
+            ) from exc
+        self.read += len(data)
+        self.eof = not data
+        self.buf, self.i = self.buf[self.i :] + text, 0
+        return True
+
+    def advance(self, to: int) -> None:
+        """Move the cursor to ``to``, counting the bytes it passes."""
+        passed = self.buf[self.i : to]
+        self.byte += len(passed) if passed.isascii() else len(passed.encode("utf-8"))
+        self.i = to
+
+    def next_char(self) -> str:
+        """The next character that is not white space ('' at the end), not consumed."""
+        while True:
+            self.advance(_SPACE.match(self.buf, self.i).end())  # type: ignore[union-attr]
+            if self.i < len(self.buf):
+                return self.buf[self.i]
+            if not self.more():
+                return ""
+
+    def expect(self, chars: str, what: str) -> str:
+        """Consume one of ``chars`` (the next non-space character) or fail naming ``what``."""
+        char = self.next_char()
+        if not char or char not in chars:
+            raise self.fail(f"not JSON: expecting {what}")
+        self.advance(self.i + 1)
+        return char
+
+    def value(self) -> tuple[Any, int, int]:
+        """The next JSON value, with its byte span; bounded like :func:`loads_json`."""
+        self.next_char()
+        size = _CHUNK
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.i)
+            except json.JSONDecodeError as exc:
+                if self.more(size):
+                    size *= 2  # a long value: read on in growing steps
+                    continue
+                raise self.fail(f"not JSON: {exc.msg}") from exc
+            except RecursionError:
+                raise self.fail(f"nested more than {MAX_DEPTH} levels deep") from None
+            except ValueError as exc:  # an integer over 4,300 digits
+                raise self.fail(json_reason(exc)) from exc
+            if end == len(self.buf) and self.more(size):
+                continue  # a number may go on in the next chunk
+            break
+        text = self.buf[self.i : end]
+        brackets = text.count("[") + text.count("{")
+        if brackets > MAX_DEPTH and nesting_depth(value, stop_after=MAX_DEPTH) > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} levels deep")
+        start = self.byte
+        self.advance(end)
+        return value, start, self.byte
+
+
+def _index_items(stream: _Stream, index: ArrayIndex, check: Any) -> None:
+    """The array's items, after its ``[``: each decoded once, checked, its span kept."""
+    if stream.next_char() == "]":
+        stream.advance(stream.i + 1)
+        return
+    while True:
+        item, start, end = stream.value()
+        if check is not None:
+            check(item, len(index.items))
+        raw = item.get("id") if isinstance(item, dict) else None
+        index.items.append((str(raw) if raw else None, start, end))
+        if stream.expect(",]", "',' or ']' between the items") == "]":
+            return
+
+
+def index_json_array(
+    path: str | Path, key: str, check: Any = None, max_bytes: int = MAX_BYTES
+) -> ArrayIndex:
+    """Index the array member ``key`` of the JSON object in ``path`` by streaming the file
+    once (never the whole file in memory): each item's byte span and ``"id"``, and the
+    spans of the object's other container members. Every value is decoded as
+    :func:`loads_json` decodes a file (UTF-8 checked whole, nesting and integer length
+    bounded), one item at a time; ``check(item, position)`` may refuse an item (raising
+    :class:`DataError`). Errors name the file and the byte."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise DataError(path, None, f"larger than {max_bytes:,} bytes")
+        index = ArrayIndex(path, size)
+        with path.open("rb") as handle:
+            stream = _Stream(handle, path)
+            stream.expect("{", "a JSON object")
+            if stream.next_char() == "}":
+                stream.advance(stream.i + 1)
+            else:
+                _index_members(stream, index, key, check)
+            if stream.next_char():
+                raise stream.fail("not JSON: text after the object")
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    return index
+
+
+def _index_members(stream: _Stream, index: ArrayIndex, key: str, check: Any) -> None:
+    """The object's members, after its ``{``: the array ``key`` indexed, others spanned."""
+    while True:
+        name, _, _ = stream.value()
+        if not isinstance(name, str):
+            raise stream.fail("not JSON: an object's key must be a string")
+        stream.expect(":", "':' after a key")
+        if name == key and stream.next_char() == "[":
+            if index.items or key in index.members:
+                raise stream.fail(f"the member {key!r} appears twice")
+            start = stream.byte
+            stream.advance(stream.i + 1)
+            _index_items(stream, index, check)
+            index.members[key] = (start, stream.byte)
+        else:
+            value, start, end = stream.value()
+            if isinstance(value, dict | list):
+                index.members[name] = (start, end)
+        if stream.expect(",}", "',' or '}' between the members") == "}":
+            return
+
+
+def read_json_span(path: str | Path, start: int, end: int, field: str | None = None) -> Any:
+    """The JSON value at bytes ``start:end`` of ``path`` (a span :func:`index_json_array`
+    found), decoded by the reading rule; errors name the file and ``field``."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            handle.seek(start)
+            data = handle.read(end - start)
+    except OSError as exc:
+        raise DataError(path, field, f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) != end - start:
+        raise DataError(path, field, "the file is shorter than its index says (changed?)")
+    try:
+        return loads_json(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataError(path, field, f"not UTF-8 text (byte {start + exc.start})") from exc
+    except ValueError as exc:
+        raise DataError(path, field, json_reason(exc)) from exc

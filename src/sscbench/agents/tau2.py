@@ -92,34 +92,42 @@ def tau2_runs(raw: dict[str, Any], path: str | Path) -> list[RecordedRun]:
     """Every simulation of a τ² results file as a recorded run (τ²'s task id kept in
     ``info["tau2_task_id"]`` and as ``task_id`` until a match replaces it)."""
     path = Path(path)
-    domain = ((raw.get("info") or {}).get("environment_info") or {}).get("domain_name")
-    runs: list[RecordedRun] = []
-    for index, simulation in enumerate(raw["simulations"]):
-        where = f"simulations[{index}]"
-        if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
-            raise DataError(path, where, "a simulation needs a 'messages' list")
-        traj = _conversation(simulation["messages"], where, path)
-        info = {
-            "format": "tau2",
-            "simulation_id": str(simulation.get("id") or index),
-            "simulation_index": index,
-            "tau2_task_id": str(simulation.get("task_id")),
-            "domain": domain,
-        }
-        try:
-            runs.append(
-                RecordedRun(
-                    task_id=str(simulation.get("task_id")),
-                    traj=[RecordedMessage.model_validate(m) for m in traj],
-                    reward=_reward(simulation),
-                    trial=simulation.get("trial")
-                    if isinstance(simulation.get("trial"), int)
-                    else None,
-                    info=info,
-                )
-            )
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            loc = ".".join(str(part) for part in error["loc"])
-            raise DataError(path, f"{where}.{loc}", error["msg"]) from exc
-    return runs
+    domain = tau2_domain(raw.get("info"))
+    return [tau2_run(s, index, domain, path) for index, s in enumerate(raw["simulations"])]
+
+
+def tau2_domain(info: Any) -> Any:
+    """The domain a τ² results file's ``info`` names (``environment_info.domain_name``)."""
+    return ((info or {}).get("environment_info") or {}).get("domain_name")
+
+
+def check_simulation(simulation: Any, index: int, path: Path) -> None:
+    """Refuse a simulation that is not an object with a ``messages`` list."""
+    if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
+        raise DataError(path, f"simulations[{index}]", "a simulation needs a 'messages' list")
+
+
+def tau2_run(simulation: Any, index: int, domain: Any, path: Path) -> RecordedRun:
+    """One simulation (the ``index``-th of its file) as a recorded run."""
+    where = f"simulations[{index}]"
+    check_simulation(simulation, index, path)
+    traj = _conversation(simulation["messages"], where, path)
+    info = {
+        "format": "tau2",
+        "simulation_id": str(simulation.get("id") or index),
+        "simulation_index": index,
+        "tau2_task_id": str(simulation.get("task_id")),
+        "domain": domain,
+    }
+    try:
+        return RecordedRun(
+            task_id=str(simulation.get("task_id")),
+            traj=[RecordedMessage.model_validate(m) for m in traj],
+            reward=_reward(simulation),
+            trial=simulation.get("trial") if isinstance(simulation.get("trial"), int) else None,
+            info=info,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = ".".join(str(part) for part in error["loc"])
+        raise DataError(path, f"{where}.{loc}", error["msg"]) from exc

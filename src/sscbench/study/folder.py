@@ -74,6 +74,7 @@ STUDY_FILES = (
     "order.jsonl",  # a study that admits its cases: the frozen order and the funnel
     "admission.json",
     "caps.json",  # what caps the plan, counted (sscbench/run/plan_caps.py)
+    "recordings.json",  # a pairs study's named τ² conversations: spans, matches
     "plan.jsonl",
     "index.jsonl",
     "timings.jsonl",

@@ -22,6 +22,7 @@ import json
 import re
 import sys
 import tomllib
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
@@ -216,7 +217,7 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
 
 # ---- streaming: one array of a large JSON object, indexed by its items' ids -------------
 
-_CHUNK = 1 << 20
+_CHUNK = 1 << 18
 _SPACE = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
 
@@ -230,7 +231,12 @@ class ArrayIndex:
         self.path = path
         self.size = size
         self.members: dict[str, tuple[int, int]] = {}
-        self.items: list[tuple[str | None, int, int]] = []
+        self.ids: list[str | None] = []
+        self.starts = array("q")  # compact: 8 bytes an offset
+        self.ends = array("q")
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
 class _Stream:
@@ -321,9 +327,11 @@ def _index_items(stream: _Stream, index: ArrayIndex, check: Any) -> None:
     while True:
         item, start, end = stream.value()
         if check is not None:
-            check(item, len(index.items))
+            check(item, len(index))
         raw = item.get("id") if isinstance(item, dict) else None
-        index.items.append((str(raw) if raw else None, start, end))
+        index.ids.append(str(raw) if raw else None)
+        index.starts.append(start)
+        index.ends.append(end)
         if stream.expect(",]", "',' or ']' between the items") == "]":
             return
 
@@ -365,7 +373,7 @@ def _index_members(stream: _Stream, index: ArrayIndex, key: str, check: Any) -> 
             raise stream.fail("not JSON: an object's key must be a string")
         stream.expect(":", "':' after a key")
         if name == key and stream.next_char() == "[":
-            if index.items or key in index.members:
+            if len(index) or key in index.members:
                 raise stream.fail(f"the member {key!r} appears twice")
             start = stream.byte
             stream.advance(stream.i + 1)

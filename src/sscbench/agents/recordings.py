@@ -299,3 +299,11 @@ class RecordingAgentFactory:
             run = runs[context.repetition]
         context.options[REPLAY_OPTION] = run
         return ReplayAgent(run, source=str(self.path), sha256=self.sha256)
+
+
+def clear_caches() -> None:
+    """Forget every recording read, index and match of this process (as a new command
+    starts): what the next command reads again is then what it costs."""
+    for cached in (_load, _read_pairs, _matched, _tasks, _scanned, _named):
+        cached.cache_clear()
+    _SEEDED.clear()

@@ -13,6 +13,8 @@ The index is small (an id and three integers a simulation): ``run`` keeps it in 
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,16 +42,24 @@ class Span:
 
 @dataclass(frozen=True)
 class Tau2Index:
-    """The simulations of one τ² results file by id, and the file's domain."""
+    """The simulations of one τ² results file by id (in file order: ids and byte spans
+    kept compactly), and the file's domain."""
 
     path: Path
     size: int
     domain: Any
-    spans: tuple[Span, ...]
+    ids: tuple[str, ...]
+    positions: Sequence[int]  # each simulation's position in the file's list
+    starts: array[int]
+    ends: array[int]
 
     def find(self, simulation_id: str) -> list[Span]:
         """The spans of the simulations with this id (in file order)."""
-        return [s for s in self.spans if s.simulation_id == simulation_id]
+        return [
+            Span(simulation_id, self.positions[k], self.starts[k], self.ends[k])
+            for k, found in enumerate(self.ids)
+            if found == simulation_id
+        ]
 
     def run(self, span: Span) -> RecordedRun:
         """The simulation at ``span``, read back by its bytes and converted; a span that
@@ -72,11 +82,9 @@ def index_tau2(path: str | Path) -> Tau2Index:
         raise DataError(path, "simulations", "a τ² results file needs a 'simulations' list")
     info = found.members.get("info")
     domain = tau2_domain(read_json_span(path, *info, "info")) if info else None
-    spans = tuple(
-        Span(raw if raw is not None else str(index), index, start, end)
-        for index, (raw, start, end) in enumerate(found.items)
-    )
-    return Tau2Index(path, found.size, domain, spans)
+    ids = tuple(raw if raw is not None else str(k) for k, raw in enumerate(found.ids))
+    positions = range(len(ids))  # the file's own order: no list of its own
+    return Tau2Index(path, found.size, domain, ids, positions, found.starts, found.ends)
 
 
 def index_from_rows(path: str | Path, size: int, domain: Any, rows: list[Any]) -> Tau2Index:
@@ -90,4 +98,12 @@ def index_from_rows(path: str | Path, size: int, domain: Any, rows: list[Any]) -
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise DataError(path, f"simulations[{number}]", f"not an index row: {exc}") from exc
-    return Tau2Index(Path(path), size, domain, tuple(spans))
+    return Tau2Index(
+        Path(path),
+        size,
+        domain,
+        tuple(s.simulation_id for s in spans),
+        tuple(s.index for s in spans),
+        array("q", (s.start for s in spans)),
+        array("q", (s.end for s in spans)),
+    )

@@ -299,10 +299,14 @@ class _Stream:
             try:
                 value, end = _DECODER.raw_decode(self.buf, self.i)
             except json.JSONDecodeError as exc:
-                if self.more(size):
+                # cut by the chunk's end (a string, or a token at the very end) or not
+                # JSON at all (then the error is read where it is, not after the file)
+                cut = exc.msg.startswith("Unterminated") or exc.pos >= len(self.buf) - 8
+                if cut and self.more(size):
                     size *= 2  # a long value: read on in growing steps
                     continue
-                raise self.fail(f"not JSON: {exc.msg}") from exc
+                at = self.byte + len(self.buf[self.i : exc.pos].encode("utf-8"))
+                raise DataError(self.path, f"byte {at}", f"not JSON: {exc.msg}") from exc
             except RecursionError:
                 raise self.fail(f"nested more than {MAX_DEPTH} levels deep") from None
             except ValueError as exc:  # an integer over 4,300 digits

@@ -194,7 +194,7 @@ def test_the_writer_keeps_csv_bytes_and_escapes_cells(tmp_path):
 )
 def test_a_name_that_becomes_a_path_is_one_safe_component(name, safe, tmp_path):
     """The one rule for names that become file names (run ids, reviewer names, …)."""
-    from sscbench.reading import check_name, name_problem
+    from sscbench.names import check_name, name_problem
 
     assert (name_problem(name) is None) == safe
     if safe:
@@ -203,3 +203,79 @@ def test_a_name_that_becomes_a_path_is_one_safe_component(name, safe, tmp_path):
     else:
         with pytest.raises(DataError, match="field f"):
             check_name(name, tmp_path, "f")
+
+
+# ---- streaming: index_json_array / read_json_span ----------------------------------------
+
+
+def _object(simulations: str, head: str = '"info": {"a": [1, 2]}, "n": 3') -> str:
+    return "{" + head + ', "simulations": ' + simulations + ', "tail": {"x": "]}\\""}}'
+
+
+@pytest.mark.parametrize("chunk", [1, 5, 64, 1 << 18])
+def test_an_indexed_array_reads_back_exactly_what_json_reads(tmp_path, monkeypatch, chunk):
+    """Spans and ids equal the standard decoder's items at every chunk size (chunks
+    that cut strings, escapes, numbers and multi-byte characters)."""
+    import sscbench.reading as reading
+
+    items = [
+        {"id": "a", "messages": ["ü ] } [ {", 'q"\\'], "n": 12345678901234},
+        {"messages": [], "id": 7},
+        {"id": "", "deep": [[[[["é"]]]]]},
+        {"id": "z\u00e9\\u"},
+    ]
+    text = _object(json.dumps(items, ensure_ascii=False))
+    path = tmp_path / "f.json"
+    path.write_text(text, "utf-8")
+    monkeypatch.setattr(reading, "_CHUNK", chunk)
+    index = reading.index_json_array(path, "simulations")
+    assert index.ids == ["a", "7", None, "z\u00e9\\u"]
+    spans = zip(index.starts, index.ends, strict=True)
+    assert [reading.read_json_span(path, a, b) for a, b in spans] == items
+    assert reading.read_json_span(path, *index.members["info"]) == {"a": [1, 2]}
+    assert set(index.members) == {"info", "simulations", "tail"}
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        (_object("[" + '{"id": 1}, ' * 3 + "[" * 5_000 + "]" * 5_000 + "]"), "levels"),
+        (_object('[{"id": "a", "x": ' + "9" * 5_000 + "}]"), "4,300 digits"),
+        (_object('[{"id": "a"} {"id": "b"}]'), "between the items"),
+        (_object('[{"id": "a"},]'), "not JSON"),
+        (_object('[{"id": "a"}]') + " trailing", "after the object"),
+        ('[{"id": "a"}]', "a JSON object"),
+        ('{"simulations": [], "simulations": []}', "appears twice"),
+        ('{"simulations": [{"id": "a"}', "not JSON"),
+    ],
+    ids=["deep", "digits", "comma", "extra-comma", "trailing", "list", "twice", "cut"],
+)
+def test_a_hostile_indexed_file_is_one_data_error(tmp_path, body, why):
+    from sscbench.reading import index_json_array
+
+    path = tmp_path / "f.json"
+    path.write_text(body, "utf-8")
+    with pytest.raises(DataError, match=why) as caught:
+        index_json_array(path, "simulations")
+    assert caught.value.path == path
+
+
+def test_an_indexed_file_is_checked_whole_as_utf8(tmp_path):
+    """A bad byte deep inside an item nobody will read is still refused, with its offset."""
+    from sscbench.reading import index_json_array
+
+    path = tmp_path / "f.json"
+    body = _object('[{"id": "a", "pad": "' + "x" * 600_000 + '"}, {"id": "b"}]').encode()
+    at = body.index(b'"b"')
+    path.write_bytes(body[:at] + b"\xff" + body[at + 1 :])
+    with pytest.raises(DataError, match=f"not UTF-8 text \\(byte {at}\\)"):
+        index_json_array(path, "simulations")
+
+
+def test_a_span_beyond_the_file_is_refused(tmp_path):
+    from sscbench.reading import read_json_span
+
+    path = tmp_path / "f.json"
+    path.write_text('{"a": 1}', "utf-8")
+    with pytest.raises(DataError, match="shorter than its index"):
+        read_json_span(path, 2, 50, "x")

@@ -15,17 +15,17 @@ stays a number (:func:`csv_cell`).
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
 import re
 import sys
 import tomllib
+from array import array
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Annotated, Any
-
-from pydantic import AfterValidator
+from typing import IO, Any
 
 from sscbench.errors import DataError
 
@@ -215,54 +215,197 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(read_text(path), newline="")))
 
 
-MAX_NAME = 200
-"""Longest name that becomes a file name: a run id under ``runs/`` with its longest
-suffix (``.evaluator.jsonl``) and a temporary name's dot and process id stays below
-the 255 bytes a file name may have, and every generated run id fits."""
+# ---- streaming: one array of a large JSON object, indexed by its items' ids -------------
 
-_NAME_CHARACTERS = re.compile(r"[A-Za-z0-9._~-]+")
-
-
-def name_problem(name: object) -> str | None:
-    """Why ``name`` cannot become one file or folder name (None: it can).
-
-    The one rule for every name read from a file or a command line that later names a
-    path — run ids, agent (configuration) ids, reviewer names, review ids: a string of
-    letters, digits, ``.``, ``_``, ``-`` and ``~``, at most :data:`MAX_NAME` characters,
-    not starting with ``.`` (so never ``.`` or ``..``, never a hidden file such as
-    ``runs/..ledger.jsonl``, never a separator). Checked wherever such a name is read,
-    not only where a person types it, so an edited ``plan.json`` or index cannot lead a
-    reader out of its folder."""
-    if not isinstance(name, str) or not name:
-        return "a name must be a non-empty string"
-    if len(name) > MAX_NAME:
-        return f"longer than {MAX_NAME} characters"
-    if not _NAME_CHARACTERS.fullmatch(name):
-        return f"{name!r} is not a safe file name: letters, digits, '.', '_', '-', '~' only"
-    if name.startswith("."):
-        return f"{name!r} is not a safe file name: it may not start with '.'"
-    return None
+_CHUNK = 1 << 18
+_SPACE = re.compile(r"[ \t\r\n]*")
+_DECODER = json.JSONDecoder()
 
 
-def check_name(name: object, path: str | Path, field: str | None) -> str:
-    """``name`` when it can become a file name (:func:`name_problem`); otherwise a
-    :class:`DataError` naming the file and field it was read from."""
-    problem = name_problem(name)
-    if problem is not None:
-        raise DataError(path, field, problem)
-    assert isinstance(name, str)
-    return name
+class ArrayIndex:
+    """Where the items of one array member of a JSON object lie in its file (byte spans),
+    with each item's ``"id"`` (as text, None when it has none), and the spans of the
+    object's other container members (e.g. ``info``). Built by :func:`index_json_array`."""
+
+    def __init__(self, path: Path, size: int):
+        self.path = path
+        self.size = size
+        self.members: dict[str, tuple[int, int]] = {}
+        self.ids: list[str | None] = []
+        self.starts = array("q")  # compact: 8 bytes an offset
+        self.ends = array("q")
+
+    def __len__(self) -> int:
+        return len(self.ids)
 
 
-def safe_name(name: str) -> str:
-    """A pydantic ``AfterValidator``: ``name`` as it is, or ``ValueError`` with the
-    reason of :func:`name_problem`."""
-    problem = name_problem(name)
-    if problem is not None:
-        raise ValueError(problem)
-    return name
+class _Stream:
+    """A JSON text read forward in chunks: one value at a time decoded (by the standard
+    decoder, bounded as :func:`loads_json` bounds a file), its byte span counted."""
+
+    def __init__(self, handle: IO[bytes], path: Path):
+        self.handle, self.path = handle, path
+        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.buf, self.i, self.byte, self.read = "", 0, 0, 0
+        self.eof = False
+
+    def fail(self, reason: str) -> DataError:
+        return DataError(self.path, f"byte {self.byte}", reason)
+
+    def more(self, size: int = _CHUNK) -> bool:
+        """Read on (False at the end of the file); the text before the cursor is dropped."""
+        if self.eof:
+            return False
+        data = self.handle.read(size)
+        try:
+            text = self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError as exc:
+            raise DataError(
+                self.path, None, f"not UTF-8 text (byte {self.read + exc.start})"
+            ) from exc
+        self.read += len(data)
+        self.eof = not data
+        self.buf, self.i = self.buf[self.i :] + text, 0
+        return True
+
+    def advance(self, to: int) -> None:
+        """Move the cursor to ``to``, counting the bytes it passes."""
+        passed = self.buf[self.i : to]
+        self.byte += len(passed) if passed.isascii() else len(passed.encode("utf-8"))
+        self.i = to
+
+    def next_char(self) -> str:
+        """The next character that is not white space ('' at the end), not consumed."""
+        while True:
+            self.advance(_SPACE.match(self.buf, self.i).end())  # type: ignore[union-attr]
+            if self.i < len(self.buf):
+                return self.buf[self.i]
+            if not self.more():
+                return ""
+
+    def expect(self, chars: str, what: str) -> str:
+        """Consume one of ``chars`` (the next non-space character) or fail naming ``what``."""
+        char = self.next_char()
+        if not char or char not in chars:
+            raise self.fail(f"not JSON: expecting {what}")
+        self.advance(self.i + 1)
+        return char
+
+    def value(self) -> tuple[Any, int, int]:
+        """The next JSON value, with its byte span; bounded like :func:`loads_json`."""
+        self.next_char()
+        size = _CHUNK
+        while True:
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.i)
+            except json.JSONDecodeError as exc:
+                # cut by the chunk's end (a string, or a token at the very end) or not
+                # JSON at all (then the error is read where it is, not after the file)
+                cut = exc.msg.startswith("Unterminated") or exc.pos >= len(self.buf) - 8
+                if cut and self.more(size):
+                    size *= 2  # a long value: read on in growing steps
+                    continue
+                at = self.byte + len(self.buf[self.i : exc.pos].encode("utf-8"))
+                raise DataError(self.path, f"byte {at}", f"not JSON: {exc.msg}") from exc
+            except RecursionError:
+                raise self.fail(f"nested more than {MAX_DEPTH} levels deep") from None
+            except ValueError as exc:  # an integer over 4,300 digits
+                raise self.fail(json_reason(exc)) from exc
+            if end == len(self.buf) and self.more(size):
+                continue  # a number may go on in the next chunk
+            break
+        text = self.buf[self.i : end]
+        brackets = text.count("[") + text.count("{")
+        if brackets > MAX_DEPTH and nesting_depth(value, stop_after=MAX_DEPTH) > MAX_DEPTH:
+            raise self.fail(f"nested more than {MAX_DEPTH} levels deep")
+        start = self.byte
+        self.advance(end)
+        return value, start, self.byte
 
 
-PathName = Annotated[str, AfterValidator(safe_name)]
-"""A model field whose value becomes a file name: checked by :func:`name_problem` each
-time the model is read, wherever it comes from."""
+def _index_items(stream: _Stream, index: ArrayIndex, check: Any) -> None:
+    """The array's items, after its ``[``: each decoded once, checked, its span kept."""
+    if stream.next_char() == "]":
+        stream.advance(stream.i + 1)
+        return
+    while True:
+        item, start, end = stream.value()
+        if check is not None:
+            check(item, len(index))
+        raw = item.get("id") if isinstance(item, dict) else None
+        index.ids.append(str(raw) if raw else None)
+        index.starts.append(start)
+        index.ends.append(end)
+        if stream.expect(",]", "',' or ']' between the items") == "]":
+            return
+
+
+def index_json_array(
+    path: str | Path, key: str, check: Any = None, max_bytes: int = MAX_BYTES
+) -> ArrayIndex:
+    """Index the array member ``key`` of the JSON object in ``path`` by streaming the file
+    once (never the whole file in memory): each item's byte span and ``"id"``, and the
+    spans of the object's other container members. Every value is decoded as
+    :func:`loads_json` decodes a file (UTF-8 checked whole, nesting and integer length
+    bounded), one item at a time; ``check(item, position)`` may refuse an item (raising
+    :class:`DataError`). Errors name the file and the byte."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise DataError(path, None, f"larger than {max_bytes:,} bytes")
+        index = ArrayIndex(path, size)
+        with path.open("rb") as handle:
+            stream = _Stream(handle, path)
+            stream.expect("{", "a JSON object")
+            if stream.next_char() == "}":
+                stream.advance(stream.i + 1)
+            else:
+                _index_members(stream, index, key, check)
+            if stream.next_char():
+                raise stream.fail("not JSON: text after the object")
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    return index
+
+
+def _index_members(stream: _Stream, index: ArrayIndex, key: str, check: Any) -> None:
+    """The object's members, after its ``{``: the array ``key`` indexed, others spanned."""
+    while True:
+        name, _, _ = stream.value()
+        if not isinstance(name, str):
+            raise stream.fail("not JSON: an object's key must be a string")
+        stream.expect(":", "':' after a key")
+        if name == key and stream.next_char() == "[":
+            if len(index) or key in index.members:
+                raise stream.fail(f"the member {key!r} appears twice")
+            start = stream.byte
+            stream.advance(stream.i + 1)
+            _index_items(stream, index, check)
+            index.members[key] = (start, stream.byte)
+        else:
+            value, start, end = stream.value()
+            if isinstance(value, dict | list):
+                index.members[name] = (start, end)
+        if stream.expect(",}", "',' or '}' between the members") == "}":
+            return
+
+
+def read_json_span(path: str | Path, start: int, end: int, field: str | None = None) -> Any:
+    """The JSON value at bytes ``start:end`` of ``path`` (a span :func:`index_json_array`
+    found), decoded by the reading rule; errors name the file and ``field``."""
+    path = Path(path)
+    try:
+        with path.open("rb") as handle:
+            handle.seek(start)
+            data = handle.read(end - start)
+    except OSError as exc:
+        raise DataError(path, field, f"cannot read: {exc.strerror or exc}") from exc
+    if len(data) != end - start:
+        raise DataError(path, field, "the file is shorter than its index says (changed?)")
+    try:
+        return loads_json(data.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise DataError(path, field, f"not UTF-8 text (byte {start + exc.start})") from exc
+    except ValueError as exc:
+        raise DataError(path, field, json_reason(exc)) from exc

@@ -27,7 +27,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from sscbench.errors import DataError
-from sscbench.reading import PathName, json_reason, loads_json, read_text
+from sscbench.names import PathName
+from sscbench.reading import json_reason, loads_json, read_text
 
 
 class Pair(BaseModel):

@@ -11,7 +11,11 @@ recording.
 
 τ²-bench results are matched to τ-bench's tasks by content
 (:mod:`sscbench.agents.task_match`); a run's ``info["match"]`` keeps the match and its
-score, and an unmatched conversation replays no case.
+score, and an unmatched conversation replays no case. A pairs study of a τ² file whose
+pairs all name their recording reads and matches only the conversations it names: the
+file is indexed once by simulation id (:mod:`sscbench.agents.tau2_index`), each named
+conversation read back by its byte span; ``run`` keeps the index and the matches in the
+study (:func:`named_rows`) and seeds the next command with them (:func:`seed_tau2_index`).
 """
 
 from __future__ import annotations
@@ -26,8 +30,10 @@ from sscbench.agents.pairs import Pair, read_pairs
 from sscbench.agents.recorded import RecordedRun
 from sscbench.agents.replay import ReplayAgent, load_trajectories
 from sscbench.agents.task_match import TaskMatch, match_task
+from sscbench.agents.tau2_index import Span, Tau2Index, index_tau2
 from sscbench.core.agent import RUN_KIND_OPTION, RunContext
 from sscbench.errors import DataError
+from sscbench.world.task import Task
 
 REPLAY_OPTION = "replay_run"
 UNMATCHED = "unmatched"
@@ -53,6 +59,25 @@ def is_tau2(runs: tuple[RecordedRun, ...]) -> bool:
     return bool(runs) and runs[0].info.get("format") == "tau2"
 
 
+@lru_cache(maxsize=4)
+def _tasks(path: str, domain: object, data: str | None, split: str) -> tuple[Task, ...]:
+    """The τ-bench tasks of ``split`` a τ² recording of ``domain`` is matched against."""
+    from sscbench.world.load import load_world
+
+    if domain not in ("airline", "retail"):
+        raise DataError(path, "info.environment_info.domain_name", f"unknown domain {domain!r}")
+    if data is None:
+        raise DataError(path, None, "a τ² recording replays on the tau-bench world (world.data)")
+    world = load_world("tau-bench", domain, data, 0)
+    return tuple(t for t in world.tasks if t.task_id.startswith(f"{split}/"))
+
+
+def _with_match(run: RecordedRun, match: TaskMatch) -> RecordedRun:
+    """The run under its matched task id (or ``unmatched/<recording>``), the match kept."""
+    task = match.task_id or f"{UNMATCHED}/{match.recording}"
+    return run.model_copy(update={"task_id": task, "info": {**run.info, "match": match.row()}})
+
+
 @lru_cache(maxsize=8)
 def _matched(
     path: str, sha256: str | None, data: str | None, split: str
@@ -60,26 +85,67 @@ def _matched(
     runs = recorded_runs(path, sha256)
     if not is_tau2(runs):
         return runs, ()
-    from sscbench.world.load import load_world
-
-    domain = runs[0].info.get("domain")
-    if domain not in ("airline", "retail"):
-        raise DataError(path, "info.environment_info.domain_name", f"unknown domain {domain!r}")
-    if data is None:
-        raise DataError(path, None, "a τ² recording replays on the tau-bench world (world.data)")
-    tasks = [
-        t
-        for t in load_world("tau-bench", domain, data, 0).tasks
-        if t.task_id.startswith(f"{split}/")
-    ]
+    tasks = list(_tasks(path, runs[0].info.get("domain"), data, split))
     matches = tuple(match_task(run, tasks, run.recording_id()) for run in runs)
+    out = tuple(_with_match(run, match) for run, match in zip(runs, matches, strict=True))
+    return out, matches
+
+
+_SEEDED: dict[tuple[str, str], Tau2Index] = {}
+
+
+def seed_tau2_index(path: str | Path, sha256: str, index: Tau2Index) -> None:
+    """Use ``index`` (kept in a study by an earlier ``run``) for the τ² file ``path`` of
+    content ``sha256`` instead of scanning the file again."""
+    _SEEDED[(str(path), sha256)] = index
+
+
+@lru_cache(maxsize=8)
+def _scanned(path: str, sha256: str | None) -> Tau2Index:
+    return index_tau2(path)
+
+
+def tau2_index(path: str | Path, sha256: str | None) -> Tau2Index:
+    """The τ² file's index by simulation id: seeded from a study, or scanned once per
+    (path, content hash)."""
+    if sha256 is not None and (str(path), sha256) in _SEEDED:
+        return _SEEDED[(str(path), sha256)]
+    return _scanned(str(path), sha256)
+
+
+@lru_cache(maxsize=256)
+def _named(
+    path: str, sha256: str | None, data: str | None, split: str, recording: str
+) -> tuple[tuple[Span, RecordedRun, TaskMatch], ...]:
+    index = tau2_index(path, sha256)
+    spans = index.find(recording)
+    if not spans:
+        return ()
+    tasks = list(_tasks(path, index.domain, data, split))
     out = []
-    for run, match in zip(runs, matches, strict=True):
-        task = match.task_id or f"{UNMATCHED}/{match.recording}"
-        out.append(
-            run.model_copy(update={"task_id": task, "info": {**run.info, "match": match.row()}})
-        )
-    return tuple(out), matches
+    for span in spans:
+        run = index.run(span)
+        match = match_task(run, tasks, run.recording_id())
+        out.append((span, _with_match(run, match), match))
+    return tuple(out)
+
+
+def named_runs(
+    path: str | Path, sha256: str | None, data: Path | None, split: str, recording: str
+) -> tuple[tuple[Span, RecordedRun, TaskMatch], ...]:
+    """The simulations of a τ² file with id ``recording`` — each read by its span, converted
+    and matched alone (once per process) — with their spans and matches."""
+    return _named(str(path), sha256, str(data) if data is not None else None, split, recording)
+
+
+def is_tau2_file(path: str | Path) -> bool:
+    """True when the file's first character that is not white space opens an object
+    (τ²'s results format; τ-bench's is a list)."""
+    try:
+        with Path(path).open("rb") as handle:
+            return handle.read(4096).lstrip().startswith(b"{")
+    except OSError:
+        return False
 
 
 def matched_runs(
@@ -126,6 +192,7 @@ class RecordingAgentFactory:
         self.pairs_path = pairs
         self.pairs_sha256 = pairs_sha256
         self._by_task: dict[str, list[RecordedRun]] = defaultdict(list)
+        self._named: bool | None = None
 
     @property
     def runs(self) -> tuple[RecordedRun, ...]:
@@ -137,6 +204,36 @@ class RecordingAgentFactory:
         if self.pairs_path is None:
             return ()
         return _read_pairs(str(self.pairs_path), self.pairs_sha256)
+
+    def reads_named_only(self) -> bool:
+        """True when the agent replays a pairs file of a τ² recording whose pairs all name
+        their recording: only those conversations are read and matched."""
+        if self._named is None:
+            pairs = self.pairs()
+            self._named = (
+                bool(pairs)
+                and all(p.recording is not None for p in pairs)
+                and is_tau2_file(self.path)
+            )
+        return self._named
+
+    def named(self, recording: str) -> tuple[tuple[Span, RecordedRun, TaskMatch], ...]:
+        """The named conversation(s) with id ``recording``, with spans and matches."""
+        split = self.selection.split
+        return named_runs(self.path, self.sha256, self.data, split, recording)
+
+    def named_rows(self) -> list[dict[str, object]]:
+        """Each conversation the pairs name, once, in pairs order: its span in the file
+        and its content match (what ``run`` keeps in the study's ``recordings.json``)."""
+        rows: list[dict[str, object]] = []
+        seen: set[str] = set()
+        for pair in self.pairs():
+            if pair.recording is None or pair.recording in seen:
+                continue
+            seen.add(pair.recording)
+            for span, _, match in self.named(pair.recording):
+                rows.append({**span.row(), "match": match.row()})
+        return rows
 
     def runs_for(self, task_id: str) -> list[RecordedRun]:
         """The recorded runs that replay ``task_id`` (one per repetition)."""
@@ -155,7 +252,10 @@ class RecordingAgentFactory:
         where = self.pairs_path or self.path
         line = f"line {pair.line}" if pair.line else f"case {pair.case_id}"
         split = self.selection.split
-        if pair.recording is not None:
+        if pair.recording is not None and self.reads_named_only():
+            found = [run for _, run, _ in self.named(pair.recording)]
+            field = "recording"
+        elif pair.recording is not None:
             found = [r for r in self.runs if r.recording_id(split) == pair.recording]
             field = "recording"
         else:
@@ -200,3 +300,11 @@ class RecordingAgentFactory:
             run = runs[context.repetition]
         context.options[REPLAY_OPTION] = run
         return ReplayAgent(run, source=str(self.path), sha256=self.sha256)
+
+
+def clear_caches() -> None:
+    """Forget every recording read, index and match of this process (as a new command
+    starts): what the next command reads again is then what it costs."""
+    for cached in (_load, _read_pairs, _matched, _tasks, _scanned, _named):
+        cached.cache_clear()
+    _SEEDED.clear()

@@ -116,9 +116,7 @@ def _distinct(raw: list[Any], path: Path) -> list[tuple[int, dict[str, Any]]]:
     first: dict[str, int] = {}
     kept: list[tuple[int, dict[str, Any]]] = []
     for index, simulation in enumerate(raw):
-        where = f"simulations[{index}]"
-        if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
-            raise DataError(path, where, "a simulation needs a 'messages' list")
+        check_simulation(simulation, index, path)
         name = _simulation_id(simulation, index)
         if name not in first:
             first[name] = index
@@ -126,7 +124,7 @@ def _distinct(raw: list[Any], path: Path) -> list[tuple[int, dict[str, Any]]]:
         elif raw[first[name]] != simulation:
             raise DataError(
                 path,
-                f"{where}.id",
+                f"simulations[{index}].id",
                 f"{name!r} is also the id of simulations[{first[name]}], whose content "
                 "differs: each simulation needs its own id",
             )
@@ -138,31 +136,43 @@ def tau2_runs(raw: dict[str, Any], path: str | Path) -> list[RecordedRun]:
     ``info["tau2_task_id"]`` and as ``task_id`` until a match replaces it). Simulation
     ids are unique (:func:`_distinct`); errors name the field where it is in the file."""
     path = Path(path)
-    domain = ((raw.get("info") or {}).get("environment_info") or {}).get("domain_name")
-    runs: list[RecordedRun] = []
-    for index, simulation in _distinct(raw["simulations"], path):
-        where = f"simulations[{index}]"
-        traj = _conversation(simulation["messages"], where, path)
-        info = {
-            "format": "tau2",
-            "simulation_id": _simulation_id(simulation, index),
-            "simulation_index": index,
-            "tau2_task_id": str(simulation.get("task_id")),
-            "domain": domain,
-        }
-        trial = simulation.get("trial")
-        try:
-            runs.append(
-                RecordedRun(
-                    task_id=str(simulation.get("task_id")),
-                    traj=traj,
-                    reward=_reward(simulation),
-                    trial=trial if isinstance(trial, int) and not isinstance(trial, bool) else None,
-                    info=info,
-                )
-            )
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            loc = ".".join(str(part) for part in error["loc"])
-            raise DataError(path, f"{where}.{loc}" if loc else where, error["msg"]) from exc
-    return runs
+    domain = tau2_domain(raw.get("info"))
+    return [tau2_run(s, index, domain, path) for index, s in _distinct(raw["simulations"], path)]
+
+
+def tau2_domain(info: Any) -> Any:
+    """The domain a τ² results file's ``info`` names (``environment_info.domain_name``)."""
+    return ((info or {}).get("environment_info") or {}).get("domain_name")
+
+
+def check_simulation(simulation: Any, index: int, path: Path) -> None:
+    """Refuse a simulation that is not an object with a ``messages`` list."""
+    if not isinstance(simulation, dict) or not isinstance(simulation.get("messages"), list):
+        raise DataError(path, f"simulations[{index}]", "a simulation needs a 'messages' list")
+
+
+def tau2_run(simulation: Any, index: int, domain: Any, path: Path) -> RecordedRun:
+    """One simulation (the ``index``-th of its file) as a recorded run."""
+    where = f"simulations[{index}]"
+    check_simulation(simulation, index, path)
+    traj = _conversation(simulation["messages"], where, path)
+    info = {
+        "format": "tau2",
+        "simulation_id": _simulation_id(simulation, index),
+        "simulation_index": index,
+        "tau2_task_id": str(simulation.get("task_id")),
+        "domain": domain,
+    }
+    trial = simulation.get("trial")
+    try:
+        return RecordedRun(
+            task_id=str(simulation.get("task_id")),
+            traj=traj,
+            reward=_reward(simulation),
+            trial=trial if isinstance(trial, int) and not isinstance(trial, bool) else None,
+            info=info,
+        )
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        loc = ".".join(str(part) for part in error["loc"])
+        raise DataError(path, f"{where}.{loc}" if loc else where, error["msg"]) from exc

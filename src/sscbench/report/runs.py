@@ -24,9 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
+from sscbench.core.shown import shown
 from sscbench.jsonl import split_lines, write_utf8
+from sscbench.names import check_name
 from sscbench.progress import counted
-from sscbench.reading import check_name, loads_json
+from sscbench.reading import loads_json
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
 from sscbench.study.folder import IndexEntry
@@ -78,10 +80,15 @@ def _lines(path: Path) -> list[dict[str, Any]]:
 
 
 def _ledger_rows(
-    events: list[dict[str, Any]], row: MeasurementRow, prompts: dict[str, str] | None = None
+    events: list[dict[str, Any]],
+    row: MeasurementRow,
+    prompts: dict[str, str] | None = None,
+    source: str | None = None,
 ) -> list[dict[str, Any]]:
     """The ledger's events as table rows with their marks; system prompts (the same for
-    many runs) are collected into ``prompts`` and written once, linked from each page."""
+    many runs) are collected into ``prompts`` and written once, linked from each page.
+    Each text is capped for the page (:func:`sscbench.core.shown.shown`, naming
+    ``source``, the ledger file)."""
     marks_at: dict[int | None, list[str]] = {}
     for mark in MARKS:
         step = getattr(row, mark)
@@ -94,11 +101,15 @@ def _ledger_rows(
     for e in events:
         if e.get("type") == "header":
             continue
-        calls = [f"{c.get('name')}({c.get('arguments')})" for c in e.get("tool_calls") or []]
-        content = e.get("content") or ""
+        calls = [
+            shown(f"{c.get('name')}({c.get('arguments')})", source)
+            for c in e.get("tool_calls") or []
+        ]
+        whole = e.get("content") or ""
+        content = shown(whole, source)
         prompt_page = ""
         if e.get("type") == "system" and prompts is not None:
-            digest = hashlib.sha256(content.encode("utf-8", "replace")).hexdigest()[:16]
+            digest = hashlib.sha256(whole.encode("utf-8", "replace")).hexdigest()[:16]
             prompt_page = f"system-{digest}.html"
             prompts.setdefault(prompt_page, content)
         out.append(
@@ -185,7 +196,6 @@ def write_run_pages(
     for r in rows:  # a faulted run's partner: the shared clean run that qualified it
         if r.kind == "faulted" and r.clean_run_id in by_id:
             partners[(r.case_id, r.config_id, r.repetition, "clean")] = r.clean_run_id
-    runs_dir = study / "runs"
     prompts: dict[str, str] = {}
     reasons = _reasons(entries) if any(r.status != "completed" for r in rows) else {}
     second = study_readings(study)  # the second reader's proposals, shown beside the rules
@@ -196,17 +206,21 @@ def write_run_pages(
             continue
         other = "clean" if row.kind == "faulted" else "faulted"
         partner = partners.get((row.case_id, row.config_id, row.repetition, other))
-        ledger = _ledger_rows(_lines(runs_dir / f"{run_id}.ledger.jsonl"), row, prompts)
+        ledger_file = f"runs/{run_id}.ledger.jsonl"
+        ledger = _ledger_rows(_lines(study / ledger_file), row, prompts, ledger_file)
+        evaluator_file = f"runs/{run_id}.evaluator.jsonl"
         html = page.render(
             row=row,
-            measurement=json.dumps(row.columns(), indent=2, ensure_ascii=False),
+            measurement=shown(
+                json.dumps(row.columns(), indent=2, ensure_ascii=False), "measurements.jsonl"
+            ),
             ledger=ledger,
             marks=MARKS,
             captions=CAPTIONS,
             contract=_contract(cases.get(row.case_id)),
             evaluator=[
-                json.dumps(e, ensure_ascii=False)
-                for e in _lines(runs_dir / f"{run_id}.evaluator.jsonl")
+                shown(json.dumps(e, ensure_ascii=False), evaluator_file)
+                for e in _lines(study / evaluator_file)
             ],
             partner=page_name(partner) if partner in chosen else None,
             partner_id=partner,

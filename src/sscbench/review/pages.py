@@ -16,6 +16,7 @@ from typing import Any
 from jinja2 import Environment, select_autoescape
 
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.core.shown import shown
 from sscbench.faults.contract import FaultContract
 from sscbench.reading import loads_json
 from sscbench.review.guide import guide
@@ -139,8 +140,12 @@ def _pretty(text: str) -> str:
         return text
 
 
+_WHOLE = "the run's ledger"  # a masked page never names the run's file
+
+
 def trajectory_steps(ledger: list[LedgerEvent]) -> list[dict[str, Any]]:
-    """The model-visible events as numbered steps for a page."""
+    """The model-visible events as numbered steps for a page, each text capped
+    (:func:`sscbench.core.shown.shown`; the cut stated, the run never named)."""
     steps: list[dict[str, Any]] = []
     for event in ledger:
         item: dict[str, Any] = {"step": event.step, "calls": [], "text": "", "length": 0}
@@ -158,6 +163,8 @@ def trajectory_steps(ledger: list[LedgerEvent]) -> list[dict[str, Any]]:
             )
         else:
             continue
+        item["text"] = shown(item["text"], _WHOLE)
+        item["calls"] = [shown(call, _WHOLE) for call in item["calls"]]
         steps.append(item)
     return steps
 

@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from sscbench.errors import DataError
 from sscbench.jsonl import read_json_model, write_utf8
-from sscbench.reading import name_problem
+from sscbench.names import name_problem
 from sscbench.review.export import Candidate, candidates, default_key_path
 
 PLAN_SCHEMA = "sscbench.review-plan/1"

@@ -24,10 +24,12 @@ from sscbench.run.builders import (
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource
 from sscbench.run.plan_caps import plan_caps
 from sscbench.run.planning import Plan, PlanUnit, make_plan
+from sscbench.run.recordings_kept import kept_recordings, seed_from_study
 from sscbench.run.shared_clean import check_plan_format
 from sscbench.study.caps import write_caps
 from sscbench.study.config import StudyConfig
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.recordings_file import write_recordings
 from sscbench.study.worlds import build_worlds
 from sscbench.world.world import World
 
@@ -113,6 +115,8 @@ def prepare_study(
     worlds = build_worlds(config)
     cases, admission = build_study_cases(config, worlds)
     plan = make_plan(config, cases)
+    if store.is_study():  # resuming: the named conversations' spans the study kept
+        seed_from_study(config, store.root)
     check_replay_plan(config, plan.config_ids(), cases)
     inputs = hash_inputs(input_files(config))
     source = episode_source(
@@ -161,6 +165,7 @@ def open_study(
     if prepared.admission is not None:  # the study admitted its cases: their funnel and order
         write_admission(store.root, prepared.admission)
     write_caps(store.root, prepared.caps)
+    write_recordings(store.root, kept_recordings(config))
     store.repair_index()
     finished, dropped = resume_records(store, plan, retry_missing) if resumed else ({}, 0)
     return resumed, finished, dropped

@@ -17,7 +17,8 @@ from pydantic import (
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
-from sscbench.reading import PathName, loads_toml, read_text
+from sscbench.names import PathName
+from sscbench.reading import loads_toml, read_text
 from sscbench.study.config_cases import CaseSettings
 from sscbench.study.config_cases import Strict as _Strict
 from sscbench.study.config_domains import check_operator_domains

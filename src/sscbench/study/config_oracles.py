@@ -19,7 +19,7 @@ from pydantic import Field, field_validator
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import EndpointConfig
-from sscbench.reading import name_problem
+from sscbench.names import name_problem
 from sscbench.study.config_cases import Strict
 
 ORACLE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"

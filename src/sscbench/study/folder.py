@@ -25,7 +25,8 @@ from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
 from sscbench.llm.usage import RunUsage
-from sscbench.reading import PathName, check_name, loads_json, read_json
+from sscbench.names import PathName, check_name
+from sscbench.reading import loads_json, read_json
 from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
 from sscbench.study.lock import LOCK_NAME as LOCK_FILE
 from sscbench.study.marker import MARKER_FORMAT, STUDY_MARKER, read_marker
@@ -74,6 +75,7 @@ STUDY_FILES = (
     "order.jsonl",  # a study that admits its cases: the frozen order and the funnel
     "admission.json",
     "caps.json",  # what caps the plan, counted (sscbench/run/plan_caps.py)
+    "recordings.json",  # a pairs study's named τ² conversations: spans, matches
     "plan.jsonl",
     "index.jsonl",
     "timings.jsonl",

@@ -153,7 +153,8 @@ def checked_sha256(
     content differs from a ``given`` sha256, is an error naming the config and the field
     (``fields``: the path's field and the sha256's)."""
     try:
-        digest = hashlib.sha256(resolved.read_bytes()).hexdigest()
+        with resolved.open("rb") as handle:  # streamed: a recording may be large
+            digest = hashlib.file_digest(handle, "sha256").hexdigest()
     except OSError as exc:
         message = f"cannot read {resolved}: {exc.strerror or exc}"
         raise DataError(config, fields[0], message) from exc

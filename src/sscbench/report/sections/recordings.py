@@ -15,11 +15,13 @@ from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 
-from sscbench.agents.recordings import matched_runs
+from sscbench.agents.recordings import RecordingAgentFactory, Selection, matched_runs
+from sscbench.errors import DataError
 from sscbench.reading import loads_json
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.config import StudyConfig, config_from_record
+from sscbench.study.recordings_file import kept_entry
 from sscbench.study.study import Study
 
 Row = dict[str, Any]
@@ -71,14 +73,25 @@ def _replay_records(study: Study) -> dict[str, list[tuple[str, dict[str, Any]]]]
 
 
 def _match_table(
-    agent_id: str, rows: list[Row], runs_by_recording: dict[str, list[str]], sets: RunSets
+    agent_id: str,
+    rows: list[Row],
+    runs_by_recording: dict[str, list[str]],
+    sets: RunSets,
+    named: bool = False,
 ) -> Table:
     matched = sum(1 for r in rows if r["task_id"])
+    which = "conversations the pairs name" if named else "conversations"
     table = Table(
         f"recordings-{agent_id}",
-        f"{agent_id}: {matched} of {len(rows)} conversations matched to a τ-bench task by content "
+        f"{agent_id}: {matched} of {len(rows)} {which} matched to a τ-bench task by content "
         f"({len(rows) - matched} unmatched, replaying no case)",
-        "every conversation of the recording file; score = 0.5·user + 0.3·actions + 0.2·words",
+        (
+            "the conversations the pairs file names (the recording's others are neither read "
+            "nor matched)"
+            if named
+            else "every conversation of the recording file"
+        )
+        + "; score = 0.5·user + 0.3·actions + 0.2·words",
         MATCH_COLUMNS,
     )
     for row in rows:
@@ -129,7 +142,8 @@ def recordings_section(study: Study, sets: RunSets) -> Section:
     data = config.world_data()
     csv_rows: list[Row] = []
     for agent in agents:
-        csv_rows += _replayed(section, config, data, agent, records.get(agent.id, []), sets)
+        mine = records.get(agent.id, [])
+        csv_rows += _replayed(section, config, data, agent, mine, sets, study.store.root)
     if not config.study.first_tool_call_only:
         section.notes.append([{"t": SEVERAL_CALLS}])
     section.intro = (
@@ -143,6 +157,31 @@ def recordings_section(study: Study, sets: RunSets) -> Section:
     return section
 
 
+def _named_matches(
+    study_root: Path, config: StudyConfig, data: Path | None, agent: Any
+) -> list[Row] | None:
+    """The matches of the conversations a pairs agent names — as ``run`` kept them in
+    ``recordings.json``, or (an older study) read and matched alone now; None for an
+    agent that reads its whole recording."""
+    replay = agent.replay
+    if replay.pairs is None:
+        return None
+    entry = kept_entry(study_root, agent.id, replay.sha256, replay.pairs_sha256)
+    if entry is not None:
+        return [dict(s["match"]) for s in entry["simulations"] if isinstance(s, dict)]
+    factory = RecordingAgentFactory(
+        config.resolve(replay.path),
+        replay.sha256,
+        Selection(split=replay.split),
+        data,
+        config.resolve(replay.pairs),
+        replay.pairs_sha256,
+    )
+    if not factory.reads_named_only():
+        return None
+    return [dict(r["match"]) for r in factory.named_rows()]  # type: ignore[call-overload]
+
+
 def _replayed(
     section: Section,
     config: StudyConfig,
@@ -150,6 +189,7 @@ def _replayed(
     agent: Any,
     records: list[tuple[str, dict[str, Any]]],
     sets: RunSets,
+    study_root: Path,
 ) -> list[Row]:
     """One replay agent: its source note, its conversations' matches (τ² recordings) and
     their divergences; returns its rows of ``recording_matches.csv``."""
@@ -165,12 +205,15 @@ def _replayed(
     if agent.replay.format != "tau2":
         return []
     try:
-        _, matches = matched_runs(path, agent.replay.sha256, data, agent.replay.split)
-    except (OSError, ValueError) as exc:
+        named = _named_matches(study_root, config, data, agent)
+        if named is None:
+            _, matches = matched_runs(path, agent.replay.sha256, data, agent.replay.split)
+        rows = named if named is not None else [m.row() for m in matches]
+    except (OSError, ValueError, DataError) as exc:
         section.notes.append([{"t": f"{agent.id}: the recording cannot be read again ({exc})."}])
         return []
-    rows = [m.row() for m in matches]
-    section.tables.append(_match_table(agent.id, rows, runs_by_recording, sets))
+    table = _match_table(agent.id, rows, runs_by_recording, sets, named is not None)
+    section.tables.append(table)
     note = _divergence_note(records)
     if note:
         section.notes.append([{"t": f"{agent.id}: {note}"}])

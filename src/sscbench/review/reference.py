@@ -23,7 +23,7 @@ from sscbench.jsonl import write_utf8
 from sscbench.reading import read_json
 from sscbench.review.interrater import ReviewAgreement, agree, derived, review_values
 from sscbench.review.labels import RunLabel, read_key, read_labels
-from sscbench.review.plan import ADJUDICATION, ReviewPlan, read_plan
+from sscbench.review.plan import ADJUDICATION, ReviewPlan, check_plan, read_plan
 from sscbench.review.review_page import FORM_FIELDS
 
 SHOWN = (*FORM_FIELDS, "Z_S", "note")
@@ -57,9 +57,9 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
         raise DataError(
             "--adjudicator", None, f"{adjudicator!r} is a reviewer: the adjudicator must be another"
         )
+    key = _key(plan, folder)  # first: a plan.json changed since it was drawn is refused
     summary = agree(folder)  # always from the exports as they are now
     disputes = _disputes(plan, review_values(folder, plan), summary)
-    key = _key(plan)
     study = Study.open(plan.study)
     cases = {masked: study.cases[cid] for masked, cid in key["cases"].items()}
     ledgers = {rid: study.ledger(key["runs"][rid]) for rid in disputes}
@@ -69,13 +69,15 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
     return target
 
 
-def _key(plan: ReviewPlan) -> dict[str, Any]:
-
+def _key(plan: ReviewPlan, folder: Path) -> dict[str, Any]:
+    """The plan's key (review ids -> runs, masked cases -> cases), its seal checked, and
+    the folder's ``plan.json`` checked against the hash the key recorded."""
     path = Path(plan.key)
     runs = read_key(path)
     raw = read_json(path)
     if raw.get("plan_id") != plan.plan_id:
         raise DataError(path, "plan_id", f"this key belongs to another plan than {plan.plan_id}")
+    check_plan(folder, raw)
     return {"runs": runs, "cases": raw.get("cases", {})}
 
 
@@ -83,9 +85,9 @@ def build_reference(folder: str | Path) -> Path:
     """Combine unanimous values and the adjudication into ``FOLDER/reference.jsonl``."""
     folder = Path(folder)
     plan = read_plan(folder)
+    key = _key(plan, folder)["runs"]
     summary = agree(folder)
     values = review_values(folder, plan)
-    key = _key(plan)["runs"]
     disputes = _disputes(plan, values, summary)
     adjudicated: dict[str, RunLabel] = {}
     path = folder / "labels" / f"{ADJUDICATION}.jsonl"

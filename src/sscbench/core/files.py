@@ -22,7 +22,7 @@ import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from sscbench.errors import naming
 
@@ -129,6 +129,17 @@ def replace_folder(staging: Path, final: Path) -> None:
             os.replace(final, old)
         os.replace(staging, final)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def save_figure(figure: Any, path: Path, **options: Any) -> None:
+    """Save a Matplotlib ``figure`` as ``path`` (format from its suffix) in one rename."""
+    tmp = temp_path(path)
+    try:
+        with naming(path):
+            figure.savefig(tmp, format=path.suffix.removeprefix("."), **options)
+            os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 @contextmanager

@@ -13,11 +13,11 @@ open is an error listing every such item (fail closed).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from sscbench.core.definitions import arrival
+from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.jsonl import write_utf8
 from sscbench.reading import read_json
@@ -133,7 +133,5 @@ def build_reference(folder: str | Path) -> Path:
         )
         lines.append(label.line())
     target = folder / "reference.jsonl"
-    tmp = target.with_name("reference.jsonl.tmp")
-    write_utf8(tmp, "".join(line + "\n" for line in lines))
-    os.replace(tmp, target)
+    atomic_write(target, "".join(line + "\n" for line in lines))
     return target

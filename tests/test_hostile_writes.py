@@ -240,6 +240,52 @@ def test_measure_on_a_full_disk_keeps_the_measurements_and_their_seal(
         assert _leftovers(study) == []
 
 
+def test_an_otel_export_on_a_full_disk_keeps_the_previous_file(tiny_study, tmp_path, full_disk):
+    pytest.importorskip("opentelemetry")
+    out = tmp_path / "spans.jsonl"
+    assert _cli("export", "otel", tiny_study, "--out", out).exit_code == 0
+    before = out.read_bytes()
+    full_disk(100)
+    result = _cli("export", "otel", tiny_study, "--out", out)
+    assert "no space left on device" in _one_error(result, str(out))
+    assert out.read_bytes() == before
+    assert _leftovers(tmp_path) == []
+
+
+@pytest.mark.parametrize("name", ["log.eval", "log.json"])
+def test_an_inspect_export_on_a_full_disk_keeps_the_previous_log(
+    tiny_study, tmp_path, monkeypatch, name
+):
+    log = pytest.importorskip("inspect_ai.log")
+    out = tmp_path / name
+    assert _cli("export", "inspect", tiny_study, "--out", out).exit_code == 0
+    before = out.read_bytes()
+
+    def half_then_full(_log: Any, location: str, **_options: Any) -> None:
+        """Inspect's writer (which writes through its own file layer) on a full disk:
+        half a log at the name it was given, then the system's error."""
+        Path(location).write_bytes(before[: len(before) // 2])
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(log, "write_eval_log", half_then_full)
+    result = _cli("export", "inspect", tiny_study, "--out", out)
+    assert "no space left on device" in _one_error(result, str(out))
+    assert out.read_bytes() == before
+    assert _leftovers(tmp_path) == []
+
+
+def test_review_cases_on_a_full_disk_leaves_no_folder(tiny_study, tmp_path, full_disk):
+    out = tmp_path / "cases"
+    full_disk(3_000)
+    result = _cli("review", "cases", tiny_study, "--out", out)
+    assert "no space left on device" in _one_error(result, str(out))
+    assert not out.exists() and _leftovers(tmp_path) == []
+    (tmp_path / f".cases-new-{DEAD_PID}").mkdir()  # and a killed run's staging folder
+    full_disk(10**9)
+    assert _cli("review", "cases", tiny_study, "--out", out).exit_code == 0
+    assert (out / "index.html").is_file() and _leftovers(tmp_path) == []
+
+
 # ---- class G: seals -------------------------------------------------------------------
 
 

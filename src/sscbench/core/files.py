@@ -131,15 +131,24 @@ def replace_folder(staging: Path, final: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def save_figure(figure: Any, path: Path, **options: Any) -> None:
-    """Save a Matplotlib ``figure`` as ``path`` (format from its suffix) in one rename."""
+@contextmanager
+def atomic_path(path: Path) -> Iterator[Path]:
+    """A temporary name beside ``path`` for a library that writes to a file name (an
+    Inspect log, a figure), renamed over ``path`` when the block succeeds; on any error
+    it is removed and ``path`` keeps its old content."""
     tmp = temp_path(path)
     try:
         with naming(path):
-            figure.savefig(tmp, format=path.suffix.removeprefix("."), **options)
+            yield tmp
             os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def save_figure(figure: Any, path: Path, **options: Any) -> None:
+    """Save a Matplotlib ``figure`` as ``path`` (format from its suffix) in one rename."""
+    with atomic_path(path) as tmp:
+        figure.savefig(tmp, format=path.suffix.removeprefix("."), **options)
 
 
 @contextmanager

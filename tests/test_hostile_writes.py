@@ -227,6 +227,23 @@ def test_a_killed_measure_leaves_no_temporary_file_for_ever(tiny_study, tmp_path
     assert not any(path.exists() for path in stale)
 
 
+def test_a_resumed_run_removes_the_temporary_files_of_a_killed_one(tiny_study, tmp_path):
+    from tiny_study import TINY_STUDY
+
+    study = Path(shutil.copytree(tiny_study, tmp_path / "study"))
+    run_id, _ = _ledger_run(study)
+    stale = [study / "runs" / f".{run_id}.ledger.jsonl.{DEAD_PID}.tmp"]
+    stale.append(study / f".index.jsonl.{DEAD_PID}.tmp")
+    alive = study / "runs" / f".{run_id}.ledger.jsonl.{os.getppid()}.tmp"
+    for path in [*stale, alive]:
+        path.write_text('{"half": ', "utf-8")
+    config = tmp_path / "tiny.toml"
+    config.write_text(TINY_STUDY, "utf-8")
+    result = _cli("run", config, "--out", study, "--no-progress")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    assert not any(path.exists() for path in stale) and alive.exists()
+
+
 def test_measure_on_a_full_disk_keeps_the_measurements_and_their_seal(
     tiny_study, tmp_path, full_disk
 ):

@@ -69,6 +69,22 @@ def clean_stale(target: Path) -> list[Path]:
     return removed
 
 
+def clean_dead_temporaries(folder: Path) -> list[Path]:
+    """Remove every ``.NAME.PID.tmp`` file directly in ``folder`` whose process is gone
+    (a study's run files of a killed ``run``): called by the command that owns the
+    folder, under its lock. Returns what was removed."""
+    pattern = re.compile(r"\..+\.(\d+)\.tmp")
+    removed: list[Path] = []
+    if not folder.is_dir():
+        return removed
+    for path in folder.iterdir():
+        match = pattern.fullmatch(path.name)
+        if match and path.is_file() and not _alive(int(match.group(1))):
+            path.unlink(missing_ok=True)
+            removed.append(path)
+    return removed
+
+
 @contextmanager
 def atomic_text_writer(path: Path, newline: str | None = None) -> Iterator[TextIO]:
     """A UTF-8 text handle whose content replaces ``path`` only when the block succeeds.

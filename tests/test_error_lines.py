@@ -208,14 +208,14 @@ def test_no_space_during_measure_names_the_file(study, tmp_path, monkeypatch):
 
 
 def test_no_space_during_report_names_the_file(study, monkeypatch):
-    write_text = pathlib.Path.write_text
+    write_bytes = pathlib.Path.write_bytes
 
-    def full(self, data, *args, **kwargs):
-        if self.name == "report.html":
+    def full(self, data):
+        if self.name.startswith(".report.html."):  # its temporary name (written, renamed)
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return write_text(self, data, *args, **kwargs)
+        return write_bytes(self, data)
 
-    monkeypatch.setattr(pathlib.Path, "write_text", full)
+    monkeypatch.setattr(pathlib.Path, "write_bytes", full)
     message = _error("report", str(study))
     assert message.startswith(f"error: {study}/"), message
     assert message.endswith("/report.html: no space left on device"), message

@@ -12,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from sscbench.cli import app
+from sscbench.core.seals import sealed_json
 
 DEEP_JSON = "[" * 5_000 + "]" * 5_000
 DIGITS = "9" * 5_000
@@ -146,7 +147,7 @@ ROW = {"config_id": "c", "family": "f", "metrics": {}}
 
 
 def test_a_deep_evidence_file_in_release_diff_is_one_error_line(tmp_path):
-    good = json.dumps({"families": [ROW], "transfer": []})
+    good = sealed_json({"families": [ROW], "transfer": []})  # sealed, as written
     _release(tmp_path / "a", good)
     deep = _release(tmp_path / "b", '{"families": [], "transfer": ' + DEEP_JSON + "}")
     _one_error(["release", "diff", str(tmp_path / "a"), str(tmp_path / "b")], deep)
@@ -162,7 +163,7 @@ def test_a_deep_evidence_file_in_release_diff_is_one_error_line(tmp_path):
     ids=["null", "number", "list"],
 )
 def test_evidence_of_the_wrong_shape_names_the_field(tmp_path, row, field):
-    good = json.dumps({"families": [ROW], "transfer": []})
+    good = sealed_json({"families": [ROW], "transfer": []})  # sealed, as written
     _release(tmp_path / "a", good)
     bad = _release(tmp_path / "b", json.dumps({"families": [ROW, row], "transfer": []}))
     line = _one_error(["release", "diff", str(tmp_path / "a"), str(tmp_path / "b")], bad)

@@ -17,6 +17,7 @@ bytes as before, and files written before still read the same.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections.abc import Callable
 from pathlib import Path
@@ -98,9 +99,17 @@ def visible_surrogates(value: Any) -> Any:
 
 def write_utf8(path: str | Path, text: str) -> None:
     """Write ``text`` as UTF-8, lone surrogates (possible in model output) shown as their
-    ``\\uXXXX`` escapes: a page of model text must never fail to be written."""
-    with naming(path):
-        Path(path).write_text(escape_surrogates(text), encoding="utf-8")
+    ``\\uXXXX`` escapes: a page of model text must never fail to be written. Atomic, as
+    :func:`sscbench.core.files.atomic_write` (which sits above this module): a temporary
+    ``.NAME.PID.tmp`` beside it, renamed over ``path`` once whole."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with naming(path):
+            tmp.write_bytes(escape_surrogates(text).encode("utf-8"))
+            os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def dumps_line(value: Any, *, sort_keys: bool = False) -> str:

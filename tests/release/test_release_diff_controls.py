@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from sscbench.analysis.stats import proportion_interval
 from sscbench.cli import app
+from sscbench.core.seals import sealed_json
 from sscbench.release.cli import write_outputs
 from sscbench.release.diff import release_diff
 from sscbench.release.evidence import ReleaseEvidence
@@ -92,7 +93,8 @@ def test_a_release_without_control_rows_has_its_side_empty(tmp_path, releases):
     old.mkdir(parents=True)
     data = json.loads((a / "release" / "evidence.json").read_text(encoding="utf-8"))
     del data["negative_controls"], data["unsolvable"]
-    (old / "evidence.json").write_text(json.dumps(data), encoding="utf-8")
+    # sealed anew: an older, unsealed file is refused (tests/test_hostile_writes.py)
+    (old / "evidence.json").write_text(sealed_json(data), encoding="utf-8")
     diff = release_diff(old, a)
     assert diff["controls_kept"] == {"a": False, "b": True}
     escape = _row(diff["controls"], rate="escape")

@@ -17,8 +17,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.files import atomic_path, clean_stale
 from sscbench.core.ledger import AssistantEvent, HarnessError
-from sscbench.errors import DataError
+from sscbench.errors import DataError, naming
 from sscbench.integrations.populations import METRIC_NAMES, population_metrics
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
 from sscbench.jsonl import visible_surrogates
@@ -177,8 +178,11 @@ def export_inspect(root: str | Path, out: str | Path) -> tuple[Path, int]:
     if out.is_dir():
         raise DataError(out, None, "--out must name a file, and this is a folder")
     log = study_eval_log(root)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    write_eval_log(log, str(out), format="eval" if out.suffix == ".eval" else "json")
+    with naming(out.parent):
+        out.parent.mkdir(parents=True, exist_ok=True)
+    clean_stale(out)
+    with atomic_path(out) as tmp:  # a full disk leaves the previous log, never half of one
+        write_eval_log(log, str(tmp), format="eval" if out.suffix == ".eval" else "json")
     return out, len(log.samples or [])
 
 

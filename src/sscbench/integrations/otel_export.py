@@ -25,6 +25,7 @@ from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.sdk.trace import ReadableSpan
 
+from sscbench.core.files import atomic_text_writer, clean_stale
 from sscbench.errors import DataError, EndpointUnreachable
 from sscbench.integrations.otel_spans import run_spans, study_resource
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
@@ -89,16 +90,12 @@ def runs_spans(
 
 def write_otlp_json(spans_per_run: Iterable[list[ReadableSpan]], out: Path) -> int:
     """Write one OTLP/JSON request per run to ``out`` (atomically); returns the runs written."""
-    tmp = out.with_name(f".{out.name}.tmp")
     count = 0
-    try:
-        with tmp.open("w", encoding="utf-8") as handle:
-            for spans in spans_per_run:
-                handle.write(json.dumps(request_to_otlp_json(encode_spans(spans))) + "\n")
-                count += 1
-        tmp.replace(out)
-    finally:  # a failed export leaves no temporary file beside --out
-        tmp.unlink(missing_ok=True)
+    clean_stale(out)
+    with atomic_text_writer(out) as handle:  # a failed export leaves no temporary file
+        for spans in spans_per_run:
+            handle.write(json.dumps(request_to_otlp_json(encode_spans(spans))) + "\n")
+            count += 1
     return count
 
 

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from sscbench.core.files import atomic_text_writer
+from sscbench.core.files import atomic_text_writer, clean_stale
 from sscbench.core.ledger import (
     EvaluatorEvent,
     LedgerEvent,
@@ -24,7 +24,7 @@ from sscbench.progress import progress
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_evaluator, read_ledger
 from sscbench.study.rows import MeasurementRow
-from sscbench.study.seal import study_sources, write_seal
+from sscbench.study.seal import seal_path, study_sources, write_seal
 from sscbench.study.study import Study
 
 
@@ -136,6 +136,8 @@ def measure_study(
         sources = study_sources(store)  # what the rows are computed from (verified above)
         count, digest = 0, hashlib.sha256()
         entries = check.entries.values()
+        for target in (out, seal_path(out)):
+            clean_stale(target)  # temporary files of a measure that was killed
         with progress("measuring runs", len(entries)) as bar, atomic_text_writer(out) as handle:
             for row in measure_entries(store, cases, classifier, entries):
                 line = row.line()  # ASCII JSON: its UTF-8 bytes are the file's
@@ -143,5 +145,6 @@ def measure_study(
                 digest.update(line.encode("utf-8"))
                 count += 1
                 bar.advance()
-        write_seal(out, digest.hexdigest(), count, sources)
+            # the seal before the rows' rename: a full disk leaves both files as they were
+            write_seal(out, digest.hexdigest(), count, sources)
     return out, count

@@ -23,7 +23,6 @@ from __future__ import annotations
 import functools
 import io
 import json
-import os
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -31,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.core.definitions import arrival
+from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.oracles.base import Oracle, OracleSettings, Verdict, abstain
 from sscbench.oracles.contexts import StudyRuns
@@ -207,9 +207,7 @@ def score_study(
 
 
 def _atomic(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, "utf-8")
-    os.replace(tmp, path)
+    atomic_write(path, text)
 
 
 def write_results(study: str | Path, results: dict[str, dict[str, Any]]) -> list[Path]:

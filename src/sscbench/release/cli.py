@@ -13,7 +13,9 @@ from typer.core import TyperGroup
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.mcnemar import NO_DISCORDANT, p_label
-from sscbench.errors import DataError, InternalError
+from sscbench.core.files import atomic_text_writer, atomic_write, staged_folder
+from sscbench.core.seals import sealed_json
+from sscbench.errors import DataError, InternalError, naming
 from sscbench.faults.typed import CHECKPOINTS
 from sscbench.reading import write_csv_rows
 from sscbench.release.controls_cli import control_tables, write_control_csvs
@@ -187,11 +189,14 @@ FAMILY_COLUMNS = (
 
 
 def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
-    """``evidence.json``, CSV tables (families, transfer, negative controls, unsolvable
-    trials) and the intensity figure under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
+    """``evidence.json`` (sealed: :mod:`sscbench.core.seals`), CSV tables (families,
+    transfer, negative controls, unsolvable trials) and the intensity figure under
+    ``out``, each file written atomically. ``sscbench release`` hands it a staging
+    folder (:func:`write_release`); the report its own staging folder."""
+    with naming(out):
+        out.mkdir(parents=True, exist_ok=True)
     written = [out / "evidence.json"]
-    written[0].write_text(json.dumps(evidence.to_dict(), indent=2, sort_keys=True, default=str))
+    atomic_write(written[0], sealed_json(evidence.to_dict()))
     families = [
         [
             row.config_id,
@@ -212,7 +217,7 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
         for row in evidence.families
         for name, iv in row.metrics.items()
     ]
-    with (out / "families.csv").open("w", newline="", encoding="utf-8") as handle:
+    with atomic_text_writer(out / "families.csv", newline="") as handle:
         write_csv_rows(handle, FAMILY_COLUMNS, families)
     written.append(out / "families.csv")
     transfer = [
@@ -227,7 +232,7 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
         for cell in evidence.transfer
     ]
     head = ["config_id", "family", "activated", *[c.value for c in CHECKPOINTS], "first_invalid"]
-    with (out / "transfer.csv").open("w", newline="", encoding="utf-8") as handle:
+    with atomic_text_writer(out / "transfer.csv", newline="") as handle:
         write_csv_rows(handle, [*head, "outcomes"], transfer)
     written.append(out / "transfer.csv")
     written.extend(write_control_csvs(evidence, out))
@@ -236,6 +241,15 @@ def write_outputs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
 
         written.extend(intensity_figure(evidence.curves, out / "intensity"))
     return written
+
+
+def write_release(evidence: ReleaseEvidence, final: Path) -> list[Path]:
+    """Write the release folder whole: built in a staging folder beside ``final`` and
+    swapped in only when every file is complete (a full disk or a kill leaves the
+    previous release as it was); returns the files under ``final``."""
+    with staged_folder(final) as staging:
+        written = write_outputs(evidence, staging)
+    return [final / path.relative_to(staging) for path in written]
 
 
 def release(
@@ -247,7 +261,7 @@ def release(
     written to STUDY/release/)."""
     try:
         evidence = _study_evidence(study)
-        written = write_outputs(evidence, Path(study) / "release")
+        written = write_release(evidence, Path(study) / "release")
     except (DataError, OSError) as exc:
         print_error(console, exc)
         raise typer.Exit(2) from None

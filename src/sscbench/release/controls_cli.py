@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from sscbench.analysis.stats import Interval, method_name
+from sscbench.core.files import atomic_text_writer
 from sscbench.reading import write_csv_rows
 from sscbench.terminal import safe
 
@@ -130,7 +131,7 @@ def write_control_csvs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
     campaign without controls shows it)."""
     negative, unsolvable = out / NEGATIVE_CSV, out / UNSOLVABLE_CSV
     head = ["config_id", "family", "runs", "count", "rate", *_RATE_COLUMNS]
-    with negative.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_text_writer(negative, newline="") as handle:
         rows = [
             [r.config_id, r.family, r.runs, count, name, *_rate(iv), r.agent_failures]
             for r in evidence.negative_controls
@@ -140,7 +141,7 @@ def write_control_csvs(evidence: ReleaseEvidence, out: Path) -> list[Path]:
             )
         ]
         write_csv_rows(handle, [*head, "agent_failures_without_fault"], rows)
-    with unsolvable.open("w", newline="", encoding="utf-8") as handle:
+    with atomic_text_writer(unsolvable, newline="") as handle:
         rows = [
             [u.config_id, u.family, u.runs, count, name, *_rate(iv)]
             for u in evidence.unsolvable

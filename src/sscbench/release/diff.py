@@ -19,7 +19,10 @@ with that side empty):
   before these were kept has no rows on its side (shown empty, not as zero).
 
 A folder that holds no ``evidence.json`` is refused, naming the folder; an
-``evidence.json`` that is not release evidence is refused, naming the file and field.
+``evidence.json`` that is not release evidence is refused, naming the file and field;
+one whose seal (:mod:`sscbench.core.seals`) is missing or no longer matches its content
+(an edited escape count) is refused, naming the file: a diff compares only releases as
+``sscbench release`` wrote them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.analysis.overlap import number, overlap
+from sscbench.core.seals import check_seal
 from sscbench.errors import DataError
 from sscbench.reading import read_json
 from sscbench.release.evidence import METRICS
@@ -82,6 +86,7 @@ def read_release(folder: str | Path) -> dict[str, Any]:
     families, transfer = _rows(data, path, "families"), _rows(data, path, "transfer")
     controls = {name: _rows(data, path, name) if name in data else None for name in CONTROL_TABLES}
     check_evidence(path, data)
+    check_seal(path, data, f"run `sscbench release STUDY` to write {path.name} anew")
     return {"path": str(path), "families": families, "transfer": transfer, **controls}
 
 

@@ -3,6 +3,7 @@ side by side (:mod:`sscbench.release.diff` compares; this module prints and writ
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -11,7 +12,8 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from sscbench.errors import DataError, InternalError
+from sscbench.core.files import clean_stale, write_all
+from sscbench.errors import DataError, InternalError, naming
 from sscbench.reading import write_csv_rows
 from sscbench.terminal import print_error, safe, table_console
 
@@ -124,33 +126,36 @@ def _csv_rows(rows: list[dict[str, Any]], what: str) -> list[list[Any]]:
     ]
 
 
+def _csv_text(head: list[str], rows: Any) -> str:
+    """A CSV table as text (the one CSV writer, line ends as a file opened for CSV)."""
+    buffer = io.StringIO(newline="")
+    write_csv_rows(buffer, head, rows)
+    return buffer.getvalue()
+
+
 def write_release_diff(diff: dict[str, Any], out: Path) -> list[Path]:
     """``release-diff.json``, ``metrics-diff.csv``, ``transfer-diff.csv`` and
-    ``controls-diff.csv`` under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    written = [out / "release-diff.json", out / "metrics-diff.csv", out / "transfer-diff.csv"]
-    written.append(out / "controls-diff.csv")
-    written[0].write_text(json.dumps(diff, indent=2, sort_keys=True), encoding="utf-8")
+    ``controls-diff.csv`` under ``out``, all or nothing (:func:`~sscbench.core.files.
+    write_all`: ``out`` may hold the user's own files, so no folder swap)."""
+    with naming(out):
+        out.mkdir(parents=True, exist_ok=True)
     sides = [f"{side}_{k}" for side in ("a", "b") for k in _SIDES]
-    for path, what, key in (
-        (written[1], "metrics", "metric"),
-        (written[2], "transfer", "checkpoint"),
+    files: dict[Path, str] = {out / "release-diff.json": json.dumps(diff, indent=2, sort_keys=True)}
+    for name, what, key in (
+        ("metrics-diff.csv", "metrics", "metric"),
+        ("transfer-diff.csv", "transfer", "checkpoint"),
     ):
-        with path.open("w", newline="", encoding="utf-8") as handle:
-            head = ["config_id", "family", key, *sides, "difference", "overlap"]
-            write_csv_rows(handle, head, _csv_rows(diff[what], key))
-    with written[3].open("w", newline="", encoding="utf-8") as handle:
-        head = ["table", "config_id", "family", "rate", *sides, "difference", "overlap"]
-        controls = diff.get("controls", [])
-        write_csv_rows(
-            handle,
-            head,
-            (
-                [r["table"], *row]
-                for r, row in zip(controls, _csv_rows(controls, "rate"), strict=True)
-            ),
-        )
-    return written
+        head = ["config_id", "family", key, *sides, "difference", "overlap"]
+        files[out / name] = _csv_text(head, _csv_rows(diff[what], key))
+    head = ["table", "config_id", "family", "rate", *sides, "difference", "overlap"]
+    controls = diff.get("controls", [])
+    files[out / "controls-diff.csv"] = _csv_text(
+        head,
+        ([r["table"], *row] for r, row in zip(controls, _csv_rows(controls, "rate"), strict=True)),
+    )
+    for path in files:
+        clean_stale(path)
+    return write_all(files)
 
 
 def release_diff_command(

@@ -18,6 +18,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 
+from sscbench.core.files import save_figure
 from sscbench.release.evidence import CurvePoint
 
 _METRICS = ("activation", "detection", "containment", "escape")
@@ -97,7 +98,7 @@ def intensity_figure(points: list[CurvePoint], stem: Path) -> list[Path]:
     written = []
     for suffix in (".png", ".svg"):
         path = stem.with_suffix(suffix)
-        fig.savefig(path, dpi=110)
+        save_figure(fig, path, dpi=110)
         written.append(path)
     plt.close(fig)
     return written

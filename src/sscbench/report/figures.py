@@ -22,6 +22,7 @@ from matplotlib.typing import RcKeyType
 
 from sscbench.analysis.populations import STRATA
 from sscbench.analysis.stats import Interval
+from sscbench.core.files import save_figure
 from sscbench.progress import status
 
 STYLE: dict[RcKeyType, Any] = {
@@ -40,8 +41,8 @@ Row = dict[str, Any]
 def _save(fig: Any, folder: Path, name: str) -> str:
     status(f"report: figure {name}")
     folder.mkdir(parents=True, exist_ok=True)
-    fig.savefig(folder / f"{name}.png", bbox_inches="tight")
-    fig.savefig(folder / f"{name}.svg", bbox_inches="tight")
+    save_figure(fig, folder / f"{name}.png", bbox_inches="tight")
+    save_figure(fig, folder / f"{name}.svg", bbox_inches="tight")
     plt.close(fig)
     return base64.b64encode((folder / f"{name}.png").read_bytes()).decode()
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.stats import Interval, method_name
-from sscbench.errors import naming
+from sscbench.core.files import atomic_text_writer
 from sscbench.reading import write_csv_rows
 
 Piece = dict[str, str]
@@ -149,7 +149,6 @@ def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str] | None 
     """A CSV file with a header (also when there are no rows and columns are known)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     columns = columns or (list(rows[0]) if rows else [])
-    with naming(path), path.open("w", newline="", encoding="utf-8") as handle:
-        if not columns:
-            return
-        write_csv_rows(handle, columns, rows)
+    with atomic_text_writer(path, newline="") as handle:
+        if columns:
+            write_csv_rows(handle, columns, rows)

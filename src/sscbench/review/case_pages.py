@@ -21,8 +21,9 @@ from typing import Any
 
 from jinja2 import Environment, select_autoescape
 
+from sscbench.core.files import staged_folder
 from sscbench.core.ledger import LEDGER_EVENT
-from sscbench.errors import DataError
+from sscbench.errors import DataError, naming
 from sscbench.faults.case import Case
 from sscbench.jsonl import write_utf8
 from sscbench.review.case_labels import CASE_QUESTIONS
@@ -126,17 +127,21 @@ def write_case_pages(cases: list[Case], out: Path) -> dict[str, Any]:
     admitted = [c for c in cases if c.witness is not None and c.contract is not None]
     if not admitted:
         raise DataError("<cases>", None, "no admitted case (with a contract and a witness)")
-    (out / "cases").mkdir(parents=True, exist_ok=True)
-    rows = []
-    for number, case in enumerate(admitted, start=1):
-        write_utf8(out / "cases" / page_name(number), render_case_page(number, case))
-        row = {"case_id": case.case_id, "operator": case.operator, "task_id": case.task_id}
-        rows.append({**row, "page": page_name(number)})
-    write_utf8(out / "index.html", _ENV.from_string(INDEX).render(style=STYLE, cases=rows))
-    template = "".join(
-        json.dumps({"case_id": c.case_id, "decision": None, "reason": ""}) + "\n" for c in admitted
-    )
-    write_utf8(out / "semantic-review.jsonl", template)
+    with staged_folder(out) as staging:  # the folder appears whole or not at all
+        with naming(staging / "cases"):
+            (staging / "cases").mkdir()
+        rows = []
+        for number, case in enumerate(admitted, start=1):
+            write_utf8(staging / "cases" / page_name(number), render_case_page(number, case))
+            row = {"case_id": case.case_id, "operator": case.operator, "task_id": case.task_id}
+            rows.append({**row, "page": page_name(number)})
+        index = _ENV.from_string(INDEX).render(style=STYLE, cases=rows)
+        write_utf8(staging / "index.html", index)
+        template = "".join(
+            json.dumps({"case_id": c.case_id, "decision": None, "reason": ""}) + "\n"
+            for c in admitted
+        )
+        write_utf8(staging / "semantic-review.jsonl", template)
     return {"out": str(out), "cases": len(admitted), "skipped": len(cases) - len(admitted)}
 
 

@@ -64,7 +64,7 @@ def export_command(
             second_reading=second_reading,
             unread_first=unread,
         )
-    except DataError as exc:
+    except (DataError, OSError) as exc:
         _fail(exc)
     if as_json:
         print(json.dumps(summary, indent=1))
@@ -87,9 +87,16 @@ def show_command(
     study: Path = typer.Argument(..., help="study directory"),
     run: str = typer.Argument(..., help="run id, or a unique prefix of one"),
     as_json: bool = typer.Option(False, "--json", help="the events as JSON lines"),
+    unchecked: bool = typer.Option(
+        False,
+        "--unchecked",
+        help="print a ledger whose sha256 differs from the index's record, after a warning",
+    ),
 ) -> None:
     """Print a run's numbered model-visible ledger and nothing else (no measurement, no
-    labels, no evaluator log, no contract): what a labeller reads."""
+    labels, no evaluator log, no contract): what a labeller reads. The ledger is first
+    checked against the sha256 the index recorded; a mismatch is an error (exit 2)
+    unless ``--unchecked``, which prints it after a ``warning:`` line on stderr."""
     from sscbench.review.show import (
         format_ledger,
         json_lines,
@@ -97,11 +104,18 @@ def show_command(
         resolve_run,
         terminal_text,
     )
+    from sscbench.study.verify import ledger_problem
 
     try:
-        events = read_events(study, resolve_run(study, run))
-    except DataError as exc:
+        run_id = resolve_run(study, run)
+        problem = ledger_problem(study, run_id)
+        if problem is not None and not unchecked:
+            raise problem
+        events = read_events(study, run_id)
+    except (DataError, OSError) as exc:
         _fail(exc)
+    if problem is not None:
+        typer.echo(plain(f"warning: {problem}; shown unchecked (--unchecked)"), err=True)
     text = json_lines(events) if as_json else terminal_text(format_ledger(events))
     typer.echo(text)
 
@@ -117,7 +131,7 @@ def cases_command(
 
     try:
         summary = write_case_pages(cases_of(source), out)
-    except DataError as exc:
+    except (DataError, OSError) as exc:
         _fail(exc)
     console.print(
         f"wrote {summary['cases']} case pages to {out} (decisions: "
@@ -239,7 +253,7 @@ def agreement_command(
 
     try:
         result = agreement(study, reference, key=key, measurements=measurements)
-    except DataError as exc:
+    except (DataError, OSError) as exc:
         _fail(exc)
     if as_json:
         print(dumps(result))

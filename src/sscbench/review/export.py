@@ -17,15 +17,15 @@ runs are the ones the measurement could not read in full.
 
 from __future__ import annotations
 
-import json
 import random
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sscbench.core.files import atomic_write
-from sscbench.errors import DataError
+from sscbench.core.files import atomic_write, clean_stale, staged_folder
+from sscbench.core.seals import sealed_json
+from sscbench.errors import DataError, naming
 from sscbench.faults.case import Case
 from sscbench.jsonl import write_utf8
 from sscbench.measure.study import contract_runs, measure_entries
@@ -141,6 +141,39 @@ def default_key_path(study: str | Path, out: str | Path) -> Path:
     return Path(study) / "review-keys" / f"{Path(out).resolve().name}.json"
 
 
+def _write_pages(
+    out: Path,
+    loaded: Study,
+    chosen: list[Candidate],
+    readings: dict[str, Any],
+    rows: dict[str, MeasurementRow],
+) -> tuple[dict[str, str], dict[str, int]]:
+    """The pages, ``index.html`` and the empty ``labels.jsonl`` under ``out``; the key's
+    mapping (review id -> run id) and the count of runs per stratum."""
+    with naming(out / "pages"):
+        (out / "pages").mkdir(parents=True, exist_ok=True)
+    mapping: dict[str, str] = {}
+    listing: list[dict[str, Any]] = []
+    strata: dict[str, int] = defaultdict(int)
+    width = max(3, len(str(len(chosen))))
+    for number, candidate in enumerate(chosen, start=1):
+        review_id = f"r{number:0{width}d}"
+        ledger = loaded.ledger(candidate.run_id)
+        assert candidate.case.contract is not None
+        row = rows.get(candidate.run_id)
+        reading = readings.get(candidate.run_id)
+        panel = run_panel(reading, row) if row is not None else None
+        page = render_page(review_id, candidate.case.contract, ledger, panel)
+        write_utf8(out / "pages" / f"{review_id}.html", page)
+        mapping[review_id] = candidate.run_id
+        listing.append({"review_id": review_id, "steps": len(ledger)})
+        strata[f"{candidate.operator}/{candidate.stratum}"] += 1
+    write_utf8(out / "index.html", render_index("Runs to review", listing))
+    labels = "".join(empty_label(r["review_id"]).line() + "\n" for r in listing)
+    atomic_write(out / "labels.jsonl", labels)
+    return mapping, strata
+
+
 def export_review(
     study: str | Path,
     out: str | Path,
@@ -178,37 +211,21 @@ def export_review(
     rows = loaded.measurements if readings else {}
     pool = candidates(loaded)
     chosen = draw(pool, runs, seed, stratify, unread_first)
-    (out / "pages").mkdir(parents=True, exist_ok=True)
-    mapping: dict[str, str] = {}
-    listing: list[dict[str, Any]] = []
-    strata: dict[str, int] = defaultdict(int)
-    width = max(3, len(str(len(chosen))))
-    for number, candidate in enumerate(chosen, start=1):
-        review_id = f"r{number:0{width}d}"
-        ledger = loaded.ledger(candidate.run_id)
-        assert candidate.case.contract is not None
-        row = rows.get(candidate.run_id)
-        reading = readings.get(candidate.run_id)
-        panel = run_panel(reading, row) if row is not None else None
-        page = render_page(review_id, candidate.case.contract, ledger, panel)
-        write_utf8(out / "pages" / f"{review_id}.html", page)
-        mapping[review_id] = candidate.run_id
-        listing.append({"review_id": review_id, "steps": len(ledger)})
-        strata[f"{candidate.operator}/{candidate.stratum}"] += 1
-    write_utf8(out / "index.html", render_index("Runs to review", listing))
-    labels = "".join(empty_label(r["review_id"]).line() + "\n" for r in listing)
-    (out / "labels.jsonl").write_text(labels, encoding="utf-8")
-    key_path.parent.mkdir(parents=True, exist_ok=True)
-    record = {
-        "study": str(Path(study).resolve()),
-        "out": str(out.resolve()),
-        "seed": seed,
-        "stratify": list(stratify),
-        "second_reading": second_reading,
-        **({"unread_first": True} if unread_first else {}),
-        "runs": mapping,
-    }
-    atomic_write(key_path, json.dumps(record, indent=1))
+    clean_stale(key_path)
+    with staged_folder(out) as staging:  # the reviewer's folder appears whole or not at all
+        mapping, strata = _write_pages(staging, loaded, chosen, readings, rows)
+        with naming(key_path.parent):
+            key_path.parent.mkdir(parents=True, exist_ok=True)
+        record = {
+            "study": str(Path(study).resolve()),
+            "out": str(out.resolve()),
+            "seed": seed,
+            "stratify": list(stratify),
+            "second_reading": second_reading,
+            **({"unread_first": True} if unread_first else {}),
+            "runs": mapping,
+        }
+        atomic_write(key_path, sealed_json(record, indent=1, sort_keys=False))  # last
     return {
         "exported": len(chosen),
         "population": len(pool),

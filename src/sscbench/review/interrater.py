@@ -25,7 +25,6 @@ back with :func:`read_agreement`.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -35,6 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 
 from sscbench.core.definitions import arrival
+from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.jsonl import read_json_model
 from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
@@ -283,8 +283,5 @@ def agree(folder: str | Path) -> ReviewAgreement:
         disagreements=rows,
         case_kappa=case_kappa(folder, plan),
     )
-    target = folder / "agreement.json"
-    tmp = target.with_name("agreement.json.tmp")
-    tmp.write_text(json.dumps(result.dump(), indent=1), encoding="utf-8")
-    os.replace(tmp, target)
+    atomic_write(folder / "agreement.json", json.dumps(result.dump(), indent=1))
     return result

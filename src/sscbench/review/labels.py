@@ -48,6 +48,7 @@ from pydantic import (
 )
 from pydantic_core import ErrorDetails
 
+from sscbench.core.seals import check_seal
 from sscbench.errors import DataError
 from sscbench.jsonl import read_lines
 from sscbench.reading import json_reason, loads_json, read_json
@@ -227,9 +228,12 @@ def read_labels(path: str | Path) -> list[RunLabel]:
 
 
 def read_key(path: str | Path) -> dict[str, str]:
-    """A review export's key file: review id → run id."""
+    """A review export's key file: review id → run id. Its seal is checked
+    (:mod:`sscbench.core.seals`): a key changed since it was written is refused, one
+    written before keys were sealed is used with a warning."""
     path = Path(path)
-    raw = read_json(path)
+    again = "a key is written once, by `sscbench review export` or `review plan`: restore it"
+    raw = check_seal(path, read_json(path), again, unsealed="warn")
     runs = raw.get("runs") if isinstance(raw, dict) else None
     if not isinstance(runs, dict) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in runs.items()

@@ -16,8 +16,7 @@ key (masked ids → run and case ids) is written apart, in the study's ``review-
 
 from __future__ import annotations
 
-import json
-import os
+import hashlib
 import random
 import re
 import secrets
@@ -27,7 +26,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from sscbench.errors import DataError
+from sscbench.core.files import atomic_write, clean_stale, staged_folder
+from sscbench.core.seals import sealed_json
+from sscbench.errors import DataError, naming
 from sscbench.jsonl import read_json_model, write_utf8
 from sscbench.names import name_problem
 from sscbench.review.export import Candidate, candidates, default_key_path
@@ -269,13 +270,38 @@ def plan_review(
     store = StudyDir(study)
     cases = {masked: case_of[cid] for masked, cid in case_ids.items()}
     ledgers = {rid: read_ledger(store, run) for rid, run in runs_key.items()}
-    (out / "labels").mkdir(parents=True, exist_ok=True)
-    write_utf8(out / "plan.json", plan.model_dump_json(by_alias=True, indent=1))
-    for name in reviewers:
-        page = render_review_page(plan, name, cases, ledgers)
-        write_utf8(out / f"review-{name}.html", page)
-    _write_review_key(key_path, plan, out, runs_key, case_ids)
+    clean_stale(key_path)
+    with staged_folder(out) as staging:  # the reviewers' folder appears whole or not at all
+        with naming(staging / "labels"):
+            (staging / "labels").mkdir()
+        plan_text = plan.model_dump_json(by_alias=True, indent=1)
+        write_utf8(staging / "plan.json", plan_text)
+        for name in reviewers:
+            page = render_review_page(plan, name, cases, ledgers)
+            write_utf8(staging / f"review-{name}.html", page)
+        plan_sha = file_digest(staging / "plan.json")
+        _write_review_key(key_path, plan, out, runs_key, case_ids, plan_sha)  # last
     return plan
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file's bytes (the review key records that of ``plan.json``)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_plan(folder: str | Path, key: dict[str, Any]) -> None:
+    """Refuse a ``plan.json`` whose bytes differ from those its (sealed) key recorded:
+    the folder is in the reviewers' hands, the key is not. A key written before it
+    recorded the plan's hash checks nothing."""
+    path = Path(folder) / "plan.json"
+    recorded = key.get("plan_sha256")
+    if recorded is not None and recorded != file_digest(path):
+        raise DataError(
+            path,
+            None,
+            "changed since `sscbench review plan` wrote it (its key records another "
+            "sha256): the reviewers' folder was edited; restore plan.json from a copy",
+        )
 
 
 def _refuse_review_folder(out: Path, key_path: Path, runs: int | None, calibration: int) -> None:
@@ -294,11 +320,17 @@ def _refuse_review_folder(out: Path, key_path: Path, runs: int | None, calibrati
 
 
 def _write_review_key(
-    key_path: Path, plan: ReviewPlan, out: Path, runs_key: dict[str, str], case_ids: dict[str, str]
+    key_path: Path,
+    plan: ReviewPlan,
+    out: Path,
+    runs_key: dict[str, str],
+    case_ids: dict[str, str],
+    plan_sha256: str,
 ) -> None:
     """Write the key (review id -> run id, masked case -> case id) atomically, apart from
     the reviewers' folder."""
-    key_path.parent.mkdir(parents=True, exist_ok=True)
+    with naming(key_path.parent):
+        key_path.parent.mkdir(parents=True, exist_ok=True)
     record = {
         "study": plan.study,
         "out": str(out.resolve()),
@@ -308,7 +340,6 @@ def _write_review_key(
         "calibration": plan.calibration,
         "runs": runs_key,
         "cases": case_ids,
+        "plan_sha256": plan_sha256,
     }
-    tmp = key_path.with_name(key_path.name + ".tmp")
-    tmp.write_text(json.dumps(record, indent=1), encoding="utf-8")
-    os.replace(tmp, key_path)
+    atomic_write(key_path, sealed_json(record, indent=1, sort_keys=False))

@@ -13,11 +13,11 @@ open is an error listing every such item (fail closed).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 from sscbench.core.definitions import arrival
+from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.jsonl import write_utf8
 from sscbench.reading import read_json
@@ -29,7 +29,7 @@ from sscbench.review.interrater import (
     review_values,
 )
 from sscbench.review.labels import RunLabel, check_steps, read_key, read_labels
-from sscbench.review.plan import ADJUDICATION, ReviewPlan, read_plan
+from sscbench.review.plan import ADJUDICATION, ReviewPlan, check_plan, read_plan
 from sscbench.review.review_page import FORM_FIELDS
 
 SHOWN = (*FORM_FIELDS, "Z_S", "note")
@@ -63,9 +63,9 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
         raise DataError(
             "--adjudicator", None, f"{adjudicator!r} is a reviewer: the adjudicator must be another"
         )
+    key = _key(plan, folder)  # first: a plan.json changed since it was drawn is refused
     summary = agree(folder)  # always from the exports as they are now
     disputes = _disputes(plan, review_values(folder, plan), summary)
-    key = _key(plan)
     study = Study.open(plan.study)
     cases = {masked: study.cases[cid] for masked, cid in key["cases"].items()}
     ledgers = {rid: study.ledger(key["runs"][rid]) for rid in disputes}
@@ -75,13 +75,15 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
     return target
 
 
-def _key(plan: ReviewPlan) -> dict[str, Any]:
-
+def _key(plan: ReviewPlan, folder: Path) -> dict[str, Any]:
+    """The plan's key (review ids -> runs, masked cases -> cases), its seal checked, and
+    the folder's ``plan.json`` checked against the hash the key recorded."""
     path = Path(plan.key)
     runs = read_key(path)
     raw = read_json(path)
     if raw.get("plan_id") != plan.plan_id:
         raise DataError(path, "plan_id", f"this key belongs to another plan than {plan.plan_id}")
+    check_plan(folder, raw)
     return {"runs": runs, "cases": raw.get("cases", {})}
 
 
@@ -89,9 +91,9 @@ def build_reference(folder: str | Path) -> Path:
     """Combine unanimous values and the adjudication into ``FOLDER/reference.jsonl``."""
     folder = Path(folder)
     plan = read_plan(folder)
+    key = _key(plan, folder)["runs"]
     summary = agree(folder)
     values = review_values(folder, plan)
-    key = _key(plan)["runs"]
     disputes = _disputes(plan, values, summary)
     adjudicated: dict[str, RunLabel] = {}
     path = folder / "labels" / f"{ADJUDICATION}.jsonl"
@@ -141,7 +143,5 @@ def build_reference(folder: str | Path) -> Path:
         )
         lines.append(label.line())
     target = folder / "reference.jsonl"
-    tmp = target.with_name("reference.jsonl.tmp")
-    write_utf8(tmp, "".join(line + "\n" for line in lines))
-    os.replace(tmp, target)
+    atomic_write(target, "".join(line + "\n" for line in lines))
     return target

@@ -59,7 +59,7 @@ def plan_command(
             seed=seed,
             key=key,
         )
-    except DataError as exc:
+    except (DataError, OSError) as exc:
         _fail(exc)
     console.print(
         f"planned a review of {len(plan.items)} runs (+{len(plan.calibration)} calibration) "
@@ -110,7 +110,7 @@ def agree_command(
             from sscbench.review.reference import build_reference
 
             reference = build_reference(folder)
-    except DataError as exc:
+    except (DataError, OSError) as exc:
         _fail(exc)
     if as_json:
         print(json.dumps(result.dump(), indent=1))
@@ -166,7 +166,7 @@ def adjudicate_command(
         )
     try:
         page = adjudication_page(folder, adjudicator)
-    except DataError as exc:
+    except (DataError, OSError) as exc:
         _fail(exc)
     console.print(
         f"wrote {page}; save its export as {Path(folder) / 'labels' / 'adjudication.jsonl'}, "
@@ -181,6 +181,6 @@ def reference_command(folder: Path = typer.Argument(..., help="review folder")) 
 
     try:
         path = build_reference(folder)
-    except DataError as exc:
+    except (DataError, OSError) as exc:
         _fail(exc)
     console.print(f"wrote {path}", highlight=False)

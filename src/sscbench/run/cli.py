@@ -23,6 +23,7 @@ from typing import Annotated, Any, NoReturn
 import typer
 
 from sscbench.cli_options import console, fail
+from sscbench.core.files import atomic_write
 from sscbench.errors import DataError, os_error_text
 from sscbench.progress import suppressed
 from sscbench.run.cli_model import (
@@ -94,7 +95,7 @@ def _record(out: Path, record: dict[str, Any], watch: Any, previous: Any) -> Non
         record["abort"] = watch.abort
     if previous is not None:
         record["resumed_after_abort"] = previous
-    (out / "containment.json").write_text(json.dumps(record, indent=2), "utf-8")
+    atomic_write(out / "containment.json", json.dumps(record, indent=2))
 
 
 def _say(line: str) -> None:

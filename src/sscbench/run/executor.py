@@ -319,6 +319,7 @@ def execute_study(
     prepared = prepare_study(config, toml_text, out, executor, address)
     store, plan, source = prepared.store, prepared.plan, prepared.source
     with StudyLock(store.root) as lock:
+        store.clean_temporaries()  # what a killed run left (temporary run files)
         try:
             missing_before = _missing_count(store) if retry_missing else 0
             resumed, finished, dropped = open_study(

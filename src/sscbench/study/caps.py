@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.reading import read_json
 
@@ -15,7 +16,7 @@ CAPS_FILE = "caps.json"
 
 def write_caps(root: Path, lines: list[str]) -> None:
     """Store the cap lines in the study folder for the report."""
-    (root / CAPS_FILE).write_text(json.dumps({"lines": lines}, indent=1), "utf-8")
+    atomic_write(root / CAPS_FILE, json.dumps({"lines": lines}, indent=1))
 
 
 def read_caps(root: Path) -> list[str]:

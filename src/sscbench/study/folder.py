@@ -20,7 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from sscbench.core.files import atomic_text_writer, atomic_write
+from sscbench.core.files import atomic_text_writer, atomic_write, clean_dead_temporaries
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.jsonl import model_line, split_lines
@@ -412,6 +412,12 @@ class StudyDir:
         atomic_write(self.evaluator_path(run_id), log)
         atomic_write(self.ledger_path(run_id), data)
         return hashlib.sha256(data).hexdigest(), hashlib.sha256(log).hexdigest()
+
+    def clean_temporaries(self) -> list[Path]:
+        """Remove the temporary files a killed command left in the folder and in
+        ``runs/`` (``.NAME.PID.tmp`` of a process that is gone); called by ``run`` under
+        the study's lock, so no writer of this study is cut short."""
+        return clean_dead_temporaries(self.root) + clean_dead_temporaries(self.runs)
 
     def remove_run_files(self, run_id: str) -> None:
         """Delete a run's files (before it is run again)."""

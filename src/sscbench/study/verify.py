@@ -212,3 +212,20 @@ def verify_study(root: str | Path) -> StudyCheck:
 
 
 __all__ = ["RunProblem", "StudyCheck", "check_recorded_files", "check_study", "verify_study"]
+
+
+def ledger_problem(root: str | Path, run_id: str) -> DataError | None:
+    """Why one run's ledger is not the one the index recorded (gone, or its sha256
+    differs), or None when it is: the check ``sscbench show`` makes before it prints a
+    ledger, the same every other reader makes through :func:`verify_study`."""
+    store = StudyDir(root)
+    entry = next((e for e in store.read_index() if e.run_id == run_id), None)
+    if entry is None:
+        return DataError(store.index, f"run {run_id}", "absent from the index")
+    if entry.ledger_sha256 is None:
+        if entry.status == "completed":
+            return DataError(store.index, f"run {run_id}", "a completed run without ledger_sha256")
+        return None  # no ledger was recorded: reading it fails on its own
+    path = store.ledger_path(run_id)
+    reason = _file_problem(path, entry.ledger_sha256)
+    return DataError(path, f"run {run_id}", reason) if reason else None

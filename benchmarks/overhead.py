@@ -423,11 +423,19 @@ def main() -> None:
         serve(args.delay)
         return
     world = airline_world(args.data)
+    print_overheads(world, args.delay, args.rounds, args.concurrency, args.repeat)
+
+
+def print_overheads(
+    world: Any, delay: float, rounds: int, concurrencies: list[int], repeat: int
+) -> None:
+    """Measure and print, per concurrency, the overhead and its breakdown (medians of
+    ``repeat`` runs); ``benchmarks/runs.py`` prints the same after its throughput."""
     freeze_heap()  # as a study does before its runs
-    for concurrency in args.concurrency:
+    for concurrency in concurrencies:
         load = os.getloadavg()[0]
-        rows = [measure(world, args.delay, args.rounds, concurrency) for _ in range(args.repeat)]
-        print(report(concurrency, args.delay, rows, load), flush=True)
+        rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
+        print(report(concurrency, delay, rows, load), flush=True)
 
 
 if __name__ == "__main__":

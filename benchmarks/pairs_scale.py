@@ -21,7 +21,6 @@ Usage: python benchmarks/pairs_scale.py [--simulations 100000] [--tmp DIR] [--ke
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -30,7 +29,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from sscbench.testing.big_tau2 import write_big_tau2
+from sscbench.testing.big_tau2 import write_big_tau2, write_pairs_study
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "examples" / "data" / "tau2" / "claude-opus-4-6-airline-sample.json"
@@ -47,21 +46,8 @@ PAIRS = [  # three conversations: τ-bench airline test/20, test/0, and one matc
 
 def study_config(folder: Path, recording: Path) -> Path:
     """A pairs study of ``recording`` naming :data:`PAIRS`, written into ``folder``."""
-    wanted = {case for case, _ in PAIRS}
-    lines = [x for x in CASES.read_text("utf-8").splitlines() if json.loads(x)["case_id"] in wanted]
-    (folder / "cases.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
     pairs = [{"case_id": c, "recording": r, "run_id": f"p{k}"} for k, (c, r) in enumerate(PAIRS)]
-    (folder / "pairs.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pairs), "utf-8")
-    config = folder / "study.toml"
-    config.write_text(
-        '[study]\nfirst_tool_call_only = false\n[world]\nsource = "tau-bench"\n'
-        'domains = ["airline"]\n[cases]\nfile = "cases.jsonl"\n'
-        '[[agents]]\nid = "claude"\nkind = "replay"\n[agents.replay]\n'
-        f'path = "{recording}"\npairs = "pairs.jsonl"\nqualify = "completed"\n'
-        '[user]\nkind = "replay"\n',
-        "utf-8",
-    )
-    return config
+    return write_pairs_study(folder, recording, pairs, CASES)
 
 
 def timed(args: list[str]) -> tuple[float, float]:

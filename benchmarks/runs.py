@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import time
 from pathlib import Path
 
-from overhead import airline_world, measure, report
+from overhead import airline_world, print_overheads
 
 from sscbench.agents.scripted import scripted_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.faults.builtin import SuppressWrite
 from sscbench.run.episode import run_episode
-from sscbench.run.writer import freeze_heap
 from sscbench.users.scripted import scripted_user_factory
 
 
@@ -77,11 +75,7 @@ def main() -> None:
         f"{world.name}: {count} faulted episodes in {elapsed:.2f} s = {rate:,.0f} episodes/s "
         f"(goal >= 300/s): ratio {rate / 300:.2f}x of goal"
     )
-    freeze_heap()  # as a study does before its runs
-    for concurrency in args.concurrency:
-        load = os.getloadavg()[0]
-        rows = [measure(world, args.delay, args.rounds, concurrency) for _ in range(args.repeat)]
-        print(report(concurrency, args.delay, rows, load), flush=True)
+    print_overheads(world, args.delay, args.rounds, args.concurrency, args.repeat)
 
 
 if __name__ == "__main__":

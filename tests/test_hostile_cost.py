@@ -19,7 +19,7 @@ from sscbench.agents import recordings, tau2_index
 from sscbench.cli import app
 from sscbench.core.shown import SHOWN_CHARS
 from sscbench.reading import index_json_array
-from sscbench.testing.big_tau2 import write_big_tau2
+from sscbench.testing.big_tau2 import write_big_tau2, write_pairs_study
 
 CASES = Path(__file__).parent / "data" / "realtext-tau2" / "cases.jsonl"
 TEST20 = "d72fc177-b303-4d9f-9376-3351d3ab8561"  # τ-bench airline test/20
@@ -46,20 +46,7 @@ SIMULATIONS = 20_000
 
 def _study(folder: Path, recording: Path, pairs: list[dict]) -> Path:
     """A pairs study of ``recording`` with the realtext corpus's cases the pairs name."""
-    wanted = {p["case_id"] for p in pairs}
-    lines = [x for x in CASES.read_text("utf-8").splitlines() if json.loads(x)["case_id"] in wanted]
-    (folder / "cases.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
-    (folder / "pairs.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pairs), "utf-8")
-    config = folder / "study.toml"
-    config.write_text(
-        '[study]\nfirst_tool_call_only = false\n[world]\nsource = "tau-bench"\n'
-        'domains = ["airline"]\n[cases]\nfile = "cases.jsonl"\n'
-        '[[agents]]\nid = "claude"\nkind = "replay"\n[agents.replay]\n'
-        f'path = "{recording}"\npairs = "pairs.jsonl"\nqualify = "completed"\n'
-        '[user]\nkind = "replay"\n',
-        "utf-8",
-    )
-    return config
+    return write_pairs_study(folder, recording, pairs, CASES)
 
 
 @pytest.fixture(scope="module")

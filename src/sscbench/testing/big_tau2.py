@@ -72,3 +72,25 @@ def write_big_tau2(sample: Path, target: Path, count: int) -> list[str]:
             first = False
         handle.write("]}\n")
     return [s["id"] for s in real]
+
+
+def write_pairs_study(
+    folder: Path, recording: Path, pairs: list[dict[str, Any]], cases: Path
+) -> Path:
+    """A pairs study (``study.toml``, ``pairs.jsonl``, ``cases.jsonl``) of ``recording``
+    written into ``folder``: the replay agent replays each pair's named conversation on
+    its case, the cases taken from ``cases`` (a cases file holding every pair's case)."""
+    wanted = {p["case_id"] for p in pairs}
+    lines = [x for x in cases.read_text("utf-8").splitlines() if json.loads(x)["case_id"] in wanted]
+    (folder / "cases.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    (folder / "pairs.jsonl").write_text("".join(json.dumps(p) + "\n" for p in pairs), "utf-8")
+    config = folder / "study.toml"
+    config.write_text(
+        '[study]\nfirst_tool_call_only = false\n[world]\nsource = "tau-bench"\n'
+        'domains = ["airline"]\n[cases]\nfile = "cases.jsonl"\n'
+        '[[agents]]\nid = "claude"\nkind = "replay"\n[agents.replay]\n'
+        f'path = "{recording}"\npairs = "pairs.jsonl"\nqualify = "completed"\n'
+        '[user]\nkind = "replay"\n',
+        "utf-8",
+    )
+    return config

@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from sscbench.study.results import ClaimRow, StudyResults, load_study
 
-__version__ = "0.1.0"
+from sscbench.version import __version__
+
 __all__ = ["ClaimRow", "StudyResults", "__version__", "load_study"]
 
 _LAZY = {"load_study", "StudyResults", "ClaimRow"}

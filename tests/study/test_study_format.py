@@ -49,11 +49,11 @@ def test_a_study_records_what_made_it(study):
 
 
 def test_resuming_records_a_session_and_keeps_the_hash_and_index(study, monkeypatch):
-    import sscbench
+    from sscbench import version
 
     index = (study / "index.jsonl").read_bytes()
     config_json = (study / "config.json").read_bytes()
-    monkeypatch.setattr(sscbench, "__version__", "9.9.9")  # a newer sscbench resumes
+    monkeypatch.setattr(version, "__version__", "9.9.9")  # a newer sscbench resumes
     summary = execute_study(parse_config(SMALL, "small.toml"), SMALL, study, progress=False)
     assert summary.resumed and summary.executed_now == 0
     assert (study / "index.jsonl").read_bytes() == index

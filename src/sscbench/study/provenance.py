@@ -21,7 +21,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-import sscbench
+import sscbench.version
 
 KEY_DEPENDENCIES = (
     "pydantic",
@@ -48,7 +48,7 @@ def _version(name: str) -> str | None:
 
 def _checkout() -> Path | None:
     """The source checkout sscbench is imported from (``ROOT/src/sscbench``), if any."""
-    root = Path(sscbench.__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]  # ROOT/src/sscbench/study/provenance.py
     if (root / ".git").exists() and (root / "pyproject.toml").is_file():
         return root
     return None
@@ -129,7 +129,7 @@ def study_provenance(*, dirty: bool = True) -> dict[str, Any]:
         if found is not None:
             dependencies[name] = found
     return {
-        "sscbench": sscbench.__version__,
+        "sscbench": sscbench.version.__version__,
         "commit": git_commit(root) if root else None,
         "dirty": git_dirty(root) if root and dirty else None,
         "python": platform.python_version(),

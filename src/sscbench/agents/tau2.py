@@ -17,6 +17,7 @@ conversation ran by its content.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from pydantic import ValidationError
 
 from sscbench.agents.recorded import RecordedMessage, RecordedRun
 from sscbench.errors import DataError
+from sscbench.world.hashing import data_hash
 
 
 def is_tau2_results(raw: Any) -> bool:
@@ -103,41 +105,45 @@ def _reward(simulation: dict[str, Any]) -> float | None:
     return float(reward) if isinstance(reward, int | float) else None
 
 
-def _simulation_id(simulation: dict[str, Any], index: int) -> str:
+def simulation_id(simulation: dict[str, Any], index: int) -> str:
     """A simulation's id as recordings and pairs name it (its index when it has none)."""
     return str(simulation.get("id") or index)
 
 
-def _distinct(raw: list[Any], path: Path) -> list[tuple[int, dict[str, Any]]]:
-    """The simulations by position, each id once: a second simulation with an id seen
-    before is dropped when it is identical to the first (the same conversation written
-    twice) and refused, naming both positions, when it differs (which one would a pair
-    replay?)."""
-    first: dict[str, int] = {}
-    kept: list[tuple[int, dict[str, Any]]] = []
-    for index, simulation in enumerate(raw):
+def distinct_ids(path: Path) -> Callable[[Any, int], bool]:
+    """A check of a file's simulations, in order: each an object with a ``messages``
+    list, each id once. A simulation whose id an earlier one has is not kept (False)
+    when it is identical to it (the same conversation written twice) and refused, naming
+    both positions, when it differs (which one would a pair replay?). The one rule of
+    the whole-file reader (:func:`tau2_runs`) and the streamed index (``tau2_index``)."""
+    first: dict[str, tuple[int, str]] = {}
+
+    def keep(simulation: Any, index: int) -> bool:
         check_simulation(simulation, index, path)
-        name = _simulation_id(simulation, index)
-        if name not in first:
-            first[name] = index
-            kept.append((index, simulation))
-        elif raw[first[name]] != simulation:
+        name = simulation_id(simulation, index)
+        digest = data_hash(simulation)
+        seen = first.setdefault(name, (index, digest))
+        if seen[1] != digest:
             raise DataError(
                 path,
                 f"simulations[{index}].id",
-                f"{name!r} is also the id of simulations[{first[name]}], whose content "
+                f"{name!r} is also the id of simulations[{seen[0]}], whose content "
                 "differs: each simulation needs its own id",
             )
-    return kept
+        return seen[0] == index
+
+    return keep
 
 
 def tau2_runs(raw: dict[str, Any], path: str | Path) -> list[RecordedRun]:
     """Every simulation of a τ² results file as a recorded run (τ²'s task id kept in
     ``info["tau2_task_id"]`` and as ``task_id`` until a match replaces it). Simulation
-    ids are unique (:func:`_distinct`); errors name the field where it is in the file."""
+    ids are unique (:func:`distinct_ids`); errors name the field where it is in the file."""
     path = Path(path)
     domain = tau2_domain(raw.get("info"))
-    return [tau2_run(s, index, domain, path) for index, s in _distinct(raw["simulations"], path)]
+    keep = distinct_ids(path)
+    kept = [(index, s) for index, s in enumerate(raw["simulations"]) if keep(s, index)]
+    return [tau2_run(s, index, domain, path) for index, s in kept]
 
 
 def tau2_domain(info: Any) -> Any:
@@ -158,7 +164,7 @@ def tau2_run(simulation: Any, index: int, domain: Any, path: Path) -> RecordedRu
     traj = _conversation(simulation["messages"], where, path)
     info = {
         "format": "tau2",
-        "simulation_id": _simulation_id(simulation, index),
+        "simulation_id": simulation_id(simulation, index),
         "simulation_index": index,
         "tau2_task_id": str(simulation.get("task_id")),
         "domain": domain,

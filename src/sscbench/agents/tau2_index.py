@@ -13,16 +13,20 @@ The index is small (an id and three integers a simulation): ``run`` keeps it in 
 
 from __future__ import annotations
 
-import hashlib
-import json
 from array import array
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sscbench.agents.recorded import RecordedRun
-from sscbench.agents.tau2 import check_simulation, tau2_domain, tau2_run
+from sscbench.agents.tau2 import (
+    check_simulation,
+    distinct_ids,
+    simulation_id,
+    tau2_domain,
+    tau2_run,
+)
 from sscbench.errors import DataError
 from sscbench.reading import index_json_array, read_json_span
 
@@ -69,7 +73,7 @@ class Tau2Index:
         where = f"simulations[{span.index}]"
         simulation = read_json_span(self.path, span.start, span.end, where)
         check_simulation(simulation, span.index, self.path)
-        if str(simulation.get("id") or span.index) != span.simulation_id:
+        if simulation_id(simulation, span.index) != span.simulation_id:
             raise DataError(
                 self.path, where, f"does not hold simulation {span.simulation_id!r} (changed?)"
             )
@@ -79,7 +83,7 @@ class Tau2Index:
 def index_tau2(path: str | Path) -> Tau2Index:
     """Index a τ² results file by simulation id, streaming it once (see the module)."""
     path = Path(path)
-    found = index_json_array(path, "simulations", _distinct_checker(path))
+    found = index_json_array(path, "simulations", distinct_ids(path))
     if "simulations" not in found.members:
         raise DataError(path, "simulations", "a τ² results file needs a 'simulations' list")
     info = found.members.get("info")
@@ -87,33 +91,6 @@ def index_tau2(path: str | Path) -> Tau2Index:
     ids = tuple(raw if raw is not None else str(k) for k, raw in enumerate(found.ids))
     positions = range(len(ids))  # the file's own order: no list of its own
     return Tau2Index(path, found.size, domain, ids, positions, found.starts, found.ends)
-
-
-def canonical_json(value: Any) -> str:
-    """``value`` as one canonical JSON text (keys sorted, no spaces): equal values, equal text."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def _distinct_checker(path: Path) -> Callable[[Any, int], None]:
-    """A check of each simulation as it streams by: an object with a ``messages`` list,
-    and an id no earlier simulation with other content has (as :func:`tau2_runs`
-    refuses it: which one would a pair replay?); an identical repeat passes."""
-    first: dict[str, tuple[int, str]] = {}
-
-    def check(simulation: Any, index: int) -> None:
-        check_simulation(simulation, index, path)
-        name = str(simulation.get("id") or index)
-        digest = hashlib.sha256(canonical_json(simulation).encode("utf-8")).hexdigest()
-        seen = first.setdefault(name, (index, digest))
-        if seen[1] != digest:
-            raise DataError(
-                path,
-                f"simulations[{index}].id",
-                f"{name!r} is also the id of simulations[{seen[0]}], whose content "
-                "differs: each simulation needs its own id",
-            )
-
-    return check
 
 
 def index_from_rows(path: str | Path, size: int, domain: Any, rows: list[Any]) -> Tau2Index:

@@ -52,36 +52,36 @@ def clean_stale(target: Path) -> list[Path]:
     Called when the command that owns ``target`` starts; a writer still running (its
     process alive) keeps its temporary name. Returns what was removed.
     """
-    folder, name = target.parent, re.escape(target.name)
+    name = re.escape(target.name)
     pattern = re.compile(rf"\.{name}(?:\.(\d+)\.tmp|-(?:new|old)-(\d+))")
-    removed: list[Path] = []
-    if not folder.is_dir():
-        return removed
-    for path in folder.iterdir():
-        match = pattern.fullmatch(path.name)
-        if match is None or _alive(int(match.group(1) or match.group(2))):
-            continue
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            path.unlink(missing_ok=True)
-        removed.append(path)
-    return removed
+    return _remove_dead(target.parent, pattern, folders=True)
 
 
 def clean_dead_temporaries(folder: Path) -> list[Path]:
     """Remove every ``.NAME.PID.tmp`` file directly in ``folder`` whose process is gone
     (a study's run files of a killed ``run``): called by the command that owns the
     folder, under its lock. Returns what was removed."""
-    pattern = re.compile(r"\..+\.(\d+)\.tmp")
+    return _remove_dead(folder, re.compile(r"\..+\.(\d+)\.tmp"), folders=False)
+
+
+def _remove_dead(folder: Path, pattern: re.Pattern[str], folders: bool) -> list[Path]:
+    """Remove the entries of ``folder`` whose whole name ``pattern`` matches and whose
+    process (the match's first non-empty group) is gone; folders too when ``folders``,
+    otherwise files only."""
     removed: list[Path] = []
     if not folder.is_dir():
         return removed
     for path in folder.iterdir():
         match = pattern.fullmatch(path.name)
-        if match and path.is_file() and not _alive(int(match.group(1))):
+        if match is None or (not folders and not path.is_file()):
+            continue
+        if _alive(int(next(g for g in match.groups() if g))):
+            continue
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
             path.unlink(missing_ok=True)
-            removed.append(path)
+        removed.append(path)
     return removed
 
 

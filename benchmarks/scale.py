@@ -1,0 +1,191 @@
+"""The τ-bench example study at growing sizes: files, disk, peak memory and speed per command.
+
+For each size the example (``examples/taubench-study.toml``: τ-bench's airline and retail
+worlds, four operators, seven scripted profiles) is run with as many repetitions as reach
+it, in a child process per command, into a temporary folder that is removed afterwards:
+
+* ``sscbench run --no-report`` (``--executor ray`` with ``--ray``: a private local cluster),
+* ``sscbench measure`` (``--workers N`` passed on when given),
+* ``sscbench report``,
+
+and for each the child's own peak RSS (``ru_maxrss`` from ``wait4``) and wall time are
+recorded; after ``run`` and again after ``report``, the files in the study folder and its
+bytes on disk per run (allocated blocks, as ``du`` counts them). Sizes:
+×1 and ×10 of ``--repetitions`` (default 3: 3,486 runs, then 34,860); ``--big`` adds ×100
+and one million runs. Every size is printed against the smallest; a size that was not run
+is never extrapolated, and a command that fails stops the benchmark with its output.
+
+Usage: python benchmarks/scale.py [--repetitions 3] [--big] [--sizes 1 10]
+       [--workers N] [--ray] [--tmp DIR] [--keep]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLE = ROOT / "examples" / "taubench-study.toml"
+MILLION = 1_000_000
+COMMANDS = ("run", "measure", "report")
+
+
+@dataclass
+class Step:
+    """One command's cost on one study."""
+
+    seconds: float
+    peak_mib: float
+
+
+@dataclass
+class Size:
+    """What one study size cost: its runs, files, disk and each command's cost."""
+
+    repetitions: int
+    runs: int = 0
+    files: int = 0
+    disk_bytes: int = 0
+    files_after: int = 0  # after measure and report
+    disk_after: int = 0
+    steps: dict[str, Step] = field(default_factory=dict)
+
+
+def runs_per_repetition() -> int:
+    """Clean plus faulted runs of one repetition of the example (as ``sscbench plan``)."""
+    from sscbench.run.builders import build_cases
+    from sscbench.run.planning import make_plan
+    from sscbench.study.config import load_config
+    from sscbench.study.worlds import build_worlds
+
+    config, _ = load_config(EXAMPLE)
+    one = config.model_copy(update={"study": config.study.model_copy(update={"repetitions": 1})})
+    plan = make_plan(one, build_cases(one, build_worlds(one)))
+    return len(plan) + plan.clean_count()
+
+
+def example_config(folder: Path, repetitions: int) -> Path:
+    """The example with ``repetitions`` repetitions, written into ``folder``."""
+    text = EXAMPLE.read_text("utf-8")
+    text = re.sub(r"(?m)^repetitions = \d+$", f"repetitions = {repetitions}", text)
+    path = folder / f"taubench-r{repetitions}.toml"
+    path.write_text(text, "utf-8")
+    return path
+
+
+def run_child(command: list[str]) -> Step:
+    """Run one sscbench command in a child; its wall time and its own peak RSS."""
+    started = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    assert child.stdout is not None
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)  # this child's peak, not the largest so far
+    elapsed = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise SystemExit(f"error: {' '.join(command[2:4])} failed:\n{out[-3000:]}")
+    return Step(seconds=elapsed, peak_mib=usage.ru_maxrss / 1024)
+
+
+def folder_size(folder: Path) -> tuple[int, int]:
+    """Files under ``folder`` and their bytes on disk (allocated blocks, as ``du``)."""
+    files, blocks = 0, 0
+    for dirpath, _, names in os.walk(folder):
+        for name in names:
+            info = os.lstat(os.path.join(dirpath, name))
+            files += 1
+            blocks += info.st_blocks * 512
+    return files, blocks
+
+
+def commands(config: Path, study: Path, args: argparse.Namespace) -> dict[str, list[str]]:
+    """Each measured command's argument list."""
+    cli = [sys.executable, "-m", "sscbench"]
+    run = [*cli, "run", str(config), "--out", str(study), "--no-progress", "--no-report"]
+    if args.ray:
+        run += ["--executor", "ray"]
+    measure = [*cli, "measure", str(study)]
+    if args.workers:
+        measure += ["--workers", str(args.workers)]
+    report = [*cli, "report", str(study)]
+    return {"run": run, "measure": measure, "report": report}
+
+
+def measure_size(repetitions: int, per_rep: int, args: argparse.Namespace) -> Size:
+    """Run, measure and report one size in a fresh folder; what each step cost."""
+    tmp = args.tmp or Path(tempfile.gettempdir())
+    tmp.mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="sscbench-scale-", dir=tmp))
+    size = Size(repetitions=repetitions, runs=repetitions * per_rep)
+    try:
+        config = example_config(folder, repetitions)
+        study = folder / "study"
+        for name, command in commands(config, study, args).items():
+            size.steps[name] = run_child(command)
+            if name == "run":
+                size.files, size.disk_bytes = folder_size(study)
+            print(f"  {size.runs:>9,} runs: {name} {size.steps[name].seconds:8.1f} s", flush=True)
+        size.files_after, size.disk_after = folder_size(study)
+        return size
+    finally:
+        if args.keep:
+            print(f"  kept {folder}")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def print_size(size: Size, base: Size) -> None:
+    """One size's line: files, bytes per run, each command's memory and speed."""
+    per_run = size.disk_bytes / max(size.runs, 1)
+    print(
+        f"{size.runs:>9,} runs (x{size.runs / base.runs:,.0f}): {size.files:,} files, "
+        f"{size.disk_bytes / 2**20:,.1f} MiB on disk ({per_run / 1024:.2f} KiB/run) after run; "
+        f"{size.files_after:,} files, {size.disk_after / max(size.runs, 1) / 1024:.2f} KiB/run "
+        "after measure and report"
+    )
+    for name in COMMANDS:
+        step, first = size.steps[name], base.steps[name]
+        print(
+            f"    {name:<8} peak {step.peak_mib:7.1f} MiB (x{step.peak_mib / first.peak_mib:.2f}), "
+            f"{step.seconds:8.1f} s, {size.runs / step.seconds:8,.0f} runs/s"
+        )
+
+
+def sizes_of(args: argparse.Namespace, per_rep: int) -> list[int]:
+    """Repetitions of each size to run, smallest first."""
+    factors = args.sizes or ([1, 10, 100] if args.big else [1, 10])
+    reps = [args.repetitions * factor for factor in factors]
+    if args.big:
+        reps.append(-(-MILLION // per_rep))  # the first whole repetition count reaching 1M
+    return sorted(set(reps))
+
+
+def main() -> None:
+    """Measure each size and print it against the smallest."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repetitions", type=int, default=3, help="repetitions of size x1")
+    parser.add_argument("--sizes", nargs="+", type=int, help="factors of --repetitions to run")
+    parser.add_argument("--big", action="store_true", help="also x100 and one million runs")
+    parser.add_argument("--workers", type=int, default=0, help="sscbench measure --workers N")
+    parser.add_argument("--ray", action="store_true", help="run with --executor ray (local)")
+    parser.add_argument("--tmp", type=Path, default=None, help="where the studies are written")
+    parser.add_argument("--keep", action="store_true", help="keep the study folders")
+    args = parser.parse_args()
+    per_rep = runs_per_repetition()
+    plan = sizes_of(args, per_rep)
+    print(f"τ-bench example: {per_rep:,} runs per repetition; repetitions {plan}", flush=True)
+    results = [measure_size(reps, per_rep, args) for reps in plan]
+    print(f"load average after: {os.getloadavg()[0]:.2f}")
+    for size in results:
+        print_size(size, results[0])
+
+
+if __name__ == "__main__":
+    main()

@@ -3,17 +3,19 @@
 Every command lives in its package's ``cli.py`` (``world/``, ``run/``, ``admission/``,
 ``measure/``, ``oracles/``, ``report/``, ``release/``, ``review/``, ``lab/``, ``local/``);
 the options several commands share are annotated aliases in :mod:`sscbench.cli_options`.
-This module only mounts them, in the order ``sscbench --help`` lists them. To add a
-command: write it in its package's ``cli.py``, then add one ``app.command(...)`` (or
-``app.add_typer(...)``) line below.
+This module only mounts them, each in the panel of its stage (:data:`STAGES`, the order
+of the work), in the order ``sscbench --help`` lists them. To add a command: write it in
+its package's ``cli.py``, then add one ``_command(...)`` (or ``_group(...)``) line below.
 """
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
 import typer
+from typer.core import TyperGroup
 
 from sscbench.admission.cli import admit_cases, candidates
 from sscbench.integrations.export_cli import export_app
@@ -33,6 +35,7 @@ from sscbench.review.cli import agreement_command, review_app, show_command
 from sscbench.run.cli import run_command
 from sscbench.run.plan_command import plan_command
 from sscbench.run.planning import planned_faults
+from sscbench.version import __version__
 from sscbench.world.cli import conformance, world_app
 
 
@@ -42,43 +45,107 @@ def _check_campaign(config: Any, policy: Path) -> dict[str, Any]:
     return check_campaign(planned_faults(config), policy)
 
 
+STAGES = ("Set up", "Run", "Measure", "Report", "Release", "Interop")
+"""The panels of ``sscbench --help``, in the order of the work."""
+
+
+def summary(function: Any) -> str:
+    """A command's first docstring paragraph on one line: the list in ``--help`` reflows it
+    to the terminal's width instead of keeping the source's line breaks."""
+    paragraph = (inspect.getdoc(function) or "").split("\n\n")[0]
+    return " ".join(paragraph.split())
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        print(f"sscbench {__version__}")
+        raise typer.Exit()
+
+
+ORDER: list[str] = []
+"""Command and group names in the order they were mounted (the order of the work)."""
+
+
+class _StageGroup(TyperGroup):
+    """Lists commands and groups in the order they were mounted (Typer puts groups last)."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        """The mounted names in :data:`ORDER`, then any other (none today)."""
+        names = super().list_commands(ctx)
+        return [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
+
+
 app = typer.Typer(
+    cls=_StageGroup,
     help="Arrival-aware fault-injection evaluation of tool-using agents.",
     no_args_is_help=True,
     add_completion=False,
 )
 
-# ---- groups ------------------------------------------------------------------------------
-app.add_typer(world_app, name="world")
-app.add_typer(lab_app, name="lab", help="Laboratories on the typed fault framework.")
-app.add_typer(review_app, name="review", help="Review runs by hand.")
-app.add_typer(export_app, name="export", help="Export a study: Inspect logs, OTel traces.")
 
-# ---- commands ------------------------------------------------------------------------------
-app.add_typer(release_app, name="release")
-app.command("gate")(gate_command)
-app.command("serve-local")(serve_local)
-app.command("agreement")(agreement_command)
-app.command("show")(show_command)
-app.command("conformance")(conformance)
-app.command("plan")(plan_command)
-app.command("run")(
-    run_command(
-        after_runs=measure_and_report,
-        on_run=live_traces,
-        check_campaign=_check_campaign,
-        check_config=check_scoring,
-        watch_campaign=watch_campaign,
-    )
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", is_eager=True, callback=_print_version, help="Print the version."
+    ),
+) -> None:
+    """Arrival-aware fault-injection evaluation of tool-using agents."""
+
+
+def _command(name: str, stage: str, function: Any, **hooks: Any) -> None:
+    """Mount one command in its stage's panel (``hooks``: a command built by a factory)."""
+    command = function(**hooks) if hooks else function
+    ORDER.append(name)
+    app.command(name, short_help=summary(command), rich_help_panel=stage)(command)
+
+
+def _group(name: str, stage: str, group: typer.Typer, help_text: str) -> None:
+    """Mount one group of commands in its stage's panel."""
+    ORDER.append(name)
+    app.add_typer(group, name=name, help=help_text, rich_help_panel=stage)
+
+
+# ---- set up: the world, its candidates and cases, the plan ----------------------------------
+_group("world", STAGES[0], world_app, "Inspect worlds: describe, check.")
+_command("conformance", STAGES[0], conformance)
+_command("candidates", STAGES[0], candidates)
+_command("admit", STAGES[0], admit_cases)
+_command("plan", STAGES[0], plan_command)
+# ---- run ------------------------------------------------------------------------------------
+_command(
+    "run",
+    STAGES[1],
+    run_command,
+    after_runs=measure_and_report,
+    on_run=live_traces,
+    check_campaign=_check_campaign,
+    check_config=check_scoring,
+    watch_campaign=watch_campaign,
 )
-app.command("candidates")(candidates)
-app.command("admit")(admit_cases)
-app.command("measure")(measure)
-app.command("calibrate")(calibrate)
-app.command("validate-oracle")(validate_oracle_command)
-app.command("second-read")(second_read_command)
-app.command("report")(report)
-app.command("diff")(diff_command)
+_command("show", STAGES[1], show_command)
+# ---- measure and check the measurement --------------------------------------------------------
+_command("measure", STAGES[2], measure)
+_command("calibrate", STAGES[2], calibrate)
+_command("agreement", STAGES[2], agreement_command)
+_group("review", STAGES[2], review_app, "Review runs by hand.")
+_command("validate-oracle", STAGES[2], validate_oracle_command)
+_command("second-read", STAGES[2], second_read_command)
+# ---- report ---------------------------------------------------------------------------------
+_command("report", STAGES[3], report)
+_command("diff", STAGES[3], diff_command)
+# ---- release --------------------------------------------------------------------------------
+_group(
+    "release",
+    STAGES[4],
+    release_app,
+    "Release evidence of the typed fault families: `release STUDY` (short for `release "
+    "evidence STUDY`), `release diff A B`.",
+)
+_command("gate", STAGES[4], gate_command)
+# ---- interop --------------------------------------------------------------------------------
+_group("export", STAGES[5], export_app, "Export a study: Inspect logs, OTel traces.")
+_command("serve-local", STAGES[5], serve_local)
+_group("lab", STAGES[5], lab_app, "Laboratories on the typed fault framework.")
 
 
 def main() -> None:

@@ -125,3 +125,13 @@ def test_a_journal_closed_before_any_answer_holds_its_header_alone(tmp_path):
     asyncio.run(again.record(_answer(2)))
     again.close()
     assert [a.value["n"] for a in read_journal(path, "r6")[0]] == [2]
+
+
+def test_a_request_hashed_in_pieces_has_the_sha256_of_its_bytes():
+    import hashlib
+
+    from sscbench.llm.journal import HASH_PIECE, request_hash
+
+    for size in (0, 1, HASH_PIECE - 1, HASH_PIECE, HASH_PIECE + 1, 3 * HASH_PIECE, 17_597):
+        content = os.urandom(size)
+        assert request_hash(content) == hashlib.sha256(content).hexdigest()

@@ -51,7 +51,8 @@ from sscbench.llm.journal import SUFFIX
 from sscbench.llm.transport import request_bytes
 from sscbench.reading import loads_json
 from sscbench.run.episode import run_episode
-from sscbench.run.writer import RunWriter, freeze_heap
+from sscbench.run.heap import runs_heap
+from sscbench.run.writer import RunWriter
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.testing import text, tool_call
 from sscbench.testing.delay_server import DelayServer
@@ -342,11 +343,11 @@ def print_overheads(
 ) -> None:
     """Measure and print, per concurrency, the overhead and its breakdown (medians of
     ``repeat`` runs); ``benchmarks/runs.py`` prints the same after its throughput."""
-    freeze_heap()  # as a study does before its runs
-    for concurrency in concurrencies:
-        load = os.getloadavg()[0]
-        rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
-        print(report(concurrency, delay, rows, load), flush=True)
+    with runs_heap():  # as a study's runs have it
+        for concurrency in concurrencies:
+            load = os.getloadavg()[0]
+            rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
+            print(report(concurrency, delay, rows, load), flush=True)
 
 
 if __name__ == "__main__":

@@ -16,7 +16,11 @@ times is the harness's overhead with the machine's and the endpoint's own cost t
 ``--repeat`` times; medians are printed with the load average. The harness's breakdown:
 time requests waited for a pooled connection (aiohttp's connection-queued trace), time
 writing run files, event-loop lag (a probe that sleeps 5 ms and records how late it
-woke), the answers' time beyond the endpoint's delay, and the harness's CPU.
+woke), the answers' time beyond the endpoint's delay (the bare client's beside it: both
+carry the same request trace, so the probe's own cost is on both sides), and the
+harness's CPU per request, split into the event loop's thread and the others (the run
+writer's and the journal syncs': they share the interpreter lock with the loop).
+The probes are in ``benchmarks/overhead_probes.py``.
 
 Usage: python benchmarks/overhead.py [--delay 0.5] [--rounds 4] [--repeat 3]
        [--concurrency 64 256]
@@ -26,28 +30,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import gc
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 import aiohttp
+from overhead_probes import GcProbe, LagProbe, TimedJournal, Trace
 
 from sscbench.agents.openai_agent import openai_agent_factory
 from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, RunContext
 from sscbench.core.ledger import ToolEvent
 from sscbench.llm.endpoint import OpenAIAgentConfig
-from sscbench.llm.journal import SUFFIX, ResponseJournal
+from sscbench.llm.journal import SUFFIX
 from sscbench.llm.transport import request_bytes
 from sscbench.reading import loads_json
 from sscbench.run.episode import run_episode
-from sscbench.run.writer import RunWriter, freeze_heap
+from sscbench.run.heap import runs_heap
+from sscbench.run.writer import RunWriter
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.testing import text, tool_call
 from sscbench.testing.delay_server import DelayServer
@@ -122,115 +127,6 @@ class Endpoint:
         self.child.wait(timeout=30)
 
 
-class LagProbe:
-    """Event-loop lag: a task sleeping ``interval`` s at a time records how late it woke
-    (the time some callback held the loop while this one was due)."""
-
-    def __init__(self, interval: float = 0.005):
-        self.interval = interval
-        self.lags: list[float] = []
-        self._task: asyncio.Task | None = None
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            due = loop.time() + self.interval
-            await asyncio.sleep(self.interval)
-            self.lags.append(max(0.0, loop.time() - due))
-
-    def start(self) -> None:
-        """Start sampling in the running loop."""
-        self.lags.clear()
-        self._task = asyncio.get_running_loop().create_task(self._run())
-
-    def stop(self) -> None:
-        """Stop sampling."""
-        if self._task is not None:
-            self._task.cancel()
-
-    def summary(self) -> dict[str, float]:
-        """Total, 99th percentile and largest lag, seconds."""
-        lags = sorted(self.lags) or [0.0]
-        return {
-            "lag_total_s": sum(lags),
-            "lag_p99_ms": lags[int(0.99 * (len(lags) - 1))] * 1000,
-            "lag_max_ms": lags[-1] * 1000,
-        }
-
-
-class GcProbe:
-    """Garbage-collection pauses (``gc.callbacks``): seconds spent per generation."""
-
-    def __init__(self) -> None:
-        self.paused = [0.0, 0.0, 0.0]
-        self.counts = [0, 0, 0]
-        self._began = 0.0
-
-    def _callback(self, phase: str, info: dict[str, int]) -> None:
-        if phase == "start":
-            self._began = time.perf_counter()
-        else:
-            self.paused[info["generation"]] += time.perf_counter() - self._began
-            self.counts[info["generation"]] += 1
-
-    def start(self) -> None:
-        """Start recording."""
-        gc.callbacks.append(self._callback)
-
-    def stop(self) -> None:
-        """Stop recording."""
-        gc.callbacks.remove(self._callback)
-
-
-@dataclass
-class Trace:
-    """aiohttp request traces: pool waits and each request's time to its answer."""
-
-    queued: dict[int, float] = field(default_factory=dict)
-    pool_wait_s: float = 0.0
-    started: dict[int, float] = field(default_factory=dict)
-    answer_s: list[float] = field(default_factory=list)
-
-    def config(self) -> aiohttp.TraceConfig:
-        """A trace config recording into this trace."""
-        trace = aiohttp.TraceConfig()
-
-        async def queued(_session: Any, ctx: Any, _params: Any) -> None:
-            self.queued[id(ctx)] = time.perf_counter()
-
-        async def dequeued(_session: Any, ctx: Any, _params: Any) -> None:
-            self.pool_wait_s += time.perf_counter() - self.queued.pop(id(ctx))
-
-        async def start(_session: Any, ctx: Any, _params: Any) -> None:
-            self.started[id(ctx)] = time.perf_counter()
-
-        async def end(_session: Any, ctx: Any, _params: Any) -> None:
-            self.answer_s.append(time.perf_counter() - self.started.pop(id(ctx)))
-
-        trace.on_connection_queued_start.append(queued)
-        trace.on_connection_queued_end.append(dequeued)
-        trace.on_request_start.append(start)
-        trace.on_request_end.append(end)
-        return trace
-
-    def reset(self) -> None:
-        """Forget what the warm-up recorded."""
-        self.pool_wait_s = 0.0
-        self.answer_s.clear()
-
-
-class TimedJournal(ResponseJournal):
-    """A run's response journal that adds the time each answer's line took to ``spent``."""
-
-    spent: ClassVar[list[float]] = [0.0]
-
-    async def record(self, answer: Any) -> None:
-        """Record the answer, timed."""
-        began = time.perf_counter()
-        await super().record(answer)
-        TimedJournal.spent[0] += time.perf_counter() - began
-
-
 def episode_bodies(agent: Any, ledger: list) -> list[bytes]:
     """The request bodies an agent sent in an episode: one per assistant turn, rebuilt
     from the ledger prefix it saw (what the bare client replays)."""
@@ -244,15 +140,18 @@ def episode_bodies(agent: Any, ledger: list) -> list[bytes]:
 
 
 async def bare(
-    base_url: str, bodies: list[bytes], episodes: int, concurrency: int
+    base_url: str, bodies: list[bytes], episodes: int, concurrency: int, trace: Trace
 ) -> tuple[float, float]:
     """Wall and CPU seconds of ``episodes`` bare-client episodes (each POSTs ``bodies`` in turn and
-    decodes the answers) at ``concurrency``, after a warm-up filling the pool."""
+    decodes the answers) at ``concurrency``, after a warm-up filling the pool. Its requests
+    carry the same ``trace`` as the harness's (the probe's cost is on both sides)."""
     connector = aiohttp.TCPConnector(limit=concurrency, limit_per_host=concurrency)
     headers = {"Content-Type": "application/json", "Authorization": "Bearer sk-bench"}
     url = base_url + "/chat/completions"
     semaphore = asyncio.Semaphore(concurrency)
-    async with aiohttp.ClientSession(connector=connector, headers=headers) as session:
+    async with aiohttp.ClientSession(
+        connector=connector, headers=headers, trace_configs=[trace.config()]
+    ) as session:
 
         async def one() -> None:
             async with semaphore:
@@ -261,6 +160,7 @@ async def bare(
                         loads_json(await answer.read(), max_depth=None)
 
         await asyncio.gather(*(one() for _ in range(concurrency)))
+        trace.reset()
         start, cpu = time.perf_counter(), time.process_time()
         await asyncio.gather(*(one() for _ in range(episodes)))
         return time.perf_counter() - start, time.process_time() - cpu
@@ -272,6 +172,7 @@ class HarnessRun:
 
     wall_s: float
     cpu_s: float
+    loop_cpu_s: float
     endpoint_cpu_s: float
     write_s: float
     pool_wait_s: float
@@ -338,8 +239,10 @@ async def harness(
         probe.start()
         collector.start()
         server_before, start, cpu = endpoint.cpu(), time.perf_counter(), time.process_time()
+        loop_cpu = time.thread_time()
         await asyncio.gather(*(one(i) for i in range(episodes)))
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+        loop_cpu = time.thread_time() - loop_cpu
         probe.stop()
         collector.stop()
         server_cpu = endpoint.cpu() - server_before
@@ -353,7 +256,9 @@ async def harness(
         "gc2_s": collector.paused[2],
         "gc2_count": collector.counts[2],
     }
-    return HarnessRun(wall, cpu, server_cpu, sum(writes), trace.pool_wait_s, beyond, lag, bodies)
+    return HarnessRun(
+        wall, cpu, loop_cpu, server_cpu, sum(writes), trace.pool_wait_s, beyond, lag, bodies
+    )
 
 
 def measure(world: Any, delay: float, rounds: int, concurrency: int) -> dict[str, float]:
@@ -365,7 +270,10 @@ def measure(world: Any, delay: float, rounds: int, concurrency: int) -> dict[str
     try:
         with tempfile.TemporaryDirectory() as tmp:
             run = asyncio.run(harness(world, endpoint, delay, episodes, concurrency, Path(tmp)))
-        baseline, bare_cpu = asyncio.run(bare(endpoint.base_url, run.bodies, episodes, concurrency))
+        traced = Trace()
+        baseline, bare_cpu = asyncio.run(
+            bare(endpoint.base_url, run.bodies, episodes, concurrency, traced)
+        )
     finally:
         endpoint.close()
     return {
@@ -376,10 +284,12 @@ def measure(world: Any, delay: float, rounds: int, concurrency: int) -> dict[str
         "baseline_vs_ideal_pct": (baseline / (rounds * CALLS * delay) - 1) * 100,
         "pool_wait_ms": run.pool_wait_s / requests * 1000,
         "beyond_delay_ms": run.beyond_delay_s / requests * 1000,
+        "bare_beyond_delay_ms": sum(max(0.0, s - delay) for s in traced.answer_s) / requests * 1000,
         "write_ms": run.write_s / episodes * 1000,
         "journal_ms": run.lag["journal_s"] / requests * 1000,
         "write_total_s": run.write_s,
         "cpu_ms": run.cpu_s / requests * 1000,
+        "loop_cpu_ms": run.loop_cpu_s / requests * 1000,
         "bare_cpu_ms": bare_cpu / requests * 1000,
         "endpoint_cpu_ms": run.endpoint_cpu_s / requests * 1000,
         **run.lag,
@@ -397,12 +307,14 @@ def report(concurrency: int, delay: float, rows: list[dict[str, float]], load: f
         f"goal <= 5%); vs ideal: harness {m['vs_ideal_pct']:+.2f}%, baseline "
         f"{m['baseline_vs_ideal_pct']:+.2f}%\n"
         f"  breakdown (medians): pool wait {m['pool_wait_ms']:.3f} ms/request; answer beyond "
-        f"the delay {m['beyond_delay_ms']:.2f} ms/request; journal lines {m['journal_ms']:.2f} "
+        f"the delay {m['beyond_delay_ms']:.2f} ms/request (bare client "
+        f"{m['bare_beyond_delay_ms']:.2f}); journal lines {m['journal_ms']:.2f} "
         f"ms/request; run files and index line {m['write_ms']:.3f} "
         f"ms/run ({m['write_total_s']:.3f} s in all); garbage collection {m['gc_s']:.3f} s in all "
         f"({m['gc2_count']:.0f} full collections, {m['gc2_s']:.3f} s); loop lag {m['lag_total_s']:.3f} s in "
         f"all (p99 {m['lag_p99_ms']:.1f} ms, max {m['lag_max_ms']:.1f} ms); CPU per request: "
-        f"harness {m['cpu_ms']:.2f} ms, bare client {m['bare_cpu_ms']:.2f} ms, endpoint {m['endpoint_cpu_ms']:.2f} ms"
+        f"harness {m['cpu_ms']:.2f} ms (event-loop thread {m['loop_cpu_ms']:.2f} ms, "
+        f"writer and sync threads {m['cpu_ms'] - m['loop_cpu_ms']:.2f} ms), bare client {m['bare_cpu_ms']:.2f} ms, endpoint {m['endpoint_cpu_ms']:.2f} ms"
     )
 
 
@@ -431,11 +343,11 @@ def print_overheads(
 ) -> None:
     """Measure and print, per concurrency, the overhead and its breakdown (medians of
     ``repeat`` runs); ``benchmarks/runs.py`` prints the same after its throughput."""
-    freeze_heap()  # as a study does before its runs
-    for concurrency in concurrencies:
-        load = os.getloadavg()[0]
-        rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
-        print(report(concurrency, delay, rows, load), flush=True)
+    with runs_heap():  # as a study's runs have it
+        for concurrency in concurrencies:
+            load = os.getloadavg()[0]
+            rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
+            print(report(concurrency, delay, rows, load), flush=True)
 
 
 if __name__ == "__main__":

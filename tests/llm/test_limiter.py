@@ -255,3 +255,23 @@ def test_the_test_server_answers_over_its_limit_with_429_and_retry_after():
     assert first.status_code == 200
     assert second.status_code == 429 and second.headers["retry-after"] == "7"
     assert len(server.admitted) == 1 and server.rejected == 1
+
+
+def test_a_permit_is_granted_at_once_only_when_acquire_would_not_wait():
+    fake = FakeTime()
+    limiter = EndpointLimiter(("u", "m"), max_concurrent=2, clock=fake.clock, sleep=fake.sleep)
+    first, second = limiter.grant_now(), limiter.grant_now()
+    assert first is not None and second is not None
+    assert limiter.grant_now() is None  # the window is full: acquire would wait
+    assert limiter.in_flight == 2 and limiter.stats.granted == 2
+    assert limiter.stats.max_in_flight == 2
+    limiter.release(first, "rate_limited", retry_after=5.0)
+    assert limiter.grant_now() is None  # paused: acquire would wait the pause out
+    limiter.release(second)  # the 429 halved the window to 1: now free
+    assert limiter.grant_now() is None  # still paused
+    fake.now += 5.0
+    assert limiter.grant_now() is not None
+    budgeted = EndpointLimiter(("u", "m"), requests_per_minute=60, clock=fake.clock)
+    assert budgeted.grant_now() is None  # a budget reserves a start time: acquire's to do
+    tokens = EndpointLimiter(("u", "m"), tokens_per_minute=1000, clock=fake.clock)
+    assert tokens.grant_now(10.0) is None and tokens.grant_now(0.0) is not None

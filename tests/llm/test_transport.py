@@ -163,3 +163,39 @@ def test_a_request_body_is_the_json_of_its_fields_with_the_tools_encoded_once():
         assert sent.count(b'"tools":') == 1
     assert retry._TOOLS_JSON[id(tools)] == (tools, retry.dumps_line(tools))
     assert retry._TOOLS_JSON[id(other)][0] is other
+
+
+def test_a_long_system_prompt_is_encoded_once_and_the_bytes_stay_the_same():
+    import random
+
+    from sscbench.jsonl import dumps_line
+    from sscbench.llm import transport
+
+    def reference(body: dict) -> bytes:  # the body's JSON, a non-empty tool list moved last
+        tools = body.get("tools")
+        if not isinstance(tools, list) or not tools:
+            return dumps_line(body).encode("utf-8")
+        rest = dumps_line({k: v for k, v in body.items() if k != "tools"})
+        return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"tools":{dumps_line(tools)}}}'.encode()
+
+    policy = "# Policy\n" + "Be careful \u2028 é \ud800.\n" * 200
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
+    messages = [
+        {"role": "system", "content": policy},
+        {"role": "user", "content": "hi\u2029"},
+        {"content": policy, "role": "system"},  # another key order: encoded as it is
+        {"role": "system", "content": "short"},
+        {"role": "system", "content": policy, "name": "x"},
+        {"role": "system", "content": policy},
+    ]
+    rng = random.Random(7)
+    for _ in range(200):
+        chosen = [m for m in messages if rng.random() < 0.6]
+        body = {"model": "m", "messages": chosen, "temperature": 0.0, "seed": 1}
+        if rng.random() < 0.7:
+            body["tools"] = tools if rng.random() < 0.8 else []
+        keys = list(body)
+        rng.shuffle(keys)
+        body = {k: body[k] for k in keys}
+        assert transport.request_bytes(body) == reference(body)
+    assert transport._PROMPTS_JSON[policy] == dumps_line({"role": "system", "content": policy})

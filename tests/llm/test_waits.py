@@ -206,3 +206,30 @@ def test_the_sdk_client_caps_a_body_too():
     assert failure.kind == "bad response", failure.message
     assert "max_response_bytes = 1048576 (1 MiB)" in failure.message
     assert server.sent < 64 * 1024 * 1024
+
+
+def test_a_permit_granted_at_once_arms_no_timer(monkeypatch):
+    from sscbench.llm import waits
+
+    armed: list[float] = []
+    real_timeout = asyncio.timeout
+
+    def counting_timeout(delay):
+        armed.append(delay)
+        return real_timeout(delay)
+
+    monkeypatch.setattr(waits.asyncio, "timeout", counting_timeout)
+    limiter = EndpointLimiter(("u", "m"), max_concurrent=1)
+
+    async def scenario() -> None:
+        permit = await waits.take_permit(limiter, 0.0, 5.0, where="agent", what="call")
+        assert armed == [] and limiter.in_flight == 1
+        waiting = asyncio.ensure_future(
+            waits.take_permit(limiter, 0.0, 5.0, where="agent", what="call")
+        )
+        await asyncio.sleep(0)
+        assert armed == [5.0] and not waiting.done()  # a full window: bounded wait
+        limiter.release(permit)
+        await asyncio.wait_for(waiting, 1)
+
+    asyncio.run(scenario())

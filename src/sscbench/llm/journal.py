@@ -21,11 +21,12 @@ tokens, retries) is counted. The journal is removed once the run is recorded.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import os
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,20 @@ JOURNAL_FORMAT = 1
 SUFFIX = ".partial.jsonl"
 
 
+HASH_PIECE = 2047
+"""Bytes hashed per call: below hashlib's threshold (2,048) for letting go of the
+interpreter lock, which on the event loop's thread hands it to a waiting writer or sync
+thread and makes the loop wait for it back (a convoy) for a hash of a few microseconds."""
+
+
 def request_hash(content: bytes) -> str:
-    """The key of a request: the sha256 of the bytes sent."""
-    return hashlib.sha256(content).hexdigest()
+    """The key of a request: the sha256 of the bytes sent (hashed in pieces that keep
+    the interpreter lock, :data:`HASH_PIECE`; the digest is the same)."""
+    digest = hashlib.sha256()
+    view = memoryview(content)
+    for start in range(0, len(view), HASH_PIECE):
+        digest.update(view[start : start + HASH_PIECE])
+    return digest.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -136,8 +148,35 @@ class ResponseJournal:
         self._sync_state = "idle"  # the background sync: idle, queued, running, again
         self._sync_lock = threading.Lock()
         self._sync_error: OSError | None = None  # a failed sync, raised by the next record
+        # a new journal's file, made with its header on a worker thread while the run's
+        # first request is out (creating a file costs the kernel a quarter of a
+        # millisecond here, which on the event loop every run in flight would wait for)
+        self._created: Future[int] | None = None
         if why is not None:
             self._say(f"run {run_id}: its journal cannot be used ({why}); running it live")
+        elif self._fresh:
+            self._created = _syncers().submit(self._create)
+            self._fresh = False
+
+    def _create(self) -> int:
+        """Create the journal's file holding its header line (one ``write``: a kill leaves
+        it absent or whole; a journal of a header alone holds no answers); its descriptor."""
+        header = dumps_line({"sscbench_journal": JOURNAL_FORMAT, "run_id": self.run_id})
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL
+        fd = os.open(self.path, flags, 0o644)
+        try:
+            os.write(fd, f"{header}\n".encode())
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    async def _opened(self) -> None:
+        """Take the descriptor of the file made in the background (waited for when it is
+        not made yet: the run's first answer came back quicker than a file is created)."""
+        created, self._created = self._created, None
+        if created is not None:
+            self._fd = created.result() if created.done() else await asyncio.wrap_future(created)
 
     def _say(self, note: str) -> None:
         self.note = note
@@ -168,7 +207,7 @@ class ResponseJournal:
 
     async def record(self, answer: Answer) -> None:
         """Append a live answer: one whole ``write`` (kept whatever kills the process; a
-        new journal is created with its header and this line in that one write). The
+        new journal's file was made with its header when the run began). The
         file is then ``fsync``'d in the background (kept through a crash of the machine
         too, once synced: a crash before loses at most the lines not synced yet, whose
         requests a resumed run makes again), so no run waits on the disk's syncs; one
@@ -177,6 +216,8 @@ class ResponseJournal:
         handing it to a thread that must then win the interpreter's lock back."""
         if self._sync_error is not None:
             raise self._sync_error
+        if self._created is not None:
+            await self._opened()
         if self.pending:  # cannot happen (answer() returned None), but never interleave
             self.pending = []
             self._rewrite()
@@ -247,6 +288,12 @@ class ResponseJournal:
     def close(self) -> None:
         """Close the file (kept on disk: the run is not recorded yet); a background
         sync opens the file by its name, so it never uses this descriptor."""
+        created, self._created = self._created, None
+        if created is not None:  # a run that ended before its first answer: rare
+            try:
+                self._fd = created.result()
+            except OSError:
+                self._fd = None
         if self._fd is not None:
             os.close(self._fd)
             self._fd = None

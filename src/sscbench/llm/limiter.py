@@ -157,6 +157,19 @@ class EndpointLimiter:
             finally:
                 if waiter in self._waiters:
                     self._waiters.remove(waiter)
+        return self._grant(tokens)
+
+    def grant_now(self, tokens: float = 0.0) -> Permit | None:
+        """The permit :meth:`acquire` would give without waiting at all, or None (then
+        ``acquire``): with no rate budget to reserve from, no pause and room in the window
+        it grants at once, so a caller bounding the wait needs no timer for it."""
+        if self.requests_per_minute or (self.tokens_per_minute and tokens > 0):
+            return None
+        if self.paused_until > self.clock() or self.in_flight >= max(1, int(self.window)):
+            return None
+        return self._grant(tokens)
+
+    def _grant(self, tokens: float) -> Permit:
         self.in_flight += 1
         self.stats.granted += 1
         self.stats.max_in_flight = max(self.stats.max_in_flight, self.in_flight)

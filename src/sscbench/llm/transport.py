@@ -68,12 +68,66 @@ def request_bytes(body: dict[str, Any]) -> bytes:
     encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted.
 
     The ``tools`` list (half of a τ-bench request, the same list on every turn of an
-    agent) is encoded once per list object (:func:`_tools_json`) and put last."""
+    agent) is encoded once per list object (:func:`_tools_json`) and put last; a long
+    system prompt (most of the rest, the same on every turn of every run) once per text
+    (:func:`_messages_json`). The bytes are those of :func:`dumps_line` of the body."""
     tools = body.get("tools")
-    if not isinstance(tools, list) or not tools:
-        return dumps_line(body).encode("utf-8")
-    rest = dumps_line({k: v for k, v in body.items() if k != "tools"})
-    return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"tools":{_tools_json(tools)}}}'.encode()
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        if not isinstance(tools, list) or not tools:
+            return dumps_line(body).encode("utf-8")
+        rest = dumps_line({k: v for k, v in body.items() if k != "tools"})
+        return f'{rest[:-1]}{"," if len(rest) > 2 else ""}"tools":{_tools_json(tools)}}}'.encode()
+    parts = []
+    for key, value in body.items():
+        if key == "tools" and isinstance(tools, list) and tools:
+            continue
+        text = _messages_json(value) if key == "messages" else dumps_line(value)
+        parts.append(f"{dumps_line(key)}:{text}")
+    if isinstance(tools, list) and tools:
+        parts.append(f'"tools":{_tools_json(tools)}')
+    return f"{{{','.join(parts)}}}".encode()
+
+
+LONG_PROMPT = 1024
+"""Characters from which a system message's JSON is kept for the next requests."""
+_PROMPTS_JSON: dict[str, str] = {}
+"""JSON of long system messages by their text (a world's policy: a few per study)."""
+
+
+def _messages_json(messages: list[Any]) -> str:
+    """The JSON of a message list, each long system message's taken from the cache (its
+    text is hashed once per string object; the same text is the same JSON) and the
+    messages between encoded together."""
+    texts: list[str] = []
+    start = 0
+    for i, message in enumerate(messages):
+        cached = _prompt_json(message)
+        if cached is None:
+            continue
+        if start < i:
+            texts.append(dumps_line(messages[start:i])[1:-1])
+        texts.append(cached)
+        start = i + 1
+    if start < len(messages):
+        texts.append(dumps_line(messages[start:])[1:-1])
+    return f"[{','.join(texts)}]"
+
+
+def _prompt_json(message: Any) -> str | None:
+    """The JSON of a long system message (``{"role": "system", "content": text}``), kept
+    by its text; None for any other message."""
+    if not isinstance(message, dict) or len(message) != 2 or next(iter(message)) != "role":
+        return None
+    content = message.get("content")
+    if message["role"] != "system" or not isinstance(content, str) or len(content) < LONG_PROMPT:
+        return None
+    cached = _PROMPTS_JSON.get(content)
+    if cached is None:
+        if len(_PROMPTS_JSON) >= 16:
+            _PROMPTS_JSON.clear()
+        cached = _PROMPTS_JSON[content] = dumps_line(message)
+    return cached
 
 
 _TOOLS_JSON: dict[int, tuple[list[Any], str]] = {}

@@ -31,7 +31,11 @@ async def take_permit(
 ) -> Permit:
     """The endpoint's permit for about ``tokens`` tokens, waited for ``max_wait`` s at
     most; then :class:`HarnessFailure` naming the bound (the run is missing, never an
-    outcome; a retry would only queue again, so none is made)."""
+    outcome; a retry would only queue again, so none is made). A permit granted at once
+    is taken without arming the timer (at high concurrency, loop time on every request)."""
+    permit = limiter.grant_now(tokens)
+    if permit is not None:
+        return permit
     try:
         async with asyncio.timeout(max_wait):
             return await limiter.acquire(tokens)

@@ -10,7 +10,6 @@ of the same command resumes where a killed one stopped.
 from __future__ import annotations
 
 import asyncio
-import gc
 import signal
 import time
 from collections import Counter
@@ -26,11 +25,12 @@ from sscbench.run.builders import (
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
 from sscbench.run.cost_cap import CostCap
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
+from sscbench.run.heap import runs_heap
 from sscbench.run.planning import PlanUnit
 from sscbench.run.prepare import Prepared, open_study, prepare_study
 from sscbench.run.shared_clean import beyond_case_limit
 from sscbench.run.stopper import SignalStopper
-from sscbench.run.writer import RunWriter, freeze_heap
+from sscbench.run.writer import RunWriter
 from sscbench.study.config import StudyConfig
 from sscbench.study.cost import CostTally, calls_a_model
 from sscbench.study.cost_words import local_free_models
@@ -413,10 +413,7 @@ class _PlanRun:
             )
             units = iter(self.prepared.plan)
             concurrency = self.config.study.concurrency
-            freeze_heap()
-            try:
+            with runs_heap():
                 asyncio.run(_drain_and_close(units, runner, concurrency, stopper, self.cap))
-            finally:
-                gc.unfreeze()
         summary.halted = runner.halted
         return stopper.signum

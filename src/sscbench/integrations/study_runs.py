@@ -70,7 +70,7 @@ def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
     study = Study.require(root)
     store = study.store
     with StudyLock(store.root):
-        check = verify_study(store.root)
+        check = verify_study(store.root, keep_entries=True)
         cases = study.cases
         entries = list(check.entries.values())
         rows = list(

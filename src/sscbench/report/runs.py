@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -177,7 +178,7 @@ def write_run_pages(
     out: Path,
     rows: list[MeasurementRow],
     cases: dict[str, Any],
-    sets: list[list[str]],
+    sets: Iterable[Sequence[str]],
     entries: list[IndexEntry],
     mode: str | None = None,
 ) -> RunPages:

@@ -26,6 +26,7 @@ from sscbench.faults.case import Case
 from sscbench.jsonl import read_objects
 from sscbench.reading import read_json
 from sscbench.study.cases import read_cases
+from sscbench.study.compact import Compactor
 from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_evaluator, read_ledger
@@ -73,8 +74,10 @@ class Study:
 
     @cached_property
     def entries(self) -> list[IndexEntry]:
-        """The finished runs of ``index.jsonl``, one per run id, in index order."""
-        return list(self.store.read_index())
+        """The finished runs of ``index.jsonl``, one per run id, in index order (kept
+        compact: :class:`~sscbench.study.compact.Compactor`)."""
+        compactor = Compactor()
+        return [compactor.record(entry) for entry in self.store.read_index()]
 
     @cached_property
     def entries_by_run(self) -> dict[str, IndexEntry]:

@@ -114,7 +114,8 @@ class Study:
         faulted run listed twice is refused, naming both entries (it would count twice)."""
         if not self.store.plan.exists():
             return None
-        lines = list(read_objects(self.store.plan))
+        compactor = Compactor()  # repeated words kept once (one line per planned run)
+        lines = [compactor.value(line) for line in read_objects(self.store.plan)]
         first: dict[Any, int] = {}
         for number, line in enumerate(lines, start=1):
             run_id = line.get("faulted_run_id")

@@ -17,12 +17,16 @@ from __future__ import annotations
 
 import multiprocessing
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
+from typing import Any
 
 from sscbench.faults.case import Case
 from sscbench.study.folder import IndexEntry, StudyDir
+
+Measure = Callable[[StudyDir, dict[str, Case], Any, Iterable[IndexEntry]], Iterable[Any]]
+"""How a chunk is measured: ``measure_entries(store, cases, classifier, entries)``."""
 
 CHUNK = 64
 """Runs measured by one task of a worker: large enough that pickling is cheap beside
@@ -41,12 +45,12 @@ def _start(root: str) -> None:
     _store, _cases = study.store, study.cases
 
 
-def _measure_chunk(entries: list[IndexEntry]) -> list[str]:
-    """The ``measurements.jsonl`` lines of one chunk of runs, in the chunk's order."""
-    from sscbench.measure.study import measure_entries
-
+def _measure_chunk(measure: Measure, entries: list[IndexEntry]) -> list[str]:
+    """The ``measurements.jsonl`` lines of one chunk of runs, in the chunk's order
+    (``measure`` is :func:`~sscbench.measure.study.measure_entries`, passed by the
+    caller and pickled by name, so this module does not import the one that uses it)."""
     assert _store is not None, "the worker was not started by _start"
-    return [row.line() for row in measure_entries(_store, _cases, None, entries)]
+    return [row.line() for row in measure(_store, _cases, None, entries)]
 
 
 def _chunks(entries: Iterable[IndexEntry], size: int) -> Iterator[list[IndexEntry]]:
@@ -57,10 +61,11 @@ def _chunks(entries: Iterable[IndexEntry], size: int) -> Iterator[list[IndexEntr
 
 
 def parallel_lines(
-    store: StudyDir, workers: int, entries: Iterable[IndexEntry] | None = None
+    store: StudyDir, workers: int, measure: Measure, entries: Iterable[IndexEntry] | None = None
 ) -> Iterator[str]:
     """The measurement lines of every run in the index (or ``entries``), in index order,
-    computed by ``workers`` processes with at most ``2 × workers`` chunks in flight."""
+    computed by ``measure`` in ``workers`` processes with at most ``2 × workers`` chunks
+    in flight."""
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
     source = store.read_index() if entries is None else entries
@@ -70,7 +75,7 @@ def parallel_lines(
     ) as pool:
         pending: deque[Future[list[str]]] = deque()
         for chunk in _chunks(source, CHUNK):
-            pending.append(pool.submit(_measure_chunk, chunk))
+            pending.append(pool.submit(_measure_chunk, measure, chunk))
             if len(pending) >= 2 * workers:
                 yield from pending.popleft().result()
         while pending:

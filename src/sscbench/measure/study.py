@@ -164,7 +164,7 @@ def _lines(study: Study, classifier: UseClassifier | None, workers: int) -> Iter
     if workers > 1:
         from sscbench.measure.parallel import parallel_lines
 
-        yield from parallel_lines(study.store, workers)
+        yield from parallel_lines(study.store, workers, measure_entries)
         return
     for row in measure_entries(study.store, study.cases, classifier):
         yield row.line()

@@ -12,7 +12,7 @@ same JSON the file has always had — steps as integers or the strings ``inf``,
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +111,6 @@ def iter_rows(path: Path) -> Iterator[MeasurementRow]:
     return iter_jsonl(path, MeasurementRow.from_line)
 
 
-def rows_by_run(rows: list[MeasurementRow]) -> dict[str, MeasurementRow]:
+def rows_by_run(rows: Iterable[MeasurementRow]) -> dict[str, MeasurementRow]:
     """The rows keyed by run id (the last row of a run id wins, as a dict of them did)."""
     return {row.run_id: row for row in rows}

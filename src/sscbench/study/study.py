@@ -31,7 +31,7 @@ from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_evaluator, read_ledger
 from sscbench.study.marker import read_marker
-from sscbench.study.rows import MeasurementRow, read_measurements, rows_by_run
+from sscbench.study.rows import MeasurementRow, iter_rows, rows_by_run
 from sscbench.study.seal import check_measurements
 from sscbench.study.verify import require_study
 from sscbench.world.world import World
@@ -156,7 +156,8 @@ class Study:
         if not path.exists():
             return {}
         check_measurements(self.store, path)
-        return rows_by_run(read_measurements(path))
+        compactor = Compactor()  # streamed, each row kept compact (equal to the file's)
+        return rows_by_run(compactor.record(row) for row in iter_rows(path))
 
     def ledger(self, run_id: str) -> list[LedgerEvent]:
         """A run's model-visible ledger events."""

@@ -74,3 +74,30 @@ def test_measure_holds_no_index_entry_per_run(tiny_study, tmp_path, monkeypatch)
     measure_module.measure_study(root)
     assert runs >= 30 and len(seen) >= 3
     assert max(seen) <= 4, (max(seen), runs)  # the entry in hand (and the reader's next)
+
+
+def test_a_workers_data_error_reaches_the_parent_as_the_same_error(monkeypatch):
+    """A DataError raised in a worker (an unreadable run file) crosses the process
+    boundary (pickled by its parts) and is raised again naming the same file and run."""
+    import pickle
+    from concurrent.futures import Future
+
+    from sscbench.errors import DataError
+    from sscbench.measure import parallel
+
+    def bad(store, cases, classifier, entries):
+        raise DataError("runs/r1.ledger.jsonl", "line 3", "not JSON")
+
+    monkeypatch.setattr(parallel, "_store", object())
+    with pytest.raises(Exception) as raised:
+        parallel._measure_chunk(bad, [])
+    carried = pickle.loads(pickle.dumps(raised.value))  # what the pool sends back
+    future: Future[list[str]] = Future()
+    future.set_exception(carried)
+    with pytest.raises(DataError) as again:
+        parallel._result(future)
+    assert (str(again.value.path), again.value.field, again.value.reason) == (
+        "runs/r1.ledger.jsonl",
+        "line 3",
+        "not JSON",
+    )

@@ -22,6 +22,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
 from typing import Any
 
+from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.study.folder import IndexEntry, StudyDir
 
@@ -45,12 +46,28 @@ def _start(root: str) -> None:
     _store, _cases = study.store, study.cases
 
 
+class _CarriedError(Exception):
+    """A worker's :class:`DataError`, by its parts (a DataError does not unpickle: its
+    constructor takes three arguments), raised again as one in the parent."""
+
+
 def _measure_chunk(measure: Measure, entries: list[IndexEntry]) -> list[str]:
     """The ``measurements.jsonl`` lines of one chunk of runs, in the chunk's order
     (``measure`` is :func:`~sscbench.measure.study.measure_entries`, passed by the
     caller and pickled by name, so this module does not import the one that uses it)."""
     assert _store is not None, "the worker was not started by _start"
-    return [row.line() for row in measure(_store, _cases, None, entries)]
+    try:
+        return [row.line() for row in measure(_store, _cases, None, entries)]
+    except DataError as exc:
+        raise _CarriedError(str(exc.path), exc.field, exc.reason) from None
+
+
+def _result(future: Future[list[str]]) -> list[str]:
+    """A chunk's lines; a worker's DataError raised here as the same DataError."""
+    try:
+        return future.result()
+    except _CarriedError as exc:
+        raise DataError(*exc.args) from None
 
 
 def _chunks(entries: Iterable[IndexEntry], size: int) -> Iterator[list[IndexEntry]]:
@@ -77,6 +94,6 @@ def parallel_lines(
         for chunk in _chunks(source, CHUNK):
             pending.append(pool.submit(_measure_chunk, measure, chunk))
             if len(pending) >= 2 * workers:
-                yield from pending.popleft().result()
+                yield from _result(pending.popleft())
         while pending:
-            yield from pending.popleft().result()
+            yield from _result(pending.popleft())

@@ -72,7 +72,7 @@ def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
     study = Study.require(root)
     store = study.store
     with StudyLock(store.root):
-        check = verify_study(store.root, keep_entries=True)
+        check = verify_study(store.root)
         cases = study.cases
         entries = list(check.entries.values())
         rows = list(
@@ -95,7 +95,7 @@ def study_runs(root: str | Path) -> Iterator[tuple[StudyDir, Iterator[StudyRun]]
     study = Study.require(root)
     store = study.store
     with StudyLock(store.root):
-        check = verify_study(store.root)  # streamed: no entry kept
+        check = verify_study(store.root, keep_entries=False)  # streamed: no entry kept
         cases = study.cases
         yield store, _runs(store, cases, check.runs)
 

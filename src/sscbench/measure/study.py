@@ -138,7 +138,7 @@ def measure_study(
     study = Study.require(root)  # before the lock: a foreign folder gets no lock file
     store = study.store
     with StudyLock(store.root):
-        check = verify_study(store.root)  # streamed: no entry kept
+        check = verify_study(store.root, keep_entries=False)  # streamed: no entry kept
         _ = study.cases  # read now: a bad cases file is reported before --out is looked at
         out = Path(out) if out is not None else store.root / "measurements.jsonl"
         if out.is_dir():

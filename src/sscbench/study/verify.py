@@ -241,12 +241,13 @@ def _case_ids(path: Path) -> list[str]:
     return read_jsonl(path, parse, ("case_id", lambda case_id: case_id))
 
 
-def verify_study(root: str | Path, keep_entries: bool = False) -> StudyCheck:
+def verify_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
     """Check a study and raise :class:`DataError` naming the file and run of the first
     problem; what ``measure``, ``report`` and ``gate`` call before they read a run.
 
-    The index is streamed and no entry kept (memory does not grow with the study);
-    ``keep_entries=True`` returns them too (see :func:`check_study`)."""
+    ``keep_entries=False`` streams the index and keeps no entry (memory does not grow
+    with the study): what every caller that only needs the check passes (see
+    :func:`check_study`)."""
     check = check_study(root, keep_entries)
     if check.problems:
         first = next(iter(check.problems.values()))

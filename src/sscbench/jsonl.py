@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -190,6 +190,39 @@ def read_jsonl(
             seen[value] = number
         out.append(item)
     return out
+
+
+def iter_jsonl(path: str | Path, parse: Callable[[str], T] = loads_json) -> Iterator[T]:
+    """Every non-blank line of ``path`` parsed by ``parse``, read one line at a time.
+
+    The streaming :func:`read_jsonl` (without ``unique``): the same one line rule, the
+    same errors (the file; the line; bytes that are not UTF-8, by offset), but the file
+    is never held whole, so a reader of a file with a line per run keeps only what it
+    makes of each line.
+    """
+    path = Path(path)
+    offset = 0
+    try:
+        handle = path.open("rb")
+    except FileNotFoundError as exc:
+        raise DataError(path, None, "cannot read: file not found") from exc
+    except OSError as exc:
+        raise DataError(path, None, f"cannot read: {exc.strerror or exc}") from exc
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                where = offset + exc.start
+                raise DataError(path, None, f"not UTF-8 text (byte {where})") from exc
+            offset += len(raw)
+            if not line.strip():
+                continue
+            try:
+                yield parse(line.removesuffix("\n"))
+            except ValueError as exc:
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else json_reason(exc)
+                raise DataError(path, f"line {number}", reason.splitlines()[0]) from exc
 
 
 def read_objects(path: str | Path) -> list[dict[str, Any]]:

@@ -28,7 +28,7 @@ from opentelemetry.sdk.trace import ReadableSpan
 from sscbench.core.files import atomic_text_writer, clean_stale
 from sscbench.errors import DataError, EndpointUnreachable
 from sscbench.integrations.otel_spans import run_spans, study_resource
-from sscbench.integrations.study_runs import StudyRun, read_study_runs
+from sscbench.integrations.study_runs import StudyRun, study_runs
 from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
 
@@ -193,11 +193,11 @@ def export_otel(
         raise DataError("<arguments>", "--out/--endpoint", "give a file, an endpoint, or both")
     if out is not None and Path(out).is_dir():
         raise DataError(out, None, "--out must name a file, and this is a folder")
-    store, runs = read_study_runs(root)
-    spans = list(runs_spans(store, runs, include_content))
     count = 0
-    if out is not None:
-        count = write_otlp_json(spans, Path(out))
-    if endpoint is not None:
-        count = send_otlp_http(spans, endpoint, timeout)
+    if out is not None:  # runs are read, turned into spans and written one at a time
+        with study_runs(root) as (store, runs):
+            count = write_otlp_json(runs_spans(store, runs, include_content), Path(out))
+    if endpoint is not None:  # read again rather than held: memory stays one run's
+        with study_runs(root) as (store, runs):
+            count = send_otlp_http(runs_spans(store, runs, include_content), endpoint, timeout)
     return count

@@ -7,6 +7,8 @@ exported score is exactly the row ``sscbench measure`` writes for that run.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,3 +83,25 @@ def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
             for entry, row in counted(zip(entries, rows, strict=True), "reading runs", len(entries))
         ]
     return store, runs
+
+
+@contextmanager
+def study_runs(root: str | Path) -> Iterator[tuple[StudyDir, Iterator[StudyRun]]]:
+    """The runs of :func:`read_study_runs`, one at a time, for a ``with`` block: the
+    study is verified on entry (a bad run file raises before anything is exported),
+    then each run is measured and read when the iterator reaches it and forgotten
+    after, so an exporter that writes run by run holds one run, whatever the study's
+    size. The folder is locked for the block (no ``run`` writes it meanwhile)."""
+    study = Study.require(root)
+    store = study.store
+    with StudyLock(store.root):
+        check = verify_study(store.root, keep_entries=False)  # streamed: no entry kept
+        cases = study.cases
+        yield store, _runs(store, cases, check.runs)
+
+
+def _runs(store: StudyDir, cases: dict[str, Case], total: int) -> Iterator[StudyRun]:
+    """Each run of the index, measured and read, in index order."""
+    for entry in counted(store.read_index(), "reading runs", total):
+        (row,) = measure_entries(store, cases, None, [entry])
+        yield load_run(store, entry, cases.get(entry.case_id), row)

@@ -22,6 +22,9 @@ def measure(
     out: Path | None = typer.Option(
         None, help="output file (default STUDY/measurements.jsonl; name another to keep both)"
     ),
+    workers: int = typer.Option(
+        1, min=1, help="processes measuring runs (rule classifier); the same file for any N"
+    ),
 ) -> None:
     """Reconstruct T_F, T_E, T_S, T_U, Z_S, A and Y_end for every run: measurements.jsonl."""
     from collections import Counter
@@ -45,7 +48,7 @@ def measure(
     elif classifier != "rule":
         fail(DataError("--classifier", classifier, "expected rule or llm"))
     try:
-        path, count = measure_study(study, judge, out=out)
+        path, count = measure_study(study, judge, out=out, workers=workers)
     except (DataError, OSError) as exc:
         fail(exc)
     finally:

@@ -110,7 +110,10 @@ def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
 
 
 def measure_study(
-    root: str | Path, classifier: UseClassifier | None = None, out: str | Path | None = None
+    root: str | Path,
+    classifier: UseClassifier | None = None,
+    out: str | Path | None = None,
+    workers: int = 1,
 ) -> tuple[Path, int]:
     """Write ``measurements.jsonl`` (or ``out``) for a study; returns its path and row count.
 
@@ -121,30 +124,47 @@ def measure_study(
     index, or a plan or cases file that differs from the recorded one, stops the
     measure before anything is written. The
     study folder is locked while measuring, so no ``run`` writes it meanwhile.
+
+    The index is streamed twice (checked, then measured) and each row is written as it
+    is made, so memory does not grow with the number of runs. ``workers`` > 1 measures
+    in that many processes (:mod:`sscbench.measure.parallel`; rule classifier only)
+    with the same file, byte for byte.
     """
     from sscbench.study.lock import StudyLock
     from sscbench.study.verify import verify_study
 
+    if workers > 1 and classifier is not None:
+        raise DataError("--workers", None, "only the rule classifier measures in parallel")
     study = Study.require(root)  # before the lock: a foreign folder gets no lock file
     store = study.store
     with StudyLock(store.root):
-        check = verify_study(store.root)
-        cases = study.cases
+        check = verify_study(store.root, keep_entries=False)  # streamed: no entry kept
+        _ = study.cases  # read now: a bad cases file is reported before --out is looked at
         out = Path(out) if out is not None else store.root / "measurements.jsonl"
         if out.is_dir():
             raise DataError(out, None, "--out must name a file, and this is a folder")
         sources = study_sources(store)  # what the rows are computed from (verified above)
         count, digest = 0, hashlib.sha256()
-        entries = check.entries.values()
         for target in (out, seal_path(out)):
             clean_stale(target)  # temporary files of a measure that was killed
-        with progress("measuring runs", len(entries)) as bar, atomic_text_writer(out) as handle:
-            for row in measure_entries(store, cases, classifier, entries):
-                line = row.line()  # ASCII JSON: its UTF-8 bytes are the file's
-                handle.write(line)
+        with progress("measuring runs", check.runs) as bar, atomic_text_writer(out) as handle:
+            for line in _lines(study, classifier, workers):
+                handle.write(line)  # ASCII JSON: its UTF-8 bytes are the file's
                 digest.update(line.encode("utf-8"))
                 count += 1
                 bar.advance()
             # the seal before the rows' rename: a full disk leaves both files as they were
             write_seal(out, digest.hexdigest(), count, sources)
     return out, count
+
+
+def _lines(study: Study, classifier: UseClassifier | None, workers: int) -> Iterator[str]:
+    """The measurement lines of every run in index order, in this process or in
+    ``workers`` processes (the same lines either way)."""
+    if workers > 1:
+        from sscbench.measure.parallel import parallel_lines
+
+        yield from parallel_lines(study.store, workers, measure_entries)
+        return
+    for row in measure_entries(study.store, study.cases, classifier):
+        yield row.line()

@@ -209,7 +209,7 @@ def _score_oracles(
         settings = llm.settings()
         require_study(study)
         with StudyLock(study):
-            verify_study(study)
+            verify_study(study, keep_entries=False)
             results = score_study(
                 study, names, settings, reference, clean_per_operator=clean_controls, seed=seed
             )

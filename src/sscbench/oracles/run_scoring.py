@@ -87,7 +87,7 @@ def score_configured(study: Path, config: Any) -> dict[str, str]:
     done: dict[str, str] = {}
     require_study(study)
     with StudyLock(study):
-        verify_study(study)
+        verify_study(study, keep_entries=False)
         for name in scoring.settings:
             wanted = scored_from(
                 study, name, settings, reference, scoring.clean_controls, scoring.seed

@@ -129,7 +129,7 @@ def second_read(
     if not study.measurements_path.exists():
         raise DataError(study.measurements_path, None, "not measured yet: run sscbench measure")
     with StudyLock(study.root):
-        verify_study(study.root)
+        verify_study(study.root, keep_entries=False)
         marked, unchecked = marked_rows(study)
         result = SecondReadResult(study.root / SECOND_READING, [], unchecked)
         _read_all(study, marked, endpoint, max_runs, result)

@@ -302,7 +302,7 @@ def _study_evidence(study: Path) -> ReleaseEvidence:
     from sscbench.study.verify import verify_study
 
     with progress("release: collecting evidence"):
-        verify_study(study)
+        verify_study(study, keep_entries=False)
         evidence = collect_evidence(study)
     if not evidence.families:
         raise DataError(study, None, "the study ran no typed fault family: no release evidence")

@@ -49,9 +49,9 @@ def report(
             measured, rows = measure_study(study)
             print(plain(f"measured {count(rows, 'run')}: {measured}"))
         with StudyLock(study):  # no run, measure or other report writes it meanwhile
-            verify_study(study)
+            verify_study(study, keep_entries=False)
             if paired is not None:
-                verify_study(paired)
+                verify_study(paired, keep_entries=False)
             path = build_report(
                 study,
                 claims_file=claims,

@@ -22,9 +22,9 @@ from typing import Any, cast
 from sscbench.errors import DataError
 from sscbench.reading import read_json
 from sscbench.review.interrater import ReviewAgreement, read_agreement
+from sscbench.study.compact import Compactor
 from sscbench.study.folder import StudyDir
-from sscbench.study.rows import MeasurementRow
-from sscbench.study.rows import read_measurements as read_rows
+from sscbench.study.rows import MeasurementRow, iter_rows
 from sscbench.study.study import MEASUREMENTS, Study
 
 Row = dict[str, Any]
@@ -33,11 +33,15 @@ Row = dict[str, Any]
 def read_measurements(study: Path) -> list[MeasurementRow]:
     """The study's measurement rows (run ``sscbench measure`` first). A study measured
     before T_U had a not-applicable value stored ``"inf"`` for non-adopting runs; those
-    rows are read as not applicable (:func:`~sscbench.core.definitions.reliance_step`)."""
+    rows are read as not applicable (:func:`~sscbench.core.definitions.reliance_step`).
+
+    Rows are kept compact (:class:`~sscbench.study.compact.Compactor`: the words that
+    repeat from run to run are stored once), equal to the rows of the file."""
     path = study / MEASUREMENTS
     if not path.exists():
         raise DataError(path, None, "not found: run `sscbench measure` on the study first")
-    return [_upgraded(row) for row in read_rows(path)]
+    compactor = Compactor()
+    return [compactor.record(_upgraded(row)) for row in iter_rows(path)]
 
 
 def _upgraded(row: MeasurementRow) -> MeasurementRow:

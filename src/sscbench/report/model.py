@@ -7,7 +7,7 @@ to the run browser's list of exactly the runs behind it (:class:`RunSets`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,16 +25,22 @@ class RunSets:
     """Numbered sets of run ids; a count's link opens the run list filtered to its set."""
 
     def __init__(self) -> None:
-        self.sets: list[list[str]] = []
-        self._seen: dict[tuple[str, ...], int] = {}
+        self._seen: dict[tuple[str, ...], int] = {}  # each set once, numbered in order
+
+    @property
+    def sets(self) -> list[list[str]]:
+        """The sets in their numbers' order (made when asked: each set is kept once)."""
+        return [list(key) for key in self._seen]
+
+    def each(self) -> Iterator[tuple[str, ...]]:
+        """The sets in their numbers' order, as kept (nothing copied)."""
+        return iter(self._seen)
 
     def href(self, run_ids: list[str]) -> str:
         """The run list's link to exactly these runs (a set numbered on first use)."""
         key = tuple(run_ids)
-        if key not in self._seen:
-            self._seen[key] = len(self.sets)
-            self.sets.append(list(run_ids))
-        return f"runs/index.html#set={self._seen[key]}"
+        number = self._seen.setdefault(key, len(self._seen))
+        return f"runs/index.html#set={number}"
 
     def count(self, run_ids: list[str]) -> Cell:
         """A count linking to its runs (plain text when there are none)."""

@@ -19,13 +19,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
+from sscbench.core.files import atomic_text_writer
 from sscbench.core.shown import shown
-from sscbench.jsonl import split_lines, write_utf8
+from sscbench.jsonl import escape_surrogates, split_lines, write_utf8
 from sscbench.names import check_name
 from sscbench.progress import counted
 from sscbench.reading import loads_json
@@ -177,7 +179,7 @@ def write_run_pages(
     out: Path,
     rows: list[MeasurementRow],
     cases: dict[str, Any],
-    sets: list[list[str]],
+    sets: Iterable[Sequence[str]],
     entries: list[IndexEntry],
     mode: str | None = None,
 ) -> RunPages:
@@ -234,17 +236,48 @@ def write_run_pages(
     for name, content in prompts.items():
         write_utf8(out / name, prompt_page.render(content=content))
     result = RunPages(mode, len(chosen), len({r.run_id for r in rows}))
-    index = {r.run_id: i for i, r in enumerate(rows)}
-    data = {
-        "columns": list(SUMMARY),
-        "runs": [[getattr(r, k, None) for k in SUMMARY] for r in rows],
-        "rendered": [r.run_id in chosen for r in rows],
-        "pages": result.words(),
-        "sets": [[index[i] for i in s if i in index] for s in sets],
-    }
-    blob = json.dumps(data, ensure_ascii=False).replace("<", "\\u003c")
-    write_utf8(out / "index.html", env.get_template("runs_index.html.j2").render(data=blob))
+    _write_run_list(out / "index.html", rows, chosen, sets, result.words())
     return result
+
+
+_MARK = "\x00run-data\x00"  # where the run list's JSON goes in its rendered page
+
+
+def _write_run_list(
+    path: Path,
+    rows: list[MeasurementRow],
+    chosen: set[str],
+    sets: Iterable[Sequence[str]],
+    pages: str,
+) -> None:
+    """``runs/index.html``: the page around the run list's JSON, which is written piece
+    by piece (a run's summary at a time) rather than built whole: the same bytes as
+    ``json.dumps`` of the list (``<`` escaped), without a copy of it per run in memory."""
+    index = {r.run_id: i for i, r in enumerate(rows)}
+
+    def array(items: Iterable[Any]) -> Iterator[str]:
+        yield "["
+        for number, item in enumerate(items):
+            yield (", " if number else "") + json.dumps(item, ensure_ascii=False)
+        yield "]"
+
+    parts: list[Iterable[str]] = [
+        ['{"columns": ', json.dumps(list(SUMMARY), ensure_ascii=False), ', "runs": '],
+        array([getattr(r, k, None) for k in SUMMARY] for r in rows),
+        [', "rendered": '],
+        array(r.run_id in chosen for r in rows),
+        [', "pages": ', json.dumps(pages, ensure_ascii=False), ', "sets": '],
+        array([index[i] for i in s if i in index] for s in sets),
+        ["}"],
+    ]
+    page = environment().get_template("runs_index.html.j2").render(data=_MARK)
+    head, tail = page.split(_MARK)
+    with atomic_text_writer(path, newline="") as handle:
+        handle.write(escape_surrogates(head))
+        for part in parts:
+            for piece in part:
+                handle.write(escape_surrogates(piece.replace("<", "\\u003c")))
+        handle.write(escape_surrogates(tail))
 
 
 def _why(row: MeasurementRow) -> dict[str, Any]:

@@ -70,7 +70,9 @@ def candidates(study: str | Path | Study) -> list[Candidate]:
     store = loaded.store
     if not store.index.exists():
         raise DataError(store.index, None, "no index: is this a study directory?")
-    verify_study(store.root)  # reviewers see only runs whose files match the index
+    verify_study(
+        store.root, keep_entries=False
+    )  # reviewers see only runs whose files match the index
     cases = loaded.cases
     rows = _measurements(loaded)
     out: list[Candidate] = []

@@ -12,6 +12,7 @@ same JSON the file has always had — steps as integers or the strings ``inf``,
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from pydantic import BaseModel, ConfigDict
 
 from sscbench.core.definitions import reliance_step
 from sscbench.core.values import RelianceStep, Step
-from sscbench.jsonl import read_jsonl
+from sscbench.jsonl import iter_jsonl, read_jsonl
 
 
 class MeasurementRow(BaseModel):
@@ -104,6 +105,12 @@ def read_measurements(path: Path) -> list[MeasurementRow]:
     return read_jsonl(path, MeasurementRow.from_line)
 
 
-def rows_by_run(rows: list[MeasurementRow]) -> dict[str, MeasurementRow]:
+def iter_rows(path: Path) -> Iterator[MeasurementRow]:
+    """The rows of a measurements file one by one (nothing held), naming the line of a
+    bad one: for readers that keep a summary, or a compact copy, of each row."""
+    return iter_jsonl(path, MeasurementRow.from_line)
+
+
+def rows_by_run(rows: Iterable[MeasurementRow]) -> dict[str, MeasurementRow]:
     """The rows keyed by run id (the last row of a run id wins, as a dict of them did)."""
     return {row.run_id: row for row in rows}

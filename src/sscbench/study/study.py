@@ -26,11 +26,12 @@ from sscbench.faults.case import Case
 from sscbench.jsonl import read_objects
 from sscbench.reading import read_json
 from sscbench.study.cases import read_cases
+from sscbench.study.compact import Compactor
 from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_evaluator, read_ledger
 from sscbench.study.marker import read_marker
-from sscbench.study.rows import MeasurementRow, read_measurements, rows_by_run
+from sscbench.study.rows import MeasurementRow, iter_rows, rows_by_run
 from sscbench.study.seal import check_measurements
 from sscbench.study.verify import require_study
 from sscbench.world.world import World
@@ -73,8 +74,10 @@ class Study:
 
     @cached_property
     def entries(self) -> list[IndexEntry]:
-        """The finished runs of ``index.jsonl``, one per run id, in index order."""
-        return list(self.store.read_index())
+        """The finished runs of ``index.jsonl``, one per run id, in index order (kept
+        compact: :class:`~sscbench.study.compact.Compactor`)."""
+        compactor = Compactor()
+        return [compactor.record(entry) for entry in self.store.read_index()]
 
     @cached_property
     def entries_by_run(self) -> dict[str, IndexEntry]:
@@ -111,7 +114,8 @@ class Study:
         faulted run listed twice is refused, naming both entries (it would count twice)."""
         if not self.store.plan.exists():
             return None
-        lines = list(read_objects(self.store.plan))
+        compactor = Compactor()  # repeated words kept once (one line per planned run)
+        lines = [compactor.value(line) for line in read_objects(self.store.plan)]
         first: dict[Any, int] = {}
         for number, line in enumerate(lines, start=1):
             run_id = line.get("faulted_run_id")
@@ -152,7 +156,8 @@ class Study:
         if not path.exists():
             return {}
         check_measurements(self.store, path)
-        return rows_by_run(read_measurements(path))
+        compactor = Compactor()  # streamed, each row kept compact (equal to the file's)
+        return rows_by_run(compactor.record(row) for row in iter_rows(path))
 
     def ledger(self, run_id: str) -> list[LedgerEvent]:
         """A run's model-visible ledger events."""

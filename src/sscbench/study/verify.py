@@ -44,8 +44,9 @@ class StudyCheck:
     """The outcome of checking a study: its runs (one per id) and the problems found."""
 
     store: StudyDir
-    entries: dict[str, IndexEntry] = field(default_factory=dict)
+    entries: dict[str, IndexEntry] = field(default_factory=dict)  # empty when streamed
     copies: int = 0
+    runs: int = 0  # the runs checked (one per run id)
     problems: dict[str, RunProblem] = field(default_factory=dict)
 
     @property
@@ -155,11 +156,14 @@ def check_recorded_files(store: StudyDir) -> None:
             )
 
 
-def check_study(root: str | Path) -> StudyCheck:
+def check_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
     """Check every run of a study; problems are collected (see :func:`verify_study`).
 
     A folder that is not a study, or whose index, cases or plan cannot be read, raises
-    :class:`DataError` at once.
+    :class:`DataError` at once. With ``keep_entries=False`` the index is streamed: each
+    entry is checked as it is read and none is kept (``entries`` stays empty, ``runs``
+    counts them), so checking holds nothing per run but its id (what ``measure`` and the
+    exporters use, reading the index again afterwards); the problems found are the same.
     """
     store = require_study(root)
     check_recorded_files(store)
@@ -169,15 +173,13 @@ def check_study(root: str | Path) -> StudyCheck:
         planned.update((row.get("clean_run_id", ""), row.get("faulted_run_id", "")))
     check = StudyCheck(store)
     repeated: list[IndexEntry] = []
+    if not keep_entries:
+        _stream_check(check, repeated, case_ids, planned)
+        return check
     for entry in store.read_index(repeated):
         check.entries[entry.run_id] = entry
-    for entry in repeated:
-        if entry == check.entries[entry.run_id]:
-            check.copies += 1
-        else:
-            check.problems[entry.run_id] = RunProblem(
-                entry.run_id, store.index, "two different index lines record this run"
-            )
+    check.runs = len(check.entries)
+    _repeated_problems(check, repeated, check.entries)
     with progress("checking run files", len(check.entries)) as bar:
         for entry in check.entries.values():
             bar.advance()
@@ -187,6 +189,44 @@ def check_study(root: str | Path) -> StudyCheck:
             if problem is not None:
                 check.problems[entry.run_id] = problem
     return check
+
+
+def _repeated_problems(
+    check: StudyCheck, repeated: list[IndexEntry], first: dict[str, IndexEntry]
+) -> None:
+    """Count exact copies of an index line; two different lines for one run id are a
+    problem of that run (``first``: the first entry of each repeated run id)."""
+    for entry in repeated:
+        if entry == first[entry.run_id]:
+            check.copies += 1
+        else:
+            check.problems[entry.run_id] = RunProblem(
+                entry.run_id, check.store.index, "two different index lines record this run"
+            )
+
+
+def _stream_check(
+    check: StudyCheck, repeated: list[IndexEntry], case_ids: set[str], planned: set[str]
+) -> None:
+    """:func:`check_study` without keeping entries: check each run as the index streams,
+    then (only when a run id repeats) read the index again for the first entry of each
+    repeated id. Problems end in the same order as the kept path's (conflicting lines
+    first, then run files in index order)."""
+    store = check.store
+    found: dict[str, RunProblem] = {}
+    with progress("checking run files") as bar:
+        for entry in store.read_index(repeated):
+            check.runs += 1
+            bar.advance()
+            problem = _check_entry(store, entry, case_ids, planned)
+            if problem is not None:
+                found[entry.run_id] = problem
+    if repeated:
+        ids = {entry.run_id for entry in repeated}
+        first = {e.run_id: e for e in store.read_index() if e.run_id in ids}
+        _repeated_problems(check, repeated, first)
+    for run_id, problem in found.items():
+        check.problems.setdefault(run_id, problem)
 
 
 def _case_ids(path: Path) -> list[str]:
@@ -201,10 +241,14 @@ def _case_ids(path: Path) -> list[str]:
     return read_jsonl(path, parse, ("case_id", lambda case_id: case_id))
 
 
-def verify_study(root: str | Path) -> StudyCheck:
+def verify_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
     """Check a study and raise :class:`DataError` naming the file and run of the first
-    problem; what ``measure``, ``report`` and ``gate`` call before they read a run."""
-    check = check_study(root)
+    problem; what ``measure``, ``report`` and ``gate`` call before they read a run.
+
+    ``keep_entries=False`` streams the index and keeps no entry (memory does not grow
+    with the study): what every caller that only needs the check passes (see
+    :func:`check_study`)."""
+    check = check_study(root, keep_entries)
     if check.problems:
         first = next(iter(check.problems.values()))
         raise first.error(len(check.problems) - 1)

@@ -18,7 +18,7 @@ def build(ctx: ReportContext) -> Section:
         ctx.out / "runs",
         ctx.measured,
         ctx.cases,
-        ctx.sets.sets,
+        ctx.sets.each(),
         ctx.loaded.entries,
         ctx.run_pages,
     )

@@ -1,0 +1,75 @@
+"""What the report keeps per run: compact rows and index entries, equal to the file's.
+
+The report holds one measurement row and one index entry per run; kept as plain
+pydantic models they cost ~8 KB a run (the 2.4x growth of ``report`` from 3,486 to
+34,860 runs). :class:`~sscbench.study.compact.Compactor` keeps the repeated words, field
+sets and nested models once: these tests bound what a run costs against the plain
+models (traced bytes, no wall clock) and check nothing read differs.
+"""
+
+from __future__ import annotations
+
+import tracemalloc
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from sscbench.report.inputs import read_measurements
+from sscbench.study.compact import Compactor
+from sscbench.study.folder import StudyDir
+from sscbench.study.rows import MeasurementRow
+from sscbench.study.rows import read_measurements as plain_rows
+from sscbench.study.study import Study
+
+
+def _kept(make: Callable[[], Any]) -> tuple[Any, int]:
+    """What ``make`` returns and the traced bytes it keeps."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        value = make()
+        return value, tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+
+
+def test_report_rows_cost_at_most_half_the_plain_rows_and_read_the_same(default_study):
+    path = default_study / "measurements.jsonl"
+    compact, compact_bytes = _kept(lambda: read_measurements(default_study))
+    plain, plain_bytes = _kept(lambda: plain_rows(path))
+    assert len(compact) == len(plain) > 500
+    assert compact == plain
+    assert "".join(r.line() for r in compact) == path.read_text()
+    assert compact_bytes <= 0.6 * plain_bytes, (
+        compact_bytes / len(plain),
+        plain_bytes / len(plain),
+    )
+
+
+def test_study_entries_cost_at_most_a_third_of_the_plain_entries(default_study):
+    store = StudyDir(default_study)
+    compact, compact_bytes = _kept(lambda: Study.open(default_study).entries)
+    plain, plain_bytes = _kept(lambda: list(store.read_index()))
+    assert compact == plain and len(plain) > 500
+    assert [e.model_dump_json() for e in compact] == [e.model_dump_json() for e in plain]
+    assert compact_bytes <= plain_bytes / 3, (compact_bytes / len(plain), plain_bytes / len(plain))
+
+
+def test_a_compact_record_keeps_values_and_their_json_forms():
+    compactor = Compactor()
+    rows = [
+        MeasurementRow.of({"run_id": f"r{i}", "reward": value, "Z_S": "pre", "extra": ["x"]})
+        for i, value in enumerate([0, 0.0, 1.0, True])
+    ]
+    kept = [compactor.record(r) for r in rows]
+    assert [r.line() for r in kept] == [r.line() for r in rows]  # 0 is not 0.0, nor True 1
+    assert kept[0].Z_S is kept[3].Z_S  # a repeated word is one object
+    assert kept[0].model_fields_set is kept[1].model_fields_set  # so is a row's shape
+    assert kept[1].run_id == "r1" and kept[2].has("extra") and not kept[2].has("T_F")
+
+
+def test_a_compact_record_is_read_not_updated():
+    row = Compactor().record(MeasurementRow.of({"run_id": "r", "Z_S": "pre"}))
+    with pytest.raises(AttributeError):
+        row.Z_S = "late"  # the shape is shared: an update would change every row's

@@ -1,0 +1,403 @@
+"""The sharded run store: many runs' ledgers and evaluator logs in a few append-only files.
+
+A study of tens of thousands of runs would hold two files per run; here its runs are
+appended to ``runs/shard-NNNNNN.shard``, one *frame* per run:
+
+``header`` (:data:`HEADER`, 92 bytes: magic, version, the run id's length, the ledger's
+and the evaluator log's uncompressed lengths, the compressed length, how many of the
+shard's dictionary frames make this frame's dictionary or -1 when it is one itself, the
+sha256 of the ledger bytes and of the evaluator bytes) · ``run id`` (UTF-8) · a
+``zstd frame`` of ledger + log.
+
+The sha256s are of the same bytes the per-file layout writes, so the index records the
+same ``ledger_sha256`` / ``evaluator_sha256`` in both layouts and stays byte-identical.
+
+Why zstd with a dictionary: one run's text compresses about 6× alone, but runs of one
+study repeat each other (system prompt, tool schemas, policy, catalogue rows), so a
+frame compressed against the text of earlier runs of the same shard (a raw-content
+dictionary: the concatenated text of the shard's *dictionary frames*) is about 20×
+smaller, and stays readable by itself (random access: one frame and the shard's
+dictionary frames). zlib (stdlib) was measured first: its 32 KB window cannot reach a
+repeat further back than 32 KB, and a τ-bench run is 20-60 KB, so a zlib dictionary
+saved ~10% (5.1 KB a run against 1.7 KB here). A frame that its dictionary compresses
+to more than half of what it compresses to alone (e.g. the first run of another domain)
+becomes a dictionary frame itself, up to :data:`MAX_DICTS` per shard: chosen by size
+alone, so the same writes give the same bytes.
+
+One writer (the study's lock) appends a whole frame with a single ``os.write``; a
+frame cut by a kill is the shard's tail, ignored by every reader and cut off by the
+next writer (:meth:`ShardWriter.open`). A shard is closed after :data:`SHARD_RUNS`
+frames or :data:`SHARD_BYTES` bytes and *sealed*: its sha256 is recorded in
+``runs/shards.json`` (written atomically); every reader checks a closed shard against
+its seal and each frame's text against its sha256s before handing it out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import struct
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+import zstandard
+
+from sscbench.core.files import atomic_write
+from sscbench.errors import DataError, naming
+from sscbench.reading import loads_json
+
+MAGIC = b"SSCR"
+VERSION = 1
+HEADER = struct.Struct("<4sBBHIIIq32s32s")
+"""magic, version, flags, run id length, ledger length, evaluator length, compressed
+length, dictionary frame offset (-1: none), ledger sha256, evaluator sha256."""
+SHARD_MAGIC = b"SSCSHARD1\n"
+"""The first bytes of every shard file: what it is and its format."""
+SHARD_RUNS = 1000
+"""Frames in a shard before it is sealed."""
+SHARD_BYTES = 16 << 20
+"""Bytes in a shard before it is sealed (whichever limit comes first)."""
+MAX_DICTS = 4
+"""Dictionary frames a shard may hold (their text is the dictionary of later frames)."""
+LEVEL = 9
+"""zstd's level: 0.55 ms a run, 1.7 KB (level 3: 0.2 ms, 2.1 KB; 19: 11 ms, 1.6 KB)."""
+SEALS = "shards.json"
+SUFFIX = ".shard"
+_NAME = re.compile(r"shard-(\d{6})\.shard")
+
+
+def shard_name(number: int) -> str:
+    """The file name of shard ``number``."""
+    return f"shard-{number:06d}{SUFFIX}"
+
+
+@dataclass(frozen=True)
+class Frame:
+    """One run's frame as its header says: where it is and what its text hashes to."""
+
+    run_id: str
+    shard: Path
+    offset: int
+    ledger_len: int
+    evaluator_len: int
+    size: int  # compressed bytes
+    dicts: int  # the shard's first ``dicts`` dictionary frames are its dictionary; -1: one itself
+    ledger_sha256: str
+    evaluator_sha256: str
+
+    @property
+    def end(self) -> int:
+        """The offset just past the frame."""
+        return self.offset + HEADER.size + len(self.run_id.encode("utf-8")) + self.size
+
+
+def _parse_header(data: bytes, offset: int, shard: Path) -> Frame | None:
+    """The frame starting at ``offset`` of ``data``; None when it is cut (the tail a kill
+    left); :class:`ValueError` when it is not a frame."""
+    if len(data) - offset < HEADER.size:
+        return None
+    magic, version, _, id_len, led, ev, size, dict_at, lsha, esha = HEADER.unpack_from(data, offset)
+    if magic != MAGIC or version != VERSION:
+        raise ValueError(f"no frame starts at byte {offset}")
+    start = offset + HEADER.size
+    if len(data) < start + id_len:
+        return None
+    run_id = data[start : start + id_len].decode("utf-8")
+    frame = Frame(run_id, shard, offset, led, ev, size, dict_at, lsha.hex(), esha.hex())
+    return frame if frame.end <= len(data) else None
+
+
+def scan(data: bytes, shard: Path) -> tuple[list[Frame], int, str | None]:
+    """Every whole frame of a shard's bytes, the offset where whole frames end, and why
+    the scan stopped early (damage), if it did."""
+    if not data.startswith(SHARD_MAGIC):
+        return [], 0, "it does not start as a shard file"
+    frames: list[Frame] = []
+    offset = len(SHARD_MAGIC)
+    while offset < len(data):
+        try:
+            frame = _parse_header(data, offset, shard)
+        except (ValueError, UnicodeDecodeError) as exc:
+            return frames, offset, str(exc) if isinstance(exc, ValueError) else "bad run id"
+        if frame is None:
+            break  # cut by a kill: not a finished run
+        frames.append(frame)
+        offset = frame.end
+    return frames, offset, None
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_seals(runs: Path) -> dict[str, dict[str, object]]:
+    """The closed shards' seals (``runs/shards.json``): name → sha256, bytes, frames."""
+    path = runs / SEALS
+    if not path.exists():
+        return {}
+    try:
+        seals = loads_json(path.read_bytes())["sealed"]
+    except (ValueError, KeyError, TypeError, OSError) as exc:
+        raise DataError(path, "sealed", f"unreadable: {exc}") from None
+    if not isinstance(seals, dict):
+        raise DataError(path, "sealed", "expected an object of shard name -> seal")
+    return seals
+
+
+def shard_files(runs: Path) -> list[Path]:
+    """The study's shard files in order."""
+    if not runs.is_dir():
+        return []
+    return sorted(p for p in runs.iterdir() if _NAME.fullmatch(p.name))
+
+
+class ShardReader:
+    """Finds and reads runs in a study's shards, checking seals and sha256s.
+
+    The catalogue (run id → its last frame: a run run again is appended again, and its
+    index line always names the last one) is built once, on first use, and again when a
+    run is asked for that it does not hold (the study grew)."""
+
+    def __init__(self, runs: Path):
+        self.runs = runs
+        self._where: dict[str, tuple[int, int]] = {}
+        self._frames: list[dict[int, Frame]] = []
+        self._paths: list[Path] = []
+        self.damage: dict[Path, str] = {}
+        self._dicts: dict[tuple[int, int], zstandard.ZstdDecompressor] = {}
+        self._built = False
+
+    def build(self) -> None:
+        """Scan every shard (checking each closed one against its seal)."""
+        seals = read_seals(self.runs)
+        self._where, self._frames, self._paths, self.damage = {}, [], [], {}
+        self._dicts = {}
+        for number, path in enumerate(shard_files(self.runs)):
+            with naming(path):
+                data = path.read_bytes()
+            seal = seals.get(path.name)
+            if isinstance(seal, dict) and seal.get("sha256") != _sha(data):
+                self.damage[path] = (
+                    f"sha256 {_sha(data)[:12]}… differs from the "
+                    f"{str(seal.get('sha256'))[:12]}… its seal in {SEALS} recorded "
+                    "(the closed shard was changed, cut or replaced)"
+                )
+            frames, _, why = scan(data, path)
+            if why and path not in self.damage:
+                self.damage[path] = f"damaged: {why}"
+            self._paths.append(path)
+            self._frames.append({frame.offset: frame for frame in frames})
+            for frame in frames:
+                self._where[frame.run_id] = (number, frame.offset)
+        self._built = True
+
+    def locate(self, run_id: str) -> Frame | None:
+        """The run's last frame, or None when no shard holds one."""
+        if not self._built or run_id not in self._where:
+            self.build()
+        spot = self._where.get(run_id)
+        return None if spot is None else self._frames[spot[0]][spot[1]]
+
+    def shard_of(self, run_id: str) -> Path:
+        """The shard holding the run (for messages), or the runs folder when none does."""
+        frame = self.locate(run_id)
+        return frame.shard if frame is not None else self.runs
+
+    def read(self, run_id: str) -> tuple[bytes, bytes, Frame]:
+        """The run's ledger and evaluator bytes, checked against its frame's sha256s and
+        its closed shard against its seal; :class:`DataError` naming the shard and run."""
+        frame = self.locate(run_id)
+        field = f"run {run_id}"
+        if frame is None:
+            damaged = "; ".join(f"{p.name} is {why}" for p, why in self.damage.items())
+            raise DataError(
+                self.runs,
+                field,
+                "missing: the index records this run but no shard holds it"
+                + (f" ({damaged})" if damaged else ""),
+            )
+        if frame.shard in self.damage:
+            raise DataError(frame.shard, field, self.damage[frame.shard])
+        try:
+            text = self.text(frame)
+        except (zstandard.ZstdError, OSError, ValueError) as exc:
+            raise DataError(frame.shard, field, f"its frame cannot be read ({exc})") from None
+        ledger, evaluator = text[: frame.ledger_len], text[frame.ledger_len :]
+        if (
+            len(ledger) != frame.ledger_len
+            or len(evaluator) != frame.evaluator_len
+            or _sha(ledger) != frame.ledger_sha256
+            or _sha(evaluator) != frame.evaluator_sha256
+        ):
+            raise DataError(
+                frame.shard,
+                field,
+                "its frame's text differs from the sha256 the frame recorded (the shard "
+                "was changed)",
+            )
+        return ledger, evaluator, frame
+
+    def text(self, frame: Frame) -> bytes:
+        """A frame's uncompressed text (ledger, then evaluator log), unchecked."""
+        with frame.shard.open("rb") as handle:
+            handle.seek(frame.end - frame.size)
+            packed = handle.read(frame.size)
+        size = frame.ledger_len + frame.evaluator_len
+        if frame.dicts < 0:
+            return zstandard.ZstdDecompressor().decompress(packed, max_output_size=size)
+        if frame.shard not in self._paths:
+            self.build()
+        number = self._paths.index(frame.shard)
+        key = (number, frame.dicts)
+        if key not in self._dicts:
+            sources = [f for f in self._frames[number].values() if f.dicts < 0][: frame.dicts]
+            if len(sources) < frame.dicts:
+                raise ValueError(f"its shard lacks the {frame.dicts} dictionary frames it names")
+            self._dicts[key] = zstandard.ZstdDecompressor(
+                dict_data=_dictionary([self.text(source) for source in sources])
+            )
+        return self._dicts[key].decompress(packed, max_output_size=size)
+
+
+def _dictionary(texts: list[bytes]) -> zstandard.ZstdCompressionDict:
+    """The raw-content dictionary of a shard's dictionary frames' texts."""
+    return zstandard.ZstdCompressionDict(b"".join(texts), dict_type=zstandard.DICT_TYPE_RAWCONTENT)
+
+
+class ShardWriter:
+    """Appends runs to the open shard (one writer: the study's lock), sealing each shard
+    when it is full. Thread-safe: frames are appended one at a time."""
+
+    def __init__(self, runs: Path, shard_runs: int = SHARD_RUNS, shard_bytes: int = SHARD_BYTES):
+        self.runs = runs
+        self.shard_runs = shard_runs
+        self.shard_bytes = shard_bytes
+        self._lock = threading.Lock()
+        self._opened = False
+        self._number = 0
+        self._size = 0
+        self._frames = 0
+        self._texts: list[bytes] = []  # the open shard's dictionary frames' texts
+        self._packer: zstandard.ZstdCompressor | None = None
+
+    def open(self) -> list[str]:
+        """Make the store ready to append: cut a frame a kill left half-written off the
+        open shard's end, seal an open shard that is full. Returns what it did."""
+        done: list[str] = []
+        self.runs.mkdir(parents=True, exist_ok=True)
+        seals = read_seals(self.runs)
+        files = shard_files(self.runs)
+        last = int(_NAME.fullmatch(files[-1].name)[1]) if files else -1  # type: ignore[index]
+        self._number, self._size, self._frames = last + 1, 0, 0
+        self._texts, self._packer = [], None
+        if files and files[-1].name not in seals:  # the open shard: append to it
+            path = files[-1]
+            self._number = last
+            data = path.read_bytes()
+            frames, end, _ = scan(data, path)
+            if end < len(data):
+                with naming(path), path.open("r+b") as handle:
+                    handle.truncate(end)
+                done.append(f"cut {len(data) - end} bytes a kill left at the end of {path.name}")
+            self._size, self._frames = end, len(frames)
+            reader = ShardReader(self.runs)
+            self._texts = [reader.text(frame) for frame in frames if frame.dicts < 0]
+            self._packer = self._compressor()
+            if self._full():
+                self._seal()
+                done.append(f"sealed {path.name}")
+        self._opened = True
+        return done
+
+    def _full(self) -> bool:
+        return self._frames >= self.shard_runs or self._size >= self.shard_bytes
+
+    @property
+    def path(self) -> Path:
+        """The open shard's file."""
+        return self.runs / shard_name(self._number)
+
+    def append(self, run_id: str, ledger: bytes, evaluator: bytes) -> tuple[str, str]:
+        """Append one run as one frame (one ``os.write``); returns the sha256 of its ledger
+        and of its evaluator bytes, the ones the index records."""
+        shas = (_sha(ledger), _sha(evaluator))
+        with self._lock:
+            if not self._opened:
+                self.open()
+            frame = self._frame(run_id, ledger + evaluator, len(ledger), len(evaluator), shas)
+            path = self.path
+            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+            with naming(path):
+                fd = os.open(path, flags, 0o644)
+                try:
+                    if self._size == 0:
+                        os.write(fd, SHARD_MAGIC)
+                        self._size = len(SHARD_MAGIC)
+                    written = os.write(fd, frame)
+                finally:
+                    os.close(fd)
+            if written != len(frame):
+                raise OSError(f"short write to {path}: {written} of {len(frame)} bytes")
+            self._size += len(frame)
+            self._frames += 1
+            if self._full():
+                self._seal()
+        return shas
+
+    def _compressor(self) -> zstandard.ZstdCompressor | None:
+        if not self._texts:
+            return None
+        return zstandard.ZstdCompressor(level=LEVEL, dict_data=_dictionary(self._texts))
+
+    def _frame(self, run_id: str, text: bytes, led: int, ev: int, shas: tuple[str, str]) -> bytes:
+        """The frame's bytes, compressed against the shard's dictionary (or alone, making
+        this frame a dictionary frame when the dictionary saves less than half)."""
+        dicts = len(self._texts)
+        packed = self._packer.compress(text) if self._packer is not None else b""
+        if self._packer is None or len(self._texts) < MAX_DICTS:
+            alone = len(zstandard.ZstdCompressor(level=3).compress(text))  # a quick measure
+            if self._packer is None or len(packed) * 2 > alone:
+                packed, dicts = zstandard.ZstdCompressor(level=LEVEL).compress(text), -1
+                self._texts.append(text)
+                self._packer = self._compressor()
+        name = run_id.encode("utf-8")
+        header = HEADER.pack(
+            MAGIC,
+            VERSION,
+            0,
+            len(name),
+            led,
+            ev,
+            len(packed),
+            dicts,
+            bytes.fromhex(shas[0]),
+            bytes.fromhex(shas[1]),
+        )
+        return header + name + packed
+
+    def _seal(self) -> None:
+        """Record the full shard's sha256 in ``shards.json`` and start the next one."""
+        path = self.path
+        seals = read_seals(self.runs)
+        data = path.read_bytes()
+        seals[path.name] = {"sha256": _sha(data), "bytes": len(data), "frames": self._frames}
+        body = {"format": 1, "sealed": dict(sorted(seals.items()))}
+        atomic_write(self.runs / SEALS, json.dumps(body, indent=1, sort_keys=True).encode())
+        self._number += 1
+        self._size, self._frames, self._texts, self._packer = 0, 0, [], None
+
+
+__all__ = [
+    "SEALS",
+    "SUFFIX",
+    "Frame",
+    "ShardReader",
+    "ShardWriter",
+    "read_seals",
+    "scan",
+    "shard_files",
+    "shard_name",
+]

@@ -42,7 +42,9 @@ def store_layout(meta: dict[str, Any]) -> Literal["files", "shards"]:
     """The run layout a read marker records (never guessed from the files): format 1
     is ``files``; format 2 must say ``"store": "shards"``."""
     store = meta.get(STORE_FIELD, "files")
-    expected = "shards" if meta.get(FORMAT_FIELD) == SHARDED_FORMAT else "files"
+    expected: Literal["files", "shards"] = (
+        "shards" if meta.get(FORMAT_FIELD) == SHARDED_FORMAT else "files"
+    )
     if store != expected:
         raise DataError(
             STUDY_MARKER,

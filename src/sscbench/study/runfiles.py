@@ -30,7 +30,7 @@ def choose_layout(setting: str, runs: int) -> Layout:
     one, else (``auto``) shards above :data:`SHARDS_ABOVE` runs, where a file pair per run
     costs tens of thousands of files, and files below, where each is easy to open."""
     if setting in LAYOUTS:
-        return setting  # type: ignore[return-value]
+        return setting
     return "shards" if runs > SHARDS_ABOVE else "files"
 
 

@@ -12,7 +12,8 @@ import pytest
 from sscbench.errors import DataError
 from sscbench.study.marker import read_marker, store_layout
 from sscbench.study.runfiles import SHARDS_ABOVE, choose_layout
-from sscbench.study.shards import SEALS, ShardReader, ShardWriter, read_seals, shard_files
+from sscbench.study.shard_writer import ShardWriter
+from sscbench.study.shards import BLOCKS_MAGIC, SEALS, ShardReader, read_seals, shard_files
 
 
 def _text(n: int, domain: str = "airline") -> tuple[bytes, bytes]:
@@ -129,3 +130,29 @@ def test_the_layout_is_chosen_once_and_recorded(tmp_path):
     marker.write_text(json.dumps({"sscbench_study": 2}))
     with pytest.raises(DataError, match="does not fit study format 2"):
         store_layout(read_marker(marker))
+
+
+def test_a_sealed_shard_is_compacted_into_blocks_and_reads_the_same(tmp_path):
+    runs = tmp_path / "runs"
+    _fill(runs, 130, shard_runs=130)
+    shard = runs / "shard-000000.shard"
+    assert shard.read_bytes().startswith(BLOCKS_MAGIC) and "shard-000000.shard" in read_seals(runs)
+    reader = ShardReader(runs)
+    for n in range(130):
+        ledger, log, frame = reader.read(f"run-{n}")
+        assert (ledger, log) == _run(n) and frame.block >= 0
+    open_store = tmp_path / "open"
+    _fill(open_store, 130)  # the same runs as frames of an open shard
+    assert shard.stat().st_size < (open_store / "shard-000000.shard").stat().st_size
+
+
+def test_a_kill_between_compaction_and_seal_is_sealed_on_open(tmp_path):
+    runs = tmp_path / "runs"
+    _fill(runs, 6, shard_runs=6)
+    (runs / SEALS).unlink()  # the kill came after the compacted shard's rename
+    writer = ShardWriter(runs, shard_runs=6)
+    assert writer.open() == ["sealed shard-000000.shard"]
+    assert "shard-000000.shard" in read_seals(runs)
+    writer.append("run-6", *_run(6))
+    assert ShardReader(runs).read("run-6")[0] == _run(6)[0]
+    assert ShardReader(runs).read("run-5")[0] == _run(5)[0]

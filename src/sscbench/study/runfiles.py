@@ -17,7 +17,8 @@ from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.jsonl import split_lines
 from sscbench.names import check_name
-from sscbench.study.shards import ShardReader, ShardWriter
+from sscbench.study.shard_writer import ShardWriter
+from sscbench.study.shards import ShardReader
 
 Layout = Literal["files", "shards"]
 LAYOUTS: tuple[Layout, ...] = ("files", "shards")

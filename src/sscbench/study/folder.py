@@ -127,7 +127,7 @@ class StudyDir(RunFiles):
         refuse_links(self.root, (*STUDY_FILES, *STUDY_FOLDERS, *OTHER_MEMBERS))  # first
         self.layout: Layout = "files"
         if self.marker.is_file():  # every command opens a study here: its format checked
-            self.layout = store_layout(read_marker(self.marker))
+            self.layout = store_layout(read_marker(self.marker), self.marker)
 
     # ---- what the folder is --------------------------------------------------------
     def is_study(self) -> bool:

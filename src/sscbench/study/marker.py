@@ -38,7 +38,9 @@ def marker_format(layout: str) -> int:
     return SHARDED_FORMAT if layout == "shards" else MARKER_FORMAT
 
 
-def store_layout(meta: dict[str, Any]) -> Literal["files", "shards"]:
+def store_layout(
+    meta: dict[str, Any], path: Path = Path(STUDY_MARKER)
+) -> Literal["files", "shards"]:
     """The run layout a read marker records (never guessed from the files): format 1
     is ``files``; format 2 must say ``"store": "shards"``."""
     store = meta.get(STORE_FIELD, "files")
@@ -47,7 +49,7 @@ def store_layout(meta: dict[str, Any]) -> Literal["files", "shards"]:
     )
     if store != expected:
         raise DataError(
-            STUDY_MARKER,
+            path,
             STORE_FIELD,
             f"{json.dumps(store)} does not fit study format {meta.get(FORMAT_FIELD)} "
             f"(expected {json.dumps(expected)}); the marker was edited",

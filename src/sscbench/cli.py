@@ -33,6 +33,7 @@ from sscbench.review.cli import agreement_command, review_app, show_command
 from sscbench.run.cli import run_command
 from sscbench.run.plan_command import plan_command
 from sscbench.run.planning import planned_faults
+from sscbench.study.cli import store_app
 from sscbench.world.cli import conformance, world_app
 
 
@@ -79,6 +80,7 @@ app.command("validate-oracle")(validate_oracle_command)
 app.command("second-read")(second_read_command)
 app.command("report")(report)
 app.command("diff")(diff_command)
+app.add_typer(store_app, name="store")
 
 
 def main() -> None:

@@ -185,3 +185,32 @@ def test_restart_removes_the_shards(pair, tmp_path):
     _copy(shards, out)
     StudyDir(out).remove_study()
     assert not (out / "runs").exists() and not (out / "sscbench-study.json").exists()
+
+
+def test_store_convert_moves_a_file_study_into_shards(pair, tmp_path):
+    files, _ = pair
+    out = tmp_path / "converted"
+    _copy(files, out)
+    done = _invoke("store", "convert", str(out))
+    assert done.exit_code == 0, done.output
+    assert "into 1 shards" in done.output and "removed" in done.output
+    assert sorted(p.name for p in (out / "runs").iterdir()) == ["shard-000000.shard", "shards.json"]
+    assert StudyDir(out).sharded
+    (out / "measurements.jsonl").unlink()
+    assert _invoke("measure", str(out)).exit_code == 0
+    assert (out / "measurements.jsonl").read_bytes() == (files / "measurements.jsonl").read_bytes()
+    again = _invoke("store", "convert", str(out))
+    assert again.exit_code == 0 and "in shards already" in again.output
+
+
+def test_store_convert_refuses_a_study_whose_files_fail_the_check(pair, tmp_path):
+    files, _ = pair
+    out = tmp_path / "bad"
+    _copy(files, out)
+    ledger = sorted((out / "runs").glob("*.ledger.jsonl"))[0]
+    ledger.write_text(ledger.read_text() + "\n")
+    before = sorted(p.name for p in (out / "runs").iterdir())
+    done = _invoke("store", "convert", str(out))
+    assert done.exit_code == 2 and ledger.name in done.output
+    assert sorted(p.name for p in (out / "runs").iterdir()) == before
+    assert not StudyDir(out).sharded

@@ -134,6 +134,15 @@ class ShardWriter:
         name = run_id.encode("utf-8")
         return header(name, led, ev, len(packed), dicts, shas) + name + packed
 
+    def seal(self) -> None:
+        """Compact and seal the open shard now, when it holds a frame (a conversion's
+        last shard: nothing will be appended to it)."""
+        with self._lock:
+            if not self._opened:
+                self.open()
+            if self._frames:
+                self._seal()
+
     def _seal(self) -> None:
         """Compact the full shard into blocks (:func:`~sscbench.study.shards.block`,
         written block by block to a temporary file renamed over it), record its sha256

@@ -156,3 +156,17 @@ def test_a_kill_between_compaction_and_seal_is_sealed_on_open(tmp_path):
     writer.append("run-6", *_run(6))
     assert ShardReader(runs).read("run-6")[0] == _run(6)[0]
     assert ShardReader(runs).read("run-5")[0] == _run(5)[0]
+
+
+def test_a_folder_reads_the_frame_it_wrote_last(tmp_path):
+    from sscbench.study.folder import StudyDir
+
+    store = StudyDir(tmp_path / "study")
+    store.layout = "shards"
+    store.write_run_bytes("run-0", b"first\n", b"log\n")
+    assert store.run_bytes("run-0") == (b"first\n", b"log\n")  # its catalogue is built
+    store.write_run_bytes("run-0", b"second\n", b"log 2\n")
+    assert store.run_bytes("run-0") == (b"second\n", b"log 2\n")
+    assert store.has_run_files("run-0") and not store.has_run_files("run-1")
+    assert store.run_where("run-0").name == "shard-000000.shard"
+    assert store.run_text_where("run-0") == f"sscbench show {tmp_path / 'study'} run-0"

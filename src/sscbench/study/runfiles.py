@@ -77,7 +77,9 @@ class RunFiles:
         to the open shard); return the sha256 of each, the ones the index records."""
         if self.sharded:
             check_name(run_id, self.runs, "run id")
-            return self.shard_writer().append(run_id, ledger, evaluator)
+            shas = self.shard_writer().append(run_id, ledger, evaluator)
+            self._shard_reader = None  # its catalogue may name an older frame of this run
+            return shas
         atomic_write(self.evaluator_path(run_id), evaluator)
         atomic_write(self.ledger_path(run_id), ledger)
         return hashlib.sha256(ledger).hexdigest(), hashlib.sha256(evaluator).hexdigest()

@@ -105,10 +105,13 @@ class ShardWriter:
                         os.write(fd, SHARD_MAGIC)
                         self._size = len(SHARD_MAGIC)
                     written = os.write(fd, frame)
+                    if written != len(frame):
+                        raise OSError(f"short write: {written} of {len(frame)} bytes")
+                except OSError:
+                    os.ftruncate(fd, self._size)  # a full disk: no half frame stays
+                    raise
                 finally:
                     os.close(fd)
-            if written != len(frame):
-                raise OSError(f"short write to {path}: {written} of {len(frame)} bytes")
             self._size += len(frame)
             self._frames += 1
             if self._full():

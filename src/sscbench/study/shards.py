@@ -34,6 +34,7 @@ its seal and each frame's text against its sha256s before handing it out.
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import re
 import struct
@@ -80,7 +81,7 @@ def shard_name(number: int) -> str:
     return f"shard-{number:06d}{SUFFIX}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Frame:
     """One run's frame as its header says: where it is and what its text hashes to."""
 
@@ -236,8 +237,11 @@ class ShardReader:
 
     def __init__(self, runs: Path):
         self.runs = runs
-        self._where: dict[str, tuple[int, int]] = {}
-        self._frames: list[dict[int, Frame]] = []
+        # run id → shard number << 40 | its frame header's offset: ~300 bytes a run; a
+        # frame's header is read again from its shard when the run is read
+        self._where: dict[str, int] = {}
+        self._dict_frames: list[list[Frame]] = []  # each shard's dictionary frames
+        self._blocks: list[list[tuple[int, int, int]]] = []  # (first header, block, size)
         self._paths: list[Path] = []
         self.damage: dict[Path, str] = {}
         self._dicts: dict[tuple[int, int], zstandard.ZstdDecompressor] = {}
@@ -247,8 +251,8 @@ class ShardReader:
     def build(self) -> None:
         """Scan every shard (checking each closed one against its seal)."""
         seals = read_seals(self.runs)
-        self._where, self._frames, self._paths, self.damage = {}, [], [], {}
-        self._dicts, self._last = {}, None
+        self._where, self._dict_frames, self._blocks, self._paths = {}, [], [], []
+        self.damage, self._dicts, self._last = {}, {}, None
         for number, path in enumerate(shard_files(self.runs)):
             with naming(path):
                 data = path.read_bytes()
@@ -263,17 +267,51 @@ class ShardReader:
             if why and path not in self.damage:
                 self.damage[path] = f"damaged: {why}"
             self._paths.append(path)
-            self._frames.append({frame.offset: frame for frame in frames})
+            self._dict_frames.append([f for f in frames if f.dicts == -1])
+            blocks: dict[int, tuple[int, int, int]] = {}
             for frame in frames:
-                self._where[frame.run_id] = (number, frame.offset)
+                self._where[frame.run_id] = number << 40 | frame.offset
+                if frame.block >= 0 and frame.block not in blocks:
+                    blocks[frame.block] = (frame.offset, frame.block, frame.block_size)
+            self._blocks.append(list(blocks.values()))
         self._built = True
 
     def locate(self, run_id: str) -> Frame | None:
         """The run's last frame, or None when no shard holds one."""
         if not self._built or run_id not in self._where:
             self.build()
-        spot = self._where.get(run_id)
-        return None if spot is None else self._frames[spot[0]][spot[1]]
+        for attempt in (1, 2):
+            spot = self._where.get(run_id)
+            if spot is None:
+                return None
+            try:
+                return self._frame_at(spot >> 40, spot & ((1 << 40) - 1))
+            except (ValueError, UnicodeDecodeError, OSError):
+                if attempt == 2:
+                    raise
+                self.build()  # the writer compacted that shard since: scan it again
+        return None
+
+    def _frame_at(self, number: int, offset: int) -> Frame:
+        """The frame whose header starts at ``offset`` of shard ``number``, read again."""
+        path = self._paths[number]
+        with path.open("rb") as handle:
+            handle.seek(offset)
+            head = handle.read(HEADER.size)
+            if len(head) < HEADER.size:
+                raise ValueError(f"no frame starts at byte {offset}")
+            id_len = HEADER.unpack(head)[3]
+            data = head + handle.read(id_len)
+        magic, version, _, id_len, led, ev, size, dicts, lsha, esha = HEADER.unpack_from(data)
+        if magic != MAGIC or version != VERSION:
+            raise ValueError(f"no frame starts at byte {offset}")
+        run_id = data[HEADER.size :].decode("utf-8")
+        frame = Frame(run_id, path, offset, led, ev, size, dicts, lsha.hex(), esha.hex())
+        if dicts != IN_BLOCK:
+            return frame
+        blocks = self._blocks[number]
+        _first, block, block_size = blocks[bisect.bisect_right(blocks, (offset, 1 << 62)) - 1]
+        return replace(frame, size=0, block=block, block_size=block_size, at=size)
 
     def shard_of(self, run_id: str) -> Path:
         """The shard holding the run (for messages), or the runs folder when none does."""
@@ -321,8 +359,8 @@ class ShardReader:
         if sha256_hex(text[: frame.ledger_len]) == frame.ledger_sha256:
             return text
         self.build()
-        again = self._where.get(frame.run_id)
-        return self.text(self._frames[again[0]][again[1]]) if again else text
+        again = self.locate(frame.run_id)
+        return self.text(again) if again is not None else text
 
     def text(self, frame: Frame) -> bytes:
         """A frame's uncompressed text (ledger, then evaluator log), unchecked."""
@@ -339,7 +377,7 @@ class ShardReader:
         number = self._paths.index(frame.shard)
         key = (number, frame.dicts)
         if key not in self._dicts:
-            sources = [f for f in self._frames[number].values() if f.dicts == -1][: frame.dicts]
+            sources = self._dict_frames[number][: frame.dicts]
             if len(sources) < frame.dicts:
                 raise ValueError(f"its shard lacks the {frame.dicts} dictionary frames it names")
             self._dicts[key] = zstandard.ZstdDecompressor(

@@ -26,10 +26,12 @@ alone, so the same writes give the same bytes.
 
 One writer (the study's lock) appends a whole frame with a single ``os.write``; a
 frame cut by a kill is the shard's tail, ignored by every reader and cut off by the
-next writer (:meth:`ShardWriter.open`). A shard is closed after :data:`SHARD_RUNS`
-frames or :data:`SHARD_BYTES` bytes and *sealed*: its sha256 is recorded in
-``runs/shards.json`` (written atomically); every reader checks a closed shard against
-its seal and each frame's text against its sha256s before handing it out.
+next writer (:meth:`~sscbench.study.shard_writer.ShardWriter.open`). A shard is closed
+after :data:`SHARD_RUNS` frames or :data:`SHARD_BYTES` bytes, *compacted* into blocks of
+:data:`BLOCK_RUNS` runs (:func:`block`: ~0.3 KB a run, written whole and renamed over
+the shard) and *sealed*: its sha256 is recorded in ``runs/shards.json`` (written
+atomically); every reader checks a closed shard against its seal and each frame's text
+against its sha256s before handing it out.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ from sscbench.review.cli import agreement_command, review_app, show_command
 from sscbench.run.cli import run_command
 from sscbench.run.plan_command import plan_command
 from sscbench.run.planning import planned_faults
+from sscbench.study.cli import store_app
 from sscbench.version import __version__
 from sscbench.world.cli import conformance, world_app
 
@@ -123,6 +124,7 @@ _command(
     watch_campaign=watch_campaign,
 )
 _command("show", STAGES[1], show_command)
+_group("store", STAGES[1], store_app, "The study's run store: convert a per-file study to shards.")
 # ---- measure and check the measurement --------------------------------------------------------
 _command("measure", STAGES[2], measure)
 _command("calibrate", STAGES[2], calibrate)

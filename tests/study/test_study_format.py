@@ -93,7 +93,7 @@ BAD_MARKERS = [
     ("99", r"absent: the file holds a number \(99\)"),
     ('{"garbage": 1}', "missing: the study format is not recorded"),
     ("not json", "unreadable: the file is not JSON"),
-    ('{"sscbench_study": 99}', r"99 is not a study format this sscbench reads \(1\)"),
+    ('{"sscbench_study": 99}', r"99 is not a study format this sscbench reads \(1, 2\)"),
     ('{"sscbench_study": "1"}', r'"1" is not a study format'),
     ('{"sscbench_study": true}', "true is not a study format"),
 ]

@@ -4,7 +4,8 @@ A report or review page shows each recorded text (a message, a tool result, a ca
 arguments, an evaluator record, a system prompt) whole up to :data:`SHOWN_CHARS`
 characters — far above any real message, so ordinary pages are unchanged — and cuts a
 longer one there, saying how much was cut and where the whole text is
-(``… [cut: 99,900,000 more characters; full text in runs/X.ledger.jsonl]``). A 100 MB
+(``… [cut: 99,900,000 more characters; full text in runs/X.ledger.jsonl]``, or in a
+study whose runs are in shards ``… full text in sscbench show STUDY X``). A 100 MB
 message therefore costs a page about 100 KB, not 100 MB per place it appears.
 Only pages are capped: measurement, the ledger and ``sscbench show`` read every
 character.

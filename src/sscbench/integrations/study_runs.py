@@ -17,7 +17,7 @@ from sscbench.faults.case import Case
 from sscbench.measure.study import measure_entries
 from sscbench.progress import counted
 from sscbench.study.folder import IndexEntry, StudyDir
-from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from sscbench.study.lock import StudyLock
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.study import Study
@@ -57,9 +57,9 @@ def load_run(
     store: StudyDir, entry: IndexEntry, case: Case | None, row: MeasurementRow
 ) -> StudyRun:
     """One run's files (when it has them) with its measurement row."""
-    has_files = entry.ledger_sha256 is not None and store.ledger_path(entry.run_id).exists()
+    has_files = entry.ledger_sha256 is not None and store.has_run_files(entry.run_id)
     ledger = read_ledger(store, entry.run_id) if has_files else []
-    evaluator = read_evaluator(store.evaluator_path(entry.run_id)) if has_files else []
+    evaluator = read_run_evaluator(store, entry.run_id) if has_files else []
     return StudyRun(entry, case, ledger, evaluator, row)
 
 

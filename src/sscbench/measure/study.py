@@ -22,7 +22,7 @@ from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.measure.unread import unread_columns
 from sscbench.progress import progress
 from sscbench.study.folder import IndexEntry, StudyDir
-from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.seal import seal_path, study_sources, write_seal
 from sscbench.study.study import Study
@@ -72,7 +72,7 @@ def measure_entries(
             row["Z_S"] = Stratum.CLEAN
         elif case is not None:
             ledger = read_ledger(store, entry.run_id)
-            evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+            evaluator = read_run_evaluator(store, entry.run_id)
             row.update(measure_run(case, ledger, evaluator, classifier))
         yield MeasurementRow.of(row)
 

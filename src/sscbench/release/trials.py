@@ -29,7 +29,7 @@ def add_record(
     worlds: dict,
 ) -> None:
     """File one run's record under its (case, configuration, repetition) trial."""
-    from sscbench.study.ledgers import read_evaluator, read_ledger
+    from sscbench.study.ledgers import read_ledger, read_run_evaluator
 
     key = (case.case_id, entry.config_id, entry.repetition)
     trial = units.setdefault(key, Trial(case, entry.config_id, entry.repetition, _levels(case)))
@@ -40,7 +40,7 @@ def add_record(
         trial.not_qualified = True
         return
     ledger = read_ledger(store, entry.run_id)
-    evaluator = read_evaluator(store.evaluator_path(entry.run_id))
+    evaluator = read_run_evaluator(store, entry.run_id)
     control = entry.kind == "clean"
     record = assess_run(case, worlds[case.domain], ledger, evaluator, control=control)
     if control:

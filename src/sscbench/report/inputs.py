@@ -135,17 +135,16 @@ def _calibration(
 ) -> dict[str, Row]:
     """The scripted profiles' calibration labels of each triggered faulted run."""
     from sscbench.measure.calibrate import label_measurement, labels_of
-    from sscbench.study.ledgers import read_evaluator
+    from sscbench.study.ledgers import read_run_evaluator
 
     out: dict[str, Row] = {}
     for row in rows:
         case = cases.get(row.case_id or "")
         if row.kind != "faulted" or not row.triggered or case is None:
             continue
-        path = store.evaluator_path(row.run_id)
-        if case.contract is None or not path.exists():
+        if case.contract is None or not store.has_run_files(row.run_id):
             continue
-        labels = labels_of(read_evaluator(path))
+        labels = labels_of(read_run_evaluator(store, row.run_id))
         if labels is not None:
             out[row.run_id] = label_measurement(
                 case, labels, cast(int, row.T_F)

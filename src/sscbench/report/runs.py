@@ -27,13 +27,14 @@ from typing import Any
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.core.files import atomic_text_writer
 from sscbench.core.shown import shown
+from sscbench.errors import DataError
 from sscbench.jsonl import escape_surrogates, split_lines, write_utf8
 from sscbench.names import check_name
 from sscbench.progress import counted
 from sscbench.reading import loads_json
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
-from sscbench.study.folder import IndexEntry
+from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.seal import file_sha256
 from sscbench.study.second_reading import run_panel, study_readings
@@ -69,11 +70,30 @@ def page_name(run_id: str) -> str:
     return f"{check_name(run_id, 'measurements.jsonl', 'run_id')}.html"
 
 
-def _lines(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
+def _run_texts(store: StudyDir, run_id: str) -> tuple[tuple[str, str], tuple[str, str]]:
+    """A run's ledger and evaluator text (empty when it has none: a run not completed),
+    each with where a reader finds it whole: its file, or for a sharded study ``sscbench
+    show STUDY RUN`` (the ledger) and the shard holding its frame (the evaluator log)."""
+    if not store.sharded:
+        texts = []
+        for path in (store.ledger_path(run_id), store.evaluator_path(run_id)):
+            text = path.read_text("utf-8", errors="replace") if path.exists() else ""
+            texts.append((text, f"runs/{path.name}"))
+        return texts[0], texts[1]
+    try:
+        ledger, evaluator = store.run_bytes(run_id)
+    except DataError:
+        ledger, evaluator = b"", b""
+    shard = f"runs/{store.run_where(run_id).name} (run {run_id})"
+    return (
+        (ledger.decode("utf-8", errors="replace"), store.run_text_where(run_id)),
+        (evaluator.decode("utf-8", errors="replace"), shard),
+    )
+
+
+def _lines(text: str) -> list[dict[str, Any]]:
     out = []
-    for line in split_lines(path.read_text("utf-8", errors="replace")):
+    for line in split_lines(text):
         try:
             out.append(loads_json(line))
         except ValueError:
@@ -200,6 +220,7 @@ def write_run_pages(
             partners[(r.case_id, r.config_id, r.repetition, "clean")] = r.clean_run_id
     prompts: dict[str, str] = {}
     reasons = _reasons(entries) if any(r.status != "completed" for r in rows) else {}
+    store = StudyDir(study)
     second = study_readings(study)  # the second reader's proposals, shown beside the rules
     measured = file_sha256(study / "measurements.jsonl") if second else None
     for row in counted(rows, "report: run pages"):
@@ -208,9 +229,8 @@ def write_run_pages(
             continue
         other = "clean" if row.kind == "faulted" else "faulted"
         partner = partners.get((row.case_id, row.config_id, row.repetition, other))
-        ledger_file = f"runs/{run_id}.ledger.jsonl"
-        ledger = _ledger_rows(_lines(study / ledger_file), row, prompts, ledger_file)
-        evaluator_file = f"runs/{run_id}.evaluator.jsonl"
+        (ledger_text, ledger_file), (evaluator_text, evaluator_file) = _run_texts(store, run_id)
+        ledger = _ledger_rows(_lines(ledger_text), row, prompts, ledger_file)
         html = page.render(
             row=row,
             measurement=shown(
@@ -222,7 +242,7 @@ def write_run_pages(
             contract=_contract(cases.get(row.case_id)),
             evaluator=[
                 shown(json.dumps(e, ensure_ascii=False), evaluator_file)
-                for e in _lines(study / evaluator_file)
+                for e in _lines(evaluator_text)
             ],
             partner=page_name(partner) if partner in chosen else None,
             partner_id=partner,

@@ -58,7 +58,7 @@ def resolve_run(study: str | Path, run: str) -> str:
 def read_events(study: str | Path, run_id: str) -> list[LedgerEvent]:
     """The run's model-visible ledger events, in step order (header checked)."""
     store = StudyDir(study)
-    path = store.ledger_path(run_id)
+    path = store.run_where(run_id)  # its file, or its shard
     try:
         return parse_ledger_lines(store.ledger_lines(run_id))
     except OSError as exc:

@@ -30,6 +30,7 @@ from sscbench.study.caps import write_caps
 from sscbench.study.config import StudyConfig
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.recordings_file import write_recordings
+from sscbench.study.runfiles import choose_layout
 from sscbench.study.worlds import build_worlds
 from sscbench.world.world import World
 
@@ -159,6 +160,7 @@ def open_study(
         (unit.plan_line() for unit in plan),
         inputs=prepared.inputs,
         base_dir=config.base_dir,
+        layout=choose_layout(config.study.store, len(plan) + plan.slot_count),
     )
     if resumed:
         check_plan_format(store.plan, (unit.plan_line() for unit in plan))
@@ -168,4 +170,5 @@ def open_study(
     write_recordings(store.root, kept_recordings(config))
     store.repair_index()
     finished, dropped = resume_records(store, plan, retry_missing) if resumed else ({}, 0)
+    store.open_runs()  # a shard frame a kill cut is cut off before anything is appended
     return resumed, finished, dropped

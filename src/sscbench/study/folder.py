@@ -23,14 +23,16 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from sscbench.core.files import atomic_text_writer, atomic_write, clean_dead_temporaries
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
-from sscbench.jsonl import model_line, split_lines
+from sscbench.jsonl import model_line
 from sscbench.llm.usage import RunUsage
-from sscbench.names import PathName, check_name
+from sscbench.names import PathName
 from sscbench.reading import loads_json, read_json
 from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
 from sscbench.study.lock import LOCK_NAME as LOCK_FILE
-from sscbench.study.marker import MARKER_FORMAT, STUDY_MARKER, read_marker
+from sscbench.study.marker import STUDY_MARKER, marker_format, read_marker, store_layout
 from sscbench.study.provenance import study_provenance
+from sscbench.study.runfiles import Layout, RunFiles
+from sscbench.study.shards import SEALS, SUFFIX
 from sscbench.world.packaged import portable_path
 
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
@@ -88,7 +90,7 @@ STUDY_FILES = (
     STUDY_MARKER,
 )
 STUDY_FOLDERS = {
-    "runs": (".ledger.jsonl", ".evaluator.jsonl", ".partial.jsonl", ".tmp"),  # partial: journals
+    "runs": (".ledger.jsonl", ".evaluator.jsonl", ".partial.jsonl", ".tmp", SUFFIX, SEALS),
     "tables": (".csv", ".tmp"),
     "figures": (".png", ".svg", ".tmp"),
     "release": (".json", ".csv", ".png", ".svg", ".tmp"),
@@ -107,7 +109,7 @@ def _jsonl(items: Iterable[Any]) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
 
 
-class StudyDir:
+class StudyDir(RunFiles):
     """The files of one study."""
 
     def __init__(self, root: str | Path):
@@ -123,8 +125,9 @@ class StudyDir:
         self.sessions = self.root / "sessions.jsonl"
         self.marker = self.root / STUDY_MARKER
         refuse_links(self.root, (*STUDY_FILES, *STUDY_FOLDERS, *OTHER_MEMBERS))  # first
-        if self.marker.is_file():
-            read_marker(self.marker)  # every command opens a study here: its format checked
+        self.layout: Layout = "files"
+        if self.marker.is_file():  # every command opens a study here: its format checked
+            self.layout = store_layout(read_marker(self.marker), self.marker)
 
     # ---- what the folder is --------------------------------------------------------
     def is_study(self) -> bool:
@@ -238,12 +241,15 @@ class StudyDir:
         plan: Iterable[dict[str, Any]],
         inputs: dict[str, str] | None = None,
         base_dir: str | Path | None = None,
+        layout: Layout = "files",
     ) -> bool:
         """Create the study, or check that it may be resumed. Returns True when resuming.
 
         A study recorded under a different config hash, or whose inputs (``path ->
         sha256`` of every file the study read) changed, is refused: its runs would mix
-        two configurations or be measured against other cases. The caller has checked
+        two configurations or be measured against other cases. A new study records
+        ``layout`` (where its runs go) in its marker; a resumed one keeps its own. The
+        caller has checked
         the folder with :meth:`check_writable` (before a restart emptied it).
         """
         inputs = inputs or {}
@@ -271,10 +277,11 @@ class StudyDir:
             self.record_session("resumed")
             return True
         self.runs.mkdir(parents=True, exist_ok=True)
-        marker: dict[str, Any] = {
-            "sscbench_study": MARKER_FORMAT,
-            "inputs": dict(sorted(inputs.items())),
-        }
+        marker: dict[str, Any] = {"sscbench_study": marker_format(layout)}
+        if layout != "files":
+            marker["store"] = layout
+        marker["inputs"] = dict(sorted(inputs.items()))
+        self.layout = layout
         atomic_write(self.marker, json.dumps(marker, indent=2).encode())
         atomic_write(self.config_toml, toml_text.encode("utf-8"))
         cases_data = _jsonl(cases)
@@ -393,37 +400,17 @@ class StudyDir:
                 continue
         return timings
 
-    # ---- runs ----------------------------------------------------------------------
-    def ledger_path(self, run_id: str) -> Path:
-        """Where a run's model-visible ledger lives (a run id that is not one safe file
-        name, :func:`~sscbench.reading.name_problem`, is refused: it names no run)."""
-        return self.runs / f"{check_name(run_id, self.runs, 'run id')}.ledger.jsonl"
-
-    def evaluator_path(self, run_id: str) -> Path:
-        """Where a run's evaluator-only log lives (its run id checked as the ledger's)."""
-        return self.runs / f"{check_name(run_id, self.runs, 'run id')}.evaluator.jsonl"
-
+    # ---- runs (their files or shards: study/runfiles.py) --------------------------
     def write_run(
         self, run_id: str, ledger: list[LedgerEvent], evaluator: list[EvaluatorEvent]
     ) -> tuple[str, str]:
-        """Write a run's ledger and evaluator log atomically; return both files' sha256."""
+        """Write a run's ledger and evaluator log (atomic files, or one shard frame);
+        return the sha256 of both texts."""
         data = _jsonl([ledger_header(run_id), *ledger])
-        log = _jsonl(evaluator)
-        atomic_write(self.evaluator_path(run_id), log)
-        atomic_write(self.ledger_path(run_id), data)
-        return hashlib.sha256(data).hexdigest(), hashlib.sha256(log).hexdigest()
+        return self.write_run_bytes(run_id, data, _jsonl(evaluator))
 
     def clean_temporaries(self) -> list[Path]:
         """Remove the temporary files a killed command left in the folder and in
         ``runs/`` (``.NAME.PID.tmp`` of a process that is gone); called by ``run`` under
         the study's lock, so no writer of this study is cut short."""
         return clean_dead_temporaries(self.root) + clean_dead_temporaries(self.runs)
-
-    def remove_run_files(self, run_id: str) -> None:
-        """Delete a run's files (before it is run again)."""
-        self.ledger_path(run_id).unlink(missing_ok=True)
-        self.evaluator_path(run_id).unlink(missing_ok=True)
-
-    def ledger_lines(self, run_id: str) -> list[str]:
-        """A run's ledger lines (header first)."""
-        return split_lines(self.ledger_path(run_id).read_text("utf-8"))

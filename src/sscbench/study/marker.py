@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from sscbench.errors import DataError
 from sscbench.reading import loads_json
@@ -23,9 +23,38 @@ STUDY_MARKER = "sscbench-study.json"
 FORMAT_FIELD = "sscbench_study"
 """The marker's field naming the study format."""
 MARKER_FORMAT = 1
-"""The study format this sscbench writes."""
-KNOWN_FORMATS = (1,)
+"""The study format this sscbench writes for a study of one file per run's text."""
+SHARDED_FORMAT = 2
+"""The study format of a study whose runs are in shards (``"store": "shards"``): an
+sscbench older than the sharded store refuses it instead of finding no run files."""
+KNOWN_FORMATS = (1, 2)
 """The study formats this sscbench reads."""
+STORE_FIELD = "store"
+"""The marker's field naming where the runs' text is: ``files`` (absent) or ``shards``."""
+
+
+def marker_format(layout: str) -> int:
+    """The study format a new study of this run layout records."""
+    return SHARDED_FORMAT if layout == "shards" else MARKER_FORMAT
+
+
+def store_layout(
+    meta: dict[str, Any], path: Path = Path(STUDY_MARKER)
+) -> Literal["files", "shards"]:
+    """The run layout a read marker records (never guessed from the files): format 1
+    is ``files``; format 2 must say ``"store": "shards"``."""
+    store = meta.get(STORE_FIELD, "files")
+    expected: Literal["files", "shards"] = (
+        "shards" if meta.get(FORMAT_FIELD) == SHARDED_FORMAT else "files"
+    )
+    if store != expected:
+        raise DataError(
+            path,
+            STORE_FIELD,
+            f"{json.dumps(store)} does not fit study format {meta.get(FORMAT_FIELD)} "
+            f"(expected {json.dumps(expected)}); the marker was edited",
+        )
+    return expected
 
 
 def read_marker(path: Path) -> dict[str, Any]:
@@ -68,4 +97,14 @@ def _kind(value: Any) -> str:
     return f"{names.get(type(value), 'a value')} ({shown})"
 
 
-__all__ = ["FORMAT_FIELD", "KNOWN_FORMATS", "MARKER_FORMAT", "STUDY_MARKER", "read_marker"]
+__all__ = [
+    "FORMAT_FIELD",
+    "KNOWN_FORMATS",
+    "MARKER_FORMAT",
+    "SHARDED_FORMAT",
+    "STORE_FIELD",
+    "STUDY_MARKER",
+    "marker_format",
+    "read_marker",
+    "store_layout",
+]

@@ -29,7 +29,7 @@ from sscbench.study.cases import read_cases
 from sscbench.study.compact import Compactor
 from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
-from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from sscbench.study.marker import read_marker
 from sscbench.study.rows import MeasurementRow, iter_rows, rows_by_run
 from sscbench.study.seal import check_measurements
@@ -165,7 +165,7 @@ class Study:
 
     def evaluator(self, run_id: str) -> list[EvaluatorEvent]:
         """A run's evaluator-only log."""
-        return read_evaluator(self.store.evaluator_path(run_id))
+        return read_run_evaluator(self.store, run_id)
 
 
 __all__ = ["MEASUREMENTS", "Study"]

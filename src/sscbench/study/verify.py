@@ -3,7 +3,9 @@
 The index is the record of what ran; every run file must be the one it recorded. One
 row per run id (an exact copy of a line counts once, two different lines for one run
 id are an error), each run's case in ``cases.jsonl`` and its id in ``plan.jsonl``, and
-each run's ledger and evaluator log present with the sha256 the index recorded (an
+each run's ledger and evaluator log present with the sha256 the index recorded (in a
+sharded study: its last frame, checked against its own sha256s and its closed shard
+against the seal in ``runs/shards.json``, :mod:`sscbench.study.shards`; an
 older index without the evaluator's hash: the log must start with the run's
 ``run_start`` and end with a ``run_end``); the plan and cases files themselves must be
 there with the sha256 the study marker recorded (:func:`check_recorded_files`). ``measure``, ``report`` and ``gate`` stop
@@ -103,6 +105,9 @@ def _check_entry(
         if entry.status == "completed":
             return RunProblem(run_id, store.index, "a completed run without ledger_sha256")
         return None  # not qualified, or missing before any file was written
+    if store.sharded:
+        found = store.shard_problem(run_id, entry.ledger_sha256, entry.evaluator_sha256)
+        return RunProblem(run_id, *found) if found else None
     ledger = store.ledger_path(run_id)
     reason = _file_problem(ledger, entry.ledger_sha256)
     if reason:
@@ -270,6 +275,9 @@ def ledger_problem(root: str | Path, run_id: str) -> DataError | None:
         if entry.status == "completed":
             return DataError(store.index, f"run {run_id}", "a completed run without ledger_sha256")
         return None  # no ledger was recorded: reading it fails on its own
+    if store.sharded:
+        found = store.shard_problem(run_id, entry.ledger_sha256, entry.evaluator_sha256)
+        return DataError(found[0], f"run {run_id}", found[1]) if found else None
     path = store.ledger_path(run_id)
     reason = _file_problem(path, entry.ledger_sha256)
     return DataError(path, f"run {run_id}", reason) if reason else None

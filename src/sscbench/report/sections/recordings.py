@@ -63,8 +63,8 @@ def _replay_records(study: Study) -> dict[str, list[tuple[str, dict[str, Any]]]]
         if entry.kind != "faulted" or entry.status != "completed":
             continue
         try:
-            lines = store.evaluator_path(entry.run_id).read_text("utf-8").split("\n")
-        except OSError:
+            lines = store.evaluator_text(entry.run_id).split("\n")
+        except (OSError, DataError):
             continue
         for line in lines:
             if line.startswith('{"type":"replay"'):

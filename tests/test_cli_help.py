@@ -12,7 +12,7 @@ from sscbench.version import __version__
 
 PANELS = {
     "Set up": ["world", "conformance", "candidates", "admit", "plan"],
-    "Run": ["run", "show"],
+    "Run": ["run", "show", "store"],
     "Measure": ["measure", "calibrate", "agreement", "review", "validate-oracle", "second-read"],
     "Report": ["report", "diff"],
     "Release": ["release", "gate"],

@@ -28,7 +28,7 @@ from sscbench.core.ledger import AssistantEvent
 from sscbench.measure.study import measure_run
 from sscbench.study.cases import read_cases
 from sscbench.study.folder import StudyDir
-from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.ledgers import read_ledger, read_run_evaluator
 
 QUANTITIES = ("T_F", "T_E", "T_S", "T_U", "A", "Z_S", "Y_end")
 TAU2_CORPUS = DATA / "realtext-tau2"
@@ -161,7 +161,7 @@ def _rewritten(ledger: list, names: list[str]) -> list:
 def _measured(study: StudyDir, cases: dict, run_id: str, names: list[str]) -> dict:
     entry = next(e for e in study.read_index() if e.run_id == run_id)
     ledger = read_ledger(study, run_id)
-    evaluator = read_evaluator(study.evaluator_path(run_id))
+    evaluator = read_run_evaluator(study, run_id)
     row = measure_run(cases[entry.case_id], _rewritten(ledger, names), evaluator)
     return {q: row.get(q) for q in QUANTITIES}
 

@@ -30,7 +30,7 @@ from sscbench.faults.operators.payments import payment_methods
 from sscbench.faults.registry import get_operator
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.measure.study import measure_run
-from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from test_metamorphic import QUANTITIES, baseline, corpora  # noqa: F401  (fixtures)
 
 HANDOFF = "transfer_to_human_agents"
@@ -131,7 +131,7 @@ def test_restating_in_another_form_leaves_every_quantity_unchanged(
         for run_id in runs:
             case = cases[entries[run_id].case_id]
             ledger = read_ledger(study, run_id)
-            evaluator = read_evaluator(study.evaluator_path(run_id))
+            evaluator = read_run_evaluator(study, run_id)
             rewritten = REWRITES[name](ledger, case, evaluator)
             if rewritten is None:
                 continue

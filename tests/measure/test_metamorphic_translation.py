@@ -27,7 +27,7 @@ from sscbench.core.dates import DateReference, find_date_references
 from sscbench.core.ledger import AssistantEvent
 from sscbench.core.locale_words import WORDS
 from sscbench.measure.study import measure_run
-from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from test_metamorphic import QUANTITIES, _corpora, _measured
 
 LANGUAGES = ("fr", "es", "de", "ru")
@@ -117,7 +117,7 @@ def _measured_in(study, cases, run_id: str, rewrite: Callable[[str], str]) -> di
         else e
         for e in read_ledger(study, run_id)
     ]
-    row = measure_run(cases[entry.case_id], ledger, read_evaluator(study.evaluator_path(run_id)))
+    row = measure_run(cases[entry.case_id], ledger, read_run_evaluator(study, run_id))
     return {q: row.get(q) for q in QUANTITIES}
 
 

@@ -21,7 +21,7 @@ from realtext_corpus import DATA, HERE, TAU2, run_corpus
 from sscbench.measure.study import measure_run
 from sscbench.study.cases import read_cases
 from sscbench.study.folder import StudyDir
-from sscbench.study.ledgers import read_evaluator, read_ledger
+from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from sscbench.study.rows import read_measurements
 from unread_rewrites import REWRITES, rewrite_ledger
 
@@ -67,7 +67,7 @@ def test_every_run_a_rewrite_blinds_carries_a_mark(corpora, name):
                 continue
             case = cases[entry.case_id]
             ledger = read_ledger(study, entry.run_id)
-            evaluator = read_evaluator(study.evaluator_path(entry.run_id))
+            evaluator = read_run_evaluator(study, entry.run_id)
             before = measure_run(case, ledger, evaluator)
             after = measure_run(case, rewrite_ledger(ledger, case.contract, rewrite), evaluator)
             moved = [q for q in QUANTITIES if before.get(q) != after.get(q)]

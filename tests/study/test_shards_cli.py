@@ -115,6 +115,10 @@ def test_a_cut_frame_then_resume_gives_the_same_results(pair, tmp_path):
         handle.truncate(frame.offset + (frame.end - frame.offset) // 2)
     (out / "index.jsonl").write_text("\n".join(lines[:-1]) + "\n")
     (out / "measurements.jsonl").unlink()
+    resumed = _invoke("run", str(config), "--out", str(out), "--no-progress", "--no-report")
+    assert resumed.exit_code == 0, resumed.output
+    said = f"note: run store: cut {(frame.end - frame.offset) // 2} bytes"
+    assert said in resumed.output and frame.shard.name in resumed.output, resumed.output
     _run_and_measure(config, out)
     assert (out / "measurements.jsonl").read_bytes() == (files / "measurements.jsonl").read_bytes()
     assert set((out / "index.jsonl").read_text().splitlines()) == set(lines)

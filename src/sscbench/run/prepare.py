@@ -5,6 +5,7 @@ hold (:func:`resume_records`, which Inspect's study binding uses too)."""
 from __future__ import annotations
 
 import asyncio
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +33,7 @@ from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.recordings_file import write_recordings
 from sscbench.study.runfiles import choose_layout
 from sscbench.study.worlds import build_worlds
+from sscbench.terminal import plain
 from sscbench.world.world import World
 
 
@@ -170,5 +172,6 @@ def open_study(
     write_recordings(store.root, kept_recordings(config))
     store.repair_index()
     finished, dropped = resume_records(store, plan, retry_missing) if resumed else ({}, 0)
-    store.open_runs()  # a shard frame a kill cut is cut off before anything is appended
+    for done in store.open_runs():  # a shard frame a kill cut is cut off before any append
+        print(f"note: run store: {plain(done)}", file=sys.stderr)  # said, never silent
     return resumed, finished, dropped

@@ -31,9 +31,10 @@ from sscbench.study.config import load_config
 DEFAULT = Path(__file__).resolve().parents[1] / "src" / "sscbench" / "run" / "default_study.toml"
 
 
-def runs_per_repetition() -> int:
-    """Clean plus faulted runs of the default study per repetition (``sscbench plan``)."""
-    config, _ = load_config(DEFAULT)
+def runs_per_repetition(source: Path = DEFAULT) -> int:
+    """Clean plus faulted runs of a study (default: the default study) per repetition
+    (as ``sscbench plan`` counts them)."""
+    config, _ = load_config(source)
     from sscbench.run.builders import build_cases
     from sscbench.run.planning import make_plan
     from sscbench.study.worlds import build_worlds
@@ -43,11 +44,12 @@ def runs_per_repetition() -> int:
     return len(plan) + plan.clean_count()
 
 
-def study_config(folder: Path, repetitions: int) -> Path:
-    """The default study with ``repetitions`` repetitions, written into ``folder``."""
-    text = DEFAULT.read_text("utf-8")
+def study_config(folder: Path, repetitions: int, source: Path = DEFAULT) -> Path:
+    """A study's config (default: the default study) with ``repetitions`` repetitions,
+    written into ``folder``."""
+    text = source.read_text("utf-8")
     text = re.sub(r"(?m)^repetitions = \d+$", f"repetitions = {repetitions}", text)
-    path = folder / f"study-r{repetitions}.toml"
+    path = folder / f"{source.stem}-r{repetitions}.toml"
     path.write_text(text, "utf-8")
     return path
 

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -31,6 +30,8 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from memory import runs_per_repetition, study_config  # benchmarks/memory.py
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "taubench-study.toml"
@@ -57,28 +58,6 @@ class Size:
     files_after: int = 0  # after measure and report
     disk_after: int = 0
     steps: dict[str, Step] = field(default_factory=dict)
-
-
-def runs_per_repetition() -> int:
-    """Clean plus faulted runs of one repetition of the example (as ``sscbench plan``)."""
-    from sscbench.run.builders import build_cases
-    from sscbench.run.planning import make_plan
-    from sscbench.study.config import load_config
-    from sscbench.study.worlds import build_worlds
-
-    config, _ = load_config(EXAMPLE)
-    one = config.model_copy(update={"study": config.study.model_copy(update={"repetitions": 1})})
-    plan = make_plan(one, build_cases(one, build_worlds(one)))
-    return len(plan) + plan.clean_count()
-
-
-def example_config(folder: Path, repetitions: int) -> Path:
-    """The example with ``repetitions`` repetitions, written into ``folder``."""
-    text = EXAMPLE.read_text("utf-8")
-    text = re.sub(r"(?m)^repetitions = \d+$", f"repetitions = {repetitions}", text)
-    path = folder / f"taubench-r{repetitions}.toml"
-    path.write_text(text, "utf-8")
-    return path
 
 
 def run_child(command: list[str]) -> Step:
@@ -125,7 +104,7 @@ def measure_size(repetitions: int, per_rep: int, args: argparse.Namespace) -> Si
     folder = Path(tempfile.mkdtemp(prefix="sscbench-scale-", dir=tmp))
     size = Size(repetitions=repetitions, runs=repetitions * per_rep)
     try:
-        config = example_config(folder, repetitions)
+        config = study_config(folder, repetitions, EXAMPLE)
         study = folder / "study"
         for name, command in commands(config, study, args).items():
             size.steps[name] = run_child(command)
@@ -178,7 +157,7 @@ def main() -> None:
     parser.add_argument("--tmp", type=Path, default=None, help="where the studies are written")
     parser.add_argument("--keep", action="store_true", help="keep the study folders")
     args = parser.parse_args()
-    per_rep = runs_per_repetition()
+    per_rep = runs_per_repetition(EXAMPLE)
     plan = sizes_of(args, per_rep)
     print(f"τ-bench example: {per_rep:,} runs per repetition; repetitions {plan}", flush=True)
     results = [measure_size(reps, per_rep, args) for reps in plan]

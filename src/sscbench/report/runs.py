@@ -159,18 +159,24 @@ class RunPages:
         )
 
 
-def _reasons(entries: list[IndexEntry]) -> dict[str, dict[str, Any]]:
+def _reasons(entries: Iterable[IndexEntry]) -> dict[str, dict[str, Any]]:
     """Why each run without a ledger has none (the index's reason, the deciding clean run
-    and its reward), by run id."""
-    reward = {e.run_id: e.reward for e in entries}
+    and its reward), by run id. One pass over ``entries`` (a stream): only the runs
+    without a ledger and the clean runs' rewards are kept."""
+    reward: dict[str, float | None] = {}
+    unfinished: list[IndexEntry] = []
+    for e in entries:
+        if e.kind == "clean":
+            reward[e.run_id] = e.reward
+        if e.status != "completed":
+            unfinished.append(e)
     return {
         e.run_id: {
             "reason": e.reason or e.status,
             "clean_run_id": e.clean_run_id,
             "clean_reward": reward.get(e.clean_run_id or ""),
         }
-        for e in entries
-        if e.status != "completed"
+        for e in unfinished
     }
 
 
@@ -180,12 +186,13 @@ def write_run_pages(
     rows: list[MeasurementRow],
     cases: dict[str, Any],
     sets: Iterable[Sequence[str]],
-    entries: list[IndexEntry],
+    entries: Iterable[IndexEntry],
     mode: str | None = None,
 ) -> RunPages:
     """Write ``out/<run>.html`` for the runs ``mode`` selects (:func:`pages_for`) and
     ``out/index.html`` listing every run; returns what was rendered. ``entries`` (the
-    study's index) say why a run without a ledger has none."""
+    study's index, read once and only when a run did not complete) say why a run without
+    a ledger has none."""
     if mode is not None and mode not in RUN_PAGES:
         raise ValueError(f"run pages: {mode!r} is not one of {', '.join(RUN_PAGES)}")
     mode = mode or ("sample" if len(rows) > SAMPLE_ABOVE else "all")

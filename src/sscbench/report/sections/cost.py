@@ -6,8 +6,10 @@ clean run qualified which faulted runs (``tables/clean_runs.csv``: one row per c
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from typing import Any
 
+from sscbench.llm.usage import RunUsage
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.cost import (
@@ -36,23 +38,51 @@ COST_COLUMNS = [
 ]
 
 
-def plan_ordered(study: Study) -> list[IndexEntry]:
-    """The index entries in the study's plan order (a clean run where the plan first names
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What the section reads of an index entry, kept per run instead of the entry (a
+    tenth of its memory): its names, result, served cases' number and usage."""
+
+    run_id: str
+    case_id: str
+    config_id: str
+    repetition: int
+    kind: str
+    status: str
+    reward: float | None
+    task: str | None
+    served: int  # len(entry.served_cases())
+    clean_run_id: str | None
+    usage: RunUsage | None
+
+    @classmethod
+    def of(cls, e: IndexEntry) -> Run:
+        """The fields of ``e`` the section reads."""
+        served = len(e.served_cases()) if e.kind == "clean" else 0
+        return cls(
+            *(e.run_id, e.case_id, e.config_id, e.repetition, e.kind, e.status),
+            *(e.reward, e.task, served, e.clean_run_id, e.usage),
+        )
+
+
+def plan_ordered(study: Study) -> list[Run]:
+    """The index's runs in the study's plan order (a clean run where the plan first names
     it, then its faulted runs), not the index's completion order: the tables read the
     same whichever executor (local, Ray) ran the study and in whatever order runs ended.
-    Runs the plan does not name follow, by run id."""
+    Runs the plan does not name follow, by run id. Index and plan are streamed: only a
+    :class:`Run` is kept per run."""
     position: dict[str, int] = {}
-    if study.plan is not None:
-        for row in study.plan:
-            for key in ("clean_run_id", "faulted_run_id"):
-                run_id = row.get(key)
-                if isinstance(run_id, str):
-                    position.setdefault(run_id, len(position))
+    for row in study.iter_plan():  # streamed: only each run's place is kept
+        for key in ("clean_run_id", "faulted_run_id"):
+            run_id = row.get(key)
+            if isinstance(run_id, str):
+                position.setdefault(run_id, len(position))
     unplanned = len(position)
-    return sorted(study.entries, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
+    runs = [Run.of(e) for e in study.iter_entries()]
+    return sorted(runs, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 
-def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
+def _clean_rows(entries: list[Run]) -> list[Row]:
     """One row per clean run: its task, result and the faulted runs it decided."""
     decided: dict[str, Counter] = defaultdict(Counter)
     faulted_ids: dict[str, list[str]] = defaultdict(list)
@@ -74,7 +104,7 @@ def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
                 "task": entry.task or entry.case_id,
                 "status": entry.status,
                 "reward": entry.reward,
-                "cases": len(entry.served_cases()),
+                "cases": entry.served,
                 "qualified": counts["qualified"],
                 "not_qualified": counts["not-qualified"],
                 "missing": counts["missing"],
@@ -136,7 +166,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
     return section
 
 
-def _pass_k_table(entries: list[IndexEntry]) -> tuple[Table, list[Row]]:
+def _pass_k_table(entries: list[Run]) -> tuple[Table, list[Row]]:
     """Each configuration's clean-task pass^k, and the rows of ``pass_k.csv``."""
     passes = pass_hat_k(entries)
     most = max((len(v) for v in passes.values()), default=0)

@@ -174,4 +174,5 @@ def load_context(
         policy=Path(policy) if policy else None,
         run_pages=run_pages,
         started=started,
+        sets=RunSets(r.run_id for r in measured),
     )

@@ -180,6 +180,30 @@ def _reasons(entries: Iterable[IndexEntry]) -> dict[str, dict[str, Any]]:
     }
 
 
+def _partners(rows: list[MeasurementRow], chosen: set[str]) -> dict[tuple[Any, ...], str]:
+    """Each rendered run's partner by (case, configuration, repetition, kind): the run of
+    the other kind, or for a faulted run the shared clean run that qualified it. Only the
+    keys a rendered page looks up are kept (a sample of a large study's runs)."""
+    other = {"faulted": "clean"}
+    wanted = {
+        (r.case_id, r.config_id, r.repetition, other.get(str(r.kind), "faulted"))
+        for r in rows
+        if r.run_id in chosen
+    }
+    partners: dict[tuple[Any, ...], str] = {}
+    for r in rows:
+        key = (r.case_id, r.config_id, r.repetition, r.kind)
+        if key in wanted:
+            partners[key] = r.run_id
+    ids = {r.run_id for r in rows}
+    for r in rows:  # a faulted run's partner: the shared clean run that qualified it
+        if r.kind == "faulted" and r.clean_run_id in ids:
+            key = (r.case_id, r.config_id, r.repetition, "clean")
+            if key in wanted:
+                partners[key] = r.clean_run_id
+    return partners
+
+
 def write_run_pages(
     study: Path,
     out: Path,
@@ -200,11 +224,7 @@ def write_run_pages(
     out.mkdir(parents=True, exist_ok=True)
     env = environment()
     page = env.get_template("run.html.j2")
-    partners = {(r.case_id, r.config_id, r.repetition, r.kind): r.run_id for r in rows}
-    by_id = {r.run_id: r for r in rows}
-    for r in rows:  # a faulted run's partner: the shared clean run that qualified it
-        if r.kind == "faulted" and r.clean_run_id in by_id:
-            partners[(r.case_id, r.config_id, r.repetition, "clean")] = r.clean_run_id
+    partners = _partners(rows, chosen)
     prompts: dict[str, str] = {}
     reasons = _reasons(entries) if any(r.status != "completed" for r in rows) else {}
     second = study_readings(study)  # the second reader's proposals, shown beside the rules

@@ -56,12 +56,14 @@ class Run:
     usage: RunUsage | None
 
     @classmethod
-    def of(cls, e: IndexEntry) -> Run:
-        """The fields of ``e`` the section reads."""
+    def of(cls, e: IndexEntry, usages: dict[str, RunUsage]) -> Run:
+        """The fields of ``e`` the section reads (its usage shared through ``usages``, by
+        its JSON: equal usages give equal sums)."""
         served = len(e.served_cases()) if e.kind == "clean" else 0
+        usage = None if e.usage is None else usages.setdefault(e.usage.model_dump_json(), e.usage)
         return cls(
             *(e.run_id, e.case_id, e.config_id, e.repetition, e.kind, e.status),
-            *(e.reward, e.task, served, e.clean_run_id, e.usage),
+            *(e.reward, e.task, served, e.clean_run_id, usage),
         )
 
 
@@ -78,7 +80,8 @@ def plan_ordered(study: Study) -> list[Run]:
             if isinstance(run_id, str):
                 position.setdefault(run_id, len(position))
     unplanned = len(position)
-    runs = [Run.of(e) for e in study.iter_entries()]
+    usages: dict[str, RunUsage] = {}  # one copy of each distinct usage (a scripted run's)
+    runs = [Run.of(e, usages) for e in study.iter_entries()]
     return sorted(runs, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 

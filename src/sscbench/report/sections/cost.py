@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.llm.usage import RunUsage
+from sscbench.reading import loads_json
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.cost import (
@@ -19,7 +20,7 @@ from sscbench.study.cost import (
     stored_config_calls_a_model,
     stored_local_free_models,
 )
-from sscbench.study.folder import IndexEntry
+from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.study import Study
 from sscbench.terminal import count
 
@@ -85,6 +86,28 @@ def plan_ordered(study: Study) -> list[Run]:
     return sorted(runs, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 
+def _timings(store: StudyDir, runs: list[Run]) -> dict[str, float]:
+    """The wall times of ``runs`` that ``timings.jsonl`` gives, as
+    :meth:`~sscbench.study.folder.StudyDir.read_timings` reads them (a run's last line;
+    a cut or bad line skipped), read a line at a time and keyed by the runs' own ids:
+    nothing is kept for a line but its run's time."""
+    names = {run.run_id: run.run_id for run in runs}
+    timings: dict[str, float] = {}
+    if not store.timings.exists():
+        return timings
+    with store.timings.open("rb") as handle:
+        for raw in handle:
+            try:
+                row = loads_json(raw)
+                run_id, wall_s = str(row["run_id"]), float(row["wall_s"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            name = names.get(run_id)
+            if name is not None:
+                timings[name] = wall_s
+    return timings
+
+
 def _clean_rows(entries: list[Run]) -> list[Row]:
     """One row per clean run: its task, result and the faulted runs it decided."""
     decided: dict[str, Counter] = defaultdict(Counter)
@@ -131,7 +154,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
         section.reason = "the study's index holds no run"
         return section
     prices = read_prices(store.config_toml)
-    by_config, total = cost_by_config(entries, prices, store.read_timings())
+    by_config, total = cost_by_config(entries, prices, _timings(store, entries))
     called = stored_config_calls_a_model(store.config_toml)
     local = stored_local_free_models(store.config_toml)
     words = total.words(local, called)

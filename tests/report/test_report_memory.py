@@ -1,8 +1,9 @@
 """What the report keeps per run: compact rows and index entries, equal to the file's.
 
-The report holds one measurement row and one index entry per run; kept as plain
-pydantic models they cost ~8 KB a run (the 2.4x growth of ``report`` from 3,486 to
-34,860 runs). :class:`~sscbench.study.compact.Compactor` keeps the repeated words, field
+The report holds one measurement row per run (index entries and plan lines are streamed
+where a section reads them, never kept: the last test); kept as plain pydantic models
+rows and entries cost ~8 KB a run (the 2.4x growth of ``report`` from 3,486 to 34,860
+runs). :class:`~sscbench.study.compact.Compactor` keeps the repeated words, field
 sets and nested models once: these tests bound what a run costs against the plain
 models (traced bytes, no wall clock) and check nothing read differs.
 """
@@ -73,3 +74,43 @@ def test_a_compact_record_is_read_not_updated():
     row = Compactor().record(MeasurementRow.of({"run_id": "r", "Z_S": "pre"}))
     with pytest.raises(AttributeError):
         row.Z_S = "late"  # the shape is shared: an update would change every row's
+
+
+def test_report_holds_no_index_entry_or_plan_line_per_run(tiny_study, tmp_path, monkeypatch):
+    """After each section is built, no index entry and no plan line of the study is
+    alive (nor kept by the study): the report streams ``index.jsonl`` and ``plan.jsonl`` where a section reads
+    them (the old report kept ``Study.entries`` and ``Study.plan``, one of each per run,
+    for the whole build). Counted objects, not time or bytes."""
+    import gc
+    import shutil
+
+    from sscbench.report import build as build_module
+    from sscbench.study.folder import IndexEntry
+
+    root = tmp_path / "study"
+    shutil.copytree(tiny_study, root)
+    runs = (root / "index.jsonl").read_text().count("\n")
+    planned = {line for line in (root / "plan.jsonl").read_text().splitlines() if line}
+    seen: dict[str, tuple[int, list[str]]] = {}
+
+    def watched(part: Any) -> Callable[[Any], Any]:
+        real = part.build
+
+        def build(ctx: Any) -> Any:
+            section = real(ctx)
+            gc.collect()
+            live = gc.get_objects()
+            entries = sum(isinstance(o, IndexEntry) for o in live)
+            # a plan line is a dict of atoms, which gc does not track: the plan is checked
+            # as the study's cache of it (``Study.plan``, kept once read)
+            seen[part.ID] = (entries, sorted({"entries", "plan"} & set(vars(ctx.loaded))))
+            return section
+
+        return build
+
+    for part in build_module.SECTIONS:
+        monkeypatch.setattr(part, "build", watched(part))
+    build_module.build_report(root)
+    assert runs >= 30 and len(planned) >= 10 and len(seen) == len(build_module.SECTIONS)
+    for section, (entries, cached) in seen.items():
+        assert entries <= 2 and not cached, (section, entries, cached, runs)

@@ -160,7 +160,7 @@ def load_context(
     paired_study = Study.open(paired) if paired else None
     if paired_study is not None and other is not None:
         check_fresh(paired_study, other)  # the paired study's measurements are checked too
-    _ = loaded.plan  # read now: a bad plan.jsonl is reported before the cases are read
+    loaded.check_plan()  # read now: a bad plan.jsonl is reported before the cases are read
     return ReportContext(
         loaded=loaded,
         out=out,
@@ -174,4 +174,5 @@ def load_context(
         policy=Path(policy) if policy else None,
         run_pages=run_pages,
         started=started,
+        sets=RunSets(r.run_id for r in measured),
     )

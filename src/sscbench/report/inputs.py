@@ -54,7 +54,7 @@ def _upgraded(row: MeasurementRow) -> MeasurementRow:
 def check_fresh(study: Study, rows: list[MeasurementRow]) -> None:
     """Refuse measurements that are not the ones ``sscbench measure`` wrote from this
     study's index, cases and plan (``measurements.meta.json``), are older than the index
-    or miss some of its runs (the index is read here, once, into ``study.entries``)."""
+    or miss some of its runs (the index is streamed, no entry kept)."""
     store = study.store
     index = store.index
     path = study.measurements_path
@@ -71,7 +71,7 @@ def check_fresh(study: Study, rows: list[MeasurementRow]) -> None:
             "`sscbench measure` failed): run `sscbench measure` on the study again",
         )
     measured = {r.run_id for r in rows}
-    missing = [e.run_id for e in study.entries if e.run_id not in measured]
+    missing = [e.run_id for e in study.iter_entries() if e.run_id not in measured]
     if missing:
         raise DataError(
             path,

@@ -7,7 +7,7 @@ to the run browser's list of exactly the runs behind it (:class:`RunSets`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -24,8 +24,11 @@ Cell = list[Piece]
 class RunSets:
     """Numbered sets of run ids; a count's link opens the run list filtered to its set."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: Iterable[str] = ()) -> None:
         self._seen: dict[tuple[str, ...], int] = {}  # each set once, numbered in order
+        # one copy of each run id (the measurement rows'): a set made from the plan or the
+        # index holds those, not a string per run of its own
+        self._names = {name: name for name in names}
 
     @property
     def sets(self) -> list[list[str]]:
@@ -38,7 +41,8 @@ class RunSets:
 
     def href(self, run_ids: list[str]) -> str:
         """The run list's link to exactly these runs (a set numbered on first use)."""
-        key = tuple(run_ids)
+        names = self._names
+        key = tuple([names.get(i, i) for i in run_ids])
         number = self._seen.setdefault(key, len(self._seen))
         return f"runs/index.html#set={number}"
 

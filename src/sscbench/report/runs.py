@@ -179,19 +179,49 @@ class RunPages:
         )
 
 
-def _reasons(entries: list[IndexEntry]) -> dict[str, dict[str, Any]]:
+def _reasons(entries: Iterable[IndexEntry]) -> dict[str, dict[str, Any]]:
     """Why each run without a ledger has none (the index's reason, the deciding clean run
-    and its reward), by run id."""
-    reward = {e.run_id: e.reward for e in entries}
+    and its reward), by run id. One pass over ``entries`` (a stream): only the runs
+    without a ledger and the clean runs' rewards are kept."""
+    reward: dict[str, float | None] = {}
+    unfinished: list[IndexEntry] = []
+    for e in entries:
+        if e.kind == "clean":
+            reward[e.run_id] = e.reward
+        if e.status != "completed":
+            unfinished.append(e)
     return {
         e.run_id: {
             "reason": e.reason or e.status,
             "clean_run_id": e.clean_run_id,
             "clean_reward": reward.get(e.clean_run_id or ""),
         }
-        for e in entries
-        if e.status != "completed"
+        for e in unfinished
     }
+
+
+def _partners(rows: list[MeasurementRow], chosen: set[str]) -> dict[tuple[Any, ...], str]:
+    """Each rendered run's partner by (case, configuration, repetition, kind): the run of
+    the other kind, or for a faulted run the shared clean run that qualified it. Only the
+    keys a rendered page looks up are kept (a sample of a large study's runs)."""
+    other = {"faulted": "clean"}
+    wanted = {
+        (r.case_id, r.config_id, r.repetition, other.get(str(r.kind), "faulted"))
+        for r in rows
+        if r.run_id in chosen
+    }
+    partners: dict[tuple[Any, ...], str] = {}
+    for r in rows:
+        key = (r.case_id, r.config_id, r.repetition, r.kind)
+        if key in wanted:
+            partners[key] = r.run_id
+    ids = {r.run_id for r in rows}
+    for r in rows:  # a faulted run's partner: the shared clean run that qualified it
+        if r.kind == "faulted" and r.clean_run_id in ids:
+            key = (r.case_id, r.config_id, r.repetition, "clean")
+            if key in wanted:
+                partners[key] = r.clean_run_id
+    return partners
 
 
 def write_run_pages(
@@ -200,12 +230,13 @@ def write_run_pages(
     rows: list[MeasurementRow],
     cases: dict[str, Any],
     sets: Iterable[Sequence[str]],
-    entries: list[IndexEntry],
+    entries: Iterable[IndexEntry],
     mode: str | None = None,
 ) -> RunPages:
     """Write ``out/<run>.html`` for the runs ``mode`` selects (:func:`pages_for`) and
     ``out/index.html`` listing every run; returns what was rendered. ``entries`` (the
-    study's index) say why a run without a ledger has none."""
+    study's index, read once and only when a run did not complete) say why a run without
+    a ledger has none."""
     if mode is not None and mode not in RUN_PAGES:
         raise ValueError(f"run pages: {mode!r} is not one of {', '.join(RUN_PAGES)}")
     mode = mode or ("sample" if len(rows) > SAMPLE_ABOVE else "all")
@@ -213,11 +244,7 @@ def write_run_pages(
     out.mkdir(parents=True, exist_ok=True)
     env = environment()
     page = env.get_template("run.html.j2")
-    partners = {(r.case_id, r.config_id, r.repetition, r.kind): r.run_id for r in rows}
-    by_id = {r.run_id: r for r in rows}
-    for r in rows:  # a faulted run's partner: the shared clean run that qualified it
-        if r.kind == "faulted" and r.clean_run_id in by_id:
-            partners[(r.case_id, r.config_id, r.repetition, "clean")] = r.clean_run_id
+    partners = _partners(rows, chosen)
     prompts: dict[str, str] = {}
     reasons = _reasons(entries) if any(r.status != "completed" for r in rows) else {}
     store = StudyDir(study)

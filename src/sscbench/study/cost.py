@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from pydantic import ValidationError
 
@@ -28,6 +28,28 @@ from sscbench.study.folder import IndexEntry
 from sscbench.terminal import count
 
 Prices = Mapping[str, ModelPrice]
+
+
+class CostedRun(Protocol):
+    """What the cost and pass^k figures read of a run: an :class:`IndexEntry`, or a slim
+    copy of its fields (a reader holding one per run, such as the report's cost section)."""
+
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def case_id(self) -> str: ...
+    @property
+    def config_id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def reward(self) -> float | None: ...
+    @property
+    def task(self) -> str | None: ...
+    @property
+    def usage(self) -> RunUsage | None: ...
 
 
 def role_price(role: RoleUsage, prices: Prices) -> tuple[float, str | None]:
@@ -108,7 +130,7 @@ class CostTotals:
 
 
 def cost_by_config(
-    entries: Iterable[IndexEntry], prices: Prices, timings: Mapping[str, float] | None = None
+    entries: Iterable[CostedRun], prices: Prices, timings: Mapping[str, float] | None = None
 ) -> tuple[dict[str, CostTotals], CostTotals]:
     """Per-configuration totals of the runs that ran, and the study's (their sum);
     ``timings`` gives each run's wall time (``StudyDir.read_timings``)."""
@@ -134,7 +156,7 @@ class PassHatK:
     tasks: int
 
 
-def pass_hat_k(entries: Iterable[IndexEntry]) -> dict[str, list[PassHatK]]:
+def pass_hat_k(entries: Iterable[CostedRun]) -> dict[str, list[PassHatK]]:
     """Clean-task pass^k per configuration, for k = 1 .. the most repetitions of a task.
 
     A missing clean run is no trial (a harness error is no outcome); a task is counted
@@ -150,7 +172,7 @@ Trials = dict[str, dict[str, list[int]]]
 """Per configuration and task: [completed clean runs, of them solved] (pass^k needs no more)."""
 
 
-def count_trial(trials: Trials, entry: IndexEntry) -> None:
+def count_trial(trials: Trials, entry: CostedRun) -> None:
     """Count a completed clean run as a trial of its task (solved when its reward is 1)."""
     if entry.kind == "clean" and entry.status == "completed":
         task = entry.task or entry.case_id  # an older study: one clean run per case

@@ -16,6 +16,7 @@ Nothing here writes: the run stage writes through ``StudyDir``.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -23,8 +24,8 @@ from typing import Any
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
-from sscbench.jsonl import read_objects
-from sscbench.reading import read_json
+from sscbench.jsonl import iter_jsonl
+from sscbench.reading import loads_json, read_json
 from sscbench.study.cases import read_cases
 from sscbench.study.compact import Compactor
 from sscbench.study.config import StudyConfig, config_from_record
@@ -79,6 +80,14 @@ class Study:
         compactor = Compactor()
         return [compactor.record(entry) for entry in self.store.read_index()]
 
+    def iter_entries(self) -> Iterator[IndexEntry]:
+        """Stream the finished runs of ``index.jsonl`` (as :attr:`entries`, read anew and
+        never kept): a reader that passes over the index once (the report's sections)
+        holds no entry per run."""
+        compactor = Compactor()
+        for entry in self.store.read_index():
+            yield compactor.record(entry)
+
     @cached_property
     def entries_by_run(self) -> dict[str, IndexEntry]:
         """The index entries by run id."""
@@ -115,9 +124,20 @@ class Study:
         if not self.store.plan.exists():
             return None
         compactor = Compactor()  # repeated words kept once (one line per planned run)
-        lines = [compactor.value(line) for line in read_objects(self.store.plan)]
+        return [compactor.value(line) for line in self.iter_plan()]
+
+    def has_plan(self) -> bool:
+        """Whether the study has ``plan.jsonl``."""
+        return self.store.plan.exists()
+
+    def iter_plan(self) -> Iterator[dict[str, Any]]:
+        """Stream ``plan.jsonl``'s lines (none without a plan), read anew and never kept,
+        refusing a faulted run listed twice as :attr:`plan` does (when the line repeating
+        it is reached): a reader passing over the plan once holds no line per run."""
+        if not self.store.plan.exists():
+            return
         first: dict[Any, int] = {}
-        for number, line in enumerate(lines, start=1):
+        for number, line in enumerate(iter_jsonl(self.store.plan, _object), start=1):
             run_id = line.get("faulted_run_id")
             if run_id is not None and first.setdefault(run_id, number) != number:
                 raise DataError(
@@ -126,7 +146,12 @@ class Study:
                     f"{run_id!r} is planned twice (plan lines {first[run_id]} and {number}, "
                     "blank lines not counted): a run is planned once",
                 )
-        return lines
+            yield line
+
+    def check_plan(self) -> None:
+        """Read ``plan.jsonl`` through once, keeping nothing: a bad plan is reported now."""
+        for _ in self.iter_plan():
+            pass
 
     @cached_property
     def config(self) -> StudyConfig:
@@ -166,6 +191,15 @@ class Study:
     def evaluator(self, run_id: str) -> list[EvaluatorEvent]:
         """A run's evaluator-only log."""
         return read_run_evaluator(self.store, run_id)
+
+
+def _object(line: str) -> dict[str, Any]:
+    """A JSONL line's object (a line holding anything else is an error, as in
+    :func:`~sscbench.jsonl.read_objects`)."""
+    value = loads_json(line)
+    if not isinstance(value, dict):
+        raise ValueError("expected a JSON object")
+    return value
 
 
 __all__ = ["MEASUREMENTS", "Study"]

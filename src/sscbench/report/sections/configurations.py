@@ -9,6 +9,7 @@ end), never an outcome; a faulted run its clean run did not qualify is counted a
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -54,45 +55,44 @@ class Scale:
     repetitions: set[int] = field(default_factory=set)
 
 
-def _planned(study: Study) -> list[Row]:
-    """The plan's lines, or for a study without ``plan.jsonl`` its indexed faulted runs."""
-    if study.plan is not None:
-        return study.plan
-    return [
-        {
-            "config_id": e.config_id,
-            "repetition": e.repetition,
-            "clean_run_id": e.clean_run_id,
-            "faulted_run_id": e.run_id,
-        }
-        for e in study.entries
-        if e.kind == "faulted"
-    ]
+def _planned(study: Study) -> Iterator[Row]:
+    """The plan's lines, or for a study without ``plan.jsonl`` its indexed faulted runs
+    (streamed: no line per run is kept)."""
+    if study.has_plan():
+        yield from study.iter_plan()
+        return
+    for e in study.iter_entries():
+        if e.kind == "faulted":
+            yield {
+                "config_id": e.config_id,
+                "repetition": e.repetition,
+                "clean_run_id": e.clean_run_id,
+                "faulted_run_id": e.run_id,
+            }
 
 
 def realized_scale(study: Study) -> dict[str, Scale]:
-    """Per configuration: what the plan scheduled and what became of each run."""
-    index = {e.run_id: e for e in study.entries}
+    """Per configuration: what the plan scheduled and what became of each run (the index
+    read as each run's status only, the plan streamed)."""
+    status = {e.run_id: e.status for e in study.iter_entries()}
     scales: dict[str, Scale] = defaultdict(Scale)
     for line in _planned(study):
         scale = scales[str(line["config_id"])]
         scale.repetitions.add(int(line["repetition"]))
         faulted, clean_id = str(line["faulted_run_id"]), line.get("clean_run_id")
-        clean = index.get(clean_id) if isinstance(clean_id, str) else None
+        clean = status.get(clean_id) if isinstance(clean_id, str) else None
         if isinstance(clean_id, str):
             scale.clean.add(clean_id)
         scale.faulted.append(faulted)
-        entry = index.get(faulted)
-        status = entry.status if entry is not None else None
-        if status == "not-qualified":
+        mine = status.get(faulted)
+        if mine == "not-qualified":
             scale.not_qualified.append(faulted)
-        elif (clean is None or clean.status == "completed") and entry is not None:
+        elif (clean is None or clean == "completed") and mine is not None:
             scale.qualified.append(faulted)  # a faulted harness error was qualified
-        if status == "completed":
+        if mine == "completed":
             scale.faulted_run.append(faulted)
     for scale in scales.values():
-        done = (index.get(i) for i in scale.clean)
-        scale.clean_run = sorted(e.run_id for e in done if e and e.status == "completed")
+        scale.clean_run = sorted(i for i in scale.clean if status.get(i) == "completed")
     return dict(scales)
 
 

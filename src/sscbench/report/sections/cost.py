@@ -6,8 +6,11 @@ clean run qualified which faulted runs (``tables/clean_runs.csv``: one row per c
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from typing import Any
 
+from sscbench.llm.usage import RunUsage
+from sscbench.reading import loads_json
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.cost import (
@@ -17,7 +20,7 @@ from sscbench.study.cost import (
     stored_config_calls_a_model,
     stored_local_free_models,
 )
-from sscbench.study.folder import IndexEntry
+from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.study import Study
 from sscbench.terminal import count
 
@@ -36,23 +39,76 @@ COST_COLUMNS = [
 ]
 
 
-def plan_ordered(study: Study) -> list[IndexEntry]:
-    """The index entries in the study's plan order (a clean run where the plan first names
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What the section reads of an index entry, kept per run instead of the entry (a
+    tenth of its memory): its names, result, served cases' number and usage."""
+
+    run_id: str
+    case_id: str
+    config_id: str
+    repetition: int
+    kind: str
+    status: str
+    reward: float | None
+    task: str | None
+    served: int  # len(entry.served_cases())
+    clean_run_id: str | None
+    usage: RunUsage | None
+
+    @classmethod
+    def of(cls, e: IndexEntry, usages: dict[str, RunUsage]) -> Run:
+        """The fields of ``e`` the section reads (its usage shared through ``usages``, by
+        its JSON: equal usages give equal sums)."""
+        served = len(e.served_cases()) if e.kind == "clean" else 0
+        usage = None if e.usage is None else usages.setdefault(e.usage.model_dump_json(), e.usage)
+        return cls(
+            *(e.run_id, e.case_id, e.config_id, e.repetition, e.kind, e.status),
+            *(e.reward, e.task, served, e.clean_run_id, usage),
+        )
+
+
+def plan_ordered(study: Study) -> list[Run]:
+    """The index's runs in the study's plan order (a clean run where the plan first names
     it, then its faulted runs), not the index's completion order: the tables read the
     same whichever executor (local, Ray) ran the study and in whatever order runs ended.
-    Runs the plan does not name follow, by run id."""
+    Runs the plan does not name follow, by run id. Index and plan are streamed: only a
+    :class:`Run` is kept per run."""
     position: dict[str, int] = {}
-    if study.plan is not None:
-        for row in study.plan:
-            for key in ("clean_run_id", "faulted_run_id"):
-                run_id = row.get(key)
-                if isinstance(run_id, str):
-                    position.setdefault(run_id, len(position))
+    for row in study.iter_plan():  # streamed: only each run's place is kept
+        for key in ("clean_run_id", "faulted_run_id"):
+            run_id = row.get(key)
+            if isinstance(run_id, str):
+                position.setdefault(run_id, len(position))
     unplanned = len(position)
-    return sorted(study.entries, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
+    usages: dict[str, RunUsage] = {}  # one copy of each distinct usage (a scripted run's)
+    runs = [Run.of(e, usages) for e in study.iter_entries()]
+    return sorted(runs, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 
-def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
+def _timings(store: StudyDir, runs: list[Run]) -> dict[str, float]:
+    """The wall times of ``runs`` that ``timings.jsonl`` gives, as
+    :meth:`~sscbench.study.folder.StudyDir.read_timings` reads them (a run's last line;
+    a cut or bad line skipped), read a line at a time and keyed by the runs' own ids:
+    nothing is kept for a line but its run's time."""
+    names = {run.run_id: run.run_id for run in runs}
+    timings: dict[str, float] = {}
+    if not store.timings.exists():
+        return timings
+    with store.timings.open("rb") as handle:
+        for raw in handle:
+            try:
+                row = loads_json(raw)
+                run_id, wall_s = str(row["run_id"]), float(row["wall_s"])
+            except (ValueError, KeyError, TypeError):
+                continue
+            name = names.get(run_id)
+            if name is not None:
+                timings[name] = wall_s
+    return timings
+
+
+def _clean_rows(entries: list[Run]) -> list[Row]:
     """One row per clean run: its task, result and the faulted runs it decided."""
     decided: dict[str, Counter] = defaultdict(Counter)
     faulted_ids: dict[str, list[str]] = defaultdict(list)
@@ -74,7 +130,7 @@ def _clean_rows(entries: list[IndexEntry]) -> list[Row]:
                 "task": entry.task or entry.case_id,
                 "status": entry.status,
                 "reward": entry.reward,
-                "cases": len(entry.served_cases()),
+                "cases": entry.served,
                 "qualified": counts["qualified"],
                 "not_qualified": counts["not-qualified"],
                 "missing": counts["missing"],
@@ -98,7 +154,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
         section.reason = "the study's index holds no run"
         return section
     prices = read_prices(store.config_toml)
-    by_config, total = cost_by_config(entries, prices, store.read_timings())
+    by_config, total = cost_by_config(entries, prices, _timings(store, entries))
     called = stored_config_calls_a_model(store.config_toml)
     local = stored_local_free_models(store.config_toml)
     words = total.words(local, called)
@@ -136,7 +192,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
     return section
 
 
-def _pass_k_table(entries: list[IndexEntry]) -> tuple[Table, list[Row]]:
+def _pass_k_table(entries: list[Run]) -> tuple[Table, list[Row]]:
     """Each configuration's clean-task pass^k, and the rows of ``pass_k.csv``."""
     passes = pass_hat_k(entries)
     most = max((len(v) for v in passes.values()), default=0)

@@ -239,7 +239,8 @@ def build(ctx: ReportContext) -> Section:
 def _opening(ctx: ReportContext) -> tuple[str, ...]:
     """The Summary's first lines: how many runs are missing and why (lost to the harness,
     never outcomes), and what simulated the user."""
-    entries = ctx.loaded.entries
+    # only the missing runs count in the line: the index is streamed, no entry kept per run
+    entries = (e for e in ctx.loaded.iter_entries() if e.status == "missing")
     missing = missing_line(entries, "sscbench run ... --retry-missing")
     try:
         user = ctx.loaded.config.user.describe()

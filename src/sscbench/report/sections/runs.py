@@ -19,7 +19,7 @@ def build(ctx: ReportContext) -> Section:
         ctx.measured,
         ctx.cases,
         ctx.sets.each(),
-        ctx.loaded.entries,
+        ctx.loaded.iter_entries(),
         ctx.run_pages,
     )
     return Section(

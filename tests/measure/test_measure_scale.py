@@ -3,13 +3,13 @@ file as one process, byte for byte (rows, order and seal)."""
 
 from __future__ import annotations
 
-import gc
 import shutil
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from live_objects import NewObjects
 from sscbench.cli import app
 from sscbench.measure import study as measure_module
 from sscbench.study.folder import IndexEntry
@@ -63,11 +63,12 @@ def test_measure_holds_no_index_entry_per_run(tiny_study, tmp_path, monkeypatch)
     real = measure_module.measure_run
 
     calls: list[int] = []
+    made = NewObjects(IndexEntry)  # entries other tests left alive are not this measure's
 
     def watched(*args, **kwargs):
         calls.append(1)
         if len(calls) % 5 == 0:  # every fifth faulted run: count the live entries
-            seen.append(sum(isinstance(o, IndexEntry) for o in gc.get_objects()))
+            seen.append(made.count())
         return real(*args, **kwargs)
 
     monkeypatch.setattr(measure_module, "measure_run", watched)

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from live_objects import NewObjects
 from sscbench.report.inputs import read_measurements
 from sscbench.study.compact import Compactor
 from sscbench.study.folder import StudyDir
@@ -92,6 +93,7 @@ def test_report_holds_no_index_entry_or_plan_line_per_run(tiny_study, tmp_path, 
     runs = (root / "index.jsonl").read_text().count("\n")
     planned = {line for line in (root / "plan.jsonl").read_text().splitlines() if line}
     seen: dict[str, tuple[int, list[str]]] = {}
+    made = NewObjects(IndexEntry)  # entries other tests left alive are not this report's
 
     def watched(part: Any) -> Callable[[Any], Any]:
         real = part.build
@@ -99,8 +101,7 @@ def test_report_holds_no_index_entry_or_plan_line_per_run(tiny_study, tmp_path, 
         def build(ctx: Any) -> Any:
             section = real(ctx)
             gc.collect()
-            live = gc.get_objects()
-            entries = sum(isinstance(o, IndexEntry) for o in live)
+            entries = made.count()
             # a plan line is a dict of atoms, which gc does not track: the plan is checked
             # as the study's cache of it (``Study.plan``, kept once read)
             seen[part.ID] = (entries, sorted({"entries", "plan"} & set(vars(ctx.loaded))))

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from sscbench.agents.edits import EditError, apply_edits, check_edits
-from sscbench.agents.recorded import RecordedMessage, RecordedRun
+from sscbench.recordings.recorded import RecordedMessage, RecordedRun
 
 
 def _run() -> RecordedRun:

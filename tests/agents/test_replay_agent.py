@@ -8,18 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from sscbench.agents.recorded import RecordedRun
 from sscbench.agents.replay import (
     ReplayAgent,
     ReplayUser,
     legacy_normalized,
-    load_trajectories,
     observation_matches,
 )
 from sscbench.agents.scripted import scripted_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.core.injection import Injection, SuppressHook
 from sscbench.errors import DataError
+from sscbench.recordings.formats import load_recording
+from sscbench.recordings.recorded import RecordedRun
 from sscbench.run.episode import EpisodeResult, run_episode
 from sscbench.users.scripted import scripted_user_factory
 from sscbench.world.load import load_world
@@ -61,10 +61,10 @@ def tiny_run(task_id: int = 0) -> dict:
 # ---- loading -----------------------------------------------------------------------------
 
 
-def test_load_trajectories_reads_a_valid_file(tmp_path: Path) -> None:
+def test_load_recording_reads_a_valid_file(tmp_path: Path) -> None:
     path = tmp_path / "runs.json"
     path.write_text(json.dumps([tiny_run(0), tiny_run(3)]))
-    runs = load_trajectories(path)
+    runs = load_recording(path)
     assert [r.taubench_task_id() for r in runs] == ["test/0", "test/3"]
     assert len(runs[0].assistant_turns()) == 2
     assert runs[0].system_prompt() == "policy"
@@ -79,7 +79,7 @@ def test_load_trajectories_reads_a_valid_file(tmp_path: Path) -> None:
         (lambda r: r["traj"][2]["tool_calls"][0].pop("function"), "[1].traj.2.tool_calls.0"),
     ],
 )
-def test_load_trajectories_names_file_and_index_of_a_malformed_entry(
+def test_load_recording_names_file_and_index_of_a_malformed_entry(
     tmp_path: Path, mutate, where: str
 ) -> None:
     bad = tiny_run(1)
@@ -87,21 +87,21 @@ def test_load_trajectories_names_file_and_index_of_a_malformed_entry(
     path = tmp_path / "runs.json"
     path.write_text(json.dumps([tiny_run(0), bad]))
     with pytest.raises(DataError) as info:
-        load_trajectories(path)
+        load_recording(path)
     message = str(info.value)
     assert str(path) in message and where in message and "entry 1" in message
 
 
-def test_load_trajectories_rejects_bad_files(tmp_path: Path) -> None:
+def test_load_recording_rejects_bad_files(tmp_path: Path) -> None:
     path = tmp_path / "runs.json"
     path.write_text('{"not": "a list"}')
     with pytest.raises(DataError, match="expected a JSON list"):
-        load_trajectories(path)
+        load_recording(path)
     path.write_text("[1, ")
     with pytest.raises(DataError, match="line 1"):
-        load_trajectories(path)
+        load_recording(path)
     with pytest.raises(DataError, match="file not found"):
-        load_trajectories(tmp_path / "missing.json")
+        load_recording(tmp_path / "missing.json")
 
 
 def test_legacy_rename() -> None:
@@ -118,7 +118,7 @@ def recorded(taubench: Path) -> tuple[list[RecordedRun], World]:
     path = taubench / RECORDING
     if not path.exists():
         pytest.skip(f"{path} not found")
-    return load_trajectories(path), load_world("tau-bench", "airline", taubench)
+    return load_recording(path), load_world("tau-bench", "airline", taubench)
 
 
 def replay(

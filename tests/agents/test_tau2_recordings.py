@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 from realtext_corpus import TAU2 as SHARED
 from realtext_corpus import TAU2_SAMPLE
 from sscbench.agents.pairs import read_pairs
-from sscbench.agents.replay import load_trajectories
-from sscbench.agents.task_match import match_task
 from sscbench.cli import app
 from sscbench.errors import DataError
+from sscbench.recordings.formats import load_recording, recording_id
+from sscbench.recordings.task_match import match_task
 from sscbench.world.task import Action, Task
 
 
@@ -72,13 +72,13 @@ def test_a_tau2_results_file_reads_as_recorded_runs(tmp_path):
     arguments become JSON text; tool results keep the call's id; τ²'s task id is kept."""
     path = tmp_path / "results.json"
     path.write_text(json.dumps(_results([_simulation()])), "utf-8")
-    (run,) = load_trajectories(path)
+    (run,) = load_recording(path)
     assert [m.role for m in run.traj][:2] == ["user", "assistant"]
     calls = run.traj[1].tool_calls
     assert [c.function.name for c in calls] == ["get_user_details", "get_reservation_details"]
     assert json.loads(calls[1].function.arguments) == {"reservation_id": "4WQ150"}
     assert [m.tool_call_id for m in run.traj if m.role == "tool"] == ["c1", "c2", "c3"]
-    assert run.info["tau2_task_id"] == "7" and run.recording_id() == "sim-7"
+    assert run.info["tau2_task_id"] == "7" and recording_id(run) == "sim-7"
     assert run.reward == 1.0
 
 
@@ -89,7 +89,7 @@ def test_a_malformed_simulation_names_its_field(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(_results([bad])), "utf-8")
     with pytest.raises(DataError, match=r"simulations\[0\]\.messages\[2\]\.tool_calls\[0\]"):
-        load_trajectories(path)
+        load_recording(path)
 
 
 def test_a_message_error_names_the_message_as_written(tmp_path):
@@ -100,18 +100,18 @@ def test_a_message_error_names_the_message_as_written(tmp_path):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps(_results([_simulation("1"), bad])), "utf-8")
     with pytest.raises(DataError, match=r"field simulations\[1\]\.messages\[4\]: a tool"):
-        load_trajectories(path)
+        load_recording(path)
 
 
 def test_simulation_ids_are_unique_identical_copies_read_once(tmp_path):
     path = tmp_path / "dup.json"
     first, other = _simulation("7"), _simulation("8")
     path.write_text(json.dumps(_results([first, other, first])), "utf-8")
-    runs = load_trajectories(path)
+    runs = load_recording(path)
     assert [r.info["simulation_index"] for r in runs] == [0, 1]
     path.write_text(json.dumps(_results([first, other, {**other, "id": "sim-7"}])), "utf-8")
     with pytest.raises(DataError, match=r"simulations\[2\]\.id: 'sim-7' is also the id of sim"):
-        load_trajectories(path)
+        load_recording(path)
 
 
 def _task(task_id: str, user: str, instruction: str, actions: list[Action]) -> Task:
@@ -128,14 +128,14 @@ def test_a_conversation_matches_its_task_by_content_not_its_label(tmp_path):
     """The user looked up and the writes made decide, whatever the file's label says."""
     path = tmp_path / "results.json"
     path.write_text(json.dumps(_results([_simulation(task_id="99")])), "utf-8")
-    (run,) = load_trajectories(path)
+    (run,) = load_recording(path)
     cancel = Action(name="cancel_reservation", kwargs={"reservation_id": "4WQ150"})
     tasks = [
         _task("test/1", "mia_li_3668", "You want to cancel reservation 4WQ150.", [cancel]),
         _task("test/2", "mia_li_3668", "You want to book a flight to Boston.", []),
         _task("test/3", "other_user_1", "You want to cancel reservation 4WQ150.", [cancel]),
     ]
-    match = match_task(run, tasks, run.recording_id())
+    match = match_task(run, tasks, recording_id(run))
     assert match.task_id == "test/1" and match.user and match.actions == 1.0
     assert match.labelled_task == "99"
 
@@ -144,14 +144,14 @@ def test_two_tasks_that_fit_alike_leave_the_conversation_unmatched(tmp_path):
     """Identical tasks of one user cannot be told apart: unmatched, with the reason."""
     path = tmp_path / "results.json"
     path.write_text(json.dumps(_results([_simulation()])), "utf-8")
-    (run,) = load_trajectories(path)
+    (run,) = load_recording(path)
     cancel = Action(name="cancel_reservation", kwargs={"reservation_id": "4WQ150"})
     same = "You want to cancel reservation 4WQ150."
     tasks = [
         _task("test/1", "mia_li_3668", same, [cancel]),
         _task("test/2", "mia_li_3668", same, [cancel]),
     ]
-    match = match_task(run, tasks, run.recording_id())
+    match = match_task(run, tasks, recording_id(run))
     assert match.task_id is None and "fit equally well" in match.reason
     nobody = match_task(run, [_task("test/3", "someone_else_1", same, [cancel])], "x")
     assert nobody.task_id is None and "user" in nobody.reason

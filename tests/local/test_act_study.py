@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from sscbench.faults.operators import DEFAULT_OPERATORS, SSCBENCH_OPERATORS
 from sscbench.local.act_study import ALL_OPERATORS, DOMAIN_OPERATORS, act_study_toml
 from sscbench.study.config import parse_config
 
@@ -21,3 +22,13 @@ def test_each_domain_study_runs_its_own_operators_on_its_world(domain: str) -> N
 def test_the_studies_cover_the_four_sscbench_operators_once() -> None:
     assert sorted(ALL_OPERATORS) == ["ItemOption", "PaySource", "ReturnDate", "WriteEffect"]
     assert act_study_toml("http://x/v1") == act_study_toml("http://x/v1", domain="airline")
+
+
+def test_the_act_studies_split_the_one_default_operator_list_by_domain():
+    """``local`` may not import ``faults``: its per-domain split is checked here against the
+    one default list (``faults.operators.DEFAULT_OPERATORS``), each operator on its domain."""
+    assert sorted(ALL_OPERATORS) == sorted(DEFAULT_OPERATORS)
+    domains = {op.name: op.domain for op in SSCBENCH_OPERATORS}
+    for domain, names in DOMAIN_OPERATORS.items():
+        assert all(domains[name] == domain for name in names)
+        assert list(names) == [n for n in DEFAULT_OPERATORS if domains[n] == domain]

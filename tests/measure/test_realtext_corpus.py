@@ -14,7 +14,7 @@ import pytest
 from realtext_corpus import HERE, run_corpus
 from sscbench.agents.edits import apply_edits
 from sscbench.agents.pairs import read_pairs
-from sscbench.agents.recorded import RecordedMessage, RecordedRun
+from sscbench.recordings.recorded import RecordedMessage, RecordedRun
 from sscbench.review.agreement import agreement
 from sscbench.review.labels import read_labels
 from sscbench.study.folder import StudyDir

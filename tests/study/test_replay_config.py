@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sscbench.agents.replay import load_trajectories
 from sscbench.cli import app
 from sscbench.errors import DataError
+from sscbench.recordings.formats import load_recording
 from sscbench.study.config import load_config, parse_config
 
 RECORDING = Path("historical_trajectories") / "gpt-4o-airline.json"
@@ -129,7 +129,7 @@ def test_sscbench_run_replays_gpt4o_airline_under_faults(taubench, tmp_path):
     )
     assert result.exit_code == 0, result.output
 
-    recorded = {(str(r.task_id), r.trial): r for r in load_trajectories(recording)}
+    recorded = {(str(r.task_id), r.trial): r for r in load_recording(recording)}
     stored = json.loads((out / "config.json").read_text())
     stored = stored.get("config", stored)
     assert (
@@ -183,9 +183,9 @@ def test_replay_record_marks_text_after_a_changed_observation():
     """The recording's text goes on after an observation stops fitting; the record says where."""
     import asyncio
 
-    from sscbench.agents.recorded import RecordedRun
     from sscbench.agents.replay import ReplayAgent
     from sscbench.core.ledger import AssistantEvent, ToolEvent, UserEvent
+    from sscbench.recordings.recorded import RecordedRun
 
     def call(i):
         fn = {"name": "get_x", "arguments": "{}"}

@@ -9,10 +9,11 @@ import typer
 
 from sscbench.cli_options import CasesOut, DataFolder, Operators, Seed, WorldSource, fail
 from sscbench.errors import DataError
+from sscbench.faults.operators import DEFAULT_OPERATORS
 from sscbench.terminal import plain
 
-OPERATORS = "ReturnDate,ItemOption,PaySource,WriteEffect"
-"""The default ``--operators``: the four SSCBench operators."""
+OPERATORS = ",".join(DEFAULT_OPERATORS)
+"""The default ``--operators``: the four SSCBench operators (the one default list)."""
 
 
 def _operator_worlds(world: str, data: Path | None, seed: int, operators: str):

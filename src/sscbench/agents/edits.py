@@ -26,7 +26,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from sscbench.agents.recorded import RecordedMessage, RecordedRun
+from sscbench.recordings.recorded import RecordedMessage, RecordedRun
 
 
 def _messages(run: RecordedRun) -> list[dict[str, Any]]:

@@ -10,10 +10,10 @@ applied to the faulted run only. The agent's factory puts the run it replays int
 recording.
 
 τ²-bench results are matched to τ-bench's tasks by content
-(:mod:`sscbench.agents.task_match`); a run's ``info["match"]`` keeps the match and its
+(:mod:`sscbench.recordings.task_match`); a run's ``info["match"]`` keeps the match and its
 score, and an unmatched conversation replays no case. A pairs study of a τ² file whose
 pairs all name their recording reads and matches only the conversations it names: the
-file is indexed once by simulation id (:mod:`sscbench.agents.tau2_index`), each named
+file is indexed once by simulation id (:mod:`sscbench.recordings.tau2_index`), each named
 conversation read back by its byte span; ``run`` keeps the index and the matches in the
 study (:func:`named_rows`) and seeds the next command with them (:func:`seed_tau2_index`).
 """
@@ -27,12 +27,13 @@ from pathlib import Path
 
 from sscbench.agents.edits import apply_edits
 from sscbench.agents.pairs import Pair, read_pairs
-from sscbench.agents.recorded import RecordedRun
-from sscbench.agents.replay import ReplayAgent, load_trajectories
-from sscbench.agents.task_match import TaskMatch, match_task
-from sscbench.agents.tau2_index import Span, Tau2Index, index_tau2
+from sscbench.agents.replay import ReplayAgent
 from sscbench.core.agent import RUN_KIND_OPTION, RunContext
 from sscbench.errors import DataError
+from sscbench.recordings.formats import detect_file, load_recording, recording_id, run_format
+from sscbench.recordings.recorded import RecordedRun
+from sscbench.recordings.task_match import TaskMatch, match_task
+from sscbench.recordings.tau2_index import Span, Tau2Index
 from sscbench.world.task import Task
 
 REPLAY_OPTION = "replay_run"
@@ -41,7 +42,7 @@ UNMATCHED = "unmatched"
 
 @lru_cache(maxsize=8)
 def _load(path: str, sha256: str | None) -> tuple[RecordedRun, ...]:
-    return tuple(load_trajectories(path))
+    return tuple(load_recording(path))
 
 
 def recorded_runs(path: str | Path, sha256: str | None = None) -> tuple[RecordedRun, ...]:
@@ -54,13 +55,8 @@ def _read_pairs(path: str, sha256: str | None) -> tuple[Pair, ...]:
     return tuple(read_pairs(path))
 
 
-def is_tau2(runs: tuple[RecordedRun, ...]) -> bool:
-    """True when the runs came from a τ²-bench results file."""
-    return bool(runs) and runs[0].info.get("format") == "tau2"
-
-
 @lru_cache(maxsize=4)
-def _tasks(path: str, domain: object, data: str | None, split: str) -> tuple[Task, ...]:
+def _tasks(path: str, domain: str | None, data: str | None, split: str) -> tuple[Task, ...]:
     """The τ-bench tasks of ``split`` a τ² recording of ``domain`` is matched against."""
     from sscbench.world.load import load_world
 
@@ -83,10 +79,11 @@ def _matched(
     path: str, sha256: str | None, data: str | None, split: str
 ) -> tuple[tuple[RecordedRun, ...], tuple[TaskMatch, ...]]:
     runs = recorded_runs(path, sha256)
-    if not is_tau2(runs):
+    if not runs or not run_format(runs[0]).matches_tasks:
         return runs, ()
-    tasks = list(_tasks(path, runs[0].info.get("domain"), data, split))
-    matches = tuple(match_task(run, tasks, run.recording_id()) for run in runs)
+    domain = runs[0].info.get("domain")
+    tasks = list(_tasks(path, domain if isinstance(domain, str) else None, data, split))
+    matches = tuple(match_task(run, tasks, recording_id(run)) for run in runs)
     out = tuple(_with_match(run, match) for run, match in zip(runs, matches, strict=True))
     return out, matches
 
@@ -102,7 +99,11 @@ def seed_tau2_index(path: str | Path, sha256: str, index: Tau2Index) -> None:
 
 @lru_cache(maxsize=8)
 def _scanned(path: str, sha256: str | None) -> Tau2Index:
-    return index_tau2(path)
+    found = detect_file(path)
+    index = found.index(Path(path)) if found is not None else None
+    if index is None:
+        raise DataError(path, None, "the recording's format has no index of its runs")
+    return index
 
 
 def tau2_index(path: str | Path, sha256: str | None) -> Tau2Index:
@@ -125,7 +126,7 @@ def _named(
     out = []
     for span in spans:
         run = index.run(span)
-        match = match_task(run, tasks, run.recording_id())
+        match = match_task(run, tasks, recording_id(run))
         out.append((span, _with_match(run, match), match))
     return tuple(out)
 
@@ -136,16 +137,6 @@ def named_runs(
     """The simulations of a τ² file with id ``recording`` — each read by its span, converted
     and matched alone (once per process) — with their spans and matches."""
     return _named(str(path), sha256, str(data) if data is not None else None, split, recording)
-
-
-def is_tau2_file(path: str | Path) -> bool:
-    """True when the file's first character that is not white space opens an object
-    (τ²'s results format; τ-bench's is a list)."""
-    try:
-        with Path(path).open("rb") as handle:
-            return handle.read(4096).lstrip().startswith(b"{")
-    except OSError:
-        return False
 
 
 def matched_runs(
@@ -206,14 +197,14 @@ class RecordingAgentFactory:
         return _read_pairs(str(self.pairs_path), self.pairs_sha256)
 
     def reads_named_only(self) -> bool:
-        """True when the agent replays a pairs file of a τ² recording whose pairs all name
-        their recording: only those conversations are read and matched."""
+        """True when the agent replays a pairs file whose pairs all name their recording,
+        of a recording whose format indexes its runs (τ²'s): only those conversations are
+        read and matched."""
         if self._named is None:
             pairs = self.pairs()
+            found = detect_file(self.path) if pairs else None
             self._named = (
-                bool(pairs)
-                and all(p.recording is not None for p in pairs)
-                and is_tau2_file(self.path)
+                all(p.recording is not None for p in pairs) and found is not None and found.indexed
             )
         return self._named
 
@@ -256,7 +247,7 @@ class RecordingAgentFactory:
             found = [run for _, run, _ in self.named(pair.recording)]
             field = "recording"
         elif pair.recording is not None:
-            found = [r for r in self.runs if r.recording_id(split) == pair.recording]
+            found = [r for r in self.runs if recording_id(r, split) == pair.recording]
             field = "recording"
         else:
             found = [
@@ -277,7 +268,7 @@ class RecordingAgentFactory:
             raise DataError(
                 where,
                 f"{line}: recording",
-                f"recording {run.recording_id(split)} ran task {matched}, not the case's {task_id}",
+                f"recording {recording_id(run, split)} ran task {matched}, not the case's {task_id}",
             )
         return run
 

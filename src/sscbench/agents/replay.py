@@ -19,53 +19,15 @@ user addresses differ there only; :func:`legacy_normalized` applies that rename.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
-from sscbench.agents.recorded import RecordedRun
-from sscbench.agents.tau2 import is_tau2_results, tau2_runs
 from sscbench.core.agent import Agent, AgentFactory, AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
 from sscbench.core.user import STOP, User, UserFactory
-from sscbench.errors import DataError
-from sscbench.reading import json_reason, loads_json, read_text
-
-
-def load_trajectories(path: str | Path) -> list[RecordedRun]:
-    """Recorded runs from a τ-bench trajectory file or a τ²-bench results file, validated.
-
-    Raises :class:`DataError` naming the file and, for a malformed entry, its index
-    and the field at fault (e.g. ``[12].traj.3.role``).
-    """
-    path = Path(path)
-    text = read_text(path)
-    try:
-        raw = loads_json(text)
-    except json.JSONDecodeError as exc:
-        raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
-    except ValueError as exc:
-        raise DataError(path, None, json_reason(exc)) from exc
-    if is_tau2_results(raw):
-        return tau2_runs(raw, path)
-    if not isinstance(raw, list):
-        raise DataError(
-            path, None, "expected a JSON list of recorded runs (τ-bench) or a τ² results file"
-        )
-    runs: list[RecordedRun] = []
-    for index, entry in enumerate(raw):
-        try:
-            runs.append(RecordedRun.model_validate(entry))
-        except ValidationError as exc:
-            error = exc.errors()[0]
-            loc = ".".join(str(part) for part in error["loc"])
-            where = f"[{index}]" + (f".{loc}" if loc else "")
-            raise DataError(path, where, f"malformed entry {index}: {error['msg']}") from exc
-    return runs
+from sscbench.reading import loads_json
+from sscbench.recordings.recorded import RecordedRun
 
 
 def _prefix_user_replies(run: RecordedRun, turns: int) -> tuple[str | None, list[str]]:
@@ -336,7 +298,6 @@ __all__ = [
     "ReplayAgent",
     "ReplayUser",
     "legacy_normalized",
-    "load_trajectories",
     "observation_matches",
     "replay_agent_factory",
     "replay_user_factory",

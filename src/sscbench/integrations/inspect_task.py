@@ -37,6 +37,7 @@ from inspect_ai.solver import Generate, TaskState, solver
 from sscbench.errors import DataError
 from sscbench.integrations.inspect_messages import ledger_to_messages
 from sscbench.integrations.inspect_scores import measurement_score
+from sscbench.faults.operators import DEFAULT_OPERATORS
 from sscbench.integrations.inspect_study import StudyBinding, binding_for
 from sscbench.integrations.populations import population_metrics
 from sscbench.measure.study import measure_entries
@@ -46,7 +47,8 @@ from sscbench.study.ledgers import read_ledger
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.worlds import build_worlds
 
-DEFAULT_OPERATORS = "ReturnDate,PaySource,ItemOption,WriteEffect"
+DEFAULT_OPERATOR_LIST = ",".join(DEFAULT_OPERATORS)
+"""The default ``operators`` argument: the one default list (``faults.operators``)."""
 
 
 def _names(value: str | list[str] | None) -> list[str] | None:
@@ -105,7 +107,7 @@ def arrival(
     world: str = "generated",
     data: str | None = None,
     domains: str | None = None,
-    operators: str = DEFAULT_OPERATORS,
+    operators: str = DEFAULT_OPERATOR_LIST,
     per_operator: int = 2,
     cases: str | None = None,
     seed: int = 0,

@@ -48,7 +48,7 @@ def seed_from_study(config: StudyConfig, root: Path) -> None:
     """Before a resumed ``run``: seed each pairs agent's τ² reader with the spans the study
     kept, when its recording and pairs file are still the ones they were taken from."""
     from sscbench.agents.recordings import seed_tau2_index
-    from sscbench.agents.tau2_index import index_from_rows
+    from sscbench.recordings.tau2_index import index_from_rows
 
     if not (root / RECORDINGS_FILE).exists():
         return

@@ -7,6 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from sscbench.faults.operators import DEFAULT_OPERATORS
 from sscbench.study.config_hash import LATER
 
 MAX_PER_OPERATOR = 100_000
@@ -65,9 +66,7 @@ class CaseSettings(Strict):
     """Where the cases come from: a cases.jsonl file or the built-in operators."""
 
     file: str | None = None
-    operators: list[str] = Field(
-        default_factory=lambda: ["ReturnDate", "PaySource", "ItemOption", "WriteEffect"]
-    )
+    operators: list[str] = Field(default_factory=lambda: list(DEFAULT_OPERATORS))
     per_operator: int = Field(10, ge=1, le=MAX_PER_OPERATOR)
     max_steps: dict[str, Annotated[int, Field(ge=1, le=MAX_STEPS_LIMIT)]] = Field(
         default_factory=dict

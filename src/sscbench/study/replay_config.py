@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, model_validator
 
 from sscbench.errors import DataError
+from sscbench.recordings.formats import detect_head, format_names, recording_format
 from sscbench.study.config_hash import LATER
 
 PATH_MAX = 4096
@@ -35,6 +36,20 @@ ConfigPath = Annotated[str, AfterValidator(usable_path)]
 """A path field of a study config (see :func:`usable_path`)."""
 
 
+def known_format(name: str) -> str:
+    """A recording format's name, refused (``ValueError``, naming the known ones) when
+    no format of that name is registered (:data:`sscbench.recordings.formats.FORMATS`)."""
+    if name not in format_names():
+        raise ValueError(f"unknown recording format {name!r}; known: {list(format_names())}")
+    return name
+
+
+FormatName = Annotated[
+    str, AfterValidator(known_format), Field(json_schema_extra={"enum": list(format_names())})
+]
+"""A ``format`` field: the name of a registered recording format."""
+
+
 class ReplaySettings(BaseModel):
     """A recording of real runs replayed as an agent: τ-bench's trajectory format, or
     τ²-bench's results format (``format = "tau2"``, detected when not given).
@@ -47,7 +62,7 @@ class ReplaySettings(BaseModel):
     JSONL file naming exact (case, recording[, edits]) pairs, one faulted run each
     (:mod:`sscbench.agents.pairs`); its sha256 is recorded like the recording's.
 
-    A τ² conversation's task is found from its content (:mod:`sscbench.agents.task_match`),
+    A τ² conversation's task is found from its content (:mod:`sscbench.recordings.task_match`),
     since τ² renumbers τ-bench's tasks; the world must be τ-bench's.
     """
 
@@ -63,7 +78,7 @@ class ReplaySettings(BaseModel):
         description="what qualifies the clean replay for its faulted run: reward 1 "
         "(as for every agent) or merely completed (no harness error)",
     )
-    format: Literal["tau-bench", "tau2"] | None = Field(
+    format: FormatName | None = Field(
         None,
         description="the recording's format: τ-bench's trajectory list or τ²-bench's "
         "results file (detected when not given)",
@@ -120,25 +135,27 @@ class ReplaySettings(BaseModel):
         self._pairs_resolved = resolved
 
     def detect_format(self, config: str | Path, field: str, first_call_only: bool) -> None:
-        """Set ``format`` to ``"tau2"`` when the recording is τ²'s results object (τ-bench's
-        list leaves it as given); a given format that does not fit the file is an error
-        naming the field, and so is a τ² recording under τ-bench's first-call-only rule
-        (its messages make several calls, executed in order)."""
+        """Set ``format`` to the format the recording's first characters show
+        (:func:`~sscbench.recordings.formats.detect_head`); the default format (τ-bench's)
+        leaves it as given, so configs written before formats existed keep their hash. A
+        given format that does not fit the file is an error naming the field, and so is a
+        format whose messages make several calls (τ²'s) under τ-bench's first-call-only
+        rule."""
         try:
             with self.resolved.open(encoding="utf-8") as handle:
                 head = handle.read(4096).lstrip()
         except (OSError, UnicodeDecodeError) as exc:
             raise DataError(config, f"{field}.path", f"cannot read {self.resolved}: {exc}") from exc
-        found: Literal["tau-bench", "tau2"] = "tau2" if head.startswith("{") else "tau-bench"
-        if self.format is not None and self.format != found:
+        found = detect_head(head)
+        if self.format is not None and self.format != found.name:
             raise DataError(
                 config,
                 f"{field}.format",
-                f"{self.resolved} is in {found}'s format, not {self.format}'s",
+                f"{self.resolved} is in {found.name}'s format, not {self.format}'s",
             )
-        if found == "tau2":
-            self.format = found
-        if found == "tau2" and first_call_only:
+        if found is not recording_format(None):
+            self.format = found.name
+        if found.several_calls_per_message and first_call_only:
             raise DataError(
                 config,
                 "study.first_tool_call_only",

@@ -5,6 +5,18 @@ from sscbench.faults.operators.pay_source import PaySource
 from sscbench.faults.operators.return_date import ReturnDate
 from sscbench.faults.operators.write_effect import WriteEffect
 
-SSCBENCH_OPERATORS = (ReturnDate, ItemOption, PaySource, WriteEffect)
+SSCBENCH_OPERATORS = (ReturnDate, PaySource, ItemOption, WriteEffect)
+"""The four operators' classes, in the one default order."""
+DEFAULT_OPERATORS: tuple[str, ...] = tuple(op.name for op in SSCBENCH_OPERATORS)
+"""The default operators of a study (``[cases] operators``), of ``sscbench candidates`` /
+``admit`` (``--operators``) and of the Inspect task: the one list, in the order studies
+have always run them."""
 
-__all__ = ["SSCBENCH_OPERATORS", "ItemOption", "PaySource", "ReturnDate", "WriteEffect"]
+__all__ = [
+    "DEFAULT_OPERATORS",
+    "SSCBENCH_OPERATORS",
+    "ItemOption",
+    "PaySource",
+    "ReturnDate",
+    "WriteEffect",
+]

@@ -18,6 +18,7 @@ from typing import Any
 from sscbench.agents.recordings import RecordingAgentFactory, Selection, matched_runs
 from sscbench.errors import DataError
 from sscbench.reading import loads_json
+from sscbench.recordings.formats import recording_format
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.config import StudyConfig, config_from_record
@@ -202,7 +203,7 @@ def _replayed(
     if agent.replay.pairs:
         source += f", the exact pairs of {Path(agent.replay.pairs).name}"
     section.notes.append([{"t": source + "."}])
-    if agent.replay.format != "tau2":
+    if not recording_format(agent.replay.format).matches_tasks:
         return []
     try:
         named = _named_matches(study_root, config, data, agent)

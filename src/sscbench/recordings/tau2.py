@@ -10,7 +10,7 @@ The conversion keeps every assistant and user text and every call as recorded; i
 drops only the harness's opening greeting (τ²'s fixed first assistant message, sent
 before the user speaks, which sscbench's episode does not have: the user opens). A
 simulation's ``task_id`` is τ²'s, which renumbers τ-bench's tasks (and is wrong in
-some files): :mod:`sscbench.agents.task_match` finds the τ-bench task each
+some files): :mod:`sscbench.recordings.task_match` finds the τ-bench task each
 conversation ran by its content.
 """
 
@@ -23,14 +23,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from sscbench.agents.recorded import RecordedMessage, RecordedRun
 from sscbench.errors import DataError
+from sscbench.recordings.recorded import RecordedMessage, RecordedRun
 from sscbench.world.hashing import data_hash
 
-
-def is_tau2_results(raw: Any) -> bool:
-    """True when a parsed recording file is τ²-bench's results format (not τ-bench's list)."""
-    return isinstance(raw, dict) and isinstance(raw.get("simulations"), list)
+TAU2_FORMAT = "tau2"
+"""The format's name (``[agents.replay] format``, each run's ``info["format"]``)."""
 
 
 def _call(call: Any, where: str, path: Path) -> dict[str, Any]:
@@ -163,7 +161,7 @@ def tau2_run(simulation: Any, index: int, domain: Any, path: Path) -> RecordedRu
     check_simulation(simulation, index, path)
     traj = _conversation(simulation["messages"], where, path)
     info = {
-        "format": "tau2",
+        "format": TAU2_FORMAT,
         "simulation_id": simulation_id(simulation, index),
         "simulation_index": index,
         "tau2_task_id": str(simulation.get("task_id")),

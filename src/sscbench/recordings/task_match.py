@@ -22,8 +22,8 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from sscbench.agents.recorded import RecordedRun
 from sscbench.reading import loads_json
+from sscbench.recordings.recorded import RecordedRun
 from sscbench.world.task import Task
 
 MARGIN = 0.05

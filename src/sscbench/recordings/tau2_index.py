@@ -6,7 +6,7 @@ a handful: :func:`index_tau2` streams the file once (:func:`sscbench.reading.ind
 each simulation decoded by the reading rule one at a time, checked to be an object with a
 ``messages`` list, its byte span and id kept, never the whole file in memory), and
 :meth:`Tau2Index.run` reads one named simulation back by its span and converts it
-(:func:`sscbench.agents.tau2.tau2_run`) — the others are never converted nor matched.
+(:func:`sscbench.recordings.tau2.tau2_run`) — the others are never converted nor matched.
 The index is small (an id and three integers a simulation): ``run`` keeps it in the study
 (``recordings.json``) so that later commands seek instead of scanning again.
 """
@@ -19,16 +19,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from sscbench.agents.recorded import RecordedRun
-from sscbench.agents.tau2 import (
+from sscbench.errors import DataError
+from sscbench.reading import index_json_array, read_json_span
+from sscbench.recordings.recorded import RecordedRun
+from sscbench.recordings.tau2 import (
     check_simulation,
     distinct_ids,
     simulation_id,
     tau2_domain,
     tau2_run,
 )
-from sscbench.errors import DataError
-from sscbench.reading import index_json_array, read_json_span
 
 
 @dataclass(frozen=True)

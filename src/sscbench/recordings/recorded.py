@@ -1,12 +1,14 @@
 """A recorded trajectory as τ-bench writes it: runs of chat messages with their tool calls
 in OpenAI format (what :mod:`sscbench.agents.replay` re-emits and
-:mod:`sscbench.agents.tau2` converts τ²-bench results into)."""
+:mod:`sscbench.recordings.tau2` converts τ²-bench results into)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from sscbench.json_types import JsonObject
 
 
 class RecordedFunction(BaseModel):
@@ -59,7 +61,7 @@ class RecordedRun(BaseModel):
     traj: list[RecordedMessage]
     reward: float | None = None
     trial: int | None = None
-    info: dict[str, Any] = Field(default_factory=dict)
+    info: JsonObject = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _check(self) -> RecordedRun:
@@ -76,13 +78,6 @@ class RecordedRun(BaseModel):
         if isinstance(self.task_id, int):
             return f"{split}/{self.task_id}"
         return self.task_id if "/" in self.task_id else f"{split}/{self.task_id}"
-
-    def recording_id(self, split: str = "test") -> str:
-        """The run's id in its file: a τ² simulation's id, or ``"<task>#<trial>"``."""
-        simulation = self.info.get("simulation_id")
-        if self.info.get("format") == "tau2" and simulation is not None:
-            return str(simulation)
-        return f"{self.taubench_task_id(split)}#{self.trial if self.trial is not None else 0}"
 
     def system_prompt(self) -> str | None:
         """The recorded system prompt, if any."""

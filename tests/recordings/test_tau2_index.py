@@ -8,13 +8,13 @@ import json
 import pytest
 
 from realtext_corpus import TAU2_SAMPLE
-from sscbench.agents.replay import load_trajectories
-from sscbench.agents.tau2_index import index_from_rows, index_tau2
 from sscbench.errors import DataError
+from sscbench.recordings.formats import load_recording, recording_id
+from sscbench.recordings.tau2_index import index_from_rows, index_tau2
 
 
 def test_a_span_reads_back_the_conversation_the_whole_file_gives():
-    whole = {r.recording_id(): r for r in load_trajectories(TAU2_SAMPLE)}
+    whole = {recording_id(r): r for r in load_recording(TAU2_SAMPLE)}
     index = index_tau2(TAU2_SAMPLE)
     assert list(index.ids) == list(whole) and index.domain == "airline"
     for simulation_id, run in whole.items():

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from sscbench.core.injection import InjectingExecutor
+from sscbench.faults.behaviours import AckLostToTimeout
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.compound import (
     COMPOUND_FAMILIES,
@@ -48,9 +49,9 @@ def test_registered_typed_and_in_the_release_table(family):
 
 
 def test_the_timeout_compound_takes_the_timeout_rules():
-    assert family_of("CompoundStaleTimeout").ack_lost_to_timeout
-    assert family_of("CompoundTimeoutReadback").ack_lost_to_timeout
-    assert not family_of("CompoundStaleReadback").ack_lost_to_timeout
+    assert AckLostToTimeout in family_of("CompoundStaleTimeout").behaviours
+    assert AckLostToTimeout in family_of("CompoundTimeoutReadback").behaviours
+    assert AckLostToTimeout not in family_of("CompoundStaleReadback").behaviours
 
 
 @pytest.mark.parametrize("family", COMPOUND_FAMILIES)

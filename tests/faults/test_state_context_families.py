@@ -14,6 +14,7 @@ from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.context_faults import MissingEntitlement
 from sscbench.faults.families import InterveningUpdate
+from sscbench.faults.hooks import hook_tag
 from sscbench.faults.registry import get_operator, typed_family_names
 from sscbench.faults.state_faults import (
     EXPIRED_TEXT,
@@ -57,7 +58,7 @@ def test_the_families_are_typed_registered_and_distinct():
         Checkpoint.AUTHORITY,
     )
     assert missing.surface is Surface.CONTEXT and not missing.recoverable
-    assert activation_note("x:checkpoint") and activation_note("x:expired")
+    assert activation_note(hook_tag("x:checkpoint")) and activation_note(hook_tag("x:expired"))
 
 
 def test_stale_checkpoint_activates_and_hands_over_the_record_before_the_write(worlds):

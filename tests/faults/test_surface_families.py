@@ -16,6 +16,7 @@ from sscbench.faults.context_faults import (
     ContradictorySource,
     RevokedProvenance,
 )
+from sscbench.faults.hooks import hook_tag
 from sscbench.faults.registry import get_operator
 from sscbench.faults.state_faults import ReplayedEvent, changes_twice
 from sscbench.faults.surfaces import SURFACE_FAMILIES, activation_note
@@ -47,7 +48,10 @@ def test_surface_families_are_typed_and_registered():
     assert spec_for("SameSourceReadback").surface is Surface.VERIFICATION
     assert spec_for("PartialPayload").surface is Surface.TOOL
     assert spec_for("RevokedProvenance").surface is Surface.CONTEXT
-    assert activation_note("x:y:same-source") and activation_note("x:timeout") is None
+    assert (
+        activation_note(hook_tag("x:y:same-source"))
+        and activation_note(hook_tag("x:timeout")) is None
+    )
 
 
 @pytest.mark.parametrize("family", WRITE_FAMILIES, ids=lambda f: f.name)
@@ -75,7 +79,7 @@ def test_lost_write_families_activate_on_tau_bench_tasks(worlds, family):
                 and not out.write.state_changed
                 and not record.original_observation.startswith("Error")
                 and (real_receipt or out.observation != record.original_observation)
-                and activation_note(record.hook_id)
+                and activation_note(hook_tag(record.hook_id))
             ):
                 activated += 1
     assert scheduled >= 60

@@ -12,6 +12,7 @@ from fault_cases import call_tool, family_cases
 from sscbench.agents.scripted.tool_checks import contract_problem
 from sscbench.core.injection import InjectingExecutor
 from sscbench.faults.catalogue import spec_for
+from sscbench.faults.hooks import hook_tag
 from sscbench.faults.registry import get_operator
 from sscbench.faults.surfaces import activation_note
 from sscbench.faults.tool_faults import REJECTED_TEXT, Rejected
@@ -41,7 +42,9 @@ def test_the_families_are_typed_registered_and_carry_commit_semantics():
     assert spec_for("Rejected").timing is Timing.BEFORE_CALL  # refused before commit
     assert spec_for("StaleValue").timing is Timing.BEFORE_CALL
     assert (
-        activation_note("x:stale") and activation_note("x:drift") and activation_note("x:rejected")
+        activation_note(hook_tag("x:stale"))
+        and activation_note(hook_tag("x:drift"))
+        and activation_note(hook_tag("x:rejected"))
     )
 
 

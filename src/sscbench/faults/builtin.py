@@ -12,6 +12,7 @@ from typing import Any
 from sscbench.core.injection import Injection, SuppressHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import FaultFamily
+from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.operators import SSCBENCH_OPERATORS
 from sscbench.faults.surfaces import ALL_FAMILIES
 from sscbench.world.task import Task
@@ -40,7 +41,7 @@ class SuppressWrite(FaultFamily):
                 and all(arguments.get(k) == v for k, v in expected.items())
             )
 
-        return [SuppressHook(f"{case.case_id}:suppress", match=match)]
+        return [SuppressHook(hook_id(case.case_id, HookTag.SUPPRESS), match=match)]
 
     def cases_for(self, world: World, task: Task) -> list[Case]:
         """One case per task whose ground truth has a write with an id argument."""

@@ -16,7 +16,7 @@ policy with a fault of the write's life:
 
 Each keeps its parts' parameters (``probability``, ``burst``, ``position``) and its
 parts' release rules: the context rules (the surface is the context) and the timeout or
-read-back rules, by the trait flags of their classes (``ack_lost_to_timeout``).
+read-back rules, by the behaviours of their classes (``AckLostToTimeout``).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.injection import Injection
+from sscbench.faults.behaviours import AckLostToTimeout
 from sscbench.faults.case import Case
 from sscbench.faults.families import StalePolicy, timeout_hook, unavailable_hook
 from sscbench.faults.family import family_spec
@@ -72,7 +73,7 @@ class CompoundStaleTimeout(_StaleContext):
     """Stale policy clause in the context, and the write's acknowledgement lost to a timeout."""
 
     name = "CompoundStaleTimeout"
-    ack_lost_to_timeout = True
+    behaviours = (AckLostToTimeout,)
     spec = family_spec(
         name=name,
         description="a superseded clause drops explicit confirmation, and the write's "

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from sscbench.faults.behaviours import EntitlementBarrier, EntitlementMissing, Unsolvable
 from sscbench.faults.case import Case
 from sscbench.faults.families import CONFIRMATION_RULE
-from sscbench.faults.family import OwnRule, family_spec
+from sscbench.faults.family import family_spec
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import WriteFamily
 from sscbench.world.entitlements import without_entitlement
@@ -98,9 +99,7 @@ class MissingEntitlement(WriteFamily):
     """The policy section authorising the task's write is missing from the context."""
 
     name = "MissingEntitlement"
-    own_rule = OwnRule.MISSING_ENTITLEMENT
-    entitlement_barrier = True
-    unsolvable = True
+    behaviours = (EntitlementMissing, EntitlementBarrier, Unsolvable)
     spec = family_spec(
         name=name,
         surface=Surface.CONTEXT,

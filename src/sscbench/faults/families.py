@@ -29,8 +29,10 @@ import re
 from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook, UpdateHook
+from sscbench.faults.behaviours import AckLostToTimeout, JudgedByStaleEffects
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
+from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.identity import IDENTITY_FAMILIES
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import Burst, WriteFamily, matches_write, reads_written_record
@@ -58,7 +60,7 @@ class TimeoutAfterCommit(WriteFamily):
     """The write commits; its acknowledgement is lost to a timeout."""
 
     name = "TimeoutAfterCommit"
-    ack_lost_to_timeout = True
+    behaviours = (AckLostToTimeout,)
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -85,7 +87,10 @@ def timeout_hook(case: Case, seed: int) -> Injection:
         return TIMEOUT_TEXT if burst.fire() else None
 
     return RewriteHook(
-        f"{case.case_id}:timeout", match=matches_write(case), rewrite=rewrite, persistent=True
+        hook_id(case.case_id, HookTag.TIMEOUT),
+        match=matches_write(case),
+        rewrite=rewrite,
+        persistent=True,
     )
 
 
@@ -117,7 +122,7 @@ def unavailable_hook(case: Case, seed: int) -> Injection:
         return UNAVAILABLE_TEXT if burst.fire() else None
 
     return RewriteHook(
-        f"{case.case_id}:unavailable",
+        hook_id(case.case_id, HookTag.UNAVAILABLE),
         match=reads_written_record(case),
         rewrite=rewrite,
         persistent=True,
@@ -128,7 +133,7 @@ class CompoundTimeoutReadback(WriteFamily):
     """Timeout after commit and read-back unavailable on the same write."""
 
     name = "CompoundTimeoutReadback"
-    ack_lost_to_timeout = True
+    behaviours = (AckLostToTimeout,)
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -164,7 +169,7 @@ class InterveningUpdate(WriteFamily):
     """
 
     name = "InterveningUpdate"
-    judged_by_stale_effects = True
+    behaviours = (JudgedByStaleEffects,)
     spec = family_spec(
         name=name,
         surface=Surface.STATE,
@@ -213,7 +218,11 @@ class InterveningUpdate(WriteFamily):
                     order["status"] = read
                     order["address"] = {**order.get("address", {}), "address2": f"Suite {k}00"}
 
-        return [UpdateHook(f"{case.case_id}:update", match=match, update=update, persistent=True)]
+        return [
+            UpdateHook(
+                hook_id(case.case_id, HookTag.UPDATE), match=match, update=update, persistent=True
+            )
+        ]
 
 
 class StalePolicy(WriteFamily):

@@ -34,8 +34,10 @@ import json
 from typing import Any
 
 from sscbench.core.injection import Injection, RebindHook, RewriteHook
+from sscbench.faults.behaviours import IdentityFault
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
+from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.typed import Checkpoint, ContainmentPlan, Semantics, Surface, Timing
 from sscbench.faults.write_family import WriteFamily
 from sscbench.world.records import READ_TOOLS
@@ -47,9 +49,6 @@ REBINDABLE_WRITES = frozenset(
     {"cancel_pending_order", "modify_pending_order_address", "cancel_reservation"}
 )
 """Writes whose arguments besides the record id do not bind to the record's contents."""
-
-REBIND_HOOK = "rebind"
-"""The suffix of the hook id of an identity rebinding (the activation reads it)."""
 
 
 def _status_ok(kind: str, record: dict[str, Any]) -> bool:
@@ -90,7 +89,7 @@ class IdentityRebind(WriteFamily):
     """Lookups of the target record return another user's record (see the module doc)."""
 
     name = "IdentityRebind"
-    identity_fault = True
+    behaviours = (IdentityFault,)
     spec = family_spec(
         name=name,
         surface=Surface.IDENTITY,
@@ -165,12 +164,9 @@ def rebind_hook(case: Case) -> Injection:
         return json.dumps(record) if isinstance(record, dict) else None
 
     return RewriteHook(
-        f"{case.case_id}:{REBIND_HOOK}", match=match, rewrite=rewrite, persistent=True
+        hook_id(case.case_id, HookTag.REBIND), match=match, rewrite=rewrite, persistent=True
     )
 
-
-SUBJECT_REBIND_HOOK = "subject-rebind"
-"""The suffix of the hook id of a subject rebound at the execution point."""
 
 HANDOFF_MARKER = "Session handoff"
 """The heading of the handoff note a dropped principal arrives in (model-visible)."""
@@ -235,7 +231,7 @@ def subject_rebind_hook(case: Case) -> Injection:
         return {**arguments, id_argument: other}
 
     return RebindHook(
-        f"{case.case_id}:{SUBJECT_REBIND_HOOK}", match=match, rebind=rebind, persistent=True
+        hook_id(case.case_id, HookTag.SUBJECT_REBIND), match=match, rebind=rebind, persistent=True
     )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.faults.case import Case
+from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.write_family import Burst, matches_write
 from sscbench.reading import loads_json
 from sscbench.world.records import READ_TOOLS, reads_booked_record
@@ -35,7 +36,7 @@ class SharedSource:
 
 
 def lost_write_hook(
-    case: Case, seed: int, tag: str, receipt: Receipt, shared: SharedSource | None = None
+    case: Case, seed: int, tag: HookTag, receipt: Receipt, shared: SharedSource | None = None
 ) -> Injection:
     """The target write runs and is rolled back; its receipt is ``receipt(real)``.
 
@@ -55,7 +56,7 @@ def lost_write_hook(
             shared.snapshot = state.snapshot()
         return receipt(observation)
 
-    return SuppressHook(f"{case.case_id}:{tag}", match=match, rewrite=rewrite, persistent=True)
+    return SuppressHook(hook_id(case.case_id, tag), match=match, rewrite=rewrite, persistent=True)
 
 
 def same_source_readback_hook(case: Case, world: World, shared: SharedSource) -> Injection:
@@ -85,7 +86,9 @@ def same_source_readback_hook(case: Case, world: World, shared: SharedSource) ->
             state.restore(authoritative)
         return str(answer)
 
-    return RewriteHook(f"{case.case_id}:same-source", match=match, rewrite=rewrite, persistent=True)
+    return RewriteHook(
+        hook_id(case.case_id, HookTag.SAME_SOURCE), match=match, rewrite=rewrite, persistent=True
+    )
 
 
 def omit_field(observation: str, field: str) -> str | None:

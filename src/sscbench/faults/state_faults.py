@@ -32,8 +32,10 @@ import random
 from typing import Any
 
 from sscbench.core.injection import Injection, RedeliverHook, RewriteHook
+from sscbench.faults.behaviours import ApprovalExpires, ResumesFromStaleCheckpoint
 from sscbench.faults.case import Case
-from sscbench.faults.family import OwnRule, family_spec
+from sscbench.faults.family import family_spec
+from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.lost_writes import lost_write_hook
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import Burst, WriteFamily, matches_write
@@ -94,7 +96,9 @@ class ReplayedEvent(WriteFamily):
         def match(name: str, arguments: Any, state: Any) -> bool:
             return is_target(name, arguments, state) and burst.fire()
 
-        return [RedeliverHook(f"{case.case_id}:redelivered", match=match, persistent=True)]
+        return [
+            RedeliverHook(hook_id(case.case_id, HookTag.REDELIVERED), match=match, persistent=True)
+        ]
 
 
 def resume_notice(kind: str, rid: str, record: Any, checkpoint: str) -> str:
@@ -113,7 +117,7 @@ class StaleCheckpoint(WriteFamily):
     record as it was before the write (a stale checkpoint of the conversation's facts)."""
 
     name = "StaleCheckpoint"
-    own_rule = OwnRule.STALE_CHECKPOINT
+    behaviours = (ResumesFromStaleCheckpoint,)
     spec = family_spec(
         name=name,
         surface=Surface.STATE,
@@ -151,7 +155,12 @@ class StaleCheckpoint(WriteFamily):
             return resume_notice(kind, rid, before["record"], checkpoint)
 
         return [
-            RewriteHook(f"{case.case_id}:checkpoint", match=match, rewrite=rewrite, persistent=True)
+            RewriteHook(
+                hook_id(case.case_id, HookTag.CHECKPOINT),
+                match=match,
+                rewrite=rewrite,
+                persistent=True,
+            )
         ]
 
 
@@ -160,7 +169,7 @@ class ExpiredApproval(WriteFamily):
     target write are refused before commit as expired."""
 
     name = "ExpiredApproval"
-    own_rule = OwnRule.EXPIRED_APPROVAL
+    behaviours = (ApprovalExpires,)
     spec = family_spec(
         name=name,
         surface=Surface.STATE,
@@ -180,4 +189,4 @@ class ExpiredApproval(WriteFamily):
         if events < 1:
             raise ValueError(f"case {case.case_id}: ExpiredApproval events must be >= 1")
         expiring = case.model_copy(update={"params": {**case.params, "burst": events}})
-        return [lost_write_hook(expiring, seed, "expired", lambda _real: EXPIRED_TEXT)]
+        return [lost_write_hook(expiring, seed, HookTag.EXPIRED, lambda _real: EXPIRED_TEXT)]

@@ -4,7 +4,7 @@
 with the tool, verification, state and context families of their own modules (a new
 typed family is one more line of :data:`SURFACE_FAMILIES`); how the release treats a
 family is read from its class (:class:`~sscbench.faults.family.FaultFamily` traits).
-:data:`ACTIVATION_NOTES` says, per hook tag (the last part of a hook id), what an
+:data:`ACTIVATION_NOTES` says, per :class:`~sscbench.faults.hooks.HookTag`, what an
 effective intervention of that hook proves fired — the release assessment's
 activation predicate reads it.
 """
@@ -18,6 +18,7 @@ from sscbench.faults.context_faults import (
     RevokedProvenance,
 )
 from sscbench.faults.families import TYPED_FAMILIES
+from sscbench.faults.hooks import HookTag
 from sscbench.faults.state_faults import ExpiredApproval, ReplayedEvent, StaleCheckpoint
 from sscbench.faults.tool_faults import PartialPayload, Rejected, Throttled
 from sscbench.faults.tool_reads import SchemaDrift, StaleValue
@@ -46,28 +47,28 @@ SURFACE_FAMILIES = (
 )
 ALL_FAMILIES = (*TYPED_FAMILIES, *SURFACE_FAMILIES)
 
-ACTIVATION_NOTES: dict[str, str] = {
-    "partial": "lost write acknowledged, decisive field omitted",
-    "receipt": "receipt of a lost write",
-    "same-source": "read-back from the corrupted source",
-    "throttled": "throttled before commit",
-    "incomplete": "read-back missing its decisive field",
-    "redelivered": "commit event delivered twice",
-    "checkpoint": "resumed from a checkpoint older than the committed write",
-    "expired": "approval expired before the write",
-    "stale": "stale copy of the record served",
-    "drift": "decisive field drifted from the contract",
-    "rejected": "final refusal before commit",
+ACTIVATION_NOTES: dict[HookTag, str] = {
+    HookTag.PARTIAL: "lost write acknowledged, decisive field omitted",
+    HookTag.RECEIPT: "receipt of a lost write",
+    HookTag.SAME_SOURCE: "read-back from the corrupted source",
+    HookTag.THROTTLED: "throttled before commit",
+    HookTag.INCOMPLETE: "read-back missing its decisive field",
+    HookTag.REDELIVERED: "commit event delivered twice",
+    HookTag.CHECKPOINT: "resumed from a checkpoint older than the committed write",
+    HookTag.EXPIRED: "approval expired before the write",
+    HookTag.STALE: "stale copy of the record served",
+    HookTag.DRIFT: "decisive field drifted from the contract",
+    HookTag.REJECTED: "final refusal before commit",
 }
 """Hook tag → what its effective intervention proves (the release's activation note)."""
 
 
-LOST_WRITE_NOTES = frozenset({ACTIVATION_NOTES["partial"], ACTIVATION_NOTES["receipt"]})
+LOST_WRITE_NOTES = frozenset({ACTIVATION_NOTES[HookTag.PARTIAL], ACTIVATION_NOTES[HookTag.RECEIPT]})
 """Activations of a lost write whose authoritative read-back refutes its receipt."""
-UNCONFIRMED_NOTES = frozenset({"read-back unavailable", ACTIVATION_NOTES["incomplete"]})
+UNCONFIRMED_NOTES = frozenset({"read-back unavailable", ACTIVATION_NOTES[HookTag.INCOMPLETE]})
 """Activations that leave a committed write unconfirmable (reconciliation is the barrier)."""
 
 
-def activation_note(hook_id: str) -> str | None:
-    """The activation note of a hook of these families (None for any other hook)."""
-    return ACTIVATION_NOTES.get(hook_id.rsplit(":", 1)[-1])
+def activation_note(tag: HookTag | None) -> str | None:
+    """The activation note of a hook of these families by its tag (None for any other)."""
+    return ACTIVATION_NOTES.get(tag) if tag is not None else None

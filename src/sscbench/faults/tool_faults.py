@@ -23,8 +23,10 @@ response to a retry.
 from __future__ import annotations
 
 from sscbench.core.injection import Injection
+from sscbench.faults.behaviours import FinalRefusal, NeverCommits, Unsolvable
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
+from sscbench.faults.hooks import HookTag
 from sscbench.faults.lost_writes import lost_write_hook, omit_field
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import WriteFamily
@@ -60,7 +62,7 @@ class PartialPayload(WriteFamily):
     """The write is not applied; its success record arrives with the decisive field omitted."""
 
     name = "PartialPayload"
-    never_commits = True
+    behaviours = (NeverCommits,)
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -85,14 +87,14 @@ class PartialPayload(WriteFamily):
         def receipt(real: str) -> str | None:
             return omit_field(real, field)
 
-        return [lost_write_hook(case, seed, "partial", receipt)]
+        return [lost_write_hook(case, seed, HookTag.PARTIAL, receipt)]
 
 
 class Throttled(WriteFamily):
     """The write is refused before commit as throttled; a retry is safe and right."""
 
     name = "Throttled"
-    never_commits = True
+    behaviours = (NeverCommits,)
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -108,7 +110,7 @@ class Throttled(WriteFamily):
     )
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        return [lost_write_hook(case, seed, "throttled", lambda _real: THROTTLED_TEXT)]
+        return [lost_write_hook(case, seed, HookTag.THROTTLED, lambda _real: THROTTLED_TEXT)]
 
 
 class Rejected(WriteFamily):
@@ -116,8 +118,7 @@ class Rejected(WriteFamily):
     refused too (re-sending is pointless; the change must be reported as not made)."""
 
     name = "Rejected"
-    final_refusal = True
-    unsolvable = True
+    behaviours = (FinalRefusal, Unsolvable)
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -135,7 +136,7 @@ class Rejected(WriteFamily):
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
         # a final decision holds for every later call of the request: the burst never ends
         final = case.model_copy(update={"params": {**case.params, "burst": FINAL_BURST}})
-        return [lost_write_hook(final, seed, "rejected", lambda _real: REJECTED_TEXT)]
+        return [lost_write_hook(final, seed, HookTag.REJECTED, lambda _real: REJECTED_TEXT)]
 
 
 FINAL_BURST = 1_000_000

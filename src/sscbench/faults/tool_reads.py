@@ -41,8 +41,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook, UpdateHook
+from sscbench.faults.behaviours import DriftsRead, JudgedByStaleEffects, ServesStaleCopy
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
+from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import Burst, WriteFamily
 from sscbench.reading import loads_json
@@ -55,10 +57,6 @@ from sscbench.world.world import World
 
 STALE_ORDER_MOVES = {"pending": "processed", "delivered": "return requested"}
 """What another actor did to an order before the run: the order moved on."""
-ACTOR_UPDATE_HOOK = "actor-update"
-"""Tag of the hook applying the other actor's update (the run's first call)."""
-STALE_HOOK = "stale"
-"""Tag of the hook serving the replica's stale copy of the record."""
 
 
 def _reads_record(kind: str, rid: str):
@@ -105,8 +103,7 @@ class StaleValue(WriteFamily):
     """Reads of the target record serve its version from before another actor's update."""
 
     name = "StaleValue"
-    serves_stale_copy = True
-    judged_by_stale_effects = True
+    behaviours = (ServesStaleCopy, JudgedByStaleEffects)
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -174,9 +171,14 @@ class StaleValue(WriteFamily):
             )
 
         return [
-            UpdateHook(f"{case.case_id}:{ACTOR_UPDATE_HOOK}", match=first_call, update=update),
+            UpdateHook(
+                hook_id(case.case_id, HookTag.ACTOR_UPDATE), match=first_call, update=update
+            ),
             RewriteHook(
-                f"{case.case_id}:{STALE_HOOK}", match=stale_read, rewrite=rewrite, persistent=True
+                hook_id(case.case_id, HookTag.STALE),
+                match=stale_read,
+                rewrite=rewrite,
+                persistent=True,
             ),
         ]
 
@@ -270,14 +272,11 @@ def _plausible(value: Any) -> Any:
     return _STATUS_CYCLE.get(value, "pending")
 
 
-DRIFT_HOOK = "drift"
-
-
 class SchemaDrift(WriteFamily):
     """Reads of the target record before its write carry a drifted decisive field."""
 
     name = "SchemaDrift"
-    drifts_read = True
+    behaviours = (DriftsRead,)
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -336,6 +335,6 @@ class SchemaDrift(WriteFamily):
 
         return [
             RewriteHook(
-                f"{case.case_id}:{DRIFT_HOOK}", match=match, rewrite=rewrite, persistent=True
+                hook_id(case.case_id, HookTag.DRIFT), match=match, rewrite=rewrite, persistent=True
             )
         ]

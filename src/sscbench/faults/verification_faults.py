@@ -20,8 +20,10 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook
+from sscbench.faults.behaviours import NeverCommits
 from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
+from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.lost_writes import (
     SharedSource,
     lost_write_hook,
@@ -44,7 +46,7 @@ class CorruptedReceipt(WriteFamily):
     """A success receipt for a write the store lost; the authoritative read-back refutes it."""
 
     name = "CorruptedReceipt"
-    never_commits = True
+    behaviours = (NeverCommits,)
     spec = family_spec(
         name=name,
         surface=Surface.VERIFICATION,
@@ -60,14 +62,14 @@ class CorruptedReceipt(WriteFamily):
     )
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        return [lost_write_hook(case, seed, "receipt", _real)]
+        return [lost_write_hook(case, seed, HookTag.RECEIPT, _real)]
 
 
 class SameSourceReadback(WriteFamily):
     """A lost write whose read-back is served from the same corrupted source as its receipt."""
 
     name = "SameSourceReadback"
-    never_commits = True
+    behaviours = (NeverCommits,)
     spec = family_spec(
         name=name,
         surface=Surface.VERIFICATION,
@@ -85,7 +87,7 @@ class SameSourceReadback(WriteFamily):
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
         shared = SharedSource()
         return [
-            lost_write_hook(case, seed, "receipt", _real, shared),
+            lost_write_hook(case, seed, HookTag.RECEIPT, _real, shared),
             same_source_readback_hook(case, world, shared),
         ]
 
@@ -138,7 +140,7 @@ class IncompleteReadback(WriteFamily):
 
         return [
             RewriteHook(
-                f"{case.case_id}:incomplete",
+                hook_id(case.case_id, HookTag.INCOMPLETE),
                 match=reads_written_record(case),
                 rewrite=rewrite,
                 persistent=True,

@@ -35,9 +35,9 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import Generate, TaskState, solver
 
 from sscbench.errors import DataError
+from sscbench.faults.operators import DEFAULT_OPERATORS
 from sscbench.integrations.inspect_messages import ledger_to_messages
 from sscbench.integrations.inspect_scores import measurement_score
-from sscbench.faults.operators import DEFAULT_OPERATORS
 from sscbench.integrations.inspect_study import StudyBinding, binding_for
 from sscbench.integrations.populations import population_metrics
 from sscbench.measure.study import measure_entries

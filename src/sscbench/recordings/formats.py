@@ -88,8 +88,8 @@ class TauBenchFormat(RecordingFormat):
     description = "a JSON list of recorded runs (τ-bench)"
 
     def detect(self, head: str) -> bool:
-        """A JSON list."""
-        return head.startswith("[")
+        """Anything but a JSON object (a list; what is neither fails when read)."""
+        return not head.startswith("{")
 
     def holds(self, raw: JsonValue) -> bool:
         """A list."""
@@ -149,7 +149,8 @@ FORMATS: dict[str, RecordingFormat] = {
     Tau2Format.name: Tau2Format(),
 }
 """Every recording format by name, one line each; the first is the default (a file no
-format detects is read as it)."""
+format detects is read as it). A format is asked before those registered above it, so a
+later line may be more specific than an earlier one (τ²'s object before any object)."""
 
 
 def format_names() -> tuple[str, ...]:
@@ -171,11 +172,16 @@ def default_format() -> RecordingFormat:
     return next(iter(FORMATS.values()))
 
 
+def most_specific_first() -> list[RecordingFormat]:
+    """The registered formats, the last registered first (the order they are asked in)."""
+    return list(reversed(FORMATS.values()))
+
+
 def detect_head(head: str) -> RecordingFormat:
     """The format a file starting with ``head`` is in (white space before it ignored):
-    the first registered one that detects it, else the default."""
+    the last registered one that detects it, else the default."""
     stripped = head.lstrip()
-    found = (f for f in FORMATS.values() if f.detect(stripped))
+    found = (f for f in most_specific_first() if f.detect(stripped))
     return next(found, default_format())
 
 
@@ -214,7 +220,7 @@ def load_recording(path: str | Path) -> list[RecordedRun]:
         raise DataError(path, f"line {exc.lineno} column {exc.colno}", exc.msg) from exc
     except ValueError as exc:
         raise DataError(path, None, json_reason(exc)) from exc
-    for found in FORMATS.values():
+    for found in most_specific_first():
         if found.holds(raw):
             return found.runs(raw, path)
     expected = " or ".join(f.description for f in FORMATS.values())
@@ -244,6 +250,7 @@ __all__ = [
     "detect_head",
     "format_names",
     "load_recording",
+    "most_specific_first",
     "recording_format",
     "recording_id",
     "registered",

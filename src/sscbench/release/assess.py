@@ -34,6 +34,7 @@ from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.typed import TrialRecord
+from sscbench.release.behaviours import check_own_rules
 from sscbench.release.checkpoints import (
     activation,
     check_action,
@@ -45,7 +46,6 @@ from sscbench.release.checkpoints import (
 from sscbench.release.negative import probe_result
 from sscbench.release.run_index import RunIndex, final_claim
 from sscbench.release.sheet import Findings, TrialSheet
-from sscbench.release.state_context import check_state_context
 from sscbench.world.world import World
 
 
@@ -101,7 +101,7 @@ def _assess(
     )
     check_identity(run, sheet)
     authority_ok = check_authority(run, sheet)
-    own = check_state_context(run, sheet, found)  # the state and context families' rules
+    own = check_own_rules(run, sheet, found)  # a behaviour's rule of its own (state, context)
     if not own.action_checked:
         check_action(run, sheet, found)
     check_evidence(run, sheet, found)

@@ -34,7 +34,7 @@ def identity_fault(run: RunIndex, sheet: TrialSheet) -> None:
     """The identity observations and the barrier's detection of an identity fault."""
     if sheet.control or not sheet.activations:
         return
-    point = sheet.traits.binding_point(run.case)
+    point = sheet.fault_family.binding_point(run.case)
     if point == "execution":
         _execution(run, sheet)
     elif point == "handoff":

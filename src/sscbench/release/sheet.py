@@ -30,8 +30,8 @@ class TrialSheet:
     detections: list[Detection] = field(default_factory=list)
 
     @property
-    def traits(self) -> FaultFamily:
-        """The family's class attributes: how the checkpoint rules treat its runs."""
+    def fault_family(self) -> FaultFamily:
+        """The registered family of the run (its binding point, its behaviours)."""
         return family(self.family)
 
     def observe(self, step: int, checkpoint: Checkpoint, validity: Validity, note: str) -> None:

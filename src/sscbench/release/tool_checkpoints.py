@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from sscbench.core.ledger import InterventionRecord
 from sscbench.faults.families import TIMEOUT_TEXT
+from sscbench.faults.hooks import HookTag, hook_tag
 from sscbench.faults.surfaces import ACTIVATION_NOTES
-from sscbench.faults.tool_reads import STALE_HOOK
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
 from sscbench.release.run_index import RunIndex
 from sscbench.release.sheet import Findings, TrialSheet
@@ -37,13 +37,13 @@ def stale_update_activation(run: RunIndex, sheet: TrialSheet, record: Interventi
     read of the record itself, it ran before the update, so its answer is a stale copy."""
     arguments = record.arguments if isinstance(record.arguments, dict) else {}
     if record.name == run.record_tool and arguments.get(run.id_argument) == run.rid:
-        sheet.activate(record.step, ACTIVATION_NOTES["stale"])
+        sheet.activate(record.step, ACTIVATION_NOTES[HookTag.STALE])
 
 
 def _stale_steps(run: RunIndex, sheet: TrialSheet) -> set[int]:
     """Observation steps of the reads answered with a stale copy."""
-    steps = {a.step for a in sheet.activations if a.note == ACTIVATION_NOTES["stale"]}
-    steps |= {r.step for r in run.interventions if r.hook_id.endswith(f":{STALE_HOOK}")}
+    steps = {a.step for a in sheet.activations if a.note == ACTIVATION_NOTES[HookTag.STALE]}
+    steps |= {r.step for r in run.interventions if hook_tag(r.hook_id) is HookTag.STALE}
     return steps
 
 
@@ -87,7 +87,7 @@ def check_stale_action(run: RunIndex, sheet: TrialSheet, found: Findings) -> Non
 
 def check_drifted_context(run: RunIndex, sheet: TrialSheet) -> None:
     """Context of a SchemaDrift run (see the module docstring)."""
-    drifted = [a for a in sheet.activations if a.note == ACTIVATION_NOTES["drift"]]
+    drifted = [a for a in sheet.activations if a.note == ACTIVATION_NOTES[HookTag.DRIFT]]
     if sheet.control or not drifted:
         return
     entered = drifted[0].step
@@ -109,7 +109,7 @@ def check_drifted_context(run: RunIndex, sheet: TrialSheet) -> None:
 
 def refused_resends(run: RunIndex, sheet: TrialSheet) -> int:
     """How many times the finally refused request was sent again after the refusal."""
-    refusals = [a.step for a in sheet.activations if a.note == ACTIVATION_NOTES["rejected"]]
+    refusals = [a.step for a in sheet.activations if a.note == ACTIVATION_NOTES[HookTag.REJECTED]]
     if not refusals:
         return 0
     return sum(1 for w in run.target_writes() if w.step > refusals[0])

@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
-from sscbench.faults.registry import family as family_of
+from sscbench.faults.behaviours import Unsolvable
 from sscbench.faults.typed import OutcomeState, TrialRecord
+from sscbench.release.behaviours import has_behaviour
 from sscbench.release.trial import Trial
 
 
@@ -66,7 +67,7 @@ def unsolvable_rows(trials: list[Trial]) -> list[UnsolvableRow]:
     groups: dict[tuple[str, str], list[tuple[bool, str]]] = defaultdict(list)
     for t in trials:
         v, r = t.verdict, t.injected
-        if not family_of(t.family).unsolvable or t.level or v is None or r is None:
+        if not has_behaviour(t.family, Unsolvable) or t.level or v is None or r is None:
             continue
         if v.activated:
             groups[(t.config_id, t.family)].append((completed(r), t.cluster))

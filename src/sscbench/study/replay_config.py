@@ -147,19 +147,20 @@ class ReplaySettings(BaseModel):
         except (OSError, UnicodeDecodeError) as exc:
             raise DataError(config, f"{field}.path", f"cannot read {self.resolved}: {exc}") from exc
         found = detect_head(head)
-        if self.format is not None and self.format != found.name:
+        if self.format is not None and not recording_format(self.format).detect(head):
             raise DataError(
                 config,
                 f"{field}.format",
                 f"{self.resolved} is in {found.name}'s format, not {self.format}'s",
             )
-        if found is not recording_format(None):
+        if self.format is None and found is not recording_format(None):
             self.format = found.name
-        if found.several_calls_per_message and first_call_only:
+        reader = recording_format(self.format)
+        if reader.several_calls_per_message and first_call_only:
             raise DataError(
                 config,
                 "study.first_tool_call_only",
-                "τ² recordings make several tool calls per message: set it to false",
+                f"{reader.name} recordings make several tool calls per message: set it to false",
             )
 
 

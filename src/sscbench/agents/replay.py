@@ -27,6 +27,7 @@ from sscbench.core.agent import Agent, AgentFactory, AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
 from sscbench.core.user import STOP, User, UserFactory
 from sscbench.reading import loads_json
+from sscbench.recordings.formats import own_recording_id
 from sscbench.recordings.recorded import RecordedRun
 
 
@@ -136,7 +137,7 @@ class ReplayAgent:
             source=self.source,
             sha256=self.sha256,
             recorded_task_id=str(self.run.task_id),
-            recording=self.run.info.get("simulation_id"),
+            recording=own_recording_id(self.run),
             match=self.run.info.get("match"),
             edits=self.run.info.get("edits"),
             trial=self.run.trial,

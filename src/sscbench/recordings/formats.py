@@ -48,6 +48,9 @@ class RecordingFormat(ABC):
     matches_tasks: ClassVar[bool] = False
     """The runs name tasks in another benchmark's numbering: each is matched to a
     τ-bench task by its content (:mod:`sscbench.recordings.task_match`)."""
+    names_runs: ClassVar[bool] = False
+    """The file gives each run an id of its own (:meth:`recording_id`), which the run's
+    replay record keeps (``ReplayRecord.recording``); otherwise that stays empty."""
     indexed: ClassVar[bool] = False
     """The file can be indexed by recording id (:meth:`index`), so that a pairs study
     reads only the runs it names."""
@@ -118,6 +121,7 @@ class Tau2Format(RecordingFormat):
     name = TAU2_FORMAT
     description = "a τ² results file"
     matches_tasks = True
+    names_runs = True
     indexed = True
     several_calls_per_message = True
 
@@ -206,6 +210,12 @@ def recording_id(run: RecordedRun, split: str = "test") -> str:
     return run_format(run).recording_id(run, split)
 
 
+def own_recording_id(run: RecordedRun) -> str | None:
+    """The run's id when its format names runs (None otherwise): what a replay keeps."""
+    found = run_format(run)
+    return found.recording_id(run, "test") if found.names_runs else None
+
+
 def load_recording(path: str | Path) -> list[RecordedRun]:
     """Recorded runs from a file of any registered format, validated.
 
@@ -251,6 +261,7 @@ __all__ = [
     "format_names",
     "load_recording",
     "most_specific_first",
+    "own_recording_id",
     "recording_format",
     "recording_id",
     "registered",

@@ -122,7 +122,8 @@ def _named(
     spans = index.find(recording)
     if not spans:
         return ()
-    tasks = list(_tasks(path, index.domain, data, split))
+    domain = index.domain
+    tasks = list(_tasks(path, domain if isinstance(domain, str) else None, data, split))
     out = []
     for span in spans:
         run = index.run(span)

@@ -17,7 +17,8 @@ from array import array
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+
+from pydantic import JsonValue
 
 from sscbench.errors import DataError
 from sscbench.reading import index_json_array, read_json_span
@@ -41,7 +42,7 @@ class Span:
     start: int
     end: int
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> dict[str, str | int]:
         """JSON-ready (``recordings.json``)."""
         return {"id": self.simulation_id, "index": self.index, "start": self.start, "end": self.end}
 
@@ -53,7 +54,7 @@ class Tau2Index:
 
     path: Path
     size: int
-    domain: Any
+    domain: JsonValue
     ids: tuple[str, ...]
     positions: Sequence[int]  # each simulation's position in the file's list
     starts: array[int]
@@ -72,8 +73,10 @@ class Tau2Index:
         no longer holds that simulation (the file changed) is an error naming it."""
         where = f"simulations[{span.index}]"
         simulation = read_json_span(self.path, span.start, span.end, where)
-        check_simulation(simulation, span.index, self.path)
-        if simulation_id(simulation, span.index) != span.simulation_id:
+        if (
+            simulation_id(check_simulation(simulation, span.index, self.path), span.index)
+            != span.simulation_id
+        ):
             raise DataError(
                 self.path, where, f"does not hold simulation {span.simulation_id!r} (changed?)"
             )
@@ -93,14 +96,25 @@ def index_tau2(path: str | Path) -> Tau2Index:
     return Tau2Index(path, found.size, domain, ids, positions, found.starts, found.ends)
 
 
-def index_from_rows(path: str | Path, size: int, domain: Any, rows: list[Any]) -> Tau2Index:
+def _int(value: JsonValue) -> int:
+    """A whole number kept in ``recordings.json`` (TypeError / ValueError when not one)."""
+    if not isinstance(value, int | float | str):
+        raise TypeError(f"{type(value).__name__} is not a number")
+    return int(value)
+
+
+def index_from_rows(
+    path: str | Path, size: int, domain: JsonValue, rows: list[JsonValue]
+) -> Tau2Index:
     """An index kept in a study (``recordings.json``: some simulations' rows) read back;
     a row that is not one is a :class:`DataError` naming it."""
     spans = []
     for number, row in enumerate(rows):
         try:
+            if not isinstance(row, dict):
+                raise TypeError(f"{type(row).__name__} is not an object")
             spans.append(
-                Span(str(row["id"]), int(row["index"]), int(row["start"]), int(row["end"]))
+                Span(str(row["id"]), _int(row["index"]), _int(row["start"]), _int(row["end"]))
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise DataError(path, f"simulations[{number}]", f"not an index row: {exc}") from exc

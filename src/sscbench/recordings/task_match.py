@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from sscbench.json_types import JsonObject
 from sscbench.reading import loads_json
 from sscbench.recordings.recorded import RecordedRun
 from sscbench.world.task import Task
@@ -162,8 +163,8 @@ class TaskMatch:
         }
 
 
-def _calls(run: RecordedRun) -> list[tuple[str, dict]]:
-    out = []
+def _calls(run: RecordedRun) -> list[tuple[str, JsonObject]]:
+    out: list[tuple[str, JsonObject]] = []
     for message in run.traj:
         for call in message.tool_calls or ():
             try:
@@ -208,7 +209,7 @@ def _is_read(name: str) -> bool:
     return name.startswith(("get_", "find_", "list_", "search_", "calculate", "think"))
 
 
-def action_share(task: Task, calls: list[tuple[str, dict]]) -> float:
+def action_share(task: Task, calls: list[tuple[str, JsonObject]]) -> float:
     """How well the conversation's writes fit the task's ground-truth writes: shared
     writes (same name and arguments) over all writes of either (1.0 when neither
     writes; a write of the same tool on the same record counts half)."""

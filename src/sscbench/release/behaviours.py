@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from sscbench.core.ledger import InterventionRecord
 from sscbench.faults.behaviours import (
     AckLostToTimeout,
     ApprovalExpires,
@@ -34,7 +35,7 @@ from sscbench.faults.registry import family
 from sscbench.faults.typed import Checkpoint, Validity
 from sscbench.release import tool_checkpoints as tool_rules
 from sscbench.release.identity_checks import identity_fault
-from sscbench.release.run_index import InterventionRecord, RunIndex
+from sscbench.release.run_index import RunIndex
 from sscbench.release.sheet import Findings, TrialSheet
 from sscbench.release.state_context import (
     COMMON,

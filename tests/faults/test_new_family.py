@@ -4,8 +4,6 @@ table, containment, calibration and case preference pick it up with no other edi
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.admission.prefer import early_trigger
 from sscbench.core.injection import Injection
 from sscbench.faults.case import Candidate, Case
@@ -14,11 +12,17 @@ from sscbench.faults.families import timeout_hook
 from sscbench.faults.family import family_spec
 from sscbench.faults.registry import family, get_operator, registered, typed_family_names
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import WriteFamily
+from sscbench.faults.write_family import WriteFamily, WriteParams
 from sscbench.measure.calibrate import fact_key
 from sscbench.release.containment import effects_of
 from sscbench.release.sheet import TrialSheet
 from sscbench.world.world import World
+
+
+class LateTimeoutParams(WriteParams):
+    """The family's parameters: a typed family's, and the order its read is of."""
+
+    order_id: str | None = None
 
 
 class LateTimeout(WriteFamily):
@@ -26,6 +30,7 @@ class LateTimeout(WriteFamily):
     the task is deemed impossible (completing it is the failure)."""
 
     name = "LateTimeout"
+    params_model = LateTimeoutParams
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -48,7 +53,7 @@ class LateTimeout(WriteFamily):
 
     def calibration_fact(self, case: Case) -> str:
         """The write the timeout hides."""
-        return f"write:{case.params['record'][1]}:{case.params['tool']}"
+        return f"write:{case.params.record[1]}:{case.params.tool}"
 
 
 def test_a_family_is_unknown_until_registered():
@@ -70,11 +75,11 @@ def test_one_registry_line_makes_every_stage_see_the_family(taubench_worlds):
         cases = [c for t in world.tasks for c in LateTimeout().cases_for(world, t)][:3]
         assert cases and all(c.operator == "LateTimeout" for c in cases)
         case = cases[0]
-        assert fact_key(case) == f"write:{case.params['record'][1]}:{case.params['tool']}"
+        assert fact_key(case) == f"write:{case.params.record[1]}:{case.params.tool}"
         assert [i.hook_id for i in LateTimeout().injections(case, world)] == [
             f"{case.case_id}:timeout"
         ]
-        params: dict[str, Any] = {"order_id": "#not-named-anywhere"}
+        params = case.params.extended(LateTimeoutParams, order_id="#not-named-anywhere")
         candidate = Candidate(
             candidate_id="c",
             operator="LateTimeout",

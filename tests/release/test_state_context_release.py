@@ -108,7 +108,7 @@ def test_stale_checkpoint_effects_come_from_the_state(taubench, study):
     twice = [
         t
         for t in airline
-        if changes_twice(world, t.case.params["tool"], t.case.params["arguments"])
+        if changes_twice(world, t.case.params.tool, t.case.params.arguments)
     ]
     assert twice and all(t.injected.effects == 2 for t in twice)
     # the key of the shallow profile deduplicates its repeat: contained, though undetected

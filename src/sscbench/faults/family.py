@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from sscbench.core.injection import Injection
 from sscbench.faults.case import Case
+from sscbench.faults.params import FaultParams, register_params
 from sscbench.faults.typed import ContainmentPlan, FaultSpec, TrialRecord
 from sscbench.world.task import Action
 from sscbench.world.world import World
@@ -63,6 +64,16 @@ class FaultFamily:
 
     name: str = ""
     """The family's name: what cases, configs and reports call it."""
+    params_model: ClassVar[type[FaultParams]] = FaultParams
+    """The model of a case's ``params`` (declared beside the family; none by default)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register the family's params model under its name (a cases file's line is
+        validated against the model its ``operator`` names)."""
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            register_params(cls.name, cls.params_model)
+
     spec: ClassVar[FaultSpec | None] = None
     """The typed description (``faults.catalogue.spec_for``); None for a simple fault."""
 
@@ -111,7 +122,7 @@ class FaultFamily:
         ``lookup`` or ``execution`` (None for a family of another kind)."""
         return None
 
-    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+    def early_on_first_write(self, params: FaultParams, first_write: Action) -> bool:
         """Case preference: whether a candidate's fault-bearing call is an early, natural
         call of a task whose first ground-truth write is ``first_write`` (none by default)."""
         return False
@@ -131,7 +142,7 @@ class FaultFamily:
         return use["kind"] == "use" and bool(use.get("relied_on_injected"))
 
 
-def labelled_reads(labels: dict[str, Any], name: str, **arguments: Any) -> list[int]:
+def labelled_reads(labels: dict[str, Any], name: str, **arguments: object) -> list[int]:
     """Observation steps of the labelled reads of tool ``name`` with these arguments."""
     return [
         r["observation_step"]

@@ -68,7 +68,9 @@ def product_ids(view: LedgerView) -> frozenset[str]:
     return frozenset(out)
 
 
-def option_values(items: list[OrderItem], contract: FaultContract, view: LedgerView) -> dict:
+def option_values(
+    items: list[OrderItem], contract: FaultContract, view: LedgerView
+) -> dict[str, list[str]]:
     """Every value each option of the item's product takes in the records shown."""
     target = contract.target
     mine = next((i for i in items if i.item_id == target.entity_id), None)
@@ -112,20 +114,22 @@ ORDER_KEEPING_WRITES = {
 }
 
 
-def labelled_option_evidence(p: dict[str, Any], labels: dict[str, Any], t_f: int) -> Any:
+def labelled_option_evidence(
+    order_id: str, product_id: str, labels: dict[str, Any], t_f: int
+) -> Any:
     """ItemOption's T_E from calibration labels: a later order read, or an order read
     together with the product's."""
     orders = sorted(
-        labelled_reads(labels, "get_order_details", order_id=p["order_id"])
+        labelled_reads(labels, "get_order_details", order_id=order_id)
         + [
             w["observation_step"]
             for w in labels.get("writes", [])
             if w["name"] in ORDER_KEEPING_WRITES
-            and (w.get("arguments") or {}).get("order_id") == p["order_id"]
+            and (w.get("arguments") or {}).get("order_id") == order_id
             and w.get("acknowledged")
         ]
     )
-    products = labelled_reads(labels, "get_product_details", product_id=p["product_id"])
+    products = labelled_reads(labels, "get_product_details", product_id=product_id)
     options = [s for s in orders if s > t_f]  # a later read shows the true option
     if products and orders:
         options.append(max(min(orders), min(products)))

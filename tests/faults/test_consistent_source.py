@@ -37,9 +37,7 @@ def test_product_record_agrees_with_the_injected_option(taubench_worlds, item_ca
     before = env.db_hash()
     for step in (1, 3):  # every product read, not only the first
         shown = json.loads(
-            _call(
-                executor, step, "get_product_details", {"product_id": p.product_id}
-            ).observation
+            _call(executor, step, "get_product_details", {"product_id": p.product_id}).observation
         )
         assert shown["variants"][p.item_id]["options"] == p.injected_options
     order = json.loads(

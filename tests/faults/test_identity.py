@@ -37,9 +37,7 @@ def test_each_case_serves_another_users_record_the_write_accepts(taubench_worlds
         else:
             assert table[other].get("status") != "cancelled"
     # deterministic: the same case gets the same substitute
-    assert [c.params.substitute for c in _cases(world)] == [
-        c.params.substitute for c in cases
-    ]
+    assert [c.params.substitute for c in _cases(world)] == [c.params.substitute for c in cases]
     # and the substitutes spread over the table rather than all naming one record
     assert len({c.params.substitute[1] for c in cases}) > len(cases) // 2
 

@@ -91,9 +91,7 @@ def test_stale_checkpoint_activates_and_hands_over_the_record_before_the_write(w
 def test_stale_checkpoint_leaves_a_refused_write_alone(worlds):
     retail = worlds[1]
     case = next(
-        c
-        for c in family_cases(StaleCheckpoint, retail)
-        if c.params.tool == "cancel_pending_order"
+        c for c in family_cases(StaleCheckpoint, retail) if c.params.tool == "cancel_pending_order"
     )
     env = retail.new_env()
     executor = InjectingExecutor(env, StaleCheckpoint().injections(case, retail))

@@ -155,9 +155,7 @@ def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
 
     hook = SuppressHook("h", match=lambda n, a, s: n == case.params.tool, rewrite=rewrite)
     env = retail.new_env()
-    out = call_tool(
-        InjectingExecutor(env, [hook]), 1, case.params.tool, case.params.arguments
-    )
+    out = call_tool(InjectingExecutor(env, [hook]), 1, case.params.tool, case.params.arguments)
     assert out.observation == "rewritten" and seen == [True] and not env.state.changes()
     assert out.intervention.action == "suppress" and out.intervention.effective
     with pytest.raises(TypeError):  # one kind per hook: the union has no hook doing two
@@ -252,8 +250,7 @@ def test_replayed_event_is_not_scheduled_where_a_second_delivery_changes_nothing
         t
         for t in retail.tasks
         if any(
-            c.params.tool == "cancel_pending_order"
-            for c in CorruptedReceipt().cases_for(retail, t)
+            c.params.tool == "cancel_pending_order" for c in CorruptedReceipt().cases_for(retail, t)
         )
     )
     assert ReplayedEvent().cases_for(retail, task) == []

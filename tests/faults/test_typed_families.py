@@ -82,9 +82,7 @@ def test_idempotency_key_replays_the_first_acknowledgement(airline):
 def test_idempotency_key_is_an_unknown_argument_without_the_variant(airline):
     case = _certificate_case(airline)
     executor = InjectingExecutor(airline.new_env())
-    out = _call(
-        executor, 1, "send_certificate", {**case.params.arguments, "idempotency_key": "k"}
-    )
+    out = _call(executor, 1, "send_certificate", {**case.params.arguments, "idempotency_key": "k"})
     assert out.observation.startswith("Error") and "idempotency_key" in out.observation
 
 
@@ -114,9 +112,7 @@ def test_timeout_never_fires_at_probability_zero_and_not_on_errors(airline):
     executor = InjectingExecutor(
         airline.new_env(), TimeoutAfterCommit().injections(case, airline, seed=0)
     )
-    assert (
-        _call(executor, 1, "send_certificate", case.params.arguments).observation != TIMEOUT_TEXT
-    )
+    assert _call(executor, 1, "send_certificate", case.params.arguments).observation != TIMEOUT_TEXT
     refused = _certificate_case(airline)
     executor = InjectingExecutor(
         airline.new_env(), TimeoutAfterCommit().injections(refused, airline)

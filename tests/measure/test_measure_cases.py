@@ -71,8 +71,7 @@ def test_item_option_product_record_seen_before_binding_completes_at_binding(ite
         _order(world, case, faulted=True),
     )
     use = ledger.say(
-        f"Your item {case.params.item_id}: {case.params.option}: "
-        f"{case.params.injected_value}."
+        f"Your item {case.params.item_id}: {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
     assert seen < t_f
@@ -94,8 +93,7 @@ def test_item_option_evidence_before_the_fault(item_option):
         _order(world, case, faulted=True),
     )
     ledger.say(
-        f"Item {case.params.item_id} has {case.params.option}: "
-        f"{case.params.injected_value}."
+        f"Item {case.params.item_id} has {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
     assert m.t_e == clean < t_f
@@ -110,8 +108,7 @@ def test_item_option_without_product_record_is_absent(item_option):
         _order(world, case, faulted=True),
     )
     ledger.say(
-        f"Item {case.params.item_id} has {case.params.option}: "
-        f"{case.params.injected_value}."
+        f"Item {case.params.item_id} has {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
     assert m.t_e == INF and m.z_s == "absent" and m.adopted == 1
@@ -126,9 +123,7 @@ def test_agent_claim_is_not_counterevidence(item_option):
         _order(world, case, faulted=True),
     )
     # the agent asserts the true option itself: that is a use, never evidence
-    ledger.say(
-        f"Item {case.params.item_id} has {case.params.option}: {case.params.true_value}."
-    )
+    ledger.say(f"Item {case.params.item_id} has {case.params.option}: {case.params.true_value}.")
     m = ledger.measure(operator, case, t_f)
     assert m.t_e == INF and m.adopted == 0 and m.z_s == "absent"
 

@@ -15,7 +15,7 @@ import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Generic, Literal
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from sscbench.core.injection import Injection, RewriteHook
 from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
@@ -30,7 +30,7 @@ from sscbench.faults.contract import (
     Target,
 )
 from sscbench.faults.family import FaultFamily
-from sscbench.faults.params import P
+from sscbench.faults.params import FaultParams, P
 from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
 from sscbench.world.task import Task
@@ -276,7 +276,17 @@ class FaultOperator(FaultFamily, ABC, Generic[P]):
         return out
 
 
-class ReadFaultOperator(FaultOperator[P]):
+class UserParams(FaultParams):
+    """Parameters of an operator on one task user's records: the user (who opens the
+    conversation) first."""
+
+    user_id: str
+
+
+U = TypeVar("U", bound=UserParams)
+
+
+class ReadFaultOperator(FaultOperator[U]):
     """An operator whose fault rewrites one JSON read (ReturnDate, PaySource, ItemOption).
 
     The base builds the contract, the hook and the prefix; the operator declares only
@@ -292,19 +302,19 @@ class ReadFaultOperator(FaultOperator[P]):
     """Where the authoritative value comes from (the contract's ``basis``)."""
 
     @abstractmethod
-    def read_match(self, p: P) -> tuple[str, str]:
+    def read_match(self, p: U) -> tuple[str, str]:
         """The identifying argument of the fault-bearing read: (name, value)."""
 
     @abstractmethod
-    def mutate(self, p: P, data: JsonObject) -> bool | None:
+    def mutate(self, p: U, data: JsonObject) -> bool | None:
         """Edit the read's parsed observation in place (False: leave it as delivered)."""
 
     @abstractmethod
-    def target(self, p: P, world: World) -> Target:
+    def target(self, p: U, world: World) -> Target:
         """The affected entity and attribute."""
 
     @abstractmethod
-    def fault_values(self, p: P) -> tuple[JsonValue, JsonValue]:
+    def fault_values(self, p: U) -> tuple[JsonValue, JsonValue]:
         """The injected value v′ and the authoritative v."""
 
     @abstractmethod
@@ -316,7 +326,7 @@ class ReadFaultOperator(FaultOperator[P]):
         """Normal tool interactions that can deliver counterevidence."""
 
     @abstractmethod
-    def subject(self, p: P) -> str:
+    def subject(self, p: U) -> str:
         """What the opening user message asks help with ("my order #W…")."""
 
     def contract(self, candidate: Candidate, world: World) -> FaultContract:
@@ -351,17 +361,13 @@ class ReadFaultOperator(FaultOperator[P]):
         """The user names what it is about; the agent reads the user (unless that is the
         fault-bearing read), then makes the fault-bearing read."""
         p = self.params(candidate)
-        user_id = self.params_user(p)
+        user_id = p.user_id
         key, value = self.read_match(p)
         turns = [ScriptedTurn("user", user_prefix_message(user_id, self.subject(p)))]
         if self.read_tool != USER_READ:
             turns.append(ScriptedTurn("assistant", tool=USER_READ, arguments={"user_id": user_id}))
         turns.append(ScriptedTurn("assistant", tool=self.read_tool, arguments={key: value}))
         return turns
-
-    @abstractmethod
-    def params_user(self, p: P) -> str:
-        """The task's user (who opens the conversation)."""
 
 
 def json_read_injection(

@@ -16,7 +16,7 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec
-from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn
+from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams
 from sscbench.faults.operators.item_records import (
     labelled_option_evidence,
     one_option_neighbours,
@@ -24,7 +24,6 @@ from sscbench.faults.operators.item_records import (
 from sscbench.faults.operators.item_uses import call_uses, text_use
 from sscbench.faults.operators.references import agent_texts
 from sscbench.faults.operators.uses import classify_value_use
-from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonObject, JsonValue
 from sscbench.world.task import Task
@@ -35,12 +34,11 @@ PRODUCT = "get_product_details"
 ITEM_ARGS = ("item_ids", "new_item_ids")
 
 
-class ItemOptionParams(FaultParams):
+class ItemOptionParams(UserParams):
     """An ordered item (``item_index`` in its order), its product and options, and the
     substitution: another variant (``injected_variant``) differing in one ``option``
     (absent when the product has no such variant: the candidate is then invalid)."""
 
-    user_id: str
     order_id: str
     item_id: str
     item_index: int
@@ -186,10 +184,6 @@ class ItemOption(ReadFaultOperator[ItemOptionParams]):
     def read_match(self, p: ItemOptionParams) -> tuple[str, str]:
         """The order read."""
         return "order_id", p.order_id
-
-    def params_user(self, p: ItemOptionParams) -> str:
-        """The task's user."""
-        return p.user_id
 
     def subject(self, p: ItemOptionParams) -> str:
         """The user names the order."""

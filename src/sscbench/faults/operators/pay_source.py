@@ -17,7 +17,7 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec, labelled_reads
-from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, args_contain
+from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams, args_contain
 from sscbench.faults.operators.payment_choice import (
     choosing_categories,
     other_methods_categories,
@@ -52,11 +52,10 @@ FLIP: dict[str, PaymentCategory] = {
 }
 
 
-class PaySourceParams(FaultParams):
+class PaySourceParams(UserParams):
     """One payment method of the task's user, its category (``source``) and the category
     the fault shows (``injected_source``)."""
 
-    user_id: str
     payment_id: str
     source: PaymentCategory
     injected_source: PaymentCategory
@@ -196,10 +195,6 @@ class PaySource(ReadFaultOperator[PaySourceParams]):
     def read_match(self, p: PaySourceParams) -> tuple[str, str]:
         """The read of the user's profile."""
         return "user_id", p.user_id
-
-    def params_user(self, p: PaySourceParams) -> str:
-        """The task's user."""
-        return p.user_id
 
     def subject(self, p: PaySourceParams) -> str:
         """A payment (the method is not named)."""

@@ -17,11 +17,16 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec, labelled_reads
-from sscbench.faults.operators.base import NOW, ReadFaultOperator, ScriptedTurn, args_contain
+from sscbench.faults.operators.base import (
+    NOW,
+    ReadFaultOperator,
+    ScriptedTurn,
+    UserParams,
+    args_contain,
+)
 from sscbench.faults.operators.return_date_text import split_legs
 from sscbench.faults.operators.return_date_uses import return_date_uses
 from sscbench.faults.operators.uses import classify_value_use
-from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonObject, JsonValue
 from sscbench.world.world import World
@@ -39,11 +44,10 @@ def _earlier_date(outbound: str, taken: set[str]) -> str:
     raise ValueError("no free earlier date")
 
 
-class ReturnDateParams(FaultParams):
+class ReturnDateParams(UserParams):
     """A round trip of the task's user: its return legs (indices into ``flights``), the
     outbound and return dates, and the earlier date the fault shows."""
 
-    user_id: str
     reservation_id: str
     return_legs: tuple[int, ...]
     outbound_date: str
@@ -171,10 +175,6 @@ class ReturnDate(ReadFaultOperator[ReturnDateParams]):
     def read_match(self, p: ReturnDateParams) -> tuple[str, str]:
         """The reservation read."""
         return "reservation_id", p.reservation_id
-
-    def params_user(self, p: ReturnDateParams) -> str:
-        """The task's user."""
-        return p.user_id
 
     def subject(self, p: ReturnDateParams) -> str:
         """The user names the reservation."""

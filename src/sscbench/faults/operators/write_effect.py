@@ -32,6 +32,7 @@ from sscbench.faults.operators.base import (
     VERIFY_CUE,
     FaultOperator,
     ScriptedTurn,
+    UserParams,
     args_contain,
     user_prefix_message,
 )
@@ -73,11 +74,10 @@ class FlightRequest(BaseModel):
         return self.model_dump()
 
 
-class WriteEffectParams(FaultParams):
+class WriteEffectParams(UserParams):
     """The task's user, the flight update made (the task's own, or a cabin change), and
     the reservation's flights before it."""
 
-    user_id: str
     request: FlightRequest
     request_origin: Literal["task", "cabin-change"]
     original_flights: list[JsonObject]

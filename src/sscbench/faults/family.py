@@ -15,9 +15,11 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from sscbench.core.injection import Injection
+from sscbench.core.values import Step
 from sscbench.faults.case import Case
 from sscbench.faults.params import FaultParams, register_params
 from sscbench.faults.typed import ContainmentPlan, FaultSpec, TrialRecord
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.world.task import Action
 from sscbench.world.world import World
 
@@ -133,23 +135,44 @@ class FaultFamily:
         keeps no calibration labels)."""
         raise KeyError(case.operator)
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E as the agent's own record of what it read implies."""
         raise KeyError(case.operator)
 
-    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+    def labelled_reliance(self, use: JsonMapping) -> bool:
         """Whether a labelled use of the affected fact relied on the injected value."""
         return use["kind"] == "use" and bool(use.get("relied_on_injected"))
 
 
-def labelled_reads(labels: dict[str, Any], name: str, **arguments: object) -> list[int]:
+def label_rows(labels: JsonMapping, kind: str) -> list[JsonObject]:
+    """The labels' rows of one kind (``reads``, ``writes``, ``uses``): the objects listed."""
+    rows = labels.get(kind)
+    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
+
+
+def label_arguments(row: JsonMapping) -> JsonObject:
+    """A labelled call's arguments (none when it names none)."""
+    arguments = row.get("arguments")
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def labelled_reads(labels: JsonMapping, name: str, **arguments: JsonValue) -> list[int]:
     """Observation steps of the labelled reads of tool ``name`` with these arguments."""
     return [
-        r["observation_step"]
-        for r in labels.get("reads", [])
-        if r["name"] == name
-        and all((r.get("arguments") or {}).get(k) == v for k, v in arguments.items())
+        step
+        for r in label_rows(labels, "reads")
+        if r.get("name") == name
+        and all(label_arguments(r).get(k) == v for k, v in arguments.items())
+        and isinstance(step := r.get("observation_step"), int)
     ]
 
 
-__all__ = ["OVERLAY_CONTAINMENT", "FaultFamily", "OwnRule", "family_spec", "labelled_reads"]
+__all__ = [
+    "OVERLAY_CONTAINMENT",
+    "FaultFamily",
+    "OwnRule",
+    "family_spec",
+    "label_arguments",
+    "label_rows",
+    "labelled_reads",
+]

@@ -51,8 +51,7 @@ REBINDABLE_WRITES = frozenset(
 
 
 class RebindParams(WriteParams):
-    """An identity case's substitute record (``[kind, id]``, another user's) and the
-    target record's ``owner`` (IdentityRebind, SubjectRebind)."""
+    """The substitute record (``[kind, id]``, another user's) and the target's ``owner``."""
 
     substitute: tuple[str, str]
     owner: str | None
@@ -68,8 +67,7 @@ class PrincipalParams(WriteParams):
 
 
 class BindingLostParams(RebindParams):
-    """SubjectBindingLost's case: the level (``binding_lost``) and the substitute's owner
-    named as the handoff's ``principal``."""
+    """The level (``binding_lost``) and the substitute's owner as the handoff's principal."""
 
     binding_lost: Number
     principal: str | None

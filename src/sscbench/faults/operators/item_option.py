@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.injection import Injection
-from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Step, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
@@ -25,7 +25,7 @@ from sscbench.faults.operators.item_uses import call_uses, text_use
 from sscbench.faults.operators.references import agent_texts
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.json_types import JsonObject, JsonValue
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -81,7 +81,7 @@ class ItemOption(ReadFaultOperator[ItemOptionParams]):
         p = self.params(case)
         return f"order:{p.order_id}:item:{p.item_id}:options"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: a later order read, or an order read with the product's."""
         p = self.params(case)
         return labelled_option_evidence(p.order_id, p.product_id, labels, t_f)

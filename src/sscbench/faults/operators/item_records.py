@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.item_lines import OrderItem
-from sscbench.core.values import INF
+from sscbench.core.values import INF, Step
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.family import labelled_reads
+from sscbench.faults.family import label_arguments, label_rows, labelled_reads
 from sscbench.faults.operators.base import mentions
+from sscbench.json_types import JsonMapping
 
 
 def variants_shown(view: LedgerView) -> dict[str, dict[str, Any]]:
@@ -114,19 +115,18 @@ ORDER_KEEPING_WRITES = {
 }
 
 
-def labelled_option_evidence(
-    order_id: str, product_id: str, labels: dict[str, Any], t_f: int
-) -> Any:
+def labelled_option_evidence(order_id: str, product_id: str, labels: JsonMapping, t_f: int) -> Step:
     """ItemOption's T_E from calibration labels: a later order read, or an order read
     together with the product's."""
     orders = sorted(
         labelled_reads(labels, "get_order_details", order_id=order_id)
         + [
-            w["observation_step"]
-            for w in labels.get("writes", [])
-            if w["name"] in ORDER_KEEPING_WRITES
-            and (w.get("arguments") or {}).get("order_id") == order_id
+            step
+            for w in label_rows(labels, "writes")
+            if w.get("name") in ORDER_KEEPING_WRITES
+            and label_arguments(w).get("order_id") == order_id
             and w.get("acknowledged")
+            and isinstance(step := w.get("observation_step"), int)
         ]
     )
     products = labelled_reads(labels, "get_product_details", product_id=product_id)

@@ -12,7 +12,7 @@ import json
 import re
 from typing import Any, Literal
 
-from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Step, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
@@ -38,7 +38,7 @@ from sscbench.faults.operators.references import HANDOFF, agent_texts, clauses
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.json_types import JsonObject, JsonValue
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.world.task import Action
 from sscbench.world.world import World
 
@@ -130,7 +130,7 @@ class PaySource(ReadFaultOperator[PaySourceParams]):
         """The calibration-label key of the payment method's category."""
         return f"payment:{self.params(case).payment_id}:category"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: the first read of the user's profile."""
         steps = labelled_reads(labels, "get_user_details", user_id=self.params(case).user_id)
         return min(steps) if steps else INF

@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Step, UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
@@ -28,7 +28,7 @@ from sscbench.faults.operators.return_date_text import split_legs
 from sscbench.faults.operators.return_date_uses import return_date_uses
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.json_types import JsonObject, JsonValue
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.world.world import World
 
 READ = "get_reservation_details"
@@ -83,7 +83,7 @@ class ReturnDate(ReadFaultOperator[ReturnDateParams]):
         """The calibration-label key of the reservation's return date."""
         return f"reservation:{self.params(case).reservation_id}:return_date"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: the first read of the reservation."""
         rid = self.params(case).reservation_id
         steps = labelled_reads(labels, "get_reservation_details", reservation_id=rid)

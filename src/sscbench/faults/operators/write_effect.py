@@ -10,12 +10,12 @@ keeps the scope (:mod:`.write_scope`, paper §IV-C).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from sscbench.core.injection import Injection, SuppressHook
-from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, Step, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
@@ -49,7 +49,7 @@ from sscbench.faults.operators.write_text import (
 )
 from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.json_types import JsonObject
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import loads_json
 from sscbench.world.task import Action
 from sscbench.world.world import World
@@ -119,14 +119,14 @@ class WriteEffect(FaultOperator[WriteEffectParams]):
         """The calibration-label key of the suppressed flight update."""
         return f"write:{self.params(case).request.reservation_id}:update_reservation_flights"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: the first read-back of the reservation after the fault."""
         rid = self.params(case).request.reservation_id
         reads = labelled_reads(labels, "get_reservation_details", reservation_id=rid)
         steps = [s for s in reads if s > t_f]
         return min(steps) if steps else INF
 
-    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+    def labelled_reliance(self, use: JsonMapping) -> bool:
         """Reliance: a first-attempt use stating the change applied."""
         return use["kind"] == "use" and use.get("value") == "applied" and use.get("attempt", 1) == 1
 

@@ -54,9 +54,9 @@ def item_option():
 def _order(world, case, faulted: bool):
     order = json.loads(json.dumps(world.base.tables["orders"][case.params.order_id]))
     if faulted:
-        order["items"][case.params.item_index]["options"][case.params.option] = case.params[
-            "injected_value"
-        ]
+        order["items"][case.params.item_index]["options"][case.params.option] = (
+            case.params.injected_value
+        )
     return order
 
 
@@ -144,7 +144,7 @@ def _reservation(world, case, flights=None):
 
 def test_write_effect_readback_after_an_intervening_write_is_not_evidence(write_effect):
     operator, world, case = write_effect
-    request = case.params.request
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ack = case.contract.injected_value
     ledger = Ledger()
@@ -162,7 +162,7 @@ def test_write_effect_readback_after_an_intervening_write_is_not_evidence(write_
 
 def test_write_effect_readback_before_claim_is_pre(write_effect):
     operator, world, case = write_effect
-    request = case.params.request
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ledger = Ledger()
     t_f = ledger.call(
@@ -180,7 +180,7 @@ def test_write_effect_readback_before_claim_is_pre(write_effect):
 
 def test_write_effect_verification_is_a_use_not_reliance(write_effect):
     operator, world, case = write_effect
-    request = case.params.request
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ledger = Ledger()
     t_f = ledger.call(
@@ -245,7 +245,7 @@ def test_return_date_verification_is_not_reliance():
 
 def _write(ledger: Ledger, world, case) -> int:
     ack = _reservation(world, case, case.contract.injected_value)
-    return ledger.call("update_reservation_flights", case.params.request, ack)
+    return ledger.call("update_reservation_flights", case.params.request.arguments(), ack)
 
 
 def test_a_read_of_the_reservation_after_the_write_is_the_read_back(write_effect) -> None:
@@ -292,7 +292,7 @@ def test_reads_of_other_records_are_no_read_back(write_effect) -> None:
 def _write_then_read(write_effect, name: str, arguments: dict, observation):
     """Attempt (suppressed), an intervening write, a read showing it unapplied, a claim."""
     operator, world, case = write_effect
-    request = case.params.request
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ledger = Ledger()
     t_f = ledger.call(
@@ -355,7 +355,7 @@ def test_write_effect_a_write_whose_result_shows_no_flights_is_undecidable(write
 
 def test_y_end_is_the_last_message_stance_and_undecidable_without_one(write_effect):
     operator, world, case = write_effect
-    request = case.params.request
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ack = _reservation(world, case, case.contract.injected_value)
     ledger = Ledger()

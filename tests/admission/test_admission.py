@@ -88,7 +88,7 @@ def test_return_date_not_preceding_outbound_is_refused():
     world = load_world("generated", "airline")
     operator, candidate = _valid("ReturnDate", world)
     late = candidate.model_copy(
-        update={"params": {**candidate.params, "injected_date": "2024-06-30"}}
+        update={"params": candidate.params.merged(injected_date="2024-06-30")}
     )
     assert "ReturnDate mutation does not precede the outbound leg" in operator.validate(late, world)
 
@@ -96,9 +96,9 @@ def test_return_date_not_preceding_outbound_is_refused():
 def test_item_option_value_that_is_no_variant_is_refused():
     world = load_world("generated", "retail")
     operator, candidate = _valid("ItemOption", world)
-    key = candidate.params["option"]
-    bogus = {**candidate.params["injected_options"], key: "no-such-value"}
-    bad = candidate.model_copy(update={"params": {**candidate.params, "injected_options": bogus}})
+    key = candidate.params.option
+    bogus = {**candidate.params.injected_options, key: "no-such-value"}
+    bad = candidate.model_copy(update={"params": candidate.params.merged(injected_options=bogus)})
     assert "ItemOption value is no variant of the product" in operator.validate(bad, world)
 
 
@@ -110,7 +110,7 @@ def test_write_effect_acknowledgement_equals_a_real_commit():
     case = case_from(operator, candidate, world)
     env = world.new_env()
     executor = InjectingExecutor(env, operator.injections(case, world))
-    request = json.dumps(candidate.params["request"])
+    request = json.dumps(candidate.params.request.arguments())
     execution = executor.execute(1, "c1", "update_reservation_flights", request)
     assert execution.intervention is not None and execution.intervention.effective
     assert env.state.changes() == {}  # suppressed: nothing committed

@@ -38,7 +38,7 @@ def test_preferred_candidates_are_screened_first_and_counted(airline, name):
 def test_early_trigger_follows_the_task_not_the_agent(airline):
     writes = [c for c in get_operator("WriteEffect").enumerate(airline)]
     for candidate in writes:
-        if candidate.params["request_origin"] != "task":  # a made-up cabin change
+        if candidate.params.request_origin != "task":  # a made-up cabin change
             assert not early_trigger(candidate, airline)
     order, count = preferred_first(writes, airline, "early-trigger")
     assert all(early_trigger(c, airline) for c in order[:count])

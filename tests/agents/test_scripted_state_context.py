@@ -37,8 +37,8 @@ def _case(family, world: World, repeatable: bool = False, **params):
     delivery applies again) whose task's clean run by the barrier profile solves it."""
     for task in world.tasks:
         for case in family().cases_for(world, task, **params):
-            arguments = case.params["arguments"]
-            wanted = not repeatable or changes_twice(world, case.params["tool"], arguments)
+            arguments = case.params.arguments
+            wanted = not repeatable or changes_twice(world, case.params.tool, arguments)
             if wanted and _run(world, case, "idempotent_readback", faulted=False).end.reward == 1:
                 return case
     raise AssertionError(f"no solvable {family.name} case")
@@ -75,7 +75,7 @@ def _target_effects(result: EpisodeResult, case) -> int:
     return sum(
         1
         for e in result.evaluator
-        if isinstance(e, WriteRecord) and e.name == case.params["tool"] and e.state_changed
+        if isinstance(e, WriteRecord) and e.name == case.params.tool and e.state_changed
     )
 
 

@@ -10,8 +10,14 @@ from sscbench.faults.case import Case
 from sscbench.faults.families import timeout_hook
 from sscbench.faults.family import family_spec
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import WriteFamily
+from sscbench.faults.write_family import WriteFamily, WriteParams
 from sscbench.world.world import World
+
+
+class LateTimeoutParams(WriteParams):
+    """The family's parameters: a typed family's, and the order its read is of."""
+
+    order_id: str | None = None
 
 
 class LateTimeout(WriteFamily):
@@ -19,6 +25,7 @@ class LateTimeout(WriteFamily):
     the task is deemed impossible (completing it is the failure)."""
 
     name = "LateTimeout"
+    params_model = LateTimeoutParams
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -40,4 +47,4 @@ class LateTimeout(WriteFamily):
 
     def calibration_fact(self, case: Case) -> str:
         """The write the timeout hides."""
-        return f"write:{case.params['record'][1]}:{case.params['tool']}"
+        return f"write:{case.params.record[1]}:{case.params.tool}"

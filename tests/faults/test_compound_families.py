@@ -35,7 +35,7 @@ def retail(taubench):
 
 def _case(family, world, tool="cancel_pending_order"):
     return next(
-        c for t in world.tasks for c in family().cases_for(world, t) if c.params["tool"] == tool
+        c for t in world.tasks for c in family().cases_for(world, t) if c.params.tool == tool
     )
 
 
@@ -73,13 +73,13 @@ def _call(executor, step, name, arguments):
 
 def test_stale_readback_fails_the_read_of_the_written_record(retail):
     case = _case(CompoundStaleReadback, retail)
-    oid = case.params["record"][1]
+    oid = case.params.record[1]
     executor = InjectingExecutor(
         retail.new_env(), CompoundStaleReadback().injections(case, retail, seed=0)
     )
     before = _call(executor, 1, "get_order_details", {"order_id": oid})
     assert before.observation != UNAVAILABLE_TEXT  # not yet written: the read is served
-    write = _call(executor, 3, "cancel_pending_order", case.params["arguments"])
+    write = _call(executor, 3, "cancel_pending_order", case.params.arguments)
     assert write.write.state_changed and not write.observation.startswith("Error")
     after = _call(executor, 5, "get_order_details", {"order_id": oid})
     assert after.observation == UNAVAILABLE_TEXT
@@ -89,6 +89,6 @@ def test_stale_timeout_loses_the_acknowledgement_of_a_committed_write(retail):
     case = _case(CompoundStaleTimeout, retail)
     env = retail.new_env()
     executor = InjectingExecutor(env, CompoundStaleTimeout().injections(case, retail, seed=0))
-    write = _call(executor, 1, "cancel_pending_order", case.params["arguments"])
+    write = _call(executor, 1, "cancel_pending_order", case.params.arguments)
     assert write.observation == TIMEOUT_TEXT and write.write.state_changed
-    assert env.state.get("orders", case.params["record"][1])["status"] == "cancelled"
+    assert env.state.get("orders", case.params.record[1])["status"] == "cancelled"

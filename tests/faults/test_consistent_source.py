@@ -37,27 +37,25 @@ def test_product_record_agrees_with_the_injected_option(taubench_worlds, item_ca
     before = env.db_hash()
     for step in (1, 3):  # every product read, not only the first
         shown = json.loads(
-            _call(
-                executor, step, "get_product_details", {"product_id": p["product_id"]}
-            ).observation
+            _call(executor, step, "get_product_details", {"product_id": p.product_id}).observation
         )
-        assert shown["variants"][p["item_id"]]["options"] == p["injected_options"]
+        assert shown["variants"][p.item_id]["options"] == p.injected_options
     order = json.loads(
-        _call(executor, 5, "get_order_details", {"order_id": p["order_id"]}).observation
+        _call(executor, 5, "get_order_details", {"order_id": p.order_id}).observation
     )
-    item = order["items"][p["item_index"]]
-    assert item["options"][p["option"]] == p["injected_value"]  # the fault itself, as before
+    item = order["items"][p.item_index]
+    assert item["options"][p.option] == p.injected_value  # the fault itself, as before
     assert env.db_hash() == before
-    true = world.base.tables["products"][p["product_id"]]["variants"][p["item_id"]]["options"]
-    assert true[p["option"]] == p["true_value"]  # the world still holds v
+    true = world.base.tables["products"][p.product_id]["variants"][p.item_id]["options"]
+    assert true[p.option] == p.true_value  # the world still holds v
 
 
 def test_read_back_shows_the_acknowledged_record_only_after_the_attempt(
     taubench_worlds, effect_case
 ):
     world = taubench_worlds["airline"]
-    request = effect_case.params["request"]
-    rid = request["reservation_id"]
+    request = effect_case.params.request.arguments()
+    rid = effect_case.params.request.reservation_id
     env = world.new_env()
     hooks = consistent_source_hooks(WriteEffect(), effect_case, world)
     executor = InjectingExecutor(env, [*hooks, *WriteEffect().injections(effect_case, world)])

@@ -26,35 +26,33 @@ def test_each_case_serves_another_users_record_the_write_accepts(taubench_worlds
     cases = _cases(world)
     assert len(cases) >= 10  # enough tasks per domain for a typed study
     for case in cases:
-        kind, rid = case.params["record"]
-        other_kind, other = case.params["substitute"]
+        kind, rid = case.params.record
+        other_kind, other = case.params.substitute
         table = world.base.tables[READ_TOOLS[kind].table]
-        assert case.params["tool"] in REBINDABLE_WRITES and other_kind == kind
-        assert other != rid and table[rid]["user_id"] == case.params["owner"]
-        assert table[other]["user_id"] != case.params["owner"]
+        assert case.params.tool in REBINDABLE_WRITES and other_kind == kind
+        assert other != rid and table[rid]["user_id"] == case.params.owner
+        assert table[other]["user_id"] != case.params.owner
         if kind == "order":
             assert table[other]["status"] == "pending"
         else:
             assert table[other].get("status") != "cancelled"
     # deterministic: the same case gets the same substitute
-    assert [c.params["substitute"] for c in _cases(world)] == [
-        c.params["substitute"] for c in cases
-    ]
+    assert [c.params.substitute for c in _cases(world)] == [c.params.substitute for c in cases]
     # and the substitutes spread over the table rather than all naming one record
-    assert len({c.params["substitute"][1] for c in cases}) > len(cases) // 2
+    assert len({c.params.substitute[1] for c in cases}) > len(cases) // 2
 
 
 def test_hook_rewrites_only_the_target_lookup_and_writes_nothing(taubench_worlds):
     world = taubench_worlds["retail"]
     case = _cases(world)[0]
-    _kind, rid = case.params["record"]
-    _kind, other = case.params["substitute"]
+    _kind, rid = case.params.record
+    _kind, other = case.params.substitute
     env = world.new_env()
     executor = InjectingExecutor(env, [rebind_hook(case)])
     before = env.db_hash()
     served = executor.execute(1, "c1", "get_order_details", json.dumps({"order_id": rid}))
     record = json.loads(served.observation)
-    assert record["order_id"] == other and record["user_id"] != case.params["owner"]
+    assert record["order_id"] == other and record["user_id"] != case.params.owner
     assert served.intervention is not None and served.intervention.hook_id.endswith(":rebind")
     # every later lookup of the target serves it again (a consistent misroute) ...
     again = executor.execute(3, "c3", "get_order_details", json.dumps({"order_id": rid}))

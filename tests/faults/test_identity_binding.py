@@ -36,15 +36,15 @@ def _cases(family, world, **params):
 def test_rebound_write_runs_on_the_substitute_and_keeps_both_arguments(taubench):
     world = load_world("tau-bench", "retail", taubench)
     case = _cases(SubjectRebind(), world)[0]
-    _kind, rid = case.params["record"]
-    _kind, other = case.params["substitute"]
+    _kind, rid = case.params.record
+    _kind, other = case.params.substitute
     env = world.new_env()
     executor = InjectingExecutor(env, [subject_rebind_hook(case)])
-    arguments = {**case.params["arguments"], "order_id": rid}
-    done = executor.execute(4, "c4", case.params["tool"], json.dumps(arguments))
+    arguments = {**case.params.arguments, "order_id": rid}
+    done = executor.execute(4, "c4", case.params.tool, json.dumps(arguments))
     receipt = json.loads(done.observation)
     # the agent sees the tool's real answer for the record it ran on: another user's
-    assert receipt["order_id"] == other and receipt["user_id"] != case.params["owner"]
+    assert receipt["order_id"] == other and receipt["user_id"] != case.params.owner
     assert env.state.get("orders", rid) == world.base.tables["orders"][rid]  # untouched
     assert env.state.get("orders", other) != world.base.tables["orders"][other]  # changed
     record = done.intervention
@@ -70,9 +70,9 @@ def test_a_keyed_retry_of_the_sent_request_replays_its_receipt(taubench):
     case = _cases(SubjectRebind(), world)[0]
     env = world.new_env()
     executor = InjectingExecutor(env, [subject_rebind_hook(case)], idempotency_keys=True)
-    sent = json.dumps({**case.params["arguments"], "idempotency_key": "k1"})
-    first = executor.execute(1, "c1", case.params["tool"], sent)
-    again = executor.execute(3, "c3", case.params["tool"], sent)
+    sent = json.dumps({**case.params.arguments, "idempotency_key": "k1"})
+    first = executor.execute(1, "c1", case.params.tool, sent)
+    again = executor.execute(3, "c3", case.params.tool, sent)
     # the store keys what the client sent: the retry is a replay, not a second write
     assert again.observation == first.observation and again.write is not None
     assert again.write.replayed and not again.write.state_changed
@@ -91,11 +91,11 @@ def test_subject_rebind_cases_rebind_to_another_users_record(taubench_worlds, do
     cases = _cases(SubjectRebind(), world)
     assert len(cases) >= 10
     for case in cases:
-        kind, rid = case.params["record"]
-        _, other = case.params["substitute"]
+        kind, rid = case.params.record
+        _, other = case.params.substitute
         table = world.base.tables[READ_TOOLS[kind].table]
-        assert case.params["tool"] in REBINDABLE_WRITES
-        assert table[other]["user_id"] != table[rid]["user_id"] == case.params["owner"]
+        assert case.params.tool in REBINDABLE_WRITES
+        assert table[other]["user_id"] != table[rid]["user_id"] == case.params.owner
 
 
 @pytest.mark.parametrize("domain", ["airline", "retail"])
@@ -104,17 +104,17 @@ def test_dropped_principal_names_another_user_in_a_model_visible_note(taubench_w
     family = DroppedPrincipal()
     cases = _cases(family, world)
     assert len(cases) >= 10
-    user_writes = [c for c in cases if c.params["tool"] in PRINCIPAL_WRITES]
+    user_writes = [c for c in cases if c.params.tool in PRINCIPAL_WRITES]
     assert user_writes  # a handoff can bind a user-subject write to the wrong account
     for case in cases:
-        principal, owner = case.params["principal"], case.params["owner"]
+        principal, owner = case.params.principal, case.params.owner
         assert principal != owner and principal in world.base.tables["users"]
         prompt = family.context_fault(case, world, world.policy)
         assert prompt.startswith(world.policy.rstrip("\n")) and HANDOFF_MARKER in prompt
         assert f"user_id {principal}" in prompt and owner not in prompt
         assert family.injections(case, world) == []
     for case in user_writes:
-        assert case.params["substitute"] == ["user", case.params["principal"]]
+        assert case.params.substitute == ("user", case.params.principal)
 
 
 def test_binding_lost_levels_share_tasks_and_substitutes(taubench_worlds):
@@ -123,7 +123,7 @@ def test_binding_lost_levels_share_tasks_and_substitutes(taubench_worlds):
     levels = {lv: _cases(family, world, binding_lost=lv) for lv in (1, 2, 3)}
     tasks = {lv: [c.task_id for c in cs] for lv, cs in levels.items()}
     assert tasks[1] == tasks[2] == tasks[3] == [c.task_id for c in _cases(IdentityRebind(), world)]
-    subs = {lv: [c.params["substitute"] for c in cs] for lv, cs in levels.items()}
+    subs = {lv: [c.params.substitute for c in cs] for lv, cs in levels.items()}
     assert subs[1] == subs[2] == subs[3]
     first = {lv: cs[0] for lv, cs in levels.items()}
     assert [family.binding_point(first[lv]) for lv in (1, 2, 3)] == [

@@ -4,9 +4,7 @@ table, containment, calibration and case preference pick it up with no other edi
 
 from __future__ import annotations
 
-from typing import Any
-
-from late_timeout import LateTimeout
+from late_timeout import LateTimeout, LateTimeoutParams
 from sscbench.admission.prefer import early_trigger
 from sscbench.faults.behaviours import AckLostToTimeout, Unsolvable
 from sscbench.faults.case import Candidate
@@ -38,11 +36,11 @@ def test_one_registry_line_makes_every_stage_see_the_family(taubench_worlds):
         cases = [c for t in world.tasks for c in LateTimeout().cases_for(world, t)][:3]
         assert cases and all(c.operator == "LateTimeout" for c in cases)
         case = cases[0]
-        assert fact_key(case) == f"write:{case.params['record'][1]}:{case.params['tool']}"
+        assert fact_key(case) == f"write:{case.params.record[1]}:{case.params.tool}"
         assert [i.hook_id for i in LateTimeout().injections(case, world)] == [
             f"{case.case_id}:timeout"
         ]
-        params: dict[str, Any] = {"order_id": "#not-named-anywhere"}
+        params = case.params.extended(LateTimeoutParams, order_id="#not-named-anywhere")
         candidate = Candidate(
             candidate_id="c",
             operator="LateTimeout",

@@ -31,13 +31,13 @@ from sscbench.world.records import READ_TOOLS
 def _up_to_write(world, case):
     """The task's ground truth up to, not including, the target write."""
     for action in world.task(case.task_id).actions:
-        if action.name == case.params["tool"] and dict(action.kwargs) == case.params["arguments"]:
+        if action.name == case.params.tool and dict(action.kwargs) == case.params.arguments:
             return
         yield action.name, dict(action.kwargs)
 
 
 def _record(env, case):
-    kind, rid = case.params["record"]
+    kind, rid = case.params.record
     return env.state.get(READ_TOOLS[kind].table, rid)
 
 
@@ -75,7 +75,7 @@ def test_stale_checkpoint_activates_and_hands_over_the_record_before_the_write(w
                 step += 2
             before = _record(env, case)
             scheduled += 1
-            out = call_tool(executor, step, case.params["tool"], case.params["arguments"])
+            out = call_tool(executor, step, case.params.tool, case.params.arguments)
             after = _record(env, case)
             record = out.intervention
             if record is None or not record.effective:
@@ -92,15 +92,13 @@ def test_stale_checkpoint_activates_and_hands_over_the_record_before_the_write(w
 def test_stale_checkpoint_leaves_a_refused_write_alone(worlds):
     retail = worlds[1]
     case = next(
-        c
-        for c in family_cases(StaleCheckpoint, retail)
-        if c.params["tool"] == "cancel_pending_order"
+        c for c in family_cases(StaleCheckpoint, retail) if c.params.tool == "cancel_pending_order"
     )
     env = retail.new_env()
     executor = InjectingExecutor(env, StaleCheckpoint().injections(case, retail))
-    first = call_tool(executor, 1, "cancel_pending_order", case.params["arguments"])
+    first = call_tool(executor, 1, "cancel_pending_order", case.params.arguments)
     assert first.observation.startswith(RESUME_PREFIX)
-    again = call_tool(executor, 3, "cancel_pending_order", case.params["arguments"])
+    again = call_tool(executor, 3, "cancel_pending_order", case.params.arguments)
     assert again.observation.startswith("Error") and again.intervention is not None
     assert not again.intervention.effective  # a refusal is no stale checkpoint
 
@@ -121,11 +119,11 @@ def test_expired_approval_refuses_events_attempts_before_commit(worlds, events):
                 call_tool(executor, step, name, arguments)
                 step += 2
             scheduled += 1
-            keyed = {**case.params["arguments"], "idempotency_key": "k"}
+            keyed = {**case.params.arguments, "idempotency_key": "k"}
             before = env.db_hash()
             refusals = []
             for _ in range(events):
-                out = call_tool(executor, step, case.params["tool"], keyed)
+                out = call_tool(executor, step, case.params.tool, keyed)
                 step += 2
                 refusals.append(
                     out.observation == EXPIRED_TEXT
@@ -134,7 +132,7 @@ def test_expired_approval_refuses_events_attempts_before_commit(worlds, events):
                     and not out.write.state_changed
                 )
             assert env.db_hash() == before  # nothing applied on any lapsed approval
-            last = call_tool(executor, step, case.params["tool"], keyed)
+            last = call_tool(executor, step, case.params.tool, keyed)
             if all(refusals):
                 assert last.intervention is None and not last.write.replayed
                 assert last.write.state_changed
@@ -153,9 +151,9 @@ def test_missing_entitlement_removes_the_authorising_section_of_every_scheduled_
     for world in worlds:
         cases = family_cases(MissingEntitlement, world)
         assert len(cases) >= 20
-        assert not lacks_entitlement(world.policy, cases[0].params["tool"])
+        assert not lacks_entitlement(world.policy, cases[0].params.tool)
         for case in cases:
-            tool = case.params["tool"]
+            tool = case.params.tool
             delivered = MissingEntitlement().context_fault(case, world, world.policy)
             assert delivered is not None and delivered != world.policy
             assert lacks_entitlement(delivered, tool)  # the compiler would refuse
@@ -166,7 +164,7 @@ def test_missing_entitlement_removes_the_authorising_section_of_every_scheduled_
 
 def test_missing_entitlement_schedules_no_write_without_a_section(worlds):
     retail = worlds[1]
-    tools = {c.params["tool"] for c in family_cases(MissingEntitlement, retail)}
+    tools = {c.params.tool for c in family_cases(MissingEntitlement, retail)}
     assert "modify_user_address" not in tools  # no section of its own in the policy
     assert {"cancel_pending_order", "return_delivered_order_items"} <= tools
 
@@ -182,7 +180,7 @@ def test_intervening_events_alternate_between_a_gated_and_an_aba_update(worlds, 
     assert len(cases) >= 30
     fired = 0
     for case in cases:
-        oid = case.params["record"][1]
+        oid = case.params.record[1]
         env = retail.new_env()
         executor = InjectingExecutor(env, InterveningUpdate().injections(case, retail, seed=0))
         read = call_tool(executor, 1, "get_order_details", {"order_id": oid})
@@ -191,13 +189,13 @@ def test_intervening_events_alternate_between_a_gated_and_an_aba_update(worlds, 
             continue
         fired += 1
         now = copy.deepcopy(env.state.get("orders", oid))
-        write = call_tool(executor, 3, case.params["tool"], case.params["arguments"])
+        write = call_tool(executor, 3, case.params.tool, case.params.arguments)
         if events % 2:
             assert now["status"] != seen["status"]
             assert write.observation.startswith("Error") and not write.write.state_changed
         else:
             assert now["status"] == seen["status"] and now["address"] != seen["address"]
             assert now["address"]["address2"] == f"Suite {events}00"
-            clean = retail.new_env().execute(case.params["tool"], case.params["arguments"])
+            clean = retail.new_env().execute(case.params.tool, case.params.arguments)
             assert write.observation.startswith("Error") is clean.is_error  # the tool accepts
     assert fired / len(cases) >= 0.9

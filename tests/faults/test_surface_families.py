@@ -36,7 +36,7 @@ def _first_write(world, case):
     """Replays the task's ground truth up to and including the target write."""
     for action in world.task(case.task_id).actions:
         yield action.name, dict(action.kwargs)
-        if action.name == case.params["tool"] and dict(action.kwargs) == case.params["arguments"]:
+        if action.name == case.params.tool and dict(action.kwargs) == case.params.arguments:
             return
 
 
@@ -93,12 +93,12 @@ def test_partial_payload_omits_the_decisive_field_and_commits_nothing(worlds):
         executor = InjectingExecutor(env, PartialPayload().injections(case, world))
         for step, (name, arguments) in enumerate(_first_write(world, case)):
             out = call_tool(executor, 2 * step + 1, name, arguments)
-        field = DECISIVE_FIELD[case.params["tool"]]
+        field = DECISIVE_FIELD[case.params.tool]
         delivered = json.loads(out.observation)  # still a valid success record
         original = json.loads(out.intervention.original_observation)
         assert field in original and field not in delivered
         assert {k: v for k, v in original.items() if k != field} == delivered
-        kind, rid = case.params["record"]
+        kind, rid = case.params.record
         table = READ_TOOLS[kind].table
         assert env.state.get(table, rid) == env.state.base.tables[table].get(rid)
 
@@ -108,14 +108,14 @@ def test_same_source_readback_agrees_with_the_receipt_independent_one_does_not(w
     case = next(
         c
         for c in family_cases(SameSourceReadback, retail)
-        if c.params["tool"] == "cancel_pending_order"
+        if c.params.tool == "cancel_pending_order"
     )
-    oid = case.params["record"][1]
+    oid = case.params.record[1]
     outcomes = {}
     for family in (SameSourceReadback, CorruptedReceipt):
         env = retail.new_env()
         executor = InjectingExecutor(env, family().injections(case, retail))
-        ack = call_tool(executor, 1, "cancel_pending_order", case.params["arguments"])
+        ack = call_tool(executor, 1, "cancel_pending_order", case.params.arguments)
         back = call_tool(executor, 3, "get_order_details", {"order_id": oid})
         outcomes[family.name] = json.loads(back.observation)["status"]
         assert json.loads(ack.observation)["status"] == "cancelled"  # the receipt says done
@@ -126,7 +126,7 @@ def test_same_source_readback_agrees_with_the_receipt_independent_one_does_not(w
 def test_same_source_reads_nothing_before_the_write_is_lost(worlds):
     retail = worlds[1]
     case = family_cases(SameSourceReadback, retail)[0]
-    oid = case.params["record"][1]
+    oid = case.params.record[1]
     executor = InjectingExecutor(retail.new_env(), SameSourceReadback().injections(case, retail))
     before = call_tool(executor, 1, "get_order_details", {"order_id": oid})
     assert before.intervention is None
@@ -157,11 +157,9 @@ def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
         seen.append(bool(state.changes()))
         return "rewritten"
 
-    hook = SuppressHook("h", match=lambda n, a, s: n == case.params["tool"], rewrite=rewrite)
+    hook = SuppressHook("h", match=lambda n, a, s: n == case.params.tool, rewrite=rewrite)
     env = retail.new_env()
-    out = call_tool(
-        InjectingExecutor(env, [hook]), 1, case.params["tool"], case.params["arguments"]
-    )
+    out = call_tool(InjectingExecutor(env, [hook]), 1, case.params.tool, case.params.arguments)
     assert out.observation == "rewritten" and seen == [True] and not env.state.changes()
     assert out.intervention.action == "suppress" and out.intervention.effective
     with pytest.raises(TypeError):  # one kind per hook: the union has no hook doing two
@@ -171,12 +169,12 @@ def test_suppressed_write_rewrite_sees_the_state_before_the_rollback(worlds):
 def test_throttled_refuses_before_commit_and_the_retry_applies(worlds):
     retail = worlds[1]
     case = next(
-        c for c in family_cases(Throttled, retail) if c.params["tool"] == "cancel_pending_order"
+        c for c in family_cases(Throttled, retail) if c.params.tool == "cancel_pending_order"
     )
-    oid = case.params["record"][1]
+    oid = case.params.record[1]
     env = retail.new_env()
     executor = InjectingExecutor(env, Throttled().injections(case, retail), idempotency_keys=True)
-    keyed = {**case.params["arguments"], "idempotency_key": "k"}
+    keyed = {**case.params.arguments, "idempotency_key": "k"}
     refused = call_tool(executor, 1, "cancel_pending_order", keyed)
     assert refused.observation == THROTTLED_TEXT
     assert env.state.get("orders", oid)["status"] == "pending"  # nothing applied
@@ -189,9 +187,9 @@ def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
     scheduled = activated = 0
     for world in worlds:
         for case in family_cases(IncompleteReadback, world)[:40]:
-            kind, rid = case.params["record"]
+            kind, rid = case.params.record
             read = READ_TOOLS[kind]
-            field = DECISIVE_FIELD[case.params["tool"]]
+            field = DECISIVE_FIELD[case.params.tool]
             executor = InjectingExecutor(
                 world.new_env(), IncompleteReadback().injections(case, world)
             )
@@ -200,7 +198,7 @@ def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
                 call_tool(executor, step, name, arguments)
                 step += 2
             scheduled += 1
-            if case.params["tool"] == "book_reservation":
+            if case.params.tool == "book_reservation":
                 continue  # the new reservation's id is in the acknowledgement
             back = call_tool(executor, step, read.tool, {read.id_argument: rid})
             again = call_tool(executor, step + 2, read.tool, {read.id_argument: rid})
@@ -209,7 +207,7 @@ def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
                 assert field not in record and field in json.loads(again.observation)
                 activated += 1
     bookings = sum(
-        c.params["tool"] == "book_reservation"
+        c.params.tool == "book_reservation"
         for w in worlds
         for c in family_cases(IncompleteReadback, w)[:40]
     )
@@ -219,11 +217,11 @@ def test_incomplete_readback_drops_the_field_after_the_write_only(worlds):
 def test_incomplete_readback_skips_records_without_the_field(worlds):
     airline = worlds[0]
     for case in family_cases(IncompleteReadback, airline):
-        if case.params["tool"] == "book_reservation":
+        if case.params.tool == "book_reservation":
             continue
-        kind, rid = case.params["record"]
+        kind, rid = case.params.record
         before = airline.base.tables[READ_TOOLS[kind].table][rid]
-        assert DECISIVE_FIELD[case.params["tool"]] in before
+        assert DECISIVE_FIELD[case.params.tool] in before
 
 
 def test_replayed_event_duplicates_only_an_unkeyed_write(worlds):
@@ -232,17 +230,17 @@ def test_replayed_event_duplicates_only_an_unkeyed_write(worlds):
     assert cases
     scheduled = duplicated = 0
     for case in cases:
-        assert changes_twice(airline, case.params["tool"], case.params["arguments"])
+        assert changes_twice(airline, case.params.tool, case.params.arguments)
         for keyed in (False, True):
             env = airline.new_env()
             executor = InjectingExecutor(
                 env, ReplayedEvent().injections(case, airline), idempotency_keys=True
             )
-            arguments = {**case.params["arguments"], **({"idempotency_key": "k"} if keyed else {})}
-            out = call_tool(executor, 1, case.params["tool"], arguments)
+            arguments = {**case.params.arguments, **({"idempotency_key": "k"} if keyed else {})}
+            out = call_tool(executor, 1, case.params.tool, arguments)
             assert out.intervention.action == "redeliver" and out.intervention.effective
             once = airline.new_env()
-            once.execute(case.params["tool"], case.params["arguments"])
+            once.execute(case.params.tool, case.params.arguments)
             same_as_once = env.db_hash() == once.db_hash()
             assert same_as_once is keyed  # the key deduplicates; without it, a duplicate
             scheduled += 1
@@ -256,8 +254,7 @@ def test_replayed_event_is_not_scheduled_where_a_second_delivery_changes_nothing
         t
         for t in retail.tasks
         if any(
-            c.params["tool"] == "cancel_pending_order"
-            for c in CorruptedReceipt().cases_for(retail, t)
+            c.params.tool == "cancel_pending_order" for c in CorruptedReceipt().cases_for(retail, t)
         )
     )
     assert ReplayedEvent().cases_for(retail, task) == []

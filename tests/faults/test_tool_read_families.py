@@ -29,7 +29,7 @@ from sscbench.world.records import READ_TOOLS
 
 
 def _read(case):
-    kind, rid = case.params["record"]
+    kind, rid = case.params.record
     read = READ_TOOLS[kind]
     return read.tool, {read.id_argument: rid}
 
@@ -56,7 +56,7 @@ def test_stale_value_serves_the_old_record_for_age_reads_then_the_current(worlds
             for case in family_cases(StaleValue, world, age=age)[:30]:
                 env = world.new_env()
                 executor = InjectingExecutor(env, StaleValue().injections(case, world))
-                kind, rid = case.params["record"]
+                kind, rid = case.params.record
                 table = READ_TOOLS[kind].table
                 base = env.state.base.tables[table][rid]
                 tool, arguments = _read(case)
@@ -81,12 +81,12 @@ def test_stale_value_moves_the_record_on_as_another_actor_would(worlds):
     env = airline.new_env()
     executor = InjectingExecutor(env, StaleValue().injections(case, airline))
     out = call_tool(executor, 1, *_read(case))  # the first call is the read itself: still stale
-    rid = case.params["record"][1]
+    rid = case.params.record[1]
     assert "status" not in json.loads(out.observation)
     assert env.state.get("reservations", rid)["status"] == "cancelled"
     assert out.intervention.action == "update" and out.intervention.effective
     for case in family_cases(StaleValue, retail)[:20]:
-        status = retail.base.tables["orders"][case.params["record"][1]]["status"]
+        status = retail.base.tables["orders"][case.params.record[1]]["status"]
         assert status in ("pending", "delivered")
 
 
@@ -95,9 +95,9 @@ def test_schema_drift_levels_fail_the_contract_checks_they_should(worlds):
     passes every check: only the plausibility of the payload changes."""
     for world in worlds:
         for case in family_cases(SchemaDrift, world)[:40]:
-            kind, rid = case.params["record"]
+            kind, rid = case.params.record
             record = world.base.tables[READ_TOOLS[kind].table][rid]
-            field = READ_FIELD[case.params["tool"]]
+            field = READ_FIELD[case.params.tool]
             assert contract_problem(kind, record, "full") is None  # the clean record passes
             renamed = drift_field(record, field, 0)
             assert field not in renamed and RENAMED[field] in renamed
@@ -129,7 +129,7 @@ def test_schema_drift_hits_every_read_before_the_write_and_none_after(worlds, le
             env = world.new_env()
             executor = InjectingExecutor(env, SchemaDrift().injections(case, world))
             tool, arguments = _read(case)
-            field = READ_FIELD[case.params["tool"]]
+            field = READ_FIELD[case.params.tool]
             first = call_tool(executor, 1, tool, arguments)
             again = call_tool(executor, 3, tool, arguments)
             scheduled += 1
@@ -143,7 +143,7 @@ def test_schema_drift_hits_every_read_before_the_write_and_none_after(worlds, le
                 and json.loads(first.observation) == drift_field(clean, field, level)
             ):
                 activated += 1
-            call_tool(executor, 5, case.params["tool"], case.params["arguments"])
+            call_tool(executor, 5, case.params.tool, case.params.arguments)
             after = call_tool(executor, 7, tool, arguments)
             assert after.intervention is None  # the write's own read-back is the contract's
     assert scheduled >= 40 and activated / scheduled >= 0.9, (activated, scheduled)
@@ -157,12 +157,12 @@ def test_rejected_refuses_every_attempt_and_commits_nothing(worlds):
             executor = InjectingExecutor(
                 env, Rejected().injections(case, world), idempotency_keys=True
             )
-            kind, rid = case.params["record"]
+            kind, rid = case.params.record
             table = READ_TOOLS[kind].table
             before = env.state.get(table, rid)
             scheduled += 1
             attempts = [
-                call_tool(executor, 1 + 2 * i, case.params["tool"], case.params["arguments"])
+                call_tool(executor, 1 + 2 * i, case.params.tool, case.params.arguments)
                 for i in range(3)
             ]
             refused = all(a.observation == REJECTED_TEXT for a in attempts)

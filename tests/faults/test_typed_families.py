@@ -39,7 +39,7 @@ def retail(taubench):
 def _certificate_case(world):
     for task in world.tasks:
         cases = TimeoutAfterCommit().cases_for(world, task)
-        if cases and cases[0].params["tool"] == "send_certificate":
+        if cases and cases[0].params.tool == "send_certificate":
             return cases[0]
     raise AssertionError("no τ-bench airline task whose first write sends a certificate")
 
@@ -63,7 +63,7 @@ def test_idempotency_key_replays_the_first_acknowledgement(airline):
     case = _certificate_case(airline)
     env = airline.new_env()
     executor = InjectingExecutor(env, idempotency_keys=True)
-    args = {**case.params["arguments"], "idempotency_key": "k-1"}
+    args = {**case.params.arguments, "idempotency_key": "k-1"}
     first = _call(executor, 1, "send_certificate", args)
     hash_after_first = env.db_hash()
     second = _call(executor, 3, "send_certificate", args)
@@ -75,16 +75,14 @@ def test_idempotency_key_replays_the_first_acknowledgement(airline):
     other = _call(executor, 5, "send_certificate", {**args, "amount": 1})
     assert "already used for a different request" in other.observation
     # without a key the same write runs again: a duplicate effect, seen in the state
-    plain = _call(executor, 7, "send_certificate", case.params["arguments"])
+    plain = _call(executor, 7, "send_certificate", case.params.arguments)
     assert plain.write.state_changed and env.db_hash() != hash_after_first
 
 
 def test_idempotency_key_is_an_unknown_argument_without_the_variant(airline):
     case = _certificate_case(airline)
     executor = InjectingExecutor(airline.new_env())
-    out = _call(
-        executor, 1, "send_certificate", {**case.params["arguments"], "idempotency_key": "k"}
-    )
+    out = _call(executor, 1, "send_certificate", {**case.params.arguments, "idempotency_key": "k"})
     assert out.observation.startswith("Error") and "idempotency_key" in out.observation
 
 
@@ -98,10 +96,10 @@ def test_variant_advertises_the_key_on_write_tools_only(taubench):
 
 def test_timeout_fires_after_commit_for_a_burst(airline):
     base = _certificate_case(airline)
-    case = base.model_copy(update={"params": {**base.params, "burst": 2}})
+    case = base.model_copy(update={"params": base.params.merged(burst=2)})
     env = airline.new_env()
     executor = InjectingExecutor(env, TimeoutAfterCommit().injections(case, airline, seed=3))
-    outs = [_call(executor, s, "send_certificate", case.params["arguments"]) for s in (1, 3, 5)]
+    outs = [_call(executor, s, "send_certificate", case.params.arguments) for s in (1, 3, 5)]
     assert [o.observation == TIMEOUT_TEXT for o in outs] == [True, True, False]
     assert all(o.write.state_changed for o in outs)  # every call committed: three effects
     assert outs[0].intervention.effective and outs[0].intervention.state_changed
@@ -110,18 +108,16 @@ def test_timeout_fires_after_commit_for_a_burst(airline):
 
 def test_timeout_never_fires_at_probability_zero_and_not_on_errors(airline):
     base = _certificate_case(airline)
-    case = base.model_copy(update={"params": {**base.params, "probability": 0.0}})
+    case = base.model_copy(update={"params": base.params.merged(probability=0.0)})
     executor = InjectingExecutor(
         airline.new_env(), TimeoutAfterCommit().injections(case, airline, seed=0)
     )
-    assert (
-        _call(executor, 1, "send_certificate", case.params["arguments"]).observation != TIMEOUT_TEXT
-    )
+    assert _call(executor, 1, "send_certificate", case.params.arguments).observation != TIMEOUT_TEXT
     refused = _certificate_case(airline)
     executor = InjectingExecutor(
         airline.new_env(), TimeoutAfterCommit().injections(refused, airline)
     )
-    bad = {**refused.params["arguments"], "user_id": refused.params["arguments"]["user_id"]}
+    bad = {**refused.params.arguments, "user_id": refused.params.arguments["user_id"]}
     del bad["amount"]  # cannot bind (τ-bench checks no types): refused before anything commits
     assert _call(executor, 1, "send_certificate", bad).observation != TIMEOUT_TEXT
 
@@ -131,15 +127,15 @@ def test_readback_unavailable_only_after_the_write(retail):
         c
         for t in retail.tasks
         for c in ReadbackUnavailable().cases_for(retail, t)
-        if c.params["tool"] == "cancel_pending_order"
+        if c.params.tool == "cancel_pending_order"
     )
-    oid = task_case.params["record"][1]
+    oid = task_case.params.record[1]
     executor = InjectingExecutor(
         retail.new_env(), ReadbackUnavailable().injections(task_case, retail)
     )
     before = _call(executor, 1, "get_order_details", {"order_id": oid})
     assert before.observation != UNAVAILABLE_TEXT
-    ack = _call(executor, 3, "cancel_pending_order", task_case.params["arguments"])
+    ack = _call(executor, 3, "cancel_pending_order", task_case.params.arguments)
     assert "cancelled" in ack.observation
     after = _call(executor, 5, "get_order_details", {"order_id": oid})
     assert after.observation == UNAVAILABLE_TEXT and after.intervention.effective
@@ -158,16 +154,16 @@ def test_intervening_update_makes_the_write_stale_and_the_tool_refuses(retail):
         c
         for t in retail.tasks
         for c in InterveningUpdate().cases_for(retail, t)
-        if c.params["tool"] == "cancel_pending_order"
+        if c.params.tool == "cancel_pending_order"
     )
-    oid = case.params["record"][1]
+    oid = case.params.record[1]
     env = retail.new_env()
     executor = InjectingExecutor(env, InterveningUpdate().injections(case, retail, seed=0))
     read = _call(executor, 1, "get_order_details", {"order_id": oid})
     assert json.loads(read.observation)["status"] == "pending"  # the agent saw the old state
     assert read.intervention.action == "update" and read.intervention.effective
     assert env.state.get("orders", oid)["status"] == "processed"
-    write = _call(executor, 3, "cancel_pending_order", case.params["arguments"])
+    write = _call(executor, 3, "cancel_pending_order", case.params.arguments)
     assert write.observation.startswith("Error") and not write.write.state_changed
 
 
@@ -200,10 +196,10 @@ def test_position_and_parameters_name_the_case(retail):
     second = TimeoutAfterCommit().cases_for(retail, task, position=1, burst=2)[0]
     assert first.case_id.endswith(":TimeoutAfterCommit")
     assert second.case_id.endswith("TimeoutAfterCommit@burst=2@position=1")
-    assert second.params["burst"] == 2 and second.params["position"] == 1
-    writes = [a for a in task.actions if a.name == second.params["tool"]]
-    assert second.params["arguments"] in [dict(a.kwargs) for a in writes]
-    assert second.params["arguments"] != first.params["arguments"]
+    assert second.params.burst == 2 and second.params.position == 1
+    writes = [a for a in task.actions if a.name == second.params.tool]
+    assert second.params.arguments in [dict(a.kwargs) for a in writes]
+    assert second.params.arguments != first.params.arguments
 
 
 @pytest.mark.parametrize(

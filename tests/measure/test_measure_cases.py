@@ -52,27 +52,26 @@ def item_option():
 
 
 def _order(world, case, faulted: bool):
-    order = json.loads(json.dumps(world.base.tables["orders"][case.params["order_id"]]))
+    order = json.loads(json.dumps(world.base.tables["orders"][case.params.order_id]))
     if faulted:
-        order["items"][case.params["item_index"]]["options"][case.params["option"]] = case.params[
-            "injected_value"
-        ]
+        order["items"][case.params.item_index]["options"][case.params.option] = (
+            case.params.injected_value
+        )
     return order
 
 
 def test_item_option_product_record_seen_before_binding_completes_at_binding(item_option):
     operator, world, case = item_option
-    product = world.base.tables["products"][case.params["product_id"]]
+    product = world.base.tables["products"][case.params.product_id]
     ledger = Ledger()
-    seen = ledger.call("get_product_details", {"product_id": case.params["product_id"]}, product)
+    seen = ledger.call("get_product_details", {"product_id": case.params.product_id}, product)
     t_f = ledger.call(
         "get_order_details",
-        {"order_id": case.params["order_id"]},
+        {"order_id": case.params.order_id},
         _order(world, case, faulted=True),
     )
     use = ledger.say(
-        f"Your item {case.params['item_id']}: {case.params['option']}: "
-        f"{case.params['injected_value']}."
+        f"Your item {case.params.item_id}: {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
     assert seen < t_f
@@ -85,17 +84,16 @@ def test_item_option_evidence_before_the_fault(item_option):
     ledger = Ledger()
     clean = ledger.call(
         "get_order_details",
-        {"order_id": case.params["order_id"]},
+        {"order_id": case.params.order_id},
         _order(world, case, faulted=False),
     )
     t_f = ledger.call(
         "get_order_details",
-        {"order_id": case.params["order_id"]},
+        {"order_id": case.params.order_id},
         _order(world, case, faulted=True),
     )
     ledger.say(
-        f"Item {case.params['item_id']} has {case.params['option']}: "
-        f"{case.params['injected_value']}."
+        f"Item {case.params.item_id} has {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
     assert m.t_e == clean < t_f
@@ -106,12 +104,11 @@ def test_item_option_without_product_record_is_absent(item_option):
     ledger = Ledger()
     t_f = ledger.call(
         "get_order_details",
-        {"order_id": case.params["order_id"]},
+        {"order_id": case.params.order_id},
         _order(world, case, faulted=True),
     )
     ledger.say(
-        f"Item {case.params['item_id']} has {case.params['option']}: "
-        f"{case.params['injected_value']}."
+        f"Item {case.params.item_id} has {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
     assert m.t_e == INF and m.z_s == "absent" and m.adopted == 1
@@ -122,13 +119,11 @@ def test_agent_claim_is_not_counterevidence(item_option):
     ledger = Ledger()
     t_f = ledger.call(
         "get_order_details",
-        {"order_id": case.params["order_id"]},
+        {"order_id": case.params.order_id},
         _order(world, case, faulted=True),
     )
     # the agent asserts the true option itself: that is a use, never evidence
-    ledger.say(
-        f"Item {case.params['item_id']} has {case.params['option']}: {case.params['true_value']}."
-    )
+    ledger.say(f"Item {case.params.item_id} has {case.params.option}: {case.params.true_value}.")
     m = ledger.measure(operator, case, t_f)
     assert m.t_e == INF and m.adopted == 0 and m.z_s == "absent"
 
@@ -140,7 +135,7 @@ def write_effect():
 
 def _reservation(world, case, flights=None):
     record = json.loads(
-        json.dumps(world.base.tables["reservations"][case.params["request"]["reservation_id"]])
+        json.dumps(world.base.tables["reservations"][case.params.request.reservation_id])
     )
     if flights is not None:
         record["flights"] = flights
@@ -149,7 +144,7 @@ def _reservation(world, case, flights=None):
 
 def test_write_effect_readback_after_an_intervening_write_is_not_evidence(write_effect):
     operator, world, case = write_effect
-    request = case.params["request"]
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ack = case.contract.injected_value
     ledger = Ledger()
@@ -167,7 +162,7 @@ def test_write_effect_readback_after_an_intervening_write_is_not_evidence(write_
 
 def test_write_effect_readback_before_claim_is_pre(write_effect):
     operator, world, case = write_effect
-    request = case.params["request"]
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ledger = Ledger()
     t_f = ledger.call(
@@ -185,7 +180,7 @@ def test_write_effect_readback_before_claim_is_pre(write_effect):
 
 def test_write_effect_verification_is_a_use_not_reliance(write_effect):
     operator, world, case = write_effect
-    request = case.params["request"]
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ledger = Ledger()
     t_f = ledger.call(
@@ -202,10 +197,10 @@ def test_write_effect_verification_is_a_use_not_reliance(write_effect):
 
 def test_hedge_does_not_cancel_a_committing_action():
     operator, world, case = _case("ReturnDate")
-    rid = case.params["reservation_id"]
+    rid = case.params.reservation_id
     record = json.loads(json.dumps(world.base.tables["reservations"][rid]))
-    for i in case.params["return_legs"]:
-        record["flights"][i]["date"] = case.params["injected_date"]
+    for i in case.params.return_legs:
+        record["flights"][i]["date"] = case.params.injected_date
     ledger = Ledger()
     t_f = ledger.call("get_reservation_details", {"reservation_id": rid}, record)
     flights = [{"flight_number": f["flight_number"], "date": f["date"]} for f in record["flights"]]
@@ -230,14 +225,14 @@ def test_hedge_does_not_cancel_a_committing_action():
 
 def test_return_date_verification_is_not_reliance():
     operator, world, case = _case("ReturnDate")
-    rid = case.params["reservation_id"]
+    rid = case.params.reservation_id
     record = json.loads(json.dumps(world.base.tables["reservations"][rid]))
-    for i in case.params["return_legs"]:
-        record["flights"][i]["date"] = case.params["injected_date"]
+    for i in case.params.return_legs:
+        record["flights"][i]["date"] = case.params.injected_date
     ledger = Ledger()
     t_f = ledger.call("get_reservation_details", {"reservation_id": rid}, record)
     check = ledger.say(
-        f"Reservation {rid} shows a return on {case.params['injected_date']}, which is "
+        f"Reservation {rid} shows a return on {case.params.injected_date}, which is "
         "before the outbound; that cannot be right, let me re-check."
     )
     m = ledger.measure(operator, case, t_f)
@@ -250,12 +245,12 @@ def test_return_date_verification_is_not_reliance():
 
 def _write(ledger: Ledger, world, case) -> int:
     ack = _reservation(world, case, case.contract.injected_value)
-    return ledger.call("update_reservation_flights", case.params["request"], ack)
+    return ledger.call("update_reservation_flights", case.params.request.arguments(), ack)
 
 
 def test_a_read_of_the_reservation_after_the_write_is_the_read_back(write_effect) -> None:
     operator, world, case = write_effect
-    rid = case.params["request"]["reservation_id"]
+    rid = case.params.request.reservation_id
     ledger = Ledger()
     ledger.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
     t_f = _write(ledger, world, case)
@@ -269,7 +264,7 @@ def test_a_read_of_the_reservation_after_the_write_is_the_read_back(write_effect
 
 def test_a_read_back_that_shows_no_counterevidence_still_counts(write_effect) -> None:
     operator, world, case = write_effect
-    rid = case.params["request"]["reservation_id"]
+    rid = case.params.request.reservation_id
     ledger = Ledger()
     t_f = _write(ledger, world, case)
     # the read-back shows the acknowledged flights (e.g. a consistent source): no T_E
@@ -282,11 +277,11 @@ def test_a_read_back_that_shows_no_counterevidence_still_counts(write_effect) ->
 
 def test_reads_of_other_records_are_no_read_back(write_effect) -> None:
     operator, world, case = write_effect
-    rid = case.params["request"]["reservation_id"]
+    rid = case.params.request.reservation_id
     ledger = Ledger()
     t_f = _write(ledger, world, case)
     ledger.call("get_reservation_details", {"reservation_id": "ZZZZZZ"}, {"flights": []})
-    ledger.call("get_user_details", {"user_id": case.params["user_id"]}, {"reservations": [rid]})
+    ledger.call("get_user_details", {"user_id": case.params.user_id}, {"reservations": [rid]})
     ledger.say(f"Reservation {rid}: your flights have been updated.")
     assert ledger.measure(operator, case, t_f).read_back_step == INF
 
@@ -297,7 +292,7 @@ def test_reads_of_other_records_are_no_read_back(write_effect) -> None:
 def _write_then_read(write_effect, name: str, arguments: dict, observation):
     """Attempt (suppressed), an intervening write, a read showing it unapplied, a claim."""
     operator, world, case = write_effect
-    request = case.params["request"]
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ledger = Ledger()
     t_f = ledger.call(
@@ -319,7 +314,7 @@ def test_write_effect_a_write_leaving_the_flights_unchanged_keeps_the_scope(writ
     same = {
         "cabin": record["cabin"],
         "flights": case.contract.authoritative_value,
-        "payment_id": case.params["request"]["payment_id"],
+        "payment_id": case.params.request.payment_id,
     }
     m, read = _write_then_read(write_effect, "update_reservation_flights", same, record)
     assert m.t_e == read and m.z_s == "pre"
@@ -360,7 +355,7 @@ def test_write_effect_a_write_whose_result_shows_no_flights_is_undecidable(write
 
 def test_y_end_is_the_last_message_stance_and_undecidable_without_one(write_effect):
     operator, world, case = write_effect
-    request = case.params["request"]
+    request = case.params.request.arguments()
     rid = request["reservation_id"]
     ack = _reservation(world, case, case.contract.injected_value)
     ledger = Ledger()

@@ -101,12 +101,12 @@ def test_a_write_rebound_at_execution_cannot_be_contained_only_reported(trials):
 
 def test_a_dropped_principal_changes_the_principals_account_without_the_barrier(trials):
     handoff = [t for t in trials if t.case.operator == "DroppedPrincipal"]
-    user_writes = [t for t in handoff if t.case.params["tool"] in PRINCIPAL_WRITES]
+    user_writes = [t for t in handoff if t.case.params.tool in PRINCIPAL_WRITES]
     assert user_writes
     for t in handoff:
         if t.config_id == "bound":  # re-authenticated: the requesting user's change, once
             assert t.injected.world["acceptable"] and t.contained
-        elif t.case.params["tool"] in PRINCIPAL_WRITES:  # the principal's account changed
+        elif t.case.params.tool in PRINCIPAL_WRITES:  # the principal's account changed
             assert not t.injected.world["acceptable"] and t.escaped
         elif t.config_id == "weak":  # the requested record, changed by an unauthenticated
             assert t.injected.world["acceptable"] and t.escaped  # session: unsupported

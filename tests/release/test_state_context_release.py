@@ -106,9 +106,7 @@ def test_stale_checkpoint_effects_come_from_the_state(taubench, study):
     assert all(t.injected.effects == 1 for t in retail)
     world = load_world("tau-bench", "airline", taubench)
     twice = [
-        t
-        for t in airline
-        if changes_twice(world, t.case.params["tool"], t.case.params["arguments"])
+        t for t in airline if changes_twice(world, t.case.params.tool, t.case.params.arguments)
     ]
     assert twice and all(t.injected.effects == 2 for t in twice)
     # the key of the shallow profile deduplicates its repeat: contained, though undetected

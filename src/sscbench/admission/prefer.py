@@ -56,7 +56,7 @@ def early_trigger(candidate: Candidate, world: World) -> bool:
     params = candidate.params
     operator = family(candidate.operator)
     if operator.early_target_argument is not None:
-        identifier = params.get(operator.early_target_argument)
+        identifier = params.model_dump().get(operator.early_target_argument)
         return isinstance(identifier, str) and _named_in_opening(world, task, identifier)
     writes = _writes(world, task)
     if not writes:

@@ -141,7 +141,7 @@ def search_witness(operator: FaultOperator, candidate: Candidate, world: World) 
         operator.prefix_turns(candidate, world),
         executor,
         run,
-        task_text=_task_text(world, candidate) + " " + json.dumps(candidate.params),
+        task_text=_task_text(world, candidate) + " " + json.dumps(candidate.params.model_dump()),
         strict=False,
     )
     if run.fault_step is None:

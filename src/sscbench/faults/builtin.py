@@ -7,34 +7,45 @@ are listed in :mod:`sscbench.faults.operators` and every typed family in
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import Field
 
 from sscbench.core.injection import Injection, SuppressHook
 from sscbench.faults.case import Case
 from sscbench.faults.family import FaultFamily
 from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.operators import SSCBENCH_OPERATORS
+from sscbench.faults.params import FaultParams
 from sscbench.faults.surfaces import ALL_FAMILIES
+from sscbench.json_types import JsonObject
 from sscbench.world.task import Task
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World
+
+
+class SuppressParams(FaultParams):
+    """The write SuppressWrite suppresses: its ``tool`` and the identifying arguments
+    (``match``) the call must carry."""
+
+    tool: str
+    match: JsonObject = Field(default_factory=dict)
 
 
 class SuppressWrite(FaultFamily):
     """Suppress a task's first ground-truth write while returning its real acknowledgement.
 
     Matches the call by tool name and the values of its identifying arguments
-    (``params["match"]``); fires once.
+    (``match`` of :class:`SuppressParams`); fires once.
     """
 
     name = "SuppressWrite"
+    params_model = SuppressParams
 
     def injections(self, case: Case, world: World) -> list[Injection]:
         """One hook suppressing the matched write."""
-        tool = case.params["tool"]
-        expected: dict[str, Any] = case.params.get("match", {})
+        p = case.params.as_model(SuppressParams)
+        tool, expected = p.tool, p.match
 
-        def match(name: str, arguments: Any, _state: Any) -> bool:
+        def match(name: str, arguments: object, _state: object) -> bool:
             return (
                 name == tool
                 and isinstance(arguments, dict)
@@ -60,7 +71,9 @@ class SuppressWrite(FaultFamily):
                     domain=world.domain,
                     task_id=task.task_id,
                     max_steps=30,
-                    params={"tool": action.name, "match": {keys[0]: action.kwargs[keys[0]]}},
+                    params=SuppressParams(
+                        tool=action.name, match={keys[0]: action.kwargs[keys[0]]}
+                    ),
                 )
             ]
         return []

@@ -2,11 +2,40 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializeAsAny,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+)
 
 from sscbench.faults.contract import FaultContract
+from sscbench.faults.params import FaultParams, params_model
+from sscbench.json_types import JsonObject, JsonValue
+
+ValueSource = Literal["observation", "user", "system", "task", "missing"]
+"""Where a witness call's argument value was visible: a delivered observation, a user or
+system message, the task; ``missing`` when it was nowhere before the call."""
+
+
+def _typed_params(value: Any, info: ValidationInfo) -> Any:
+    """The parameters as the params model of the case's ``operator`` (a mapping read from a
+    file is validated against it: an unknown, missing or wrongly typed field is refused)."""
+    if isinstance(value, FaultParams):
+        return value
+    operator = info.data.get("operator")
+    model = params_model(operator) if isinstance(operator, str) else FaultParams
+    try:
+        return model.model_validate(value)
+    except ValidationError as exc:  # the outer error names params; this names the field
+        error = exc.errors()[0]
+        field = ".".join(map(str, error["loc"])) or "params"
+        raise ValueError(f"{operator} parameter {field!r}: {error['msg']}") from None
 
 
 class Candidate(BaseModel):
@@ -27,9 +56,11 @@ class Candidate(BaseModel):
     task_id: str
     cluster: str
     rank: int
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: SerializeAsAny[FaultParams] = Field(default_factory=FaultParams)
     control: bool = False
     literal: bool = True
+
+    _params = field_validator("params", mode="before")(_typed_params)
 
 
 class ArgumentProvenance(BaseModel):
@@ -38,8 +69,8 @@ class ArgumentProvenance(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     argument: str
-    value: Any
-    source: str  # "observation" | "user" | "system" | "task"
+    value: JsonValue
+    source: ValueSource
     step: int | None
     path: str = ""
 
@@ -50,14 +81,14 @@ class InjectionContext(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     injection_tool: str
-    injection_match: dict[str, Any]
+    injection_match: JsonObject
     prefix_id: str
     prefix_sha256: str
-    prefix: list[dict[str, Any]]
+    prefix: list[JsonObject]
     fault_step: int
-    persistence: str
+    persistence: Literal["once", "persistent"]
     interface_sha256: str
-    permissions: dict[str, Any] = Field(default_factory=dict)
+    permissions: JsonObject = Field(default_factory=dict)
 
 
 class Witness(BaseModel):
@@ -65,7 +96,7 @@ class Witness(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    continuation: list[dict[str, Any]]
+    continuation: list[JsonObject]
     provenance: list[ArgumentProvenance]
     evidence_steps: list[int]
     counterevidence_step: int
@@ -76,7 +107,7 @@ class Witness(BaseModel):
 class Case(BaseModel):
     """An admitted candidate (or a simple built-in fault) ready to run.
 
-    ``params`` hold the operator's fault parameters; ``contract`` the fault contract
+    ``params`` hold the operator's fault parameters (its params model); ``contract`` the fault contract
     that measurement reads; ``context`` and ``witness`` the admission record.
     """
 
@@ -88,7 +119,7 @@ class Case(BaseModel):
     domain: str
     task_id: str
     max_steps: int = 30
-    params: dict[str, Any] = Field(default_factory=dict)
+    params: SerializeAsAny[FaultParams] = Field(default_factory=FaultParams)
     contract: FaultContract | None = None
     context: InjectionContext | None = None
     witness: Witness | None = None
@@ -96,3 +127,5 @@ class Case(BaseModel):
     literal: bool = True
     cluster: str | None = None
     rank: int | None = None
+
+    _params = field_validator("params", mode="before")(_typed_params)

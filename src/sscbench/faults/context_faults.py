@@ -24,14 +24,12 @@ before every consequential write, whatever the context says.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.faults.behaviours import EntitlementBarrier, EntitlementMissing, Unsolvable
 from sscbench.faults.case import Case
 from sscbench.faults.families import CONFIRMATION_RULE
 from sscbench.faults.family import family_spec
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import WriteFamily
+from sscbench.faults.write_family import Number, WriteFamily, write_params
 from sscbench.world.entitlements import without_entitlement
 from sscbench.world.task import Task
 from sscbench.world.world import World
@@ -113,14 +111,14 @@ class MissingEntitlement(WriteFamily):
         severity=4,
     )
 
-    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+    def cases_for(self, world: World, task: Task, **params: Number) -> list[Case]:
         """Cases whose target write has an authorising section in the world's policy."""
         return [
             c
             for c in super().cases_for(world, task, **params)
-            if without_entitlement(world.policy, c.params["tool"]) is not None
+            if without_entitlement(world.policy, write_params(c).tool) is not None
         ]
 
     def context_fault(self, case: Case, world: World, system_prompt: str) -> str | None:
         """The system prompt without the section(s) authorising the target write."""
-        return without_entitlement(system_prompt, case.params["tool"])
+        return without_entitlement(system_prompt, write_params(case).tool)

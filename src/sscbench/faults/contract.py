@@ -13,6 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+Structure = Literal["co-delivered", "cross-record", "state-transition"]
+"""Where counterevidence sits relative to the fault: delivered with it, in another
+record, or in the state after a transition."""
+
 
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -62,7 +66,7 @@ class FaultContract(_Frozen):
     """Measurement semantics of one injected fault."""
 
     operator: str
-    structure: Literal["co-delivered", "cross-record", "state-transition"]
+    structure: Structure
     target: Target
     fault_interaction: Interaction
     injected_value: Any

@@ -26,7 +26,6 @@ and ``position``.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook, UpdateHook
 from sscbench.faults.behaviours import AckLostToTimeout, JudgedByStaleEffects
@@ -35,7 +34,16 @@ from sscbench.faults.family import family_spec
 from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.identity import IDENTITY_FAMILIES
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import Burst, WriteFamily, matches_write, reads_written_record
+from sscbench.faults.write_family import (
+    Burst,
+    WriteFamily,
+    matches_write,
+    reads_written_record,
+    write_params,
+)
+from sscbench.faults.write_family import (
+    or_default as _or,
+)
 from sscbench.world.records import (
     ORDER_WRITES,
 )
@@ -81,7 +89,7 @@ class TimeoutAfterCommit(WriteFamily):
 def timeout_hook(case: Case, seed: int) -> Injection:
     burst = Burst(case.params, seed)
 
-    def rewrite(observation: str, _arguments: Any, _state: WorldState) -> str | None:
+    def rewrite(observation: str, _arguments: object, _state: WorldState) -> str | None:
         if observation.startswith("Error"):  # nothing committed: nothing to lose
             return None
         return TIMEOUT_TEXT if burst.fire() else None
@@ -118,7 +126,7 @@ class ReadbackUnavailable(WriteFamily):
 def unavailable_hook(case: Case, seed: int) -> Injection:
     burst = Burst(case.params, seed + 1)
 
-    def rewrite(_observation: str, _arguments: Any, _state: WorldState) -> str | None:
+    def rewrite(_observation: str, _arguments: object, _state: WorldState) -> str | None:
         return UNAVAILABLE_TEXT if burst.fire() else None
 
     return RewriteHook(
@@ -187,14 +195,14 @@ class InterveningUpdate(WriteFamily):
         return tool in ORDER_WRITES and key[0] == "order"
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        _kind, oid = case.params["record"]
+        _kind, oid = write_params(case).record
         burst = Burst(case.params, seed)
-        events = int(case.params.get("events", 1))
+        events = _or(write_params(case).events, 1)
         if events < 1:
             raise ValueError(f"case {case.case_id}: InterveningUpdate events must be >= 1")
         done = False
 
-        def match(name: str, arguments: Any, state: WorldState) -> bool:
+        def match(name: str, arguments: object, state: WorldState) -> bool:
             if done or name != "get_order_details" or not isinstance(arguments, dict):
                 return False
             order = state.get("orders", oid)

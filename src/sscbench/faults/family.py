@@ -14,9 +14,12 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from sscbench.core.injection import Injection
+from sscbench.core.values import Step
 from sscbench.faults.behaviours import Behaviour
 from sscbench.faults.case import Case
+from sscbench.faults.params import FaultParams, register_params
 from sscbench.faults.typed import ContainmentPlan, FaultSpec, TrialRecord
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.world.task import Action
 from sscbench.world.world import World
 
@@ -54,6 +57,16 @@ class FaultFamily:
 
     name: str = ""
     """The family's name: what cases, configs and reports call it."""
+    params_model: ClassVar[type[FaultParams]] = FaultParams
+    """The model of a case's ``params`` (declared beside the family; none by default)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Register the family's params model under its name (a cases file's line is
+        validated against the model its ``operator`` names)."""
+        super().__init_subclass__(**kwargs)
+        if cls.name:
+            register_params(cls.name, cls.params_model)
+
     spec: ClassVar[FaultSpec | None] = None
     """The typed description (``faults.catalogue.spec_for``); None for a simple fault."""
 
@@ -76,7 +89,7 @@ class FaultFamily:
         ``lookup`` or ``execution`` (None for a family of another kind)."""
         return None
 
-    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+    def early_on_first_write(self, params: FaultParams, first_write: Action) -> bool:
         """Case preference: whether a candidate's fault-bearing call is an early, natural
         call of a task whose first ground-truth write is ``first_write`` (none by default)."""
         return False
@@ -87,23 +100,43 @@ class FaultFamily:
         keeps no calibration labels)."""
         raise KeyError(case.operator)
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E as the agent's own record of what it read implies."""
         raise KeyError(case.operator)
 
-    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+    def labelled_reliance(self, use: JsonMapping) -> bool:
         """Whether a labelled use of the affected fact relied on the injected value."""
         return use["kind"] == "use" and bool(use.get("relied_on_injected"))
 
 
-def labelled_reads(labels: dict[str, Any], name: str, **arguments: Any) -> list[int]:
+def label_rows(labels: JsonMapping, kind: str) -> list[JsonObject]:
+    """The labels' rows of one kind (``reads``, ``writes``, ``uses``): the objects listed."""
+    rows = labels.get(kind)
+    return [row for row in rows if isinstance(row, dict)] if isinstance(rows, list) else []
+
+
+def label_arguments(row: JsonMapping) -> JsonObject:
+    """A labelled call's arguments (none when it names none)."""
+    arguments = row.get("arguments")
+    return arguments if isinstance(arguments, dict) else {}
+
+
+def labelled_reads(labels: JsonMapping, name: str, **arguments: JsonValue) -> list[int]:
     """Observation steps of the labelled reads of tool ``name`` with these arguments."""
     return [
-        r["observation_step"]
-        for r in labels.get("reads", [])
-        if r["name"] == name
-        and all((r.get("arguments") or {}).get(k) == v for k, v in arguments.items())
+        step
+        for r in label_rows(labels, "reads")
+        if r.get("name") == name
+        and all(label_arguments(r).get(k) == v for k, v in arguments.items())
+        and isinstance(step := r.get("observation_step"), int)
     ]
 
 
-__all__ = ["OVERLAY_CONTAINMENT", "FaultFamily", "family_spec", "labelled_reads"]
+__all__ = [
+    "OVERLAY_CONTAINMENT",
+    "FaultFamily",
+    "family_spec",
+    "label_arguments",
+    "label_rows",
+    "labelled_reads",
+]

@@ -17,7 +17,7 @@ from typing import Any
 from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.faults.case import Case
 from sscbench.faults.hooks import HookTag, hook_id
-from sscbench.faults.write_family import Burst, matches_write
+from sscbench.faults.write_family import Burst, matches_write, write_params
 from sscbench.reading import loads_json
 from sscbench.world.records import READ_TOOLS, reads_booked_record
 from sscbench.world.state import WorldState
@@ -46,10 +46,10 @@ def lost_write_hook(
     burst = Burst(case.params, seed)
     is_target = matches_write(case)
 
-    def match(name: str, arguments: Any, state: WorldState) -> bool:
+    def match(name: str, arguments: object, state: WorldState) -> bool:
         return is_target(name, arguments, state) and burst.fire()
 
-    def rewrite(observation: str, _arguments: Any, state: WorldState) -> str | None:
+    def rewrite(observation: str, _arguments: object, state: WorldState) -> str | None:
         if observation.startswith("Error"):
             return None
         if shared is not None:
@@ -63,19 +63,21 @@ def same_source_readback_hook(case: Case, world: World, shared: SharedSource) ->
     """Reads of the lost write's record answered from the corrupted source: the read tool
     runs on the state the lost write would have left, so the read-back agrees with the
     receipt. The authoritative state is restored after each read."""
-    kind, rid = case.params["record"]
+    kind, rid = write_params(case).record
     read = READ_TOOLS[kind]
-    write = case.params["tool"]
+    write = write_params(case).tool
 
-    def match(name: str, arguments: Any, _state: WorldState) -> bool:
+    def match(name: str, arguments: object, _state: WorldState) -> bool:
         if shared.snapshot is None or not isinstance(arguments, dict):
             return False
         return (name == read.tool and arguments.get(read.id_argument) == rid) or (
             reads_booked_record(write, name)
         )
 
-    def rewrite(observation: str, arguments: Any, state: WorldState) -> str | None:
+    def rewrite(observation: str, arguments: object, state: WorldState) -> str | None:
         assert shared.snapshot is not None
+        if not isinstance(arguments, dict):  # the matcher only takes call arguments
+            return None
         authoritative = state.snapshot()
         state.restore(shared.snapshot)
         try:

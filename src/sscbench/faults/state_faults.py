@@ -38,7 +38,16 @@ from sscbench.faults.family import family_spec
 from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.lost_writes import lost_write_hook
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import Burst, WriteFamily, matches_write
+from sscbench.faults.write_family import (
+    Burst,
+    Number,
+    WriteFamily,
+    matches_write,
+    write_params,
+)
+from sscbench.faults.write_family import (
+    or_default as _or,
+)
 from sscbench.world.jsoncopy import json_copy
 from sscbench.world.records import READ_TOOLS
 from sscbench.world.state import WorldState
@@ -81,19 +90,19 @@ class ReplayedEvent(WriteFamily):
         severity=5,
     )
 
-    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+    def cases_for(self, world: World, task: Task, **params: Number) -> list[Case]:
         """Cases whose target write a second delivery would apply again."""
         return [
             c
             for c in super().cases_for(world, task, **params)
-            if changes_twice(world, c.params["tool"], c.params["arguments"])
+            if changes_twice(world, write_params(c).tool, write_params(c).arguments)
         ]
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
         burst = Burst(case.params, seed)
         is_target = matches_write(case)
 
-        def match(name: str, arguments: Any, state: Any) -> bool:
+        def match(name: str, arguments: object, state: WorldState) -> bool:
             return is_target(name, arguments, state) and burst.fire()
 
         return [
@@ -134,20 +143,20 @@ class StaleCheckpoint(WriteFamily):
     )
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        kind, rid = case.params["record"]
+        kind, rid = write_params(case).record
         table = READ_TOOLS[kind].table
         is_target = matches_write(case)
         burst = Burst(case.params, seed)
         checkpoint = f"cp-{random.Random(f'{case.case_id}/{seed}').randrange(16**6):06x}"
         before: dict[str, Any] = {}
 
-        def match(name: str, arguments: Any, state: WorldState) -> bool:
+        def match(name: str, arguments: object, state: WorldState) -> bool:
             if not is_target(name, arguments, state):
                 return False
             before["record"] = json_copy(state.get(table, rid))  # the checkpoint
             return True
 
-        def rewrite(observation: str, _arguments: Any, state: WorldState) -> str | None:
+        def rewrite(observation: str, _arguments: object, state: WorldState) -> str | None:
             if observation.startswith("Error") or state.get(table, rid) == before["record"]:
                 return None  # nothing committed: the checkpoint is not stale
             if not burst.fire():
@@ -185,8 +194,8 @@ class ExpiredApproval(WriteFamily):
     )
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        events = int(case.params.get("events", 1))
+        events = _or(write_params(case).events, 1)
         if events < 1:
             raise ValueError(f"case {case.case_id}: ExpiredApproval events must be >= 1")
-        expiring = case.model_copy(update={"params": {**case.params, "burst": events}})
+        expiring = case.model_copy(update={"params": write_params(case).merged(burst=events)})
         return [lost_write_hook(expiring, seed, HookTag.EXPIRED, lambda _real: EXPIRED_TEXT)]

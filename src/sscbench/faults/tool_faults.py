@@ -29,7 +29,7 @@ from sscbench.faults.family import family_spec
 from sscbench.faults.hooks import HookTag
 from sscbench.faults.lost_writes import lost_write_hook, omit_field
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import WriteFamily
+from sscbench.faults.write_family import WriteFamily, write_params
 from sscbench.world.world import World
 
 THROTTLED_TEXT = (
@@ -82,7 +82,7 @@ class PartialPayload(WriteFamily):
         return tool in DECISIVE_FIELD
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        field = DECISIVE_FIELD[case.params["tool"]]
+        field = DECISIVE_FIELD[write_params(case).tool]
 
         def receipt(real: str) -> str | None:
             return omit_field(real, field)
@@ -135,7 +135,7 @@ class Rejected(WriteFamily):
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
         # a final decision holds for every later call of the request: the burst never ends
-        final = case.model_copy(update={"params": {**case.params, "burst": FINAL_BURST}})
+        final = case.model_copy(update={"params": write_params(case).merged(burst=FINAL_BURST)})
         return [lost_write_hook(final, seed, HookTag.REJECTED, lambda _real: REJECTED_TEXT)]
 
 

@@ -37,6 +37,7 @@ types and domains catches levels 0 to 2, no check catches level 3.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,7 +47,8 @@ from sscbench.faults.case import Case
 from sscbench.faults.family import family_spec
 from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import Burst, WriteFamily
+from sscbench.faults.write_family import Burst, Number, WriteFamily, write_params
+from sscbench.faults.write_family import or_default as _or
 from sscbench.reading import loads_json
 from sscbench.world.records import ORDER_WRITES, READ_TOOLS, RESERVATION_WRITES
 from sscbench.world.state import WorldState
@@ -59,10 +61,10 @@ STALE_ORDER_MOVES = {"pending": "processed", "delivered": "return requested"}
 """What another actor did to an order before the run: the order moved on."""
 
 
-def _reads_record(kind: str, rid: str):
+def _reads_record(kind: str, rid: str) -> Callable[[str, Any], bool]:
     read = READ_TOOLS[kind]
 
-    def match(name: str, arguments: Any) -> bool:
+    def match(name: str, arguments: object) -> bool:
         return (
             name == read.tool
             and isinstance(arguments, dict)
@@ -126,27 +128,29 @@ class StaleValue(WriteFamily):
             tool in ORDER_WRITES and key[0] == "order"
         )
 
-    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+    def cases_for(self, world: World, task: Task, **params: Number) -> list[Case]:
         """As for every family, with ``age`` (default 1); orders only where the other
         actor has a move to make (a pending or delivered order)."""
         out = []
         for case in super().cases_for(world, task, **params):
-            kind, rid = case.params["record"]
+            kind, rid = write_params(case).record
             if kind == "order":
                 order = world.base.tables["orders"].get(rid)
                 if not isinstance(order, dict) or order.get("status") not in STALE_ORDER_MOVES:
                     continue
-            out.append(case.model_copy(update={"params": {"age": 1, **case.params}}))
+            out.append(
+                case.model_copy(update={"params": write_params(case).merged(first=True, age=1)})
+            )
         return out
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        kind, rid = case.params["record"]
-        age = int(case.params.get("age", 1))
+        kind, rid = write_params(case).record
+        age = _or(write_params(case).age, 1)
         is_read = _reads_record(kind, rid)
         burst = Burst(case.params, seed)  # probability: whether the other actor acted
         replica = _Replica()
 
-        def first_call(name: str, arguments: Any, _state: WorldState) -> bool:
+        def first_call(name: str, arguments: object, _state: WorldState) -> bool:
             if replica.decided:
                 return False
             replica.decided = True
@@ -159,12 +163,14 @@ class StaleValue(WriteFamily):
             if replica.first_call_reads:  # this read ran before the update: a stale copy
                 replica.served += 1
 
-        def stale_read(name: str, arguments: Any, _state: WorldState) -> bool:
+        def stale_read(name: str, arguments: object, _state: WorldState) -> bool:
             return (
                 replica.snapshot is not None and replica.served < age and is_read(name, arguments)
             )
 
-        def rewrite(_observation: str, arguments: Any, state: WorldState) -> str | None:
+        def rewrite(_observation: str, arguments: object, state: WorldState) -> str | None:
+            if not isinstance(arguments, dict):  # the matcher only takes call arguments
+                return None
             replica.served += 1
             return read_on_snapshot(
                 world, READ_TOOLS[kind].tool, dict(arguments), state, replica.snapshot
@@ -296,35 +302,35 @@ class SchemaDrift(WriteFamily):
         """Writes on an existing record with a decisive field to drift."""
         return tool in READ_FIELD
 
-    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+    def cases_for(self, world: World, task: Task, **params: Number) -> list[Case]:
         """As for every family, with ``plausibility`` (default 0: renamed)."""
         return [
-            c.model_copy(update={"params": {"plausibility": 0, **c.params}})
+            c.model_copy(update={"params": write_params(c).merged(first=True, plausibility=0)})
             for c in super().cases_for(world, task, **params)
         ]
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        kind, rid = case.params["record"]
-        level = int(case.params.get("plausibility", 0))
+        kind, rid = write_params(case).record
+        level = _or(write_params(case).plausibility, 0)
         if not 0 <= level < len(PLAUSIBILITY_LEVELS):
             raise ValueError(
                 f"case {case.case_id}: plausibility must be 0..{len(PLAUSIBILITY_LEVELS) - 1}, "
                 f"got {level}"
             )
-        field = READ_FIELD[case.params["tool"]]
-        write = case.params["tool"]
+        field = READ_FIELD[write_params(case).tool]
+        write = write_params(case).tool
         id_argument = READ_TOOLS[kind].id_argument
         is_read = _reads_record(kind, rid)
-        burst = Burst({**case.params, "burst": 1_000_000}, seed)  # the whole read path drifted
+        burst = Burst(case.params, seed, burst=1_000_000)  # the whole read path drifted
         written = False
 
-        def match(name: str, arguments: Any, _state: WorldState) -> bool:
+        def match(name: str, arguments: object, _state: WorldState) -> bool:
             nonlocal written
             if name == write and isinstance(arguments, dict) and arguments.get(id_argument) == rid:
                 written = True  # from the write on, the read path is the contract's again
             return not written and is_read(name, arguments) and burst.fire()
 
-        def rewrite(observation: str, _arguments: Any, _state: WorldState) -> str | None:
+        def rewrite(observation: str, _arguments: object, _state: WorldState) -> str | None:
             try:
                 record = loads_json(observation, max_depth=None)
             except ValueError:

@@ -17,8 +17,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.core.injection import Injection, RewriteHook
 from sscbench.faults.behaviours import NeverCommits
 from sscbench.faults.case import Case
@@ -32,7 +30,13 @@ from sscbench.faults.lost_writes import (
 )
 from sscbench.faults.tool_faults import DECISIVE_FIELD
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.faults.write_family import Burst, WriteFamily, reads_written_record
+from sscbench.faults.write_family import (
+    Burst,
+    Number,
+    WriteFamily,
+    reads_written_record,
+    write_params,
+)
 from sscbench.world.records import BOOKING_WRITE, READ_TOOLS
 from sscbench.world.task import Task
 from sscbench.world.world import World
@@ -114,23 +118,23 @@ class IncompleteReadback(WriteFamily):
         """Writes whose record has a decisive field the read-back can drop."""
         return tool in DECISIVE_FIELD
 
-    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+    def cases_for(self, world: World, task: Task, **params: Number) -> list[Case]:
         """As for every family, but only where the record already holds the decisive field
         before the write (or is created by it): dropping a field the write would add
         looks like a stale record, not an incomplete one."""
         out = []
         for case in super().cases_for(world, task, **params):
-            kind, rid = case.params["record"]
+            kind, rid = write_params(case).record
             before = world.base.tables[READ_TOOLS[kind].table].get(rid)
-            booking = case.params["tool"] == BOOKING_WRITE
+            booking = write_params(case).tool == BOOKING_WRITE
             if booking or (
-                isinstance(before, dict) and DECISIVE_FIELD[case.params["tool"]] in before
+                isinstance(before, dict) and DECISIVE_FIELD[write_params(case).tool] in before
             ):
                 out.append(case)
         return out
 
     def injections(self, case: Case, world: World, seed: int = 0) -> list[Injection]:
-        field = DECISIVE_FIELD[case.params["tool"]]
+        field = DECISIVE_FIELD[write_params(case).tool]
         burst = Burst(case.params, seed + 1)
 
         def rewrite(observation: str, _arguments: object, _state: object) -> str | None:

@@ -14,13 +14,63 @@ from typing import Any, ClassVar
 from sscbench.core.injection import Injection, Matcher
 from sscbench.faults.case import Case
 from sscbench.faults.family import FaultFamily
+from sscbench.faults.params import FamilyParameter, FaultParams
+from sscbench.json_types import JsonObject
 from sscbench.world.records import READ_TOOLS, reads_booked_record, record_key
 from sscbench.world.state import WorldState
 from sscbench.world.task import Task
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World
 
-DEFAULTS: dict[str, Any] = {"probability": 1.0, "burst": 1, "position": 0}
+DEFAULTS: dict[str, float | int] = {"probability": 1.0, "burst": 1, "position": 0}
+
+Number = float | int
+"""A study parameter's value, kept as written (``1`` stays ``1``, ``1.0`` stays ``1.0``)."""
+
+
+class WriteParams(FaultParams):
+    """A typed family's case: its target write (``tool`` on ``record``, called with
+    ``arguments``) and the study's fault parameters (:data:`FamilyParameter`);
+    ``intensity`` names the parameter an intensity curve sweeps."""
+
+    probability: Number = 1.0
+    burst: Number = 1
+    position: Number = 0
+    binding_lost: Number | None = None
+    events: Number | None = None
+    age: Number | None = None
+    plausibility: Number | None = None
+    tool: str
+    record: tuple[str, str]
+    arguments: JsonObject
+    intensity: FamilyParameter | None = None
+
+    def swept(self) -> tuple[FamilyParameter, Number] | None:
+        """The parameter an intensity curve sweeps (``intensity``) and this case's level of
+        it (None for a case off a curve, or a level the case does not set)."""
+        if self.intensity is None:
+            return None
+        levels: dict[FamilyParameter, Number | None] = {
+            "probability": self.probability,
+            "burst": self.burst,
+            "position": self.position,
+            "binding_lost": self.binding_lost,
+            "events": self.events,
+            "age": self.age,
+            "plausibility": self.plausibility,
+        }
+        level = levels[self.intensity]
+        return None if level is None else (self.intensity, level)
+
+
+def or_default(value: Number | None, default: int) -> int:
+    """A family parameter as an integer (``default`` when the case does not set it)."""
+    return default if value is None else int(value)
+
+
+def write_params(case: Case) -> WriteParams:
+    """A typed family's case parameters (its target write and the study's parameters)."""
+    return case.params.as_model(WriteParams)
 
 
 def target_writes(world: World, task: Task) -> list[tuple[str, dict[str, Any], tuple[str, str]]]:
@@ -38,11 +88,12 @@ def target_writes(world: World, task: Task) -> list[tuple[str, dict[str, Any], t
 
 def matches_write(case: Case) -> Matcher:
     """Matches the case's target write (its tool on its record id)."""
-    tool: str = case.params["tool"]
-    kind, rid = case.params["record"]
+    p = case.params.as_model(WriteParams)
+    tool = p.tool
+    kind, rid = p.record
     id_argument = READ_TOOLS[kind].id_argument
 
-    def match(name: str, arguments: Any, _state: WorldState) -> bool:
+    def match(name: str, arguments: object, _state: WorldState) -> bool:
         return name == tool and isinstance(arguments, dict) and arguments.get(id_argument) == rid
 
     return match
@@ -50,19 +101,20 @@ def matches_write(case: Case) -> Matcher:
 
 def record_written(case: Case, state: WorldState) -> bool:
     """Whether the target write has changed its record (read from the state)."""
-    kind, rid = case.params["record"]
+    kind, rid = case.params.as_model(WriteParams).record
     table = READ_TOOLS[kind].table
-    return state.get(table, rid) != state.base.tables[table].get(rid)
+    return bool(state.get(table, rid) != state.base.tables[table].get(rid))
 
 
 def reads_written_record(case: Case) -> Matcher:
     """Matches a read of the target record once the write has changed it (a booking's
     read-back reads the new reservation, which the base does not hold)."""
-    kind, rid = case.params["record"]
+    p = case.params.as_model(WriteParams)
+    kind, rid = p.record
     tool, id_argument, _table = READ_TOOLS[kind]
-    write = case.params["tool"]
+    write = p.tool
 
-    def match(name: str, arguments: Any, state: WorldState) -> bool:
+    def match(name: str, arguments: object, state: WorldState) -> bool:
         if not isinstance(arguments, dict) or not record_written(case, state):
             return False
         if name == tool and arguments.get(id_argument) == rid:
@@ -82,9 +134,10 @@ class Burst:
     """Decides per matched call whether the fault fires: one burst of ``burst`` calls,
     starting at a matched call with probability ``probability`` (seeded per run)."""
 
-    def __init__(self, params: dict[str, Any], seed: int):
-        self.p = float(params.get("probability", 1.0))
-        self.length = int(params.get("burst", 1))
+    def __init__(self, params: FaultParams, seed: int, burst: int | None = None):
+        p = params.as_model(WriteParams)
+        self.p = float(p.probability)
+        self.length = int(p.burst) if burst is None else burst
         self.rng = random.Random(seed)
         self.remaining = 0
         self.started = False
@@ -103,6 +156,7 @@ class WriteFamily(FaultFamily):
     """A typed family on one ground-truth write: one case per task with an eligible write
     at ``position``; its hooks draw from the run's seed."""
 
+    params_model: ClassVar[type[FaultParams]] = WriteParams
     typed: ClassVar[bool] = True
     seeded = True
     max_steps: ClassVar[int] = 40
@@ -111,9 +165,9 @@ class WriteFamily(FaultFamily):
         """Whether the family applies to a write of ``tool`` on the record ``key``."""
         return True
 
-    def cases_for(self, world: World, task: Task, **params: Any) -> list[Case]:
+    def cases_for(self, world: World, task: Task, **params: Number) -> list[Case]:
         """The case of ``task`` (none when its write at ``position`` is not eligible)."""
-        merged = {**DEFAULTS, **params}
+        merged: dict[str, Any] = {**DEFAULTS, **params}
         writes = target_writes(world, task)
         position = int(merged["position"])
         if not writes or not -len(writes) <= position < len(writes):
@@ -131,7 +185,9 @@ class WriteFamily(FaultFamily):
                 task_id=task.task_id,
                 max_steps=self.max_steps,
                 cluster=f"{world.name}:{task.task_id}",
-                params={**merged, "tool": tool, "record": list(key), "arguments": arguments},
+                params=WriteParams.model_validate(
+                    {**merged, "tool": tool, "record": key, "arguments": arguments}
+                ),
             )
         ]
 
@@ -143,9 +199,13 @@ class WriteFamily(FaultFamily):
 __all__ = [
     "DEFAULTS",
     "Burst",
+    "FamilyParameter",
     "WriteFamily",
+    "WriteParams",
     "matches_write",
+    "or_default",
     "reads_written_record",
     "record_written",
     "target_writes",
+    "write_params",
 ]

@@ -22,6 +22,7 @@ the evaluator's write records; the principal and the owner come from the case.
 
 from __future__ import annotations
 
+from sscbench.faults.identity import BindingLostParams, PrincipalParams
 from sscbench.faults.typed import Checkpoint, OutcomeState, Validity
 from sscbench.release.run_index import RunIndex, final_claim
 from sscbench.release.sheet import TrialSheet
@@ -82,7 +83,10 @@ def _execution(run: RunIndex, sheet: TrialSheet) -> None:
 
 
 def _handoff(run: RunIndex, sheet: TrialSheet) -> None:
-    principal = run.case.params.get("principal")
+    params = run.case.params
+    principal = (
+        params.principal if isinstance(params, PrincipalParams | BindingLostParams) else None
+    )
     # at the first turn after the prompt (a step-0 observation would sort before the
     # identity rule's own summary of the writes and be overridden by it)
     sheet.observe(

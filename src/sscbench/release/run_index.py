@@ -25,7 +25,9 @@ from sscbench.core.ledger import (
     WriteRecord,
 )
 from sscbench.faults.case import Case
+from sscbench.faults.identity import PrincipalParams, RebindParams
 from sscbench.faults.typed import OutcomeState
+from sscbench.faults.write_family import WriteParams
 from sscbench.release.claims import classify_claim
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import READ_TOOLS, reads_booked_record, record_key
@@ -115,15 +117,17 @@ class RunIndex:
         self.case = case
         self.ledger = ledger
         self.calls = ledger_calls(ledger)
-        kind, rid = case.params["record"]
+        p = case.params.as_model(WriteParams)
+        kind, rid = p.record
         self.record_tool, self.id_argument, _table = READ_TOOLS[kind]
         self.rid = rid
-        self.tool = case.params["tool"]
+        self.tool = p.tool
         # an identity rebinding serves another record for the target: a write on it is the
         # target write, bound to the wrong subject
-        substitute = case.params.get("substitute")
+        identity = p if isinstance(p, RebindParams | PrincipalParams) else None
+        substitute = identity.substitute if identity is not None else None
         self.substitute: str | None = substitute[1] if substitute else None
-        self.owner = case.params.get("owner") or world.task(case.task_id).user_id
+        self.owner = (identity.owner if identity else None) or world.task(case.task_id).user_id
         self.base = world.base
         self.writes = [e for e in evaluator if isinstance(e, WriteRecord)]
         self.interventions = [

@@ -8,6 +8,7 @@ from sscbench.faults.case import Case
 from sscbench.faults.catalogue import spec_for
 from sscbench.faults.registry import typed_family_names
 from sscbench.faults.typed import judge
+from sscbench.faults.write_family import WriteParams
 from sscbench.progress import counted
 from sscbench.release.assess import assess_run
 from sscbench.release.trial import Trial
@@ -17,8 +18,8 @@ from sscbench.study.study import Study
 
 def _levels(case: Case) -> dict[str, str]:
     """The swept parameter and its level, for a case of an intensity curve."""
-    parameter = case.params.get("intensity")
-    return {parameter: f"{case.params[parameter]:g}"} if parameter else {}
+    swept = case.params.swept() if isinstance(case.params, WriteParams) else None
+    return {swept[0]: f"{swept[1]:g}"} if swept else {}
 
 
 def add_record(

@@ -72,7 +72,7 @@ def _intensity_cases(config: StudyConfig, worlds: dict[str, World]) -> list[Case
                     # a level's case is its own case, even where it equals the base
                     update = {
                         "case_id": f"{case.case_id}~{curve.parameter}",
-                        "params": {**case.params, "intensity": curve.parameter},
+                        "params": case.params.merged(intensity=curve.parameter),
                     }
                     cases.append(case.model_copy(update=update))
     return cases

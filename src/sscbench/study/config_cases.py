@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sscbench.faults.operators import DEFAULT_OPERATORS
+from sscbench.faults.params import FamilyParameter
 from sscbench.study.config_hash import LATER
 
 MAX_PER_OPERATOR = 100_000
@@ -27,13 +28,6 @@ class Strict(BaseModel):
     """A settings table that refuses unknown keys."""
 
     model_config = ConfigDict(extra="forbid")
-
-
-FamilyParameter = Literal[
-    "probability", "burst", "position", "binding_lost", "events", "age", "plausibility"
-]
-"""A typed family's fault parameters (``binding_lost``: SubjectBindingLost; ``events``:
-intervening events of a state family; ``age``: StaleValue; ``plausibility``: SchemaDrift)."""
 
 
 class IntensitySettings(Strict):

@@ -13,18 +13,31 @@ import datetime as dt
 import json
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, Generic, Literal, TypeVar
 
 from sscbench.core.injection import Injection, RewriteHook
 from sscbench.core.values import ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
-from sscbench.faults.case import Candidate, Case
-from sscbench.faults.contract import FaultContract
+from sscbench.faults.case import Candidate, Case, ValueSource
+from sscbench.faults.contract import (
+    AcquisitionRoute,
+    FaultContract,
+    Interaction,
+    Structure,
+    Sufficiency,
+    Target,
+)
 from sscbench.faults.family import FaultFamily
+from sscbench.faults.params import FaultParams, P
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
 from sscbench.world.task import Task
 from sscbench.world.world import World
+
+USER_READ = "get_user_details"
+"""The read of the user's profile that opens most prefixes."""
 
 NOW = "2024-05-15"  # τ-bench's calendar: the tools treat 2024-05-15 15:00 EST as now
 
@@ -47,11 +60,11 @@ NEGATION_CUE = re.compile(
 class ScriptedTurn:
     """One scripted step of a prefix or witness: an agent message, a tool call or a user reply."""
 
-    role: str  # "assistant" | "user"
+    role: Literal["assistant", "user"]
     content: str | None = None
     tool: str | None = None
-    arguments: dict[str, Any] | None = None
-    provenance: dict[str, tuple[str, int | None, str]] = field(default_factory=dict)
+    arguments: JsonObject | None = None
+    provenance: dict[str, tuple[ValueSource, int | None, str]] = field(default_factory=dict)
     proposed_use: bool = False
 
 
@@ -116,13 +129,17 @@ def args_contain(value: Any, needle: Any) -> bool:
     return False
 
 
-def find_value(events_view: LedgerView, value: str, before: int) -> tuple[str, int | None, str]:
+def find_value(
+    events_view: LedgerView, value: str, before: int
+) -> tuple[ValueSource, int | None, str]:
     """Where an argument value was visible before ``before``: (source, step, path)."""
     for message in events_view.messages:
         if message.step >= before:
             break
-        if message.role in ("user", "system") and value in message.content:
-            return (message.role, message.step, "content")
+        if message.role == "user" and value in message.content:
+            return ("user", message.step, "content")
+        if message.role == "system" and value in message.content:
+            return ("system", message.step, "content")
     for call in events_view.calls:
         if call.observation_step is None or call.observation_step >= before:
             continue
@@ -150,13 +167,21 @@ def _path_of(data: Any, value: Any, path: str = "$") -> str | None:
     return None
 
 
-class FaultOperator(FaultFamily, ABC):
-    """A fault family of SSCBench: enumeration, validity, contract, injection and relations."""
+class FaultOperator(FaultFamily, ABC, Generic[P]):
+    """A fault family of SSCBench: enumeration, validity, contract, injection and relations.
+
+    ``P`` is the operator's params model (``params_model``, declared beside it);
+    :meth:`params` reads a case's or candidate's parameters as it.
+    """
 
     domain: str
-    structure: str
+    structure: Structure
     default_max_steps: int = 30
     paper_candidates: int | None = None
+
+    @abstractmethod
+    def params(self, owner: Case | Candidate) -> P:
+        """The parameters of a case or candidate of this operator, as its params model."""
 
     # ---- candidates ------------------------------------------------------------------
     @abstractmethod
@@ -251,17 +276,115 @@ class FaultOperator(FaultFamily, ABC):
         return out
 
 
-def json_read_injection(hook_id: str, tool: str, key: str, value: str, mutate: Any) -> Injection:
+class UserParams(FaultParams):
+    """Parameters of an operator on one task user's records: the user (who opens the
+    conversation) first."""
+
+    user_id: str
+
+
+U = TypeVar("U", bound=UserParams)
+
+
+class ReadFaultOperator(FaultOperator[U]):
+    """An operator whose fault rewrites one JSON read (ReturnDate, PaySource, ItemOption).
+
+    The base builds the contract, the hook and the prefix; the operator declares only
+    what differs: the read (:attr:`read_tool`, :meth:`read_match`), the rewrite
+    (:meth:`mutate`), the affected fact (:meth:`target`, :meth:`fault_values`), where
+    counterevidence comes from (:attr:`basis`, :meth:`sufficiency`, :meth:`acquisition`)
+    and what the opening user message is about (:meth:`subject`).
+    """
+
+    read_tool: ClassVar[str]
+    """The fault-bearing read."""
+    basis: ClassVar[str]
+    """Where the authoritative value comes from (the contract's ``basis``)."""
+
+    @abstractmethod
+    def read_match(self, p: U) -> tuple[str, str]:
+        """The identifying argument of the fault-bearing read: (name, value)."""
+
+    @abstractmethod
+    def mutate(self, p: U, data: JsonObject) -> bool | None:
+        """Edit the read's parsed observation in place (False: leave it as delivered)."""
+
+    @abstractmethod
+    def target(self, p: U, world: World) -> Target:
+        """The affected entity and attribute."""
+
+    @abstractmethod
+    def fault_values(self, p: U) -> tuple[JsonValue, JsonValue]:
+        """The injected value v′ and the authoritative v."""
+
+    @abstractmethod
+    def sufficiency(self, world: World) -> Sufficiency:
+        """When delivered observations suffice to contradict v′."""
+
+    @abstractmethod
+    def acquisition(self) -> tuple[AcquisitionRoute, ...]:
+        """Normal tool interactions that can deliver counterevidence."""
+
+    @abstractmethod
+    def subject(self, p: U) -> str:
+        """What the opening user message asks help with ("my order #W…")."""
+
+    def contract(self, candidate: Candidate, world: World) -> FaultContract:
+        """The fault contract of a valid candidate, from the operator's declarations."""
+        p = self.params(candidate)
+        key, value = self.read_match(p)
+        injected, authoritative = self.fault_values(p)
+        return FaultContract(
+            operator=self.name,
+            structure=self.structure,
+            target=self.target(p, world),
+            fault_interaction=Interaction(tool=self.read_tool, match={key: value}),
+            injected_value=injected,
+            authoritative_value=authoritative,
+            basis=self.basis,
+            sufficiency=self.sufficiency(world),
+            acquisition=self.acquisition(),
+            persistence="once",
+        )
+
+    def injections(self, case: Case, world: World) -> list[Injection]:
+        """One hook rewriting the first matching read (:meth:`mutate`)."""
+        p = self.params(case)
+        key, value = self.read_match(p)
+
+        def mutate(data: JsonObject) -> bool | None:
+            return self.mutate(p, data)
+
+        return [json_read_injection(self._hook_id(case), self.read_tool, key, value, mutate)]
+
+    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
+        """The user names what it is about; the agent reads the user (unless that is the
+        fault-bearing read), then makes the fault-bearing read."""
+        p = self.params(candidate)
+        user_id = p.user_id
+        key, value = self.read_match(p)
+        turns = [ScriptedTurn("user", user_prefix_message(user_id, self.subject(p)))]
+        if self.read_tool != USER_READ:
+            turns.append(ScriptedTurn("assistant", tool=USER_READ, arguments={"user_id": user_id}))
+        turns.append(ScriptedTurn("assistant", tool=self.read_tool, arguments={key: value}))
+        return turns
+
+
+def json_read_injection(
+    hook_id: str, tool: str, key: str, value: str, mutate: Callable[[JsonObject], bool | None]
+) -> Injection:
     """A once-firing hook rewriting the JSON observation of ``tool`` called with ``key=value``.
 
     ``mutate(data)`` edits the parsed observation in place (returning False to leave
     it as delivered); an observation that is not the expected JSON is left alone.
     """
 
-    def rewrite(observation: str, _arguments: Any, _state: Any) -> str | None:
+    def rewrite(observation: str, _arguments: object, _state: object) -> str | None:
         try:
             data = loads_json(observation, max_depth=None)
         except ValueError:
+            return None
+        if not isinstance(data, dict):
             return None
         try:
             if mutate(data) is False:
@@ -277,7 +400,9 @@ def json_read_injection(hook_id: str, tool: str, key: str, value: str, mutate: A
     )
 
 
-def case_from(operator: FaultOperator, candidate: Candidate, world: World, **extra: Any) -> Case:
+def case_from(
+    operator: FaultOperator[Any], candidate: Candidate, world: World, **extra: Any
+) -> Case:
     """A case carrying a candidate's parameters and contract (plus admission records)."""
     return Case(
         case_id=candidate.candidate_id,

@@ -7,12 +7,11 @@ is never changed; :mod:`sscbench.run.executor` adds the hooks before the fault's
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook
-from sscbench.faults.case import Case
 from sscbench.faults.operators.base import json_read_injection
 from sscbench.faults.operators.write_derived import matches
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
 from sscbench.world.state import WorldState
 from sscbench.world.world import World
@@ -22,29 +21,28 @@ WRITE = "update_reservation_flights"
 READ = "get_reservation_details"
 
 
-def consistent_product(case: Case, hook_id: str) -> Injection:
+def consistent_product(
+    item_id: str, injected: dict[str, JsonValue], product_id: str, hook_id: str
+) -> Injection:
     """The contradiction-relation variant: every read of the item's product shows the
     ordered item's variant with the injected options, so the authoritative source
     agrees with v′ and nothing the agent can read refutes it (the paper's paired check).
     The state is never changed."""
-    p = case.params
-    item_id, injected = p["item_id"], p["injected_options"]
 
-    def mutate(data: dict[str, Any]) -> bool:
-        variant = data["variants"][item_id]
-        if variant.get("options") == injected:
+    def mutate(data: JsonObject) -> bool:
+        variants = data["variants"]
+        variant = variants[item_id] if isinstance(variants, dict) else None
+        if not isinstance(variant, dict) or variant.get("options") == injected:
             return False
         variant["options"] = dict(injected)
         return True
 
-    hook = json_read_injection(
-        f"{hook_id}:consistent", PRODUCT, "product_id", p["product_id"], mutate
-    )
+    hook = json_read_injection(f"{hook_id}:consistent", PRODUCT, "product_id", product_id, mutate)
     hook.persistent = True
     return hook
 
 
-def _as_acknowledged(live: dict, before: object, acked: object) -> dict:
+def _as_acknowledged(live: JsonObject, before: object, acked: object) -> JsonObject:
     """The live record with the acknowledged change laid over it: each field the
     acknowledgement changed shows its acknowledged value while the live field still
     holds the value from before the attempt; a list that only grew since (a payment
@@ -65,7 +63,7 @@ def _as_acknowledged(live: dict, before: object, acked: object) -> dict:
     return out
 
 
-def consistent_readback(case: Case, world: World, hook_id: str) -> Injection:
+def consistent_readback(request: JsonObject, world: World, hook_id: str) -> Injection:
     """The contradiction-relation variant: once the suppressed request was attempted,
     reads of the reservation show the change the acknowledgement describes on top of
     whatever else happened to the record since (:func:`_as_acknowledged`), so the
@@ -76,8 +74,7 @@ def consistent_readback(case: Case, world: World, hook_id: str) -> Injection:
     before the suppressing hook takes it, and computes the committed record then
     (the write run on the live state and rolled back at once).
     """
-    request = case.params["request"]
-    rid = request["reservation_id"]
+    rid = str(request["reservation_id"])
     tool = world.tools.specs[WRITE].func
     shown: dict[str, object] = {}  # "acked": committed record, "before": the record then
 

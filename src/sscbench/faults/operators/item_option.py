@@ -11,23 +11,12 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.injection import Injection
-from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Step, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
-from sscbench.faults.contract import (
-    AcquisitionRoute,
-    FaultContract,
-    Interaction,
-    Sufficiency,
-    Target,
-)
+from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec
-from sscbench.faults.operators.base import (
-    FaultOperator,
-    ScriptedTurn,
-    json_read_injection,
-    user_prefix_message,
-)
+from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams
 from sscbench.faults.operators.item_records import (
     labelled_option_evidence,
     one_option_neighbours,
@@ -36,6 +25,8 @@ from sscbench.faults.operators.item_uses import call_uses, text_use
 from sscbench.faults.operators.references import agent_texts
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
+from sscbench.world.task import Task
 from sscbench.world.world import World
 
 READ = "get_order_details"
@@ -43,7 +34,25 @@ PRODUCT = "get_product_details"
 ITEM_ARGS = ("item_ids", "new_item_ids")
 
 
-class ItemOption(FaultOperator):
+class ItemOptionParams(UserParams):
+    """An ordered item (``item_index`` in its order), its product and options, and the
+    substitution: another variant (``injected_variant``) differing in one ``option``
+    (absent when the product has no such variant: the candidate is then invalid)."""
+
+    order_id: str
+    item_id: str
+    item_index: int
+    product_id: str
+    product_name: str
+    options: dict[str, JsonValue]
+    option: str | None = None
+    true_value: JsonValue = None
+    injected_value: JsonValue = None
+    injected_variant: str | None = None
+    injected_options: dict[str, JsonValue] | None = None
+
+
+class ItemOption(ReadFaultOperator[ItemOptionParams]):
     """Substitute another existing option value of the same product for one ordered item."""
 
     name = "ItemOption"
@@ -60,26 +69,33 @@ class ItemOption(FaultOperator):
         recoverable=True,
         severity=3,
     )
+    params_model = ItemOptionParams
     early_target_argument = "order_id"
+
+    def params(self, owner: Case | Candidate) -> ItemOptionParams:
+        """The parameters of an ItemOption case or candidate."""
+        return owner.params.as_model(ItemOptionParams)
 
     def calibration_fact(self, case: Case) -> str:
         """The calibration-label key of the order item's options."""
-        p = case.params
-        return f"order:{p['order_id']}:item:{p['item_id']}:options"
+        p = self.params(case)
+        return f"order:{p.order_id}:item:{p.item_id}:options"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: a later order read, or an order read with the product's."""
-        return labelled_option_evidence(case.params, labels, t_f)
+        p = self.params(case)
+        return labelled_option_evidence(p.order_id, p.product_id, labels, t_f)
 
     domain = "retail"
     structure = "cross-record"
     default_max_steps = 30
     paper_candidates = 203
+    read_tool = READ
+    basis = "the product record's variant with the item's id"
 
     def enumerate(self, world: World) -> list[Candidate]:
         """(task, order item) for every item a test-split task's ground truth acts on."""
         orders = world.base.tables["orders"]
-        products = world.base.tables["products"]
         out: list[Candidate] = []
         # τ-bench's retail world has train and dev splits too; the paper's frame is the test split
         tasks = [t for t in world.tasks if t.task_id.startswith("test/")] or world.tasks
@@ -89,158 +105,158 @@ class ItemOption(FaultOperator):
                 oid = action.kwargs.get("order_id")
                 if not isinstance(oid, str) or orders.get(oid) is None:
                     continue
-                order = orders[oid]
                 for item_id in action.kwargs.get("item_ids") or []:
                     if (oid, item_id) in seen:
                         continue
                     seen.add((oid, item_id))
-                    index = next(
-                        (i for i, it in enumerate(order["items"]) if it["item_id"] == item_id), None
-                    )
-                    if index is None:
-                        continue
-                    item = order["items"][index]
-                    product = products.get(item["product_id"], {})
-                    neighbours = one_option_neighbours(product, item_id)
-                    params: dict[str, Any] = {
-                        "user_id": task.user_id,
-                        "order_id": oid,
-                        "item_id": item_id,
-                        "item_index": index,
-                        "product_id": item["product_id"],
-                        "product_name": item.get("name", ""),
-                        "options": item.get("options", {}),
-                    }
-                    control = False
-                    if neighbours:
-                        variant, key, value = neighbours[0]
-                        injected = {**item["options"], key: value}
-                        params.update(
-                            option=key,
-                            true_value=item["options"][key],
-                            injected_value=value,
-                            injected_variant=variant,
-                            injected_options=injected,
-                        )
-                        targets = {
-                            n for a in task.actions for n in a.kwargs.get("new_item_ids") or []
-                        }
-                        control = variant in targets
-                    out.append(
-                        Candidate(
-                            candidate_id=f"{world.source}/retail:{task.task_id}:{self.name}:{oid}:{item_id}",
-                            operator=self.name,
-                            world=world.source,
-                            domain="retail",
-                            task_id=task.task_id,
-                            cluster=f"{oid}:{item_id}",
-                            rank=len(out),
-                            params=params,
-                            control=control,
-                        )
-                    )
+                    found = self._candidate(world, task, oid, item_id, len(out))
+                    if found is not None:
+                        out.append(found)
         return out
+
+    def _candidate(
+        self, world: World, task: Task, oid: str, item_id: str, rank: int
+    ) -> Candidate | None:
+        """The candidate of one ordered item (None when the order has no such item)."""
+        order = world.base.tables["orders"][oid]
+        index = next((i for i, it in enumerate(order["items"]) if it["item_id"] == item_id), None)
+        if index is None:
+            return None
+        item = order["items"][index]
+        product = world.base.tables["products"].get(item["product_id"], {})
+        neighbours = one_option_neighbours(product, item_id)
+        params: dict[str, Any] = {
+            "user_id": task.user_id,
+            "order_id": oid,
+            "item_id": item_id,
+            "item_index": index,
+            "product_id": item["product_id"],
+            "product_name": item.get("name", ""),
+            "options": item.get("options", {}),
+        }
+        control = False
+        if neighbours:
+            variant, key, value = neighbours[0]
+            injected = {**item["options"], key: value}
+            params.update(
+                option=key,
+                true_value=item["options"][key],
+                injected_value=value,
+                injected_variant=variant,
+                injected_options=injected,
+            )
+            targets = {n for a in task.actions for n in a.kwargs.get("new_item_ids") or []}
+            control = variant in targets
+        return Candidate(
+            candidate_id=f"{world.source}/retail:{task.task_id}:{self.name}:{oid}:{item_id}",
+            operator=self.name,
+            world=world.source,
+            domain="retail",
+            task_id=task.task_id,
+            cluster=f"{oid}:{item_id}",
+            rank=rank,
+            params=ItemOptionParams.model_validate(params),
+            control=control,
+        )
 
     def validate(self, candidate: Candidate, world: World) -> list[str]:
         """The injected options must be another real variant of the same product."""
-        p = candidate.params
-        if "injected_options" not in p:
+        p = self.params(candidate)
+        if p.injected_options is None:
             return ["no other variant of the product differs in exactly one option"]
-        product = world.base.tables["products"].get(p["product_id"])
+        product = world.base.tables["products"].get(p.product_id)
         if product is None:
             return ["product does not exist"]
         variants = product.get("variants", {})
         reasons = []
-        if p["item_id"] not in variants:
+        if p.item_id not in variants:
             reasons.append("ordered item is not a variant of its product")
-        matching = [
-            v for v, spec in variants.items() if spec.get("options") == p["injected_options"]
-        ]
+        matching = [v for v, spec in variants.items() if spec.get("options") == p.injected_options]
         if not matching:
             reasons.append("ItemOption value is no variant of the product")
-        elif p["item_id"] in matching:
+        elif p.item_id in matching:
             reasons.append("injected options equal the item's own options")
-        if set(p["injected_options"]) != set(p["options"]):
+        if set(p.injected_options) != set(p.options):
             reasons.append("injected options change the option keys")
         return reasons
 
-    def contract(self, candidate: Candidate, world: World) -> FaultContract:
-        """One option of one order item; the product record bound by item id refutes it."""
-        p = candidate.params
-        return FaultContract(
-            operator=self.name,
-            structure="cross-record",
-            target=Target(
-                entity_type="order_item",
-                entity_id=p["item_id"],
-                attribute=f"options.{p['option']}",
-                related_ids={
-                    "order_id": p["order_id"],
-                    "product_id": p["product_id"],
-                    "injected_variant": p["injected_variant"],
-                    "product_name": p["product_name"],
-                },
-            ),
-            fault_interaction=Interaction(tool=READ, match={"order_id": p["order_id"]}),
-            injected_value=p["injected_value"],
-            authoritative_value=p["true_value"],
-            basis="the product record's variant with the item's id",
-            sufficiency=Sufficiency(
-                relation="variant-binding",
-                requires=("order item bound to its variant by item id", "the product record"),
-                semantics="a product's variants are keyed by item id; an ordered item is that variant",
-            ),
-            acquisition=(
-                AcquisitionRoute(
-                    tool=PRODUCT, arguments={"product_id": "the order record (items[].product_id)"}
-                ),
-                AcquisitionRoute(
-                    tool=READ,
-                    arguments={"order_id": "user message"},
-                    note="a second read shows the true options",
-                ),
-            ),
-            persistence="once",
+    # ---- the contract and the hook (built by ReadFaultOperator) -------------------------
+    def read_match(self, p: ItemOptionParams) -> tuple[str, str]:
+        """The order read."""
+        return "order_id", p.order_id
+
+    def subject(self, p: ItemOptionParams) -> str:
+        """The user names the order."""
+        return f"my order {p.order_id}"
+
+    def mutate(self, p: ItemOptionParams, data: JsonObject) -> bool:
+        """The item's option substituted in the order record."""
+        items = data["items"]
+        item = items[p.item_index] if isinstance(items, list) else None
+        if not isinstance(item, dict) or item["item_id"] != p.item_id:
+            return False
+        options = item["options"]
+        if not isinstance(options, dict) or p.option is None:
+            return False
+        options[p.option] = p.injected_value
+        return True
+
+    def target(self, p: ItemOptionParams, world: World) -> Target:
+        """One option of one order item."""
+        return Target(
+            entity_type="order_item",
+            entity_id=p.item_id,
+            attribute=f"options.{p.option}",
+            related_ids={
+                "order_id": p.order_id,
+                "product_id": p.product_id,
+                "injected_variant": p.injected_variant or "",
+                "product_name": p.product_name,
+            },
         )
 
-    def injections(self, case: Case, world: World) -> list[Injection]:
-        """Rewrite the first read of the order: the item's option substituted."""
-        p = case.params
+    def fault_values(self, p: ItemOptionParams) -> tuple[JsonValue, JsonValue]:
+        """The substituted option value and the item's own."""
+        return p.injected_value, p.true_value
 
-        def mutate(data: dict[str, Any]) -> bool:
-            item = data["items"][p["item_index"]]
-            if item["item_id"] != p["item_id"]:
-                return False
-            item["options"][p["option"]] = p["injected_value"]
-            return True
+    def sufficiency(self, world: World) -> Sufficiency:
+        """The product record bound by item id refutes the option."""
+        return Sufficiency(
+            relation="variant-binding",
+            requires=("order item bound to its variant by item id", "the product record"),
+            semantics="a product's variants are keyed by item id; an ordered item is that variant",
+        )
 
-        return [json_read_injection(self._hook_id(case), READ, "order_id", p["order_id"], mutate)]
+    def acquisition(self) -> tuple[AcquisitionRoute, ...]:
+        """The product lookup (its id in the order record), or a second order read."""
+        return (
+            AcquisitionRoute(
+                tool=PRODUCT, arguments={"product_id": "the order record (items[].product_id)"}
+            ),
+            AcquisitionRoute(
+                tool=READ,
+                arguments={"order_id": "user message"},
+                note="a second read shows the true options",
+            ),
+        )
 
     def consistent_source(self, case: Case, world: World) -> list[Injection]:
         """The contradiction-relation variant's hooks (:mod:`.consistent`)."""
         from sscbench.faults.operators.consistent import consistent_product
 
-        return [consistent_product(case, self._hook_id(case))]
-
-    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
-        """The user names the order; the agent reads the user, then the order (fault-bearing)."""
-        p = candidate.params
-        return [
-            ScriptedTurn("user", user_prefix_message(p["user_id"], f"my order {p['order_id']}")),
-            ScriptedTurn("assistant", tool="get_user_details", arguments={"user_id": p["user_id"]}),
-            ScriptedTurn("assistant", tool=READ, arguments={"order_id": p["order_id"]}),
-        ]
+        p = self.params(case)
+        injected = p.injected_options or {}
+        return [consistent_product(p.item_id, injected, p.product_id, self._hook_id(case))]
 
     def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
         """Look the product up (its id from the order record), then state the item's option."""
-        p = case.params
+        p = self.params(case)
         return [
-            ScriptedTurn("assistant", tool=PRODUCT, arguments={"product_id": p["product_id"]}),
+            ScriptedTurn("assistant", tool=PRODUCT, arguments={"product_id": p.product_id}),
             ScriptedTurn(
                 "assistant",
                 content=(
-                    f"Your {p['product_name']} (item {p['item_id']}) has "
-                    f"{p['option']}: {p['true_value']}."
+                    f"Your {p.product_name} (item {p.item_id}) has {p.option}: {p.true_value}."
                 ),
                 proposed_use=True,
             ),

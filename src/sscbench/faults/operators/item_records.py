@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 from sscbench.core.item_lines import OrderItem
-from sscbench.core.values import INF
+from sscbench.core.values import INF, Step
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.family import labelled_reads
+from sscbench.faults.family import label_arguments, label_rows, labelled_reads
 from sscbench.faults.operators.base import mentions
+from sscbench.json_types import JsonMapping
 
 
 def variants_shown(view: LedgerView) -> dict[str, dict[str, Any]]:
@@ -68,7 +69,9 @@ def product_ids(view: LedgerView) -> frozenset[str]:
     return frozenset(out)
 
 
-def option_values(items: list[OrderItem], contract: FaultContract, view: LedgerView) -> dict:
+def option_values(
+    items: list[OrderItem], contract: FaultContract, view: LedgerView
+) -> dict[str, list[str]]:
     """Every value each option of the item's product takes in the records shown."""
     target = contract.target
     mine = next((i for i in items if i.item_id == target.entity_id), None)
@@ -112,20 +115,21 @@ ORDER_KEEPING_WRITES = {
 }
 
 
-def labelled_option_evidence(p: dict[str, Any], labels: dict[str, Any], t_f: int) -> Any:
+def labelled_option_evidence(order_id: str, product_id: str, labels: JsonMapping, t_f: int) -> Step:
     """ItemOption's T_E from calibration labels: a later order read, or an order read
     together with the product's."""
     orders = sorted(
-        labelled_reads(labels, "get_order_details", order_id=p["order_id"])
+        labelled_reads(labels, "get_order_details", order_id=order_id)
         + [
-            w["observation_step"]
-            for w in labels.get("writes", [])
-            if w["name"] in ORDER_KEEPING_WRITES
-            and (w.get("arguments") or {}).get("order_id") == p["order_id"]
+            step
+            for w in label_rows(labels, "writes")
+            if w.get("name") in ORDER_KEEPING_WRITES
+            and label_arguments(w).get("order_id") == order_id
             and w.get("acknowledged")
+            and isinstance(step := w.get("observation_step"), int)
         ]
     )
-    products = labelled_reads(labels, "get_product_details", product_id=p["product_id"])
+    products = labelled_reads(labels, "get_product_details", product_id=product_id)
     options = [s for s in orders if s > t_f]  # a later read shows the true option
     if products and orders:
         options.append(max(min(orders), min(products)))

@@ -10,27 +10,14 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from typing import Any, Literal
 
-from sscbench.core.injection import Injection
-from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate, UseLabel
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Step, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
-from sscbench.faults.contract import (
-    AcquisitionRoute,
-    FaultContract,
-    Interaction,
-    Sufficiency,
-    Target,
-)
+from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec, labelled_reads
-from sscbench.faults.operators.base import (
-    FaultOperator,
-    ScriptedTurn,
-    args_contain,
-    json_read_injection,
-    user_prefix_message,
-)
+from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams, args_contain
 from sscbench.faults.operators.payment_choice import (
     choosing_categories,
     other_methods_categories,
@@ -49,12 +36,31 @@ from sscbench.faults.operators.payments import (
 )
 from sscbench.faults.operators.references import HANDOFF, agent_texts, clauses
 from sscbench.faults.operators.uses import classify_value_use
+from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.world.task import Action
 from sscbench.world.world import World
 
 READ = "get_user_details"
-FLIP = {"credit_card": "gift_card", "gift_card": "credit_card", "certificate": "credit_card"}
+PaymentCategory = Literal["credit_card", "gift_card", "certificate"]
+"""The payment categories PaySource flips (a PayPal method is left alone)."""
+FLIP: dict[str, PaymentCategory] = {
+    "credit_card": "gift_card",
+    "gift_card": "credit_card",
+    "certificate": "credit_card",
+}
+
+
+class PaySourceParams(UserParams):
+    """One payment method of the task's user, its category (``source``) and the category
+    the fault shows (``injected_source``)."""
+
+    payment_id: str
+    source: PaymentCategory
+    injected_source: PaymentCategory
+
+
 WORDS = {
     "credit_card": ("credit card", "credit-card"),
     "gift_card": ("gift card", "gift-card"),
@@ -71,10 +77,11 @@ def interface_relation(world: World) -> str:
     return ""
 
 
-class PaySource(FaultOperator):
+class PaySource(ReadFaultOperator[PaySourceParams]):
     """Flip one payment method's category in the user's profile as delivered."""
 
     name = "PaySource"
+    params_model = PaySourceParams
     # a payment made with the method may have chosen it by its category (unread marks)
     fact_argument_keys = ("payment_id", "payment_method_id")
     spec = family_spec(
@@ -110,23 +117,30 @@ class PaySource(FaultOperator):
                     terms.add(_amount(method.get("balance", method.get("amount"))))
         return {t for t in terms if t}
 
-    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+    def params(self, owner: Case | Candidate) -> PaySourceParams:
+        """The parameters of a PaySource case or candidate."""
+        return owner.params.as_model(PaySourceParams)
+
+    def early_on_first_write(self, params: FaultParams, first_write: Action) -> bool:
         """Early when the task's first write pays with the relabelled method."""
-        return params.get("payment_id") in {str(value) for value in first_write.kwargs.values()}
+        payment_id = params.as_model(PaySourceParams).payment_id
+        return payment_id in {str(value) for value in first_write.kwargs.values()}
 
     def calibration_fact(self, case: Case) -> str:
         """The calibration-label key of the payment method's category."""
-        return f"payment:{case.params['payment_id']}:category"
+        return f"payment:{self.params(case).payment_id}:category"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: the first read of the user's profile."""
-        steps = labelled_reads(labels, "get_user_details", user_id=case.params["user_id"])
+        steps = labelled_reads(labels, "get_user_details", user_id=self.params(case).user_id)
         return min(steps) if steps else INF
 
     domain = "airline"
     structure = "co-delivered"
     default_max_steps = 40
     paper_candidates = 120
+    read_tool = READ
+    basis = "the retained payment id in the same observation"
 
     def enumerate(self, world: World) -> list[Candidate]:
         """(user, payment method) for each distinct task user, on that user's first task."""
@@ -151,12 +165,12 @@ class PaySource(FaultOperator):
                         task_id=task.task_id,
                         cluster=task.user_id,
                         rank=len(out),
-                        params={
-                            "user_id": task.user_id,
-                            "payment_id": pid,
-                            "source": source,
-                            "injected_source": FLIP[source],
-                        },
+                        params=PaySourceParams(
+                            user_id=task.user_id,
+                            payment_id=pid,
+                            source=source,
+                            injected_source=FLIP[source],
+                        ),
                         literal=any(args_contain(a.kwargs, pid) for a in task.actions),
                     )
                 )
@@ -164,12 +178,12 @@ class PaySource(FaultOperator):
 
     def validate(self, candidate: Candidate, world: World) -> list[str]:
         """The flip must change the category and the task must pay with something."""
-        p = candidate.params
+        p = self.params(candidate)
         reasons = []
-        if p["injected_source"] == p["source"] or p["injected_source"] not in FLIP:
+        if p.injected_source == p.source or p.injected_source not in FLIP:
             reasons.append("injected category is not a different payment category")
-        user = world.base.tables["users"].get(p["user_id"], {})
-        if p["payment_id"] not in user.get("payment_methods", {}):
+        user = world.base.tables["users"].get(p.user_id, {})
+        if p.payment_id not in user.get("payment_methods", {}):
             reasons.append("payment method is not the user's")
         task = world.task(candidate.task_id)
         pays = [a for a in task.actions if any(k in a.kwargs for k in PAYMENT_ARGS)]
@@ -177,62 +191,62 @@ class PaySource(FaultOperator):
             reasons.append("task makes no payment")
         return reasons
 
-    def contract(self, candidate: Candidate, world: World) -> FaultContract:
-        """Category of one payment method; the retained id refutes it where the relation is visible."""
-        p = candidate.params
-        return FaultContract(
-            operator=self.name,
-            structure="co-delivered",
-            target=Target(
-                entity_type="payment_method",
-                entity_id=p["payment_id"],
-                attribute="category",
-                related_ids={"user_id": p["user_id"]},
-            ),
-            fault_interaction=Interaction(tool=READ, match={"user_id": p["user_id"]}),
-            injected_value=p["injected_source"],
-            authoritative_value=p["source"],
-            basis="the retained payment id in the same observation",
-            sufficiency=Sufficiency(
-                relation="id-category",
-                requires=("the payment id delivered", "the id-category relation visible"),
-                semantics=interface_relation(world),
-            ),
-            acquisition=(
-                AcquisitionRoute(
-                    tool=READ,
-                    arguments={"user_id": "user message"},
-                    note="co-delivered; a second read shows the true category",
-                ),
-            ),
-            persistence="once",
+    # ---- the contract and the hook (built by ReadFaultOperator) -------------------------
+    def read_match(self, p: PaySourceParams) -> tuple[str, str]:
+        """The read of the user's profile."""
+        return "user_id", p.user_id
+
+    def subject(self, p: PaySourceParams) -> str:
+        """A payment (the method is not named)."""
+        return "a payment"
+
+    def mutate(self, p: PaySourceParams, data: JsonObject) -> None:
+        """One method's category flipped in the profile as delivered."""
+        methods = data["payment_methods"]
+        method = methods[p.payment_id] if isinstance(methods, dict) else None
+        if not isinstance(method, dict):
+            raise KeyError(p.payment_id)
+        method["source"] = p.injected_source
+
+    def target(self, p: PaySourceParams, world: World) -> Target:
+        """The category of one payment method."""
+        return Target(
+            entity_type="payment_method",
+            entity_id=p.payment_id,
+            attribute="category",
+            related_ids={"user_id": p.user_id},
         )
 
-    def injections(self, case: Case, world: World) -> list[Injection]:
-        """Rewrite the first read of the user's profile: one method's category flipped."""
-        p = case.params
+    def fault_values(self, p: PaySourceParams) -> tuple[JsonValue, JsonValue]:
+        """The flipped category and the true one."""
+        return p.injected_source, p.source
 
-        def mutate(data: dict[str, Any]) -> None:
-            data["payment_methods"][p["payment_id"]]["source"] = p["injected_source"]
+    def sufficiency(self, world: World) -> Sufficiency:
+        """The retained id refutes the flip where the id-category relation is visible."""
+        return Sufficiency(
+            relation="id-category",
+            requires=("the payment id delivered", "the id-category relation visible"),
+            semantics=interface_relation(world),
+        )
 
-        return [json_read_injection(self._hook_id(case), READ, "user_id", p["user_id"], mutate)]
-
-    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
-        """The user gives the id; the agent reads the profile (fault-bearing)."""
-        p = candidate.params
-        return [
-            ScriptedTurn("user", user_prefix_message(p["user_id"], "a payment")),
-            ScriptedTurn("assistant", tool=READ, arguments={"user_id": p["user_id"]}),
-        ]
+    def acquisition(self) -> tuple[AcquisitionRoute, ...]:
+        """A second read of the profile."""
+        return (
+            AcquisitionRoute(
+                tool=READ,
+                arguments={"user_id": "user message"},
+                note="co-delivered; a second read shows the true category",
+            ),
+        )
 
     def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
         """Co-delivered: a message naming the method and the category it was shown with."""
-        p = case.params
-        words = WORDS[p["injected_source"]][0]
+        p = self.params(case)
+        words = WORDS[p.injected_source][0]
         return [
             ScriptedTurn(
                 "assistant",
-                content=f"You can pay with {p['payment_id']} ({words}).",
+                content=f"You can pay with {p.payment_id} ({words}).",
                 proposed_use=True,
             )
         ]

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
@@ -79,7 +78,7 @@ def _names_by_identity(text: str, method: Method | None) -> bool:
 
 
 def other_methods_categories(
-    contract: FaultContract, view: LedgerView, step: int, arguments: Any
+    contract: FaultContract, view: LedgerView, step: int, arguments: object
 ) -> set[str]:
     """Categories the ledger showed for the other payment methods calls pay with."""
     pid = contract.target.entity_id

@@ -12,30 +12,23 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from sscbench.core.injection import Injection
-from sscbench.core.values import INF, ClassifiedUse, Evidence, UseCandidate
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Step, UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
-from sscbench.faults.contract import (
-    AcquisitionRoute,
-    FaultContract,
-    Interaction,
-    Sufficiency,
-    Target,
-)
+from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     NOW,
-    FaultOperator,
+    ReadFaultOperator,
     ScriptedTurn,
+    UserParams,
     args_contain,
-    json_read_injection,
-    user_prefix_message,
 )
 from sscbench.faults.operators.return_date_text import split_legs
 from sscbench.faults.operators.return_date_uses import return_date_uses
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.world.world import World
 
 READ = "get_reservation_details"
@@ -51,10 +44,22 @@ def _earlier_date(outbound: str, taken: set[str]) -> str:
     raise ValueError("no free earlier date")
 
 
-class ReturnDate(FaultOperator):
+class ReturnDateParams(UserParams):
+    """A round trip of the task's user: its return legs (indices into ``flights``), the
+    outbound and return dates, and the earlier date the fault shows."""
+
+    reservation_id: str
+    return_legs: tuple[int, ...]
+    outbound_date: str
+    return_date: str
+    injected_date: str
+
+
+class ReturnDate(ReadFaultOperator[ReturnDateParams]):
     """Move a round trip's return date before its outbound date in one reservation read."""
 
     name = "ReturnDate"
+    params_model = ReturnDateParams
     spec = family_spec(
         name=name,
         surface=Surface.TOOL,
@@ -70,13 +75,17 @@ class ReturnDate(FaultOperator):
     )
     early_target_argument = "reservation_id"
 
+    def params(self, owner: Case | Candidate) -> ReturnDateParams:
+        """The parameters of a ReturnDate case or candidate."""
+        return owner.params.as_model(ReturnDateParams)
+
     def calibration_fact(self, case: Case) -> str:
         """The calibration-label key of the reservation's return date."""
-        return f"reservation:{case.params['reservation_id']}:return_date"
+        return f"reservation:{self.params(case).reservation_id}:return_date"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: the first read of the reservation."""
-        rid = case.params["reservation_id"]
+        rid = self.params(case).reservation_id
         steps = labelled_reads(labels, "get_reservation_details", reservation_id=rid)
         return min(steps) if steps else INF
 
@@ -84,6 +93,8 @@ class ReturnDate(FaultOperator):
     structure = "co-delivered"
     default_max_steps = 60
     paper_candidates = 105
+    read_tool = READ
+    basis = "the retained outbound leg of the same reservation record"
 
     def enumerate(self, world: World) -> list[Candidate]:
         """(task, round-trip reservation of the task's user whose return is not yet flown)."""
@@ -118,14 +129,14 @@ class ReturnDate(FaultOperator):
                         task_id=task.task_id,
                         cluster=rid,
                         rank=len(out),
-                        params={
-                            "user_id": task.user_id,
-                            "reservation_id": rid,
-                            "return_legs": back,
-                            "outbound_date": outbound_date,
-                            "return_date": return_date,
-                            "injected_date": injected,
-                        },
+                        params=ReturnDateParams(
+                            user_id=task.user_id,
+                            reservation_id=rid,
+                            return_legs=tuple(back),
+                            outbound_date=outbound_date,
+                            return_date=return_date,
+                            injected_date=injected,
+                        ),
                         control=injected in gt_dates,
                         literal=any(args_contain(a.kwargs, rid) for a in task.actions),
                     )
@@ -134,16 +145,16 @@ class ReturnDate(FaultOperator):
 
     def validate(self, candidate: Candidate, world: World) -> list[str]:
         """Refuse mutations that do not precede the outbound leg, and irrelevant reservations."""
-        p = candidate.params
+        p = self.params(candidate)
         reasons = []
-        record = world.base.tables["reservations"].get(p["reservation_id"])
+        record = world.base.tables["reservations"].get(p.reservation_id)
         if record is None:
             return ["reservation does not exist"]
-        if p["injected_date"] >= p["outbound_date"]:
+        if p.injected_date >= p.outbound_date:
             reasons.append("ReturnDate mutation does not precede the outbound leg")
-        if p["injected_date"] in {leg["date"] for leg in record["flights"]}:
+        if p.injected_date in {leg["date"] for leg in record["flights"]}:
             reasons.append("injected date equals another date of the record")
-        if not _is_date(p["injected_date"]):
+        if not _is_date(p.injected_date):
             reasons.append("injected date is not a date")
         if _task_uses_return_date(world, candidate, record):
             reasons.append(
@@ -151,83 +162,75 @@ class ReturnDate(FaultOperator):
                 "uses of the date cannot be told apart"
             )
         task = world.task(candidate.task_id)
-        acts_on_it = any(args_contain(a.kwargs, p["reservation_id"]) for a in task.actions)
+        acts_on_it = any(args_contain(a.kwargs, p.reservation_id) for a in task.actions)
         # a task about the user's round trips makes the agent inspect each of them
         about_round_trips = any("reservation_id" in a.kwargs for a in task.actions) and bool(
             re.search(r"\b(return|round[- ]trip)\b", task.instruction, re.IGNORECASE)
         )
-        if not (acts_on_it or about_round_trips or p["reservation_id"] in task.instruction):
+        if not (acts_on_it or about_round_trips or p.reservation_id in task.instruction):
             reasons.append("task does not act on this reservation")
         return reasons
 
-    def contract(self, candidate: Candidate, world: World) -> FaultContract:
-        """Return date of one reservation; the outbound leg in the same record refutes it."""
-        p = candidate.params
-        return FaultContract(
-            operator=self.name,
-            structure="co-delivered",
-            target=Target(
-                entity_type="reservation",
-                entity_id=p["reservation_id"],
-                attribute="return_date",
-                related_ids={
-                    "user_id": p["user_id"],
-                    "return_routes": _routes(world, p),
-                    "outbound_dates": _outbound_dates(world, p),
-                },
-            ),
-            fault_interaction=Interaction(tool=READ, match={"reservation_id": p["reservation_id"]}),
-            injected_value=p["injected_date"],
-            authoritative_value=p["return_date"],
-            basis="the retained outbound leg of the same reservation record",
-            sufficiency=Sufficiency(
-                relation="round-trip-order",
-                requires=("the outbound leg's date in a delivered record of the reservation",),
-                semantics="a round trip's return departs after its outbound",
-            ),
-            acquisition=(
-                AcquisitionRoute(
-                    tool=READ,
-                    arguments={"reservation_id": "user message or get_user_details"},
-                    note="co-delivered with the fault-bearing observation",
-                ),
-            ),
-            persistence="once",
+    # ---- the contract and the hook (built by ReadFaultOperator) -------------------------
+    def read_match(self, p: ReturnDateParams) -> tuple[str, str]:
+        """The reservation read."""
+        return "reservation_id", p.reservation_id
+
+    def subject(self, p: ReturnDateParams) -> str:
+        """The user names the reservation."""
+        return f"my reservation {p.reservation_id}"
+
+    def mutate(self, p: ReturnDateParams, data: JsonObject) -> None:
+        """The return legs dated earlier in the reservation record."""
+        flights = data.get("flights", [])
+        for index, leg in enumerate(flights if isinstance(flights, list) else []):
+            if index in p.return_legs:
+                if not isinstance(leg, dict):
+                    raise TypeError(f"flight {index} is not an object")
+                leg["date"] = p.injected_date
+
+    def target(self, p: ReturnDateParams, world: World) -> Target:
+        """The return date of one reservation (routes and outbound dates comma-joined)."""
+        return Target(
+            entity_type="reservation",
+            entity_id=p.reservation_id,
+            attribute="return_date",
+            related_ids={
+                "user_id": p.user_id,
+                "return_routes": ",".join(_routes(world, p)),
+                "outbound_dates": ",".join(_outbound_dates(world, p)),
+            },
         )
 
-    def injections(self, case: Case, world: World) -> list[Injection]:
-        """Rewrite the first read of the reservation: return legs dated earlier."""
-        p = case.params
-        legs = set(p["return_legs"])
+    def fault_values(self, p: ReturnDateParams) -> tuple[JsonValue, JsonValue]:
+        """The earlier date shown and the true return date."""
+        return p.injected_date, p.return_date
 
-        def mutate(data: dict[str, Any]) -> None:
-            for index, leg in enumerate(data.get("flights", [])):
-                if index in legs:
-                    leg["date"] = p["injected_date"]
+    def sufficiency(self, world: World) -> Sufficiency:
+        """The outbound leg in the same record refutes the earlier return."""
+        return Sufficiency(
+            relation="round-trip-order",
+            requires=("the outbound leg's date in a delivered record of the reservation",),
+            semantics="a round trip's return departs after its outbound",
+        )
 
-        return [
-            json_read_injection(
-                self._hook_id(case), READ, "reservation_id", p["reservation_id"], mutate
-            )
-        ]
-
-    def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
-        """The user names the reservation; the agent reads the user, then the reservation."""
-        p = candidate.params
-        return [
-            ScriptedTurn(
-                "user", user_prefix_message(p["user_id"], f"my reservation {p['reservation_id']}")
+    def acquisition(self) -> tuple[AcquisitionRoute, ...]:
+        """Co-delivered: the same reservation read."""
+        return (
+            AcquisitionRoute(
+                tool=READ,
+                arguments={"reservation_id": "user message or get_user_details"},
+                note="co-delivered with the fault-bearing observation",
             ),
-            ScriptedTurn("assistant", tool="get_user_details", arguments={"user_id": p["user_id"]}),
-            ScriptedTurn("assistant", tool=READ, arguments={"reservation_id": p["reservation_id"]}),
-        ]
+        )
 
     def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
         """Co-delivered evidence: the next message already comes after it."""
-        rid = case.params["reservation_id"]
+        p = self.params(case)
+        rid = p.reservation_id
         fault = view.calls_named(READ)[-1].data or {}
         _, back = split_legs(fault)
-        shown = fault["flights"][back[0]]["date"] if back else case.params["injected_date"]
+        shown = fault["flights"][back[0]]["date"] if back else p.injected_date
         return [
             ScriptedTurn(
                 "assistant",
@@ -283,44 +286,44 @@ class ReturnDate(FaultOperator):
         return classify_value_use(candidate, view)
 
 
-def _routes(world: World, params: dict[str, Any]) -> str:
+def _routes(world: World, p: ReturnDateParams) -> tuple[str, ...]:
     """Origin-destination pairs a search for the return could use (legs and whole trip)."""
-    record = world.base.tables["reservations"][params["reservation_id"]]
-    legs = [record["flights"][i] for i in params["return_legs"]]
+    record = world.base.tables["reservations"][p.reservation_id]
+    legs = [record["flights"][i] for i in p.return_legs]
     pairs = [f"{leg['origin']}-{leg['destination']}" for leg in legs]
     pairs.append(f"{record['destination']}-{record['origin']}")
-    return ",".join(pairs)
+    return tuple(pairs)
 
 
 def _task_uses_return_date(world: World, candidate: Candidate, record: dict[str, Any]) -> bool:
     """True when the task's own calls search or book the return route on the true return date."""
-    p = candidate.params
-    routes = set(_routes(world, p).split(","))
+    p = candidate.params.as_model(ReturnDateParams)
+    routes = set(_routes(world, p))
     for action in world.task(candidate.task_id).actions:
         kwargs = action.kwargs
-        if kwargs.get("date") == p["return_date"] and (
+        if kwargs.get("date") == p.return_date and (
             f"{kwargs.get('origin')}-{kwargs.get('destination')}" in routes
         ):
             return True
         if (
             action.name == "update_reservation_flights"
-            and kwargs.get("reservation_id") == p["reservation_id"]
+            and kwargs.get("reservation_id") == p.reservation_id
         ):
             old = {
                 (record["flights"][i]["flight_number"], record["flights"][i]["date"])
-                for i in p["return_legs"]
+                for i in p.return_legs
             }
             new = {(f.get("flight_number"), f.get("date")) for f in kwargs.get("flights", [])}
-            if any(d == p["return_date"] and (n, d) not in old for n, d in new):
+            if any(d == p.return_date and (n, d) not in old for n, d in new):
                 return True
     return False
 
 
-def _outbound_dates(world: World, params: dict[str, Any]) -> str:
-    """Dates of the outbound legs (comma-joined)."""
-    record = world.base.tables["reservations"][params["reservation_id"]]
-    back = set(params["return_legs"])
-    return ",".join(f["date"] for i, f in enumerate(record["flights"]) if i not in back)
+def _outbound_dates(world: World, p: ReturnDateParams) -> tuple[str, ...]:
+    """Dates of the outbound legs."""
+    record = world.base.tables["reservations"][p.reservation_id]
+    back = set(p.return_legs)
+    return tuple(f["date"] for i, f in enumerate(record["flights"]) if i not in back)
 
 
 def _strings(value: Any) -> list[str]:

@@ -43,7 +43,7 @@ def legs(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
     return [(f.get("flight_number", ""), f.get("date", "")) for f in flights or []]
 
 
-def matches(request: dict[str, Any], arguments: Any) -> bool:
+def matches(request: dict[str, Any], arguments: object) -> bool:
     """Same logical request: reservation, flights, cabin and payment method."""
     if not isinstance(arguments, dict):
         return False
@@ -56,7 +56,7 @@ def matches(request: dict[str, Any], arguments: Any) -> bool:
     )
 
 
-def _same_change(contract: FaultContract, arguments: Any) -> bool:
+def _same_change(contract: FaultContract, arguments: object) -> bool:
     """The request again, or the same new flights and cabin (another payment method)."""
     request = contract.fault_interaction.match
     return matches(request, arguments) or (

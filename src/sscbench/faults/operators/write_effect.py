@@ -10,11 +10,12 @@ keeps the scope (:mod:`.write_scope`, paper §IV-C).
 
 from __future__ import annotations
 
-import json
-from typing import Any
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict
 
 from sscbench.core.injection import Injection, SuppressHook
-from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, UseCandidate, UseLabel
+from sscbench.core.values import INF, ClassifiedUse, Evidence, Stance, Step, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import (
@@ -31,6 +32,7 @@ from sscbench.faults.operators.base import (
     VERIFY_CUE,
     FaultOperator,
     ScriptedTurn,
+    UserParams,
     args_contain,
     user_prefix_message,
 )
@@ -45,7 +47,9 @@ from sscbench.faults.operators.write_text import (
     read_outcome,
     written_before,
 )
+from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import loads_json
 from sscbench.world.task import Action
 from sscbench.world.world import World
@@ -55,10 +59,35 @@ READ = "get_reservation_details"
 UPGRADE = {"basic_economy": "economy", "economy": "business", "business": "economy"}
 
 
-class WriteEffect(FaultOperator):
+class FlightRequest(BaseModel):
+    """The flight update a WriteEffect case makes (the arguments of ``update_reservation_flights``)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    reservation_id: str
+    cabin: str | None
+    flights: list[JsonObject] | None
+    payment_id: str | None
+
+    def arguments(self) -> JsonObject:
+        """The request as call arguments."""
+        return self.model_dump()
+
+
+class WriteEffectParams(UserParams):
+    """The task's user, the flight update made (the task's own, or a cabin change), and
+    the reservation's flights before it."""
+
+    request: FlightRequest
+    request_origin: Literal["task", "cabin-change"]
+    original_flights: list[JsonObject]
+
+
+class WriteEffect(FaultOperator[WriteEffectParams]):
     """Suppress a matched update_reservation_flights while acknowledging it as committed."""
 
     name = "WriteEffect"
+    params_model = WriteEffectParams
     spec = family_spec(
         name=name,
         surface=Surface.STATE,
@@ -73,27 +102,31 @@ class WriteEffect(FaultOperator):
         severity=4,
     )
 
-    def early_on_first_write(self, params: dict[str, Any], first_write: Action) -> bool:
+    def params(self, owner: Case | Candidate) -> WriteEffectParams:
+        """The parameters of a WriteEffect case or candidate."""
+        return owner.params.as_model(WriteEffectParams)
+
+    def early_on_first_write(self, params: FaultParams, first_write: Action) -> bool:
         """Early when the suppressed write is the task's own first write."""
-        request = params.get("request") or {}
+        p = params.as_model(WriteEffectParams)
         return (
-            params.get("request_origin") == "task"
+            p.request_origin == "task"
             and first_write.name == "update_reservation_flights"
-            and first_write.kwargs.get("reservation_id") == request.get("reservation_id")
+            and first_write.kwargs.get("reservation_id") == p.request.reservation_id
         )
 
     def calibration_fact(self, case: Case) -> str:
         """The calibration-label key of the suppressed flight update."""
-        return f"write:{case.params['request']['reservation_id']}:update_reservation_flights"
+        return f"write:{self.params(case).request.reservation_id}:update_reservation_flights"
 
-    def labelled_evidence(self, case: Case, labels: dict[str, Any], t_f: int) -> Any:
+    def labelled_evidence(self, case: Case, labels: JsonMapping, t_f: int) -> Step:
         """T_E from the labels: the first read-back of the reservation after the fault."""
-        rid = case.params["request"]["reservation_id"]
+        rid = self.params(case).request.reservation_id
         reads = labelled_reads(labels, "get_reservation_details", reservation_id=rid)
         steps = [s for s in reads if s > t_f]
         return min(steps) if steps else INF
 
-    def labelled_reliance(self, use: dict[str, Any]) -> bool:
+    def labelled_reliance(self, use: JsonMapping) -> bool:
         """Reliance: a first-attempt use stating the change applied."""
         return use["kind"] == "use" and use.get("value") == "applied" and use.get("attempt", 1) == 1
 
@@ -157,12 +190,12 @@ class WriteEffect(FaultOperator):
                         task_id=task.task_id,
                         cluster=rid,
                         rank=len(out),
-                        params={
-                            "user_id": task.user_id,
-                            "request": request,
-                            "request_origin": origin,
-                            "original_flights": record["flights"],
-                        },
+                        params=WriteEffectParams(
+                            user_id=task.user_id,
+                            request=FlightRequest.model_validate(request),
+                            request_origin=origin,
+                            original_flights=record["flights"],
+                        ),
                         literal=origin == "task",
                     )
                 )
@@ -171,18 +204,18 @@ class WriteEffect(FaultOperator):
     def committed(self, candidate: Candidate, world: World) -> tuple[str, bool]:
         """The acknowledgement of the request when it commits, and whether the state changed."""
         env = world.new_env()
-        outcome = env.execute(WRITE, loads_json(json.dumps(candidate.params["request"])))
+        outcome = env.execute(WRITE, self.params(candidate).request.arguments())
         return outcome.observation, bool(env.state.changes()) and not outcome.is_error
 
     def validate(self, candidate: Candidate, world: World) -> list[str]:
         """The request must commit and change the reservation, and the task must act on it."""
-        p = candidate.params
+        p = self.params(candidate)
         reasons = []
         acknowledgement, changed = self.committed(candidate, world)
         if acknowledgement.startswith("Error") or not changed:
             reasons.append(f"the request does not commit a change ({acknowledgement[:80]})")
         task = world.task(candidate.task_id)
-        rid = p["request"]["reservation_id"]
+        rid = p.request.reservation_id
         if (
             not any(args_contain(a.kwargs, rid) for a in task.actions)
             and rid not in task.instruction
@@ -193,14 +226,11 @@ class WriteEffect(FaultOperator):
     def acknowledgement_matches_commit(self, case: Case, world: World, delivered: str) -> bool:
         """True when a delivered acknowledgement equals a real commit's (a validity check)."""
         env = world.new_env()
-        return (
-            env.execute(WRITE, loads_json(json.dumps(case.params["request"]))).observation
-            == delivered
-        )
+        return env.execute(WRITE, self.params(case).request.arguments()).observation == delivered
 
     def contract(self, candidate: Candidate, world: World) -> FaultContract:
         """The claimed effect of one logical request; a later scoped read refutes it."""
-        p = candidate.params
+        p = self.params(candidate)
         acknowledgement, _ = self.committed(candidate, world)
         try:
             acked = loads_json(acknowledgement, max_depth=None).get("flights", [])
@@ -211,13 +241,13 @@ class WriteEffect(FaultOperator):
             structure="state-transition",
             target=Target(
                 entity_type="write_request",
-                entity_id=p["request"]["reservation_id"],
+                entity_id=p.request.reservation_id,
                 attribute="flights",
-                related_ids={"user_id": p["user_id"]},
+                related_ids={"user_id": p.user_id},
             ),
-            fault_interaction=Interaction(tool=WRITE, match=p["request"]),
+            fault_interaction=Interaction(tool=WRITE, match=p.request.arguments()),
             injected_value=acked,
-            authoritative_value=p["original_flights"],
+            authoritative_value=p.original_flights,
             basis="an authoritative read of the reservation after the attempt",
             sufficiency=Sufficiency(
                 relation="post-attempt-read",
@@ -235,7 +265,7 @@ class WriteEffect(FaultOperator):
 
     def injections(self, case: Case, world: World) -> list[Injection]:
         """Suppress the first call matching the request."""
-        request = case.params["request"]
+        request = self.params(case).request.arguments()
         return [
             SuppressHook(
                 self._hook_id(case),
@@ -247,22 +277,23 @@ class WriteEffect(FaultOperator):
         """The contradiction-relation variant's hooks (:mod:`.consistent`)."""
         from sscbench.faults.operators.consistent import consistent_readback
 
-        return [consistent_readback(case, world, self._hook_id(case))]
+        request = self.params(case).request.arguments()
+        return [consistent_readback(request, world, self._hook_id(case))]
 
     def prefix_turns(self, candidate: Candidate, world: World) -> list[ScriptedTurn]:
         """Read the user and the reservation, then make the request (fault-bearing)."""
-        p = candidate.params
-        rid = p["request"]["reservation_id"]
+        p = self.params(candidate)
+        rid = p.request.reservation_id
         return [
-            ScriptedTurn("user", user_prefix_message(p["user_id"], f"my reservation {rid}")),
-            ScriptedTurn("assistant", tool="get_user_details", arguments={"user_id": p["user_id"]}),
+            ScriptedTurn("user", user_prefix_message(p.user_id, f"my reservation {rid}")),
+            ScriptedTurn("assistant", tool="get_user_details", arguments={"user_id": p.user_id}),
             ScriptedTurn("assistant", tool=READ, arguments={"reservation_id": rid}),
-            ScriptedTurn("assistant", tool=WRITE, arguments=p["request"]),
+            ScriptedTurn("assistant", tool=WRITE, arguments=p.request.arguments()),
         ]
 
     def witness_turns(self, case: Case, world: World, view: LedgerView) -> list[ScriptedTurn]:
         """Read the reservation back, then report the outcome to the user."""
-        rid = case.params["request"]["reservation_id"]
+        rid = self.params(case).request.reservation_id
         return [
             ScriptedTurn("assistant", tool=READ, arguments={"reservation_id": rid}),
             ScriptedTurn(

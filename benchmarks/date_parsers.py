@@ -23,7 +23,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable
 
-from sscbench.core.dates import find_date_references
+from sscbench.references.dates import find_date_references
 
 BASE = dt.datetime(2024, 5, 15, 15, 0)
 Y = "2024-"

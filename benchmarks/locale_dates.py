@@ -22,8 +22,8 @@ import sys
 import time
 from pathlib import Path
 
-from sscbench.core import dates
-from sscbench.core.date_names import locale_names
+from sscbench.references import dates
+from sscbench.references.date_names import locale_names
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "measure")]

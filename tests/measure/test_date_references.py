@@ -15,8 +15,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sscbench.core.dates import find_date, find_date_references, record_year
 from sscbench.core.values import INF, NOT_APPLICABLE
+from sscbench.references.dates import find_date, find_date_references, record_year
 from test_realtext_rules_records import FAKE_RETURN, date_contract, trip_ledger
 
 

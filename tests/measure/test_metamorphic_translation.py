@@ -23,10 +23,10 @@ from collections.abc import Callable
 import pytest
 from babel.dates import format_date, format_interval, format_skeleton
 
-from sscbench.core.dates import DateReference, find_date_references
 from sscbench.core.ledger import AssistantEvent
-from sscbench.core.locale_words import WORDS
 from sscbench.measure.study import measure_run
+from sscbench.references.dates import DateReference, find_date_references
+from sscbench.references.locale_words import WORDS
 from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from test_metamorphic import QUANTITIES, _corpora, _measured
 

@@ -33,9 +33,9 @@ from sscbench.faults.operators.item_records import (
     one_option_neighbours,
 )
 from sscbench.faults.operators.item_uses import call_uses, text_use
-from sscbench.faults.operators.references import agent_texts
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.references.text import agent_texts
 from sscbench.world.world import World
 
 READ = "get_order_details"
@@ -302,7 +302,7 @@ class ItemOption(FaultOperator):
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
         """Texts stating the item's option (the item named by id, position, table row,
-        bullet block, or a product name only it has — see :mod:`sscbench.core.items`);
+        bullet block, or a product name only it has — see :mod:`sscbench.references.items`);
         calls acting on the variant the injected option names, or replacing the item by a
         variant that keeps the injected option the user never asked for (derived from v′)."""
         out: list[UseCandidate] = []

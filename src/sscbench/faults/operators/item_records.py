@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from sscbench.core.item_lines import OrderItem
 from sscbench.core.values import INF
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.family import labelled_reads
 from sscbench.faults.operators.base import mentions
+from sscbench.references.item_lines import OrderItem
 
 
 def variants_shown(view: LedgerView) -> dict[str, dict[str, Any]]:

@@ -34,7 +34,6 @@ from sscbench.faults.operators.base import (
     args_contain,
     user_prefix_message,
 )
-from sscbench.faults.operators.references import agent_texts, reservations_shown
 from sscbench.faults.operators.write_derived import derived_calls, made_true, matches
 from sscbench.faults.operators.write_scope import scoped_counterevidence
 from sscbench.faults.operators.write_text import (
@@ -47,6 +46,8 @@ from sscbench.faults.operators.write_text import (
 )
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.reading import loads_json
+from sscbench.references.reservations import reservations_shown
+from sscbench.references.text import agent_texts
 from sscbench.world.task import Action
 from sscbench.world.world import World
 

@@ -9,7 +9,7 @@ the model-visible ledger showed before the step, its attributes fit exactly one.
 bare list of kinds ("credit card, gift card, or certificate") names no method.
 
 What the text says of the method's category is read per phrase, with its polarity and
-mode (:mod:`sscbench.faults.operators.payment_mentions`). A phrase without an identifier of its own
+mode (:mod:`sscbench.references.payment_mentions`). A phrase without an identifier of its own
 that says "it is …", "(gift card)", "listed as …", or a consequence of the category
 ("— this cannot be used for flight changes") is about the method named just before it.
 :func:`position` turns these into the value the text settles on.
@@ -21,16 +21,16 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.core.locale_words import CURRENCY_AFTER, NUMBER, is_plural, number_value
 from sscbench.core.view import LedgerView
-from sscbench.faults.operators.payment_mentions import (
+from sscbench.references.locale_words import CURRENCY_AFTER, NUMBER, is_plural, number_value
+from sscbench.references.payment_mentions import (
     IMPLIED,
     Mention,
     category_hits,
     piece_mentions,
     ranks_category,
 )
-from sscbench.faults.operators.references import clauses
+from sscbench.references.text import clauses
 
 BRAND_PATTERNS = {
     "visa": r"visa",

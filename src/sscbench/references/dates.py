@@ -14,7 +14,7 @@ date, the start of a span or its end. It judges nothing about meaning: which
 reservation a date is about, and what stating it implies, is for the operators.
 
 Other languages' dates ("28 mai", "26. Mai", "5月26日") are read by
-:mod:`sscbench.core.dates_locale`. Text is read through a same-length normalisation (typographic dashes and spaces,
+:mod:`sscbench.references.dates_locale`. Text is read through a same-length normalisation (typographic dashes and spaces,
 such as gpt-oss's U+2011 and U+202F, become ASCII), so offsets index the original.
 """
 
@@ -29,8 +29,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from sscbench.core.dates_locale import SPAN_JOIN as LOCALE_SPAN_JOIN
-from sscbench.core.dates_locale import find_locale_dates
+from sscbench.references.dates_locale import SPAN_JOIN as LOCALE_SPAN_JOIN
+from sscbench.references.dates_locale import find_locale_dates
 
 Role = Literal["single", "range-start", "range-end"]
 

@@ -25,8 +25,8 @@ import datetime as dt
 import re
 from typing import Any
 
-from sscbench.core.dates import find_date, find_date_references
 from sscbench.core.view import LedgerView
+from sscbench.references.dates import find_date, find_date_references
 
 
 def split_legs(reservation: dict[str, Any]) -> tuple[list[int], list[int]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from sscbench.core.locale_words import WORDS, is_plural, number_value
-from sscbench.faults.operators.payment_mentions import category_hits, piece_mentions
-from sscbench.faults.operators.payments import amounts
+from sscbench.references.locale_words import WORDS, is_plural, number_value
+from sscbench.references.payment_mentions import category_hits, piece_mentions
+from sscbench.references.payments import amounts
 
 
 def _categories(text: str) -> list[str]:

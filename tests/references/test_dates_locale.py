@@ -9,9 +9,9 @@ import datetime as dt
 import pytest
 from babel.dates import format_date
 
-from sscbench.core.date_names import locale_names
-from sscbench.core.dates import find_date_references, read_date_spans
-from sscbench.core.text import render
+from sscbench.references.date_names import locale_names
+from sscbench.references.dates import find_date_references, read_date_spans
+from sscbench.references.text import render
 
 
 def _read(text: str) -> list[tuple[str, str]]:

@@ -1,4 +1,4 @@
-"""Cost and recall of reading dates in every language (core/dates_locale.py).
+"""Cost and recall of reading dates in every language (references/dates_locale.py).
 
 On every string with a digit in the τ² recordings of claude-opus-4-6, gpt-oss-120b and
 the orchestrator (../shared/tau2-trajectories) and τ-bench's gpt-4o recording:

@@ -1,4 +1,4 @@
-"""The date reference layer (core/dates.py) and ReturnDate measurement built on it.
+"""The date reference layer (references/dates.py) and ReturnDate measurement built on it.
 
 The layer is checked on every written form of a date seen in τ² recordings of other
 model families (markdown tables and bold, weekdays, abbreviations, typographic dashes

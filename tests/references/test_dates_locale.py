@@ -1,4 +1,4 @@
-"""Dates in other languages (core/dates_locale.py, names from CLDR through Babel): each
+"""Dates in other languages (references/dates_locale.py, names from CLDR through Babel): each
 language's forms read to the right day, spans to their two ends, and foreign words that
 are months elsewhere read as dates only beside a day number."""
 

@@ -1,5 +1,5 @@
-"""Payment category words and amounts in other languages (core/locale_words.py, read by
-faults/operators/payment_mentions.py and payments.py)."""
+"""Payment category words and amounts in other languages (references/locale_words.py, read by
+references/payment_mentions.py and payments.py)."""
 
 from __future__ import annotations
 

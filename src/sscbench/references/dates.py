@@ -166,7 +166,7 @@ class _Found:
     role: Role = "single"
     group: tuple[int, int] | None = None  # the whole span expression, when part of one
     opened_by: _Found | None = None  # a span's end: its start
-    foreign: bool = False  # written with a non-English month name (core/dates_locale.py)
+    foreign: bool = False  # written with a non-English month name (references/dates_locale.py)
 
 
 def record_year(isos: Iterable[str], default: int = DEFAULT_YEAR) -> int:
@@ -262,7 +262,7 @@ def _explicit_dates(text: str) -> list[_Found]:
 
 
 def _locale_dates(text: str) -> list[_Found]:
-    """Dates written with another language's month name, or in CJK (core/dates_locale.py)."""
+    """Dates written with another language's month name, or in CJK (references/dates_locale.py)."""
     out: list[_Found] = []
     for d in find_locale_dates(text):
         found = _Found(d.start, d.end, d.year, d.month, d.day, d.weekday, foreign=True)

@@ -52,7 +52,7 @@ _CJK = re.compile(
 _WEEKDAY_BEFORE = re.compile(
     rf"(?<![\w])(?P<weekday>{_LETTERS})\.?,?{_SP}(?:(?:le|el|den|der|am|il|lo|o){_SP})?$"
 )
-# typographic dashes and spaces as ASCII, same length (as core/dates.py reads text)
+# typographic dashes and spaces as ASCII, same length (as references/dates.py reads text)
 _DASHES_AND_SPACES = str.maketrans(
     {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"}
     | {c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"}

@@ -22,7 +22,7 @@ CATEGORY_PATTERNS = {
     "gift_card": r"gift[ -]?cards?",
     "certificate": r"(?:travel )?certificates?|travel vouchers?",
 }
-# and how other languages write them (a table of ours: core/locale_words.py)
+# and how other languages write them (a table of ours: references/locale_words.py)
 CATEGORY_PATTERNS = {c: f"{p}|{LOCALE_PATTERNS[c]}" for c, p in CATEGORY_PATTERNS.items()}
 
 _USER = re.compile(r"\byou (?:called|call|said|mentioned|referred to|described|named)\b", re.I)

@@ -46,7 +46,7 @@ _SUFFIX = re.compile(
     r"\s*(\d{3,7})(?![\w/]|[.,]\d)",
     re.IGNORECASE,
 )
-_AMOUNT = re.compile(  # numbers as any locale writes them (core/locale_words.py)
+_AMOUNT = re.compile(  # numbers as any locale writes them (references/locale_words.py)
     rf"(?:US\$|\$|\bUSD\s?)\s?({NUMBER})"
     rf"|(?<![\w$.,])({NUMBER})\s?(?:{CURRENCY_AFTER})(?!\w)",
     re.IGNORECASE,

@@ -37,17 +37,21 @@ Role = Literal["single", "range-start", "range-end"]
 DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
 
 
+_Trie = dict[str, "_Trie"]
+"""A letter trie: each letter to the rest of the words after it (``""`` ends a word)."""
+
+
 def _alternation(words: Iterable[str]) -> str:
     """A regex matching any of ``words``, factored as a trie: the engine reads each
     letter once instead of trying every word at every position (several times faster)."""
-    trie: dict[str, dict] = {}
+    trie: _Trie = {}
     for word in words:
         node = trie
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
 
-    def pattern(node: dict[str, dict]) -> str:
+    def pattern(node: _Trie) -> str:
         ends = "" in node
         branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
         if not branches:

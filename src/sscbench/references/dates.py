@@ -37,8 +37,7 @@ Role = Literal["single", "range-start", "range-end"]
 DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
 
 
-_Trie = dict[str, "_Trie"]
-"""A letter trie: each letter to the rest of the words after it (``""`` ends a word)."""
+_Trie = dict[str, "_Trie"]  # each letter to the rest of the words after it ("" ends one)
 
 
 def _alternation(words: Iterable[str]) -> str:

@@ -170,8 +170,7 @@ def payment_methods(view: LedgerView, before: int, ids_state_category: bool) -> 
 
 @dataclass
 class _Shown:
-    """What the records delivered said of one payment method: its categories and the
-    last non-null ``brand``, ``last_four`` and ``amount`` shown."""
+    """What the records said of a method: categories, last non-null brand, digits, amount."""
 
     cats: set[str] = field(default_factory=set)
     fields: JsonObject = field(default_factory=dict)
@@ -180,9 +179,8 @@ class _Shown:
         """Take in one delivered record of the method."""
         if record.get("source"):
             self.cats.add(str(record["source"]))
-        for key in ("brand", "last_four", "amount"):
-            if record.get(key) is not None:
-                self.fields[key] = record[key]
+        keep = ("brand", "last_four", "amount")
+        self.fields.update({k: record[k] for k in keep if record.get(k) is not None})
 
 
 def payment_history(data: JsonValue) -> list[str]:

@@ -1,4 +1,4 @@
-"""Maintained date parsers against sscbench's own date layer (core/dates.py) on real text.
+"""Maintained date parsers against sscbench's own date layer (references/dates.py) on real text.
 
 Two tasks, each on hand-labelled lines:
 
@@ -23,7 +23,7 @@ import warnings
 from collections import Counter
 from collections.abc import Callable
 
-from sscbench.core.dates import find_date_references
+from sscbench.references.dates import find_date_references
 
 BASE = dt.datetime(2024, 5, 15, 15, 0)
 Y = "2024-"
@@ -347,7 +347,7 @@ def with_ctparse() -> Callable[[str], list[str]]:
 
 
 CANDIDATES: dict[str, Callable[[], Callable[[str], list[str]]]] = {
-    "sscbench core/dates.py": lambda: ours,
+    "sscbench references/dates.py": lambda: ours,
     "dateparser (search_dates)": with_dateparser,
     "datefinder": with_datefinder,
     "python-dateutil (fuzzy)": with_dateutil,

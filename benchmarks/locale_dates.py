@@ -1,4 +1,4 @@
-"""Cost and recall of reading dates in every language (core/dates_locale.py).
+"""Cost and recall of reading dates in every language (references/dates_locale.py).
 
 On every string with a digit in the τ² recordings of claude-opus-4-6, gpt-oss-120b and
 the orchestrator (../shared/tau2-trajectories) and τ-bench's gpt-4o recording:
@@ -22,8 +22,8 @@ import sys
 import time
 from pathlib import Path
 
-from sscbench.core import dates
-from sscbench.core.date_names import locale_names
+from sscbench.references import dates
+from sscbench.references.date_names import locale_names
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "measure")]

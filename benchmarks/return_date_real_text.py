@@ -25,8 +25,9 @@ from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEven
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from sscbench.faults.operators.base import date_variants, mentions
-from sscbench.faults.operators.references import agent_texts, reservations_shown, scoped_text
 from sscbench.faults.operators.return_date import ReturnDate, _return_sentences, split_legs
+from sscbench.references.reservations import reservations_shown, scoped_text
+from sscbench.references.text import agent_texts
 
 
 def ledger_of(simulation: dict[str, Any]) -> list[Any]:

@@ -1,4 +1,4 @@
-"""The date reference layer (core/dates.py) and ReturnDate measurement built on it.
+"""The date reference layer (references/dates.py) and ReturnDate measurement built on it.
 
 The layer is checked on every written form of a date seen in τ² recordings of other
 model families (markdown tables and bold, weekdays, abbreviations, typographic dashes
@@ -15,8 +15,8 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sscbench.core.dates import find_date, find_date_references, record_year
 from sscbench.core.values import INF, NOT_APPLICABLE
+from sscbench.references.dates import find_date, find_date_references, record_year
 from test_realtext_rules_records import FAKE_RETURN, date_contract, trip_ledger
 
 

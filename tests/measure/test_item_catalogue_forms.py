@@ -7,7 +7,7 @@ colour word before the product). The reader must bind each to the ordered item a
 read the value it stands for — and must not read a variant menu as the item's own.
 
 The written forms here are rendered by this module's own rules, independently of
-:mod:`sscbench.core.item_forms`: the test checks the reader against how text is
+:mod:`sscbench.references.item_forms`: the test checks the reader against how text is
 written, not the generator against itself.
 """
 
@@ -19,10 +19,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sscbench.core.item_forms import catalogue_forms, product_words
-from sscbench.core.item_lines import OrderItem
-from sscbench.core.items import item_references
 from sscbench.faults.operators.item_records import one_option_neighbours
+from sscbench.references.item_forms import catalogue_forms, product_words
+from sscbench.references.item_lines import OrderItem
+from sscbench.references.items import item_references
 from sscbench.world.load import load_world
 from test_item_error_classes import measure, scenario
 

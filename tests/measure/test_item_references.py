@@ -2,7 +2,7 @@
 held-out text): JSON-wrapped messages, replacements chosen on another criterion,
 restated requests, two items with one product name, a value written before its id,
 markdown tables and numbered lists, option values written loosely. Each principle has
-positive and negative controls; the unit tests exercise :mod:`sscbench.core.items`.
+positive and negative controls; the unit tests exercise :mod:`sscbench.references.items`.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sscbench.core.item_lines import OrderItem, find_values, value_pattern
-from sscbench.core.items import item_references
 from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
+from sscbench.references.item_lines import OrderItem, find_values, value_pattern
+from sscbench.references.items import item_references
 from test_realtext_rules import Ledger
 
 # Two T-shirts in one order: ours (A) is blue, size M, shown as red; B is black, size S.

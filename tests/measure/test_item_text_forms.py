@@ -11,9 +11,9 @@ import json
 
 import pytest
 
-from sscbench.core.item_lines import OrderItem
-from sscbench.core.items import item_references, unmarked
 from sscbench.core.values import INF
+from sscbench.references.item_lines import OrderItem
+from sscbench.references.items import item_references, unmarked
 from test_item_references import A, B, measure
 
 BOTTLE = "4579334072"

@@ -25,11 +25,11 @@ import pytest
 
 from sscbench.core.ledger import AssistantEvent, ToolCall, ToolEvent
 from sscbench.core.view import LedgerView
-from sscbench.faults.operators.payment_filing import profile_ids
-from sscbench.faults.operators.payments import payment_methods
 from sscbench.faults.registry import get_operator
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
 from sscbench.measure.study import measure_run
+from sscbench.references.payment_filing import profile_ids
+from sscbench.references.payments import payment_methods
 from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from test_metamorphic import QUANTITIES, baseline, corpora  # noqa: F401  (fixtures)
 

@@ -6,7 +6,7 @@ with a month name or in ISO form (with its weekday, its year, a span's both ends
 list's days) is written as CLDR writes it in the language (Babel's ``format_skeleton``
 and ``format_interval``: "26 mai", "26–29 de mayo", "So., 26. Mai 2024",
 "26 мая — 2 июн. 2024 г."), and each payment category word as the language names it
-(``core/locale_words.py``: "carte cadeau", "tarjetas de crédito", "Gutschein",
+(``references/locale_words.py``: "carte cadeau", "tarjetas de crédito", "Gutschein",
 "кредитная карта"). The rest stays English: the check is on reading dates and
 categories in another language, not on reading another language's sentences. Every
 quantity (T_F, T_E, T_S, T_U, A, Z_S, Y_end) must equal the measurement of the text as
@@ -23,10 +23,10 @@ from collections.abc import Callable
 import pytest
 from babel.dates import format_date, format_interval, format_skeleton
 
-from sscbench.core.dates import DateReference, find_date_references
 from sscbench.core.ledger import AssistantEvent
-from sscbench.core.locale_words import WORDS
 from sscbench.measure.study import measure_run
+from sscbench.references.dates import DateReference, find_date_references
+from sscbench.references.locale_words import WORDS
 from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from test_metamorphic import QUANTITIES, _corpora, _measured
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import pytest
 
 from sscbench.core.values import INF, NOT_APPLICABLE
-from sscbench.faults.operators.payment_filing import counts_of, heading_spans
+from sscbench.references.payment_filing import counts_of, heading_spans
 from test_payment_references import METHODS, faulted, measure_text
 
 TARGET = "gift_card_7156512"

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
-from sscbench.faults.operators.payments import amounts
 from sscbench.faults.operators.uses import governed_by_conditional
+from sscbench.references.payments import amounts
 from test_realtext_rules import Ledger, pay_contract, user_record
 
 FLIP = {"credit_card": "gift_card", "gift_card": "credit_card", "certificate": "credit_card"}
@@ -357,7 +357,7 @@ def test_category_answered_by_another_method_of_the_turn_did_not_choose_this_one
 def test_a_negated_belief_about_the_category_denies_it():
     """ "I don't believe it is a credit card" denies the category; "no charge to your credit
     card" does not deny that the card is one."""
-    from sscbench.faults.operators.payments import Method, payment_references, position
+    from sscbench.references.payments import Method, payment_references, position
 
     methods = {
         "certificate_9380982": Method(
@@ -379,7 +379,7 @@ def test_a_consequence_only_one_category_has_states_that_category():
     """ "— this cannot be used for flight changes" said of a method states it is a
     certificate (the policy's rule for certificates); said of nothing in particular, or
     of certificates in general, it names no method."""
-    from sscbench.faults.operators.payments import Method, payment_references, position
+    from sscbench.references.payments import Method, payment_references, position
 
     methods = {
         "certificate_7473723": Method(

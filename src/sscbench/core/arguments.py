@@ -10,14 +10,14 @@ limit of the parser, the tools or the ledger's writer) each become an
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from sscbench.json_types import JsonValue
 from sscbench.reading import MAX_DEPTH, JSONTooDeep, loads_json
 
 __all__ = ["parse_arguments"]
 
 
-def parse_arguments(raw: str) -> tuple[Any, str | None]:
+def parse_arguments(raw: str) -> tuple[JsonValue, str | None]:
     """``(arguments, None)``, or ``(None, observation)`` when the text cannot be used.
 
     Empty text means no arguments (``{}``).
@@ -25,7 +25,7 @@ def parse_arguments(raw: str) -> tuple[Any, str | None]:
     if not raw.strip():
         return {}, None
     try:
-        arguments = loads_json(raw)
+        arguments: JsonValue = loads_json(raw)
     except json.JSONDecodeError as exc:
         return None, f"Error: arguments are not valid JSON: {exc}"
     except JSONTooDeep:

@@ -17,9 +17,10 @@ only move in one place:
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
 from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE, Step, Stratum, is_step
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 
 Z_S_WORDING: Final = (
     "Z_S is arrival relative to the first dependent use T_S: pre when T_E < T_S; "
@@ -79,7 +80,7 @@ def arrival(t_e: Step, t_s: Step) -> Stratum:
     return Stratum.PRE if precedes_use(t_e, t_s) else Stratum.LATE
 
 
-def reliance_step(row: dict[str, Any]) -> Any:
+def reliance_step(row: JsonMapping) -> JsonValue:
     """A measurement row's T_U, reading older rows the way they were meant.
 
     Measurements written before T_U had a not-applicable value stored ``"inf"`` for
@@ -92,7 +93,7 @@ def reliance_step(row: dict[str, Any]) -> Any:
     return value
 
 
-def upgrade_row(row: dict[str, Any]) -> dict[str, Any]:
+def upgrade_row(row: JsonObject) -> JsonObject:
     """``row`` with its T_U read by :func:`reliance_step` (a new dict only when it changes)."""
     value = reliance_step(row)
     return row if value == row.get("T_U") else {**row, "T_U": value}

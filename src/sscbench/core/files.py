@@ -22,9 +22,12 @@ import shutil
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from sscbench.errors import naming
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def temp_path(path: Path) -> Path:
@@ -161,7 +164,7 @@ def atomic_path(path: Path) -> Iterator[Path]:
         tmp.unlink(missing_ok=True)
 
 
-def save_figure(figure: Any, path: Path, **options: Any) -> None:
+def save_figure(figure: Figure, path: Path, **options: Any) -> None:
     """Save a Matplotlib ``figure`` as ``path`` (format from its suffix) in one rename."""
     with atomic_path(path) as tmp:
         figure.savefig(tmp, format=path.suffix.removeprefix("."), **options)

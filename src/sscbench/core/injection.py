@@ -26,6 +26,7 @@ from typing import Any, Literal
 from sscbench.core.actions import UNPARSABLE_ACTION, UNPARSABLE_OBSERVATION
 from sscbench.core.arguments import parse_arguments
 from sscbench.core.ledger import InterventionRecord, WriteRecord
+from sscbench.json_types import JsonValue
 from sscbench.world.env import Env, ToolOutcome
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind
@@ -34,6 +35,7 @@ Matcher = Callable[[str, Any, WorldState], bool]
 Rewriter = Callable[[str, Any, WorldState], str | None]
 Updater = Callable[[WorldState], None]
 Rebinder = Callable[[str, Any, WorldState], Any]
+_Changes = dict[tuple[str, str], str | None]  # WorldState.changes(): what a call changed
 
 IDEMPOTENCY_KEY = "idempotency_key"
 
@@ -117,8 +119,8 @@ class _Call:
     step: int
     call_id: str
     name: str
-    arguments: Any
-    requested: Any
+    arguments: JsonValue
+    requested: JsonValue
     key: str | None
 
 
@@ -169,14 +171,19 @@ class InjectingExecutor:
         spec = self.env.world.tools.specs.get(name)
         is_write = spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode
         key: str | None = None
-        keyed = isinstance(arguments, dict) and IDEMPOTENCY_KEY in arguments
-        if self.idempotency_keys and is_write and keyed:
+        if (
+            self.idempotency_keys
+            and is_write
+            and isinstance(arguments, dict)
+            and IDEMPOTENCY_KEY in arguments
+        ):
             arguments = dict(arguments)
-            key = arguments.pop(IDEMPOTENCY_KEY)
-            if not isinstance(key, str) or not key.strip():
+            given = arguments.pop(IDEMPOTENCY_KEY)
+            if not isinstance(given, str) or not given.strip():
                 return Execution(
                     f"Error: argument '{IDEMPOTENCY_KEY}' must be a non-empty string", None, None
                 )
+            key = given
         replay = self._replay(key, name, arguments)
         if isinstance(replay, str):
             return Execution(replay, None, None)
@@ -219,7 +226,7 @@ class InjectingExecutor:
             intervention, delivered = self._rewrite(hook, call, outcome, False)
         return outcome, False, delivered, intervention
 
-    def _suppressed(self, hook: SuppressHook, call: _Call, before: Any) -> _Ran:
+    def _suppressed(self, hook: SuppressHook, call: _Call, before: _Changes | None) -> _Ran:
         """The write runs, then its state change is rolled back; the acknowledgement (or
         the hook's rewrite of it, seen before the rollback) is delivered."""
         state = self.env.state
@@ -237,7 +244,7 @@ class InjectingExecutor:
         )
         return outcome, False, delivered, intervention
 
-    def _executed(self, hook: Injection | None, call: _Call, before: Any) -> _Ran:
+    def _executed(self, hook: Injection | None, call: _Call, before: _Changes | None) -> _Ran:
         """The call runs; a matched hook acts on its answer or on the state after it."""
         state = self.env.state
         outcome = self.env.execute(call.name, call.arguments)
@@ -264,7 +271,7 @@ class InjectingExecutor:
                 intervention = record.model_copy(update={"requested_arguments": call.requested})
         return outcome, changed, delivered, intervention
 
-    def _replay(self, key: str | None, name: str, arguments: Any) -> ToolOutcome | str | None:
+    def _replay(self, key: str | None, name: str, arguments: JsonValue) -> ToolOutcome | str | None:
         """The stored outcome of a repeated key, an error for a reused one, or None."""
         if key is None or key not in self._keys:
             return None
@@ -311,7 +318,7 @@ class InjectingExecutor:
         if count >= (hook.limit or 1):
             self.active.remove(hook)
 
-    def _matching_hook(self, name: str, arguments: Any) -> Injection | None:
+    def _matching_hook(self, name: str, arguments: JsonValue) -> Injection | None:
         for hook in self.active:
             if hook.match(name, arguments, self.env.state):
                 return hook
@@ -345,5 +352,5 @@ def _record(
     )
 
 
-def _canonical(arguments: Any) -> str:
+def _canonical(arguments: JsonValue) -> str:
     return json.dumps(arguments, sort_keys=True, default=str)

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from sscbench.json_types import JsonObject
 from sscbench.jsonl import loads_line
 from sscbench.reading import loads_json
 
@@ -232,7 +233,7 @@ EvaluatorEvent = Annotated[
 EVALUATOR_EVENT: TypeAdapter[EvaluatorEvent] = TypeAdapter(EvaluatorEvent)
 
 
-def ledger_header(run_id: str) -> dict[str, Any]:
+def ledger_header(run_id: str) -> JsonObject:
     """The first line of every ledger file."""
     return {"type": "header", "schema_version": SCHEMA_VERSION, "run_id": run_id}
 
@@ -249,19 +250,20 @@ def parse_ledger_lines(lines: list[str]) -> list[LedgerEvent]:
 
 def parse_evaluator_line(line: str) -> EvaluatorEvent:
     """One evaluator-log record (lone surrogates in it written as JSON escapes are read back)."""
-    return loads_line(EVALUATOR_EVENT, line)
+    event: EvaluatorEvent = loads_line(EVALUATOR_EVENT, line)
+    return event
 
 
-def to_openai_messages(events: Sequence[LedgerEvent]) -> list[dict[str, Any]]:
+def to_openai_messages(events: Sequence[LedgerEvent]) -> list[JsonObject]:
     """The ledger as chat-completions messages, exactly as the model saw it."""
-    messages: list[dict[str, Any]] = []
+    messages: list[JsonObject] = []
     for event in events:
         if isinstance(event, SystemEvent):
             messages.append({"role": "system", "content": event.content})
         elif isinstance(event, UserEvent):
             messages.append({"role": "user", "content": event.content})
         elif isinstance(event, AssistantEvent):
-            message: dict[str, Any] = {"role": "assistant", "content": event.content}
+            message: JsonObject = {"role": "assistant", "content": event.content}
             if event.tool_calls:
                 message["tool_calls"] = [
                     {

@@ -20,10 +20,12 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.reading import loads_json
 from sscbench.terminal import plain
 
@@ -31,25 +33,25 @@ SEAL_KEY = "seal"
 SEAL_OF = "sha256 of the canonical JSON of every other key"
 
 
-def content_digest(record: dict[str, Any]) -> str:
+def content_digest(record: JsonMapping) -> str:
     """The sha256 of ``record``'s canonical JSON, its ``seal`` key left out."""
     rest = {k: v for k, v in record.items() if k != SEAL_KEY}
     text = json.dumps(rest, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def sealed_json(record: dict[str, Any], *, indent: int = 2, sort_keys: bool = True) -> str:
+def sealed_json(record: Mapping[str, object], *, indent: int = 2, sort_keys: bool = True) -> str:
     """``record`` as JSON text (``indent``, keys sorted unless ``sort_keys`` is false)
     with its seal added; values JSON cannot hold are written as text, as they are read
     back (the seal is taken of what a reader will see)."""
-    plain = loads_json(json.dumps(record, default=str))
+    plain: JsonObject = loads_json(json.dumps(record, default=str))
     plain.pop(SEAL_KEY, None)
     plain[SEAL_KEY] = {"sha256": content_digest(plain), "of": SEAL_OF}
     return json.dumps(plain, indent=indent, sort_keys=sort_keys)
 
 
 def check_seal(
-    path: str | Path, data: Any, again: str, unsealed: Literal["refuse", "warn"] = "refuse"
+    path: str | Path, data: JsonValue, again: str, unsealed: Literal["refuse", "warn"] = "refuse"
 ) -> dict[str, Any]:
     """``data`` (read from ``path``) without its seal, once the seal matches; a broken
     seal is a DataError naming the file, with ``again`` (how to write it anew) as the

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
-from sscbench.core.ledger import AssistantEvent, LedgerEvent, SystemEvent, ToolEvent, UserEvent
+from sscbench.core.ledger import (
+    AssistantEvent,
+    LedgerEvent,
+    SystemEvent,
+    ToolCall,
+    ToolEvent,
+    UserEvent,
+)
 from sscbench.reading import loads_json
 
 
@@ -59,7 +66,7 @@ class LedgerView:
         calls: list[CallView] = []
         # A tool event answers a call of the latest assistant turn: ids are matched
         # within that turn only (recorded trajectories reuse ids across turns).
-        pending: list[tuple[int, Any]] = []
+        pending: list[tuple[int, ToolCall]] = []
         messages: list[MessageView] = []
         for event in events:
             if isinstance(event, AssistantEvent):
@@ -107,7 +114,7 @@ class LedgerView:
 
 
 def _call_view(
-    call_step: int, obs_step: int | None, call: Any, observation: str | None
+    call_step: int, obs_step: int | None, call: ToolCall, observation: str | None
 ) -> CallView:
     try:  # the bounded decoder: deep or huge-number arguments are text, as in the run
         arguments = call.parsed_arguments()

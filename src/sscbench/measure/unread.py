@@ -35,13 +35,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
-from sscbench.core.dates import find_date_references
 from sscbench.core.values import ClassifiedUse
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.base import date_variants
-from sscbench.faults.operators.references import HANDOFF, THINK, agent_texts
 from sscbench.measure.vocabulary import FUNCTION_WORDS, WORD, Vocabulary
+from sscbench.references.dates import find_date_references
+from sscbench.references.text import HANDOFF, THINK, agent_texts
 
 UnreadKind = Literal["unresolved-mention", "unparsed-value", "foreign-text", "unclassified-call"]
 UNREAD_KINDS: tuple[str, ...] = get_args(UnreadKind)

@@ -22,10 +22,10 @@ from sscbench.faults.operators.item_records import (
     one_option_neighbours,
 )
 from sscbench.faults.operators.item_uses import call_uses, text_use
-from sscbench.faults.operators.references import agent_texts
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonMapping, JsonObject, JsonValue
+from sscbench.references.text import agent_texts
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -318,7 +318,7 @@ class ItemOption(ReadFaultOperator[ItemOptionParams]):
         self, contract: FaultContract, view: LedgerView, fault_step: int
     ) -> list[UseCandidate]:
         """Texts stating the item's option (the item named by id, position, table row,
-        bullet block, or a product name only it has — see :mod:`sscbench.core.items`);
+        bullet block, or a product name only it has — see :mod:`sscbench.references.items`);
         calls acting on the variant the injected option names, or replacing the item by a
         variant that keeps the injected option the user never asked for (derived from v′)."""
         out: list[UseCandidate] = []

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from sscbench.core.item_lines import OrderItem
 from sscbench.core.values import INF, Step
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.family import label_arguments, label_rows, labelled_reads
 from sscbench.faults.operators.base import mentions
 from sscbench.json_types import JsonMapping
+from sscbench.references.item_lines import OrderItem
 
 
 def variants_shown(view: LedgerView) -> dict[str, dict[str, Any]]:

@@ -1,6 +1,6 @@
 """What ItemOption reads as a use of the item's option: a text stating it (the item
 named by id, position, table row, bullet block, product word, or an option that tells
-two items apart — :mod:`sscbench.core.items`), a text stating it as the criterion of a
+two items apart — :mod:`sscbench.references.items`), a text stating it as the criterion of a
 replacement ("the same size as yours"), and calls acting on the injected variant or
 replacing the item by a variant that keeps the option the user never asked for."""
 
@@ -9,8 +9,6 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from sscbench.core.item_lines import CRITERION, REQUEST, ItemReference, OrderItem
-from sscbench.core.items import item_references
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
@@ -22,7 +20,9 @@ from sscbench.faults.operators.item_records import (
     user_asked,
     variants_shown,
 )
-from sscbench.faults.operators.references import agent_texts
+from sscbench.references.item_lines import CRITERION, REQUEST, ItemReference, OrderItem
+from sscbench.references.items import item_references
+from sscbench.references.text import agent_texts
 
 
 def _another_variant(ref: ItemReference, undisputed: dict[str, str]) -> bool:

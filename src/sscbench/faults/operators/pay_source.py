@@ -22,23 +22,23 @@ from sscbench.faults.operators.payment_choice import (
     choosing_categories,
     other_methods_categories,
 )
-from sscbench.faults.operators.payment_filing import (
+from sscbench.faults.operators.uses import classify_value_use
+from sscbench.faults.params import FaultParams
+from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
+from sscbench.references.payment_filing import (
     count_references,
     filed_under_headings,
     profile_ids,
 )
-from sscbench.faults.operators.payments import (
+from sscbench.references.payments import (
     Method,
     payment_methods,
     payment_references,
     payment_roles,
     position,
 )
-from sscbench.faults.operators.references import HANDOFF, agent_texts, clauses
-from sscbench.faults.operators.uses import classify_value_use
-from sscbench.faults.params import FaultParams
-from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
-from sscbench.json_types import JsonMapping, JsonObject, JsonValue
+from sscbench.references.text import HANDOFF, agent_texts, clauses
 from sscbench.world.task import Action
 from sscbench.world.world import World
 
@@ -281,7 +281,7 @@ class PaySource(ReadFaultOperator[PaySourceParams]):
         The method may be named by id, last digits, id suffix, brand, balance, a definite
         category ("your only gift card") or role ("the original payment method"): a
         phrase counts when it identifies the method among those the ledger showed before
-        the step (:mod:`sscbench.faults.operators.payments`); a list of the user's methods with
+        the step (:mod:`sscbench.references.payments`); a list of the user's methods with
         their categories says each one's. A phrase that fits this method and others and
         says a category is an undecidable use, never a guess. A payment call is a use
         only when the category decided it: the turn's own text, the user's request (this
@@ -380,7 +380,7 @@ def _text_uses(contract: FaultContract, view: LedgerView, fault_step: int) -> li
     the same turn apart) says of the method's category (a phrase fitting it and other
     methods makes the text's use undecidable). A method filed under a category heading,
     or bound by a count of categories over the profile, is said to have that category
-    (:mod:`sscbench.faults.operators.payment_filing`)."""
+    (:mod:`sscbench.references.payment_filing`)."""
     pid = contract.target.entity_id
     injected, true = contract.injected_value, contract.authoritative_value
     ids_state = bool(contract.sufficiency.semantics)

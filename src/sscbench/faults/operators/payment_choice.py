@@ -17,9 +17,9 @@ import re
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.payment_mentions import category_hits
-from sscbench.faults.operators.payments import BRAND_PATTERNS, Method, payment_methods
-from sscbench.faults.operators.references import agent_texts, clauses
+from sscbench.references.payment_mentions import category_hits
+from sscbench.references.payments import BRAND_PATTERNS, Method, payment_methods
+from sscbench.references.text import agent_texts, clauses
 
 
 def choosing_categories(

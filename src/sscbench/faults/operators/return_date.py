@@ -24,11 +24,11 @@ from sscbench.faults.operators.base import (
     UserParams,
     args_contain,
 )
-from sscbench.faults.operators.return_date_text import split_legs
 from sscbench.faults.operators.return_date_uses import return_date_uses
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonMapping, JsonObject, JsonValue
+from sscbench.references.return_date_text import split_legs
 from sscbench.world.world import World
 
 READ = "get_reservation_details"

@@ -1,9 +1,9 @@
 """ReturnDate's use extraction: which agent texts and calls carry the return date.
 
 A text states the return when, in its sentences about the reservation (by id, flight
-number, route or position; see :func:`sscbench.faults.operators.references.scoped_sentences`), it
+number, route or position; see :func:`sscbench.references.reservations.scoped_sentences`), it
 writes the injected date or the true date as the return (the readers of
-:mod:`sscbench.faults.operators.return_date_text`). A call carries it when its
+:mod:`sscbench.references.return_date_text`). A call carries it when its
 arguments bind the date to a return leg, or to the reservation itself. A date derived
 from either by the shift the user asked for is a use of the date it derives from.
 """
@@ -14,18 +14,13 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from sscbench.core.dates import find_date_references, record_year
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.base import NOW, args_contain
-from sscbench.faults.operators.references import (
-    HANDOFF,
-    agent_texts,
-    reservations_shown,
-    scoped_sentences,
-)
-from sscbench.faults.operators.return_date_text import (
+from sscbench.references.dates import find_date_references, record_year
+from sscbench.references.reservations import reservations_shown, scoped_sentences
+from sscbench.references.return_date_text import (
     SAME_DATES,
     around,
     flown,
@@ -38,6 +33,7 @@ from sscbench.faults.operators.return_date_text import (
     states_true_return,
     without_clock,
 )
+from sscbench.references.text import HANDOFF, agent_texts
 
 READ = "get_reservation_details"
 

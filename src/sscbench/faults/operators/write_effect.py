@@ -36,7 +36,6 @@ from sscbench.faults.operators.base import (
     args_contain,
     user_prefix_message,
 )
-from sscbench.faults.operators.references import agent_texts, reservations_shown
 from sscbench.faults.operators.write_derived import derived_calls, made_true, matches
 from sscbench.faults.operators.write_scope import scoped_counterevidence
 from sscbench.faults.operators.write_text import (
@@ -51,6 +50,8 @@ from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import loads_json
+from sscbench.references.reservations import reservations_shown
+from sscbench.references.text import agent_texts
 from sscbench.world.task import Action
 from sscbench.world.world import World
 

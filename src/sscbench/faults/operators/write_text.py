@@ -2,7 +2,7 @@
 is about (WriteEffect's reading of agent text).
 
 * **What a sentence is about.** A sentence that names reservations is about those (by
-  id, flight, route, position: :func:`sscbench.faults.operators.references.reservation_subjects`).
+  id, flight, route, position: :func:`sscbench.references.reservations.reservation_subjects`).
   A collective sentence naming none — "All 5 cabin downgrades are complete", "both
   reservations have been updated" — is about every reservation the agent had written
   to by then. Any other sentence continues the subject before it.
@@ -27,13 +27,13 @@ from typing import Any
 
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.references import (
+from sscbench.faults.operators.write_derived import CHANGE_WORDS, cabin_shown, legs
+from sscbench.references.reservations import (
     Reservation,
     reservation_subjects,
     sentences_about,
     split_sentences,
 )
-from sscbench.faults.operators.write_derived import CHANGE_WORDS, cabin_shown, legs
 
 WRITE = "update_reservation_flights"
 READ = "get_reservation_details"

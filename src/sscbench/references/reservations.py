@@ -8,7 +8,7 @@ counts when, among the candidates the model-visible ledger showed *before* the s
 that makes it, the attributes it gives identify exactly one entity. A reference that
 fits several candidates, or none, identifies nothing.
 
-Every operator resolves references here and in :mod:`sscbench.faults.operators.payments`
+Every operator resolves references here and in :mod:`sscbench.references.payments`
 (one resolver, not per-operator string matching), so a principle fixed once holds
 for all of them.
 """
@@ -18,49 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from sscbench.core.text import render
 from sscbench.core.view import LedgerView
-
-# ---- agent texts ----------------------------------------------------------------------
-
-HANDOFF = "transfer_to_human_agents"
-
-
-THINK = "think"
-
-
-def agent_texts(view: LedgerView, after: int) -> list[tuple[int, str, str]]:
-    """(step, channel, text) of every agent message, handoff summary and recorded thought
-    after ``after``.
-
-    A handoff summary is what the agent communicates to the next agent: it is read like
-    a message (channel ``handoff``) and takes a stance. A ``think`` call is a tool call
-    whose argument is free text: when that text depends on the fact, the call is a
-    dependent use (Def. 3.2; channel ``reasoning``), but it communicates nothing, so it
-    takes no stance. Every text is rendered as plain lines (:func:`sscbench.core.text.render`:
-    a JSON-wrapped message reads like the prose it wraps).
-    """
-    out = [
-        (m.step, "message", render(m.content)) for m in view.assistant_messages() if m.step > after
-    ]
-    for call in view.calls_named(HANDOFF):
-        if call.call_step > after:
-            out.append((call.call_step, "handoff", render(str(call.arg("summary") or ""))))
-    for call in view.calls_named(THINK):
-        if call.call_step > after:
-            out.append((call.call_step, "reasoning", render(str(call.arg("thought") or ""))))
-    return sorted(out, key=lambda t: t[0])
-
-
-def clauses(text: str) -> list[tuple[int, str]]:
-    """(offset, clause) of a text split at sentence ends, line breaks and semicolons."""
-    out, start = [], 0
-    for match in re.finditer(r"(?<=[.!?;])\s+|\n+|(?<=:)\s+(?=[-*\d])", text):
-        out.append((start, text[start : match.start()]))
-        start = match.end()
-    out.append((start, text[start:]))
-    return [(o, c) for o, c in out if c.strip()]
-
 
 # ---- reservations ---------------------------------------------------------------------
 

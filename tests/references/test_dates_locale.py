@@ -1,4 +1,4 @@
-"""Dates in other languages (core/dates_locale.py, names from CLDR through Babel): each
+"""Dates in other languages (references/dates_locale.py, names from CLDR through Babel): each
 language's forms read to the right day, spans to their two ends, and foreign words that
 are months elsewhere read as dates only beside a day number."""
 
@@ -9,9 +9,9 @@ import datetime as dt
 import pytest
 from babel.dates import format_date
 
-from sscbench.core.date_names import locale_names
-from sscbench.core.dates import find_date_references, read_date_spans
-from sscbench.core.text import render
+from sscbench.references.date_names import locale_names
+from sscbench.references.dates import find_date_references, read_date_spans
+from sscbench.references.text import render
 
 
 def _read(text: str) -> list[tuple[str, str]]:

@@ -5,9 +5,9 @@
 "del 28 al 29 de mayo", "vom 28. bis 29. Mai", "с 28 по 29 мая", month first where a
 language writes so ("május 26."), and CJK "2024年5月26日", "5月28日～29日", "5월 26일".
 
-The names are CLDR's (:func:`sscbench.core.date_names.locale_names`); a name counts only
+The names are CLDR's (:func:`sscbench.references.date_names.locale_names`); a name counts only
 beside a day number, so a word that is also a month elsewhere ("set", "mai") is no date
-when no number stands by it. English names are not read here: :mod:`sscbench.core.dates`
+when no number stands by it. English names are not read here: :mod:`sscbench.references.dates`
 reads them, and this layer adds to it (text without a foreign name reads as before).
 
 Each date is a :class:`LocaleDate`, a span's two ends two of them sharing ``group``.
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from sscbench.core.date_names import ENGLISH_MONTHS, fold, framed_month_names, locale_names
+from sscbench.references.date_names import ENGLISH_MONTHS, fold, framed_month_names, locale_names
 
 _SP = r"[^\S\n]*"
 _LETTERS = r"[^\W\d_]+"
@@ -52,7 +52,7 @@ _CJK = re.compile(
 _WEEKDAY_BEFORE = re.compile(
     rf"(?<![\w])(?P<weekday>{_LETTERS})\.?,?{_SP}(?:(?:le|el|den|der|am|il|lo|o){_SP})?$"
 )
-# typographic dashes and spaces as ASCII, same length (as core/dates.py reads text)
+# typographic dashes and spaces as ASCII, same length (as references/dates.py reads text)
 _DASHES_AND_SPACES = str.maketrans(
     {c: "-" for c in "\u2010\u2011\u2012\u2013\u2014\u2015\u2212"}
     | {c: " " for c in "\u00a0\u2007\u2009\u200a\u202f\u205f\u3000"}

@@ -1,6 +1,6 @@
 """Order-item references in one line of agent text: the anchors that name an item (an
 item id, a product name, its head noun, a position), the span each anchor's values are
-read from, and the values said there with their roles. :mod:`sscbench.core.items`
+read from, and the values said there with their roles. :mod:`sscbench.references.items`
 builds on it for blocks, tables and whole texts (the binding rules are stated there).
 """
 
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from itertools import pairwise
 
-from sscbench.core.item_forms import product_words, values_written
+from sscbench.references.item_forms import product_words, values_written
 
 ITEM_ID = re.compile(r"(?<![\w.])\d{10}(?!\w|\.\d)")  # may end a sentence
 # an id written after what it names: "(item 123)", "the clicky RGB one is item ID 123"
@@ -125,7 +125,7 @@ _JOIN = r"[\s_\-\u2010-\u2015]*"  # spaces, underscores, ASCII and Unicode hyphe
 
 def find_values(text: str, values: Mapping[str, Sequence[str]]) -> list[tuple[int, str, str, str]]:
     """(offset, key, value, as written) of every known option value in the text, in any
-    of its written forms (:mod:`sscbench.core.item_forms`: ``15"`` for ``15-inch``,
+    of its written forms (:mod:`sscbench.references.item_forms`: ``15"`` for ``15-inch``,
     ``0.5 L`` for ``500ml``); a value inside a longer known value of the same text
     counts once (the longer)."""
     hits: list[tuple[int, int, str, str, str]] = []

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Mapping
 
-from sscbench.core.dates_locale import plain_date_dots
+from sscbench.core.view import LedgerView
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
+from sscbench.references.dates_locale import plain_date_dots
 
 MAX_DEPTH = 12
 _FENCE = re.compile(r"```(?:json|JSON)?[ \t]*\n(.*?)\n?```", re.DOTALL)
@@ -72,7 +74,7 @@ def render(text: str) -> str:
     return plain_date_dots(plain_typography(_FENCE.sub(fenced, text)))
 
 
-def _parse(text: str) -> dict[str, Any] | list[Any] | None:
+def _parse(text: str) -> JsonObject | list[JsonValue] | None:
     stripped = text.strip()
     if not stripped or stripped[0] not in "{[":
         return None
@@ -83,7 +85,7 @@ def _parse(text: str) -> dict[str, Any] | list[Any] | None:
     return data if isinstance(data, dict | list) else None
 
 
-def render_json(data: Any) -> str:
+def render_json(data: JsonValue) -> str:
     """Lines of ``key: value`` for a parsed JSON value (depth capped at ``MAX_DEPTH``)."""
     lines: list[str] = []
     if isinstance(data, dict):
@@ -96,7 +98,7 @@ def render_json(data: Any) -> str:
     return "\n".join(lines)
 
 
-def _message(lines: list[str], data: dict[str, Any]) -> None:
+def _message(lines: list[str], data: Mapping[str, JsonValue]) -> None:
     """The whole message's object as one block: its first scalar key the head line, its
     value's lines the message's own lines as written; the other keys bullet lines
     under it, whether or not any value has a line break."""
@@ -123,7 +125,7 @@ def _put(lines: list[str], head: str, value: str, indent: str) -> None:
     lines.extend(f"{indent}{line}" if line.strip() else "" for line in value.split("\n"))
 
 
-def _scalar(value: Any) -> str:
+def _scalar(value: JsonValue) -> str:
     if isinstance(value, str):
         return value
     if value is None:
@@ -135,11 +137,11 @@ def _scalar(value: Any) -> str:
     return str(value)
 
 
-def _is_scalar(value: Any) -> bool:
+def _is_scalar(value: JsonValue) -> bool:
     return not isinstance(value, dict | list)
 
 
-def _entry(lines: list[str], key: str, value: Any, depth: int, bullet: bool) -> None:
+def _entry(lines: list[str], key: str, value: JsonValue, depth: int, bullet: bool) -> None:
     """One ``key: value`` line (a nested value as bullet lines under it)."""
     pad = "  " * depth + ("- " if bullet else "")
     indent = "  " * (depth + 1) + ("  " if bullet else "")
@@ -151,13 +153,13 @@ def _entry(lines: list[str], key: str, value: Any, depth: int, bullet: bool) -> 
         lines.append(f"{pad}{key}:")
         for k, v in value.items():
             _entry(lines, str(k), v, depth + 1, bullet=True)
-    else:
+    elif isinstance(value, list):
         lines.append(f"{pad}{key}:")
         for v in value:
             _element(lines, v, depth + 1)
 
 
-def _element(lines: list[str], value: Any, depth: int) -> None:
+def _element(lines: list[str], value: JsonValue, depth: int) -> None:
     """One list element: a bullet line, an object as a bullet block."""
     pad = "  " * depth
     if _is_scalar(value) or depth >= MAX_DEPTH:
@@ -167,7 +169,7 @@ def _element(lines: list[str], value: Any, depth: int) -> None:
         for v in value:
             _element(lines, v, depth + 1)
         return
-    items = list(value.items())
+    items = list(value.items()) if isinstance(value, dict) else []
     if not items:
         return
     head_key, head = next(((k, v) for k, v in items if _is_scalar(v)), items[0])
@@ -175,3 +177,44 @@ def _element(lines: list[str], value: Any, depth: int) -> None:
     for k, v in items:
         if k != head_key:
             _entry(lines, str(k), v, depth + 1, bullet=True)
+
+
+# ---- the texts of a ledger --------------------------------------------------------------
+
+HANDOFF = "transfer_to_human_agents"
+
+
+THINK = "think"
+
+
+def agent_texts(view: LedgerView, after: int) -> list[tuple[int, str, str]]:
+    """(step, channel, text) of every agent message, handoff summary and recorded thought
+    after ``after``.
+
+    A handoff summary is what the agent communicates to the next agent: it is read like
+    a message (channel ``handoff``) and takes a stance. A ``think`` call is a tool call
+    whose argument is free text: when that text depends on the fact, the call is a
+    dependent use (Def. 3.2; channel ``reasoning``), but it communicates nothing, so it
+    takes no stance. Every text is rendered as plain lines (:func:`render`:
+    a JSON-wrapped message reads like the prose it wraps).
+    """
+    out = [
+        (m.step, "message", render(m.content)) for m in view.assistant_messages() if m.step > after
+    ]
+    for call in view.calls_named(HANDOFF):
+        if call.call_step > after:
+            out.append((call.call_step, "handoff", render(str(call.arg("summary") or ""))))
+    for call in view.calls_named(THINK):
+        if call.call_step > after:
+            out.append((call.call_step, "reasoning", render(str(call.arg("thought") or ""))))
+    return sorted(out, key=lambda t: t[0])
+
+
+def clauses(text: str) -> list[tuple[int, str]]:
+    """(offset, clause) of a text split at sentence ends, line breaks and semicolons."""
+    out, start = [], 0
+    for match in re.finditer(r"(?<=[.!?;])\s+|\n+|(?<=:)\s+(?=[-*\d])", text):
+        out.append((start, text[start : match.start()]))
+        start = match.end()
+    out.append((start, text[start:]))
+    return [(o, c) for o, c in out if c.strip()]

@@ -23,17 +23,18 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from typing import Any
 
-from sscbench.core.dates import find_date, find_date_references
 from sscbench.core.view import LedgerView
+from sscbench.json_types import JsonMapping
+from sscbench.references.dates import find_date, find_date_references
 
 
-def split_legs(reservation: dict[str, Any]) -> tuple[list[int], list[int]]:
+def split_legs(reservation: JsonMapping) -> tuple[list[int], list[int]]:
     """Indices of outbound and return legs of a round trip (return starts at the destination)."""
-    flights = reservation.get("flights") or []
+    flights = reservation.get("flights")
+    flights = flights if isinstance(flights, list) else []
     for index, leg in enumerate(flights):
-        if index and leg.get("origin") == reservation.get("destination"):
+        if index and isinstance(leg, dict) and leg.get("origin") == reservation.get("destination"):
             return list(range(index)), list(range(index, len(flights)))
     return list(range(len(flights))), []
 
@@ -158,19 +159,25 @@ SAME_DATES = re.compile(r"\bsame\s+(?:travel\s+|flight\s+|trip\s+)?dates?\b", re
 # ---- call arguments -------------------------------------------------------------------
 
 
-def leg_dates(arguments: dict[str, Any], routes: set[str], return_flights: set[str]) -> set[str]:
+def leg_dates(arguments: JsonMapping, routes: set[str], return_flights: set[str]) -> set[str]:
     """Dates a call's arguments bind to a return leg: a flight or a search given a return
     flight number or a return route, at the top level or in a list of flights
     (get_flight_status(HAT200, date), search_direct_flight(SEA, JFK, date),
     book_reservation(flights=[{SEA→JFK, date}]))."""
-    items = [arguments] + [f for f in arguments.get("flights") or [] if isinstance(f, dict)]
+    flights = arguments.get("flights")
+    items = (
+        [arguments, *(f for f in flights if isinstance(f, dict))]
+        if isinstance(flights, list)
+        else [arguments]
+    )
     out = set()
     for item in items:
         route = f"{item.get('origin')}-{item.get('destination')}"
         number = str(item.get("flight_number") or "").upper()
         bound = (number and number in return_flights) or route in routes
-        if bound and isinstance(item.get("date"), str):
-            out.add(item["date"])
+        date = item.get("date")
+        if bound and isinstance(date, str):
+            out.add(date)
     return out
 
 

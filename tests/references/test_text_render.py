@@ -1,4 +1,4 @@
-"""Agent messages rendered as plain, segmentable text (:mod:`sscbench.core.text`)."""
+"""Agent messages rendered as plain, segmentable text (:mod:`sscbench.references.text`)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, UserEvent
-from sscbench.core.text import MAX_DEPTH, plain_typography, render
 from sscbench.core.view import LedgerView
-from sscbench.faults.operators.references import agent_texts
+from sscbench.references.text import MAX_DEPTH, agent_texts, plain_typography, render
 
 
 def test_a_message_wrapper_is_unescaped_into_lines():
@@ -97,7 +96,7 @@ def test_every_string_leaf_survives_rendering(data):
 def test_typographic_hyphens_spaces_and_quotes_read_as_plain_ones():
     """Non-breaking hyphens and narrow spaces (as gpt-oss writes them) and curly quotes
     become their plain forms; en dashes, which mark ranges, stay."""
-    from sscbench.core.text import render
+    from sscbench.references.text import render
 
     text = "Gift\u2011card **gift_card_7359776** \u2013 $39 on 2024\u201105\u201120; I don\u2019t\u202fknow"
     assert render(text) == "Gift-card **gift_card_7359776** \u2013 $39 on 2024-05-20; I don't know"

@@ -28,7 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from sscbench.core.item_lines import (
+from sscbench.references.item_lines import (
     BULLET,
     CRITERION,
     ITEM_ID,

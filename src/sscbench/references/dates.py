@@ -14,7 +14,7 @@ date, the start of a span or its end. It judges nothing about meaning: which
 reservation a date is about, and what stating it implies, is for the operators.
 
 Other languages' dates ("28 mai", "26. Mai", "5月26日") are read by
-:mod:`sscbench.core.dates_locale`. Text is read through a same-length normalisation (typographic dashes and spaces,
+:mod:`sscbench.references.dates_locale`. Text is read through a same-length normalisation (typographic dashes and spaces,
 such as gpt-oss's U+2011 and U+202F, become ASCII), so offsets index the original.
 """
 
@@ -29,25 +29,28 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from sscbench.core.dates_locale import SPAN_JOIN as LOCALE_SPAN_JOIN
-from sscbench.core.dates_locale import find_locale_dates
+from sscbench.references.dates_locale import SPAN_JOIN as LOCALE_SPAN_JOIN
+from sscbench.references.dates_locale import find_locale_dates
 
 Role = Literal["single", "range-start", "range-end"]
 
 DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
 
 
+_Trie = dict[str, "_Trie"]  # each letter to the rest of the words after it ("" ends one)
+
+
 def _alternation(words: Iterable[str]) -> str:
     """A regex matching any of ``words``, factored as a trie: the engine reads each
     letter once instead of trying every word at every position (several times faster)."""
-    trie: dict[str, dict] = {}
+    trie: _Trie = {}
     for word in words:
         node = trie
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
 
-    def pattern(node: dict[str, dict]) -> str:
+    def pattern(node: _Trie) -> str:
         ends = "" in node
         branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
         if not branches:
@@ -166,7 +169,7 @@ class _Found:
     role: Role = "single"
     group: tuple[int, int] | None = None  # the whole span expression, when part of one
     opened_by: _Found | None = None  # a span's end: its start
-    foreign: bool = False  # written with a non-English month name (core/dates_locale.py)
+    foreign: bool = False  # written with a non-English month name (references/dates_locale.py)
 
 
 def record_year(isos: Iterable[str], default: int = DEFAULT_YEAR) -> int:
@@ -262,7 +265,7 @@ def _explicit_dates(text: str) -> list[_Found]:
 
 
 def _locale_dates(text: str) -> list[_Found]:
-    """Dates written with another language's month name, or in CJK (core/dates_locale.py)."""
+    """Dates written with another language's month name, or in CJK (references/dates_locale.py)."""
     out: list[_Found] = []
     for d in find_locale_dates(text):
         found = _Found(d.start, d.end, d.year, d.month, d.day, d.weekday, foreign=True)

@@ -7,7 +7,7 @@ Agents do not copy a catalogue's option values: they write ``15-inch`` as ``15"`
 value's parts (a number, a unit, a trailing qualifier word, a colour or size word) by
 general rules — a unit's spellings and conversions, spelling variants, a qualifier
 dropped — never from phrasings seen in some corpus. Spacing, case and hyphenation are
-left to the matcher (:func:`sscbench.core.item_lines.value_pattern` joins a value's
+left to the matcher (:func:`sscbench.references.item_lines.value_pattern` joins a value's
 parts by any spacing or hyphen, ignoring case).
 
 A form that another value of the same option also has (``L`` as ``large`` where the

@@ -12,8 +12,8 @@ Two ways a text says a method's category without a category word beside the meth
   other methods of it (the method must be among them), or, when the counts add up to the
   whole profile, the one category left for it (and not any other).
 
-Both are read in the terms of :mod:`sscbench.faults.operators.payments` (references with
-mentions) so :func:`~sscbench.faults.operators.payments.position` settles them like any
+Both are read in the terms of :mod:`sscbench.references.payments` (references with
+mentions) so :func:`~sscbench.references.payments.position` settles them like any
 other phrase.
 """
 
@@ -23,9 +23,9 @@ import re
 from dataclasses import replace
 
 from sscbench.core.view import LedgerView
-from sscbench.faults.operators.payment_mentions import Mention, category_hits
-from sscbench.faults.operators.payments import Method, Reference
-from sscbench.faults.operators.references import clauses
+from sscbench.references.payment_mentions import Mention, category_hits
+from sscbench.references.payments import Method, Reference
+from sscbench.references.text import clauses
 
 # a line that is a category and nothing else (a heading; its total or balances too), or a
 # category then a colon and what it lists inline: "**Credit cards:**", "### Gift cards (2)",

@@ -4,7 +4,7 @@ CLDR (and so Babel) names months, weekdays, currencies and territories, not kind
 payment, and no maintained library holds these words, so this is data we keep:
 for each τ-bench payment category, how French, Spanish, Portuguese, Italian, German,
 Dutch and Russian write it, singular and plural. The operators' category patterns
-(:mod:`sscbench.faults.operators.payment_mentions`) add them to the English words.
+(:mod:`sscbench.references.payment_mentions`) add them to the English words.
 
 ``WORDS[category][language]`` is (singular, plural) as written; ``PATTERNS`` is the
 case-insensitive pattern of every form (accents optional, a space or a hyphen between

@@ -9,7 +9,7 @@ the model-visible ledger showed before the step, its attributes fit exactly one.
 bare list of kinds ("credit card, gift card, or certificate") names no method.
 
 What the text says of the method's category is read per phrase, with its polarity and
-mode (:mod:`sscbench.faults.operators.payment_mentions`). A phrase without an identifier of its own
+mode (:mod:`sscbench.references.payment_mentions`). A phrase without an identifier of its own
 that says "it is …", "(gift card)", "listed as …", or a consequence of the category
 ("— this cannot be used for flight changes") is about the method named just before it.
 :func:`position` turns these into the value the text settles on.
@@ -18,19 +18,19 @@ that says "it is …", "(gift card)", "listed as …", or a consequence of the c
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
-from sscbench.core.locale_words import CURRENCY_AFTER, NUMBER, is_plural, number_value
 from sscbench.core.view import LedgerView
-from sscbench.faults.operators.payment_mentions import (
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
+from sscbench.references.locale_words import CURRENCY_AFTER, NUMBER, is_plural, number_value
+from sscbench.references.payment_mentions import (
     IMPLIED,
     Mention,
     category_hits,
     piece_mentions,
     ranks_category,
 )
-from sscbench.faults.operators.references import clauses
+from sscbench.references.text import clauses
 
 BRAND_PATTERNS = {
     "visa": r"visa",
@@ -46,7 +46,7 @@ _SUFFIX = re.compile(
     r"\s*(\d{3,7})(?![\w/]|[.,]\d)",
     re.IGNORECASE,
 )
-_AMOUNT = re.compile(  # numbers as any locale writes them (core/locale_words.py)
+_AMOUNT = re.compile(  # numbers as any locale writes them (references/locale_words.py)
     rf"(?:US\$|\$|\bUSD\s?)\s?({NUMBER})"
     rf"|(?<![\w$.,])({NUMBER})\s?(?:{CURRENCY_AFTER})(?!\w)",
     re.IGNORECASE,
@@ -139,7 +139,7 @@ def payment_methods(view: LedgerView, before: int, ids_state_category: bool) -> 
     ``ids_state_category``: the interface ties an id's prefix to its category (the
     contract's id-category relation), so the id itself shows a category.
     """
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, _Shown] = {}
     for call in view.calls:
         if call.observation_step is None or call.observation_step >= before:
             continue
@@ -148,36 +148,46 @@ def payment_methods(view: LedgerView, before: int, ids_state_category: bool) -> 
         if isinstance(methods, dict):
             for pid, record in methods.items():
                 if isinstance(record, dict):
-                    entry = seen.setdefault(pid, {"cats": set()})
-                    if record.get("source"):
-                        entry["cats"].add(str(record["source"]))
-                    for key in ("brand", "last_four", "amount"):
-                        if record.get(key) is not None:
-                            entry[key] = record[key]
+                    seen.setdefault(pid, _Shown()).add(record)
         for pay in payment_history(data):
-            seen.setdefault(pay, {"cats": set()})
+            seen.setdefault(pay, _Shown())
     out = {}
     for pid, entry in seen.items():
-        cats = set(entry["cats"])
+        cats = set(entry.cats)
         prefix = id_category(pid)
         if ids_state_category and prefix:
             cats.add(prefix)
-        amount = entry.get("amount")
+        amount = entry.fields.get("amount")
         out[pid] = Method(
             pid,
             frozenset(cats),
-            str(entry.get("brand") or "").lower() or None,
-            str(entry["last_four"]) if entry.get("last_four") else None,
+            str(entry.fields.get("brand") or "").lower() or None,
+            str(entry.fields["last_four"]) if entry.fields.get("last_four") else None,
             float(amount) if isinstance(amount, int | float) else None,
         )
     return out
 
 
-def payment_history(data: Any) -> list[str]:
+@dataclass
+class _Shown:
+    """What the records said of a method: categories, last non-null brand, digits, amount."""
+
+    cats: set[str] = field(default_factory=set)
+    fields: JsonObject = field(default_factory=dict)
+
+    def add(self, record: JsonMapping) -> None:
+        """Take in one delivered record of the method."""
+        if record.get("source"):
+            self.cats.add(str(record["source"]))
+        keep = ("brand", "last_four", "amount")
+        self.fields.update({k: record[k] for k in keep if record.get(k) is not None})
+
+
+def payment_history(data: JsonValue) -> list[str]:
     """Payment ids in a record's payment history."""
     history = data.get("payment_history") if isinstance(data, dict) else None
     out = []
-    for pay in history or ():
+    for pay in history if isinstance(history, list) else ():
         if isinstance(pay, dict):
             pid = pay.get("payment_id") or pay.get("payment_method_id")
             if isinstance(pid, str):

@@ -1,13 +1,13 @@
-"""Payment category words and amounts in other languages (core/locale_words.py, read by
-faults/operators/payment_mentions.py and payments.py)."""
+"""Payment category words and amounts in other languages (references/locale_words.py, read by
+references/payment_mentions.py and payments.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from sscbench.core.locale_words import WORDS, is_plural, number_value
-from sscbench.faults.operators.payment_mentions import category_hits, piece_mentions
-from sscbench.faults.operators.payments import amounts
+from sscbench.references.locale_words import WORDS, is_plural, number_value
+from sscbench.references.payment_mentions import category_hits, piece_mentions
+from sscbench.references.payments import amounts
 
 
 def _categories(text: str) -> list[str]:

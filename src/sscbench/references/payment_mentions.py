@@ -1,6 +1,6 @@
 """What a phrase says of a payment method's category: which, with what polarity, how.
 
-Read per phrase (:mod:`sscbench.faults.operators.payments` cuts texts into phrases and resolves
+Read per phrase (:mod:`sscbench.references.payments` cuts texts into phrases and resolves
 which method each is about): its polarity ("not a credit card", "I don't believe it is
 a credit card"; not "no charge to your credit card") and its mode — plainly stated,
 reported from someone else ("the method you called a certificate"), reported from the
@@ -15,14 +15,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from sscbench.core.locale_words import PATTERNS as LOCALE_PATTERNS
+from sscbench.references.locale_words import PATTERNS as LOCALE_PATTERNS
 
 CATEGORY_PATTERNS = {
     "credit_card": r"credit[ -]?cards?",
     "gift_card": r"gift[ -]?cards?",
     "certificate": r"(?:travel )?certificates?|travel vouchers?",
 }
-# and how other languages write them (a table of ours: core/locale_words.py)
+# and how other languages write them (a table of ours: references/locale_words.py)
 CATEGORY_PATTERNS = {c: f"{p}|{LOCALE_PATTERNS[c]}" for c, p in CATEGORY_PATTERNS.items()}
 
 _USER = re.compile(r"\byou (?:called|call|said|mentioned|referred to|described|named)\b", re.I)

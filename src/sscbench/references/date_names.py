@@ -1,7 +1,7 @@
 """Month and weekday names of every well-described locale, from CLDR through Babel.
 
-The English names stay in :mod:`sscbench.core.dates` (read anywhere); these tables add
-every other language's names, which :mod:`sscbench.core.dates_locale` accepts only in a
+The English names stay in :mod:`sscbench.references.dates` (read anywhere); these tables add
+every other language's names, which :mod:`sscbench.references.dates_locale` accepts only in a
 date context (beside a day number), since many are common words elsewhere ("mai",
 "set", "mar").
 

@@ -223,10 +223,10 @@ class ProcessEpisodes:
         pending = {child.conn: child for child in self.children}
         while pending:
             left = deadline - time.monotonic()
-            for conn in wait(list(pending), timeout=max(0.0, left)):
-                child = pending.pop(conn)  # type: ignore[call-overload]
+            for ready in wait(list(pending), timeout=max(0.0, left)):
+                child = pending.pop(ready)  # type: ignore[call-overload]
                 try:
-                    tag, _, value = conn.recv()  # type: ignore[union-attr]
+                    tag, _, value = child.conn.recv()
                 except (EOFError, OSError):
                     child.process.join(5)
                     raise DataError(
@@ -236,6 +236,7 @@ class ProcessEpisodes:
                         "rebuilt the study",
                     ) from None
                 if tag == "failed":
+                    assert isinstance(value, BaseException)
                     raise value
                 child.pid = value
             if pending and time.monotonic() >= deadline:

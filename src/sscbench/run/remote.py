@@ -125,9 +125,9 @@ def rebuild(
             f"{cases_digest(cases)} vs {inputs.cases_sha256})",
         )
     plan = {unit.faulted_run_id: unit for unit in make_plan(config, cases)}
-    local = split_budgets(config, share)
-    agents = {a.id: build_agent_factory(a) for a in local.agents}
-    user = build_user_factory(local.user)
+    budgets = split_budgets(config, share)
+    agents = {a.id: build_agent_factory(a) for a in budgets.agents}
+    user = build_user_factory(budgets.user)
     maker = EpisodeMaker(config, worlds, agents, user, journal_dir=journal_dir)
     return config, plan, maker
 

@@ -19,7 +19,7 @@ is never extrapolated, and a command that fails stops the benchmark with its out
 
 Usage: python benchmarks/scale.py [--repetitions 3] [--big] [--sizes 1 10]
        [--workers N] [--executor local|processes|ray] [--run-workers N]
-       [--store auto|files|shards] [--tmp DIR] [--keep]
+       [--store auto|files|shards] [--commands run measure report] [--tmp DIR] [--keep]
 """
 
 from __future__ import annotations
@@ -120,6 +120,8 @@ def measure_size(repetitions: int, per_rep: int, args: argparse.Namespace) -> Si
             config.write_text(text, "utf-8")
         study = folder / "study"
         for name, command in commands(config, study, args).items():
+            if name not in args.commands:
+                continue
             size.steps[name] = run_child(command)
             if name == "run":
                 size.files, size.disk_bytes = folder_size(study)
@@ -148,7 +150,7 @@ def print_size(size: Size, base: Size) -> None:
         f"{size.files_after:,} files, {size.disk_after / max(size.runs, 1) / 1024:.2f} KiB/run "
         "after measure and report"
     )
-    for name in COMMANDS:
+    for name in [c for c in COMMANDS if c in size.steps]:
         step, first = size.steps[name], base.steps[name]
         print(
             f"    {name:<8} peak {step.peak_mib:7.1f} MiB (x{step.peak_mib / first.peak_mib:.2f}), "
@@ -177,6 +179,9 @@ def main() -> None:
     parser.add_argument("--executor", choices=["local", "processes", "ray"], help="run's executor")
     parser.add_argument("--run-workers", type=int, default=0, help="sscbench run --workers N")
     parser.add_argument("--store", choices=["auto", "files", "shards"], help="[study] store")
+    parser.add_argument(
+        "--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS), help="what to time"
+    )
     parser.add_argument("--tmp", type=Path, default=None, help="where the studies are written")
     parser.add_argument("--keep", action="store_true", help="keep the study folders")
     args = parser.parse_args()

@@ -233,7 +233,9 @@ class ProcessEpisodes:
                         WHERE,
                         None,
                         f"a child process {_exit_words(child.process.exitcode)} before it "
-                        "rebuilt the study",
+                        "rebuilt the study (its error is on standard error; a script that "
+                        "runs a study must start it under `if __name__ == '__main__':`, as "
+                        "children are spawned and import the script)",
                     ) from None
                 if tag == "failed":
                     assert isinstance(value, BaseException)

@@ -277,3 +277,21 @@ def test_a_child_that_cannot_rebuild_the_study_fails_closed(tmp_path):
             executor="processes",
         )
     assert not (tmp_path / "procs" / "index.jsonl").exists()
+
+
+def test_each_child_gets_its_share_of_an_endpoints_budgets(tmp_path):
+    from sscbench.run.remote import split_budgets
+
+    limits = "max_concurrent = 5\nrequests_per_minute = 60\ntokens_per_minute = 1000\n"
+    config, _, _ = study(tmp_path, SLOW, url="http://127.0.0.1:9/v1", extra="")
+    text = (tmp_path / "study.toml").read_text() + limits  # the last table: [agents.endpoint]
+    config = parse_config(text, tmp_path / "study.toml", base_dir=tmp_path)
+    shared = split_budgets(config, 2).agents[0].endpoint
+    assert shared is not None
+    assert (shared.max_concurrent, shared.requests_per_minute, shared.tokens_per_minute) == (
+        3,
+        30,
+        500,
+    )
+    assert split_budgets(config, 2).config_hash() == config.config_hash()
+    assert split_budgets(config, 1) is config

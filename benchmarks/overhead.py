@@ -23,7 +23,10 @@ writer's and the journal syncs': they share the interpreter lock with the loop).
 The probes are in ``benchmarks/overhead_probes.py``.
 
 Usage: python benchmarks/overhead.py [--delay 0.5] [--rounds 4] [--repeat 3]
-       [--concurrency 64 256]
+       [--concurrency 64 256] [--executor processes [--workers 2]]
+
+``--executor processes`` measures a whole study instead, made by one process and by
+``--workers`` child processes (``benchmarks/overhead_study.py``).
 """
 
 from __future__ import annotations
@@ -261,6 +264,16 @@ async def harness(
     )
 
 
+def episode_bodies_for_chain(data: Path, endpoint: Endpoint, chain: int) -> list[bytes]:
+    """The bare client's request bodies of one episode (one harness episode's), when an
+    episode makes ``chain`` = 3 requests; else none (no like-for-like baseline)."""
+    if chain != CALLS:
+        return []
+    with tempfile.TemporaryDirectory() as tmp:
+        run = asyncio.run(harness(airline_world(data), endpoint, 0.0, 1, 1, Path(tmp)))
+    return run.bodies
+
+
 def measure(world: Any, delay: float, rounds: int, concurrency: int) -> dict[str, float]:
     """One harness run and one bare-client run at ``concurrency`` through one endpoint
     process; their walls, the overhead and the harness's breakdown."""
@@ -329,10 +342,24 @@ def main() -> None:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--writes", choices=["thread", "inline"], default="thread")
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--executor",
+        choices=["local", "processes"],
+        default="local",
+        help="processes: a whole study, made by one process and by --workers children",
+    )
+    parser.add_argument("--workers", type=int, default=2, help="children (--executor processes)")
     args = parser.parse_args()
     OFFLOAD[0] = args.writes == "thread"
     if args.serve:
         serve(args.delay)
+        return
+    if args.executor == "processes":
+        from overhead_study import print_study_overheads
+
+        print_study_overheads(
+            args.data, args.delay, args.rounds, args.concurrency, args.repeat, args.workers
+        )
         return
     world = airline_world(args.data)
     print_overheads(world, args.delay, args.rounds, args.concurrency, args.repeat)

@@ -4,19 +4,22 @@ For each size the example (``examples/taubench-study.toml``: τ-bench's airline 
 worlds, four operators, seven scripted profiles) is run with as many repetitions as reach
 it, in a child process per command, into a temporary folder that is removed afterwards:
 
-* ``sscbench run --no-report`` (``--executor ray`` with ``--ray``: a private local cluster),
+* ``sscbench run --no-report`` (``--executor E`` and ``--run-workers N`` passed on when
+  given: ``processes`` makes episodes in N child processes, ``ray`` on a private local
+  cluster; ``--ray`` is ``--executor ray``),
 * ``sscbench measure`` (``--workers N`` passed on when given),
 * ``sscbench report``,
 
-and for each the child's own peak RSS (``ru_maxrss`` from ``wait4``) and wall time are
-recorded; after ``run`` and again after ``report``, the files in the study folder and its
+and for each the child's own peak RSS (``ru_maxrss`` from ``wait4``), wall time and CPU
+time (user + system, with the child processes it waited for) are recorded; after ``run`` and again after ``report``, the files in the study folder and its
 bytes on disk per run (allocated blocks, as ``du`` counts them). Sizes:
 ×1 and ×10 of ``--repetitions`` (default 3: 3,486 runs, then 34,860); ``--big`` adds ×100
 and one million runs. Every size is printed against the smallest; a size that was not run
 is never extrapolated, and a command that fails stops the benchmark with its output.
 
 Usage: python benchmarks/scale.py [--repetitions 3] [--big] [--sizes 1 10]
-       [--workers N] [--ray] [--tmp DIR] [--keep]
+       [--workers N] [--executor local|processes|ray] [--run-workers N]
+       [--store auto|files|shards] [--commands run measure report] [--tmp DIR] [--keep]
 """
 
 from __future__ import annotations
@@ -45,6 +48,7 @@ class Step:
 
     seconds: float
     peak_mib: float
+    cpu_s: float = 0.0  # user + system, the child's and its reaped children's
 
 
 @dataclass
@@ -70,7 +74,8 @@ def run_child(command: list[str]) -> Step:
     elapsed = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
         raise SystemExit(f"error: {' '.join(command[2:4])} failed:\n{out[-3000:]}")
-    return Step(seconds=elapsed, peak_mib=usage.ru_maxrss / 1024)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Step(seconds=elapsed, peak_mib=usage.ru_maxrss / 1024, cpu_s=cpu)
 
 
 def folder_size(folder: Path) -> tuple[int, int]:
@@ -88,8 +93,11 @@ def commands(config: Path, study: Path, args: argparse.Namespace) -> dict[str, l
     """Each measured command's argument list."""
     cli = [sys.executable, "-m", "sscbench"]
     run = [*cli, "run", str(config), "--out", str(study), "--no-progress", "--no-report"]
-    if args.ray:
-        run += ["--executor", "ray"]
+    executor = "ray" if args.ray else args.executor
+    if executor:
+        run += ["--executor", executor]
+    if args.run_workers:
+        run += ["--workers", str(args.run_workers)]
     measure = [*cli, "measure", str(study)]
     if args.workers:
         measure += ["--workers", str(args.workers)]
@@ -105,12 +113,25 @@ def measure_size(repetitions: int, per_rep: int, args: argparse.Namespace) -> Si
     size = Size(repetitions=repetitions, runs=repetitions * per_rep)
     try:
         config = study_config(folder, repetitions, EXAMPLE)
+        if args.store:
+            text = config.read_text("utf-8").replace(
+                "[study]\n", f'[study]\nstore = "{args.store}"\n', 1
+            )
+            config.write_text(text, "utf-8")
         study = folder / "study"
         for name, command in commands(config, study, args).items():
+            if name not in args.commands:
+                continue
             size.steps[name] = run_child(command)
             if name == "run":
                 size.files, size.disk_bytes = folder_size(study)
-            print(f"  {size.runs:>9,} runs: {name} {size.steps[name].seconds:8.1f} s", flush=True)
+            step = size.steps[name]
+            load = os.getloadavg()[0]
+            print(
+                f"  {size.runs:>9,} runs: {name} {step.seconds:8.1f} s, {step.cpu_s:8.1f} CPU s "
+                f"(load average {load:.2f})",
+                flush=True,
+            )
         size.files_after, size.disk_after = folder_size(study)
         return size
     finally:
@@ -129,11 +150,12 @@ def print_size(size: Size, base: Size) -> None:
         f"{size.files_after:,} files, {size.disk_after / max(size.runs, 1) / 1024:.2f} KiB/run "
         "after measure and report"
     )
-    for name in COMMANDS:
+    for name in [c for c in COMMANDS if c in size.steps]:
         step, first = size.steps[name], base.steps[name]
         print(
             f"    {name:<8} peak {step.peak_mib:7.1f} MiB (x{step.peak_mib / first.peak_mib:.2f}), "
-            f"{step.seconds:8.1f} s, {size.runs / step.seconds:8,.0f} runs/s"
+            f"{step.seconds:8.1f} s, {size.runs / step.seconds:8,.0f} runs/s, "
+            f"{step.cpu_s:8.1f} CPU s ({size.runs / max(step.cpu_s, 1e-9):,.0f} runs per CPU s)"
         )
 
 
@@ -154,6 +176,12 @@ def main() -> None:
     parser.add_argument("--big", action="store_true", help="also x100 and one million runs")
     parser.add_argument("--workers", type=int, default=0, help="sscbench measure --workers N")
     parser.add_argument("--ray", action="store_true", help="run with --executor ray (local)")
+    parser.add_argument("--executor", choices=["local", "processes", "ray"], help="run's executor")
+    parser.add_argument("--run-workers", type=int, default=0, help="sscbench run --workers N")
+    parser.add_argument("--store", choices=["auto", "files", "shards"], help="[study] store")
+    parser.add_argument(
+        "--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS), help="what to time"
+    )
     parser.add_argument("--tmp", type=Path, default=None, help="where the studies are written")
     parser.add_argument("--keep", action="store_true", help="keep the study folders")
     args = parser.parse_args()

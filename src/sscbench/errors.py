@@ -6,6 +6,7 @@ import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 
 class DataError(Exception):
@@ -17,6 +18,10 @@ class DataError(Exception):
         self.reason = reason
         where = f"{self.path}" + (f", field {field}" if field else "")
         super().__init__(f"{where}: {reason}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle by the constructor's arguments (a worker process sends it to the driver)."""
+        return (type(self), (self.path, self.field, self.reason))
 
 
 class HarnessFailure(Exception):
@@ -45,6 +50,10 @@ class EndpointUnreachable(DataError):
         self.field = None
         self.reason = reason
         Exception.__init__(self, f"{url}: {reason}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickle by the constructor's arguments (a worker process sends it to the driver)."""
+        return (type(self), (self.url, self.reason))
 
 
 @contextmanager

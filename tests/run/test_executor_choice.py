@@ -76,7 +76,7 @@ def test_an_unknown_executor_exits_2(tmp_path):
         app, ["run", "--out", str(tmp_path / "s"), "--executor", "spark", "--no-report"]
     )
     assert result.exit_code == 2
-    assert "'spark' is not 'local' or 'ray'" in result.output
+    assert "'spark' is not 'local', 'processes' or 'ray'" in result.output
 
 
 def study_inputs(tmp_path):

@@ -26,6 +26,7 @@ from sscbench.cli_options import console, fail
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError, os_error_text
 from sscbench.progress import suppressed
+from sscbench.run.cli_executor import ExecutorName, RayAddress, Workers, check_executor
 from sscbench.run.cli_model import (
     BaseUrl,
     KeepAgents,
@@ -109,20 +110,6 @@ StudyOut = Annotated[Path, typer.Option("--out", help="study directory")]
 Restart = Annotated[bool, typer.Option(help="delete an existing study in --out and start anew")]
 ShowProgress = Annotated[bool, typer.Option(help="show a progress bar")]
 WriteReport = Annotated[bool, typer.Option(help="measure the runs and write the report afterwards")]
-ExecutorName = Annotated[
-    str | None,
-    typer.Option(
-        "--executor", help="where episodes are made: local or ray (default: \\[study] executor)"
-    ),
-]
-RayAddress = Annotated[
-    str | None,
-    typer.Option(
-        "--address",
-        help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: \\[study.ray] "
-        "address, else a private local cluster)",
-    ),
-]
 ContainmentPolicy = Annotated[
     Path | None,
     typer.Option(
@@ -181,6 +168,7 @@ class RunOptions:
     retry_missing: bool = False
     preflight: bool = True
     max_cost: float | None = None
+    workers: int | None = None
 
 
 @dataclass
@@ -213,8 +201,7 @@ def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
     earlier = None if options.restart else recorded_abort(out)
     resume = options.restart or options.resume_aborted
     watch = _guard(hooks.watch_campaign, options.containment, out, resume)
-    if options.executor not in (None, "local", "ray"):
-        raise DataError("--executor", None, f"{options.executor!r} is not 'local' or 'ray'")
+    check_executor(options.executor)
     if options.models.given() or any(a.kind == "openai" for a in study.agents):
         _say(user_line(study))
     bound = cost_bound(study, options.max_cost)  # an uncheckable cap creates nothing
@@ -236,6 +223,7 @@ def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
             stop_when=watch,
             retry_missing=options.retry_missing,
             max_cost=bound,
+            workers=options.workers,
         )
     return _Executed(study, summary, record, watch, earlier)
 
@@ -416,6 +404,7 @@ def run_command(
         retry_missing: RetryMissing = False,
         preflight: Preflight = True,
         max_cost: MaxCost = None,
+        workers: Workers = None,
     ) -> None:
         """Execute a study (clean then faulted runs), resuming an interrupted one; then measure
         every run and write the report (STUDY/report/: report.html, tables, figures, runs).
@@ -437,6 +426,7 @@ def run_command(
             retry_missing,
             preflight,
             max_cost,
+            workers,
         )
         run_study(hooks, options)
 

@@ -297,6 +297,7 @@ def execute_study(
     stop_when: Callable[[IndexEntry], bool] | None = None,
     retry_missing: bool = False,
     max_cost: float | None = None,
+    workers: int | None = None,
 ) -> StudySummary:
     """Plan and run a study into ``out``, resuming a previous invocation of the same config.
 
@@ -307,7 +308,8 @@ def execute_study(
     study promptly and raise :class:`StudyInterrupted` (the study resumes where it stopped).
     ``on_run`` is called with each run's index entry once its files are written (e.g.
     live traces). ``executor`` (default: ``[study] executor``) makes the episodes here
-    (``local``) or on a Ray cluster at ``address`` (``ray``, :mod:`sscbench.run.ray_executor`);
+    (``local``), in ``workers`` child processes (``processes``, :mod:`sscbench.run.processes`)
+    or on a Ray cluster at ``address`` (``ray``, :mod:`sscbench.run.ray_executor`);
     either way this process alone writes the study folder. ``stop_when`` (e.g. the
     containment plan's abort metric) is asked after each recorded run; once it says
     True no new run is scheduled, runs in flight finish, and ``summary.halted`` is set.
@@ -316,7 +318,7 @@ def execute_study(
     :func:`~sscbench.run.cost_cap.cost_bound`) stops starting units before the spend could
     cross it (:class:`~sscbench.run.cost_cap.CostCap`); ``summary.capped`` says it did.
     """
-    prepared = prepare_study(config, toml_text, out, executor, address)
+    prepared = prepare_study(config, toml_text, out, executor, address, workers)
     store, plan, source = prepared.store, prepared.plan, prepared.source
     with StudyLock(store.root) as lock:
         store.clean_temporaries()  # what a killed run left (temporary run files)

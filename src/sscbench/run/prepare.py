@@ -76,13 +76,24 @@ def episode_source(
     executor: str,
     address: str | None,
     out: Path,
+    workers: int | None = None,
 ) -> EpisodeSource:
     """Where the study's episodes are made: this process (``local``, keeping a response
-    journal per run that calls a model, :mod:`sscbench.llm.journal`) or a Ray cluster."""
+    journal per run that calls a model, :mod:`sscbench.llm.journal`), ``workers`` child
+    processes on this machine (``processes``, journals kept the same way) or a Ray
+    cluster (``ray``, ``workers`` actors per pool when given)."""
     if executor == "ray":
         from sscbench.run.ray_executor import RayEpisodes
 
+        if workers is not None:
+            ray = config.study.ray.model_copy(update={"workers": workers})
+            study = config.study.model_copy(update={"ray": ray})
+            config = config.model_copy(update={"study": study})
         return RayEpisodes.connect(config, toml_text, cases, address)
+    if executor == "processes":
+        from sscbench.run.processes import ProcessEpisodes
+
+        return ProcessEpisodes.start(config, toml_text, cases, StudyDir(out).runs, workers)
     agents = {a.id: build_agent_factory(a) for a in config.agents}
     user = build_user_factory(config.user)
     return EpisodeMaker(config, worlds, agents, user, journal_dir=StudyDir(out).runs)
@@ -110,9 +121,10 @@ def prepare_study(
     out: str | Path,
     executor: str | None,
     address: str | None,
+    workers: int | None = None,
 ) -> Prepared:
     """Build and validate everything the study needs, then create its folder (closing the
-    episode source when that fails)."""
+    episode source when that fails); ``workers``: the executor's worker count, if given."""
     store = StudyDir(out)
     store.check_writable()
     worlds = build_worlds(config)
@@ -130,6 +142,7 @@ def prepare_study(
         executor or config.study.executor,
         address or config.study.ray.address,
         store.root,
+        workers,
     )
     try:
         store.root.mkdir(parents=True, exist_ok=True)

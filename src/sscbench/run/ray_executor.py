@@ -24,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import os
 import sys
 import time
@@ -37,6 +36,7 @@ from sscbench.faults.case import Case
 from sscbench.run.episodes import EpisodeOutput, RunKind
 from sscbench.run.planning import PlanUnit
 from sscbench.run.remote import EpisodeWorker, StudyInputs
+from sscbench.run.worker_losses import LossBudget, per_worker, retrieved
 from sscbench.study.config import StudyConfig
 from sscbench.study.ray_config import RaySettings
 
@@ -96,13 +96,6 @@ def local_cluster_options(cpus: int, object_store_mb: int) -> dict[str, Any]:
     }
 
 
-def _retrieved(future: asyncio.Future) -> None:
-    """Read a finished wait's outcome, so a wait no run awaited raises no warning (the
-    runs that await it see its error themselves)."""
-    if not future.cancelled():
-        future.exception()
-
-
 @dataclass
 class _Slot:
     """One worker actor and the runs it has in flight now."""
@@ -140,6 +133,9 @@ class RayEpisodes:
         self.start_timeout_s = settings.start_timeout_s
         self.owns_ray = owns_ray
         self.requeued = 0  # runs sent again after their worker was lost
+        self.budget = LossBudget(
+            settings.max_worker_losses, "<ray cluster>", "study.ray.max_worker_losses"
+        )
         self.losses = 0  # worker losses seen (each once, however many runs it had)
         self.stopped: DataError | None = None  # why every later run stops, once set
 
@@ -169,11 +165,11 @@ class RayEpisodes:
                     address or "<local ray>", "study.ray.address", f"cannot join: {exc}"
                 ) from exc
         inputs = StudyInputs.of(config, toml_text, cases)
-        per_worker = max(1, math.ceil(config.study.concurrency / settings.workers))
+        at_once = per_worker(config.study.concurrency, settings.workers)
         worker_class = _remote_worker(ray)
         options = {
             "num_cpus": settings.worker_cpus,
-            "max_concurrency": per_worker,
+            "max_concurrency": at_once,
             "max_restarts": -1,  # a lost worker comes back; its runs are re-sent by make()
             "max_task_retries": 0,
         }
@@ -249,11 +245,9 @@ class RayEpisodes:
                 if not isinstance(exc, self.ray.exceptions.ActorUnavailableError):
                     tries += 1  # it died while this run was on it
                 if tries >= self.attempts:
-                    raise DataError(
-                        "<ray cluster>",
-                        "study.ray.attempts",
-                        f"run {run_id} lost its worker {tries} times (last: {exc}); the "
-                        "runs written so far are kept: resume when the cluster is healthy",
+                    last = str(exc)
+                    raise self.budget.attempts_used(
+                        run_id, tries, "study.ray.attempts", last
                     ) from exc
                 self.requeued += 1
                 continue
@@ -269,7 +263,7 @@ class RayEpisodes:
             return  # already known, or it came back since this run was sent
         slot.lost = True
         slot.reviving = asyncio.ensure_future(self._wait_back(slot))  # back as soon as it is
-        slot.reviving.add_done_callback(_retrieved)
+        slot.reviving.add_done_callback(retrieved)
         self._count_loss(str(exc).splitlines()[0])
         if self.stopped is not None:
             raise self.stopped from exc
@@ -287,22 +281,15 @@ class RayEpisodes:
 
     def _count_loss(self, last: str) -> None:
         """One more worker loss; past ``max_worker_losses`` the study is stopped."""
-        self.losses += 1
-        if self.losses > self.max_worker_losses and self.stopped is None:
-            self.stopped = DataError(
-                "<ray cluster>",
-                "study.ray.max_worker_losses",
-                f"{self.losses} worker losses, more than max_worker_losses = "
-                f"{self.max_worker_losses} (last: {last}); the runs "
-                "written so far are kept: resume when the cluster is healthy",
-            )
+        self.stopped = self.stopped or self.budget.count(last)
+        self.losses = self.budget.losses
 
     async def _revive(self, slot: _Slot) -> None:
         """Wait until a lost worker answers again (Ray restarts it and it rebuilds the
         study), at most ``start_timeout_s``; every run waiting for it shares one wait."""
         if slot.reviving is None or (slot.reviving.done() and slot.lost):
             slot.reviving = asyncio.ensure_future(self._wait_back(slot))
-            slot.reviving.add_done_callback(_retrieved)
+            slot.reviving.add_done_callback(retrieved)
         await asyncio.shield(slot.reviving)
 
     async def _wait_back(self, slot: _Slot) -> None:

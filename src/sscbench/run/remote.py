@@ -11,10 +11,13 @@ cases. A node whose data differs fails closed, naming the file, before any run.
 from __future__ import annotations
 
 import hashlib
+import math
 import os
 import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
@@ -63,9 +66,37 @@ class StudyInputs:
         )
 
 
-def rebuild(inputs: StudyInputs) -> tuple[StudyConfig, dict[str, PlanUnit], EpisodeMaker]:
+def split_budgets(config: StudyConfig, share: int) -> StudyConfig:
+    """The config as one of ``share`` workers on one machine applies it: each endpoint's
+    ``max_concurrent``, ``requests_per_minute`` and ``tokens_per_minute`` divided among
+    them, so together they meet an endpoint's limits as the study's one client would
+    (these fields are outside the config hash: the runs are the same)."""
+    if share <= 1:
+        return config
+
+    def split(endpoint: Any) -> Any:
+        if endpoint is None:
+            return None
+        changes: dict[str, Any] = {}
+        if endpoint.max_concurrent is not None:
+            changes["max_concurrent"] = max(1, math.ceil(endpoint.max_concurrent / share))
+        for name in ("requests_per_minute", "tokens_per_minute"):
+            if getattr(endpoint, name) is not None:
+                changes[name] = getattr(endpoint, name) / share
+        return endpoint.model_copy(update=changes)
+
+    agents = [a.model_copy(update={"endpoint": split(a.endpoint)}) for a in config.agents]
+    user = config.user.model_copy(update={"endpoint": split(config.user.endpoint)})
+    return config.model_copy(update={"agents": agents, "user": user})
+
+
+def rebuild(
+    inputs: StudyInputs, share: int = 1, journal_dir: Path | None = None
+) -> tuple[StudyConfig, dict[str, PlanUnit], EpisodeMaker]:
     """The config, the plan units by faulted run id and an episode maker, built on this
-    node from ``inputs`` and checked against every hash the driver sent."""
+    node from ``inputs`` and checked against every hash the driver sent. ``share``: the
+    workers on this machine that divide each endpoint's budgets (:func:`split_budgets`);
+    ``journal_dir``: where runs that call a model keep their response journals."""
     host = socket.gethostname()
     config = parse_config(inputs.toml_text, inputs.config_name, base_dir=inputs.base_dir)
     if config.config_hash() != inputs.config_hash:
@@ -94,8 +125,10 @@ def rebuild(inputs: StudyInputs) -> tuple[StudyConfig, dict[str, PlanUnit], Epis
             f"{cases_digest(cases)} vs {inputs.cases_sha256})",
         )
     plan = {unit.faulted_run_id: unit for unit in make_plan(config, cases)}
-    agents = {a.id: build_agent_factory(a) for a in config.agents}
-    maker = EpisodeMaker(config, worlds, agents, build_user_factory(config.user))
+    budgets = split_budgets(config, share)
+    agents = {a.id: build_agent_factory(a) for a in budgets.agents}
+    user = build_user_factory(budgets.user)
+    maker = EpisodeMaker(config, worlds, agents, user, journal_dir=journal_dir)
     return config, plan, maker
 
 
@@ -103,8 +136,8 @@ class EpisodeWorker:
     """A long-lived worker (a Ray actor): rebuilds the study once, then makes the runs it
     is sent, several at a time on its own event loop (its own endpoint limiters)."""
 
-    def __init__(self, inputs: StudyInputs):
-        self.config, self.plan, self.maker = rebuild(inputs)
+    def __init__(self, inputs: StudyInputs, share: int = 1, journal_dir: Path | None = None):
+        self.config, self.plan, self.maker = rebuild(inputs, share, journal_dir)
 
     def ready(self) -> int:
         """The worker's process id, once the study is rebuilt (the driver waits for it)."""
@@ -116,7 +149,7 @@ class EpisodeWorker:
         if unit is None:
             raise DataError("<plan>", "faulted_run_id", f"{faulted_run_id!r} is not planned")
         output = await self.maker.make(unit, kind, run_id)
-        output.meta = {"host": socket.gethostname(), "pid": os.getpid()}
+        output.meta = {**output.meta, "host": socket.gethostname(), "pid": os.getpid()}
         return output
 
     async def close(self) -> None:

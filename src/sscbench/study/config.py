@@ -26,6 +26,7 @@ from sscbench.study.config_errors import config_error
 from sscbench.study.config_hash import LATER, canonical_config_json
 from sscbench.study.config_oracles import OracleScoring, SecondReaderSettings
 from sscbench.study.model_flags import ModelOptions, study_text
+from sscbench.study.process_config import ProcessSettings
 from sscbench.study.ray_config import AgentRaySettings, RaySettings
 from sscbench.study.replay_config import ConfigPath, ReplaySettings, checked_sha256
 from sscbench.world.packaged import packaged_taubench, resolve_packaged
@@ -59,10 +60,14 @@ class StudySettings(_Strict):
     )
     # Where the episodes are made (this process, or a Ray cluster). Placement only: the
     # index is the same either way, so it is excluded from the hash like otel.
-    executor: Literal["local", "ray"] = Field(
-        "local", exclude=True, description="make episodes here (local) or on a Ray cluster"
+    executor: Literal["local", "processes", "ray"] = Field(
+        "local",
+        exclude=True,
+        description="make episodes here (local), in child processes on every core "
+        "(processes) or on a Ray cluster (ray)",
     )
     ray: RaySettings = Field(default_factory=RaySettings, exclude=True)
+    processes: ProcessSettings = Field(default_factory=ProcessSettings, exclude=True)
     # Where the runs' text is kept (study/runfiles.py): a file pair per run, or shards.
     # The runs, index and measurements are the same either way: outside the hash.
     store: Literal["auto", "files", "shards"] = Field(

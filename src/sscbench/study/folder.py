@@ -194,9 +194,12 @@ class StudyDir(RunFiles):
         if not self.config_json.exists():
             return None
         try:
-            return read_json(self.config_json)["config_hash"]
+            value = read_json(self.config_json)["config_hash"]
         except (DataError, KeyError, TypeError) as exc:
             raise DataError(self.config_json, "config_hash", "unreadable; start anew") from exc
+        if value is not None and not isinstance(value, str):
+            raise DataError(self.config_json, "config_hash", "not a string; start anew")
+        return value
 
     def recorded_inputs(self) -> dict[str, str]:
         """The inputs' content hashes the study recorded when it started."""

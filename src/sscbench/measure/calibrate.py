@@ -93,7 +93,7 @@ def labelled_runs(study: Any) -> Iterator[Comparison]:
         if labels is None:
             continue
         measured = measure_run(case, loaded.ledger(entry.run_id), evaluator)
-        if not measured.get("triggered"):
+        if not measured.triggered or not isinstance(measured.T_F, int):
             continue
-        labelled = label_measurement(case, labels, measured["T_F"])
-        yield Comparison(entry.run_id, measured, {"operator": case.operator, **labelled})
+        labelled = label_measurement(case, labels, measured.T_F)
+        yield Comparison(entry.run_id, measured.columns(), {"operator": case.operator, **labelled})

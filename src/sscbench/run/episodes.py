@@ -18,12 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, Protocol
 
-from sscbench.core.agent import (
-    RESPONSE_JOURNAL_OPTION,
-    RUN_KIND_OPTION,
-    AgentFactory,
-    RunContext,
-)
+from sscbench.core.agent import AgentFactory, RunContext, RunKind
 from sscbench.core.ledger import (
     ContextIntervention,
     EvaluatorEvent,
@@ -46,8 +41,6 @@ from sscbench.study.config import StudyConfig
 from sscbench.study.cost import role_price
 from sscbench.study.folder import IndexEntry
 from sscbench.world.world import World
-
-RunKind = Literal["clean", "faulted"]
 
 
 @dataclass
@@ -123,9 +116,6 @@ class EpisodeMaker:
             if context_faults:
                 system_prompt = context_faults[0].delivered
         journal = self._journal(run_id, unit.config_id)
-        options: dict[str, Any] = {RUN_KIND_OPTION: kind}
-        if journal is not None:
-            options[RESPONSE_JOURNAL_OPTION] = journal
         context = RunContext(
             world=world,
             task=task,
@@ -133,7 +123,8 @@ class EpisodeMaker:
             tools=world.tool_schemas(),
             seed=seed,
             repetition=unit.repetition,
-            options=options,
+            kind=kind,
+            journal=journal,
         )
         started = time.monotonic()
         try:

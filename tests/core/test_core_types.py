@@ -6,9 +6,9 @@ import json
 
 import pytest
 
+from sscbench.core.definitions import arrival
 from sscbench.core.values import INF, UNDECIDABLE, Stratum
 from sscbench.faults.registry import MeasuredOperator, get_measured_operator, get_operator
-from sscbench.core.definitions import arrival
 from sscbench.study.rows import Measurement
 
 

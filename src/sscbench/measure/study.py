@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+
 from sscbench.core.files import atomic_text_writer, clean_stale
 from sscbench.core.ledger import (
     EvaluatorEvent,

@@ -39,8 +39,8 @@ from sscbench.core.values import ClassifiedUse
 from sscbench.core.view import CallView, LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.base import date_variants
-from sscbench.faults.registry import MeasuredOperator
 from sscbench.faults.operators.references import HANDOFF, THINK, agent_texts
+from sscbench.faults.registry import MeasuredOperator
 from sscbench.measure.vocabulary import FUNCTION_WORDS, WORD, Vocabulary
 from sscbench.study.rows import UNREAD_KINDS, UnreadKind, UnreadStep
 

@@ -25,10 +25,10 @@ from typing import Any, Literal, TypeAlias, get_args
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
+from sscbench.core.agent import RunKind
 from sscbench.core.definitions import reliance_step
 from sscbench.core.values import RelianceStep, Stance, Step, Stratum, UseLabel
 from sscbench.jsonl import iter_jsonl, read_jsonl
-from sscbench.core.agent import RunKind
 from sscbench.study.folder import RunStatus
 
 Adoption = Literal[0, 1, "undecidable"]
@@ -42,7 +42,7 @@ UnreadKind = Literal["unresolved-mention", "unparsed-value", "foreign-text", "un
 UNREAD_KINDS: tuple[str, ...] = get_args(UnreadKind)
 
 #: A cell of a row written to the file: what :meth:`MeasurementRow.columns` gives.
-Cell: TypeAlias = "str | int | float | bool | None | list[Cell] | dict[str, Cell]"
+Cell: TypeAlias = "str | int | float | bool | list[Cell] | dict[str, Cell] | None"
 
 
 class _Row(BaseModel):

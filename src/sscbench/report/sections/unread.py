@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from sscbench.study.rows import UNREAD_KINDS
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table, text
-from sscbench.study.rows import MeasurementRow
+from sscbench.study.rows import UNREAD_KINDS, MeasurementRow
 
 ID = "unread"
 TITLE = "Unread marks"

@@ -28,7 +28,9 @@ from sscbench.core.ledger import (
     RunStart,
     Usage,
 )
+from sscbench.core.injection import Injection
 from sscbench.core.user import UserFactory
+from sscbench.faults.case import Case
 from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator
 from sscbench.jsonl import escape_surrogates
 from sscbench.llm.journal import SUFFIX, ResponseJournal
@@ -109,7 +111,7 @@ class EpisodeMaker:
             )
             max_steps, anchor = case.max_steps, case.case_id
         system_prompt = world.policy
-        injections: list = []
+        injections: list[Injection] = []
         context_faults: tuple[ContextIntervention, ...] = ()
         if kind == "faulted":
             injections, context_faults = self._faults(case, world, seed)
@@ -170,8 +172,8 @@ class EpisodeMaker:
         )
 
     def _faults(
-        self, case: Any, world: World, seed: int
-    ) -> tuple[list[Any], tuple[ContextIntervention, ...]]:
+        self, case: Case, world: World, seed: int
+    ) -> tuple[list[Injection], tuple[ContextIntervention, ...]]:
         """A faulted run's tool hooks and, when its operator places one, its context fault
         (the system prompt as delivered)."""
         operator = get_operator(case.operator)

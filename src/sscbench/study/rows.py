@@ -35,8 +35,9 @@ Adoption = Literal[0, 1, "undecidable"]
 """A: 1 when the run relied on v′, 0 when it did not, undecidable when it cannot be told."""
 NotCompleted = Literal["not-qualified", "missing"]
 """The ``Z_S`` of a run that did not complete: its index status (never an arrival)."""
-UseChannel = Literal["message", "tool_call", "handoff"]
-"""Where a use was found: an agent message, a tool call's arguments, a handoff summary."""
+UseChannel = Literal["message", "tool_call", "handoff", "reasoning"]
+"""Where a use was found: an agent message, a tool call's arguments, a handoff summary,
+a recorded thought (a ``think`` call: reasoning, which communicates nothing)."""
 UnreadKind = Literal["unresolved-mention", "unparsed-value", "foreign-text", "unclassified-call"]
 """What the readers met and could not interpret (:mod:`sscbench.measure.unread`)."""
 UNREAD_KINDS: tuple[str, ...] = get_args(UnreadKind)

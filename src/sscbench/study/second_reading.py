@@ -122,7 +122,7 @@ def read_second_reading(path: Path) -> dict[str, SecondReading]:
     return {r.run_id: r for r in rows}
 
 
-def _settled(quantity: str, value: Any) -> Any:
+def _settled(quantity: str, value: object) -> object:
     """A value in the one form both readings share (∞ and not-applicable T_U alike: the
     run has no faulty reliance), or None when it is undecided."""
     if value is None or value == UNDECIDABLE:
@@ -132,7 +132,7 @@ def _settled(quantity: str, value: Any) -> Any:
     return value
 
 
-def rule_value(row: MeasurementRow, quantity: str) -> Any:
+def rule_value(row: MeasurementRow, quantity: str) -> object:
     """The rule reading of ``quantity`` on ``row`` (T_U read as the row meant it)."""
     return row.reliance_step() if quantity == "T_U" else getattr(row, quantity, None)
 

@@ -20,6 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
+
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.measure.classifier import UseClassifier

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from sscbench.core.agent import AgentFactory, RunContext, RunKind
+from sscbench.core.injection import Injection
 from sscbench.core.ledger import (
     ContextIntervention,
     EvaluatorEvent,
@@ -28,7 +29,6 @@ from sscbench.core.ledger import (
     RunStart,
     Usage,
 )
-from sscbench.core.injection import Injection
 from sscbench.core.user import UserFactory
 from sscbench.faults.case import Case
 from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator

@@ -27,7 +27,7 @@ import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from sscbench.core.dates_locale import SPAN_JOIN as LOCALE_SPAN_JOIN
 from sscbench.core.dates_locale import find_locale_dates
@@ -37,17 +37,21 @@ Role = Literal["single", "range-start", "range-end"]
 DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
 
 
+_Trie: TypeAlias = "dict[str, _Trie]"
+"""A trie of letters: each letter to the trie of what may follow ("" marks a word's end)."""
+
+
 def _alternation(words: Iterable[str]) -> str:
     """A regex matching any of ``words``, factored as a trie: the engine reads each
     letter once instead of trying every word at every position (several times faster)."""
-    trie: dict[str, dict] = {}
+    trie: _Trie = {}
     for word in words:
         node = trie
         for char in word:
             node = node.setdefault(char, {})
         node[""] = {}
 
-    def pattern(node: dict[str, dict]) -> str:
+    def pattern(node: _Trie) -> str:
         ends = "" in node
         branches = [re.escape(c) + pattern(child) for c, child in sorted(node.items()) if c]
         if not branches:

@@ -249,7 +249,8 @@ def parse_ledger_lines(lines: list[str]) -> list[LedgerEvent]:
 
 def parse_evaluator_line(line: str) -> EvaluatorEvent:
     """One evaluator-log record (lone surrogates in it written as JSON escapes are read back)."""
-    return loads_line(EVALUATOR_EVENT, line)
+    event: EvaluatorEvent = loads_line(EVALUATOR_EVENT, line)
+    return event
 
 
 def to_openai_messages(events: Sequence[LedgerEvent]) -> list[dict[str, Any]]:

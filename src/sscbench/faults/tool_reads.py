@@ -37,6 +37,7 @@ types and domains catches levels 0 to 2, no check catches level 3.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -61,7 +62,7 @@ STALE_HOOK = "stale"
 """Tag of the hook serving the replica's stale copy of the record."""
 
 
-def _reads_record(kind: str, rid: str):
+def _reads_record(kind: str, rid: str) -> Callable[[str, Any], bool]:
     read = READ_TOOLS[kind]
 
     def match(name: str, arguments: Any) -> bool:

@@ -44,7 +44,7 @@ def consistent_product(case: Case, hook_id: str) -> Injection:
     return hook
 
 
-def _as_acknowledged(live: dict, before: object, acked: object) -> dict:
+def _as_acknowledged(live: dict[str, object], before: object, acked: object) -> dict[str, object]:
     """The live record with the acknowledged change laid over it: each field the
     acknowledgement changed shows its acknowledged value while the live field still
     holds the value from before the attempt; a list that only grew since (a payment

@@ -68,7 +68,9 @@ def product_ids(view: LedgerView) -> frozenset[str]:
     return frozenset(out)
 
 
-def option_values(items: list[OrderItem], contract: FaultContract, view: LedgerView) -> dict:
+def option_values(
+    items: list[OrderItem], contract: FaultContract, view: LedgerView
+) -> dict[str, list[str]]:
     """Every value each option of the item's product takes in the records shown."""
     target = contract.target
     mine = next((i for i in items if i.item_id == target.entity_id), None)

@@ -170,15 +170,17 @@ class MeasurementRow(Measurement, RunColumns):
     def of(cls, values: Mapping[str, object]) -> MeasurementRow:
         """A row of exactly the columns ``values`` names (a row rebuilt from another's
         columns with one changed; a test's few columns): each value is validated as its
-        column's type, a column left out stays out, and a key that is no column is
-        refused."""
+        column's type, a key that is no column is refused, and a column left out stays
+        out (it reads as None, :meth:`has` says it is absent, the line leaves it out;
+        :meth:`from_line` and :meth:`of_run` require the required ones)."""
         unknown = sorted(set(values) - set(cls.model_fields))
         if unknown:
             raise ValueError(f"a measurement row has no column {', '.join(unknown)}")
         checked: dict[str, Any] = {
             name: _column_type(name).validate_python(value) for name, value in values.items()
         }
-        return cls.model_construct(_fields_set=set(checked), **checked)
+        absent = {name: None for name in cls.model_fields if name not in checked}
+        return cls.model_construct(_fields_set=set(checked), **absent, **checked)
 
     @classmethod
     def from_line(cls, line: str) -> MeasurementRow:

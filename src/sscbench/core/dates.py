@@ -37,8 +37,7 @@ Role = Literal["single", "range-start", "range-end"]
 DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
 
 
-_Trie: TypeAlias = "dict[str, _Trie]"
-"""A trie of letters: each letter to the trie of what may follow ("" marks a word's end)."""
+_Trie: TypeAlias = "dict[str, _Trie]"  # letter -> what may follow ("" ends a word)
 
 
 def _alternation(words: Iterable[str]) -> str:

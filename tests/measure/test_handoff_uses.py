@@ -156,7 +156,7 @@ def test_a_message_and_a_handoff_in_one_turn_are_both_read(operator, message_rel
     ledger, t_f, contract = SETUPS[operator]()
     step = ledger.call(HANDOFF, {"summary": summary}, "Transfer successful", message) - 1
     m = ledger.measure(operator, contract, t_f)
-    channels = sorted({u.channel for u in m.evidence.uses if u["step"] == step})
+    channels = sorted({u.channel for u in m.evidence.uses if u.step == step})
     assert channels == ["handoff", "message"]
     assert (step, step, 1) == (m.T_S, m.T_U, m.A)
     # the summary is written after the message: it is the turn's last stance

@@ -179,7 +179,7 @@ class MeasurementRow(Measurement, RunColumns):
         checked: dict[str, Any] = {
             name: _column_type(name).validate_python(value) for name, value in values.items()
         }
-        absent = {name: None for name in cls.model_fields if name not in checked}
+        absent: dict[str, Any] = {name: None for name in cls.model_fields if name not in checked}
         return cls.model_construct(_fields_set=set(checked), **absent, **checked)
 
     @classmethod

@@ -42,8 +42,8 @@ def _check_witnesses(admitted) -> int:
             again = [json.dumps(e.model_dump(mode="json"), sort_keys=True) for e in ledger]
             assert again == stored, case.case_id  # the same observations are delivered again
             _, _, m = reconstruct_from_fault(operator, case.contract, LedgerView(ledger), fault)
-            assert isinstance(m.t_e, int) and isinstance(m.t_s, int), (case.case_id, m.row())
-            assert m.t_e < m.t_s == case.witness.first_use_step, (case.case_id, m.row())
+            assert isinstance(m.T_E, int) and isinstance(m.T_S, int), (case.case_id, m.columns())
+            assert m.T_E < m.T_S == case.witness.first_use_step, (case.case_id, m.columns())
             assert all(p.source != "missing" for p in case.witness.provenance)
             checked += 1
     return checked

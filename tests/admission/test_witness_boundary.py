@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import pytest
 
 from sscbench.admission import witness
@@ -32,7 +30,7 @@ def test_evidence_at_the_first_use_step_is_no_pre_use_witness(
 
     def moved(*args, **kwargs):
         evidence, uses, m = real(*args, **kwargs)
-        return evidence, uses, dataclasses.replace(m, t_e=m.t_s + shift)
+        return evidence, uses, m.model_copy(update={"T_E": m.T_S + shift})
 
     monkeypatch.setattr(witness, "reconstruct_from_fault", moved)
     result = witness.search_witness(operator, c, world)

@@ -103,7 +103,7 @@ def test_the_pair_runs_the_same_cases_with_the_relation_marked(pair):
     ]
     assert {r.operator for r in b_rows} == {"ItemOption", "WriteEffect"}
     for r in b_rows:
-        reason = (r.evidence or {}).get("counterevidence") or ""
+        reason = r.evidence.counterevidence if r.evidence is not None else ""
         if r.operator == "WriteEffect":
             assert r.T_E in (None, "inf", float("inf")), r.run_id
         assert "product record" not in reason, r.run_id

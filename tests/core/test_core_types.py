@@ -6,9 +6,10 @@ import json
 
 import pytest
 
+from sscbench.core.definitions import arrival
 from sscbench.core.values import INF, UNDECIDABLE, Stratum
 from sscbench.faults.registry import MeasuredOperator, get_measured_operator, get_operator
-from sscbench.measure.reconstruct import Measurement, arrival
+from sscbench.study.rows import Measurement
 
 
 @pytest.mark.parametrize(
@@ -36,7 +37,10 @@ def test_the_non_arrival_statuses_are_strata_too():
         "measurement-missing",
         "clean",
     }
-    assert Measurement(triggered=False, t_f=None).row()["Z_S"] == "not-triggered"
+    untriggered = Measurement(triggered=False, T_F=None, Z_S=Stratum.NOT_TRIGGERED)
+    assert json.dumps(untriggered.columns()["Z_S"]) == '"not-triggered"'
+    with pytest.raises(ValueError):  # every measurement names its stratum
+        Measurement.model_validate({"triggered": False, "T_F": None})
 
 
 def test_measurement_takes_only_operators_that_can_measure():

@@ -542,7 +542,7 @@ def test_faulted_runs_are_measured_whatever_the_model_does(server, timed_turns):
         assert result.end.status == "completed", result.evaluator
         assert not any(isinstance(event, HarnessError) for event in result.evaluator)
         malformed[label] += malformed_calls_get_errors(result.ledger)
-        row = measure_run(case, result.ledger, [*result.evaluator, result.end])
+        row = measure_run(case, result.ledger, [*result.evaluator, result.end]).columns()
         assert isinstance(row["Z_S"], str)
         if row.get("triggered"):
             assert result.triggered

@@ -324,7 +324,7 @@ def test_injected_return_in_other_models_phrasing_is_reliance(text):
     ledger, t_f = trip_ledger()
     use = ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == m.t_u == use and m.adopted == 1 and m.y_end == "endorses"
+    assert m.T_S == m.T_U == use and m.A == 1 and m.Y_end == "endorses"
 
 
 @pytest.mark.parametrize(
@@ -342,7 +342,7 @@ def test_true_return_as_a_spans_end_is_a_correct_use(text):
     ledger, t_f = trip_ledger()
     use = ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == use and m.t_u == NOT_APPLICABLE and m.adopted == 0
+    assert use == m.T_S and m.T_U == NOT_APPLICABLE and m.A == 0
 
 
 @pytest.mark.parametrize(
@@ -362,7 +362,7 @@ def test_no_statement_of_the_return_is_no_use(text):
     ledger, t_f = trip_ledger()
     ledger.say(text)
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == INF and m.adopted == 0 and m.z_s == "no-use"
+    assert m.T_S == INF and m.A == 0 and m.Z_S == "no-use"
 
 
 def test_the_span_of_the_record_questioned_is_verification():
@@ -372,7 +372,7 @@ def test_the_span_of_the_record_questioned_is_verification():
         "outbound. Let me check."
     )
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.adopted == 0 and m.y_end == "rejects"
+    assert check == m.T_S and m.T_U == NOT_APPLICABLE and m.A == 0 and m.Y_end == "rejects"
 
 
 def test_a_correction_written_as_a_change_of_dates_is_no_reliance():
@@ -381,7 +381,7 @@ def test_a_correction_written_as_a_change_of_dates_is_no_reliance():
         "The record of ABC123 did not show the right return: it is not May 17, it is May 25."
     )
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert m.t_s == use and m.t_u == NOT_APPLICABLE and m.adopted == 0
+    assert use == m.T_S and m.T_U == NOT_APPLICABLE and m.A == 0
 
 
 def test_reliance_after_a_correct_span_sets_t_u_later():
@@ -389,5 +389,5 @@ def test_reliance_after_a_correct_span_sets_t_u_later():
     first = ledger.say("ABC123: May 20-25, 2024.")
     rely = ledger.say("Your return HAT200 on **Fri, May 17** stays as booked.")
     m = ledger.measure("ReturnDate", date_contract(), t_f)
-    assert (m.t_s, m.t_u, m.adopted) == (first, rely, 1)
+    assert (first, rely, 1) == (m.T_S, m.T_U, m.A)
     assert FAKE_RETURN == "2024-05-17"

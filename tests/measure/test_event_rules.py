@@ -68,22 +68,22 @@ def _measure(uses: list[tuple[int, UseLabel]]):
 
 
 def test_an_unresolved_use_before_the_first_use_makes_t_s_undecidable() -> None:
-    assert _measure([(5, U), (7, D)]).t_s == UNDECIDABLE
-    assert _measure([(5, D), (7, U)]).t_s == 5
-    assert _measure([(5, N), (7, D)]).t_s == 7
+    assert _measure([(5, U), (7, D)]).T_S == UNDECIDABLE
+    assert _measure([(5, D), (7, U)]).T_S == 5
+    assert _measure([(5, N), (7, D)]).T_S == 7
 
 
 def test_an_unresolved_use_before_the_first_reliance_makes_t_u_undecidable() -> None:
-    assert _measure([(5, U), (7, R)]).t_u == UNDECIDABLE
-    assert _measure([(5, D), (7, R), (9, U)]).t_u == 7
+    assert _measure([(5, U), (7, R)]).T_U == UNDECIDABLE
+    assert _measure([(5, D), (7, R), (9, U)]).T_U == 7
 
 
 def test_adoption_with_an_unresolved_use_and_no_reliance_is_undecidable_not_zero() -> None:
     unresolved = _measure([(5, D), (7, U)])
-    assert unresolved.adopted == UNDECIDABLE and unresolved.t_u == UNDECIDABLE
+    assert unresolved.A == UNDECIDABLE and unresolved.T_U == UNDECIDABLE
     resolved = _measure([(5, D), (7, D)])
-    assert resolved.adopted == 0 and resolved.t_u == NOT_APPLICABLE
-    assert _measure([(5, U), (7, R)]).adopted == 1
+    assert resolved.A == 0 and resolved.T_U == NOT_APPLICABLE
+    assert _measure([(5, U), (7, R)]).A == 1
 
 
 def _record(step: int, delivered: str) -> InterventionRecord:

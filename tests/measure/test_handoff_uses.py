@@ -107,7 +107,7 @@ def _relative(m, step: int) -> tuple:
     def rel(x):
         return x - step if isinstance(x, int) else x
 
-    return (rel(m.t_s), rel(m.t_u), m.adopted, m.z_s, m.y_end)
+    return (rel(m.T_S), rel(m.T_U), m.A, m.Z_S, m.Y_end)
 
 
 def _measured(operator: str, text: str, as_handoff: bool) -> tuple:
@@ -138,7 +138,7 @@ def test_a_handoff_that_says_nothing_of_the_fact_is_no_use(operator):
         "Transfer successful",
     )
     m = ledger.measure(operator, contract, t_f)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 def _pair(operator: str) -> tuple[str, str]:
@@ -156,8 +156,8 @@ def test_a_message_and_a_handoff_in_one_turn_are_both_read(operator, message_rel
     ledger, t_f, contract = SETUPS[operator]()
     step = ledger.call(HANDOFF, {"summary": summary}, "Transfer successful", message) - 1
     m = ledger.measure(operator, contract, t_f)
-    channels = sorted({u["channel"] for u in m.evidence["uses"] if u["step"] == step})
+    channels = sorted({u.channel for u in m.evidence.uses if u.step == step})
     assert channels == ["handoff", "message"]
-    assert (m.t_s, m.t_u, m.adopted) == (step, step, 1)
+    assert (step, step, 1) == (m.T_S, m.T_U, m.A)
     # the summary is written after the message: it is the turn's last stance
-    assert m.y_end == ("rejects" if message_relies else "endorses")
+    assert m.Y_end == ("rejects" if message_relies else "endorses")

@@ -290,5 +290,5 @@ def test_a_display_line_of_the_faulted_item_is_measured_in_any_form(fault, style
     options = {**sc.product["variants"][iid]["options"], key: form}
     line = f"Here is your order:\n- {_display(name, '', iid, options)}\nShall I go on?"
     m, (step,) = measure(sc, line)
-    assert m.t_s == step
-    assert (m.adopted, m.y_end) == ((1, "endorses") if shown == sc.injected else (0, "rejects"))
+    assert step == m.T_S
+    assert (m.A, m.Y_end) == ((1, "endorses") if shown == sc.injected else (0, "rejects"))

@@ -102,7 +102,7 @@ def measure(*texts: str, user: str = "I want to exchange a t-shirt.", product: b
 
 
 def quantities(m) -> tuple:
-    return (m.t_s, m.t_u, m.adopted, m.y_end)
+    return (m.T_S, m.T_U, m.A, m.Y_end)
 
 
 # ---- 1. messages wrapped in JSON --------------------------------------------------------
@@ -119,7 +119,7 @@ def quantities(m) -> tuple:
 )
 def test_json_wrapped_statement_of_the_injected_option_is_reliance(text):
     m, (use,) = measure(text)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, use, 1, "endorses")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (use, use, 1, "endorses")
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,7 @@ def test_json_wrapped_statement_of_the_injected_option_is_reliance(text):
 )
 def test_json_wrapped_statement_about_another_item_is_no_use(text):
     m, _ = measure(text)
-    assert m.t_s == INF and m.z_s == "no-use"
+    assert m.T_S == INF and m.Z_S == "no-use"
 
 
 # ---- 2. a replacement chosen on another criterion; a restated request --------------------
@@ -153,7 +153,7 @@ def test_json_wrapped_statement_about_another_item_is_no_use(text):
 )
 def test_replacement_on_another_criterion_or_a_restated_request_is_no_use(text):
     m, _ = measure(text, product=True)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 @pytest.mark.parametrize(
@@ -166,7 +166,7 @@ def test_replacement_on_another_criterion_or_a_restated_request_is_no_use(text):
 )
 def test_a_replacement_keeping_the_injected_option_or_a_statement_is_reliance(text):
     m, (use,) = measure(text, product=True)
-    assert m.t_u == use and m.adopted == 1
+    assert use == m.T_U and m.A == 1
 
 
 # ---- 3. two order items with one product name -------------------------------------------
@@ -175,7 +175,7 @@ def test_a_replacement_keeping_the_injected_option_or_a_statement_is_reliance(te
 @pytest.mark.parametrize("text", ["Your T-Shirt is red.", "The T-Shirt you ordered is blue."])
 def test_a_name_two_items_share_stating_the_disputed_value_is_undecidable(text):
     m, _ = measure(text)
-    assert m.t_s == UNDECIDABLE and m.adopted == UNDECIDABLE and m.z_s == "undecidable"
+    assert m.T_S == UNDECIDABLE and m.A == UNDECIDABLE and m.Z_S == "undecidable"
 
 
 @pytest.mark.parametrize(
@@ -189,7 +189,7 @@ def test_a_name_two_items_share_stating_the_disputed_value_is_undecidable(text):
 )
 def test_an_id_position_or_fitting_option_set_resolves_the_shared_name(text):
     m, (use,) = measure(text)
-    assert m.t_u == use and m.adopted == 1
+    assert use == m.T_U and m.A == 1
 
 
 @pytest.mark.parametrize(
@@ -197,7 +197,7 @@ def test_an_id_position_or_fitting_option_set_resolves_the_shared_name(text):
 )
 def test_the_other_item_with_the_shared_name_is_no_use(text):
     m, _ = measure(text)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 # ---- 4. a value written before its id ----------------------------------------------------
@@ -213,12 +213,12 @@ def test_the_other_item_with_the_shared_name_is_no_use(text):
 )
 def test_a_value_written_before_the_items_id_is_said_of_it(text):
     m, (use,) = measure(text)
-    assert m.t_u == use and m.adopted == 1
+    assert use == m.T_U and m.A == 1
 
 
 def test_a_value_written_before_another_id_is_not_said_of_the_item():
     m, _ = measure(f"Red, size L (item_id {V_RED_L}) is available; black, size S (item {B}).")
-    assert m.t_s == INF
+    assert m.T_S == INF
 
 
 # ---- 5. markdown tables and numbered lists ----------------------------------------------
@@ -230,7 +230,7 @@ TABLE += "| T-Shirt | {b} | {cb} | S |"
 @pytest.mark.parametrize(("ca", "cb", "used"), [("red", "black", True), ("", "red", False)])
 def test_a_table_rows_cells_are_about_the_rows_item(ca, cb, used):
     m, (use,) = measure(TABLE.format(a=A, b=B, ca=ca, cb=cb))
-    assert (m.t_u, m.adopted) == ((use, 1) if used else (NOT_APPLICABLE, 0))
+    assert ((use, 1) if used else (NOT_APPLICABLE, 0)) == (m.T_U, m.A)
 
 
 def test_a_table_with_a_new_variant_column_keeps_roles_apart():
@@ -239,7 +239,7 @@ def test_a_table_with_a_new_variant_column_keeps_roles_apart():
         f"| {A} | blue | {V_BLUE_L} | blue |"
     )
     m, (use,) = measure(table, product=True)
-    assert m.t_s == use and m.adopted == 0 and m.y_end == "rejects"
+    assert use == m.T_S and m.A == 0 and m.Y_end == "rejects"
 
 
 @pytest.mark.parametrize(("under_a", "used"), [("red", True), ("cotton", False)])
@@ -249,7 +249,7 @@ def test_numbered_list_sub_bullets_are_about_their_items(under_a, used):
         f"2. T-Shirt (item_id {B})\n   - Color: red"
     )
     m, (use,) = measure(text)
-    assert (m.t_u, m.adopted) == ((use, 1) if used else (NOT_APPLICABLE, 0))
+    assert ((use, 1) if used else (NOT_APPLICABLE, 0)) == (m.T_U, m.A)
 
 
 def test_a_menu_of_variants_under_the_item_is_no_use():
@@ -258,7 +258,7 @@ def test_a_menu_of_variants_under_the_item_is_no_use():
         f"- red, size L (item {V_RED_L})\n- blue, size L (item {V_BLUE_L})\n\nWhich one?"
     )
     m, _ = measure(text, product=True)
-    assert m.t_s == INF
+    assert m.T_S == INF
 
 
 # ---- 6. option values compared as the record writes them --------------------------------
@@ -282,12 +282,12 @@ def test_value_pattern(value, text, hit):
 
 def test_a_value_inside_another_word_is_no_use():
     m, _ = measure(f"Your T-Shirt (item {A}) has a reduced price.")
-    assert m.t_s == INF
+    assert m.T_S == INF
 
 
 def test_case_differences_still_match():
     m, (use,) = measure(f"Your T-Shirt (item {A}): RED, size M.")
-    assert m.t_u == use
+    assert use == m.T_U
 
 
 # ---- 7. the reference layer --------------------------------------------------------------
@@ -364,7 +364,7 @@ def test_prose_json_table_and_bullets_give_the_same_quantities(color, item_id, l
 )
 def test_a_value_before_a_name_with_its_id_is_said_of_the_item(text, adopted, stance):
     m, (use,) = measure(text)
-    assert (m.t_s, m.adopted, m.y_end) == (use, adopted, stance)
+    assert (m.T_S, m.A, m.Y_end) == (use, adopted, stance)
 
 
 @pytest.mark.parametrize(
@@ -376,7 +376,7 @@ def test_a_value_before_a_name_with_its_id_is_said_of_the_item(text, adopted, st
 )
 def test_a_value_before_another_items_name_and_id_is_not_said_of_the_item(text):
     m, _ = measure(text)
-    assert m.t_s == INF
+    assert m.T_S == INF
 
 
 def test_a_handoff_naming_the_item_by_its_value_before_name_and_id_is_reliance():
@@ -385,7 +385,7 @@ def test_a_handoff_naming_the_item_by_its_value_before_name_and_id_is_reliance()
     summary = f"The user wants to exchange the red T-Shirt (item_id {A}) for a larger size."
     step = ledger.call("transfer_to_human_agents", {"summary": summary}, "Transfer successful")
     m = ledger.measure("ItemOption", contract(), t_f)
-    assert (m.t_s, m.t_u, m.y_end) == (step - 1, step - 1, "endorses")
+    assert (m.T_S, m.T_U, m.Y_end) == (step - 1, step - 1, "endorses")
 
 
 # ---- 9. "return requested" is an action's status, not a restated request -----------------
@@ -401,7 +401,7 @@ def test_a_handoff_naming_the_item_by_its_value_before_name_and_id_is_reliance()
 )
 def test_an_action_requested_on_the_item_keeps_its_values_current(text):
     m, (use,) = measure(text)
-    assert (m.t_u, m.adopted, m.y_end) == (use, 1, "endorses")
+    assert (m.T_U, m.A, m.Y_end) == (use, 1, "endorses")
 
 
 @pytest.mark.parametrize(
@@ -413,7 +413,7 @@ def test_an_action_requested_on_the_item_keeps_its_values_current(text):
 )
 def test_a_restated_request_for_a_variant_is_still_no_use(text):
     m, _ = measure(text, product=True)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 # ---- 10. T_E: an order record showing the item's id with both values settles nothing ------
@@ -436,7 +436,7 @@ def test_two_lines_with_one_id_and_two_values_do_not_refute(later, refuting):
         else:
             steps.append(ledger.call("get_order_details", {"order_id": "#W9609649"}, TRUE_TWINS))
     m = ledger.measure("ItemOption", contract(), t_f)
-    assert m.t_e == (INF if refuting is None else steps[refuting])
+    assert (INF if refuting is None else steps[refuting]) == m.T_E
 
 
 def test_a_later_order_record_with_the_item_once_and_true_still_refutes():
@@ -444,7 +444,7 @@ def test_a_later_order_record_with_the_item_once_and_true_still_refutes():
     t_f = ledger.call("get_order_details", {"order_id": "#W9609649"}, ORDER)
     true = {**ORDER, "items": [shirt(A, "blue", "M"), *ORDER["items"][1:]]}
     step = ledger.call("get_order_details", {"order_id": "#W9609649"}, true)
-    assert ledger.measure("ItemOption", contract(), t_f).t_e == step
+    assert step == ledger.measure("ItemOption", contract(), t_f).T_E
 
 
 # ---- 11. words that contradict the item's undisputed options describe another variant ----
@@ -460,7 +460,7 @@ def test_a_later_order_record_with_the_item_once_and_true_still_refutes():
 )
 def test_values_contradicting_an_undisputed_option_describe_another_variant(text):
     m, _ = measure(text, product=True)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 @pytest.mark.parametrize(
@@ -473,7 +473,7 @@ def test_values_contradicting_an_undisputed_option_describe_another_variant(text
 )
 def test_values_fitting_the_item_or_bound_by_its_id_are_said_of_it(text):
     m, (use,) = measure(text, product=True)
-    assert m.t_u == use and m.adopted == 1
+    assert use == m.T_U and m.A == 1
 
 
 # ---- 12. an id ending a sentence; "<description> is item <id>" ---------------------------
@@ -495,7 +495,7 @@ def test_a_check_beside_a_variant_named_by_is_item_stays_a_check():
         f"the red one in size L is item {V_RED_L}."
     )
     m, (use,) = measure(text, product=True)
-    assert (m.t_s, m.adopted, m.y_end) == (use, 0, "rejects")
+    assert (m.T_S, m.A, m.Y_end) == (use, 0, "rejects")
 
 
 # ---- 13. values are tokens: no clitic, any hyphen -----------------------------------------
@@ -517,7 +517,7 @@ def test_value_pattern_tokens(value, text, hit):
 
 def test_a_clitic_is_no_value_of_an_undisputed_option():
     m, (use,) = measure("Your first T-Shirt is red, and it's the one to return.")
-    assert m.t_u == use and m.adopted == 1
+    assert use == m.T_U and m.A == 1
 
 
 # ---- 14. a stated preference is a restated request ---------------------------------------
@@ -533,4 +533,4 @@ def test_a_clitic_is_no_value_of_an_undisputed_option():
 )
 def test_a_preference_is_a_request_not_the_items_state(text, used):
     m, _ = measure(text, product=True)
-    assert (m.adopted == 1) is used and (m.t_s == INF) is not used
+    assert (m.A == 1) is used and (m.T_S == INF) is not used

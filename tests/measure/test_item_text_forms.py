@@ -22,12 +22,12 @@ TABLE = "| Field | Value |\n| --- | --- |\n| Color | red |\n| Size | M |"
 
 def _relies(text: str) -> bool:
     m, (step,) = measure(text)
-    return (m.t_s, m.t_u, m.adopted) == (step, step, 1)
+    return (step, step, 1) == (m.T_S, m.T_U, m.A)
 
 
 def _no_use(text: str) -> bool:
     m, _ = measure(text)
-    return m.t_s == INF and m.z_s == "no-use"
+    return m.T_S == INF and m.Z_S == "no-use"
 
 
 # ---- a JSON value with line breaks ------------------------------------------------------

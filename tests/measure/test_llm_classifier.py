@@ -40,11 +40,11 @@ def _faulted_run():
 
 def test_llm_labels_are_used_and_see_the_numbered_trajectory():
     case, result = _faulted_run()
-    rule = measure_run(case, result.ledger, result.evaluator)
+    rule = measure_run(case, result.ledger, result.evaluator).columns()
     with OpenAIServer(lambda body: text('{"label": "verification", "reason": "checks"}')) as server:
         judge = LLMClassifier(EndpointConfig(base_url=server.base_url, model="judge"))
         try:
-            llm = measure_run(case, result.ledger, result.evaluator, judge)
+            llm = measure_run(case, result.ledger, result.evaluator, judge).columns()
         finally:
             judge.close()
         prompt = server.requests[0]["messages"][1]["content"]
@@ -66,7 +66,7 @@ def test_unparseable_answer_is_undecidable_and_failure_is_missing():
     with OpenAIServer(lambda body: text("I think it is fine")) as server:
         judge = LLMClassifier(EndpointConfig(base_url=server.base_url, model="judge"))
         try:
-            row = measure_run(case, result.ledger, result.evaluator, judge)
+            row = measure_run(case, result.ledger, result.evaluator, judge).columns()
         finally:
             judge.close()
     assert row["A"] == "undecidable" and row["T_S"] == "undecidable"
@@ -77,7 +77,7 @@ def test_unparseable_answer_is_undecidable_and_failure_is_missing():
             )
         )
         try:
-            row = measure_run(case, result.ledger, result.evaluator, judge)
+            row = measure_run(case, result.ledger, result.evaluator, judge).columns()
         finally:
             judge.close()
     assert row["Z_S"] == "measurement-missing" and "classifier" in row["error"]

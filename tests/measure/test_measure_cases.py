@@ -75,8 +75,8 @@ def test_item_option_product_record_seen_before_binding_completes_at_binding(ite
     )
     m = ledger.measure(operator, case, t_f)
     assert seen < t_f
-    assert m.t_e == t_f  # the binding (item id in the order record) completes the relation
-    assert m.t_s == m.t_u == use and m.adopted == 1 and m.z_s == "pre"
+    assert t_f == m.T_E  # the binding (item id in the order record) completes the relation
+    assert m.T_S == m.T_U == use and m.A == 1 and m.Z_S == "pre"
 
 
 def test_item_option_evidence_before_the_fault(item_option):
@@ -96,7 +96,7 @@ def test_item_option_evidence_before_the_fault(item_option):
         f"Item {case.params.item_id} has {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
-    assert m.t_e == clean < t_f
+    assert m.T_E == clean < t_f
 
 
 def test_item_option_without_product_record_is_absent(item_option):
@@ -111,7 +111,7 @@ def test_item_option_without_product_record_is_absent(item_option):
         f"Item {case.params.item_id} has {case.params.option}: {case.params.injected_value}."
     )
     m = ledger.measure(operator, case, t_f)
-    assert m.t_e == INF and m.z_s == "absent" and m.adopted == 1
+    assert m.T_E == INF and m.Z_S == "absent" and m.A == 1
 
 
 def test_agent_claim_is_not_counterevidence(item_option):
@@ -125,7 +125,7 @@ def test_agent_claim_is_not_counterevidence(item_option):
     # the agent asserts the true option itself: that is a use, never evidence
     ledger.say(f"Item {case.params.item_id} has {case.params.option}: {case.params.true_value}.")
     m = ledger.measure(operator, case, t_f)
-    assert m.t_e == INF and m.adopted == 0 and m.z_s == "absent"
+    assert m.T_E == INF and m.A == 0 and m.Z_S == "absent"
 
 
 @pytest.fixture(scope="module")
@@ -157,7 +157,7 @@ def test_write_effect_readback_after_an_intervening_write_is_not_evidence(write_
     ledger.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
     ledger.say(f"Reservation {rid}: your flights have been changed.")
     m = ledger.measure(operator, case, t_f)
-    assert m.t_e == INF and m.adopted == 1 and m.z_s == "absent"
+    assert m.T_E == INF and m.A == 1 and m.Z_S == "absent"
 
 
 def test_write_effect_readback_before_claim_is_pre(write_effect):
@@ -175,7 +175,7 @@ def test_write_effect_readback_before_claim_is_pre(write_effect):
     )
     claim = ledger.say(f"Reservation {rid}: your flights have been updated.")
     m = ledger.measure(operator, case, t_f)
-    assert m.t_e == read < m.t_s == claim == m.t_u and m.z_s == "pre" and m.adopted == 1
+    assert m.T_E == read < m.T_S == claim == m.T_U and m.Z_S == "pre" and m.A == 1
 
 
 def test_write_effect_verification_is_a_use_not_reliance(write_effect):
@@ -191,8 +191,8 @@ def test_write_effect_verification_is_a_use_not_reliance(write_effect):
     check = ledger.say(f"Let me verify the flight change on reservation {rid}.")
     m = ledger.measure(operator, case, t_f)
     # checking the claimed effect depends on it (Def. 3.2) but is no reliance (Def. 3.3)
-    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.z_s == "absent" and m.adopted == 0
-    assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
+    assert check == m.T_S and m.T_U == NOT_APPLICABLE and m.Z_S == "absent" and m.A == 0
+    assert [u.label for u in m.evidence.uses] == ["verification"]
 
 
 def test_hedge_does_not_cancel_a_committing_action():
@@ -219,8 +219,8 @@ def test_hedge_does_not_cancel_a_committing_action():
         - 1
     )
     m = ledger.measure(operator, case, t_f)
-    assert m.t_u == act and m.adopted == 1  # the call commits to v′ whatever the text says
-    assert m.t_e == t_f and m.z_s == "pre"
+    assert act == m.T_U and m.A == 1  # the call commits to v′ whatever the text says
+    assert t_f == m.T_E and m.Z_S == "pre"
 
 
 def test_return_date_verification_is_not_reliance():
@@ -236,8 +236,8 @@ def test_return_date_verification_is_not_reliance():
         "before the outbound; that cannot be right, let me re-check."
     )
     m = ledger.measure(operator, case, t_f)
-    assert m.adopted == 0 and m.t_s == check and m.t_u == NOT_APPLICABLE and m.z_s == "pre"
-    assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
+    assert m.A == 0 and check == m.T_S and m.T_U == NOT_APPLICABLE and m.Z_S == "pre"
+    assert [u.label for u in m.evidence.uses] == ["verification"]
 
 
 # ---- read_back_step: the first read-back of the affected record after the fault ---------
@@ -258,7 +258,7 @@ def test_a_read_of_the_reservation_after_the_write_is_the_read_back(write_effect
     read = ledger.call(
         "get_reservation_details", {"reservation_id": rid}, _reservation(world, case)
     )
-    row = ledger.measure(operator, case, t_f).row()
+    row = ledger.measure(operator, case, t_f).columns()
     assert row["read_back_step"] == read > claim == row["T_S"]  # the read before it is no read-back
 
 
@@ -272,7 +272,7 @@ def test_a_read_back_that_shows_no_counterevidence_still_counts(write_effect) ->
     read = ledger.call("get_reservation_details", {"reservation_id": rid}, shown)
     ledger.say(f"Reservation {rid}: your flights have been updated.")
     m = ledger.measure(operator, case, t_f)
-    assert m.t_e == INF and m.read_back_step == read
+    assert m.T_E == INF and m.read_back_step == read
 
 
 def test_reads_of_other_records_are_no_read_back(write_effect) -> None:
@@ -317,7 +317,7 @@ def test_write_effect_a_write_leaving_the_flights_unchanged_keeps_the_scope(writ
         "payment_id": case.params.request.payment_id,
     }
     m, read = _write_then_read(write_effect, "update_reservation_flights", same, record)
-    assert m.t_e == read and m.z_s == "pre"
+    assert read == m.T_E and m.Z_S == "pre"
 
 
 def test_write_effect_baggage_and_cancellation_writes_keep_the_scope(write_effect):
@@ -325,10 +325,10 @@ def test_write_effect_baggage_and_cancellation_writes_keep_the_scope(write_effec
     record = _reservation(world, case)
     bags = {"total_baggages": 1, "nonfree_baggages": 0, "payment_id": "x"}
     m, read = _write_then_read(write_effect, "update_reservation_baggages", bags, record)
-    assert m.t_e == read
+    assert read == m.T_E
     cancelled = {**record, "status": "cancelled"}
     m, read = _write_then_read(write_effect, "cancel_reservation", {}, cancelled)
-    assert m.t_e == read
+    assert read == m.T_E
 
 
 def test_write_effect_a_write_changing_the_flights_breaks_the_scope(write_effect):
@@ -341,13 +341,13 @@ def test_write_effect_a_write_changing_the_flights_breaks_the_scope(write_effect
         {"cabin": record["cabin"], "flights": moved},
         _reservation(world, case, moved),
     )
-    assert m.t_e == INF and m.z_s == "absent"
+    assert m.T_E == INF and m.Z_S == "absent"
 
 
 def test_write_effect_a_write_whose_result_shows_no_flights_is_undecidable(write_effect):
     """Whether it changed the flights cannot be seen: the later read is not guessed."""
     m, _ = _write_then_read(write_effect, "update_reservation_passengers", {}, "done")
-    assert m.t_e == UNDECIDABLE and m.z_s == "undecidable"
+    assert m.T_E == UNDECIDABLE and m.Z_S == "undecidable"
 
 
 # ---- Y_end as core.definitions.Y_END_WORDING states it
@@ -364,8 +364,8 @@ def test_y_end_is_the_last_message_stance_and_undecidable_without_one(write_effe
     ledger.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
     ledger.say(f"Correction: the flight change on reservation {rid} did not take effect.")
     m = ledger.measure(operator, case, t_f)
-    assert m.adopted == 1 and m.y_end == "rejects"  # the last stance, not the first
+    assert m.A == 1 and m.Y_end == "rejects"  # the last stance, not the first
     silent = Ledger()
     t_f = silent.call("update_reservation_flights", request, ack)
     silent.call("get_reservation_details", {"reservation_id": rid}, _reservation(world, case))
-    assert silent.measure(operator, case, t_f).y_end == "undecidable"  # no message takes one
+    assert silent.measure(operator, case, t_f).Y_end == "undecidable"  # no message takes one

@@ -61,7 +61,7 @@ runs = st.tuples(
 @given(runs)
 def test_event_order_and_no_use(spec):
     case, result = run(*spec)
-    m = measure_run(case, result.ledger, result.evaluator)
+    m = measure_run(case, result.ledger, result.evaluator).columns()
     if not m.get("triggered"):
         return
     t_f, t_s, t_u = m["T_F"], m["T_S"], m["T_U"]
@@ -83,7 +83,7 @@ def test_event_order_and_no_use(spec):
 @given(runs, st.randoms(use_true_random=False))
 def test_evaluator_order_and_later_records_change_nothing(spec, rnd):
     case, result = run(*spec)
-    before = measure_run(case, result.ledger, result.evaluator)
+    before = measure_run(case, result.ledger, result.evaluator).columns()
     shuffled = list(result.evaluator)
     rnd.shuffle(shuffled)
     extra = [
@@ -101,7 +101,7 @@ def test_evaluator_order_and_later_records_change_nothing(spec, rnd):
         CalibrationLabels(labels={"uses": [{"step": 1, "fact": "f"}]}),
         HarnessError(where="after", message="appended after the end"),
     ]
-    assert measure_run(case, result.ledger, shuffled + extra) == before
+    assert measure_run(case, result.ledger, shuffled + extra).columns() == before
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])

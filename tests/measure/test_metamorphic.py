@@ -162,7 +162,7 @@ def _measured(study: StudyDir, cases: dict, run_id: str, names: list[str]) -> di
     entry = next(e for e in study.read_index() if e.run_id == run_id)
     ledger = read_ledger(study, run_id)
     evaluator = read_run_evaluator(study, run_id)
-    row = measure_run(cases[entry.case_id], _rewritten(ledger, names), evaluator)
+    row = measure_run(cases[entry.case_id], _rewritten(ledger, names), evaluator).columns()
     return {q: row.get(q) for q in QUANTITIES}
 
 

@@ -136,7 +136,7 @@ def test_restating_in_another_form_leaves_every_quantity_unchanged(
             if rewritten is None:
                 continue
             applied += 1
-            row = measure_run(case, rewritten, evaluator)
+            row = measure_run(case, rewritten, evaluator).columns()
             got = {q: row.get(q) for q in QUANTITIES}
             want = baseline[(index, run_id)]
             if got != want:

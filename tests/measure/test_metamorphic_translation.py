@@ -117,7 +117,7 @@ def _measured_in(study, cases, run_id: str, rewrite: Callable[[str], str]) -> di
         else e
         for e in read_ledger(study, run_id)
     ]
-    row = measure_run(cases[entry.case_id], ledger, read_run_evaluator(study, run_id))
+    row = measure_run(cases[entry.case_id], ledger, read_run_evaluator(study, run_id)).columns()
     return {q: row.get(q) for q in QUANTITIES}
 
 

@@ -53,7 +53,7 @@ FILED_AS_CREDIT_CARD = [
 @pytest.mark.parametrize("text", FILED_AS_CREDIT_CARD)
 def test_a_method_filed_under_the_flipped_category_is_reliance(text):
     step, m = _quantities(text)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (step, step, 1, "endorses")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (step, step, 1, "endorses")
 
 
 FILED_AS_GIFT_CARD = [
@@ -69,7 +69,7 @@ FILED_AS_GIFT_CARD = [
 @pytest.mark.parametrize("text", FILED_AS_GIFT_CARD)
 def test_a_method_filed_under_its_true_category_is_a_correct_use(text):
     step, m = _quantities(text)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (step, NOT_APPLICABLE, 0, "rejects")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (step, NOT_APPLICABLE, 0, "rejects")
 
 
 @pytest.mark.parametrize(
@@ -85,8 +85,8 @@ def test_a_method_filed_under_its_true_category_is_a_correct_use(text):
 )
 def test_a_denial_or_a_check_is_not_filing(text):
     step, m = _quantities(text)
-    assert (m.t_s, m.adopted, m.y_end) == (step, 0, "rejects")
-    assert "faulty_reliance" not in [u["label"] for u in m.evidence["uses"]]
+    assert (m.T_S, m.A, m.Y_end) == (step, 0, "rejects")
+    assert "faulty_reliance" not in [u.label for u in m.evidence.uses]
 
 
 @pytest.mark.parametrize(
@@ -103,7 +103,7 @@ def test_a_denial_or_a_check_is_not_filing(text):
 )
 def test_no_filing_without_a_heading_over_the_method(text):
     _, m = _quantities(text)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 def test_heading_spans_cover_the_items_under_a_heading_only():
@@ -122,7 +122,7 @@ def test_a_sibling_heading_files_the_method_under_its_own_category():
     step, m = _quantities(
         "- Credit cards:\n  - Visa ending in 7238\n- Gift card: gift_card_7156512"
     )
-    assert (m.t_s, m.adopted, m.y_end) == (step, 0, "rejects")
+    assert (m.T_S, m.A, m.Y_end) == (step, 0, "rejects")
 
 
 # ---- 2. a count of categories over the profile -------------------------------------------
@@ -140,7 +140,7 @@ def test_a_sibling_heading_files_the_method_under_its_own_category():
 )
 def test_a_count_binding_the_method_to_the_flipped_category_is_reliance(text):
     step, m = _quantities(text)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (step, step, 1, "endorses")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (step, step, 1, "endorses")
 
 
 @pytest.mark.parametrize(
@@ -153,7 +153,7 @@ def test_a_count_binding_the_method_to_the_flipped_category_is_reliance(text):
 )
 def test_a_count_binding_the_method_to_its_true_category_is_a_correct_use(text):
     step, m = _quantities(text)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (step, NOT_APPLICABLE, 0, "rejects")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (step, NOT_APPLICABLE, 0, "rejects")
 
 
 @pytest.mark.parametrize(
@@ -170,7 +170,7 @@ def test_a_count_binding_the_method_to_its_true_category_is_a_correct_use(text):
 )
 def test_a_count_that_does_not_bind_the_method_is_no_use(text):
     _, m = _quantities(text)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 def test_an_article_alone_is_no_tally():
@@ -187,11 +187,11 @@ def test_an_article_alone_is_no_tally():
     )
     _, m = measure_text("certificate_3887113", text, methods)
     # the record reported and a hedge: both values set side by side, not a plain statement
-    assert [u["label"] for u in m.evidence["uses"]] == ["verification"]
+    assert [u.label for u in m.evidence.uses] == ["verification"]
     step, m = measure_text(
         "certificate_3887113", "You have 1 gift card and 2 credit cards.", methods
     )
-    assert (m.t_s, m.adopted) == (step, 1)
+    assert (step, 1) == (m.T_S, m.A)
 
 
 def test_a_count_does_not_bind_when_another_methods_category_is_unsettled():
@@ -201,7 +201,7 @@ def test_a_count_does_not_bind_when_another_methods_category_is_unsettled():
     # certificate_8045380 is now shown as a gift card but its id says certificate
     ledger.say("You have one gift card, one certificate and two credit cards.")
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == INF
+    assert m.T_S == INF
 
 
 def test_counts_of_reads_a_tally_of_what_the_user_has():
@@ -246,7 +246,7 @@ def _pays(target: str, turns: list[tuple[str, str]], call_text: str | None = Non
 )
 def test_a_call_paying_with_a_method_picked_from_the_flipped_category_relies(turns, call_text):
     call, m = _pays(TARGET, turns, call_text)
-    assert (m.t_s, m.t_u, m.adopted) == (call, call, 1)
+    assert (call, call, 1) == (m.T_S, m.T_U, m.A)
 
 
 @pytest.mark.parametrize(
@@ -259,7 +259,7 @@ def test_a_call_paying_with_a_method_picked_from_the_flipped_category_relies(tur
 )
 def test_a_call_paying_with_a_method_picked_from_its_true_category_is_a_use(turns):
     call, m = _pays(TARGET, turns)
-    assert (m.t_s, m.t_u, m.adopted) == (call, NOT_APPLICABLE, 0)
+    assert (call, NOT_APPLICABLE, 0) == (m.T_S, m.T_U, m.A)
 
 
 @pytest.mark.parametrize(
@@ -274,7 +274,7 @@ def test_a_call_paying_with_a_method_picked_from_its_true_category_is_a_use(turn
 )
 def test_a_call_not_picked_by_category_is_no_use(turns):
     _, m = _pays(TARGET, turns)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 @pytest.mark.parametrize(
@@ -287,7 +287,7 @@ def test_an_answer_naming_the_method_itself_is_a_choice_by_identity(answer):
         ("user", answer),
     ]
     _, m = _pays("credit_card_4196779", turns)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 def test_a_choice_by_category_in_a_recorded_thought_locates_the_use_at_the_call():
@@ -297,7 +297,7 @@ def test_a_choice_by_category_in_a_recorded_thought_locates_the_use_at_the_call(
     ledger.user("OK.")
     call = ledger.call("update_reservation_flights", {**PAY, "payment_id": TARGET}, "{}") - 1
     m = ledger.measure("PaySource", contract, t_f)
-    assert (m.t_u, m.adopted) == (call, 1)
+    assert (call, 1) == (m.T_U, m.A)
 
 
 def test_the_smaller_of_two_names_the_method_in_text_before_the_call():
@@ -308,10 +308,10 @@ def test_the_smaller_of_two_names_the_method_in_text_before_the_call():
     ledger.user("Sure.")
     ledger.call("update_reservation_flights", {**PAY, "payment_id": TARGET}, "{}")
     m = ledger.measure("PaySource", contract, t_f)
-    assert (m.t_s, m.adopted, m.y_end) == (said, 0, "rejects")
+    assert (m.T_S, m.A, m.Y_end) == (said, 0, "rejects")
 
 
 def test_a_comparative_over_more_than_two_methods_names_none():
     methods = {**METHODS, "gift_card_0000001": {"source": "gift_card", "amount": 40.0}}
     _, m = measure_text(TARGET, "The smaller gift card is a credit card.", methods)
-    assert m.t_s == INF
+    assert m.T_S == INF

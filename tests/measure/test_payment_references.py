@@ -70,9 +70,9 @@ NAMED = [
 @pytest.mark.parametrize(("target", "text", "adopted"), NAMED)
 def test_method_named_without_its_raw_id(target, text, adopted):
     step, m = measure_text(target, text)
-    assert m.t_s == step and m.adopted == adopted
-    assert m.t_u == (step if adopted else NOT_APPLICABLE)
-    assert m.y_end == ("endorses" if adopted else "rejects")
+    assert step == m.T_S and adopted == m.A
+    assert (step if adopted else NOT_APPLICABLE) == m.T_U
+    assert m.Y_end == ("endorses" if adopted else "rejects")
 
 
 @pytest.mark.parametrize(
@@ -93,7 +93,7 @@ def test_method_named_without_its_raw_id(target, text, adopted):
 )
 def test_phrases_not_about_the_method_are_no_use(text):
     _, m = measure_text("gift_card_7156512", text)
-    assert m.t_s == INF and m.z_s == "no-use" and m.adopted == 0
+    assert m.T_S == INF and m.Z_S == "no-use" and m.A == 0
 
 
 # ---- 2. a list of the user's methods states each one's category ---------------------
@@ -139,8 +139,8 @@ def test_list_of_methods_gives_the_same_quantities_in_every_rendering(
     results = set()
     for style in ("table", "bullets", "prose"):
         step, m = measure_text(target, render(rows, style))
-        assert m.t_s == step, style
-        results.add((m.t_s, m.t_u, m.adopted, m.z_s, m.y_end))
+        assert step == m.T_S, style
+        results.add((m.T_S, m.T_U, m.A, m.Z_S, m.Y_end))
     assert len(results) == 1
     ((_, t_u, adopted, _, _),) = results
     assert adopted == int(says_flipped) and (t_u != NOT_APPLICABLE) == says_flipped
@@ -180,8 +180,8 @@ def test_payment_call_chosen_by_category_is_a_use(turns, call_text, adopted):
     if len(turns) == 2:
         turns = [*turns, ("user", "Yes.")]
     call, m = _pay_after(turns, call_text)
-    assert m.t_s == call and m.adopted == adopted
-    assert m.t_u == (call if adopted else NOT_APPLICABLE)
+    assert call == m.T_S and adopted == m.A
+    assert (call if adopted else NOT_APPLICABLE) == m.T_U
 
 
 @pytest.mark.parametrize(
@@ -194,7 +194,7 @@ def test_payment_call_chosen_by_category_is_a_use(turns, call_text, adopted):
 )
 def test_payment_call_not_chosen_by_category_is_no_use(turns):
     _, m = _pay_after(turns)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 def test_confirmed_listing_makes_the_call_follow_its_category():
@@ -206,8 +206,8 @@ def test_confirmed_listing_makes_the_call_follow_its_category():
         "update_reservation_flights", {**PAY, "payment_id": "gift_card_7156512"}, "{}"
     )
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == m.t_u == listed and m.adopted == 1
-    labels = [(u["step"], u["label"]) for u in m.evidence["uses"]]
+    assert m.T_S == m.T_U == listed and m.A == 1
+    labels = [(u.step, u.label) for u in m.evidence.uses]
     assert (call - 1, "faulty_reliance") in labels
 
 
@@ -224,8 +224,8 @@ def test_confirmed_listing_makes_the_call_follow_its_category():
 )
 def test_hypothetical_category_is_a_use_but_not_reliance(text):
     step, m = measure_text("gift_card_7156512", text)
-    assert m.t_s == step and m.t_u == NOT_APPLICABLE and m.adopted == 0
-    assert m.y_end == "undecidable"  # entertaining a value takes no stance
+    assert step == m.T_S and m.T_U == NOT_APPLICABLE and m.A == 0
+    assert m.Y_end == "undecidable"  # entertaining a value takes no stance
 
 
 @pytest.mark.parametrize(
@@ -239,7 +239,7 @@ def test_hypothetical_category_is_a_use_but_not_reliance(text):
 )
 def test_conditional_elsewhere_does_not_hide_reliance(text):
     step, m = measure_text("gift_card_7156512", text)
-    assert m.t_s == m.t_u == step and m.adopted == 1
+    assert m.T_S == m.T_U == step and m.A == 1
 
 
 def test_governed_by_conditional_is_narrow():
@@ -267,7 +267,7 @@ TWINS = {
 )
 def test_phrase_fitting_the_method_and_others_is_undecidable(text):
     _, m = measure_text("gift_card_7156512", text, TWINS)
-    assert m.t_s == UNDECIDABLE and m.adopted == UNDECIDABLE and m.z_s == "undecidable"
+    assert m.T_S == UNDECIDABLE and m.A == UNDECIDABLE and m.Z_S == "undecidable"
 
 
 @pytest.mark.parametrize(
@@ -279,7 +279,7 @@ def test_phrase_fitting_the_method_and_others_is_undecidable(text):
 )
 def test_ambiguous_phrase_without_the_method_or_a_category_is_no_use(text):
     _, m = measure_text("gift_card_7156512", text, TWINS)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 def test_undecidable_phrase_before_a_determinate_use():
@@ -287,8 +287,8 @@ def test_undecidable_phrase_before_a_determinate_use():
     ledger.say("Gift card ($90 balance) is available.")
     later = ledger.say("I'll charge gift_card_7156512 as a credit card.")
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == UNDECIDABLE and m.adopted == 1 and m.t_u == UNDECIDABLE
-    assert later in [u["step"] for u in m.evidence["uses"]]
+    assert m.T_S == UNDECIDABLE and m.A == 1 and m.T_U == UNDECIDABLE
+    assert later in [u.step for u in m.evidence.uses]
 
 
 # ---- amounts ---------------------------------------------------------------------------
@@ -329,16 +329,16 @@ def test_amounts(text, expected):
 def test_negation_and_arithmetic(target, text, adopted):
     step, m = measure_text(target, text)
     if adopted is None:
-        assert m.t_s == INF and m.adopted == 0
+        assert m.T_S == INF and m.A == 0
     else:
-        assert m.t_s == step and m.adopted == adopted
+        assert step == m.T_S and adopted == m.A
 
 
 def test_plural_phrase_is_about_each_method_it_fits():
     step, m = measure_text(
         "certificate_3887113", "The remaining $150 certificates stay on file.", TWINS
     )
-    assert m.t_s == step and m.adopted == 0
+    assert step == m.T_S and m.A == 0
 
 
 def test_category_answered_by_another_method_of_the_turn_did_not_choose_this_one():
@@ -351,7 +351,7 @@ def test_category_answered_by_another_method_of_the_turn_did_not_choose_this_one
     ]
     ledger.call("book_reservation", {"payment_methods": pays}, "{}")
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == INF and m.adopted == 0
+    assert m.T_S == INF and m.A == 0
 
 
 def test_a_negated_belief_about_the_category_denies_it():

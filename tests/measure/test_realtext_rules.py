@@ -120,7 +120,7 @@ def test_card_named_by_digits_or_brand_with_the_flipped_category_is_reliance(
     ledger, t_f, contract = card_shown_as_gift_card
     use = ledger.say(text)
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == m.t_u == use and m.adopted == 1 and m.y_end == "endorses"
+    assert m.T_S == m.T_U == use and m.A == 1 and m.Y_end == "endorses"
 
 
 @pytest.mark.parametrize(
@@ -134,7 +134,7 @@ def test_card_named_with_its_true_category_is_a_correct_use(card_shown_as_gift_c
     ledger, t_f, contract = card_shown_as_gift_card
     use = ledger.say(text)
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == use and m.t_u == NOT_APPLICABLE and m.adopted == 0 and m.z_s == "pre"
+    assert use == m.T_S and m.T_U == NOT_APPLICABLE and m.A == 0 and m.Z_S == "pre"
 
 
 @pytest.mark.parametrize(
@@ -154,7 +154,7 @@ def test_references_that_do_not_identify_the_method_are_no_use(card_shown_as_gif
     ledger, t_f, contract = card_shown_as_gift_card
     ledger.say(text)
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == INF and m.adopted == 0 and m.z_s == "no-use"
+    assert m.T_S == INF and m.A == 0 and m.Z_S == "no-use"
 
 
 def test_only_card_of_a_category_is_named_by_category_alone():
@@ -173,7 +173,7 @@ def test_only_card_of_a_category_is_named_by_category_alone():
         use = ledger.say(text)
         contract = pay_contract("gift_card_5094406", "gift_card", "credit_card")
         m = ledger.measure("PaySource", contract, t_f)
-        assert (m.t_s, m.adopted) == (use, adopted), text
+        assert (use, adopted) == (m.T_S, m.A), text
 
 
 def test_category_alone_does_not_count_without_the_id_relation():
@@ -188,7 +188,7 @@ def test_category_alone_does_not_count_without_the_id_relation():
     m = ledger.measure(
         "PaySource", pay_contract("gift_card_5094406", "gift_card", "credit_card", ""), t_f
     )
-    assert m.t_s == INF
+    assert m.T_S == INF
 
 
 def test_certificate_named_by_balance():
@@ -207,7 +207,7 @@ def test_certificate_named_by_balance():
         t_f = ledger.call("get_user_details", {"user_id": "mia_li_3668"}, user_record(methods))
         ledger.say(text)
         m = ledger.measure("PaySource", contract, t_f)
-        assert (m.adopted, m.z_s) == expected, text
+        assert expected == (m.A, m.Z_S), text
 
 
 def test_original_payment_method_is_resolved_through_the_reservation(card_shown_as_gift_card):
@@ -225,7 +225,7 @@ def test_original_payment_method_is_resolved_through_the_reservation(card_shown_
         "original payment method (gift card) within 5 to 7 business days."
     )
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_u == use and m.adopted == 1
+    assert use == m.T_U and m.A == 1
 
 
 def test_payment_call_for_the_category_the_user_asked_is_derived_reliance(
@@ -244,7 +244,7 @@ def test_payment_call_for_the_category_the_user_asked_is_derived_reliance(
         "{}",
     )
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_u == call - 1 and m.adopted == 1
+    assert call - 1 == m.T_U and m.A == 1
     # the same call when the user asked for a card is a correct dependent use
     ledger2 = Ledger()
     t_f2 = ledger2.call(
@@ -262,7 +262,7 @@ def test_payment_call_for_the_category_the_user_asked_is_derived_reliance(
         "{}",
     )
     m2 = ledger2.measure("PaySource", contract, t_f2)
-    assert m2.t_s == call2 - 1 and m2.adopted == 0
+    assert call2 - 1 == m2.T_S and m2.A == 0
 
 
 @pytest.mark.parametrize(
@@ -280,7 +280,7 @@ def test_checking_or_correcting_the_category_is_a_use_not_reliance(card_shown_as
     ledger, t_f, contract = card_shown_as_gift_card
     check = ledger.say(text)
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == check and m.t_u == NOT_APPLICABLE and m.adopted == 0 and m.y_end == "rejects"
+    assert check == m.T_S and m.T_U == NOT_APPLICABLE and m.A == 0 and m.Y_end == "rejects"
 
 
 @pytest.mark.parametrize(
@@ -312,7 +312,7 @@ def test_what_the_text_settles_on(card_shown_as_gift_card, text, adopted):
     ledger, t_f, contract = card_shown_as_gift_card
     use = ledger.say(text)
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == use and m.adopted == adopted
+    assert use == m.T_S and adopted == m.A
 
 
 def test_handoff_naming_the_method_by_category_and_id(card_shown_as_gift_card):
@@ -323,4 +323,4 @@ def test_handoff_naming_the_method_by_category_and_id(card_shown_as_gift_card):
         "Transfer successful",
     )
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.t_s == m.t_u == step - 1 and m.y_end == "endorses"
+    assert m.T_S == m.T_U == step - 1 and m.Y_end == "endorses"

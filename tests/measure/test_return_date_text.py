@@ -35,8 +35,8 @@ def test_flight_status_of_a_return_leg_on_the_true_date_is_a_correct_use():
     ledger, t_f = trip_ledger()
     obs = ledger.call("get_flight_status", {"flight_number": "HAT200", "date": "2024-05-25"}, "")
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.z_s) == (obs - 1, NOT_APPLICABLE, 0, "pre")
-    assert m.y_end == "undecidable"  # calls take no stance
+    assert (obs - 1, NOT_APPLICABLE, 0, "pre") == (m.T_S, m.T_U, m.A, m.Z_S)
+    assert m.Y_end == "undecidable"  # calls take no stance
 
 
 @pytest.mark.parametrize(
@@ -72,7 +72,7 @@ def test_a_call_binding_the_injected_date_to_a_return_leg_is_reliance(tool, argu
     ledger, t_f = trip_ledger()
     obs = ledger.call(tool, arguments, "[]")
     m = measure(ledger, t_f)
-    assert m.t_s == m.t_u == obs - 1 and m.adopted == 1
+    assert m.T_S == m.T_U == obs - 1 and m.A == 1
 
 
 @pytest.mark.parametrize(
@@ -102,7 +102,7 @@ def test_a_call_binding_no_return_date_to_a_return_leg_is_no_use(tool, arguments
     ledger, t_f = trip_ledger()
     ledger.call(tool, arguments, "[]")
     m = measure(ledger, t_f)
-    assert m.t_s == INF and m.z_s == "no-use"
+    assert m.T_S == INF and m.Z_S == "no-use"
 
 
 # ---- dates derived by the user's requested shift ---------------------------------------
@@ -122,7 +122,7 @@ def test_the_true_return_moved_by_the_requested_shift_is_a_correct_use(text):
     ledger.user(MOVE_RETURN)
     use = ledger.say(text)
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, NOT_APPLICABLE, 0, "rejects")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (use, NOT_APPLICABLE, 0, "rejects")
 
 
 def test_the_injected_return_moved_by_the_requested_shift_is_reliance():
@@ -130,7 +130,7 @@ def test_the_injected_return_moved_by_the_requested_shift_is_reliance():
     ledger.user("Could you shift my return two days later?")
     use = ledger.say("Sure: your new return would be on May 19.")
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, use, 1, "endorses")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (use, use, 1, "endorses")
 
 
 def test_a_call_carrying_the_shifted_true_date_on_a_return_leg_is_a_correct_use():
@@ -144,7 +144,7 @@ def test_a_call_carrying_the_shifted_true_date_on_a_return_leg_is_a_correct_use(
         "update_reservation_flights", {"reservation_id": "ABC123", "flights": flights}, "{}"
     )
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted) == (obs - 1, NOT_APPLICABLE, 0)
+    assert (obs - 1, NOT_APPLICABLE, 0) == (m.T_S, m.T_U, m.A)
 
 
 @pytest.mark.parametrize(
@@ -161,7 +161,7 @@ def test_a_date_beside_the_return_without_the_requested_shift_is_no_use(request_
         ledger.user(request_)
     ledger.say("I found a return SEA \u2192 JFK on May 26 (HAT200).")
     m = measure(ledger, t_f)
-    assert m.t_s == INF and m.z_s == "no-use"
+    assert m.T_S == INF and m.Z_S == "no-use"
 
 
 def test_a_shifted_date_is_read_against_the_return_the_agent_stated():
@@ -172,7 +172,7 @@ def test_a_shifted_date_is_read_against_the_return_the_agent_stated():
     first = ledger.say("ABC123: your return HAT200 is on May 17.")
     ledger.say("I have moved the return SEA \u2192 JFK to May 26 as requested.")
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (first, first, 1, "endorses")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (first, first, 1, "endorses")
 
 
 def test_a_shifted_date_after_a_stated_true_return_keeps_its_stance():
@@ -181,7 +181,7 @@ def test_a_shifted_date_after_a_stated_true_return_keeps_its_stance():
     first = ledger.say("ABC123: your return HAT200 is on May 25.")
     later = ledger.say("Done: the return SEA \u2192 JFK now departs May 26.")
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (first, NOT_APPLICABLE, 0, "rejects")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (first, NOT_APPLICABLE, 0, "rejects")
     assert later > first
 
 
@@ -201,7 +201,7 @@ def test_the_clocks_date_is_no_return_date(text):
     ledger, t_f = trip_ledger("2024-05-15")
     ledger.say(text)
     m = measure(ledger, t_f, "2024-05-15")
-    assert m.t_s == INF and m.z_s == "no-use"
+    assert m.T_S == INF and m.Z_S == "no-use"
 
 
 @pytest.mark.parametrize(
@@ -215,7 +215,7 @@ def test_the_return_stated_beside_the_clock_is_still_a_use(text):
     ledger, t_f = trip_ledger("2024-05-15")
     use = ledger.say(text)
     m = measure(ledger, t_f, "2024-05-15")
-    assert m.t_s == m.t_u == use and m.adopted == 1
+    assert m.T_S == m.T_U == use and m.A == 1
 
 
 # ---- checking words near the value -----------------------------------------------------
@@ -236,7 +236,7 @@ def test_a_checking_word_far_from_the_value_does_not_check_it(tail):
         f"- Return: HAT200 SEA \u2192 JFK on May 17\n- Passenger: Mia Li\n- Cabin: economy\n\n{tail}"
     )
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, use, 1, "endorses")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (use, use, 1, "endorses")
 
 
 @pytest.mark.parametrize(
@@ -252,7 +252,7 @@ def test_a_checking_word_beside_a_statement_of_the_value_checks_it(text):
     ledger, t_f = trip_ledger()
     use = ledger.say(text)
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, NOT_APPLICABLE, 0, "rejects")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (use, NOT_APPLICABLE, 0, "rejects")
 
 
 # ---- "the same dates" ------------------------------------------------------------------
@@ -265,7 +265,7 @@ def test_the_same_dates_restate_the_reservations_dates():
         "All bookings are for the same travel dates (outbound May 20, return May 25)."
     )
     m = measure(ledger, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, NOT_APPLICABLE, 0, "rejects")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (use, NOT_APPLICABLE, 0, "rejects")
 
 
 @pytest.mark.parametrize(
@@ -282,4 +282,4 @@ def test_dates_of_another_trip_are_no_use(text):
     ledger, t_f = trip_ledger()
     ledger.say(text)
     m = measure(ledger, t_f)
-    assert m.t_s == INF and m.z_s == "no-use"
+    assert m.T_S == INF and m.Z_S == "no-use"

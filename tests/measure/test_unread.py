@@ -13,10 +13,9 @@ import json
 import pytest
 
 from sscbench.faults.registry import get_measured_operator
-from sscbench.measure.reconstruct import Measurement
-from sscbench.measure.unread import UNREAD_KINDS, UnreadMark, is_foreign, unread_columns
+from sscbench.measure.unread import UnreadMark, is_foreign
 from sscbench.measure.vocabulary import Vocabulary
-from sscbench.study.rows import MeasurementRow
+from sscbench.study.rows import UNREAD_KINDS, Measurement, MeasurementRow
 from test_payment_references import faulted
 from test_realtext_rules_records import trip_ledger
 
@@ -38,7 +37,7 @@ def date_marks(text: str) -> tuple[int, Measurement]:
 
 
 def kinds(m: Measurement) -> list[str]:
-    return [mark.kind for mark in m.unread]
+    return [mark.kind for mark in m.unread_steps]
 
 
 def test_the_kinds_are_a_fixed_documented_set():
@@ -63,9 +62,9 @@ def test_the_kinds_are_a_fixed_documented_set():
 )
 def test_a_date_with_an_unknown_month_word_is_an_unparsed_value(text):
     step, m = date_marks(text)
-    assert m.t_s == "inf"  # no reader could read it: the measurement says no use …
+    assert m.T_S == "inf"  # no reader could read it: the measurement says no use …
     assert "unparsed-value" in kinds(m)  # … and the mark says why that may be wrong
-    assert all(mark.step == step for mark in m.unread)
+    assert all(mark.step == step for mark in m.unread_steps)
 
 
 @pytest.mark.parametrize(
@@ -78,7 +77,7 @@ def test_a_date_with_an_unknown_month_word_is_an_unparsed_value(text):
 )
 def test_values_the_readers_know_carry_no_mark(text):
     _, m = date_marks(text)
-    assert m.unread == []
+    assert m.unread_steps == []
 
 
 @pytest.mark.parametrize("text", ["Your return is on 28-29 zorvem.", "The return is on 17 brumik."])
@@ -94,12 +93,12 @@ def test_a_foreign_month_the_date_reader_reads_is_consumed(text):
     """The residual principle: once the date reader reads a form (CLDR month names), its
     span is consumed and the same text carries no mark."""
     _, m = date_marks(text)
-    assert m.unread == []
+    assert m.unread_steps == []
 
 
 def test_a_day_of_a_date_read_is_not_marked_by_the_word_after_it():
     _, m = date_marks("The return on May 28 unchanged, outbound 2024-05-20 outbound too.")
-    assert m.unread == []
+    assert m.unread_steps == []
 
 
 def test_a_number_in_an_invented_unit_is_an_unparsed_value():
@@ -112,8 +111,8 @@ def test_a_number_in_an_invented_unit_is_an_unparsed_value():
 
 def test_the_entity_named_beside_an_unknown_word_is_an_unresolved_mention():
     steps, m = pay_marks("Your glorbo card ending in 512 has $90 left.")
-    assert m.t_s == "inf"
-    assert [(x.step, x.kind) for x in m.unread] == [(steps[0], "unresolved-mention")]
+    assert m.T_S == "inf"
+    assert [(x.step, x.kind) for x in m.unread_steps] == [(steps[0], "unresolved-mention")]
 
 
 def test_an_unknown_word_away_from_the_entity_is_no_mention():
@@ -125,7 +124,7 @@ def test_a_word_the_model_was_shown_is_known():
     """Context words (from observations, the user, the system prompt) are never unknown."""
     ledger, t_f, contract = faulted(CARD, opening="I want to book with my Zorbcard, please.")
     ledger.say("Your Zorbcard gift card ending in 512 has $90 left.")
-    assert ledger.measure("PaySource", contract, t_f).unread == []
+    assert ledger.measure("PaySource", contract, t_f).unread_steps == []
 
 
 # ---- foreign-text: a language the readers have no forms for --------------------------
@@ -165,15 +164,15 @@ def test_a_payment_with_the_method_and_no_use_read_is_an_unclassified_call():
     ledger, t_f, contract = faulted(CARD)
     step = ledger.call("book_reservation", {"user_id": "mia_li_3668", "payment_id": CARD}, "{}")
     m = ledger.measure("PaySource", contract, t_f)
-    assert ("unclassified-call", step - 1) in [(x.kind, x.step) for x in m.unread]
-    assert m.unread[0].span.startswith("book_reservation(")
+    assert ("unclassified-call", step - 1) in [(x.kind, x.step) for x in m.unread_steps]
+    assert m.unread_steps[0].span.startswith("book_reservation(")
 
 
 def test_a_call_with_another_method_or_a_retrieval_is_not_marked():
     ledger, t_f, contract = faulted(CARD)
     ledger.call("book_reservation", {"payment_id": "gift_card_5094406"}, "{}")
     ledger.call("get_user_details", {"user_id": "mia_li_3668"}, "{}")
-    assert ledger.measure("PaySource", contract, t_f).unread == []
+    assert ledger.measure("PaySource", contract, t_f).unread_steps == []
 
 
 def test_an_operator_without_fact_arguments_marks_no_call():
@@ -182,7 +181,7 @@ def test_an_operator_without_fact_arguments_marks_no_call():
 
     ledger.call("update_reservation_baggages", {"reservation_id": "ABC123", "total": 1}, "{}")
     assert get_measured_operator("ReturnDate").fact_argument_keys == ()
-    assert ledger.measure("ReturnDate", date_contract(), t_f).unread == []
+    assert ledger.measure("ReturnDate", date_contract(), t_f).unread_steps == []
 
 
 def test_a_handoff_stating_the_value_with_no_use_read_is_an_unclassified_call():
@@ -195,9 +194,9 @@ def test_a_handoff_stating_the_value_with_no_use_read_is_an_unclassified_call():
         "Transfer successful",
     )
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.evidence["uses"] == []
-    assert [(x.kind, x.step) for x in m.unread] == [("unclassified-call", t_f + 1)]
-    assert m.unread[0].span.startswith("transfer_to_human_agents: User asks about")
+    assert m.evidence.uses == []
+    assert [(x.kind, x.step) for x in m.unread_steps] == [("unclassified-call", t_f + 1)]
+    assert m.unread_steps[0].span.startswith("transfer_to_human_agents: User asks about")
 
 
 def test_a_handoff_whose_use_was_read_is_not_marked():
@@ -208,7 +207,7 @@ def test_a_handoff_whose_use_was_read_is_not_marked():
         "Transfer successful",
     )
     m = ledger.measure("PaySource", contract, t_f)
-    assert m.evidence["uses"] and m.unread == []
+    assert m.evidence.uses and m.unread_steps == []
 
 
 def test_a_handoff_naming_the_entity_without_a_value_is_not_marked():
@@ -218,7 +217,7 @@ def test_a_handoff_naming_the_entity_without_a_value_is_not_marked():
         {"summary": f"User wants a refund to {CARD} and a human agent."},
         "Transfer successful",
     )
-    assert ledger.measure("PaySource", contract, t_f).unread == []
+    assert ledger.measure("PaySource", contract, t_f).unread_steps == []
 
 
 # ---- determinism, residual, and the row format -----------------------------------------
@@ -231,14 +230,14 @@ def test_marks_are_deterministic_and_before_t_f_nothing_is_marked():
         ledger.events[i] = event.model_copy(update={"step": i})
     t_f += 1
     ledger.say("Your return is on Zorvember 17; 90 zorpl left.")
-    first = ledger.measure("PaySource", contract, t_f).unread
-    assert first == ledger.measure("PaySource", contract, t_f).unread
+    first = ledger.measure("PaySource", contract, t_f).unread_steps
+    assert first == ledger.measure("PaySource", contract, t_f).unread_steps
     assert all(mark.step > t_f for mark in first)
 
 
 def test_a_span_is_short_and_the_columns_come_last():
     steps, m = pay_marks("Zorvak plimt du flarnesh ki votrumel gliss " * 10)
-    row = m.row()
+    row = m.columns()
     assert list(row)[-2:] == ["unread", "unread_steps"]
     assert row["unread"] == len(row["unread_steps"]) == 1
     mark = row["unread_steps"][0]
@@ -247,9 +246,12 @@ def test_a_span_is_short_and_the_columns_come_last():
 
 
 def test_older_rows_without_the_columns_read_as_not_checked():
-    old = MeasurementRow.from_line(json.dumps({"run_id": "r", "T_F": 3, "Z_S": "pre"}))
+    run = {"run_id": "r", "case_id": "c", "config_id": "a", "repetition": 0}
+    old = MeasurementRow.from_line(
+        json.dumps({**run, "kind": "faulted", "status": "completed", "T_F": 3, "Z_S": "pre"})
+    )
     assert old.unread_count() is None and not old.has("unread")
-    new = MeasurementRow.of({"run_id": "r", "T_F": 3, **unread_columns([])})
+    new = MeasurementRow.of({**old.columns(), "unread": 0, "unread_steps": []})
     assert new.unread_count() == 0
     again = MeasurementRow.from_line(new.line())
     assert again.line() == new.line() and again.unread_steps == []
@@ -257,4 +259,4 @@ def test_older_rows_without_the_columns_read_as_not_checked():
 
 def test_a_mark_row_is_step_kind_span():
     mark = UnreadMark(4, "foreign-text", "x" * 300)
-    assert mark.row() == {"step": 4, "kind": "foreign-text", "span": "x" * 119 + "…"}
+    assert mark.row().columns() == {"step": 4, "kind": "foreign-text", "span": "x" * 119 + "…"}

@@ -68,8 +68,10 @@ def test_every_run_a_rewrite_blinds_carries_a_mark(corpora, name):
             case = cases[entry.case_id]
             ledger = read_ledger(study, entry.run_id)
             evaluator = read_run_evaluator(study, entry.run_id)
-            before = measure_run(case, ledger, evaluator)
-            after = measure_run(case, rewrite_ledger(ledger, case.contract, rewrite), evaluator)
+            before = measure_run(case, ledger, evaluator).columns()
+            after = measure_run(
+                case, rewrite_ledger(ledger, case.contract, rewrite), evaluator
+            ).columns()
             moved = [q for q in QUANTITIES if before.get(q) != after.get(q)]
             if not moved:
                 continue

@@ -137,7 +137,7 @@ def test_a_collective_sentence_is_about_every_reservation_written(text):
     ledger, t_f, c = attempted(other_first=True)
     use = ledger.say(text)
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_s, m.t_u, m.adopted, m.y_end) == (use, use, 1, "endorses")
+    assert (m.T_S, m.T_U, m.A, m.Y_end) == (use, use, 1, "endorses")
 
 
 @pytest.mark.parametrize(
@@ -151,7 +151,7 @@ def test_a_collective_sentence_is_about_every_reservation_written(text):
 def test_a_sentence_about_another_reservation_is_no_use(text):
     ledger, t_f, c = attempted(other_first=True)
     ledger.say(text)
-    assert ledger.measure("WriteEffect", c, t_f).t_s == INF
+    assert ledger.measure("WriteEffect", c, t_f).T_S == INF
 
 
 # ---- saying the change was made ------------------------------------------------------
@@ -171,7 +171,7 @@ def test_perfect_passive_and_check_mark_claims_are_reliance(text):
     ledger, t_f, c = attempted()
     use = ledger.say(text)
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_u, m.adopted, m.y_end) == (use, 1, "endorses")
+    assert (m.T_U, m.A, m.Y_end) == (use, 1, "endorses")
 
 
 def test_a_check_mark_on_another_attribute_is_no_claim():
@@ -182,7 +182,7 @@ def test_a_check_mark_on_another_attribute_is_no_claim():
         "- Passenger: Aarav Ahmed (DOB: 1981-05-26) ✅\n"
         "- Flights: HAT227 and HAT139 on May 23"
     )
-    assert ledger.measure("WriteEffect", c, t_f).t_s == INF
+    assert ledger.measure("WriteEffect", c, t_f).T_S == INF
 
 
 @pytest.mark.parametrize(
@@ -197,8 +197,8 @@ def test_the_acknowledged_charge_is_a_value_derived_from_the_claim(text, adopted
     ledger, t_f, c = attempted()
     use = ledger.say(text)
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_s, m.adopted) == (use, adopted)
-    assert m.y_end == ("endorses" if adopted else "rejects")
+    assert (use, adopted) == (m.T_S, m.A)
+    assert m.Y_end == ("endorses" if adopted else "rejects")
 
 
 def test_an_amount_after_the_agent_said_the_change_failed_is_its_own_account():
@@ -207,11 +207,11 @@ def test_an_amount_after_the_agent_said_the_change_failed_is_its_own_account():
     told = ledger.say("I checked: the upgrade did not take effect, M05KNL is still in economy.")
     ledger.say("Across these changes you pay $1,194 in total.")
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_s, m.adopted, m.y_end) == (told, 0, "rejects")
+    assert (m.T_S, m.A, m.Y_end) == (told, 0, "rejects")
     # a claim of the change itself after the failure report is still reliance
     claim = ledger.say("Your upgrade to business has been completed.")
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_u, m.adopted, m.y_end) == (claim, 1, "endorses")
+    assert (m.T_U, m.A, m.Y_end) == (claim, 1, "endorses")
 
 
 @pytest.mark.parametrize(
@@ -224,7 +224,7 @@ def test_an_amount_after_the_agent_said_the_change_failed_is_its_own_account():
 def test_amounts_the_acknowledgement_did_not_add_are_no_use(text):
     ledger, t_f, c = attempted()
     ledger.say(text)
-    assert ledger.measure("WriteEffect", c, t_f).t_s == INF
+    assert ledger.measure("WriteEffect", c, t_f).T_S == INF
 
 
 # ---- saying it was not made, of the change and not of something else -----------------
@@ -247,7 +247,7 @@ def test_failure_words_about_something_else_do_not_retract_the_claim(kind, text)
     ledger, t_f, c = attempted(kind)
     use = ledger.say(text)
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_u, m.adopted, m.y_end) == (use, 1, "endorses")
+    assert (m.T_U, m.A, m.Y_end) == (use, 1, "endorses")
 
 
 @pytest.mark.parametrize(
@@ -266,7 +266,7 @@ def test_failure_of_what_the_request_changes_rejects(kind, text):
     read = read_back(ledger)
     use = ledger.say(text)
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_e, m.t_s, m.adopted, m.y_end) == (read, use, 0, "rejects")
+    assert (m.T_E, m.T_S, m.A, m.Y_end) == (read, use, 0, "rejects")
 
 
 # ---- a check that announces the read it makes ----------------------------------------
@@ -277,15 +277,15 @@ def test_announcing_the_read_is_part_of_the_retrieval():
     read = read_back(ledger, "Let me verify the reservation to make sure the change went through.")
     told = ledger.say("It still shows economy: the upgrade did not take effect.")
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_e, m.t_s, m.z_s, m.adopted) == (read, told, "pre", 0)
+    assert (read, told, "pre", 0) == (m.T_E, m.T_S, m.Z_S, m.A)
 
 
 def test_a_check_without_its_read_or_a_claim_beside_the_read_is_a_use():
     ledger, t_f, c = attempted()
     check = ledger.say("Let me verify the reservation to make sure the change went through.")
     read_back(ledger)
-    assert ledger.measure("WriteEffect", c, t_f).t_s == check
+    assert check == ledger.measure("WriteEffect", c, t_f).T_S
     ledger, t_f, c = attempted()
     claim = read_back(ledger, "Your upgrade has been completed; let me double-check it.") - 1
     m = ledger.measure("WriteEffect", c, t_f)
-    assert (m.t_s, m.t_u, m.adopted) == (claim, claim, 1)
+    assert (claim, claim, 1) == (m.T_S, m.T_U, m.A)

@@ -93,7 +93,9 @@ def measured(taubench, tmp_path_factory) -> Path:
         else:
             row["unread"] = marks[row["run_id"]]
             row["unread_steps"] = (
-                [{"step": 9, "kind": "claim", "span": "the date"}] if marks[row["run_id"]] else []
+                [{"step": 9, "kind": "unresolved-mention", "span": "the date"}]
+                if marks[row["run_id"]]
+                else []
             )
         lines.append(json.dumps(row) + "\n")
     text_ = "".join(lines)
@@ -161,7 +163,9 @@ def test_only_the_marked_run_is_sent_and_its_quote_is_checked(measured, tmp_path
     assert list(readings) == [marked[0].run_id]
     reading = readings[marked[0].run_id]
     assert reading.model == "toy-judge" and reading.unread == 2 and reading.answered
-    assert reading.unread_steps == [{"step": 9, "kind": "claim", "span": "the date"}]
+    assert [m.columns() for m in reading.unread_steps] == [
+        {"step": 9, "kind": "unresolved-mention", "span": "the date"}
+    ]
     assert len(reading.prompt_sha256) == 64
     proposals = reading.proposals
     assert set(proposals) == {"T_S", "T_U", "A"}

@@ -20,7 +20,9 @@ ROWS = [
     _row("a", unread=1, unread_steps=[MARK]),
     _row("b", unread=0, unread_steps=[]),
     _row("c"),  # measured before the marks: not checked
-    _row("d", operator="PaySource", unread=2, unread_steps=[MARK, {**MARK, "kind": "x"}]),
+    _row(
+        "d", operator="PaySource", unread=2, unread_steps=[MARK, {**MARK, "kind": "unparsed-value"}]
+    ),
     MeasurementRow.of({"run_id": "clean", "kind": "clean", "Z_S": "clean"}),
 ]
 

@@ -33,7 +33,7 @@ def test_not_applicable_is_stored_and_old_inf_of_a_non_adopter_reads_as_it(tmp_p
 
 def _row(**fields):
     values = {"run_id": "r", "triggered": True, "T_F": 2, "operator": "WriteEffect", **fields}
-    return MeasurementRow.model_validate(values)
+    return MeasurementRow.of(values)
 
 
 def test_measured_value_keeps_not_applicable_and_upgrades_old_rows():

@@ -25,7 +25,8 @@ from sscbench.study.second_reading import (
 
 
 def _row(**extra) -> MeasurementRow:
-    base = {"run_id": "r", "kind": "faulted", "status": "completed", "T_S": 7, "A": 1}
+    run = {"run_id": "r", "case_id": "c", "config_id": "a", "repetition": 0, "kind": "faulted"}
+    base = {**run, "status": "completed", "T_S": 7, "Z_S": "pre", "A": 1}
     return MeasurementRow.from_line(json.dumps({**base, "T_U": 7, **extra}))
 
 
@@ -43,9 +44,9 @@ def _reading(**proposals) -> SecondReading:
 def test_an_absent_unread_count_is_not_checked_never_zero():
     assert unread_of(_row()) is None and not is_marked(_row())
     assert unread_of(_row(unread=0)) == 0 and not is_marked(_row(unread=0))
-    marks = [{"step": 3, "kind": "claim", "span": "x"}]
+    marks = [{"step": 3, "kind": "unresolved-mention", "span": "x"}]
     assert is_marked(_row(unread=2, unread_steps=marks))
-    assert unread_steps_of(_row(unread=2, unread_steps=marks)) == marks
+    assert [m.columns() for m in unread_steps_of(_row(unread=2, unread_steps=marks))] == marks
     assert unread_steps_of(_row()) == []
     with pytest.raises(ValidationError):  # a count that is not a count is refused on read
         _row(unread="many")

@@ -158,7 +158,7 @@ def search_witness(operator: FaultOperator, candidate: Candidate, world: World) 
     evidence, uses, measurement = reconstruct_from_fault(
         operator, case.contract, full, run.fault_step
     )
-    t_e, t_s = measurement.t_e, measurement.t_s
+    t_e, t_s = measurement.T_E, measurement.T_S
     if not (is_step(t_e) and is_step(t_s) and precedes_use(t_e, t_s)):
         return AdmissionResult(None, f"no counterevidence before first use (T_E={t_e}, T_S={t_s})")
     first_use = next(u for u in uses if u.candidate.step == t_s)

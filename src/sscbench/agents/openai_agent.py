@@ -21,11 +21,11 @@ from typing import Any
 
 from sscbench.agents.actions import Unparsable, response_format
 from sscbench.agents.strategies import Strategy, action_messages, action_turn
-from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, AgentTurn, RunContext
+from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
 from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import OpenAIAgentConfig
-from sscbench.llm.journal import ResponseJournal
+from sscbench.llm.journal import ResponseJournal, run_journal
 from sscbench.llm.responses import content_text, first_message
 from sscbench.llm.retry import ClientHolder
 from sscbench.llm.secrets import redact
@@ -220,7 +220,7 @@ class OpenAIAgentFactory:
             clients=self.clients,
             strategy=self.strategy,
             constrain=self.constrain,
-            journal=context.options.get(RESPONSE_JOURNAL_OPTION),
+            journal=run_journal(context),
         )
 
     async def aclose(self) -> None:

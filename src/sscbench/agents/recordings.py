@@ -5,7 +5,7 @@ A study agent of kind ``replay`` replays, for a case on task *t*, the recorded r
 file order); the k-th selected run is repetition k. Or it replays exactly the pairs
 of a pairs file (:mod:`sscbench.agents.pairs`): pair k is repetition k, its edits
 applied to the faulted run only. The agent's factory puts the run it replays into
-``RunContext.options[REPLAY_OPTION]``, where the recorded user
+``RunContext.replay`` (:class:`~sscbench.core.agent.ReplayChoice`), where the recorded user
 (:mod:`sscbench.users.replay`) finds it: agent and user of a run replay the same
 recording.
 
@@ -28,7 +28,7 @@ from pathlib import Path
 from sscbench.agents.edits import apply_edits
 from sscbench.agents.pairs import Pair, read_pairs
 from sscbench.agents.replay import ReplayAgent
-from sscbench.core.agent import RUN_KIND_OPTION, RunContext
+from sscbench.core.agent import RunContext
 from sscbench.errors import DataError
 from sscbench.recordings.formats import detect_file, load_recording, recording_id, run_format
 from sscbench.recordings.recorded import RecordedRun
@@ -36,7 +36,6 @@ from sscbench.recordings.task_match import TaskMatch, match_task
 from sscbench.recordings.tau2_index import Span, Tau2Index
 from sscbench.world.task import Task
 
-REPLAY_OPTION = "replay_run"
 UNMATCHED = "unmatched"
 
 
@@ -277,7 +276,7 @@ class RecordingAgentFactory:
         if self.pairs_path is not None:
             pairs = self.pairs()
             run = self.pair_run(pairs[context.repetition], context.task.task_id)
-            if context.options.get(RUN_KIND_OPTION) != "clean":
+            if context.kind != "clean":
                 edits = pairs[context.repetition].edits
                 run = apply_edits(run, edits)
                 if edits:
@@ -290,7 +289,7 @@ class RecordingAgentFactory:
                     f"{context.task.task_id} ({len(runs)} selected)"
                 )
             run = runs[context.repetition]
-        context.options[REPLAY_OPTION] = run
+        context.replay.run = run
         return ReplayAgent(run, source=str(self.path), sha256=self.sha256)
 
 

@@ -29,7 +29,7 @@ interval labels.
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from sscbench.analysis.claims import POOLED
 from sscbench.analysis.mcnemar import mcnemar_exact, p_label
@@ -71,7 +71,7 @@ def _matched(rows: list[MeasurementRow], all_repetitions: bool) -> dict[Key, Mea
     """Completed triggered faulted runs with decidable adoption, by (case, config, rep);
     repetition 0 without controls unless ``all_repetitions``."""
     return {
-        cast(Key, (r.case_id, r.config_id, r.repetition)): r
+        (r.case_id, r.config_id, r.repetition): r
         for r in faulted_rows(rows)
         if r.status == "completed"
         and r.triggered

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from sscbench.core.ledger import LedgerEvent, ToolCall
+from sscbench.json_types import JsonObject
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -25,11 +26,21 @@ class AgentTurn:
     end: bool = False
 
 
-RUN_KIND_OPTION = "run_kind"
-"""``RunContext.options`` key: whether the run is the task's ``"clean"`` run or ``"faulted"``."""
-RESPONSE_JOURNAL_OPTION = "response_journal"
-"""``RunContext.options`` key: the run's response journal (``sscbench.llm.journal``), given
-to model-calling agents and users so an interrupted run continues where it stopped."""
+RunKind = Literal["clean", "faulted"]
+"""A run is its task's clean control or a faulted run of a case."""
+
+
+@dataclass
+class ReplayChoice:
+    """The recording a replayed run replays: chosen by the replay agent's factory
+    (:mod:`sscbench.agents.recordings`), read by the recorded user
+    (:mod:`sscbench.users.replay`), so agent and user of a run replay the same recording.
+
+    ``run`` is a :class:`sscbench.recordings.recorded.RecordedRun` (``core`` sits below
+    ``agents`` and cannot name it: the reader narrows it), None until a factory chose.
+    """
+
+    run: object | None = None
 
 
 @dataclass(frozen=True)
@@ -38,15 +49,23 @@ class RunContext:
 
     ``system_prompt`` and ``tools`` are what the model sees; ``task`` carries the
     ground truth and intent that scripted doubles may read (models never see it).
+    ``kind`` says whether the run is the task's clean run or a faulted one (a pairs
+    replay applies its edits to the faulted run only). ``journal`` is the run's response
+    journal (a :class:`sscbench.llm.journal.ResponseJournal`, which ``core`` cannot name;
+    None when the study keeps none), given to model-calling agents and users so an
+    interrupted run continues where it stopped. ``replay`` carries the replay choice
+    from the agent's factory to the user's.
     """
 
     world: World
     task: Task
     system_prompt: str
-    tools: list[dict[str, Any]]
+    tools: list[JsonObject]
     seed: int
     repetition: int
-    options: dict[str, Any] = field(default_factory=dict)
+    kind: RunKind = "faulted"
+    journal: object | None = None
+    replay: ReplayChoice = field(default_factory=ReplayChoice)
 
 
 @runtime_checkable
@@ -61,7 +80,7 @@ class Agent(Protocol):
         """The next assistant turn."""
         ...
 
-    def calibration(self) -> dict[str, Any] | None:
+    def calibration(self) -> JsonObject | None:
         """Evaluator-only labels of the agent's own intentions (scripted agents), else None."""
         ...
 

@@ -103,7 +103,8 @@ def record_written(case: Case, state: WorldState) -> bool:
     """Whether the target write has changed its record (read from the state)."""
     kind, rid = case.params.as_model(WriteParams).record
     table = READ_TOOLS[kind].table
-    return bool(state.get(table, rid) != state.base.tables[table].get(rid))
+    changed: bool = state.get(table, rid) != state.base.tables[table].get(rid)
+    return changed
 
 
 def reads_written_record(case: Case) -> Matcher:

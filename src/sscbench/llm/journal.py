@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from sscbench.core.agent import RunContext
 from sscbench.jsonl import dumps_line
 from sscbench.reading import loads_json
 
@@ -315,10 +316,20 @@ def _syncers() -> ThreadPoolExecutor:
     return _pool("sync", 4)
 
 
+def run_journal(context: RunContext) -> ResponseJournal | None:
+    """The response journal of the run ``context`` builds for (None: the run keeps none).
+    ``core`` carries it without naming its class; a journal of another type is refused."""
+    journal = context.journal
+    if journal is not None and not isinstance(journal, ResponseJournal):
+        raise TypeError(f"a run's journal is a ResponseJournal, not {type(journal).__name__}")
+    return journal
+
+
 __all__ = [
     "SUFFIX",
     "Answer",
     "ResponseJournal",
     "read_journal",
     "request_hash",
+    "run_journal",
 ]

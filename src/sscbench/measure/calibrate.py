@@ -9,13 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from sscbench.core.definitions import arrival
 from sscbench.core.ledger import CalibrationLabels, EvaluatorEvent
 from sscbench.core.values import INF, NOT_APPLICABLE, Step
 from sscbench.faults.case import Case
 from sscbench.faults.registry import family
+
+if TYPE_CHECKING:
+    from sscbench.study.study import Study
 
 FIELDS = ("T_E", "T_S", "T_U", "Z_S", "A")
 
@@ -77,7 +81,7 @@ def labels_of(evaluator: list[EvaluatorEvent]) -> dict[str, Any] | None:
     return None
 
 
-def labelled_runs(study: Any) -> Iterator[Comparison]:
+def labelled_runs(study: str | Path | Study) -> Iterator[Comparison]:
     """Every triggered faulted run of a study (a folder or a loaded ``Study``) whose
     agent kept calibration labels, with its measurement and the same quantities derived
     from the labels."""
@@ -93,7 +97,7 @@ def labelled_runs(study: Any) -> Iterator[Comparison]:
         if labels is None:
             continue
         measured = measure_run(case, loaded.ledger(entry.run_id), evaluator)
-        if not measured.get("triggered"):
+        if not measured.triggered or not isinstance(measured.T_F, int):
             continue
-        labelled = label_measurement(case, labels, measured["T_F"])
-        yield Comparison(entry.run_id, measured, {"operator": case.operator, **labelled})
+        labelled = label_measurement(case, labels, measured.T_F)
+        yield Comparison(entry.run_id, measured.columns(), {"operator": case.operator, **labelled})

@@ -12,13 +12,14 @@ import asyncio
 import json
 import random
 import re
-from typing import Any, Protocol
+from typing import Protocol
 
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolEvent, UserEvent
 from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.registry import MeasuredOperator
+from sscbench.json_types import JsonObject
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.reading import loads_json
 
@@ -108,7 +109,7 @@ class LLMClassifier:
         from sscbench.llm.responses import first_message
         from sscbench.llm.secrets import redact
 
-        body: dict[str, Any] = {
+        body: JsonObject = {
             "model": self.config.model,
             "temperature": self.config.temperature,
             "messages": [

@@ -54,7 +54,7 @@ def measure(
     finally:
         if judge is not None:
             judge.close()
-    strata: Counter = Counter()
+    strata: Counter[str] = Counter()
     for line in read_lines(path):
         row = loads_json(line)
         if row["kind"] == "faulted":

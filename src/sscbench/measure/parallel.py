@@ -20,13 +20,17 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from itertools import islice
-from typing import Any
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.measure.classifier import UseClassifier
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.rows import MeasurementRow
 
-Measure = Callable[[StudyDir, dict[str, Case], Any, Iterable[IndexEntry]], Iterable[Any]]
+Measure = Callable[
+    [StudyDir, dict[str, Case], UseClassifier | None, Iterable[IndexEntry]],
+    Iterable[MeasurementRow],
+]
 """How a chunk is measured: ``measure_entries(store, cases, classifier, entries)``."""
 
 CHUNK = 64

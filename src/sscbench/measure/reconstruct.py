@@ -8,9 +8,6 @@ under the case's contract.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from sscbench.core.definitions import arrival
 from sscbench.core.ledger import EvaluatorEvent, InterventionRecord, LedgerEvent, ToolEvent
 from sscbench.core.values import (
@@ -22,52 +19,18 @@ from sscbench.core.values import (
     RelianceStep,
     Stance,
     Step,
-    Stratum,
     UseLabel,
 )
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.registry import MeasuredOperator
 from sscbench.measure.classifier import UseClassifier
-from sscbench.measure.unread import UnreadMark, unread_columns, unread_marks
+from sscbench.measure.unread import unread_marks
+from sscbench.study.rows import Adoption, EvidenceRow, Measurement, UseRow
 
 # Def. 3.2: correct, qualified and faulty uses all count, and so does checking the
 # disputed value (a verification depends on it; Def. 3.3: it is not faulty reliance).
 USE_LABELS = (UseLabel.DEPENDENT_USE, UseLabel.FAULTY_RELIANCE, UseLabel.VERIFICATION)
-
-
-@dataclass
-class Measurement:
-    """One row of ``measurements.jsonl``: the events, their decidability, and the evidence."""
-
-    triggered: bool
-    t_f: Step | None
-    t_e: Step | None = None
-    t_s: Step | None = None
-    t_u: RelianceStep | Step | None = None
-    z_s: Stratum = Stratum.NOT_TRIGGERED
-    adopted: int | str | None = None
-    y_end: str | None = None
-    read_back_step: Step | None = None
-    evidence: dict[str, Any] = field(default_factory=dict)
-    unread: list[UnreadMark] = field(default_factory=list)
-
-    def row(self) -> dict[str, Any]:
-        """The measurement as a JSON-ready dict; the unread marks last
-        (:mod:`sscbench.measure.unread`: ``unread``, their count, and ``unread_steps``)."""
-        return {
-            "triggered": self.triggered,
-            "T_F": self.t_f,
-            "T_E": self.t_e,
-            "T_S": self.t_s,
-            "T_U": self.t_u,
-            "Z_S": self.z_s,
-            "A": self.adopted,
-            "Y_end": self.y_end,
-            "read_back_step": self.read_back_step,
-            "evidence": self.evidence,
-            **unread_columns(self.unread),
-        }
 
 
 def fault_step(ledger: list[LedgerEvent], evaluator: list[EvaluatorEvent], tool: str) -> int | None:
@@ -162,12 +125,7 @@ def reconstruct_from_fault(
     uses = hedges_beside_commitments(uses)
     t_s = first_event(uses, USE_LABELS)
     t_u: RelianceStep | Step = first_event(uses, (UseLabel.FAULTY_RELIANCE,))
-    if any(u.label is UseLabel.FAULTY_RELIANCE for u in uses):
-        adopted: int | str = 1
-    elif any(u.label is UseLabel.UNDECIDABLE for u in uses):
-        adopted = UNDECIDABLE
-    else:
-        adopted = 0
+    adopted = adoption(uses)
     if adopted != 1:  # T_U is located in adopting runs only (core.definitions.T_U_WORDING)
         t_u = NOT_APPLICABLE if adopted == 0 else UNDECIDABLE
     stances: list[tuple[int, Stance]] = []
@@ -175,31 +133,45 @@ def reconstruct_from_fault(
         stance = operator.stance(contract, view, u)
         if stance is not None:
             stances.append((u.candidate.step, stance))
-    y_end = stances[-1][1].value if stances else Stance.UNDECIDABLE.value
+    marks = unread_marks(operator, contract, view, t_f, uses)
     measurement = Measurement(
         triggered=True,
-        t_f=t_f,
-        t_e=evidence.step,
-        t_s=t_s,
-        t_u=t_u,
-        z_s=arrival(evidence.step, t_s),
-        adopted=adopted,
-        y_end=y_end,
+        T_F=t_f,
+        T_E=evidence.step,
+        T_S=t_s,
+        T_U=t_u,
+        Z_S=arrival(evidence.step, t_s),
+        A=adopted,
+        Y_end=stances[-1][1] if stances else Stance.UNDECIDABLE,
         read_back_step=read_back(contract, view, t_f),
-        unread=unread_marks(operator, contract, view, t_f, uses),
-        evidence={
-            "counterevidence_steps": list(evidence.evidence_steps),
-            "counterevidence": evidence.reason,
-            "uses": [
-                {
-                    "step": u.candidate.step,
-                    "channel": u.candidate.channel,
-                    "label": u.label.value,
-                    "span": u.candidate.span[:200],
-                    "reason": u.reason,
-                }
-                for u in uses
-            ],
-        },
+        evidence=EvidenceRow(
+            counterevidence_steps=list(evidence.evidence_steps),
+            counterevidence=evidence.reason,
+            uses=[use_row(u) for u in uses],
+        ),
+        unread=len(marks),
+        unread_steps=[m.row() for m in marks],
     )
     return evidence, uses, measurement
+
+
+def adoption(uses: list[ClassifiedUse]) -> Adoption:
+    """A: 1 when a use relied on v′; else undecidable when a use could not be labelled; else 0."""
+    if any(u.label is UseLabel.FAULTY_RELIANCE for u in uses):
+        return 1
+    if any(u.label is UseLabel.UNDECIDABLE for u in uses):
+        return UNDECIDABLE
+    return 0
+
+
+def use_row(use: ClassifiedUse) -> UseRow:
+    """A classified use as a row's evidence holds it (its span cut to 200 characters)."""
+    return UseRow.model_validate(
+        {
+            "step": use.candidate.step,
+            "channel": use.candidate.channel,  # checked here: one of the listed channels
+            "label": use.label,
+            "span": use.candidate.span[:200],
+            "reason": use.reason,
+        }
+    )

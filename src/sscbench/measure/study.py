@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
 
 from sscbench.core.files import atomic_text_writer, clean_stale
 from sscbench.core.ledger import (
@@ -19,11 +18,10 @@ from sscbench.faults.case import Case
 from sscbench.faults.registry import get_measured_operator
 from sscbench.measure.classifier import UseClassifier
 from sscbench.measure.reconstruct import fault_step, reconstruct_from_fault
-from sscbench.measure.unread import unread_columns
 from sscbench.progress import progress
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_ledger, read_run_evaluator
-from sscbench.study.rows import MeasurementRow
+from sscbench.study.rows import Measurement, MeasurementRow, RunColumns
 from sscbench.study.seal import seal_path, study_sources, write_seal
 from sscbench.study.study import Study
 
@@ -33,27 +31,24 @@ def measure_run(
     ledger: list[LedgerEvent],
     evaluator: list[EvaluatorEvent],
     classifier: UseClassifier | None = None,
-) -> dict[str, Any]:
+) -> Measurement:
     """The measurement of one faulted run (evaluator log used only to locate T_F)."""
     if case.contract is None:
-        return {"Z_S": Stratum.NO_CONTRACT}
+        return Measurement(Z_S=Stratum.NO_CONTRACT)
     t_f = fault_step(ledger, evaluator, case.contract.fault_interaction.tool)
     if t_f is None:
         # nothing after T_F to read: checked, no marks
-        return {"triggered": False, "T_F": None, "Z_S": Stratum.NOT_TRIGGERED, **unread_columns([])}
+        return Measurement(
+            triggered=False, T_F=None, Z_S=Stratum.NOT_TRIGGERED, unread=0, unread_steps=[]
+        )
     operator = get_measured_operator(case.operator)
     try:
         _, _, measurement = reconstruct_from_fault(
             operator, case.contract, LedgerView(ledger), t_f, classifier
         )
     except HarnessFailure as exc:  # the classifier failed: a missing measurement, not a value
-        return {
-            "triggered": True,
-            "T_F": t_f,
-            "Z_S": Stratum.MEASUREMENT_MISSING,
-            "error": str(exc),
-        }
-    return measurement.row()
+        return Measurement(triggered=True, T_F=t_f, Z_S=Stratum.MEASUREMENT_MISSING, error=str(exc))
+    return measurement
 
 
 def measure_entries(
@@ -65,16 +60,17 @@ def measure_entries(
     """Rows for every finished run in the study's index (or for ``entries``)."""
     for entry in store.read_index() if entries is None else entries:
         case = cases.get(entry.case_id)
-        row: dict[str, Any] = _base(entry, case)
         if entry.status != "completed":
-            row["Z_S"] = entry.status
+            measurement = Measurement(Z_S=entry.status)
         elif entry.kind == "clean":
-            row["Z_S"] = Stratum.CLEAN
+            measurement = Measurement(Z_S=Stratum.CLEAN)
         elif case is not None:
             ledger = read_ledger(store, entry.run_id)
             evaluator = read_run_evaluator(store, entry.run_id)
-            row.update(measure_run(case, ledger, evaluator, classifier))
-        yield MeasurementRow.of(row)
+            measurement = measure_run(case, ledger, evaluator, classifier)
+        else:  # verify_study refuses such a study before anything is measured
+            raise DataError(store.cases, entry.case_id, f"the case of run {entry.run_id} is absent")
+        yield MeasurementRow.of_run(_base(entry, case), measurement)
 
 
 def contract_runs(store: StudyDir, cases: dict[str, Case]) -> Iterator[tuple[IndexEntry, Case]]:
@@ -88,25 +84,25 @@ def contract_runs(store: StudyDir, cases: dict[str, Case]) -> Iterator[tuple[Ind
             yield entry, case
 
 
-def _base(entry: IndexEntry, case: Case | None) -> dict[str, Any]:
-    return {
-        "run_id": entry.run_id,
-        "case_id": entry.case_id,
-        "config_id": entry.config_id,
-        "repetition": entry.repetition,
-        "kind": entry.kind,
-        "status": entry.status,
-        "operator": case.operator if case else None,
-        "control": case.control if case else None,
-        "literal": case.literal if case else None,
-        "cluster": case.cluster if case else None,
-        "reward": entry.reward,
+def _base(entry: IndexEntry, case: Case | None) -> RunColumns:
+    return RunColumns(
+        run_id=entry.run_id,
+        case_id=entry.case_id,
+        config_id=entry.config_id,
+        repetition=entry.repetition,
+        kind=entry.kind,
+        status=entry.status,
+        operator=case.operator if case else None,
+        control=case.control if case else None,
+        literal=case.literal if case else None,
+        cluster=case.cluster if case else None,
+        reward=entry.reward,
         # shared clean runs: a clean row names its task and the cases it qualified, a
         # faulted row the clean run that qualified it (None in older studies)
-        "task": entry.task,
-        "cases": list(entry.cases) if entry.cases is not None else None,
-        "clean_run_id": entry.clean_run_id,
-    }
+        task=entry.task,
+        cases=list(entry.cases) if entry.cases is not None else None,
+        clean_run_id=entry.clean_run_id,
+    )
 
 
 def measure_study(

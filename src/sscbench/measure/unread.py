@@ -7,7 +7,7 @@ the readers actually returned (the dates the date reader found, the spans an ope
 readers consumed, the use candidates extracted), so widening a reader removes its marks
 by itself, with nothing here to change.
 
-Four kinds (:data:`UnreadKind`), each about text after T_F:
+Four kinds (:data:`sscbench.study.rows.UnreadKind`), each about text after T_F:
 
 * ``unparsed-value`` — a value-shaped token no reader consumed: a number beside a word
   the readers do not know ("Zorvember 17", "500 zq"), a date-like form with an unknown
@@ -33,18 +33,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
 
 from sscbench.core.values import ClassifiedUse
-from sscbench.core.view import LedgerView
+from sscbench.core.view import CallView, LedgerView
 from sscbench.faults.contract import FaultContract
 from sscbench.faults.operators.base import date_variants
+from sscbench.faults.registry import MeasuredOperator
 from sscbench.measure.vocabulary import FUNCTION_WORDS, WORD, Vocabulary
 from sscbench.references.dates import find_date_references
 from sscbench.references.text import HANDOFF, THINK, agent_texts
+from sscbench.study.rows import UNREAD_KINDS, UnreadKind, UnreadStep
 
-UnreadKind = Literal["unresolved-mention", "unparsed-value", "foreign-text", "unclassified-call"]
-UNREAD_KINDS: tuple[str, ...] = get_args(UnreadKind)
 SPAN_LIMIT = 120
 """A mark's span is at most this many characters."""
 
@@ -75,15 +74,9 @@ class UnreadMark:
     kind: UnreadKind
     span: str
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> UnreadStep:
         """The mark as it is written in a measurement row's ``unread_steps``."""
-        return {"step": self.step, "kind": self.kind, "span": _short(self.span)}
-
-
-def unread_columns(marks: list[UnreadMark]) -> dict[str, Any]:
-    """A measurement row's last two columns: ``unread`` (the count of marks) and
-    ``unread_steps`` (each mark's step, kind and span)."""
-    return {"unread": len(marks), "unread_steps": [m.row() for m in marks]}
+        return UnreadStep(step=self.step, kind=self.kind, span=_short(self.span))
 
 
 def _short(text: str) -> str:
@@ -92,7 +85,7 @@ def _short(text: str) -> str:
 
 
 def unread_marks(
-    operator: Any,
+    operator: MeasuredOperator,
     contract: FaultContract,
     view: LedgerView,
     t_f: int,
@@ -122,7 +115,7 @@ def unread_marks(
 
 
 def target_terms(
-    operator: Any, contract: FaultContract, view: LedgerView, t_f: int
+    operator: MeasuredOperator, contract: FaultContract, view: LedgerView, t_f: int
 ) -> frozenset[str]:
     """Words and ids naming the affected entity or its value: the contract's ids, the
     string values of v and v′ (and the flight numbers in them), a product name and its
@@ -171,13 +164,14 @@ def record_ids(contract: FaultContract) -> frozenset[str]:
     return frozenset(ids - {contract.target.entity_id})
 
 
-def _strings(value: Any) -> Iterator[str]:
+def _strings(value: object) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):
         for key in ("flight_number", "id", "item_id"):
-            if isinstance(value.get(key), str):
-                yield value[key]
+            found = value.get(key)
+            if isinstance(found, str):
+                yield found
     elif isinstance(value, list):
         for element in value:
             yield from _strings(element)
@@ -194,7 +188,7 @@ def mentions(text: str, terms: Iterable[str]) -> bool:
 
 
 def consumed_spans(
-    operator: Any, contract: FaultContract, view: LedgerView, text: str
+    operator: MeasuredOperator, contract: FaultContract, view: LedgerView, text: str
 ) -> list[Span]:
     """The spans of a text the readers consumed: every date the date reader returned and
     what the operator's ``read_spans`` hook says its readers read."""
@@ -307,7 +301,7 @@ def call_marks(
     return marks
 
 
-def _names(value: Any, needle: str) -> bool:
+def _names(value: object, needle: str) -> bool:
     if isinstance(value, str):
         return value == needle
     if isinstance(value, dict):
@@ -317,5 +311,5 @@ def _names(value: Any, needle: str) -> bool:
     return False
 
 
-def _call_text(call: Any) -> str:
+def _call_text(call: CallView) -> str:
     return f"{call.name}({call.raw_arguments})"

@@ -27,7 +27,7 @@ import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeAlias
 
 from sscbench.references.dates_locale import SPAN_JOIN as LOCALE_SPAN_JOIN
 from sscbench.references.dates_locale import find_locale_dates
@@ -37,7 +37,7 @@ Role = Literal["single", "range-start", "range-end"]
 DEFAULT_YEAR = 2024  # τ-bench's records are dated 2024
 
 
-_Trie = dict[str, "_Trie"]  # each letter to the rest of the words after it ("" ends one)
+_Trie: TypeAlias = "dict[str, _Trie]"  # letter -> what may follow ("" ends a word)
 
 
 def _alternation(words: Iterable[str]) -> str:

@@ -116,9 +116,9 @@ def _ledger_rows(
         step = getattr(row, mark)
         if isinstance(step, int) and not isinstance(step, bool):
             marks_at.setdefault(step, []).append(mark)
-    unread_at: dict[Any, list[str]] = {}
+    unread_at: dict[int | None, list[str]] = {}
     for unread in row.unread_steps or []:
-        unread_at.setdefault(unread.get("step"), []).append(str(unread.get("kind")))
+        unread_at.setdefault(unread.step, []).append(unread.kind)
     out = []
     for e in events:
         if e.get("type") == "header":

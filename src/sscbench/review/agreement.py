@@ -218,8 +218,8 @@ def _related_steps(quantity: str, label: RunLabel, row: MeasurementRow | None) -
     elif quantity == "Z_S":
         names = ("T_E", "T_S")
     else:  # Y_end: the last use the measurement read a stance from
-        uses = ((row.evidence if row is not None else None) or {}).get("uses") or []
-        return [uses[-1]["step"]] if uses else []
+        uses = row.evidence.uses if row is not None and row.evidence is not None else []
+        return [uses[-1].step] if uses else []
     steps: list[Any] = []
     for name in names:
         for value in (getattr(label, name), measured_value(row, name)):

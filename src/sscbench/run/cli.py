@@ -18,13 +18,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from sscbench.cli_options import console, fail
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError, os_error_text
+from sscbench.json_types import JsonObject
 from sscbench.progress import suppressed
 from sscbench.run.cli_executor import ExecutorName, RayAddress, Workers, check_executor
 from sscbench.run.cli_model import (
@@ -41,8 +42,23 @@ from sscbench.run.cli_model import (
     model_args,
     model_options,
 )
+from sscbench.run.hooks import (
+    AfterRuns,
+    CampaignCheck,
+    CampaignWatch,
+    ConfigCheck,
+    LiveRuns,
+    RunHooks,
+    RunWatch,
+    abort_watch,
+    containment_record,
+)
 from sscbench.study.model_flags import ModelOptions
 from sscbench.terminal import count, error_text, plain
+
+if TYPE_CHECKING:  # named in annotations only: the command imports them when it runs
+    from sscbench.run.executor import StudySummary
+    from sscbench.study.config import StudyConfig
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
@@ -65,30 +81,9 @@ def _interrupted(
     raise typer.Exit(130)
 
 
-def _check(
-    check: Callable[[Any, Path], dict[str, Any]] | None, study: Any, policy: Path | None
-) -> dict[str, Any] | None:
-    """The containment check of ``--containment POLICY`` (None without the option)."""
-    if policy is None:
-        return None
-    if check is None:
-        raise DataError("--containment", None, "this sscbench run cannot check a containment plan")
-    return check(study, policy)
-
-
-def _guard(
-    watch: Callable[[Path, Path], Any] | None, policy: Path | None, out: Path, resume: bool
-) -> Any:
-    """Refuse to resume an aborted campaign (unless ``resume``); the abort watch of
-    ``--containment POLICY`` (None without the option), called after each run."""
-    from sscbench.study.aborted import refuse_aborted
-
-    if not resume:
-        refuse_aborted(out)
-    return watch(policy, out) if watch is not None and policy is not None else None
-
-
-def _record(out: Path, record: dict[str, Any], watch: Any, previous: Any) -> None:
+def _record(
+    out: Path, record: JsonObject, watch: RunWatch | None, previous: JsonObject | None
+) -> None:
     """Write ``STUDY/containment.json``: the check, the abort when the metric crossed,
     and the abort a resumed campaign had been stopped by."""
     record = record | {"abort_enforced": watch is not None}
@@ -141,17 +136,6 @@ MaxCost = Annotated[
 
 
 @dataclass(frozen=True)
-class RunHooks:
-    """What the layers above ``run`` plug into the command (see :func:`run_command`)."""
-
-    after_runs: Callable[[Path, Any], None]
-    on_run: Callable[[Any, Path], Callable[..., None] | None] | None
-    check_campaign: Callable[[Any, Path], dict[str, Any]] | None
-    check_config: Callable[[Any, str | Path], None] | None
-    watch_campaign: Callable[[Path, Path], Any] | None
-
-
-@dataclass(frozen=True)
 class RunOptions:
     """The arguments and options of one ``sscbench run`` invocation."""
 
@@ -177,11 +161,11 @@ class _Executed:
     containment record (None without ``--containment``), the abort watch and the abort an
     earlier campaign in the folder had been stopped by."""
 
-    study: Any
-    summary: Any
-    record: dict[str, Any] | None
-    watch: Any
-    earlier: Any
+    study: StudyConfig
+    summary: StudySummary
+    record: JsonObject | None
+    watch: RunWatch | None
+    earlier: JsonObject | None
 
 
 def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
@@ -197,10 +181,10 @@ def _start_and_execute(hooks: RunHooks, options: RunOptions) -> _Executed:
     study, text = load_config(config, options.models)
     if hooks.check_config is not None:
         hooks.check_config(study, config if config is not None else "<default study>")
-    record = _check(hooks.check_campaign, study, options.containment)
+    record = containment_record(hooks.check_campaign, study, options.containment)
     earlier = None if options.restart else recorded_abort(out)
     resume = options.restart or options.resume_aborted
-    watch = _guard(hooks.watch_campaign, options.containment, out, resume)
+    watch = abort_watch(hooks.watch_campaign, options.containment, out, resume)
     check_executor(options.executor)
     if options.models.given() or any(a.kind == "openai" for a in study.agents):
         _say(user_line(study))
@@ -262,7 +246,7 @@ def _execute(hooks: RunHooks, options: RunOptions) -> _Executed:
             signal.signal(signal.SIGTERM, previous)
 
 
-def _summary_lines(summary: Any) -> list[str]:
+def _summary_lines(summary: StudySummary) -> list[str]:
     """The lines that tell what the runs did: a taken-over lock, the counts by status,
     the runs continued from their journals, and the cost."""
     lines = []
@@ -351,7 +335,7 @@ def run_study(hooks: RunHooks, options: RunOptions) -> None:
         raise typer.Exit(CAPPED_EXIT)
 
 
-def _capped_line(summary: Any, options: RunOptions) -> str:
+def _capped_line(summary: StudySummary, options: RunOptions) -> str:
     """The one line of a study its cost cap stopped: what it spent, what is kept, and
     the command that continues it."""
     config = [str(options.config)] if options.config else []
@@ -365,11 +349,11 @@ def _capped_line(summary: Any, options: RunOptions) -> str:
 
 
 def run_command(
-    after_runs: Callable[[Path, Any], None],
-    on_run: Callable[[Any, Path], Callable[..., None] | None] | None = None,
-    check_campaign: Callable[[Any, Path], dict[str, Any]] | None = None,
-    check_config: Callable[[Any, str | Path], None] | None = None,
-    watch_campaign: Callable[[Path, Path], Any] | None = None,
+    after_runs: AfterRuns,
+    on_run: LiveRuns | None = None,
+    check_campaign: CampaignCheck | None = None,
+    check_config: ConfigCheck | None = None,
+    watch_campaign: CampaignWatch | None = None,
 ) -> Callable[..., None]:
     """The ``run`` command, calling ``after_runs(out, config)`` when ``--report`` is on
     (``config`` the study config: its ``[oracles]`` are scored there); ``check_config(config,
@@ -380,7 +364,8 @@ def run_command(
     containment check) refuses a campaign with ``--containment POLICY`` before any run,
     raising DataError, or returns the record written to ``STUDY/containment.json``;
     ``watch_campaign(policy, out)`` (the release layer's abort watch) is asked after each
-    run whether the plan's abort metric crossed, which stops the campaign."""
+    run whether the plan's abort metric crossed, which stops the campaign. Their shapes
+    are the Protocols of :mod:`sscbench.run.hooks`."""
     hooks = RunHooks(after_runs, on_run, check_campaign, check_config, watch_campaign)
 
     def run(

@@ -165,7 +165,7 @@ class _Conversation:
 
 
 def _end_in_harness_error(
-    conversation: _Conversation, exc: Exception, agent: Any, user: Any
+    conversation: _Conversation, exc: Exception, agent: Agent, user: User
 ) -> None:
     """End the run as missing: the harness's error (a crash in agent or user code)."""
     result = conversation.result
@@ -187,7 +187,7 @@ def _end_in_harness_error(
 
 
 def _end_completed(
-    conversation: _Conversation, world: World, task: Task, env: Env, agent: Any, user: Any
+    conversation: _Conversation, world: World, task: Task, env: Env, agent: Agent, user: User
 ) -> None:
     """End the run as completed: usage, calibration labels, the replay record and the
     task's reward on the final state."""
@@ -212,7 +212,7 @@ def _end_completed(
     )
 
 
-def _record_usage(result: EpisodeResult, agent: Any, user: Any) -> None:
+def _record_usage(result: EpisodeResult, agent: Agent, user: User) -> None:
     agent_usage = getattr(agent, "usage", None)
     user_usage = getattr(user, "usage", None)
     if agent_usage or user_usage:

@@ -16,14 +16,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
-from sscbench.core.agent import (
-    RESPONSE_JOURNAL_OPTION,
-    RUN_KIND_OPTION,
-    AgentFactory,
-    RunContext,
-)
+from sscbench.core.agent import AgentFactory, RunContext, RunKind
+from sscbench.core.injection import Injection
 from sscbench.core.ledger import (
     ContextIntervention,
     EvaluatorEvent,
@@ -34,6 +30,7 @@ from sscbench.core.ledger import (
     Usage,
 )
 from sscbench.core.user import UserFactory
+from sscbench.faults.case import Case
 from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator
 from sscbench.jsonl import escape_surrogates
 from sscbench.llm.journal import SUFFIX, ResponseJournal
@@ -46,8 +43,6 @@ from sscbench.study.config import StudyConfig
 from sscbench.study.cost import role_price
 from sscbench.study.folder import IndexEntry
 from sscbench.world.world import World
-
-RunKind = Literal["clean", "faulted"]
 
 
 @dataclass
@@ -116,16 +111,13 @@ class EpisodeMaker:
             )
             max_steps, anchor = case.max_steps, case.case_id
         system_prompt = world.policy
-        injections: list = []
+        injections: list[Injection] = []
         context_faults: tuple[ContextIntervention, ...] = ()
         if kind == "faulted":
             injections, context_faults = self._faults(case, world, seed)
             if context_faults:
                 system_prompt = context_faults[0].delivered
         journal = self._journal(run_id, unit.config_id)
-        options: dict[str, Any] = {RUN_KIND_OPTION: kind}
-        if journal is not None:
-            options[RESPONSE_JOURNAL_OPTION] = journal
         context = RunContext(
             world=world,
             task=task,
@@ -133,7 +125,8 @@ class EpisodeMaker:
             tools=world.tool_schemas(),
             seed=seed,
             repetition=unit.repetition,
-            options=options,
+            kind=kind,
+            journal=journal,
         )
         started = time.monotonic()
         try:
@@ -179,8 +172,8 @@ class EpisodeMaker:
         )
 
     def _faults(
-        self, case: Any, world: World, seed: int
-    ) -> tuple[list[Any], tuple[ContextIntervention, ...]]:
+        self, case: Case, world: World, seed: int
+    ) -> tuple[list[Injection], tuple[ContextIntervention, ...]]:
         """A faulted run's tool hooks and, when its operator places one, its context fault
         (the system prompt as delivered)."""
         operator = get_operator(case.operator)

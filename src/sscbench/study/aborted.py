@@ -10,9 +10,9 @@ the campaign past its own stop, so it is refused unless the operator says so
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.reading import read_json
 
 RECORD = "containment.json"
@@ -21,7 +21,7 @@ ABORT = "abort"
 """The key of the abort in the record (absent: the campaign never aborted)."""
 
 
-def recorded_abort(out: Path) -> dict[str, Any] | None:
+def recorded_abort(out: Path) -> JsonObject | None:
     """The abort ``STUDY/containment.json`` records (None: no abort, or no record)."""
     path = Path(out) / RECORD
     if not Path(out).is_dir():  # no study there (yet): the folder checks speak for it
@@ -29,7 +29,7 @@ def recorded_abort(out: Path) -> dict[str, Any] | None:
     if not path.exists():
         return None
     try:
-        data = read_json(path)
+        data: JsonValue = read_json(path)
     except DataError as exc:  # fail closed: an unreadable record is not "no abort"
         raise DataError(path, None, f"unreadable containment record: {exc.reason}") from exc
     abort = data.get(ABORT) if isinstance(data, dict) else None
@@ -52,7 +52,7 @@ def refuse_aborted(out: Path) -> None:
     )
 
 
-def abort_lines(abort: dict[str, Any], finished: int, planned: int) -> list[str]:
+def abort_lines(abort: JsonMapping, finished: int, planned: int) -> list[str]:
     """What the terminal says of an abort."""
     return [
         f"campaign aborted by its containment plan: {abort['rule']} crossed — "

@@ -57,7 +57,9 @@ class Compactor:
     def value(self, value: Any) -> Any:
         """``value`` with its short strings shared, containers rebuilt alike."""
         if isinstance(value, str):
-            if len(value) > SHARED_LENGTH:
+            # an enum member (a stratum, a stance) is one object already, and must stay
+            # itself: an equal plain word shared first would take its place
+            if type(value) is not str or len(value) > SHARED_LENGTH:
                 return value
             return self._strings.setdefault(value, value)
         if isinstance(value, BaseModel):

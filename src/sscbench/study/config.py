@@ -16,6 +16,7 @@ from pydantic import (
 )
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonValue
 from sscbench.llm.endpoint import LLMUserConfig, OpenAIAgentConfig
 from sscbench.names import PathName
 from sscbench.reading import loads_toml, read_text
@@ -372,12 +373,15 @@ def resolve_inputs(config: StudyConfig, path: str | Path) -> StudyConfig:
     return config
 
 
-def config_from_record(meta: dict[str, Any]) -> StudyConfig:
+def config_from_record(meta: JsonValue) -> StudyConfig:
     """The config a study recorded in ``config.json``, its relative paths read from the
     folder the study was started with (``base_dir``)."""
+    if not isinstance(meta, dict):
+        raise ValueError("config.json is not a JSON object")
     config = StudyConfig.model_validate(meta["config"])
-    if meta.get("base_dir"):
-        config._base_dir = Path(meta["base_dir"])
+    base_dir = meta.get("base_dir")
+    if isinstance(base_dir, str) and base_dir:
+        config._base_dir = Path(base_dir)
     return config
 
 

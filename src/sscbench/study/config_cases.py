@@ -121,7 +121,9 @@ class CaseSettings(Strict):
 
     @field_validator("params")
     @classmethod
-    def _params_keys(cls, value: dict[str, dict]) -> dict[str, dict]:
+    def _params_keys(
+        cls, value: dict[str, dict[FamilyParameter, float | int]]
+    ) -> dict[str, dict[FamilyParameter, float | int]]:
         from sscbench.faults.registry import typed_family_names
 
         known = typed_family_names()

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from sscbench.errors import DataError
 
 
-def field_path(loc: tuple[Any, ...]) -> str:
+def field_path(loc: tuple[int | str, ...]) -> str:
     """A pydantic error location as the TOML reader writes it: ``agents[0].replay.path``."""
     out = ""
     for part in loc:
@@ -43,7 +44,7 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
     return out
 
 
-def _table_model(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+def _table_model(model: type[BaseModel], loc: tuple[int | str, ...]) -> type[BaseModel] | None:
     """The model of the table that ``loc`` (less its last key) leads to, or ``None``."""
     current: type[BaseModel] | None = model
     for part in loc:
@@ -65,7 +66,7 @@ def _names(model: type[BaseModel]) -> list[str]:
     return [field.alias or name for name, field in model.model_fields.items()]
 
 
-def _problem(model: type[BaseModel], error: Any) -> tuple[str | None, str]:
+def _problem(model: type[BaseModel], error: ErrorDetails) -> tuple[str | None, str]:
     """One pydantic error as (field, plain message)."""
     loc = tuple(error["loc"])
     field = field_path(loc) or None

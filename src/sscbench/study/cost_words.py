@@ -11,14 +11,27 @@ from __future__ import annotations
 
 import ipaddress
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Protocol
 from urllib.parse import urlsplit
+
+if TYPE_CHECKING:
+    from sscbench.llm.endpoint import EndpointConfig
+    from sscbench.study.config import StudyConfig
 
 NO_MODEL_COST = "$0.00 (no model is called)"
 """The cost of a study whose agents and user are scripted or replayed."""
 
 
-def is_local_endpoint(endpoint: Any) -> bool:
+class Served(Protocol):
+    """An endpoint as far as cost wording needs it: where it is served."""
+
+    @property
+    def base_url(self) -> str:
+        """The endpoint's base URL."""
+        ...
+
+
+def is_local_endpoint(endpoint: Served | None) -> bool:
     """True when the endpoint is served on this machine: ``localhost`` or a loopback
     address (127.0.0.0/8, ::1)."""
     if endpoint is None:
@@ -32,10 +45,10 @@ def is_local_endpoint(endpoint: Any) -> bool:
         return False
 
 
-def local_free_models(config: Any) -> set[str]:
+def local_free_models(config: StudyConfig) -> set[str]:
     """Models a study calls on a loopback endpoint without a ``[prices]`` entry: counted
     at $0 (a local server), named wherever the cost is worded."""
-    endpoints = [a.endpoint for a in config.agents]
+    endpoints: list[EndpointConfig | None] = [a.endpoint for a in config.agents]
     if config.user.kind == "llm":
         endpoints.append(config.user.endpoint)
     return {

@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from sscbench.core.agent import RunKind
 from sscbench.core.files import atomic_text_writer, atomic_write, clean_dead_temporaries
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
@@ -38,6 +39,11 @@ from sscbench.world.packaged import portable_path
 INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
 
 
+RunStatus = Literal["completed", "not-qualified", "missing"]
+"""How a run ended: completed, not qualified (its clean run failed the task), or missing
+(the harness lost it: never an outcome)."""
+
+
 class IndexEntry(BaseModel):
     """One finished run (or one not qualified, or missing) in ``index.jsonl``."""
 
@@ -47,8 +53,8 @@ class IndexEntry(BaseModel):
     case_id: str
     config_id: PathName
     repetition: int
-    kind: Literal["clean", "faulted"]
-    status: Literal["completed", "not-qualified", "missing"]
+    kind: RunKind
+    status: RunStatus
     ledger_sha256: str | None = None
     evaluator_sha256: str | None = None
     reward: float | None = None
@@ -194,9 +200,12 @@ class StudyDir(RunFiles):
         if not self.config_json.exists():
             return None
         try:
-            return read_json(self.config_json)["config_hash"]
+            value = read_json(self.config_json)["config_hash"]
         except (DataError, KeyError, TypeError) as exc:
             raise DataError(self.config_json, "config_hash", "unreadable; start anew") from exc
+        if value is not None and not isinstance(value, str):
+            raise DataError(self.config_json, "config_hash", "not a string; start anew")
+        return value
 
     def recorded_inputs(self) -> dict[str, str]:
         """The inputs' content hashes the study recorded when it started."""

@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonValue
 from sscbench.reading import loads_json
 from sscbench.study.guard import open_no_follow
 from sscbench.terminal import plain
@@ -47,7 +47,7 @@ class LockHolder:
 
 def _read_holder(text: str) -> LockHolder | None:
     try:
-        data: Any = loads_json(text)
+        data: JsonValue = loads_json(text)
     except ValueError:
         return None
     if not isinstance(data, dict):

@@ -90,7 +90,7 @@ def read_marker(path: Path) -> dict[str, Any]:
     return meta
 
 
-def _kind(value: Any) -> str:
+def _kind(value: object) -> str:
     shown = json.dumps(value)
     shown = shown if len(shown) <= 40 else shown[:37] + "..."
     names = {list: "an array", str: "a string", int: "a number", float: "a number"}

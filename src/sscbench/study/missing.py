@@ -57,7 +57,7 @@ def is_retryable_missing(entry: IndexEntry) -> bool:
     return entry.status == "missing" and entry.reason != CLEAN_MISSING
 
 
-def missing_causes(entries: Iterable[IndexEntry]) -> Counter:
+def missing_causes(entries: Iterable[IndexEntry]) -> Counter[str]:
     """Missing runs by harness cause (a faulted run whose clean run is missing is counted
     under its clean run's cause, once as that clean run)."""
     return Counter(missing_cause(e.reason) for e in entries if is_retryable_missing(e))

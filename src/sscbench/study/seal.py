@@ -16,10 +16,10 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
 
@@ -59,7 +59,7 @@ def write_seal(measurements: Path, sha256: str, rows: int, sources: dict[str, st
     return path
 
 
-def _read_seal(path: Path, study: Path) -> dict[str, Any]:
+def _read_seal(path: Path, study: Path) -> JsonObject:
     again = _AGAIN.format(study=study)
     if not path.exists():
         raise DataError(
@@ -70,7 +70,7 @@ def _read_seal(path: Path, study: Path) -> dict[str, Any]:
             f"{again}",
         )
     try:
-        record = read_json(path)
+        record: JsonValue = read_json(path)
     except DataError as exc:
         raise DataError(path, None, f"unreadable ({exc.reason}); {again}") from None
     if not isinstance(record, dict) or record.get("schema") != SEAL_SCHEMA:
@@ -97,7 +97,8 @@ def check_measurements(store: StudyDir, measurements: Path | None = None) -> Non
             f"(the file was edited, cut or replaced after `sscbench measure` wrote it); {again}",
         )
     sources = study_sources(store)
-    for name, recorded_source in sorted(record["computed_from"].items()):
+    computed = record["computed_from"]  # an object: _read_seal checked it
+    for name, recorded_source in sorted(computed.items() if isinstance(computed, dict) else ()):
         if sources.get(name) != recorded_source:
             raise DataError(
                 seal,

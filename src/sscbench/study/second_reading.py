@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sscbench.core.files import atomic_text_writer
 from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE
 from sscbench.jsonl import loads_line, model_line, read_jsonl
-from sscbench.study.rows import MeasurementRow
+from sscbench.study.rows import MeasurementRow, UnreadStep
 
 SECOND_READING = "second_reading.jsonl"
 """The second reader's file in the study folder (never ``measurements.jsonl``)."""
@@ -49,7 +49,7 @@ def unread_of(row: MeasurementRow) -> int | None:
     return row.unread_count()
 
 
-def unread_steps_of(row: MeasurementRow) -> list[dict[str, Any]]:
+def unread_steps_of(row: MeasurementRow) -> list[UnreadStep]:
     """The row's ``unread_steps`` marks (``step``, ``kind``, ``span``); [] without any."""
     return list(row.unread_steps or [])
 
@@ -91,7 +91,7 @@ class SecondReading(BaseModel):
         None, description="sha256 of the measurements.jsonl whose marks sent the run"
     )
     unread: int
-    unread_steps: list[dict[str, Any]] = Field(default_factory=list)
+    unread_steps: list[UnreadStep] = Field(default_factory=list)
     abstention: str | None = None
     proposals: dict[str, Proposal] = Field(default_factory=dict)
     reason: str = ""
@@ -122,7 +122,7 @@ def read_second_reading(path: Path) -> dict[str, SecondReading]:
     return {r.run_id: r for r in rows}
 
 
-def _settled(quantity: str, value: Any) -> Any:
+def _settled(quantity: str, value: object) -> object:
     """A value in the one form both readings share (∞ and not-applicable T_U alike: the
     run has no faulty reliance), or None when it is undecided."""
     if value is None or value == UNDECIDABLE:
@@ -132,7 +132,7 @@ def _settled(quantity: str, value: Any) -> Any:
     return value
 
 
-def rule_value(row: MeasurementRow, quantity: str) -> Any:
+def rule_value(row: MeasurementRow, quantity: str) -> object:
     """The rule reading of ``quantity`` on ``row`` (T_U read as the row meant it)."""
     return row.reliance_step() if quantity == "T_U" else getattr(row, quantity, None)
 

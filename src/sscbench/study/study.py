@@ -24,6 +24,7 @@ from typing import Any
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.json_types import JsonValue
 from sscbench.jsonl import iter_jsonl
 from sscbench.reading import loads_json, read_json
 from sscbench.study.cases import read_cases
@@ -99,10 +100,12 @@ class Study:
         return {case.case_id: case for case in read_cases(self.store.cases)}
 
     @cached_property
-    def config_record(self) -> dict[str, Any]:
-        """``config.json``: the config the study recorded, its base folder and provenance."""
+    def config_record(self) -> JsonValue:
+        """``config.json``: the config the study recorded, its base folder and provenance
+        (as read: a JSON value, an object when the file is what sscbench wrote)."""
         try:
-            return read_json(self.store.config_json)
+            record: JsonValue = read_json(self.store.config_json)
+            return record
         except DataError as exc:
             raise DataError(self.store.config_json, "config", f"unreadable: {exc.reason}") from exc
 

@@ -241,7 +241,8 @@ def _case_ids(path: Path) -> list[str]:
         value = loads_json(line)
         if not isinstance(value, dict) or not isinstance(value.get("case_id"), str):
             raise ValueError("expected a case with a case_id")
-        return value["case_id"]
+        case_id: str = value["case_id"]
+        return case_id
 
     return read_jsonl(path, parse, ("case_id", lambda case_id: case_id))
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
+from sscbench.json_types import JsonObject
 from sscbench.study.config import StudyConfig
 from sscbench.world.load import load_world
 from sscbench.world.world import World
@@ -14,7 +16,7 @@ READ_BACK_CUE = (
 )
 
 
-def _with_write_schemas(world: World, change) -> World:
+def _with_write_schemas(world: World, change: Callable[[JsonObject], JsonObject]) -> World:
     """The world whose write tools' schemas are passed through ``change``."""
     from sscbench.world.tools import ToolKind
 
@@ -31,11 +33,11 @@ def _with_write_schemas(world: World, change) -> World:
 def with_read_back_cue(world: World) -> World:
     """The interface variant whose write tools ask the agent to read the record back."""
     return _with_write_schemas(
-        world, lambda f: {**f, "description": f["description"] + READ_BACK_CUE}
+        world, lambda f: {**f, "description": f"{f['description']}{READ_BACK_CUE}"}
     )
 
 
-IDEMPOTENCY_KEY_SCHEMA = {
+IDEMPOTENCY_KEY_SCHEMA: JsonObject = {
     "type": "string",
     "description": (
         "Optional key chosen by the caller for this request. Repeating the call with the "
@@ -49,9 +51,16 @@ def with_idempotency_keys(world: World) -> World:
     """The interface variant whose write tools accept an optional ``idempotency_key``."""
     from sscbench.core.injection import IDEMPOTENCY_KEY
 
-    def change(function: dict) -> dict:
-        parameters = dict(function.get("parameters") or {"type": "object"})
-        properties = {**parameters.get("properties", {}), IDEMPOTENCY_KEY: IDEMPOTENCY_KEY_SCHEMA}
+    def change(function: JsonObject) -> JsonObject:
+        given = function.get("parameters")
+        parameters: JsonObject = (
+            dict(given) if isinstance(given, dict) and given else {"type": "object"}
+        )
+        known = parameters.get("properties", {})
+        properties: JsonObject = {
+            **(known if isinstance(known, dict) else {}),
+            IDEMPOTENCY_KEY: IDEMPOTENCY_KEY_SCHEMA,
+        }
         return {**function, "parameters": {**parameters, "properties": properties}}
 
     return _with_write_schemas(world, change)

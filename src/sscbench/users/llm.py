@@ -17,12 +17,12 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, RunContext
+from sscbench.core.agent import RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, UserEvent
 from sscbench.core.user import STOP
 from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import LLMUserConfig
-from sscbench.llm.journal import ResponseJournal
+from sscbench.llm.journal import ResponseJournal, run_journal
 from sscbench.llm.responses import content_text, first_message
 from sscbench.llm.retry import ClientHolder
 from sscbench.llm.secrets import redact
@@ -149,7 +149,7 @@ class LLMUserFactory:
             context.task.instruction,
             seed=context.seed,
             clients=self.clients,
-            journal=context.options.get(RESPONSE_JOURNAL_OPTION),
+            journal=run_journal(context),
         )
 
     async def aclose(self) -> None:

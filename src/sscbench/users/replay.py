@@ -1,15 +1,15 @@
 """The recorded user of a replayed run: the user messages of the recording the run's
-replay agent replays (found in ``RunContext.options``, put there by the agent's factory).
+replay agent replays (found in ``RunContext.replay``, put there by the agent's factory).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sscbench.agents.recordings import REPLAY_OPTION
 from sscbench.agents.replay import ReplayUser
 from sscbench.core.agent import RunContext
 from sscbench.core.ledger import LedgerEvent
+from sscbench.recordings.recorded import RecordedRun
 
 
 class RecordedUser:
@@ -22,9 +22,11 @@ class RecordedUser:
 
     def _user(self) -> ReplayUser:
         if self._inner is None:
-            run = self._context.options.get(REPLAY_OPTION)
+            run = self._context.replay.run
             if run is None:
                 raise ValueError("a recorded user needs a replay agent in the same run")
+            if not isinstance(run, RecordedRun):
+                raise TypeError(f"a recorded user replays a RecordedRun, not {type(run).__name__}")
             self._inner = ReplayUser(run)
         return self._inner
 

@@ -12,10 +12,9 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from typing import Any
 
-from sscbench.measure.unread import UNREAD_KINDS
 from sscbench.report.context import ReportContext
 from sscbench.report.model import RunSets, Section, Table, text
-from sscbench.study.rows import MeasurementRow
+from sscbench.study.rows import UNREAD_KINDS, MeasurementRow
 
 ID = "unread"
 TITLE = "Unread marks"
@@ -97,7 +96,7 @@ def unread_section(rows: list[MeasurementRow], sets: RunSets) -> Section:
 def _line(members: list[MeasurementRow]) -> dict[str, Any]:
     kinds: Counter[str] = Counter({k: 0 for k in UNREAD_KINDS})
     for r in members:
-        kinds.update(str(mark.get("kind")) for mark in r.unread_steps or [])
+        kinds.update(mark.kind for mark in r.unread_steps or [])
     return {
         "runs": [r.run_id for r in members],
         "marked": [r.run_id for r in members if r.unread_count()],

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from sscbench.cli_options import CasesOut, DataFolder, Operators, Seed, WorldSource, fail
 from sscbench.errors import DataError
 from sscbench.terminal import plain
+
+if TYPE_CHECKING:
+    from sscbench.admission.funnel import Funnel
+    from sscbench.faults.case import Candidate
+    from sscbench.faults.operators.base import FaultOperator
+    from sscbench.world.world import World
 
 OPERATORS = "ReturnDate,ItemOption,PaySource,WriteEffect"
 """The default ``--operators``: the four SSCBench operators."""
@@ -51,7 +57,7 @@ def candidates(
         chosen, worlds = _operator_worlds(world, data, seed, operators)
     except DataError as exc:
         fail(exc)
-    rows: list[Any] = []
+    rows: list[Candidate] = []
     for operator in chosen:
         found = operator.enumerate(worlds[operator.domain])
         valid_ones = [c for c in found if not operator.validate(c, worlds[operator.domain])]
@@ -64,7 +70,7 @@ def candidates(
 
 
 def _review_and_order(
-    review: Path | None, order: Path | None, chosen: list[Any], worlds: dict[str, Any]
+    review: Path | None, order: Path | None, chosen: list[FaultOperator], worlds: dict[str, World]
 ) -> tuple[frozenset[str] | None, dict[str, list[str]]]:
     """The rejected case ids of a semantic review (checked against the candidates) and a
     stored frozen order, each read with errors naming the file and field."""
@@ -75,7 +81,7 @@ def _review_and_order(
     return review_rejections(review, chosen, worlds), stored
 
 
-def _print_funnel(funnel: Any, world: str, per_operator: int) -> None:
+def _print_funnel(funnel: Funnel, world: str, per_operator: int) -> None:
     paper = f" (paper: {funnel.paper_candidates} candidates)" if world == "tau-bench" else ""
     print(
         f"{funnel.operator}: enumerated {funnel.enumerated}{paper} → valid {funnel.valid} → "

@@ -26,11 +26,12 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import Any, Literal
+from typing import Literal
 
 import numpy as np
 
 from sscbench.analysis.effective import caveats_for, effective_size, wilson_bounds
+from sscbench.json_types import JsonObject
 
 __all__ = [
     "Interval",
@@ -106,7 +107,7 @@ class Interval:
             return None
         return self.high - self.low
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         data = asdict(self)
         data["width"] = self.width
         data["caveats"] = list(self.caveats)

@@ -27,9 +27,10 @@ Record = Mapping[str, object]
 """A record as the state holds it: a JSON object (a TypedDict of its table's shape)."""
 _Slot = Record | _Deleted
 R = TypeVar("R", bound=Mapping[str, object])
+R_co = TypeVar("R_co", bound=Mapping[str, object], covariant=True)
 
 
-class Table(Generic[R]):
+class Table(Generic[R_co]):
     """A typed handle of one table: ``db.get(ORDERS, oid)`` is an ``Order`` to mypy.
 
     The domains declare one per table next to the record's TypedDict
@@ -46,7 +47,7 @@ class Table(Generic[R]):
         return f"Table({self.name!r})"
 
 
-def _name(table: Table[Any] | str) -> str:
+def _name(table: Table[Record] | str) -> str:
     return table.name if isinstance(table, Table) else table
 
 
@@ -143,7 +144,7 @@ class WorldState:
     def table(self, name: Table[R]) -> TableView[R]: ...
     @overload
     def table(self, name: str) -> TableView[Any]: ...
-    def table(self, name: Table[Any] | str) -> TableView[Any]:
+    def table(self, name: Table[Record] | str) -> TableView[Any]:
         """Read-only mapping view of a table."""
         return TableView(self, _name(name))
 
@@ -151,7 +152,7 @@ class WorldState:
     def get(self, table: Table[R], key: str, default: None = None) -> R | None: ...
     @overload
     def get(self, table: str, key: str, default: object = None) -> Any: ...
-    def get(self, table: Table[Any] | str, key: str, default: object = None) -> Any:
+    def get(self, table: Table[Record] | str, key: str, default: object = None) -> object:
         """A record (read-only) or ``default`` when absent."""
         name = _name(table)
         over = self._overlay[name]
@@ -165,7 +166,7 @@ class WorldState:
     def edit(self, table: Table[R], key: str) -> R: ...
     @overload
     def edit(self, table: str, key: str) -> Any: ...
-    def edit(self, table: Table[Any] | str, key: str) -> Any:
+    def edit(self, table: Table[Record] | str, key: str) -> object:
         """A mutable copy of a record, owned by this env; raises KeyError when absent."""
         name = _name(table)
         over = self._overlay[name]
@@ -181,7 +182,7 @@ class WorldState:
     def insert(self, table: Table[R], key: str, record: R) -> None: ...
     @overload
     def insert(self, table: str, key: str, record: Record) -> None: ...
-    def insert(self, table: Table[Any] | str, key: str, record: Record) -> None:
+    def insert(self, table: Table[Record] | str, key: str, record: Record) -> None:
         """Add or replace a whole record."""
         self._overlay[_name(table)][key] = record
 

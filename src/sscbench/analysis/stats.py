@@ -26,12 +26,11 @@ from collections import OrderedDict
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from statistics import NormalDist
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
 from sscbench.analysis.effective import caveats_for, effective_size, wilson_bounds
-from sscbench.json_types import JsonObject
 
 __all__ = [
     "Interval",
@@ -107,7 +106,7 @@ class Interval:
             return None
         return self.high - self.low
 
-    def to_dict(self) -> JsonObject:
+    def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["width"] = self.width
         data["caveats"] = list(self.caveats)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -11,6 +11,12 @@ from sscbench.cli_options import CasesOut, DataFolder, Operators, Seed, WorldSou
 from sscbench.errors import DataError
 from sscbench.faults.operators import DEFAULT_OPERATORS
 from sscbench.terminal import plain
+
+if TYPE_CHECKING:
+    from sscbench.admission.funnel import Funnel
+    from sscbench.faults.case import Candidate
+    from sscbench.faults.operators.base import FaultOperator
+    from sscbench.world.world import World
 
 OPERATORS = ",".join(DEFAULT_OPERATORS)
 """The default ``--operators``: the four SSCBench operators (the one default list)."""
@@ -52,7 +58,7 @@ def candidates(
         chosen, worlds = _operator_worlds(world, data, seed, operators)
     except DataError as exc:
         fail(exc)
-    rows: list[Any] = []
+    rows: list[Candidate] = []
     for operator in chosen:
         found = operator.enumerate(worlds[operator.domain])
         valid_ones = [c for c in found if not operator.validate(c, worlds[operator.domain])]
@@ -65,7 +71,7 @@ def candidates(
 
 
 def _review_and_order(
-    review: Path | None, order: Path | None, chosen: list[Any], worlds: dict[str, Any]
+    review: Path | None, order: Path | None, chosen: list[FaultOperator], worlds: dict[str, World]
 ) -> tuple[frozenset[str] | None, dict[str, list[str]]]:
     """The rejected case ids of a semantic review (checked against the candidates) and a
     stored frozen order, each read with errors naming the file and field."""
@@ -76,7 +82,7 @@ def _review_and_order(
     return review_rejections(review, chosen, worlds), stored
 
 
-def _print_funnel(funnel: Any, world: str, per_operator: int) -> None:
+def _print_funnel(funnel: Funnel, world: str, per_operator: int) -> None:
     paper = f" (paper: {funnel.paper_candidates} candidates)" if world == "tau-bench" else ""
     print(
         f"{funnel.operator}: enumerated {funnel.enumerated}{paper} → valid {funnel.valid} → "

@@ -6,13 +6,13 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from sscbench.admission.order import follow_stored, frozen_order
 from sscbench.admission.prefer import Preference
 from sscbench.admission.witness import search_witness
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.operators.base import FaultOperator
+from sscbench.json_types import JsonObject
 from sscbench.world.world import World
 
 
@@ -49,7 +49,7 @@ class Funnel:
     order: list[str] = field(default_factory=list)
     """The frozen order's candidate ids (rank 1 first)."""
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonObject:
         """The funnel as plain data (``admission.json``), without the order itself."""
         return {
             "operator": self.operator,

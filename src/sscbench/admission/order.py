@@ -20,11 +20,11 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any
 
 from sscbench.admission.prefer import Preference, preferred_first
 from sscbench.errors import DataError
 from sscbench.faults.case import Candidate
+from sscbench.json_types import JsonObject
 from sscbench.jsonl import read_lines
 from sscbench.reading import loads_json
 from sscbench.world.world import World
@@ -55,7 +55,7 @@ def frozen_order(
     return cluster_cycle(chosen[:preferred]) + cluster_cycle(chosen[preferred:]), preferred
 
 
-def order_rows(order: list[Candidate]) -> list[dict[str, Any]]:
+def order_rows(order: list[Candidate]) -> list[JsonObject]:
     """The order as ``order.jsonl`` lines (rank from 1)."""
     return [
         {"operator": c.operator, "rank": rank, "candidate_id": c.candidate_id, "cluster": c.cluster}

@@ -24,24 +24,25 @@ then sits on the read such a request needs.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from sscbench.faults.case import Candidate
 from sscbench.faults.registry import family
+from sscbench.world.task import Action, Task
 from sscbench.world.world import World
 
 Preference = Literal["early-trigger", "read-first"]
 PREFERENCES: tuple[str, ...] = ("early-trigger", "read-first")
 
 
-def _writes(world: World, task: Any) -> list[Any]:
+def _writes(world: World, task: Task) -> list[Action]:
     from sscbench.world.tools import ToolKind
 
     specs = world.tools.specs
     return [a for a in task.actions if a.name in specs and specs[a.name].kind is ToolKind.WRITE]
 
 
-def _named_in_opening(world: World, task: Any, identifier: str) -> bool:
+def _named_in_opening(world: World, task: Task, identifier: str) -> bool:
     if identifier in (task.instruction or ""):
         return True
     intent = task.intent or {}
@@ -64,11 +65,12 @@ def early_trigger(candidate: Candidate, world: World) -> bool:
     return operator.early_on_first_write(params, writes[0])
 
 
-def _legs(flights: Any) -> list[tuple[Any, Any]]:
-    return [(f.get("flight_number"), f.get("date")) for f in flights or [] if isinstance(f, dict)]
+def _legs(flights: object) -> list[tuple[object, object]]:
+    listed = flights if isinstance(flights, list) else []
+    return [(f.get("flight_number"), f.get("date")) for f in listed if isinstance(f, dict)]
 
 
-def needs_read(world: World, task: Any) -> bool:
+def needs_read(world: World, task: Task) -> bool:
     """Whether the task's first write acts on a record its opening request does not spell out.
 
     A flight update that keeps the reservation's own flights (a cabin change), or a
@@ -83,7 +85,8 @@ def needs_read(world: World, task: Any) -> bool:
         return False
     if first.name != "update_reservation_flights":
         return any(key in first.kwargs for key in ("reservation_id", "order_id"))
-    record = world.base.tables.get("reservations", {}).get(first.kwargs.get("reservation_id"))
+    rid = first.kwargs.get("reservation_id")
+    record = world.base.tables.get("reservations", {}).get(rid) if isinstance(rid, str) else None
     if not isinstance(record, dict):
         return False
     return _legs(first.kwargs.get("flights")) == _legs(record.get("flights"))

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -13,7 +12,7 @@ from sscbench.core.files import atomic_text_writer
 from sscbench.jsonl import model_line
 
 
-def write_jsonl(path: Path, rows: Iterable[Any]) -> None:
+def write_jsonl(path: Path, rows: Iterable[object]) -> None:
     """Write one JSON object per line (models dumped as JSON) via a temp file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with atomic_text_writer(path) as handle:

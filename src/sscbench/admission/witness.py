@@ -14,7 +14,6 @@ import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from sscbench.core.definitions import precedes_use
 from sscbench.core.injection import InjectingExecutor
@@ -45,7 +44,7 @@ class ScriptRun:
     proposed_use: int | None = None
 
 
-def _leaves(value: Any, path: str = "") -> list[tuple[str, Any]]:
+def _leaves(value: object, path: str = "") -> list[tuple[str, object]]:
     if isinstance(value, dict):
         return [leaf for k, v in value.items() for leaf in _leaves(v, f"{path}.{k}" if path else k)]
     if isinstance(value, list):
@@ -184,7 +183,7 @@ def search_witness(operator: FaultOperator, candidate: Candidate, world: World) 
     return AdmissionResult(case.model_copy(update={"context": context, "witness": witness}))
 
 
-def replay_witness(case: Case, world: World) -> tuple[list[Any], int | None]:
+def replay_witness(case: Case, world: World) -> tuple[list[LedgerEvent], int | None]:
     """Re-execute a case's stored prefix and witness in a fresh faulted env.
 
     Returns the ledger as re-delivered (observations recomputed, never copied from

@@ -29,16 +29,15 @@ interval labels.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.analysis.claims import POOLED
 from sscbench.analysis.mcnemar import mcnemar_exact, p_label
 from sscbench.analysis.populations import faulted_rows, interval_label
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.core.values import INF, Stratum
+from sscbench.json_types import JsonObject
 from sscbench.study.rows import MeasurementRow
 
-Row = dict[str, Any]
+Row = JsonObject
 Key = tuple[str, str, int]
 
 QUANTITIES = ("adoption", "read_back", "pre_arrival")

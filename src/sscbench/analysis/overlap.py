@@ -4,15 +4,15 @@ and ``sscbench release diff`` (metrics and transfer cells of two releases)."""
 
 from __future__ import annotations
 
-from typing import Any
+from sscbench.json_types import JsonMapping
 
 
-def number(value: Any) -> float | None:
+def number(value: object) -> float | None:
     """``value`` as a float when it is a JSON number (a bool or anything else: None)."""
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
-def overlap(a: dict[str, Any], b: dict[str, Any]) -> bool | None:
+def overlap(a: JsonMapping, b: JsonMapping) -> bool | None:
     """Whether the two rows' intervals ``[low, high]`` overlap (None: one has none)."""
     bounds = [number(row.get(k)) for row in (a, b) for k in ("low", "high")]
     if any(x is None for x in bounds):

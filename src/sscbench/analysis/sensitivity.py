@@ -21,6 +21,7 @@ from sscbench.analysis.populations import (
     interval_label,
 )
 from sscbench.analysis.stats import Interval, proportion_interval
+from sscbench.json_types import JsonObject
 from sscbench.study.rows import MeasurementRow
 
 Row = dict[str, Any]
@@ -82,7 +83,7 @@ RATES = (
 COLUMNS = COUNTS + RATES
 
 
-def interval_fields(interval: Interval) -> dict[str, Any]:
+def interval_fields(interval: Interval) -> JsonObject:
     """The tidy numeric columns of an interval beside its display label."""
     return {
         "numerator": interval.numerator,

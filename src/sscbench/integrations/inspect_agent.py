@@ -19,6 +19,7 @@ from sscbench.core.ledger import LedgerEvent
 from sscbench.errors import HarnessFailure
 from sscbench.integrations.inspect_messages import assistant_turn, ledger_to_messages, tool_infos
 from sscbench.integrations.inspect_model import run_scope
+from sscbench.json_types import JsonObject
 
 
 class InspectModelAgent:
@@ -51,7 +52,7 @@ class InspectModelAgent:
             for key in ("input_tokens", "output_tokens"):
                 self.usage[key] = self.usage.get(key, 0) + int(getattr(output.usage, key) or 0)
 
-    def calibration(self) -> dict[str, Any] | None:
+    def calibration(self) -> JsonObject | None:
         """A model records no intentions of its own."""
         return None
 

@@ -22,6 +22,7 @@ from sscbench.core.ledger import AssistantEvent, HarnessError
 from sscbench.errors import DataError, naming
 from sscbench.integrations.populations import METRIC_NAMES, population_metrics
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
+from sscbench.json_types import JsonObject
 from sscbench.jsonl import visible_surrogates
 from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
@@ -40,7 +41,7 @@ def study_created(store: StudyDir) -> datetime:
     return datetime.fromtimestamp(int(store.marker.stat().st_mtime), UTC)
 
 
-def _record(event: Any) -> dict[str, Any]:
+def _record(event: Any) -> JsonObject:
     """An evaluator record as JSON data Inspect can write (lone surrogates made visible)."""
     return visible_surrogates(event.model_dump(mode="json"))
 

@@ -71,7 +71,7 @@ class ScriptedProfileAPI(ModelAPI):
         base_url: str | None = None,
         api_key: str | None = None,
         config: GenerateConfig = GenerateConfig(),
-        **model_args: Any,
+        **model_args: object,
     ) -> None:
         from sscbench.agents.scripted import scripted_agent_factory
         from sscbench.errors import DataError

@@ -8,11 +8,10 @@ is the terminal stance ``Y_end``; the metadata is the whole measurement row
 
 from __future__ import annotations
 
-from typing import Any
-
 from inspect_ai.scorer import Score
 
 from sscbench.integrations.populations import adoption_label, arrival_label
+from sscbench.json_types import JsonObject
 from sscbench.study.rows import MeasurementRow
 
 SCORE_NAME = "sscbench"
@@ -21,7 +20,7 @@ SCORE_NAME = "sscbench"
 def measurement_score(row: MeasurementRow) -> Score:
     """The measurement row of one run as an Inspect score."""
     a = row.A
-    value: dict[str, Any] = {
+    value: JsonObject = {
         "A": a if a in (0, 1, "undecidable") else None,
         "Z_S": row.Z_S,
         "triggered": row.triggered,

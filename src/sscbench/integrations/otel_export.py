@@ -29,6 +29,7 @@ from sscbench.core.files import atomic_text_writer, clean_stale
 from sscbench.errors import DataError, EndpointUnreachable
 from sscbench.integrations.otel_spans import run_spans, study_resource
 from sscbench.integrations.study_runs import StudyRun, study_runs
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
 
@@ -43,7 +44,7 @@ OTLP_TIMEOUT_S = 5.0
 """Seconds the SDK's OTLP/HTTP exporter may spend on one run's request, retries included."""
 
 
-def _ids(value: Any, convert) -> Any:
+def _ids(value: object, convert) -> Any:
     """Rewrite every trace/span id field of an OTLP JSON object with ``convert``."""
     if isinstance(value, dict):
         return {
@@ -55,13 +56,13 @@ def _ids(value: Any, convert) -> Any:
     return value
 
 
-def request_to_otlp_json(request: ExportTraceServiceRequest) -> dict[str, Any]:
+def request_to_otlp_json(request: ExportTraceServiceRequest) -> JsonObject:
     """An export request in OTLP/JSON (integer enums, hex ids)."""
     data = json_format.MessageToDict(request, use_integers_for_enums=True)
     return _ids(data, lambda v: base64.b64decode(v).hex())
 
 
-def otlp_json_to_request(data: dict[str, Any]) -> ExportTraceServiceRequest:
+def otlp_json_to_request(data: JsonMapping) -> ExportTraceServiceRequest:
     """Parse one OTLP/JSON object back into an ``ExportTraceServiceRequest`` (strict:
     an unknown field or a malformed id is an error)."""
 

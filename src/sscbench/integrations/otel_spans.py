@@ -28,6 +28,7 @@ from opentelemetry.trace.status import Status, StatusCode
 from sscbench.core.ledger import AssistantEvent, ContextIntervention, ToolEvent
 from sscbench.integrations.populations import adoption_label, arrival_label
 from sscbench.integrations.study_runs import StudyRun
+from sscbench.json_types import JsonObject
 from sscbench.jsonl import escape_surrogates
 
 STEP_NS = 1_000_000
@@ -53,7 +54,7 @@ def _context(trace_id: int, span_id: int) -> SpanContext:
     return SpanContext(trace_id, span_id, is_remote=False, trace_flags=TraceFlags(1))
 
 
-def _clean(attributes: dict[str, Any]) -> dict[str, Any]:
+def _clean(attributes: dict[str, Any]) -> JsonObject:
     """Attributes without None values (OTLP has no null attribute), lone surrogates of
     model text shown as their ``\\uXXXX`` escapes (protobuf encodes only UTF-8)."""
     return {
@@ -101,7 +102,7 @@ def _evaluations(run: StudyRun, at: int) -> list[Event]:
     ]
 
 
-def _fault_attributes(record: Any, include_content: bool) -> dict[str, Any]:
+def _fault_attributes(record: Any, include_content: bool) -> JsonObject:
     attributes = {
         "sscbench.fault.hook_id": record.hook_id,
         "sscbench.fault.action": getattr(record, "action", "context"),

@@ -85,7 +85,7 @@ async def complete_with_retries(
         if usage is not None and is_rate_limited(exc):
             usage["rate_limited"] = usage.get("rate_limited", 0) + 1
 
-    def answer_tokens(response: Any) -> float | None:
+    def answer_tokens(response: object) -> float | None:
         value = getattr(getattr(response, "usage", None), "total_tokens", None)
         return float(value) if isinstance(value, int) and not isinstance(value, bool) else None
 

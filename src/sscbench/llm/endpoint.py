@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 
-LATER: dict[str, Any] = {"later": True}
+LATER: JsonObject = {"later": True}
 """Marks a field added after studies were recorded: at its default it stays out of the
 config hash (:mod:`sscbench.study.config_hash`), so older studies keep their hash."""
 
@@ -110,7 +110,9 @@ class LLMUserConfig(EndpointConfig):
     """The simulated user's endpoint, model, sampling and retries."""
 
 
-def endpoint_from_options(options: dict[str, str] | None = None, **fields: Any) -> EndpointConfig:
+def endpoint_from_options(
+    options: dict[str, str] | None = None, **fields: object
+) -> EndpointConfig:
     """An :class:`EndpointConfig` from command-line options: a bad value (a key given as
     ``--api-key-env``, a negative timeout) is a :class:`DataError` naming its option
     (``options`` maps a field to its option where the names differ), not a traceback."""

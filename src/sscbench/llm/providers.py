@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,7 @@ def split_model(spec: str) -> tuple[str, str]:
 
 def endpoint_fields(
     spec: str, base_url: str | None = None, temperature: float | None = None
-) -> dict[str, Any]:
+) -> JsonObject:
     """The ``[agents.endpoint]`` (or ``[user.endpoint]``) table of a model named
     ``PROVIDER/NAME``: the provider's URL (``base_url`` replaces it; an unknown provider
     needs it), its key's variable and the model name; ``temperature`` checked against the
@@ -107,7 +107,7 @@ def endpoint_fields(
             f"unknown provider {name!r} in {spec!r}: use one of {known}, or give --base-url "
             "for any OpenAI-compatible server",
         )
-    fields: dict[str, Any] = {"base_url": base_url or provider.base_url, "model": model}  # type: ignore[union-attr]
+    fields: JsonObject = {"base_url": base_url or provider.base_url, "model": model}  # type: ignore[union-attr]
     fields["api_key_env"] = provider.api_key_env if provider else "OPENAI_API_KEY"
     if temperature is not None:
         top = provider.temperature_max if provider else 2.0

@@ -81,7 +81,7 @@ def new_usage() -> dict[str, int]:
     }
 
 
-def add_usage(usage: dict[str, int], response: Any) -> None:
+def add_usage(usage: dict[str, int], response: object) -> None:
     """Add one response's token counts (absent counts add nothing).
 
     A count that is not a whole number >= 0 (negative, fractional, text, true/false)

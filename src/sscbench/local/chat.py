@@ -27,8 +27,8 @@ import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import loads_json
 
 IM_START = "<|im_start|>"
@@ -57,7 +57,7 @@ TOOLS_INSTRUCTIONS = (
 )
 
 
-def text_of(content: Any) -> str:
+def text_of(content: object) -> str:
     """A message's text: ``None`` is empty, a list of parts keeps its text parts."""
     if content is None:
         return ""
@@ -75,13 +75,13 @@ def text_of(content: Any) -> str:
     return str(content)
 
 
-def tools_block(tools: Sequence[dict[str, Any]]) -> str:
+def tools_block(tools: Sequence[JsonMapping]) -> str:
     """The system-prompt section listing the tools (one compact JSON schema per line)."""
     lines = [json.dumps(tool, ensure_ascii=False, separators=(",", ":")) for tool in tools]
     return TOOLS_PREAMBLE + "\n".join(lines) + TOOLS_INSTRUCTIONS
 
 
-def render_call(name: str, arguments: Any) -> str:
+def render_call(name: str, arguments: object) -> str:
     """One call in the model's own ``<tool_call>`` form.
 
     Arguments that parse as JSON are embedded as an object; anything else is embedded
@@ -101,24 +101,36 @@ def _turn(role: str, text: str) -> str:
     return f"{IM_START}{role}\n{text}{IM_END}\n"
 
 
-def _call_names(messages: Sequence[dict[str, Any]]) -> dict[str, str]:
+def _objects(value: object) -> list[JsonObject]:
+    """The JSON objects of a list (a message's ``tool_calls``); nothing from a non-list."""
+    return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
+
+
+def _function(call: JsonMapping) -> JsonMapping:
+    """A tool call's ``function`` object (empty when it has none)."""
+    function = call.get("function")
+    return function if isinstance(function, dict) else {}
+
+
+def _call_names(messages: Sequence[JsonMapping]) -> dict[str, str]:
     names: dict[str, str] = {}
     for message in messages:
-        for call in message.get("tool_calls") or []:
-            function = call.get("function") or {}
-            if call.get("id"):
-                names[call["id"]] = str(function.get("name") or "")
+        for call in _objects(message.get("tool_calls")):
+            call_id = call.get("id")
+            if call_id and isinstance(call_id, str):
+                names[call_id] = str(_function(call).get("name") or "")
     return names
 
 
-def _tool_response(message: dict[str, Any], names: dict[str, str]) -> str:
-    name = message.get("name") or names.get(message.get("tool_call_id") or "", "")
+def _tool_response(message: JsonMapping, names: dict[str, str]) -> str:
+    answered = message.get("tool_call_id")
+    name = message.get("name") or names.get(answered if isinstance(answered, str) else "", "")
     header = f' name="{name}"' if name else ""
     return f"<tool_response{header}>\n{text_of(message.get('content'))}\n</tool_response>"
 
 
 def render_prompt(
-    messages: Sequence[dict[str, Any]], tools: Sequence[dict[str, Any]] | None = None
+    messages: Sequence[JsonMapping], tools: Sequence[JsonMapping] | None = None
 ) -> str:
     """The ChatML prompt for a chat-completions request, ending with the assistant's cue.
 
@@ -147,8 +159,8 @@ def render_prompt(
             pending = []
         if role == "assistant":
             pieces = [text_of(message.get("content")).strip()]
-            for call in message.get("tool_calls") or []:
-                function = call.get("function") or {}
+            for call in _objects(message.get("tool_calls")):
+                function = _function(call)
                 pieces.append(
                     render_call(str(function.get("name") or ""), function.get("arguments"))
                 )
@@ -185,7 +197,7 @@ _NAME = re.compile(r'"name"\s*:\s*"((?:[^"\\]|\\.)*)"')
 _ARGUMENTS = re.compile(r'"(?:arguments|parameters)"\s*:\s*', re.DOTALL)
 
 
-def _arguments_text(value: Any) -> str:
+def _arguments_text(value: object) -> str:
     if value is None:
         return "{}"
     if isinstance(value, str):
@@ -193,20 +205,20 @@ def _arguments_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _call_from_object(value: Any) -> ParsedCall | None:
+def _call_from_object(value: object) -> ParsedCall | None:
     """A call from ``{"name", "arguments"|"parameters"}`` or OpenAI's ``{"function": ...}``."""
     if not isinstance(value, dict):
         return None
-    if isinstance(value.get("function"), dict) and "name" not in value:
-        value = value["function"]
-    name = value.get("name")
+    function = value.get("function")
+    call = function if isinstance(function, dict) and "name" not in value else value
+    name = call.get("name")
     if not isinstance(name, str) or not name.strip():
         return None
-    arguments = value.get("arguments", value.get("parameters"))
+    arguments = call.get("arguments", call.get("parameters"))
     return ParsedCall(name.strip(), _arguments_text(arguments))
 
 
-def _calls_from_json(value: Any) -> list[ParsedCall] | None:
+def _calls_from_json(value: object) -> list[ParsedCall] | None:
     items = value if isinstance(value, list) else [value]
     calls = [_call_from_object(item) for item in items]
     if not calls or any(call is None for call in calls):
@@ -260,7 +272,7 @@ def _known(calls: list[ParsedCall] | None, tool_names: Iterable[str] | None) -> 
     return all(call.name in names for call in calls)
 
 
-def _leading_json(text: str) -> tuple[Any, str] | None:
+def _leading_json(text: str) -> tuple[object, str] | None:
     """A JSON value at the start of ``text`` and the text after it."""
     try:
         value, end = json.JSONDecoder().raw_decode(text)
@@ -328,13 +340,13 @@ def chat_completion(
     finish_reason: str | None,
     usage: dict[str, int] | None = None,
     created: int | None = None,
-) -> dict[str, Any]:
+) -> JsonObject:
     """An OpenAI ``chat.completion`` object for a parsed reply.
 
     ``finish_reason`` is ``tool_calls`` when there are calls, otherwise the sampler's
     (``length`` when ``max_tokens`` cut the reply, ``stop`` otherwise).
     """
-    message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+    message: JsonObject = {"role": "assistant", "content": reply.content}
     if reply.calls:
         message["tool_calls"] = [
             {
@@ -353,11 +365,13 @@ def chat_completion(
         "created": int(time.time()) if created is None else created,
         "model": model,
         "choices": [{"index": 0, "message": message, "logprobs": None, "finish_reason": finish}],
-        "usage": usage or {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+        "usage": {**usage}
+        if usage
+        else {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
     }
 
 
-def normalise_request(body: dict[str, Any]) -> str | None:
+def normalise_request(body: JsonObject) -> str | None:
     """Make a chat-completions body acceptable to llama-cpp-python's request model.
 
     Edits in place: ``content: null`` becomes ``""`` (OpenAI clients send it on assistant
@@ -367,14 +381,10 @@ def normalise_request(body: dict[str, Any]) -> str | None:
     """
     if body.get("stream"):
         return "stream=true is not supported by sscbench serve-local; send stream=false"
-    for message in body.get("messages") or []:
-        if not isinstance(message, dict):
-            continue
+    for message in _objects(body.get("messages")):
         if message.get("content", "") is None:
             message["content"] = ""
-        for call in message.get("tool_calls") or []:
-            if not isinstance(call, dict):
-                continue
+        for call in _objects(message.get("tool_calls")):
             call.setdefault("type", "function")
             function = call.get("function")
             if isinstance(function, dict) and not isinstance(function.get("arguments"), str):
@@ -382,7 +392,7 @@ def normalise_request(body: dict[str, Any]) -> str | None:
     return None
 
 
-def tool_mode(tools: Sequence[dict[str, Any]] | None, tool_choice: Any) -> tuple[str, str | None]:
+def tool_mode(tools: Sequence[JsonMapping] | None, tool_choice: object) -> tuple[str, str | None]:
     """How a request may use tools: ``("text"|"auto"|"required"|"named", name)``.
 
     No tools or ``none``: text only. ``auto`` (the default with tools): text or calls.
@@ -394,7 +404,7 @@ def tool_mode(tools: Sequence[dict[str, Any]] | None, tool_choice: Any) -> tuple
     if tool_choice == "required":
         return "required", None
     if isinstance(tool_choice, dict):
-        name = (tool_choice.get("function") or {}).get("name")
+        name = _function(tool_choice).get("name")
         if isinstance(name, str) and name:
             return "named", name
     return "auto", None

@@ -15,12 +15,13 @@ clean control; an oracle that judges the trajectory must not read it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from sscbench.core.ledger import LedgerEvent
 from sscbench.faults.case import Case
+from sscbench.json_types import JsonObject
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.study.rows import MeasurementRow
 
@@ -86,7 +87,7 @@ class OracleContext:
     run_id: str
     case: Case
     ledger: list[LedgerEvent]
-    tool_schemas: list[dict[str, Any]]
+    tool_schemas: list[JsonObject]
     policy: str
     measurement: MeasurementRow | None = None
     clean_runs: list[CleanRun] = field(default_factory=list)

@@ -60,7 +60,7 @@ def _legacy(study: Path, oracle: Path | None, reference: str, as_json: bool) -> 
         )
 
 
-def _short(cell: Any) -> str:
+def _short(cell: object) -> str:
     if cell is None:
         return "—"
     if isinstance(cell, dict):

@@ -24,7 +24,7 @@ Relation = tuple[
 ]  # table, node pattern, ref id, key id, table2, leaf
 
 
-def _id_nodes(value: Any, prefix: Path = ()) -> Iterator[tuple[Path, dict[str, Any]]]:
+def _id_nodes(value: object, prefix: Path = ()) -> Iterator[tuple[Path, dict[str, Any]]]:
     """Dict nodes with at least two string ``*_id`` fields, with their paths."""
     if isinstance(value, dict):
         ids = [k for k, v in value.items() if k.endswith("_id") and isinstance(v, str)]
@@ -37,7 +37,7 @@ def _id_nodes(value: Any, prefix: Path = ()) -> Iterator[tuple[Path, dict[str, A
             yield from _id_nodes(item, (*prefix, index))
 
 
-def _keyed(value: Any, key: str, depth: int = 3) -> Any:
+def _keyed(value: object, key: str, depth: int = 3) -> object:
     """A dict entry keyed ``key`` anywhere within ``depth`` levels of ``value``."""
     if not isinstance(value, dict) or depth < 0:
         return None
@@ -56,7 +56,7 @@ def pattern(path: Path) -> Path:
 
 
 def instances(
-    table: str, record: Any, state: WorldState
+    table: str, record: object, state: WorldState
 ) -> Iterator[tuple[Relation, Path, Any, Any]]:
     """Every relation instance in one record: (relation, leaf path in the record, the
     record's value, the referenced value)."""

@@ -13,10 +13,11 @@ is unparsable and the oracle abstains with the parse error as its reason.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.core.ledger import LedgerEvent
 from sscbench.core.view import LedgerView
+from sscbench.json_types import JsonMapping
 from sscbench.measure.classifier import numbered_trajectory
 from sscbench.oracles.prompts import read_object
 
@@ -53,7 +54,7 @@ Answer with one JSON object and nothing else:
 
 
 def _messages(
-    instructions: str, view: LedgerView, tool_schemas: list[dict[str, Any]], policy: str
+    instructions: str, view: LedgerView, tool_schemas: Sequence[JsonMapping], policy: str
 ) -> list[dict[str, str]]:
     parts = [
         f"Domain policy:\n{policy}",
@@ -67,21 +68,21 @@ def _messages(
 
 
 def anomaly_messages(
-    view: LedgerView, tool_schemas: list[dict[str, Any]], policy: str
+    view: LedgerView, tool_schemas: Sequence[JsonMapping], policy: str
 ) -> list[dict[str, str]]:
     """The anomaly judge's one call over the whole trajectory."""
     return _messages(ANOMALY_INSTRUCTIONS, view, tool_schemas, policy)
 
 
 def all_at_once_messages(
-    view: LedgerView, tool_schemas: list[dict[str, Any]], policy: str
+    view: LedgerView, tool_schemas: Sequence[JsonMapping], policy: str
 ) -> list[dict[str, str]]:
     """The all-at-once attribution judge's one call over the whole trajectory."""
     return _messages(ALL_AT_ONCE_INSTRUCTIONS, view, tool_schemas, policy)
 
 
 def step_messages(
-    ledger: list[LedgerEvent], step: int, tool_schemas: list[dict[str, Any]], policy: str
+    ledger: list[LedgerEvent], step: int, tool_schemas: Sequence[JsonMapping], policy: str
 ) -> list[dict[str, str]]:
     """The step-by-step judge's call on one agent step: the trajectory up to that step
     (later steps are not shown) and the question whether it is the decisive error."""
@@ -91,7 +92,7 @@ def step_messages(
     return messages
 
 
-def _step(value: Any, steps: set[int], what: str) -> int:
+def _step(value: object, steps: set[int], what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{what} must be a step number, not {value!r}")
     if value not in steps:
@@ -99,7 +100,7 @@ def _step(value: Any, steps: set[int], what: str) -> int:
     return value
 
 
-def _keys(data: dict[str, Any], allowed: set[str], required: str) -> None:
+def _keys(data: JsonMapping, allowed: set[str], required: str) -> None:
     if set(data) - allowed or required not in data:
         raise ValueError(f"expected the keys {', '.join(sorted(allowed))}; got {sorted(data)}")
 

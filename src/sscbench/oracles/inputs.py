@@ -10,9 +10,11 @@ says its inputs are not declared (the ``context`` sentence still describes them)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
+
+from sscbench.json_types import JsonObject
 
 # The inputs of the paper's Table II, in its order: (field, column heading).
 INPUT_COLUMNS = (
@@ -54,7 +56,7 @@ class OracleInputs(BaseModel):
     paper: str = ""
 
 
-def inputs_of(oracle: Any) -> OracleInputs | None:
+def inputs_of(oracle: object) -> OracleInputs | None:
     """The oracle's declared inputs, or None when it declares none (a foreign oracle)."""
     declared = getattr(oracle, "inputs", None)
     if declared is None:
@@ -62,7 +64,7 @@ def inputs_of(oracle: Any) -> OracleInputs | None:
     return OracleInputs.model_validate(declared, from_attributes=True)
 
 
-def call_stats(calls: Iterable[int | None]) -> dict[str, Any]:
+def call_stats(calls: Iterable[int | None]) -> JsonObject:
     """Model calls over the judged runs (one entry per verdict; None counts as no call):
     total, per judged trajectory (mean) and the most any one trajectory took."""
     counted = [c or 0 for c in calls]

@@ -28,7 +28,6 @@ the oracle abstains.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.core.ledger import LedgerEvent
 from sscbench.core.view import LedgerView
@@ -52,8 +51,8 @@ from sscbench.world.world import World
 class Invariants:
     """The invariants of one record: field path → the value it must show."""
 
-    unchanged: dict[Path, Any]
-    final: dict[Path, Any]
+    unchanged: dict[Path, object]
+    final: dict[Path, object]
     relations: frozenset = frozenset()
 
     @property
@@ -91,8 +90,8 @@ class Violation:
     record: RecordKey
     path: Path
     kind: str
-    observed: Any
-    expected: Any
+    observed: object
+    expected: object
 
     def text(self) -> str:
         """A one-line description."""

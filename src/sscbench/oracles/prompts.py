@@ -19,10 +19,11 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.measure.classifier import numbered_trajectory
 from sscbench.reading import loads_json
 
@@ -95,7 +96,7 @@ def contract_text(contract: FaultContract) -> str:
 
 def build_messages(
     view: LedgerView,
-    tool_schemas: list[dict[str, Any]],
+    tool_schemas: Sequence[JsonMapping],
     policy: str,
     contract: FaultContract | None,
 ) -> list[dict[str, str]]:
@@ -118,7 +119,7 @@ _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", flags=re.DOTALL)
 ANSWER_KEYS = {"adopted", "t_u", "reason"}
 
 
-def read_object(text: str) -> dict[str, Any]:
+def read_object(text: str) -> JsonObject:
     """The one JSON object an answer must be (one Markdown code fence around it is
     tolerated); ValueError says what is wrong with it."""
     body = (text or "").strip()

@@ -4,7 +4,6 @@ records an observation shows, and a clean run's final state by replay."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from sscbench.core.arguments import parse_arguments
 from sscbench.core.ledger import LedgerEvent
@@ -16,7 +15,7 @@ Path = tuple[str | int, ...]
 RecordKey = tuple[str, str]  # (table, key)
 
 
-def leaves(value: Any, prefix: Path = ()) -> Iterator[tuple[Path, Any]]:
+def leaves(value: object, prefix: Path = ()) -> Iterator[tuple[Path, object]]:
     """Every leaf of a JSON value with its path (dict keys and list indices)."""
     if isinstance(value, dict) and value:
         for key, item in value.items():

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonMapping
 from sscbench.oracles.base import OracleSettings
 from sscbench.oracles.registry import make_oracle
 from sscbench.oracles.scored_from import scored_from
@@ -61,7 +62,7 @@ def check_scoring(config: Any, path: str | Path) -> None:
         raise DataError(path, "oracles.reference", f"no such labels file: {_reference(config)}")
 
 
-def _unchanged(folder: Path, name: str, wanted: dict[str, Any]) -> bool:
+def _unchanged(folder: Path, name: str, wanted: JsonMapping) -> bool:
     """True when ``name``'s results are all there and record the inputs ``wanted``."""
     if not all((folder / f"{name}{s}").is_file() for s in (".verdicts.jsonl", ".csv")):
         return False

@@ -11,8 +11,8 @@ finished scoring whose inputs are unchanged is not redone.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from sscbench.json_types import JsonObject
 from sscbench.oracles.base import OracleSettings
 from sscbench.study.folder import StudyDir
 from sscbench.study.seal import file_sha256, study_sources
@@ -30,7 +30,7 @@ def scored_from(
     reference: str,
     clean_per_operator: int,
     seed: int,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The inputs of scoring oracle ``name`` on ``study`` now (see the module doc)."""
     store = StudyDir(Path(study))
     endpoint = settings.endpoint

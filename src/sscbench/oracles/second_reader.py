@@ -20,12 +20,13 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolEvent, UserEvent
 from sscbench.core.values import INF, NOT_APPLICABLE
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
+from sscbench.json_types import JsonMapping
 from sscbench.oracles.prompts import L1_JUDGEMENT, build_messages, read_object
 from sscbench.study.second_reading import Proposal
 
@@ -58,7 +59,7 @@ _SPACE = re.compile(r"\s+")
 
 def second_messages(
     ledger: list[LedgerEvent],
-    tool_schemas: list[dict[str, Any]],
+    tool_schemas: Sequence[JsonMapping],
     policy: str,
     contract: FaultContract,
 ) -> list[dict[str, str]]:
@@ -82,7 +83,7 @@ def step_texts(event: LedgerEvent) -> list[str]:
     return []
 
 
-def quote_problem(ledger: list[LedgerEvent], step: int, quote: Any) -> str | None:
+def quote_problem(ledger: list[LedgerEvent], step: int, quote: object) -> str | None:
     """Why ``quote`` is no evidence of ``step`` (None: it occurs there)."""
     if not isinstance(quote, str) or not _squeeze(quote):
         return f"no quote given for step {step}"
@@ -95,7 +96,7 @@ def quote_problem(ledger: list[LedgerEvent], step: int, quote: Any) -> str | Non
     return None
 
 
-def _step(data: dict[str, Any], key: str, steps: set[int]) -> int | None:
+def _step(data: JsonMapping, key: str, steps: set[int]) -> int | None:
     value = data.get(key)
     if value is None:
         return None
@@ -140,7 +141,7 @@ def parse_second(text: str, ledger: list[LedgerEvent]) -> tuple[dict[str, Propos
     return proposals, reason
 
 
-def _located(ledger: list[LedgerEvent], step: int | None, quote: Any, none: str) -> Proposal:
+def _located(ledger: list[LedgerEvent], step: int | None, quote: object, none: str) -> Proposal:
     """A step proposal with its quote checked (``none``: the value of no step)."""
     if step is None:
         return Proposal(value=none, valid=True)

@@ -32,6 +32,7 @@ from typing import Any
 from sscbench.core.definitions import arrival
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 from sscbench.oracles.base import Oracle, OracleSettings, Verdict, abstain
 from sscbench.oracles.contexts import StudyRuns
 from sscbench.oracles.inputs import call_stats, inputs_of
@@ -136,7 +137,7 @@ def judge_all(
 
 def _verdict_rows(
     verdicts: dict[str, Verdict], drawn: dict[str, tuple[str, str]]
-) -> list[dict[str, Any]]:
+) -> list[JsonObject]:
     """The lines of ``<name>.verdicts.jsonl``: a clean control's names its case."""
     return [
         {

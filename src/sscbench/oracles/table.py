@@ -30,13 +30,14 @@ from typing import Any
 import numpy as np
 
 from sscbench.analysis.stats import draw_cluster_indices, proportion_interval
+from sscbench.json_types import JsonObject
 from sscbench.oracles.base import Verdict
 from sscbench.oracles.validate import _kappa, interval_cell
 
 BOOTSTRAP_RESAMPLES = 2000
 
 
-def _adoption(value: Any) -> int | None:
+def _adoption(value: object) -> int | None:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int) and value in (0, 1):
@@ -44,7 +45,7 @@ def _adoption(value: Any) -> int | None:
     return None
 
 
-def _interval(values: list[int], clusters: list[str], seed: int) -> dict[str, Any]:
+def _interval(values: list[int], clusters: list[str], seed: int) -> JsonObject:
     return interval_cell(proportion_interval(values, clusters, seed=seed))
 
 
@@ -107,9 +108,9 @@ def _outcome(ref: int, verdict: Verdict | None) -> str:
     return "fp" if verdict.adopted else "tn"
 
 
-def _score(s: Stratum, gives_adoption: bool, seed: int) -> dict[str, Any]:
+def _score(s: Stratum, gives_adoption: bool, seed: int) -> JsonObject:
     covered = [v is not None and not v.abstained for _, _, _, v in s.adoption]
-    row: dict[str, Any] = {
+    row: JsonObject = {
         "applicable": len(s.adoption),
         "coverage": _interval([int(c) for c in covered], [c for _, c, _, _ in s.adoption], seed),
         "t_u_applicable": len(s.located),
@@ -219,7 +220,7 @@ CSV_METRICS = (
 )
 
 
-def tidy_rows(name: str, strata: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+def tidy_rows(name: str, strata: dict[str, dict[str, Any]]) -> list[JsonObject]:
     """One CSV row per (oracle, stratum, metric): counts, estimate, interval, method."""
     out = []
     for stratum, row in strata.items():

@@ -32,10 +32,11 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 from sscbench.jsonl import read_objects
 
 
-def interval_cell(interval: Interval) -> dict[str, Any]:
+def interval_cell(interval: Interval) -> JsonObject:
     """A proportion as numbers — ``k``, ``n``, estimate, bounds, method — with its label
     beside them for printing (the label is formatted here once, never parsed back)."""
     return {
@@ -59,7 +60,7 @@ def read_rows(path: str | Path) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def _adoption(value: Any) -> int | None:
+def _adoption(value: object) -> int | None:
     if isinstance(value, bool):
         return int(value)
     if isinstance(value, int) and value in (0, 1):
@@ -67,7 +68,7 @@ def _adoption(value: Any) -> int | None:
     return None  # undecidable or absent: an abstention
 
 
-def _step(value: Any) -> int | str | None:
+def _step(value: object) -> int | str | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value
     if value == "inf":
@@ -94,7 +95,7 @@ class Tally:
     def n(self) -> int:
         return self.tp + self.fp + self.fn + self.tn + self.disagree_abstain
 
-    def scores(self) -> dict[str, Any]:
+    def scores(self) -> JsonObject:
         """Precision, recall, F1, kappa and location accuracy with their counts."""
         precision: Interval = wilson(self.tp, self.tp + self.fp)
         recall: Interval = wilson(self.tp, self.tp + self.fn)

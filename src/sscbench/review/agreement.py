@@ -37,6 +37,7 @@ from typing import Any
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.core.ledger import LedgerEvent, ToolEvent
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.review.labels import (
     QUANTITIES,
     STEP_QUANTITIES,
@@ -64,7 +65,7 @@ def in_population(quantity: str, label: RunLabel) -> bool:
     return quantity not in ADOPTING_ONLY or label.A is True
 
 
-def measured_value(row: MeasurementRow | None, quantity: str) -> Any:
+def measured_value(row: MeasurementRow | None, quantity: str) -> JsonValue:
     """A measurement row's value of a quantity, in the labels' vocabulary."""
     if row is None:
         return None
@@ -80,12 +81,15 @@ def measured_value(row: MeasurementRow | None, quantity: str) -> Any:
     return value
 
 
-def within_one(reference: Any, measured: Any) -> bool:
+def within_one(reference: object, measured: object) -> bool:
     """Equal, or both steps at most one apart."""
     if reference == measured:
         return True
-    ints = all(isinstance(v, int) and not isinstance(v, bool) for v in (reference, measured))
-    return ints and abs(reference - measured) <= 1
+    if isinstance(reference, bool) or isinstance(measured, bool):
+        return False
+    if isinstance(reference, int) and isinstance(measured, int):
+        return abs(reference - measured) <= 1
+    return False
 
 
 @dataclass
@@ -96,9 +100,9 @@ class Cell:
     exact: int = 0
     near: int = 0  # within ±1 (step quantities)
 
-    def summary(self, steps: bool, population: str = ALL_RUNS) -> dict[str, Any]:
+    def summary(self, steps: bool, population: str = ALL_RUNS) -> JsonObject:
         """Counts and Wilson intervals (exact, and ±1 for steps), with the population."""
-        out: dict[str, Any] = {
+        out: JsonObject = {
             "population": population,
             "n": self.n,
             "agree": self.exact,
@@ -110,7 +114,7 @@ class Cell:
         return out
 
 
-def _interval(k: int, n: int) -> dict[str, Any]:
+def _interval(k: int, n: int) -> JsonObject:
     interval: Interval = wilson(k, n)
     return {
         "estimate": interval.estimate,
@@ -186,16 +190,16 @@ def unread_status(row: MeasurementRow | None) -> str:
     return "marked" if count else "unmarked"
 
 
-def _unread_order(item: tuple[str, Any]) -> int:
+def _unread_order(item: tuple[str, object]) -> int:
     return UNREAD_STATUSES.index(item[0])
 
 
-def cell_summary(quantity: str, cell: Cell | None = None) -> dict[str, Any]:
+def cell_summary(quantity: str, cell: Cell | None = None) -> JsonObject:
     """The summary of ``cell`` (an empty one by default: ``0/0``, unobserved) of a quantity."""
     return (cell or Cell()).summary(quantity in STEP_QUANTITIES, POPULATIONS[quantity])
 
 
-def _quote(ledger: list[LedgerEvent], step: Any) -> dict[str, Any] | None:
+def _quote(ledger: list[LedgerEvent], step: object) -> JsonObject | None:
     if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < len(ledger):
         return None
     event = ledger[step]
@@ -208,7 +212,7 @@ def _quote(ledger: list[LedgerEvent], step: Any) -> dict[str, Any] | None:
     return {"step": step, "role": getattr(event, "type", "?"), "text": text[:QUOTE]}
 
 
-def _related_steps(quantity: str, label: RunLabel, row: MeasurementRow | None) -> list[Any]:
+def _related_steps(quantity: str, label: RunLabel, row: MeasurementRow | None) -> list[int]:
     """The steps whose text explains a disagreement on ``quantity``."""
     names: tuple[str, ...]
     if quantity in STEP_QUANTITIES:
@@ -220,7 +224,7 @@ def _related_steps(quantity: str, label: RunLabel, row: MeasurementRow | None) -
     else:  # Y_end: the last use the measurement read a stance from
         uses = row.evidence.uses if row is not None and row.evidence is not None else []
         return [uses[-1].step] if uses else []
-    steps: list[Any] = []
+    steps: list[int] = []
     for name in names:
         for value in (getattr(label, name), measured_value(row, name)):
             if isinstance(value, int) and value not in steps:

@@ -16,8 +16,8 @@ file ``sscbench admit --review`` reads (:mod:`sscbench.admission.semantic`).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from jinja2 import Environment, select_autoescape
 
@@ -25,6 +25,7 @@ from sscbench.core.files import staged_folder
 from sscbench.core.ledger import LEDGER_EVENT
 from sscbench.errors import DataError, naming
 from sscbench.faults.case import Case
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.jsonl import write_utf8
 from sscbench.review.case_labels import CASE_QUESTIONS
 from sscbench.review.pages import STYLE, contract_in_words, trajectory_steps
@@ -82,7 +83,7 @@ frozen order.</p>
 _ENV = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
 
 
-def _steps(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _steps(events: Sequence[JsonMapping]) -> list[JsonObject]:
     return trajectory_steps([LEDGER_EVENT.validate_python(e) for e in events])
 
 
@@ -119,7 +120,7 @@ def page_name(number: int) -> str:
     return f"case-{number:03d}.html"
 
 
-def write_case_pages(cases: list[Case], out: Path) -> dict[str, Any]:
+def write_case_pages(cases: list[Case], out: Path) -> JsonObject:
     """Write ``out/index.html``, one page per admitted case under ``out/cases/`` and an
     undecided ``out/semantic-review.jsonl``; ``out`` must be new or empty."""
     if out.exists() and (not out.is_dir() or any(out.iterdir())):

@@ -36,6 +36,7 @@ from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
 from sscbench.core.definitions import arrival
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
+from sscbench.json_types import JsonValue
 from sscbench.jsonl import read_json_model
 from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
 from sscbench.review.labels import (
@@ -50,7 +51,7 @@ from sscbench.review.review_page import FORM_FIELDS, STEP_FIELDS
 
 AGREEMENT_SCHEMA = "sscbench.review-agreement/1"
 KAPPA_QUANTITIES = ("A", "Z_S", "T_U_status", "T_S_status")
-CATEGORIES: dict[str, list[Any]] = {
+CATEGORIES: dict[str, list[JsonValue]] = {
     "A": [True, False, "undecidable"],
     "Z_S": ["pre", "late", "absent", "no-use", "undecidable"],
     "T_U_status": ["located", "not-applicable", "undecidable", "inf"],
@@ -63,7 +64,7 @@ class Kappa(BaseModel):
 
     kappa: float | None
     items: int
-    categories: list[Any]
+    categories: list[JsonValue]
 
 
 class StepAgreement(BaseModel):
@@ -113,7 +114,7 @@ def read_agreement(path: str | Path) -> ReviewAgreement:
     return read_json_model(path, ReviewAgreement, AGREEMENT_SCHEMA)
 
 
-def status(step: Any) -> str | None:
+def status(step: object) -> str | None:
     """An event's status: ``located`` (a step), else the value as written (``inf``,
     ``undecidable``, ``not-applicable``; None: not given)."""
     if step is None:
@@ -190,7 +191,7 @@ def reviewer_labels(folder: Path, plan: ReviewPlan) -> dict[str, dict[str, RunLa
     return out
 
 
-def kappa_of(ratings: list[list[Any]], categories: list[Any]) -> Kappa:
+def kappa_of(ratings: list[list[JsonValue]], categories: list[JsonValue]) -> Kappa:
     """Fleiss' κ of items × raters answers (items with a missing answer left out)."""
     complete = [row for row in ratings if all(v is not None for v in row)]
     used = [c for c in categories if any(c in row for row in complete)]

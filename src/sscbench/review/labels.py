@@ -35,7 +35,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -50,8 +50,11 @@ from pydantic_core import ErrorDetails
 
 from sscbench.core.seals import check_seal
 from sscbench.errors import DataError
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.jsonl import read_lines
 from sscbench.reading import json_reason, loads_json, read_json
+
+_T = TypeVar("_T")
 
 INF = "inf"
 UNDECIDABLE = "undecidable"
@@ -62,7 +65,7 @@ ARRIVALS = ("pre", "late", "absent", "no-use", "undecidable")
 STANCES = ("endorses", "rejects", "undecidable")
 
 
-def _step(value: Any) -> Any:
+def _step(value: object) -> int | str | None:
     """A step label: a non-negative int, ``"inf"`` or ``"undecidable"`` (or null)."""
     if value is None:
         return None
@@ -77,23 +80,23 @@ def _step(value: Any) -> Any:
     raise ValueError(f'must be a step (int >= 0), "inf" or "undecidable", not {value!r}')
 
 
-def _adoption(value: Any) -> Any:
+def _adoption(value: object) -> bool | str | None:
     """An adoption label: true / false / ``"undecidable"`` (1 / 0 accepted)."""
     if value is None or isinstance(value, bool):
         return value
     if isinstance(value, int) and value in (0, 1):
         return bool(value)
     if value == UNDECIDABLE:
-        return value
+        return UNDECIDABLE
     raise ValueError(f'must be true, false or "undecidable", not {value!r}')
 
 
-def _reliance_step(value: Any) -> Any:
+def _reliance_step(value: object) -> int | str | None:
     """A T_U label: a step label, or ``"not-applicable"`` (a run that did not adopt)."""
     return NOT_APPLICABLE if value == NOT_APPLICABLE else _step(value)
 
 
-def upgraded_reliance(t_u: Any, adopted: Any) -> Any:
+def upgraded_reliance(t_u: _T, adopted: object) -> _T | str:
     """A T_U label read the way it was meant: before labels had ``"not-applicable"`` a
     reviewer marked a run without reliance ``"inf"``, so ``"inf"`` on a line whose A is
     false is not applicable; every other value is returned as written."""
@@ -136,7 +139,7 @@ class RunLabel(BaseModel):
         self.T_U = upgraded_reliance(self.T_U, self.A)
         return self
 
-    def labelled(self) -> dict[str, Any]:
+    def labelled(self) -> JsonObject:
         """The quantities that carry a label (null ones left out)."""
         return {q: getattr(self, q) for q in QUANTITIES if getattr(self, q) is not None}
 
@@ -162,7 +165,7 @@ def _folded(key: str) -> str:
 _KNOWN = {_folded(name): name for name in RunLabel.model_fields}
 
 
-def misspelt_key(raw: dict[str, Any]) -> tuple[str, str] | None:
+def misspelt_key(raw: JsonMapping) -> tuple[str, str] | None:
     """A key that is not a field but reads as one (``TS``, ``t_u``, ``Y-end``), with the
     field it resembles: unknown keys are ignored, so a misspelt quantity would otherwise
     drop its label without a word."""

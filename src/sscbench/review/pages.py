@@ -86,7 +86,7 @@ each label: <b>How to label</b> below (every run page links to it).</p>
 _ENV = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
 
 
-def _value(value: Any) -> str:
+def _value(value: object) -> str:
     return value if isinstance(value, str) else json.dumps(value, sort_keys=True)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -13,6 +13,9 @@ from rich.table import Table
 
 from sscbench.errors import DataError
 from sscbench.study.lock import warn_if_being_written
+
+if TYPE_CHECKING:
+    from sscbench.review.interrater import AgreementBlock, ReviewAgreement
 
 console = Console(soft_wrap=True)
 
@@ -75,7 +78,7 @@ def plan_command(
     console.print(f"  {len(plan.strata)} strata by {', '.join(plan.stratify) or '(none)'}")
 
 
-def _kappa_table(title: str, block: Any) -> Table:
+def _kappa_table(title: str, block: AgreementBlock | ReviewAgreement) -> Table:
     table = Table(title=title)
     for column in ("quantity", "Fleiss' κ", "items", "categories"):
         table.add_column(column, justify="left" if column != "items" else "right")

@@ -22,9 +22,12 @@ def _with_write_schemas(world: World, change: Callable[[JsonObject], JsonObject]
 
     schemas = []
     for schema in world.tool_schemas():
-        spec = world.tools.specs.get(schema["function"]["name"])
-        if spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode:
-            schema = {**schema, "function": change(schema["function"])}
+        function = schema["function"]
+        name = function.get("name") if isinstance(function, dict) else None
+        spec = world.tools.specs.get(name) if isinstance(name, str) else None
+        is_write = spec is not None and spec.kind is ToolKind.WRITE and not spec.ends_episode
+        if is_write and isinstance(function, dict):
+            schema = {**schema, "function": change(function)}
         schemas.append(schema)
     world.schemas = schemas
     return world

@@ -10,11 +10,13 @@ The file is written one simulation at a time, never held whole in memory.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+
+from sscbench.json_types import JsonMapping, JsonObject
 
 
-def filler(number: int) -> dict[str, Any]:
+def filler(number: int) -> JsonObject:
     """One small valid τ² simulation (a user asks about a flight, the agent looks it up)."""
     user = f"filler_user_{number:06d}"
     return {
@@ -75,7 +77,7 @@ def write_big_tau2(sample: Path, target: Path, count: int) -> list[str]:
 
 
 def write_pairs_study(
-    folder: Path, recording: Path, pairs: list[dict[str, Any]], cases: Path
+    folder: Path, recording: Path, pairs: Sequence[JsonMapping], cases: Path
 ) -> Path:
     """A pairs study (``study.toml``, ``pairs.jsonl``, ``cases.jsonl``) of ``recording``
     written into ``folder``: the replay agent replays each pair's named conversation on

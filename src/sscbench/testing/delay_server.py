@@ -23,16 +23,16 @@ import json
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any
 
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.testing.replies import completion
 
-MessageResponder = Callable[[dict[str, Any]], dict[str, Any]]
+MessageResponder = Callable[[JsonObject], JsonObject]
 
 _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found"}
 
 
-def _response(status: int, payload: Any, keep_alive: bool) -> bytes:
+def _response(status: int, payload: JsonValue, keep_alive: bool) -> bytes:
     """One HTTP/1.1 response with a JSON body, as bytes."""
     data = json.dumps(payload).encode("utf-8")
     head = (
@@ -181,7 +181,7 @@ def serve_until_stdin_closes(responder: MessageResponder, delay: float) -> None:
         sys.stdin.read()
 
 
-def _text_responder(body: dict[str, Any]) -> dict[str, Any]:
+def _text_responder(body: JsonMapping) -> JsonObject:
     return {"content": "OK."}
 
 

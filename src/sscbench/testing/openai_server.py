@@ -38,8 +38,8 @@ import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
 
+from sscbench.json_types import JsonMapping, JsonValue
 from sscbench.testing.replies import (
     Drop,
     Fail,
@@ -57,7 +57,9 @@ class _Server(ThreadingHTTPServer):
     request_queue_size = 1024
     owner: OpenAIServer
 
-    def handle_error(self, request: Any, client_address: Any) -> None:
+    def handle_error(
+        self, request: socket.socket | tuple[bytes, socket.socket], client_address: object
+    ) -> None:
         """Stay quiet when a client went away (timeouts, dropped connections, stop)."""
         import sys
 
@@ -70,7 +72,7 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # headers and body go out in separate writes
     server: _Server
 
-    def log_message(self, format: str, *args: Any) -> None:  # silence the default stderr log
+    def log_message(self, format: str, *args: object) -> None:  # silence the default stderr log
         return
 
     def setup(self) -> None:
@@ -83,7 +85,9 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             self.server.owner._track(self.connection, False)
 
-    def _send_json(self, status: int, payload: Any, headers: dict[str, str] | None = None) -> None:
+    def _send_json(
+        self, status: int, payload: JsonValue, headers: dict[str, str] | None = None
+    ) -> None:
         data = json.dumps(payload).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -100,7 +104,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def _trickle(self, body: dict[str, Any], trickle: Trickle, number: int) -> None:
+    def _trickle(self, body: JsonMapping, trickle: Trickle, number: int) -> None:
         payload = trickle.body
         if "choices" not in payload:
             payload = completion(body, payload, number)
@@ -293,7 +297,7 @@ class OpenAIServer:
             return list(self._log)
 
     @property
-    def requests(self) -> list[Any]:
+    def requests(self) -> list[JsonValue]:
         """The body of every POST received, in order."""
         return [r.body for r in self.log if r.method == "POST"]
 

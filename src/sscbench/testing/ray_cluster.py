@@ -27,10 +27,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 OBJECT_STORE_BYTES = 100 * 1024 * 1024
+
+
+class Node(TypedDict, total=False):
+    """A worker node: its CPUs (1 when absent) and custom resources."""
+
+    cpus: int
+    resources: dict[str, float]
 
 
 def _free_port() -> int:
@@ -60,7 +68,7 @@ class LocalRayCluster:
     def __init__(
         self,
         head_cpus: int = 2,
-        nodes: list[dict[str, Any]] | None = None,
+        nodes: Sequence[Node] | None = None,
         env: dict[str, str] | None = None,
         resources: dict[str, float] | None = None,
     ):

@@ -10,7 +10,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 
 
 @dataclass(frozen=True)
@@ -35,7 +36,7 @@ class Trickle:
     when the client goes away or the server stops.
     """
 
-    body: dict[str, Any] = field(default_factory=lambda: {"content": "ok"})
+    body: JsonObject = field(default_factory=lambda: {"content": "ok"})
     interval: float = 1.0
     endless: bool = False
 
@@ -49,8 +50,8 @@ class Raw:
     status: int = 200
 
 
-Response = dict[str, Any] | Fail | Drop | Trickle | Raw
-Responder = Callable[[dict[str, Any]], Response]
+Response = JsonObject | Fail | Drop | Trickle | Raw
+Responder = Callable[[JsonMapping], Response]
 
 
 @dataclass(frozen=True)
@@ -60,23 +61,23 @@ class RecordedRequest:
     method: str
     path: str
     headers: dict[str, str]
-    body: Any
+    body: JsonValue
 
 
-def text(content: str) -> dict[str, Any]:
+def text(content: str) -> JsonObject:
     """An assistant message with text only."""
     return {"content": content}
 
 
-def tool_call(name: str, arguments: Any, id: str | None = None) -> dict[str, Any]:
+def tool_call(name: str, arguments: JsonValue, id: str | None = None) -> JsonObject:
     """An assistant message with one tool call (``arguments``: raw text or an object)."""
-    call: dict[str, Any] = {"name": name, "arguments": arguments}
+    call: JsonObject = {"name": name, "arguments": arguments}
     if id is not None:
         call["id"] = id
     return {"content": None, "tool_calls": [call]}
 
 
-def reply(content: str | None = None, tool_calls: Iterable[dict[str, Any]] = ()) -> dict[str, Any]:
+def reply(content: str | None = None, tool_calls: Iterable[JsonValue] = ()) -> JsonObject:
     """An assistant message with text and/or tool calls (each full or shorthand)."""
     return {"content": content, "tool_calls": list(tool_calls)}
 
@@ -89,7 +90,7 @@ def sequence(*responses: Response, then: Response | None = None) -> Responder:
     items = list(responses)
     lock = threading.Lock()
 
-    def respond(_body: dict[str, Any]) -> Response:
+    def respond(_body: JsonMapping) -> Response:
         with lock:
             if items:
                 return items.pop(0)
@@ -98,12 +99,12 @@ def sequence(*responses: Response, then: Response | None = None) -> Responder:
     return respond
 
 
-def echo_responder(body: dict[str, Any]) -> Response:
+def echo_responder(body: JsonMapping) -> Response:
     """Answer every request with the text "ok" (the default responder)."""
     return text("ok")
 
 
-def _words(value: Any) -> int:
+def _words(value: object) -> int:
     if isinstance(value, str):
         return len(value.split())
     if isinstance(value, dict):
@@ -113,10 +114,10 @@ def _words(value: Any) -> int:
     return 0
 
 
-def _tool_calls(calls: Iterable[dict[str, Any]], number: int) -> list[dict[str, Any]]:
-    out = []
-    for index, call in enumerate(calls):
-        if "function" in call:
+def _tool_calls(calls: JsonValue, number: int) -> list[JsonValue]:
+    out: list[JsonValue] = []
+    for index, call in enumerate(calls if isinstance(calls, list) else ()):
+        if not isinstance(call, dict) or "function" in call:
             out.append(call)
             continue
         arguments = call.get("arguments", "")
@@ -133,11 +134,11 @@ def _tool_calls(calls: Iterable[dict[str, Any]], number: int) -> list[dict[str, 
     return out
 
 
-def completion(body: dict[str, Any], message: dict[str, Any], number: int) -> dict[str, Any]:
+def completion(body: JsonMapping, message: JsonMapping, number: int) -> JsonObject:
     """A ``chat.completion`` object answering ``body`` with ``message``."""
     calls = _tool_calls(message.get("tool_calls") or [], number)
     content = message.get("content")
-    assistant: dict[str, Any] = {"role": "assistant", "content": content}
+    assistant: JsonObject = {"role": "assistant", "content": content}
     if calls:
         assistant["tool_calls"] = calls
     prompt = _words(body.get("messages", []))

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable
-from typing import Any
 
-from sscbench.testing.replies import Fail
+from sscbench.json_types import JsonMapping
+from sscbench.testing.replies import Fail, Responder, Response
 
 FIELDS = frozenset(
     {
@@ -41,7 +40,7 @@ FIELDS = frozenset(
 ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
 
-def _tool_problems(tools: Any) -> list[str]:
+def _tool_problems(tools: object) -> list[str]:
     if not isinstance(tools, list) or not tools:
         return ["tools is not a non-empty list"]
     problems = []
@@ -56,7 +55,7 @@ def _tool_problems(tools: Any) -> list[str]:
     return problems
 
 
-def _call_problems(call: Any, where: str) -> tuple[list[str], str | None]:
+def _call_problems(call: object, where: str) -> tuple[list[str], str | None]:
     """The problems of one assistant tool call, and its id."""
     if not isinstance(call, dict) or call.get("type") != "function":
         return [f"{where} is not a function call"], None
@@ -76,7 +75,7 @@ def _call_problems(call: Any, where: str) -> tuple[list[str], str | None]:
     return problems, call.get("id")
 
 
-def _message_problems(messages: Any) -> list[str]:
+def _message_problems(messages: object) -> list[str]:
     """The conversation's problems: roles, tool calls and their answers in order."""
     if not isinstance(messages, list) or not messages:
         return ["messages is not a non-empty list"]
@@ -111,7 +110,7 @@ def _message_problems(messages: Any) -> list[str]:
 
 
 def shape_problems(
-    body: dict[str, Any], tool_choice: tuple[str, ...], temperature_max: float
+    body: JsonMapping, tool_choice: tuple[str, ...], temperature_max: float
 ) -> list[str]:
     """Every problem a strict provider finds in a chat-completions ``body``."""
     problems = [f"unknown field {name!r}" for name in sorted(set(body) - FIELDS)]
@@ -127,7 +126,9 @@ def shape_problems(
         elif isinstance(choice, str) and choice not in tool_choice:
             problems.append(f"tool_choice {choice!r} is not one of {list(tool_choice)}")
     temperature = body.get("temperature")
-    if temperature is not None and not 0 <= temperature <= temperature_max:
+    if temperature is not None and not (
+        isinstance(temperature, int | float) and 0 <= temperature <= temperature_max
+    ):
         problems.append(f"temperature {temperature} outside 0..{temperature_max}")
     return problems
 
@@ -138,7 +139,7 @@ class ShapeChecked:
 
     def __init__(
         self,
-        responder: Callable[[dict[str, Any]], Any],
+        responder: Responder,
         *,
         tool_choice: tuple[str, ...] = ("auto", "required", "none"),
         temperature_max: float = 2.0,
@@ -150,7 +151,7 @@ class ShapeChecked:
         self.checked = 0
         self._lock = threading.Lock()
 
-    def __call__(self, body: dict[str, Any]) -> Any:
+    def __call__(self, body: JsonMapping) -> Response:
         """Check ``body``; a 400 naming its problems, or the wrapped responder's answer."""
         found = shape_problems(body, self.tool_choice, self.temperature_max)
         with self._lock:

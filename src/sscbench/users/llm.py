@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from sscbench.core.agent import RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, UserEvent
 from sscbench.core.user import STOP
+from sscbench.json_types import JsonObject
 from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import LLMUserConfig
 from sscbench.llm.journal import ResponseJournal, run_journal
@@ -54,9 +54,9 @@ def user_system_prompt(instruction: str | None) -> str:
     )
 
 
-def user_messages(instruction: str | None, ledger: Sequence[LedgerEvent]) -> list[dict[str, Any]]:
+def user_messages(instruction: str | None, ledger: Sequence[LedgerEvent]) -> list[JsonObject]:
     """The simulator's chat history for the ledger so far (roles seen from the user's side)."""
-    messages: list[dict[str, Any]] = [
+    messages: list[JsonObject] = [
         {"role": "system", "content": user_system_prompt(instruction)},
         {"role": "user", "content": AGENT_GREETING},
     ]
@@ -106,9 +106,9 @@ class LLMUser:
         """Close this user's client (only needed when it was not given one)."""
         await self._clients.aclose()
 
-    async def _generate(self, messages: list[dict[str, Any]]) -> str:
+    async def _generate(self, messages: list[JsonObject]) -> str:
         self._messages += 1
-        request: dict[str, Any] = {
+        request: dict[str, object] = {
             "model": self.config.model,
             "messages": messages,
             "temperature": self.config.temperature,

@@ -13,12 +13,12 @@ base data and the agent's messages.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from sscbench.core.agent import RunContext
 from sscbench.core.ledger import LedgerEvent
 from sscbench.core.user import STOP
+from sscbench.json_types import JsonMapping
 
 CLOSING = "Thank you, that's all I needed. " + STOP
 _SENTENCE = re.compile(r"[^.?!\n]+[.?!]?")
@@ -71,25 +71,40 @@ _REFUSAL = (
 )
 
 
-def _flights_text(flights: Any) -> str:
+def _flights_text(flights: object) -> str:
     if not isinstance(flights, list):
         return ""
     parts = [f"{f.get('flight_number')} on {f.get('date')}" for f in flights if isinstance(f, dict)]
     return ", ".join(parts)
 
 
-def _options_text(options: Any) -> str:
+def _options_text(options: object) -> str:
     if not isinstance(options, dict):
         return ""
     return ", ".join(f"{k} {v}" for k, v in options.items())
 
 
-def _action_request(name: str, kwargs: dict[str, Any], context: RunContext) -> str | None:
+def _list(value: object) -> list[object]:
+    """``value`` when it is a list, else no items (an intent's ``items`` slot)."""
+    return value if isinstance(value, list) else []
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    """``value`` when it is a JSON object, else an empty one (a record's ``name``, ``address``)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _action_request(name: str, kwargs: JsonMapping, context: RunContext) -> str | None:
     """What a user asks for, given one ground-truth write (None for reads)."""
     rid = kwargs.get("reservation_id")
     oid = kwargs.get("order_id")
     if name == "update_reservation_flights":
-        base = context.world.base.tables.get("reservations", {}).get(rid or "") or {}
+        found = (
+            context.world.base.tables.get("reservations", {}).get(rid or "")
+            if isinstance(rid, str)
+            else None
+        )
+        base = found or {}
         if base.get("cabin") and kwargs.get("cabin") != base.get("cabin"):
             return f"change the cabin of reservation {rid} to {kwargs.get('cabin')}"
         return f"change the flights of reservation {rid}"
@@ -124,7 +139,7 @@ def _action_request(name: str, kwargs: dict[str, Any], context: RunContext) -> s
     return None
 
 
-def _intent_request(intent: dict[str, Any]) -> str | None:
+def _intent_request(intent: JsonMapping) -> str | None:
     """The opening request of a generated task, from its structured intent."""
     kind = intent.get("kind")
     rid = intent.get("reservation_id")
@@ -154,7 +169,7 @@ def _intent_request(intent: dict[str, Any]) -> str | None:
             f"{rid}, for {intent.get('total_baggages')} in total."
         )
     if kind in ("exchange", "modify_items"):
-        items = intent.get("items") or []
+        items = _list(intent.get("items"))
         wants = "; ".join(
             f"the {i.get('name')} ({_options_text(i.get('options'))}) for the one with "
             f"{_options_text(i.get('new_options'))}"
@@ -165,7 +180,7 @@ def _intent_request(intent: dict[str, Any]) -> str | None:
         state = "delivered" if kind == "exchange" else "pending"
         return f"I'd like to {verb} items of my {state} order {oid}: {wants}."
     if kind == "return":
-        items = intent.get("items") or []
+        items = _list(intent.get("items"))
         names = ", ".join(f"the {i.get('name')}" for i in items if isinstance(i, dict))
         return f"I'd like to return {names} from my delivered order {oid}."
     if kind == "modify_payment":
@@ -195,10 +210,11 @@ class ScriptedUser:
         reservations: list[str] = []
         orders: list[str] = []
         intent = self.task.intent or {}
-        if isinstance(intent.get("reservation_id"), str):
-            reservations.append(intent["reservation_id"])
-        if isinstance(intent.get("order_id"), str):
-            orders.append(intent["order_id"])
+        rid, oid = intent.get("reservation_id"), intent.get("order_id")
+        if isinstance(rid, str):
+            reservations.append(rid)
+        if isinstance(oid, str):
+            orders.append(oid)
         for action in self.task.actions:
             rid = action.kwargs.get("reservation_id")
             oid = action.kwargs.get("order_id")
@@ -293,8 +309,8 @@ class ScriptedUser:
         if "email" in asked and self._user.get("email"):
             out.append(f"My email is {self._user['email']}.")
         if "name_zip" in asked and self._user:
-            name = self._user.get("name") or {}
-            zip_code = (self._user.get("address") or {}).get("zip", "")
+            name = _mapping(self._user.get("name"))
+            zip_code = _mapping(self._user.get("address")).get("zip", "")
             out.append(
                 f"My name is {name.get('first_name', '')} {name.get('last_name', '')} "
                 f"and my zip code is {zip_code}."

@@ -12,6 +12,7 @@ from typing import IO, Any
 
 from sscbench.errors import DataError
 from sscbench.reading import json_reason, loads_json
+from sscbench.world.env import Env
 from sscbench.world.world import World
 
 
@@ -118,7 +119,7 @@ def restore_aliased_arguments(step: dict[str, Any]) -> dict[str, Any] | None:
 def run_conformance(path: Path, world_for: Callable[[str], World]) -> ConformanceReport:
     """Replay each episode on a fresh state of its domain and compare with the recording."""
     report = ConformanceReport()
-    envs: dict[str, Any] = {}
+    envs: dict[str, Env] = {}
     for number, episode in read_episodes(path):
         domain = episode["domain"]
         env = envs.get(domain)

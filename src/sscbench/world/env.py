@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Protocol
 
 from sscbench.world.state import BaseData, WorldState
 from sscbench.world.tools import ToolKind, ToolRegistry, argument_error
@@ -23,7 +23,7 @@ class ToolOutcome:
     """What one tool call produced: the observation string and what kind of call it was."""
 
     name: str
-    arguments: Any
+    arguments: object
     observation: str
     kind: ToolKind | None
     is_error: bool
@@ -41,7 +41,7 @@ class Env:
         """Back to the world's initial state (nothing is re-read or re-parsed)."""
         self.state.reset()
 
-    def execute(self, name: str, arguments: Any) -> ToolOutcome:
+    def execute(self, name: str, arguments: object) -> ToolOutcome:
         """Run one tool call exactly as τ-bench would and return its observation.
 
         Never raises: an unknown tool, arguments that cannot bind, and exceptions
@@ -53,6 +53,7 @@ class Env:
         error = argument_error(spec, arguments, strict=self.world.strict_arguments)
         if error is not None:
             return ToolOutcome(name, arguments, error, spec.kind, True, spec.ends_episode)
+        assert isinstance(arguments, dict)  # argument_error refuses anything else
         try:
             observation = spec.func(self.state, **arguments)
         except Exception as exc:  # τ-bench turns every tool exception into an observation

@@ -8,32 +8,34 @@ database whose tables are dicts can be streamed from one cached text piece per r
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 
-def to_hashable(item: Any) -> Any:
+def to_hashable(item: object) -> object:
     """Turn JSON-like data into nested tuples with dict keys sorted, as τ-bench does."""
     if isinstance(item, dict):
         return tuple((key, to_hashable(value)) for key, value in sorted(item.items()))
     if isinstance(item, list):
         return tuple(to_hashable(element) for element in item)
     if isinstance(item, set):
-        return tuple(sorted(to_hashable(element) for element in item))
+        # a set's elements are hashable and, as in τ-bench, must compare with each other
+        elements: list[Any] = [to_hashable(element) for element in item]
+        return tuple(sorted(elements))
     return item
 
 
-def consistent_hash(value: Any) -> str:
+def consistent_hash(value: object) -> str:
     """sha256 hex digest of ``str(value)``: τ-bench's ``consistent_hash``."""
     return hashlib.sha256(str(value).encode("utf-8")).hexdigest()
 
 
-def data_hash(data: dict[str, Any]) -> str:
+def data_hash(data: Mapping[str, object]) -> str:
     """The reference hash of a whole database: ``consistent_hash(to_hashable(data))``."""
     return consistent_hash(to_hashable(data))
 
 
-def record_piece(key: str, record: Any) -> str:
+def record_piece(key: str, record: object) -> str:
     """The text that one ``(key, record)`` pair contributes to the database's hash input."""
     return repr((key, to_hashable(record)))
 

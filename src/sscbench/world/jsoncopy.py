@@ -2,13 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar, cast
+
+T = TypeVar("T")
 
 
-def json_copy(value: Any) -> Any:
-    """Deep-copy JSON-shaped data; ten times cheaper than ``copy.deepcopy`` for records."""
+def json_copy(value: T) -> T:
+    """Deep-copy JSON-shaped data; ten times cheaper than ``copy.deepcopy`` for records.
+
+    Like ``copy.deepcopy`` the copy has the type of the original (a TypedDict record
+    stays one), which mypy cannot see through the rebuilding of dicts and lists.
+    """
+    return cast(T, _copy(value))
+
+
+def _copy(value: object) -> object:
     if isinstance(value, dict):
-        return {k: json_copy(v) if isinstance(v, dict | list) else v for k, v in value.items()}
+        return {k: _copy(v) if isinstance(v, dict | list) else v for k, v in value.items()}
     if isinstance(value, list):
-        return [json_copy(v) if isinstance(v, dict | list) else v for v in value]
+        return [_copy(v) if isinstance(v, dict | list) else v for v in value]
     return value

@@ -31,6 +31,7 @@ import tarfile
 import tempfile
 from functools import cache
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,7 @@ PREFIX = "tau-bench:"
 _DATA = "taubench_data"
 
 
-def _resource(name: str) -> Any:
+def _resource(name: str) -> Traversable:
     return resources.files("sscbench.world").joinpath(_DATA, name)
 
 

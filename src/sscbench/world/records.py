@@ -15,7 +15,9 @@ live here once:
 
 from __future__ import annotations
 
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from sscbench.json_types import JsonMapping
 
 RESERVATION_WRITES = frozenset(
     {
@@ -59,7 +61,7 @@ READ_TOOLS: dict[str, RecordRead] = {
 }
 
 
-def record_key(name: str, arguments: dict[str, Any]) -> tuple[str, str] | None:
+def record_key(name: str, arguments: JsonMapping) -> tuple[str, str] | None:
     """The record a read or write of ``name`` is about, e.g. ``("reservation", "ABC123")``.
 
     None when the tool names no record or the id argument is not a string.

@@ -36,7 +36,7 @@ class RewardResult:
 def ground_truth(world: World, task: Task) -> GroundTruth:
     """Replay a task's ground-truth actions on a fresh env (cached per task)."""
     cached = world._expected.get(task.task_id)
-    if cached is not None:
+    if isinstance(cached, GroundTruth):
         return cached
     env = world.new_env()
     errors: list[tuple[int, str, str]] = []

@@ -8,19 +8,54 @@ data and is streamed from cached per-record text pieces.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Generic, TypeVar, cast, overload
 
 from sscbench.world.hashing import record_piece, tuple_text
 from sscbench.world.jsoncopy import json_copy
 
-_DELETED = object()
+
+class _Deleted(enum.Enum):
+    DELETED = 0
+
+
+_DELETED = _Deleted.DELETED
+
+Record = Mapping[str, object]
+"""A record as the state holds it: a JSON object (a TypedDict of its table's shape)."""
+_Slot = Record | _Deleted
+R = TypeVar("R", bound=Mapping[str, object])
+R_co = TypeVar("R_co", bound=Mapping[str, object], covariant=True)
+
+
+class Table(Generic[R_co]):
+    """A typed handle of one table: ``db.get(ORDERS, oid)`` is an ``Order`` to mypy.
+
+    The domains declare one per table next to the record's TypedDict
+    (``world/retail/tables.py``, ``world/airline/tables.py``); the records are the
+    plain dicts read from the data, whose shapes ``tests/world`` validates.
+    """
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"Table({self.name!r})"
+
+
+def _name(table: Table[Record] | str) -> str:
+    return table.name if isinstance(table, Table) else table
 
 
 class BaseData:
     """The parsed, never-mutated initial database of a world, shared by all its envs."""
 
+    # Any: the agents, faults and oracles read base records of every domain by table
+    # name; the tools read them through typed :class:`Table` handles.
     def __init__(self, tables: dict[str, dict[str, Any]]):
         for name, table in tables.items():
             if not isinstance(table, dict):
@@ -48,7 +83,7 @@ class BaseData:
         return self._hash
 
 
-class TableView(Mapping[str, Any]):
+class TableView(Mapping[str, R]):
     """Read-only view of one table as an env sees it: base records with the overlay applied.
 
     Iteration follows dict semantics: base keys in file order (replaced records keep
@@ -61,15 +96,13 @@ class TableView(Mapping[str, Any]):
         self._base = state.base.tables[name]
         self._over = state._overlay[name]
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> R:
         value = self._over.get(key, None) if self._over else None
         if value is None:
-            if self._over and key in self._over:
-                return self._over[key]
-            return self._base[key]
+            value = self._over[key] if self._over and key in self._over else self._base[key]
         if value is _DELETED:
             raise KeyError(key)
-        return value
+        return cast(R, value)  # the table's handle names the shape tests/world validates
 
     def __contains__(self, key: object) -> bool:
         if self._over and key in self._over:
@@ -97,41 +130,61 @@ class WorldState:
 
     Tools read records with :meth:`get` or :meth:`table` and never mutate what those
     return; they change a record by mutating the copy returned by :meth:`edit`, and
-    add one with :meth:`insert`.
+    add one with :meth:`insert`. Given a :class:`Table` handle they return the record
+    under its table's shape; given a table's name, untyped (callers that read records
+    of any domain narrow what they read).
     """
 
     def __init__(self, base: BaseData):
         self.base = base
-        self._overlay: dict[str, dict[str, Any]] = {name: {} for name in base.tables}
+        self._overlay: dict[str, dict[str, _Slot]] = {name: {} for name in base.tables}
 
     # ---- reading -------------------------------------------------------------------
-    def table(self, name: str) -> TableView:
+    @overload
+    def table(self, name: Table[R]) -> TableView[R]: ...
+    @overload
+    def table(self, name: str) -> TableView[Any]: ...
+    def table(self, name: Table[Record] | str) -> TableView[Any]:
         """Read-only mapping view of a table."""
-        return TableView(self, name)
+        return TableView(self, _name(name))
 
-    def get(self, table: str, key: str, default: Any = None) -> Any:
+    @overload
+    def get(self, table: Table[R], key: str, default: None = None) -> R | None: ...
+    @overload
+    def get(self, table: str, key: str, default: object = None) -> Any: ...
+    def get(self, table: Table[Record] | str, key: str, default: object = None) -> object:
         """A record (read-only) or ``default`` when absent."""
-        over = self._overlay[table]
+        name = _name(table)
+        over = self._overlay[name]
         if key in over:
             value = over[key]
             return default if value is _DELETED else value
-        return self.base.tables[table].get(key, default)
+        return self.base.tables[name].get(key, default)
 
     # ---- writing -------------------------------------------------------------------
-    def edit(self, table: str, key: str) -> Any:
+    @overload
+    def edit(self, table: Table[R], key: str) -> R: ...
+    @overload
+    def edit(self, table: str, key: str) -> Any: ...
+    def edit(self, table: Table[Record] | str, key: str) -> object:
         """A mutable copy of a record, owned by this env; raises KeyError when absent."""
-        over = self._overlay[table]
+        name = _name(table)
+        over = self._overlay[name]
         if key in over:
             value = over[key]
             if value is _DELETED:
                 raise KeyError(key)
             return value
-        value = over[key] = json_copy(self.base.tables[table][key])
-        return value
+        copy = over[key] = json_copy(self.base.tables[name][key])
+        return copy
 
-    def insert(self, table: str, key: str, record: Any) -> None:
+    @overload
+    def insert(self, table: Table[R], key: str, record: R) -> None: ...
+    @overload
+    def insert(self, table: str, key: str, record: Record) -> None: ...
+    def insert(self, table: Table[Record] | str, key: str, record: Record) -> None:
         """Add or replace a whole record."""
-        self._overlay[table][key] = record
+        self._overlay[_name(table)][key] = record
 
     def delete(self, table: str, key: str) -> None:
         """Remove a record."""
@@ -143,21 +196,21 @@ class WorldState:
         for over in self._overlay.values():
             over.clear()
 
-    def snapshot(self) -> dict[str, dict[str, Any]]:
+    def snapshot(self) -> dict[str, dict[str, _Slot]]:
         """A deep copy of the overlay, to restore later with :meth:`restore`."""
         return {
             t: {k: (v if v is _DELETED else json_copy(v)) for k, v in o.items()}
             for t, o in self._overlay.items()
         }
 
-    def restore(self, snapshot: dict[str, dict[str, Any]]) -> None:
+    def restore(self, snapshot: dict[str, dict[str, _Slot]]) -> None:
         """Return to a state taken by :meth:`snapshot`."""
         self._overlay = {
             t: {k: (v if v is _DELETED else json_copy(v)) for k, v in o.items()}
             for t, o in snapshot.items()
         }
 
-    def to_dict(self) -> dict[str, dict[str, Any]]:
+    def to_dict(self) -> dict[str, dict[str, Record]]:
         """The full database as plain dicts (a copy of changed records; base records shared)."""
         return {name: {k: self.table(name)[k] for k in self.table(name)} for name in self._overlay}
 

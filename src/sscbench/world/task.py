@@ -6,6 +6,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sscbench.json_types import JsonObject
+
 
 class Action(BaseModel):
     """One tool call of a task's ground truth."""
@@ -32,4 +34,4 @@ class Task(BaseModel):
     actions: tuple[Action, ...] = ()
     outputs: tuple[str, ...] = ()
     annotator: str | None = None
-    intent: dict[str, Any] | None = None
+    intent: JsonObject | None = None

@@ -12,7 +12,8 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+
+from sscbench.json_types import JsonObject
 
 
 class ToolKind(StrEnum):
@@ -30,7 +31,7 @@ class ToolSpec:
     kind: ToolKind
     func: Callable[..., str]
     description: str
-    parameters: dict[str, Any]
+    parameters: JsonObject
     required: tuple[str, ...]
     accepted: frozenset[str]
     ends_episode: bool = False
@@ -50,7 +51,7 @@ class ToolSpec:
         """
         return f"tau_bench.envs.{self.domain}.tools.{self.name}.{self.invoke_name}.invoke"
 
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> JsonObject:
         """The tool in OpenAI function-calling format."""
         return {
             "type": "function",
@@ -77,7 +78,7 @@ class ToolRegistry:
         self,
         kind: ToolKind,
         description: str,
-        parameters: dict[str, Any] | None = None,
+        parameters: JsonObject | None = None,
         *,
         ends_episode: bool = False,
     ) -> Callable[[Callable[..., str]], Callable[..., str]]:
@@ -112,7 +113,7 @@ class ToolRegistry:
 
         return register
 
-    def schemas(self) -> list[dict[str, Any]]:
+    def schemas(self) -> list[JsonObject]:
         """All tools in OpenAI function format, in declaration order."""
         return [spec.schema() for spec in self.specs.values()]
 
@@ -127,7 +128,7 @@ _JSON_TYPES: dict[str, tuple[type, ...]] = {
 }
 
 
-def _json_type_name(value: Any) -> str:
+def _json_type_name(value: object) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -154,7 +155,7 @@ def _quote_list(names: list[str]) -> str:
     return ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
 
 
-def argument_error(spec: ToolSpec, arguments: Any, *, strict: bool = False) -> str | None:
+def argument_error(spec: ToolSpec, arguments: object, *, strict: bool = False) -> str | None:
     """τ-bench's error text for a call whose arguments cannot bind, else None.
 
     τ-bench's ``Env.step`` calls ``Tool.invoke(data=self.data, **arguments)``, so the
@@ -182,7 +183,8 @@ def argument_error(spec: ToolSpec, arguments: Any, *, strict: bool = False) -> s
     if not strict:
         return None
     for name, value in arguments.items():
-        expected = spec.parameters.get(name, {}).get("type")
+        schema = spec.parameters.get(name)
+        expected = schema.get("type") if isinstance(schema, dict) else None
         allowed = _JSON_TYPES.get(expected) if isinstance(expected, str) else None
         if allowed is None or (value is None and name not in spec.required):
             continue

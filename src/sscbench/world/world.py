@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from sscbench.json_types import JsonObject
 from sscbench.world.env import Env
 from sscbench.world.state import BaseData
 from sscbench.world.task import Task
@@ -28,15 +28,15 @@ class World:
     tools: ToolRegistry
     policy: str
     tasks: list[Task]
-    schemas: list[dict[str, Any]] | None = None
+    schemas: list[JsonObject] | None = None
     strict_arguments: bool = False
-    _expected: dict[str, Any] = field(default_factory=dict, repr=False)
+    _expected: dict[str, object] = field(default_factory=dict, repr=False)
 
     def new_env(self) -> Env:
         """A fresh isolated env at the initial state."""
         return Env(self)
 
-    def tool_schemas(self) -> list[dict[str, Any]]:
+    def tool_schemas(self) -> list[JsonObject]:
         """The tool schemas an agent is given, in OpenAI function format."""
         return self.schemas if self.schemas is not None else self.tools.schemas()
 

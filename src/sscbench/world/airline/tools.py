@@ -22,8 +22,19 @@ Records are read with ``db.get``/``db.table`` and only changed through ``db.edit
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sized
 
+from sscbench.json_types import JsonObject
+from sscbench.world.airline.tables import (
+    FLIGHTS,
+    RESERVATIONS,
+    USERS,
+    Flight,
+    Passenger,
+    Payment,
+    Reservation,
+    Segment,
+)
 from sscbench.world.calculate import calculate_observation
 from sscbench.world.jsoncopy import json_copy
 from sscbench.world.state import WorldState
@@ -34,19 +45,19 @@ tool = AIRLINE_TOOLS.tool
 
 # ---- schema pieces ---------------------------------------------------------------------
 
-_CABIN = {"type": "string", "enum": ["basic_economy", "economy", "business"]}
-_RESERVATION_ID = {
+_CABIN: JsonObject = {"type": "string", "enum": ["basic_economy", "economy", "business"]}
+_RESERVATION_ID: JsonObject = {
     "type": "string",
     "description": "Identifier of the reservation, for example 'ZFA04Y'.",
 }
-_PAYMENT_ID = {
+_PAYMENT_ID: JsonObject = {
     "type": "string",
     "description": (
         "Identifier of a payment method saved in the user's profile, for example "
         "'credit_card_7815826', 'gift_card_7815826' or 'certificate_7815826'."
     ),
 }
-_FLIGHT_SEGMENT = {
+_FLIGHT_SEGMENT: JsonObject = {
     "type": "object",
     "properties": {
         "flight_number": {
@@ -60,7 +71,7 @@ _FLIGHT_SEGMENT = {
     },
     "required": ["flight_number", "date"],
 }
-_PASSENGERS = {
+_PASSENGERS: JsonObject = {
     "type": "array",
     "description": "One object per passenger travelling on the reservation.",
     "items": {
@@ -82,15 +93,15 @@ _PASSENGERS = {
         "required": ["first_name", "last_name", "dob"],
     },
 }
-_AIRPORT_ORIGIN = {
+_AIRPORT_ORIGIN: JsonObject = {
     "type": "string",
     "description": "Three-letter code of the departure airport, for example 'JFK'.",
 }
-_AIRPORT_DESTINATION = {
+_AIRPORT_DESTINATION: JsonObject = {
     "type": "string",
     "description": "Three-letter code of the arrival airport, for example 'LAX'.",
 }
-_SEARCH_DATE = {
+_SEARCH_DATE: JsonObject = {
     "type": "string",
     "description": "Day of travel as 'YYYY-MM-DD', for example '2024-05-01'.",
 }
@@ -125,15 +136,13 @@ _CERTIFICATE_NUMBERS = (3221322, 3221323, 3221324)
 _BOOKING_TIME = "2024-05-15T15:00:00"
 
 
-def _all_flights(db: WorldState) -> list[dict[str, Any]]:
+def _all_flights(db: WorldState) -> list[Flight]:
     """Every flight record (read-only), in τ-bench's dict order."""
-    view = db.table("flights")
+    view = db.table(FLIGHTS)
     return [view[number] for number in view]
 
 
-def _price_segment(
-    db: WorldState, segment: dict[str, Any], cabin: str, travellers: Any
-) -> str | None:
+def _price_segment(db: WorldState, segment: Segment, cabin: str, travellers: Sized) -> str | None:
     """Check one new flight segment and fill in its price, origin and destination.
 
     Returns τ-bench's error text when the segment cannot be booked, else None.
@@ -141,7 +150,7 @@ def _price_segment(
     up the cabin's seats, so an unknown cabin fails before a list without a length.
     """
     number = segment["flight_number"]
-    flight = db.get("flights", number)
+    flight = db.get(FLIGHTS, number)
     if flight is None:
         return f"Error: flight {number} not found"
     if segment["date"] not in flight["dates"]:
@@ -217,25 +226,25 @@ def book_reservation(
     destination: str,
     flight_type: str,
     cabin: str,
-    flights: list[dict[str, Any]],
-    passengers: list[dict[str, Any]],
-    payment_methods: list[dict[str, Any]],
+    flights: list[Segment],
+    passengers: list[Passenger],
+    payment_methods: list[Payment],
     total_baggages: int,
     nonfree_baggages: int,
     insurance: str,
 ) -> str:
-    user = db.get("users", user_id)
+    user = db.get(USERS, user_id)
     if user is None:
         return "Error: user not found"
 
-    reservations = db.table("reservations")
+    reservations = db.table(RESERVATIONS)
     reservation_id = _NEW_RESERVATION_IDS[0]
     if reservation_id in reservations:
         reservation_id = _NEW_RESERVATION_IDS[1]
         if reservation_id in reservations:
             reservation_id = _NEW_RESERVATION_IDS[2]
 
-    reservation = {
+    reservation: Reservation = {
         "reservation_id": reservation_id,
         "user_id": user_id,
         "origin": origin,
@@ -280,7 +289,7 @@ def book_reservation(
     # Charge: gift cards lose the amount, certificates are used up. A certificate
     # listed twice raises KeyError on its second use after the first is gone; the
     # charges made until then stay, exactly as in τ-bench.
-    user = db.edit("users", user_id)
+    user = db.edit(USERS, user_id)
     saved = user["payment_methods"]
     for payment in payment_methods:
         payment_id = payment["payment_id"]
@@ -290,7 +299,7 @@ def book_reservation(
         elif source == "certificate":
             del saved[payment_id]
 
-    db.insert("reservations", reservation_id, reservation)
+    db.insert(RESERVATIONS, reservation_id, reservation)
     user["reservations"].append(reservation_id)
     return json.dumps(reservation)
 
@@ -318,14 +327,14 @@ def calculate(db: WorldState, expression: str) -> str:
     {"reservation_id": _RESERVATION_ID},
 )
 def cancel_reservation(db: WorldState, reservation_id: str) -> str:
-    reservation = db.get("reservations", reservation_id)
+    reservation = db.get(RESERVATIONS, reservation_id)
     if reservation is None:
         return "Error: reservation not found"
-    refunds = [
+    refunds: list[Payment] = [
         {"payment_id": payment["payment_id"], "amount": -payment["amount"]}
         for payment in reservation["payment_history"]
     ]
-    reservation = db.edit("reservations", reservation_id)
+    reservation = db.edit(RESERVATIONS, reservation_id)
     reservation["payment_history"].extend(refunds)
     reservation["status"] = "cancelled"
     return json.dumps(reservation)
@@ -342,7 +351,7 @@ def cancel_reservation(db: WorldState, reservation_id: str) -> str:
     },
 )
 def get_reservation_details(db: WorldState, reservation_id: str) -> str:
-    reservation = db.get("reservations", reservation_id)
+    reservation = db.get(RESERVATIONS, reservation_id)
     if reservation is None:
         return "Error: user not found"  # τ-bench's wording for a missing reservation
     return json.dumps(reservation)
@@ -359,7 +368,7 @@ def get_reservation_details(db: WorldState, reservation_id: str) -> str:
     },
 )
 def get_user_details(db: WorldState, user_id: str) -> str:
-    user = db.get("users", user_id)
+    user = db.get(USERS, user_id)
     if user is None:
         return "Error: user not found"
     return json.dumps(user)
@@ -447,13 +456,13 @@ def search_onestop_flight(db: WorldState, origin: str, destination: str, date: s
     },
 )
 def send_certificate(db: WorldState, user_id: str, amount: float) -> str:
-    user = db.get("users", user_id)
+    user = db.get(USERS, user_id)
     if user is None:
         return "Error: user not found"
     for number in _CERTIFICATE_NUMBERS:
         payment_id = f"certificate_{number}"
         if payment_id not in user["payment_methods"]:
-            db.edit("users", user_id)["payment_methods"][payment_id] = {
+            db.edit(USERS, user_id)["payment_methods"][payment_id] = {
                 "source": "certificate",
                 "amount": amount,
                 "id": payment_id,
@@ -506,12 +515,12 @@ def update_reservation_baggages(
     nonfree_baggages: int,
     payment_id: str,
 ) -> str:
-    reservation = db.get("reservations", reservation_id)
+    reservation = db.get(RESERVATIONS, reservation_id)
     if reservation is None:
         return "Error: reservation not found"
     total_price = 50 * max(0, nonfree_baggages - reservation["nonfree_baggages"])
     owner = reservation["user_id"]
-    saved = db.table("users")[owner]["payment_methods"]
+    saved = db.table(USERS)[owner]["payment_methods"]
     if payment_id not in saved:
         return "Error: payment method not found"
     method = saved[payment_id]
@@ -520,11 +529,11 @@ def update_reservation_baggages(
     if method["source"] == "gift_card" and method["amount"] < total_price:
         return "Error: gift card balance is not enough"
 
-    reservation = db.edit("reservations", reservation_id)
+    reservation = db.edit(RESERVATIONS, reservation_id)
     reservation["total_baggages"] = total_baggages
     reservation["nonfree_baggages"] = nonfree_baggages
     if method["source"] == "gift_card":
-        db.edit("users", owner)["payment_methods"][payment_id]["amount"] -= total_price
+        db.edit(USERS, owner)["payment_methods"][payment_id]["amount"] -= total_price
     if total_price != 0:
         reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
     return json.dumps(reservation)
@@ -551,10 +560,10 @@ def update_reservation_flights(
     db: WorldState,
     reservation_id: str,
     cabin: str,
-    flights: list[dict[str, Any]],
+    flights: list[Segment],
     payment_id: str,
 ) -> str:
-    reservation = db.get("reservations", reservation_id)
+    reservation = db.get(RESERVATIONS, reservation_id)
     if reservation is None:
         return "Error: reservation not found"
 
@@ -584,7 +593,7 @@ def update_reservation_flights(
     )
 
     owner = reservation["user_id"]
-    saved = db.table("users")[owner]["payment_methods"]
+    saved = db.table(USERS)[owner]["payment_methods"]
     if payment_id not in saved:
         return "Error: payment method not found"
     method = saved[payment_id]
@@ -594,8 +603,8 @@ def update_reservation_flights(
         return "Error: gift card balance is not enough"
 
     if method["source"] == "gift_card":
-        db.edit("users", owner)["payment_methods"][payment_id]["amount"] -= total_price
-    reservation = db.edit("reservations", reservation_id)
+        db.edit(USERS, owner)["payment_methods"][payment_id]["amount"] -= total_price
+    reservation = db.edit(RESERVATIONS, reservation_id)
     reservation["flights"] = flights  # the cabin is deliberately left as it was
     if total_price != 0:
         reservation["payment_history"].append({"payment_id": payment_id, "amount": total_price})
@@ -608,13 +617,13 @@ def update_reservation_flights(
     {"reservation_id": _RESERVATION_ID, "passengers": _PASSENGERS},
 )
 def update_reservation_passengers(
-    db: WorldState, reservation_id: str, passengers: list[dict[str, Any]]
+    db: WorldState, reservation_id: str, passengers: list[Passenger]
 ) -> str:
-    reservation = db.get("reservations", reservation_id)
+    reservation = db.get(RESERVATIONS, reservation_id)
     if reservation is None:
         return "Error: reservation not found"
     if len(passengers) != len(reservation["passengers"]):
         return "Error: number of passengers does not match"
-    reservation = db.edit("reservations", reservation_id)
+    reservation = db.edit(RESERVATIONS, reservation_id)
     reservation["passengers"] = json_copy(passengers)
     return json.dumps(reservation)

@@ -15,6 +15,15 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any
 
+from sscbench.world.airline.tables import (
+    Flight,
+    FlightDay,
+    Passenger,
+    PaymentMethod,
+    Reservation,
+    Segment,
+    User,
+)
 from sscbench.world.generated import common
 from sscbench.world.generated.size import GeneratedSize
 from sscbench.world.jsoncopy import json_copy
@@ -94,7 +103,7 @@ class _Flight:
 Itinerary = tuple[_Flight, ...]
 
 
-def directions(reservation: dict[str, Any]) -> tuple[list[dict], list[dict]]:
+def directions(reservation: Reservation) -> tuple[list[Segment], list[Segment]]:
     """The outbound and return segments of a reservation (return empty for one way)."""
     flights = reservation["flights"]
     if reservation["flight_type"] != "round_trip":
@@ -111,9 +120,9 @@ class _Airline:
     def __init__(self, rng: random.Random, size: GeneratedSize):
         self.rng = rng
         self.size = size
-        self.flights: dict[str, dict[str, Any]] = {}
-        self.users: dict[str, dict[str, Any]] = {}
-        self.reservations: dict[str, dict[str, Any]] = {}
+        self.flights: dict[str, Flight] = {}
+        self.users: dict[str, User] = {}
+        self.reservations: dict[str, Reservation] = {}
         self.specs: list[_Flight] = []
         self.itineraries: dict[tuple[str, str], list[Itinerary]] = {}
         self.ods: list[tuple[str, str]] = []
@@ -162,7 +171,7 @@ class _Airline:
             }
         self._index_itineraries()
 
-    def _date_record(self, spec: _Flight, day: int) -> dict[str, Any]:
+    def _date_record(self, spec: _Flight, day: int) -> FlightDay:
         rng = self.rng
         midnight = datetime(2024, 5, day)
         departure = midnight + timedelta(minutes=spec.departure)
@@ -229,7 +238,7 @@ class _Airline:
         self.ods = list(self.itineraries)
         self.round_trip_ods = [(o, d) for o, d in self.ods if (d, o) in self.itineraries]
 
-    def date_record(self, number: str, day: int) -> dict[str, Any]:
+    def date_record(self, number: str, day: int) -> FlightDay:
         return self.flights[number]["dates"][day_text(day)]
 
     def bookable(self, itinerary: Itinerary, day: int, cabin: str, passengers: int) -> bool:
@@ -250,7 +259,7 @@ class _Airline:
         for _ in range(self.size.users):
             first, last = common.person(rng)
             uid = common.user_id(rng, first, last, used)
-            methods: list[dict[str, Any]] = []
+            methods: list[PaymentMethod] = []
             for _ in range(rng.choice((1, 1, 2))):
                 pid = self._payment_id("credit_card")
                 methods.append(
@@ -281,7 +290,7 @@ class _Airline:
                         }
                     )
             rng.shuffle(methods)
-            saved = []
+            saved: list[Passenger] = []
             for _ in range(rng.choice((1, 1, 2))):
                 p_first, p_last = common.person(rng)
                 saved.append({"first_name": p_first, "last_name": p_last, "dob": common.dob(rng)})
@@ -304,8 +313,8 @@ class _Airline:
             if rid not in self.reservations and not rid.startswith("HATHA"):
                 return rid
 
-    def _segments(self, itinerary: Itinerary, day: int, cabin: str) -> list[dict[str, Any]]:
-        out = []
+    def _segments(self, itinerary: Itinerary, day: int, cabin: str) -> list[Segment]:
+        out: list[Segment] = []
         for spec in itinerary:
             record = self.date_record(spec.number, day)
             if record["status"] == "available":
@@ -324,14 +333,21 @@ class _Airline:
             )
         return out
 
-    def _passengers(self, user: dict[str, Any], count: int) -> list[dict[str, str]]:
+    def _passengers(self, user: User, count: int) -> list[Passenger]:
         rng = self.rng
-        people = []
+        people: list[Passenger] = []
         if rng.random() < 0.8:
-            people.append(dict(user["name"], dob=user["dob"]))
+            name = user["name"]
+            people.append(
+                {
+                    "first_name": name["first_name"],
+                    "last_name": name["last_name"],
+                    "dob": user["dob"],
+                }
+            )
         for saved in user["saved_passengers"]:
             if len(people) < count and rng.random() < 0.7:
-                people.append(dict(saved))
+                people.append(saved.copy())
         while len(people) < count:
             first, last = common.person(rng)
             people.append({"first_name": first, "last_name": last, "dob": common.dob(rng)})
@@ -413,18 +429,18 @@ class _Airline:
 # ---- tasks ------------------------------------------------------------------------------
 
 
-def _flight_refs(flights: list[dict[str, Any]]) -> list[dict[str, str]]:
+def _flight_refs(flights: list[Segment]) -> list[Segment]:
     return [{"flight_number": f["flight_number"], "date": f["date"]} for f in flights]
 
 
-def _trip_text(flights: list[dict[str, Any]]) -> str:
+def _trip_text(flights: list[Segment]) -> str:
     return " connecting to ".join(
         f"{f['flight_number']} from {f['origin']} to {f['destination']} on {f['date']}"
         for f in flights
     )
 
 
-def _itinerary_refs(itinerary: Itinerary, day: int) -> list[dict[str, Any]]:
+def _itinerary_refs(itinerary: Itinerary, day: int) -> list[Segment]:
     return [
         {
             "flight_number": s.number,
@@ -443,9 +459,9 @@ class _FlightsChange:
 
     round_trip: bool
     change_return: bool
-    part: list[dict[str, Any]]
-    new_part: list[dict[str, Any]]
-    new_flights: list[dict[str, Any]]
+    part: list[Segment]
+    new_part: list[Segment]
+    new_flights: list[Segment]
 
 
 class _TaskMaker:
@@ -464,19 +480,19 @@ class _TaskMaker:
         ]
 
     # ---- helpers -------------------------------------------------------------------
-    def _future(self) -> list[dict[str, Any]]:
+    def _future(self) -> list[Reservation]:
         """Unused reservations whose every flight is after today, in a shuffled order."""
         used = self.used_reservations
         out = [r for r in self.upcoming if r["reservation_id"] not in used]
         self.rng.shuffle(out)
         return out
 
-    def _methods(self, uid: str, source: str) -> list[dict[str, Any]]:
+    def _methods(self, uid: str, source: str) -> list[PaymentMethod]:
         return [m for m in self.w.users[uid]["payment_methods"].values() if m["source"] == source]
 
-    def _pick_payment(self, uid: str, charge: int) -> dict[str, Any] | None:
+    def _pick_payment(self, uid: str, charge: int) -> PaymentMethod | None:
         """A credit card or a gift card covering ``charge`` (certificates cannot pay changes)."""
-        options: dict[str, list[dict[str, Any]]] = {}
+        options: dict[str, list[PaymentMethod]] = {}
         cards = self._methods(uid, "credit_card")
         if cards:
             options["credit_card"] = cards
@@ -535,11 +551,11 @@ class _TaskMaker:
 
     def _flight_choices(
         self,
-        r: dict[str, Any],
+        r: Reservation,
         round_trip: bool,
-        outbound: list[dict[str, Any]],
-        back: list[dict[str, Any]],
-    ) -> tuple[bool, list[dict[str, Any]], list[tuple[Any, int]]]:
+        outbound: list[Segment],
+        back: list[Segment],
+    ) -> tuple[bool, list[Segment], list[tuple[Itinerary, int]]]:
         """Which direction changes (the return 70% of the time), its flights, and the
         bookable itineraries and days it could change to (the current one excluded)."""
         pax = len(r["passengers"])
@@ -566,7 +582,7 @@ class _TaskMaker:
                     choices.append((itinerary, day))
         return change_return, part, choices
 
-    def _fare(self, r: dict[str, Any], new_flights: list[dict[str, Any]]) -> int:
+    def _fare(self, r: Reservation, new_flights: list[Segment]) -> int:
         """The new flights' fare per passenger: a kept flight at the price paid, a new one
         at its price on its date in the reservation's cabin."""
         old_keys = {(f["flight_number"], f["date"]): f["price"] for f in r["flights"]}
@@ -583,9 +599,9 @@ class _TaskMaker:
 
     def _add_flight_change(
         self,
-        r: dict[str, Any],
+        r: Reservation,
         change: _FlightsChange,
-        method: dict[str, Any],
+        method: PaymentMethod,
         difference: int,
     ) -> None:
         """Add the change-flights task: its instruction, slots and ground-truth write."""

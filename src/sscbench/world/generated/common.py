@@ -8,8 +8,10 @@ so the output depends only on the seed.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
+from sscbench.world.retail.tables import Address
 from sscbench.world.task import Action, Task
 
 FIRST_NAMES = (
@@ -184,7 +186,7 @@ def email(rng: random.Random, first: str, last: str) -> str:
     return f"{first.lower()}.{last.lower()}{rng.randint(1000, 9999)}@example.com"
 
 
-def address(rng: random.Random) -> dict[str, str]:
+def address(rng: random.Random) -> Address:
     """A fictional street address with τ-bench's keys in τ-bench's order."""
     city, state, prefix = rng.choice(CITIES)
     return {
@@ -212,7 +214,7 @@ def money_text(amount: float) -> str:
     return text if text not in ("", "-0") else "0"
 
 
-def card_text(method: dict[str, Any]) -> str:
+def card_text(method: Mapping[str, object]) -> str:
     """How a user names one of their payment methods."""
     source = method["source"]
     if source == "credit_card":

@@ -14,6 +14,16 @@ from typing import Any
 from sscbench.world.generated import common
 from sscbench.world.generated.size import GeneratedSize
 from sscbench.world.jsoncopy import json_copy
+from sscbench.world.retail.tables import (
+    Fulfillment,
+    Item,
+    Order,
+    Payment,
+    PaymentMethod,
+    Product,
+    User,
+    Variant,
+)
 from sscbench.world.task import Task
 
 DOMAIN = "retail"
@@ -358,9 +368,9 @@ class _Retail:
             )
         self.rng = rng
         self.size = size
-        self.products: dict[str, dict[str, Any]] = {}
-        self.users: dict[str, dict[str, Any]] = {}
-        self.orders: dict[str, dict[str, Any]] = {}
+        self.products: dict[str, Product] = {}
+        self.users: dict[str, User] = {}
+        self.orders: dict[str, Order] = {}
         self._ids: set[str] = set()  # product and item ids, never confused
         self._payment_ids: set[str] = set()
         self._tracking: set[str] = set()
@@ -375,7 +385,7 @@ class _Retail:
             chosen = rng.sample(combos, count)
             base = rng.uniform(low, high)
             product_id = common.unique_digits(rng, 10, self._ids)
-            variants: dict[str, dict[str, Any]] = {}
+            variants: dict[str, Variant] = {}
             for combo in chosen:
                 item_id = common.unique_digits(rng, 10, self._ids)
                 variants[item_id] = {
@@ -418,7 +428,7 @@ class _Retail:
                 continue  # name + zip must identify a user
             identities.add((first, last, home["zip"]))
             uid = common.user_id(rng, first, last, used)
-            methods: list[dict[str, Any]] = []
+            methods: list[PaymentMethod] = []
             for source in rng.choices(mixes, weights)[0]:
                 if source == "credit_card":
                     methods.append(
@@ -450,7 +460,7 @@ class _Retail:
             }
 
     # ---- orders --------------------------------------------------------------------
-    def _item(self, product: dict[str, Any], variant: dict[str, Any]) -> dict[str, Any]:
+    def _item(self, product: Product, variant: Variant) -> Item:
         return {
             "name": product["name"],
             "product_id": product["product_id"],
@@ -459,12 +469,12 @@ class _Retail:
             "options": dict(variant["options"]),
         }
 
-    def alternatives(self, item: dict[str, Any]) -> list[dict[str, Any]]:
+    def alternatives(self, item: Item) -> list[Variant]:
         """The available variants of the item's product other than the item itself."""
         variants = self.products[item["product_id"]]["variants"]
         return [v for v in variants.values() if v["available"] and v["item_id"] != item["item_id"]]
 
-    def _fulfillment(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    def _fulfillment(self, items: list[Item]) -> list[Fulfillment]:
         tracking = common.unique_digits(self.rng, 12, self._tracking)
         return [{"tracking_id": [tracking], "item_ids": [i["item_id"] for i in items]}]
 
@@ -477,7 +487,7 @@ class _Retail:
         while len(self.orders) < self.size.orders:
             uid = rng.choice(user_ids)
             user = self.users[uid]
-            items: list[dict[str, Any]] = []
+            items: list[Item] = []
             for _ in range(rng.choice((1, 1, 2, 2, 3, 3, 4, 5))):
                 product = self.products[rng.choice(product_ids)]
                 variant = rng.choice(list(product["variants"].values()))
@@ -486,14 +496,14 @@ class _Retail:
             status = rng.choices(statuses, weights)[0]
             payer = rng.choice(list(user["payment_methods"]))
             amount = round(sum(i["price"] for i in items), 2)
-            history = [
+            history: list[Payment] = [
                 {"transaction_type": "payment", "amount": amount, "payment_method_id": payer}
             ]
             order_id = "#W" + common.unique_digits(rng, 7, self._order_ids)
-            order: dict[str, Any] = {
+            order: Order = {
                 "order_id": order_id,
                 "user_id": uid,
-                "address": dict(user["address"]) if rng.random() < 0.85 else common.address(rng),
+                "address": user["address"].copy() if rng.random() < 0.85 else common.address(rng),
                 "items": items,
                 "fulfillments": [],
                 "status": status,
@@ -530,7 +540,8 @@ class _Retail:
                         order["exchange_price_difference"] = difference
                     else:
                         for item, new in pairs:
-                            item.update(item_id=new["item_id"], price=new["price"])
+                            item["item_id"] = new["item_id"]
+                            item["price"] = new["price"]
                             item["options"] = dict(new["options"])
                         history.append(
                             {
@@ -549,7 +560,7 @@ class _Retail:
 # ---- tasks ------------------------------------------------------------------------------
 
 
-def _items_text(items: list[dict[str, Any]]) -> str:
+def _items_text(items: list[Item]) -> str:
     return "; ".join(f"the {i['name']} ({options_text(i['options'])})" for i in items)
 
 
@@ -562,7 +573,7 @@ class _TaskMaker:
         self.used_orders: set[str] = set()
         self.rows: list[tuple[str, str, dict[str, Any], list, list[str]]] = []
 
-    def _orders(self, status: str) -> list[dict[str, Any]]:
+    def _orders(self, status: str) -> list[Order]:
         out = [
             o
             for oid, o in self.w.orders.items()
@@ -571,7 +582,7 @@ class _TaskMaker:
         self.rng.shuffle(out)
         return out
 
-    def _methods(self, uid: str) -> list[dict[str, Any]]:
+    def _methods(self, uid: str) -> list[PaymentMethod]:
         return list(self.w.users[uid]["payment_methods"].values())
 
     def _who(self, uid: str) -> str:
@@ -585,7 +596,7 @@ class _TaskMaker:
     def _add(
         self,
         kind: str,
-        order: dict[str, Any],
+        order: Order,
         instruction: str,
         slots: dict[str, Any],
         actions: list[tuple[str, dict[str, Any]]],
@@ -596,7 +607,7 @@ class _TaskMaker:
         intent = {"kind": kind, "user_id": uid, "order_id": order["order_id"], **json_copy(slots)}
         self.rows.append((uid, self._who(uid) + instruction, intent, actions, outputs or []))
 
-    def _swaps(self, order: dict[str, Any]) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+    def _swaps(self, order: Order) -> list[tuple[Item, Variant]]:
         """One or two items of the order, each paired with another available variant."""
         rng = self.rng
         swappable = [i for i in order["items"] if self.w.alternatives(i)]
@@ -606,7 +617,7 @@ class _TaskMaker:
         chosen.sort(key=lambda i: order["items"].index(i))
         return [(i, rng.choice(self.w.alternatives(i))) for i in chosen]
 
-    def _price_method(self, order: dict[str, Any], difference: float) -> dict[str, Any] | None:
+    def _price_method(self, order: Order, difference: float) -> PaymentMethod | None:
         """A payment method for a price difference; a gift card must cover it."""
         usable = [
             m

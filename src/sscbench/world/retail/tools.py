@@ -12,9 +12,20 @@ Records are read with ``db.get``/``db.table`` and changed only through the copy 
 from __future__ import annotations
 
 import json
-from typing import Any
 
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.world.calculate import calculate_observation
+from sscbench.world.retail.tables import (
+    ORDERS,
+    PRODUCTS,
+    USERS,
+    Address,
+    Item,
+    Order,
+    Payment,
+    Product,
+    User,
+)
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind, ToolRegistry
 
@@ -23,12 +34,15 @@ tool = RETAIL_TOOLS.tool
 
 # ---- shared schema pieces ---------------------------------------------------------------
 
-_ORDER_ID = {
+_ORDER_ID: JsonObject = {
     "type": "string",
     "description": "Identifier of the order; it starts with a '#', e.g. '#W0000000'.",
 }
-_USER_ID = {"type": "string", "description": "Identifier of the user, e.g. 'sara_doe_496'."}
-_PAYMENT_METHOD_ID = {
+_USER_ID: JsonObject = {
+    "type": "string",
+    "description": "Identifier of the user, e.g. 'sara_doe_496'.",
+}
+_PAYMENT_METHOD_ID: JsonObject = {
     "type": "string",
     "description": (
         "Identifier of the payment method that pays, or is refunded, the price difference, "
@@ -37,7 +51,7 @@ _PAYMENT_METHOD_ID = {
 }
 
 
-def _item_list(what: str) -> dict[str, Any]:
+def _item_list(what: str) -> JsonObject:
     return {
         "type": "array",
         "items": {"type": "string"},
@@ -45,7 +59,7 @@ def _item_list(what: str) -> dict[str, Any]:
     }
 
 
-def _new_item_list() -> dict[str, Any]:
+def _new_item_list() -> JsonObject:
     return {
         "type": "array",
         "items": {"type": "string"},
@@ -57,7 +71,7 @@ def _new_item_list() -> dict[str, Any]:
     }
 
 
-def _address_fields() -> dict[str, dict[str, Any]]:
+def _address_fields() -> dict[str, JsonValue]:
     return {
         "address1": {"type": "string", "description": "Street line, e.g. '123 Main St'."},
         "address2": {
@@ -73,7 +87,7 @@ def _address_fields() -> dict[str, dict[str, Any]]:
 
 def _address(
     address1: str, address2: str, city: str, state: str, country: str, zip: str
-) -> dict[str, str]:
+) -> Address:
     # Key order matters: it shows in the observation and in later reads.
     return {
         "address1": address1,
@@ -127,7 +141,7 @@ def calculate(db: WorldState, expression: str) -> str:
     },
 )
 def cancel_pending_order(db: WorldState, order_id: str, reason: str) -> str:
-    found = db.get("orders", order_id)
+    found = db.get(ORDERS, order_id)
     if found is None:
         return "Error: order not found"
     if found["status"] != "pending":
@@ -135,8 +149,8 @@ def cancel_pending_order(db: WorldState, order_id: str, reason: str) -> str:
     if reason not in ("no longer needed", "ordered by mistake"):
         return "Error: invalid reason"
 
-    order = db.edit("orders", order_id)
-    refunds = []
+    order = db.edit(ORDERS, order_id)
+    refunds: list[Payment] = []
     for payment in order["payment_history"]:
         method_id = payment["payment_method_id"]
         refunds.append(
@@ -147,7 +161,7 @@ def cancel_pending_order(db: WorldState, order_id: str, reason: str) -> str:
             }
         )
         if "gift_card" in method_id:
-            card = db.edit("users", order["user_id"])["payment_methods"][method_id]
+            card = db.edit(USERS, order["user_id"])["payment_methods"][method_id]
             card["balance"] += payment["amount"]
             card["balance"] = round(card["balance"], 2)
 
@@ -157,7 +171,7 @@ def cancel_pending_order(db: WorldState, order_id: str, reason: str) -> str:
     return json.dumps(order)
 
 
-def _missing_items(order: dict[str, Any], item_ids: list[Any]) -> tuple[Any, ...]:
+def _missing_items(order: Order, item_ids: list[str]) -> tuple[str, ...]:
     """``(item_id,)`` for the first requested id the order holds fewer times than
     requested, ``()`` when the order holds them all.
 
@@ -171,7 +185,7 @@ def _missing_items(order: dict[str, Any], item_ids: list[Any]) -> tuple[Any, ...
     return ()
 
 
-def _first_item(order: dict[str, Any], item_id: Any) -> dict[str, Any]:
+def _first_item(order: Order, item_id: str) -> Item:
     for item in order["items"]:
         if item["item_id"] == item_id:
             return item
@@ -179,10 +193,10 @@ def _first_item(order: dict[str, Any], item_id: Any) -> dict[str, Any]:
 
 
 def _price_difference(
-    db: WorldState, order: dict[str, Any], item_ids: list[Any], new_item_ids: list[Any]
-) -> tuple[Any, str | None]:
+    db: WorldState, order: Order, item_ids: list[str], new_item_ids: list[str]
+) -> tuple[float, str | None]:
     """Sum of (new price - old price) over the pairs, or the error for an unusable new item."""
-    diff: Any = 0
+    diff: float = 0  # stays an int (printed "0") when no pair changes the price
     for item_id, new_item_id in zip(item_ids, new_item_ids, strict=False):
         item = _first_item(order, item_id)
         variants = _product(db, item["product_id"])["variants"]
@@ -192,15 +206,15 @@ def _price_difference(
     return diff, None
 
 
-def _product(db: WorldState, product_id: str) -> dict[str, Any]:
-    product = db.get("products", product_id)
+def _product(db: WorldState, product_id: str) -> Product:
+    product = db.get(PRODUCTS, product_id)
     if product is None:
         raise KeyError(product_id)
     return product
 
 
-def _user(db: WorldState, user_id: str) -> dict[str, Any]:
-    user = db.get("users", user_id)
+def _user(db: WorldState, user_id: str) -> User:
+    user = db.get(USERS, user_id)
     if user is None:
         raise KeyError(user_id)
     return user
@@ -227,7 +241,7 @@ def exchange_delivered_order_items(
     new_item_ids: list[str],
     payment_method_id: str,
 ) -> str:
-    order = db.get("orders", order_id)
+    order = db.get(ORDERS, order_id)
     if order is None:
         return "Error: order not found"
     if order["status"] != "delivered":
@@ -251,7 +265,7 @@ def exchange_delivered_order_items(
     if method["source"] == "gift_card" and method["balance"] < diff:
         return "Error: insufficient gift card balance to pay for the price difference"
 
-    order = db.edit("orders", order_id)
+    order = db.edit(ORDERS, order_id)
     order["status"] = "exchange requested"
     order["exchange_items"] = sorted(item_ids)
     order["exchange_new_items"] = sorted(new_item_ids)
@@ -270,7 +284,7 @@ def exchange_delivered_order_items(
 )
 def find_user_id_by_email(db: WorldState, email: str) -> str:
     wanted = email.lower()
-    for user_id, profile in db.table("users").items():
+    for user_id, profile in db.table(USERS).items():
         if profile["email"].lower() == wanted:
             return user_id
     return "Error: user not found"
@@ -290,7 +304,7 @@ def find_user_id_by_email(db: WorldState, email: str) -> str:
     },
 )
 def find_user_id_by_name_zip(db: WorldState, first_name: str, last_name: str, zip: str) -> str:
-    for user_id, profile in db.table("users").items():
+    for user_id, profile in db.table(USERS).items():
         name = profile["name"]
         if (
             name["first_name"].lower() == first_name.lower()
@@ -307,7 +321,7 @@ def find_user_id_by_name_zip(db: WorldState, first_name: str, last_name: str, zi
     {"order_id": _ORDER_ID},
 )
 def get_order_details(db: WorldState, order_id: str) -> str:
-    order = db.get("orders", order_id)
+    order = db.get(ORDERS, order_id)
     if order is None:
         return "Error: order not found"
     return json.dumps(order)
@@ -324,7 +338,7 @@ def get_order_details(db: WorldState, order_id: str) -> str:
     },
 )
 def get_product_details(db: WorldState, product_id: str) -> str:
-    product = db.get("products", product_id)
+    product = db.get(PRODUCTS, product_id)
     if product is None:
         return "Error: product not found"
     return json.dumps(product)
@@ -336,7 +350,7 @@ def get_product_details(db: WorldState, product_id: str) -> str:
     {"user_id": _USER_ID},
 )
 def get_user_details(db: WorldState, user_id: str) -> str:
-    user = db.get("users", user_id)
+    user = db.get(USERS, user_id)
     if user is None:
         return "Error: user not found"
     return json.dumps(user)
@@ -351,7 +365,7 @@ def get_user_details(db: WorldState, user_id: str) -> str:
     {},
 )
 def list_all_product_types(db: WorldState) -> str:
-    by_name = {product["name"]: product["product_id"] for product in db.table("products").values()}
+    by_name = {product["name"]: product["product_id"] for product in db.table(PRODUCTS).values()}
     return json.dumps(dict(sorted(by_name.items())))
 
 
@@ -376,12 +390,12 @@ def modify_pending_order_address(
     country: str,
     zip: str,
 ) -> str:
-    found = db.get("orders", order_id)
+    found = db.get(ORDERS, order_id)
     if found is None:
         return "Error: order not found"
     if found["status"] != "pending":
         return "Error: non-pending order cannot be modified"
-    order = db.edit("orders", order_id)
+    order = db.edit(ORDERS, order_id)
     order["address"] = _address(address1, address2, city, state, country, zip)
     return json.dumps(order)
 
@@ -407,7 +421,7 @@ def modify_pending_order_items(
     new_item_ids: list[str],
     payment_method_id: str,
 ) -> str:
-    found = db.get("orders", order_id)
+    found = db.get(ORDERS, order_id)
     if found is None:
         return "Error: order not found"
     if found["status"] != "pending":
@@ -432,7 +446,7 @@ def modify_pending_order_items(
     if method["source"] == "gift_card" and method["balance"] < diff:
         return "Error: insufficient gift card balance to pay for the new item"
 
-    order = db.edit("orders", order_id)
+    order = db.edit(ORDERS, order_id)
     order["payment_history"].append(
         {
             "transaction_type": "payment" if diff > 0 else "refund",
@@ -441,7 +455,7 @@ def modify_pending_order_items(
         }
     )
     if method["source"] == "gift_card":
-        card = db.edit("users", user_id)["payment_methods"][payment_method_id]
+        card = db.edit(USERS, user_id)["payment_methods"][payment_method_id]
         card["balance"] -= diff
         card["balance"] = round(card["balance"], 2)
 
@@ -466,7 +480,7 @@ def modify_pending_order_items(
     {"order_id": _ORDER_ID, "payment_method_id": _PAYMENT_METHOD_ID},
 )
 def modify_pending_order_payment(db: WorldState, order_id: str, payment_method_id: str) -> str:
-    found = db.get("orders", order_id)
+    found = db.get(ORDERS, order_id)
     if found is None:
         return "Error: order not found"
     if found["status"] != "pending":
@@ -489,7 +503,7 @@ def modify_pending_order_payment(db: WorldState, order_id: str, payment_method_i
     if method["source"] == "gift_card" and method["balance"] < amount:
         return "Error: insufficient gift card balance to pay for the order"
 
-    order = db.edit("orders", order_id)
+    order = db.edit(ORDERS, order_id)
     order["payment_history"].extend(
         [
             {
@@ -505,11 +519,11 @@ def modify_pending_order_payment(db: WorldState, order_id: str, payment_method_i
         ]
     )
     if method["source"] == "gift_card":
-        card = db.edit("users", user_id)["payment_methods"][payment_method_id]
+        card = db.edit(USERS, user_id)["payment_methods"][payment_method_id]
         card["balance"] -= amount
         card["balance"] = round(card["balance"], 2)
     if "gift_card" in old_method_id:
-        old_card = db.edit("users", user_id)["payment_methods"][old_method_id]
+        old_card = db.edit(USERS, user_id)["payment_methods"][old_method_id]
         old_card["balance"] += amount
         old_card["balance"] = round(old_card["balance"], 2)
     return json.dumps(order)
@@ -536,9 +550,9 @@ def modify_user_address(
     country: str,
     zip: str,
 ) -> str:
-    if db.get("users", user_id) is None:
+    if db.get(USERS, user_id) is None:
         return "Error: user not found"
-    user = db.edit("users", user_id)
+    user = db.edit(USERS, user_id)
     user["address"] = _address(address1, address2, city, state, country, zip)
     return json.dumps(user)
 
@@ -562,7 +576,7 @@ def modify_user_address(
 def return_delivered_order_items(
     db: WorldState, order_id: str, item_ids: list[str], payment_method_id: str
 ) -> str:
-    found = db.get("orders", order_id)
+    found = db.get(ORDERS, order_id)
     if found is None:
         return "Error: order not found"
     if found["status"] != "delivered":
@@ -579,7 +593,7 @@ def return_delivered_order_items(
     if _missing_items(found, item_ids):
         return "Error: some item not found"
 
-    order = db.edit("orders", order_id)
+    order = db.edit(ORDERS, order_id)
     order["status"] = "return requested"
     order["return_items"] = sorted(item_ids)
     order["return_payment_method_id"] = payment_method_id

@@ -36,14 +36,22 @@ def _kept(make: Callable[[], Any]) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
-def test_report_rows_cost_at_most_half_the_plain_rows_and_read_the_same(default_study):
+def test_report_rows_cost_at_most_a_sixth_of_the_plain_rows_and_read_the_same(default_study):
+    """The report's rows are held column-wise (a code per run and column); each row reads
+    as the file's (values, fields set, JSON line)."""
     path = default_study / "measurements.jsonl"
     compact, compact_bytes = _kept(lambda: read_measurements(default_study))
     plain, plain_bytes = _kept(lambda: plain_rows(path))
     assert len(compact) == len(plain) > 500
-    assert compact == plain
+    assert list(compact) == plain and compact[-1] == plain[-1]
+    assert [r.model_fields_set for r in compact] == [r.model_fields_set for r in plain]
+    assert all(
+        getattr(a, k) == getattr(b, k)
+        for a, b in zip(compact, plain, strict=True)
+        for k in b.columns()
+    )
     assert "".join(r.line() for r in compact) == path.read_text()
-    assert compact_bytes <= 0.6 * plain_bytes, (
+    assert compact_bytes <= plain_bytes / 6, (
         compact_bytes / len(plain),
         plain_bytes / len(plain),
     )
@@ -115,3 +123,55 @@ def test_report_holds_no_index_entry_or_plan_line_per_run(tiny_study, tmp_path, 
     assert runs >= 30 and len(planned) >= 10 and len(seen) == len(build_module.SECTIONS)
     for section, (entries, cached) in seen.items():
         assert entries <= 2 and not cached, (section, entries, cached, runs)
+
+
+def test_report_holds_no_measurement_row_per_run(tiny_study, tmp_path, monkeypatch):
+    """After each section is built, no measurement row of the study is alive as a record:
+    the rows are held column-wise (:class:`~sscbench.study.row_table.RowTable`) and a
+    record is rebuilt only while a section reads it (the old report kept one compact
+    :class:`MeasurementRow` per run for the whole build). Counted objects, not bytes."""
+    import gc
+    import shutil
+
+    from sscbench.report import build as build_module
+
+    root = tmp_path / "study"
+    shutil.copytree(tiny_study, root)
+    runs = (root / "measurements.jsonl").read_text().count("\n")
+    seen: dict[str, int] = {}
+    made = NewObjects(MeasurementRow)  # rows other tests left alive are not this report's
+
+    def watched(part: Any) -> Callable[[Any], Any]:
+        real = part.build
+
+        def build(ctx: Any) -> Any:
+            section = real(ctx)
+            gc.collect()
+            seen[part.ID] = made.count()
+            return section
+
+        return build
+
+    for part in build_module.SECTIONS:
+        monkeypatch.setattr(part, "build", watched(part))
+    build_module.build_report(root)
+    assert runs >= 30 and len(seen) == len(build_module.SECTIONS)
+    assert max(seen.values()) <= 2, (seen, runs)
+
+
+def test_a_table_row_reads_as_its_record_and_is_not_updated():
+    from sscbench.study.row_table import RowTable
+
+    rows = [
+        MeasurementRow.of({"run_id": f"r{i}", "reward": value, "Z_S": "pre", "extra": ["x"]})
+        for i, value in enumerate([0, 0.0, 1.0, True, -0.0])
+    ] + [MeasurementRow.of({"run_id": "c", "kind": "clean"})]
+    table = RowTable(MeasurementRow, rows)
+    assert [r.line() for r in table] == [r.line() for r in rows]  # 0 is not 0.0, nor True 1
+    assert table[0].Z_S is table[3].Z_S and table[5].Z_S is None and table[-1].kind == "clean"
+    assert table[2].has("extra") and not table[5].has("extra") and not table[2].has("T_F")
+    assert table[1] == rows[1] and table[1] != table[2] and table[1:3] == rows[1:3]
+    with pytest.raises(AttributeError):
+        print(table[5].extra)  # an extra key the row does not have, as on the record
+    with pytest.raises(AttributeError):
+        table[0].Z_S = "late"

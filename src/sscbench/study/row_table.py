@@ -3,10 +3,11 @@
 A reader that keeps one record per run (the report's measurement rows) would hold tens
 of thousands of pydantic objects, each with its own dict of ~30 slots (~1.4 KB a run
 even with the repeated words shared, :mod:`sscbench.study.compact`). :class:`RowTable`
-keeps each column as an ``array`` of codes (4 bytes a run) into the column's distinct
+keeps each column as an ``array`` of codes (1, 2 or 4 bytes a run: as wide as the
+column's count of distinct values needs) into the column's distinct
 values, and each row's shape (which fields it set, which extra keys it has, in order)
-as one more code. What grows with the runs is then ~4 bytes a column plus the values
-that really differ from run to run (run ids).
+as one more code. What grows with the runs is then a few bytes a column plus the
+values that really differ from run to run (run ids).
 
 Reading a row gives a :class:`RowView` (two slots): its attributes are read from the
 columns; any other attribute or method (``has``, ``columns``, ``line``,
@@ -40,7 +41,7 @@ class _Column:
     __slots__ = ("_index", "codes", "values")
 
     def __init__(self, rows: int) -> None:
-        self.codes = array("I", bytes(4 * rows))  # rows added before the column existed
+        self.codes = array("B", bytes(rows))  # rows added before the column existed
         self.values: list[Any] = [None]  # code 0: absent
         self._index: dict[Any, int] | None = {}
 
@@ -55,6 +56,8 @@ class _Column:
             self.values.append(value)
             if key is not None:
                 index[key] = code
+            if code >= 1 << (8 * self.codes.itemsize):  # a wider code: 1, 2, then 4 bytes
+                self.codes = array("H" if code < 1 << 16 else "I", self.codes)
         self.codes.append(code)
 
     def freeze(self) -> None:

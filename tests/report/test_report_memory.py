@@ -157,21 +157,3 @@ def test_report_holds_no_measurement_row_per_run(tiny_study, tmp_path, monkeypat
     build_module.build_report(root)
     assert runs >= 30 and len(seen) == len(build_module.SECTIONS)
     assert max(seen.values()) <= 2, (seen, runs)
-
-
-def test_a_table_row_reads_as_its_record_and_is_not_updated():
-    from sscbench.study.row_table import RowTable
-
-    rows = [
-        MeasurementRow.of({"run_id": f"r{i}", "reward": value, "Z_S": "pre", "extra": ["x"]})
-        for i, value in enumerate([0, 0.0, 1.0, True, -0.0])
-    ] + [MeasurementRow.of({"run_id": "c", "kind": "clean"})]
-    table = RowTable(MeasurementRow, rows)
-    assert [r.line() for r in table] == [r.line() for r in rows]  # 0 is not 0.0, nor True 1
-    assert table[0].Z_S is table[3].Z_S and table[5].Z_S is None and table[-1].kind == "clean"
-    assert table[2].has("extra") and not table[5].has("extra") and not table[2].has("T_F")
-    assert table[1] == rows[1] and table[1] != table[2] and table[1:3] == rows[1:3]
-    with pytest.raises(AttributeError):
-        print(table[5].extra)  # an extra key the row does not have, as on the record
-    with pytest.raises(AttributeError):
-        table[0].Z_S = "late"

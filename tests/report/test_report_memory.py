@@ -36,14 +36,22 @@ def _kept(make: Callable[[], Any]) -> tuple[Any, int]:
         tracemalloc.stop()
 
 
-def test_report_rows_cost_at_most_half_the_plain_rows_and_read_the_same(default_study):
+def test_report_rows_cost_at_most_a_sixth_of_the_plain_rows_and_read_the_same(default_study):
+    """The report's rows are held column-wise (a code per run and column); each row reads
+    as the file's (values, fields set, JSON line)."""
     path = default_study / "measurements.jsonl"
     compact, compact_bytes = _kept(lambda: read_measurements(default_study))
     plain, plain_bytes = _kept(lambda: plain_rows(path))
     assert len(compact) == len(plain) > 500
-    assert compact == plain
+    assert list(compact) == plain and compact[-1] == plain[-1]
+    assert [r.model_fields_set for r in compact] == [r.model_fields_set for r in plain]
+    assert all(
+        getattr(a, k) == getattr(b, k)
+        for a, b in zip(compact, plain, strict=True)
+        for k in b.columns()
+    )
     assert "".join(r.line() for r in compact) == path.read_text()
-    assert compact_bytes <= 0.6 * plain_bytes, (
+    assert compact_bytes <= plain_bytes / 6, (
         compact_bytes / len(plain),
         plain_bytes / len(plain),
     )
@@ -118,3 +126,37 @@ def test_report_holds_no_index_entry_or_plan_line_per_run(tiny_study, tmp_path, 
     assert runs >= 30 and len(planned) >= 10 and len(seen) == len(build_module.SECTIONS)
     for section, (entries, cached) in seen.items():
         assert entries <= 2 and not cached, (section, entries, cached, runs)
+
+
+def test_report_holds_no_measurement_row_per_run(tiny_study, tmp_path, monkeypatch):
+    """After each section is built, no measurement row of the study is alive as a record:
+    the rows are held column-wise (:class:`~sscbench.study.row_table.RowTable`) and a
+    record is rebuilt only while a section reads it (the old report kept one compact
+    :class:`MeasurementRow` per run for the whole build). Counted objects, not bytes."""
+    import gc
+    import shutil
+
+    from sscbench.report import build as build_module
+
+    root = tmp_path / "study"
+    shutil.copytree(tiny_study, root)
+    runs = (root / "measurements.jsonl").read_text().count("\n")
+    seen: dict[str, int] = {}
+    made = NewObjects(MeasurementRow)  # rows other tests left alive are not this report's
+
+    def watched(part: Any) -> Callable[[Any], Any]:
+        real = part.build
+
+        def build(ctx: Any) -> Any:
+            section = real(ctx)
+            gc.collect()
+            seen[part.ID] = made.count()
+            return section
+
+        return build
+
+    for part in build_module.SECTIONS:
+        monkeypatch.setattr(part, "build", watched(part))
+    build_module.build_report(root)
+    assert runs >= 30 and len(seen) == len(build_module.SECTIONS)
+    assert max(seen.values()) <= 2, (seen, runs)

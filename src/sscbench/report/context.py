@@ -11,6 +11,7 @@ share (computed on first use, once). Each section's ``build(ctx)`` reads only th
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -49,10 +50,10 @@ class ReportContext:
 
     loaded: Study  # the study folder, read once
     out: Path  # the folder the report is built in (swapped in as STUDY/report/)
-    measured: list[MeasurementRow]  # every measurement row
+    measured: Sequence[MeasurementRow]  # every measurement row (held column-wise)
     cases: dict[str, Any]  # the study's cases by id
     claims: tuple[Any, ...]  # the built-in claims and those of --claims
-    other: list[MeasurementRow] | None = None  # the --paired study's measurement rows
+    other: Sequence[MeasurementRow] | None = None  # the --paired study's measurement rows
     paired: Study | None = None  # the --paired study
     policy: Path | None = None  # the --policy file (gate verdict)
     review_folder: Path | None = None

@@ -16,32 +16,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
 from sscbench.errors import DataError
 from sscbench.reading import read_json
 from sscbench.review.interrater import ReviewAgreement, read_agreement
-from sscbench.study.compact import Compactor
 from sscbench.study.folder import StudyDir
+from sscbench.study.row_table import RowTable
 from sscbench.study.rows import MeasurementRow, iter_rows
 from sscbench.study.study import MEASUREMENTS, Study
 
 Row = dict[str, Any]
 
 
-def read_measurements(study: Path) -> list[MeasurementRow]:
+def read_measurements(study: Path) -> RowTable[MeasurementRow]:
     """The study's measurement rows (run ``sscbench measure`` first). A study measured
     before T_U had a not-applicable value stored ``"inf"`` for non-adopting runs; those
     rows are read as not applicable (:func:`~sscbench.core.definitions.reliance_step`).
 
-    Rows are kept compact (:class:`~sscbench.study.compact.Compactor`: the words that
-    repeat from run to run are stored once), equal to the rows of the file."""
+    Rows are held column-wise (:class:`~sscbench.study.row_table.RowTable`: a code per
+    run and column, each distinct value once; the file is streamed), each read as a row
+    equal to the file's: memory stays near flat in the number of runs."""
     path = study / MEASUREMENTS
     if not path.exists():
         raise DataError(path, None, "not found: run `sscbench measure` on the study first")
-    compactor = Compactor()
-    return [compactor.record(_upgraded(row)) for row in iter_rows(path)]
+    return RowTable(MeasurementRow, (_upgraded(row) for row in iter_rows(path)))
 
 
 def _upgraded(row: MeasurementRow) -> MeasurementRow:
@@ -51,7 +52,7 @@ def _upgraded(row: MeasurementRow) -> MeasurementRow:
     return row if value == row.T_U else MeasurementRow.of({**row.columns(), "T_U": value})
 
 
-def check_fresh(study: Study, rows: list[MeasurementRow]) -> None:
+def check_fresh(study: Study, rows: Sequence[MeasurementRow]) -> None:
     """Refuse measurements that are not the ones ``sscbench measure`` wrote from this
     study's index, cases and plan (``measurements.meta.json``), are older than the index
     or miss some of its runs (the index is streamed, no entry kept)."""

@@ -9,6 +9,8 @@ of every group). The same study always samples the same runs.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from sscbench.study.rows import MeasurementRow
 
 RUN_PAGES = ("all", "sample", "none")
@@ -29,7 +31,7 @@ def _quota(sizes: list[int], cap: int) -> int:
     return low
 
 
-def sample_runs(rows: list[MeasurementRow], cap: int | None = None) -> set[str]:
+def sample_runs(rows: Sequence[MeasurementRow], cap: int | None = None) -> set[str]:
     """The run ids of the stratified sample: every outcome group's first runs by id
     (``cap`` pages at most, :data:`SAMPLE_CAP` by default, one per group at least)."""
     cap = SAMPLE_CAP if cap is None else cap
@@ -40,7 +42,7 @@ def sample_runs(rows: list[MeasurementRow], cap: int | None = None) -> set[str]:
     return {run_id for g in groups.values() for run_id in sorted(g)[:k]}
 
 
-def pages_for(rows: list[MeasurementRow], mode: str) -> set[str]:
+def pages_for(rows: Sequence[MeasurementRow], mode: str) -> set[str]:
     """The run ids whose page ``mode`` (one of :data:`RUN_PAGES`) renders."""
     if mode == "none":
         return set()

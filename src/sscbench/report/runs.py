@@ -200,7 +200,7 @@ def _reasons(entries: Iterable[IndexEntry]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _partners(rows: list[MeasurementRow], chosen: set[str]) -> dict[tuple[Any, ...], str]:
+def _partners(rows: Sequence[MeasurementRow], chosen: set[str]) -> dict[tuple[Any, ...], str]:
     """Each rendered run's partner by (case, configuration, repetition, kind): the run of
     the other kind, or for a faulted run the shared clean run that qualified it. Only the
     keys a rendered page looks up are kept (a sample of a large study's runs)."""
@@ -227,7 +227,7 @@ def _partners(rows: list[MeasurementRow], chosen: set[str]) -> dict[tuple[Any, .
 def write_run_pages(
     study: Path,
     out: Path,
-    rows: list[MeasurementRow],
+    rows: Sequence[MeasurementRow],
     cases: dict[str, Any],
     sets: Iterable[Sequence[str]],
     entries: Iterable[IndexEntry],
@@ -292,7 +292,7 @@ _MARK = "\x00run-data\x00"  # where the run list's JSON goes in its rendered pag
 
 def _write_run_list(
     path: Path,
-    rows: list[MeasurementRow],
+    rows: Sequence[MeasurementRow],
     chosen: set[str],
     sets: Iterable[Sequence[str]],
     pages: str,

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, POOLED
@@ -36,7 +37,7 @@ def _names(values: list[str], most: int = 6) -> str:
     return ", ".join(values[:most]) + f" and {len(values) - most} more"
 
 
-def _what_ran(measured: list[MeasurementRow]) -> str:
+def _what_ran(measured: Sequence[MeasurementRow]) -> str:
     """Runs by kind and status, configurations and repetitions, in one sentence."""
     kinds = Counter(r.kind for r in measured)
     status = Counter(r.status for r in measured if r.kind == "faulted")
@@ -159,7 +160,7 @@ def _typed_table(evidence: Any) -> Table:
 
 
 def headline_section(
-    measured: list[MeasurementRow],
+    measured: Sequence[MeasurementRow],
     primary: list[MeasurementRow],
     cards: list[Row],
     evidence: Any,

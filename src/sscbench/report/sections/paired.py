@@ -56,7 +56,8 @@ def build(ctx: ReportContext) -> Section:
     """The paired section: matched adoption, the pair table by configuration and the
     read-back-cue table, with their CSV rows (``paired``, ``paired_by_config``,
     ``read_back_cue``)."""
-    rows, other, paired = ctx.rows, ctx.other, ctx.paired
+    rows, paired = ctx.rows, ctx.paired
+    other = list(ctx.other) if ctx.other is not None else None  # views, not records
     pairs = paired_comparison(rows, other) if other is not None else None
     by_config = paired_comparison(rows, other, by_config=True) if other is not None else None
     section = paired_section(pairs, str(paired.root) if paired else None, by_config)

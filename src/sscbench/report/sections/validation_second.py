@@ -8,6 +8,7 @@ measurement and every other table keep the rule reading."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 from sscbench.report.model import RunSets, Table
@@ -25,7 +26,7 @@ Row = dict[str, Any]
 
 
 def second_reading_panel(
-    rows: list[MeasurementRow],
+    rows: Sequence[MeasurementRow],
     readings: dict[str, SecondReading],
     sets: RunSets,
     measured: str | None = None,

@@ -1,0 +1,32 @@
+"""study/row_table.py: records held column-wise read as the records themselves."""
+
+from __future__ import annotations
+
+import pytest
+
+from sscbench.study.row_table import RowTable
+from sscbench.study.rows import MeasurementRow
+
+
+def test_a_table_row_reads_as_its_record_and_is_not_updated():
+    rows = [
+        MeasurementRow.of({"run_id": f"r{i}", "reward": value, "Z_S": "pre", "extra": ["x"]})
+        for i, value in enumerate([0, 0.0, 1.0, True, -0.0])
+    ] + [MeasurementRow.of({"run_id": "c", "kind": "clean"})]
+    table = RowTable(MeasurementRow, rows)
+    assert [r.line() for r in table] == [r.line() for r in rows]  # 0 is not 0.0, nor True 1
+    assert table[0].Z_S is table[3].Z_S and table[5].Z_S is None and table[-1].kind == "clean"
+    assert table[2].has("extra") and not table[5].has("extra") and not table[2].has("T_F")
+    assert table[1] == rows[1] and table[1] != table[2] and table[1:3] == rows[1:3]
+    with pytest.raises(AttributeError):
+        print(table[5].extra)  # an extra key the row does not have, as on the record
+    with pytest.raises(AttributeError):
+        table[0].Z_S = "late"
+
+
+def test_codes_widen_past_255_and_65535_distinct_values():
+    rows = [MeasurementRow.of({"run_id": f"r{i}", "Z_S": "pre", "T_F": i}) for i in range(70_000)]
+    table = RowTable(MeasurementRow, rows)
+    assert table[300].run_id == "r300" and table[69_999].T_F == 69_999 and table[5].Z_S == "pre"
+    assert [r.run_id for r in table[65_530:65_540]] == [f"r{i}" for i in range(65_530, 65_540)]
+    assert table[-1].line() == rows[-1].line()

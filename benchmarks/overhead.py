@@ -47,7 +47,7 @@ import aiohttp
 from overhead_probes import GcProbe, LagProbe, TimedJournal, Trace
 
 from sscbench.agents.openai_agent import openai_agent_factory
-from sscbench.core.agent import RESPONSE_JOURNAL_OPTION, RunContext
+from sscbench.core.agent import RunContext
 from sscbench.core.ledger import ToolEvent
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.journal import SUFFIX
@@ -208,9 +208,8 @@ async def harness(
         async with semaphore:
             run_id = f"run{i}"
             journal = TimedJournal(store.runs / f"{run_id}{SUFFIX}", run_id)
-            options = {RESPONSE_JOURNAL_OPTION: journal}
             tools = world.tool_schemas()
-            context = RunContext(world, task, world.policy, tools, i, 0, options=options)
+            context = RunContext(world, task, world.policy, tools, i, 0, journal=journal)
             agent = factory(context)
             result = await run_episode(
                 world, task, agent, StopUser(), system_prompt=world.policy, max_steps=10
@@ -355,10 +354,11 @@ def main() -> None:
         serve(args.delay)
         return
     if args.executor == "processes":
-        from overhead_study import print_study_overheads
+        from overhead_study import Baseline, print_study_overheads
 
+        base = Baseline(Endpoint, bare, episode_bodies_for_chain)
         print_study_overheads(
-            args.data, args.delay, args.rounds, args.concurrency, args.repeat, args.workers
+            base, args.data, args.delay, args.rounds, args.concurrency, args.repeat, args.workers
         )
         return
     world = airline_world(args.data)

@@ -27,6 +27,8 @@ import resource
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -115,12 +117,29 @@ def run_study(text: str, out: Path, executor: str) -> dict[str, float]:
     }
 
 
+@dataclass(frozen=True)
+class Baseline:
+    """What ``benchmarks/overhead.py`` lends this module (passed in, so that the two
+    scripts do not import each other): its endpoint process, the bare client, and one
+    harness episode's request bodies for the bare client to send."""
+
+    endpoint: Callable[[float], Any]
+    bare: Callable[..., Any]
+    bodies_for_chain: Callable[[Path, Any, int], list[bytes]]
+
+
 def measure_executors(
-    endpoint: Any, data: Path, delay: float, rounds: int, concurrency: int, workers: int
+    base: Baseline,
+    endpoint: Any,
+    data: Path,
+    delay: float,
+    shape: tuple[int, int, int],
 ) -> dict[str, float]:
-    """The study made locally and by ``workers`` children, with the bare client between."""
-    from overhead import bare, episode_bodies_for_chain  # benchmarks/overhead.py
+    """The study made locally and by ``workers`` children, with the bare client between
+    (``shape``: rounds, concurrency, workers)."""
     from overhead_probes import Trace
+
+    rounds, concurrency, workers = shape
 
     text = study_text(data, endpoint.base_url, rounds * concurrency, concurrency, workers)
     row: dict[str, float] = {}
@@ -133,9 +152,9 @@ def measure_executors(
     episodes, chain = int(row["local_episodes"]), int(row["local_chain"])
     rounds_made = math.ceil(episodes / concurrency)
     row["ideal_s"] = rounds_made * chain * delay
-    bodies = episode_bodies_for_chain(data, endpoint, chain)
+    bodies = base.bodies_for_chain(data, endpoint, chain)
     if bodies:
-        wall, _ = asyncio.run(bare(endpoint.base_url, bodies, episodes, concurrency, Trace()))
+        wall, _ = asyncio.run(base.bare(endpoint.base_url, bodies, episodes, concurrency, Trace()))
         row["bare_s"] = wall
     return row
 
@@ -165,19 +184,24 @@ def report(concurrency: int, delay: float, workers: int, rows: list[dict], load:
 
 
 def print_study_overheads(
-    data: Path, delay: float, rounds: int, concurrencies: list[int], repeat: int, workers: int
+    base: Baseline,
+    data: Path,
+    delay: float,
+    rounds: int,
+    concurrencies: list[int],
+    repeat: int,
+    workers: int,
 ) -> None:
     """Per concurrency, the study's overhead made by one process and by ``workers``."""
-    from overhead import Endpoint
-
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     for concurrency in concurrencies:
         load = os.getloadavg()[0]
         rows = []
         for _ in range(repeat):
-            endpoint = Endpoint(delay)
+            endpoint = base.endpoint(delay)
+            shape = (rounds, concurrency, workers)
             try:
-                rows.append(measure_executors(endpoint, data, delay, rounds, concurrency, workers))
+                rows.append(measure_executors(base, endpoint, data, delay, shape))
             finally:
                 endpoint.close()
         print(report(concurrency, delay, workers, rows, load), flush=True)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from sscbench.run.builders import build_cases, repetitions_for
+from sscbench.run.builders import build_cases
 from sscbench.run.planning import clean_slots, make_plan
 from sscbench.study.config import load_config
 from sscbench.study.worlds import build_worlds
@@ -38,7 +38,7 @@ def measure(path: Path | None) -> dict:
         (case, agent.id, r)
         for case in cases
         for agent in config.agents
-        for r in range(repetitions_for(agent, case, config.study.repetitions))
+        for r in range(config.repetitions_of(agent))
     ]
     distinct = {(c.domain, c.task_id, a, r) for c, a, r in units}
     longest: dict[tuple, int] = {}

@@ -25,8 +25,9 @@ from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEven
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
 from sscbench.faults.operators.base import date_variants, mentions
-from sscbench.faults.operators.return_date import ReturnDate, _return_sentences, split_legs
+from sscbench.faults.operators.return_date import ReturnDate
 from sscbench.references.reservations import reservations_shown, scoped_text
+from sscbench.references.return_date_text import return_sentences, split_legs
 from sscbench.references.text import agent_texts
 
 
@@ -95,7 +96,7 @@ def old_text_uses(contract: FaultContract, view: LedgerView, fault_step: int) ->
     steps = []
     for step, _channel, content in agent_texts(view, fault_step):
         text = scoped_text(content, rid, reservations_shown(view, step))
-        if mentions(_return_sentences(text) if ambiguous else text, date_variants(true)):
+        if mentions(return_sentences(text) if ambiguous else text, date_variants(true)):
             steps.append(step)
     return steps
 

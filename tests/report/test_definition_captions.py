@@ -18,6 +18,7 @@ from sscbench.study.rows import MeasurementRow
 def _row(run_id: str, **over) -> MeasurementRow:
     row = {
         "run_id": run_id,
+        "case_id": f"case-{run_id}",
         "kind": "faulted",
         "repetition": 0,
         "status": "completed",

@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
+from enum import Enum
 from typing import Any, Generic, TypeVar, cast, overload
 
 from pydantic import BaseModel
@@ -66,13 +67,22 @@ class _Column:
 
 
 def _key(value: Any) -> Any:
-    """What makes two values one shared value: equal JSON and types (None: not shared)."""
-    if isinstance(value, str):
+    """What makes two values one shared value: equal JSON and types (None: not shared).
+    An enum member is never one with its plain value (``Stratum.CLEAN`` is not
+    ``"clean"``); a model or a list of them is shared by its type and JSON."""
+    if type(value) is str:
         return value
     if value is None or type(value) in (bool, int):
         return (type(value), value)
     if type(value) is float:
         return (float, repr(value))  # -0.0 and nan kept as they are
+    if isinstance(value, Enum):
+        return (type(value), value.value)
+    if isinstance(value, BaseModel):
+        return (type(value), value.model_dump_json())
+    if type(value) in (list, tuple):
+        keys = tuple(_key(item) for item in value)
+        return None if any(k is None for k in keys) else (type(value), keys)
     try:
         return (type(value), json.dumps(value))
     except (TypeError, ValueError):  # not JSON (a model, an object): kept as it is
@@ -153,9 +163,9 @@ class RowTable(Sequence[Model], Generic[Model]):
     def record(self, index: int) -> Model:
         """Row ``index`` rebuilt as a record, equal to the one added."""
         fields_set, extra = self._shapes[self._row_shapes[index]]
-        declared = {
-            name: self.value(index, name) for name in self.model.model_fields if name in fields_set
-        }
+        # every declared field from its column (a row keeps its unset fields' values too:
+        # a required field left out of a partial row is None there, never missing)
+        declared = {name: self.value(index, name) for name in self.model.model_fields}
         out = self.model.model_construct(_fields_set=set(fields_set), **declared)
         if extra:
             object.__setattr__(

@@ -214,8 +214,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant(
         "undecidable-adoption-as-zero",
         "measure/reconstruct.py",
-        "    elif any(u.label is UseLabel.UNDECIDABLE for u in uses):",
-        "    elif False:",
+        "    if any(u.label is UseLabel.UNDECIDABLE for u in uses):",
+        "    if False:",
         "adoption is undecidable, not 0, when a use cannot be classified",
         MEASURE_TESTS,
     ),

@@ -15,7 +15,8 @@ import pytest
 from typer.testing import CliRunner
 
 from realtext_corpus import TAU2_SAMPLE
-from sscbench.agents import recordings, tau2_index
+from sscbench.agents import recordings
+from sscbench.recordings import formats, tau2_index
 from sscbench.cli import app
 from sscbench.core.shown import SHOWN_CHARS
 from sscbench.reading import index_json_array
@@ -65,7 +66,7 @@ class Counted:
         self.matched: list[str] = []
         self.scans = 0
         self.monkeypatch = monkeypatch
-        run, match, scan = tau2_index.tau2_run, recordings.match_task, recordings.index_tau2
+        run, match, scan = tau2_index.tau2_run, recordings.match_task, formats.index_tau2
 
         def counted_run(simulation, index, domain, path):
             self.converted.append(str(simulation.get("id")))
@@ -81,7 +82,7 @@ class Counted:
 
         monkeypatch.setattr(tau2_index, "tau2_run", counted_run)
         monkeypatch.setattr(recordings, "match_task", counted_match)
-        monkeypatch.setattr(recordings, "index_tau2", counted_scan)
+        monkeypatch.setattr(formats, "index_tau2", counted_scan)
 
     def reset(self) -> None:
         """A new command: nothing read yet, no process cache."""

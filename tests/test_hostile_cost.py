@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from realtext_corpus import TAU2_SAMPLE
 from sscbench.agents import recordings
-from sscbench.recordings import formats, tau2_index
 from sscbench.cli import app
 from sscbench.core.shown import SHOWN_CHARS
 from sscbench.reading import index_json_array
+from sscbench.recordings import formats, tau2_index
 from sscbench.testing.big_tau2 import write_big_tau2, write_pairs_study
 
 CASES = Path(__file__).parent / "data" / "realtext-tau2" / "cases.jsonl"

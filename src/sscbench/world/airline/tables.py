@@ -11,17 +11,14 @@ from __future__ import annotations
 
 from typing import NotRequired
 
-from pydantic import ConfigDict, with_config
+from pydantic import with_config
 from typing_extensions import TypedDict
 
-from sscbench.world.retail.tables import Address, Name
+from sscbench.world.retail.tables import RECORD_SHAPE, Address, Name
 from sscbench.world.state import Table
 
-_SHAPE = ConfigDict(extra="forbid")
-"""When validated (by tests), a record may hold no field its shape does not name."""
 
-
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Passenger(TypedDict):
     """A traveller: name and date of birth."""
 
@@ -30,7 +27,7 @@ class Passenger(TypedDict):
     dob: str
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class PaymentMethod(TypedDict):
     """A user's payment method: ``credit_card`` (brand, last four), ``gift_card`` or
     ``certificate`` (amount)."""
@@ -42,7 +39,7 @@ class PaymentMethod(TypedDict):
     amount: NotRequired[float]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class User(TypedDict):
     """An airline customer."""
 
@@ -56,7 +53,7 @@ class User(TypedDict):
     reservations: list[str]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class FlightDay(TypedDict):
     """A flight on one date: its status, and seats and prices per cabin while bookable
     (``available``) or its actual or estimated times otherwise."""
@@ -70,7 +67,7 @@ class FlightDay(TypedDict):
     estimated_arrival_time_est: NotRequired[str]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Flight(TypedDict):
     """A scheduled flight and its days."""
 
@@ -82,7 +79,7 @@ class Flight(TypedDict):
     dates: dict[str, FlightDay]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Segment(TypedDict):
     """One flight of a reservation at the price paid per passenger.
 
@@ -97,7 +94,7 @@ class Segment(TypedDict):
     price: NotRequired[int]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Payment(TypedDict):
     """One entry of a reservation's payment history (payment or refund)."""
 
@@ -105,7 +102,7 @@ class Payment(TypedDict):
     amount: float
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Reservation(TypedDict):
     """A reservation; cancelling it sets ``status``."""
 

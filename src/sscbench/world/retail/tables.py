@@ -16,11 +16,12 @@ from typing_extensions import TypedDict
 
 from sscbench.world.state import Table
 
-_SHAPE = ConfigDict(extra="forbid")
-"""When validated (by tests), a record may hold no field its shape does not name."""
+RECORD_SHAPE = ConfigDict(extra="forbid")
+"""When validated (by tests), a record may hold no field its shape does not name (both
+worlds' shapes use it)."""
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Name(TypedDict):
     """A person's name."""
 
@@ -28,7 +29,7 @@ class Name(TypedDict):
     last_name: str
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Address(TypedDict):
     """A postal address (key order as τ-bench prints it)."""
 
@@ -40,7 +41,7 @@ class Address(TypedDict):
     zip: str
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class PaymentMethod(TypedDict):
     """A user's payment method: ``credit_card`` (brand, last four), ``gift_card``
     (balance) or ``paypal``."""
@@ -52,7 +53,7 @@ class PaymentMethod(TypedDict):
     balance: NotRequired[float]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class User(TypedDict):
     """A retail customer."""
 
@@ -63,7 +64,7 @@ class User(TypedDict):
     orders: list[str]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Item(TypedDict):
     """One item of an order: a product variant at the price paid."""
 
@@ -74,7 +75,7 @@ class Item(TypedDict):
     options: dict[str, str]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Fulfillment(TypedDict):
     """A shipment: its tracking ids and the items in it."""
 
@@ -82,7 +83,7 @@ class Fulfillment(TypedDict):
     item_ids: list[str]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Payment(TypedDict):
     """One entry of an order's payment history (payment or refund)."""
 
@@ -91,7 +92,7 @@ class Payment(TypedDict):
     payment_method_id: str
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Order(TypedDict):
     """An order; the tools add the fields of a requested return, exchange or cancel."""
 
@@ -111,7 +112,7 @@ class Order(TypedDict):
     exchange_price_difference: NotRequired[float]
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Variant(TypedDict):
     """One variant of a product: its item id, options, availability and price."""
 
@@ -121,7 +122,7 @@ class Variant(TypedDict):
     price: float
 
 
-@with_config(_SHAPE)
+@with_config(RECORD_SHAPE)
 class Product(TypedDict):
     """A product with its variants keyed by item id."""
 

@@ -115,7 +115,7 @@ def both_logs(tiny_study, tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setattr(inspect_export, "write_eval_file", _flushing_every(3))
     try:
-        path, count = export_inspect(tiny_study, streamed)
+        _, count = export_inspect(tiny_study, streamed)
     finally:
         mp.undo()
     return whole, streamed, count

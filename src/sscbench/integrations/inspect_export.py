@@ -136,7 +136,7 @@ class _Tally:
             self.primary.extend(primary_rows([run.measurement]))
 
 
-def _spec(store: StudyDir, config: JsonObject, total: int, configs: list[str]) -> Any:
+def _spec(store: StudyDir, config: dict[str, Any], total: int, configs: list[str]) -> Any:
     """The log's ``EvalSpec``: stable ids from the study's folder and config hash."""
     from inspect_ai.log import EvalConfig, EvalDataset, EvalSpec
 

@@ -1,6 +1,6 @@
-"""``export inspect`` written sample by sample (``inspect_log_file``, Inspect's recorder):
-the log reads back equal to the whole-log writer's, and only a flush's worth of samples
-is ever held."""
+"""``export inspect`` written sample by sample (``inspect_log_file``): the log reads back
+equal to the one inspect_ai's whole-log writer makes of the same study, member by member
+and sample by sample, and one sample at a time is held."""
 
 from __future__ import annotations
 
@@ -113,7 +113,7 @@ def both_logs(tiny_study, tmp_path_factory):
     write_eval_log(_whole_log(tiny_study), str(whole))
     streamed = out / "streamed.eval"
     mp = pytest.MonkeyPatch()
-    mp.setattr(inspect_export, "write_eval_file", _flushing_every(3))
+    mp.setattr(inspect_export, "write_eval_file", _batches_of(3))
     try:
         _, count = export_inspect(tiny_study, streamed)
     finally:
@@ -121,11 +121,11 @@ def both_logs(tiny_study, tmp_path_factory):
     return whole, streamed, count
 
 
-def _flushing_every(n):
+def _batches_of(n):
     real = inspect_log_file.write_eval_file
 
-    def write(path, spec, samples, ending, flush_every=n):
-        return real(path, spec, samples, ending, flush_every)
+    def write(path, spec, samples, ending, batch=n):
+        return real(path, spec, samples, ending, batch)
 
     return write
 
@@ -169,7 +169,7 @@ def test_the_zip_holds_the_members_inspect_view_reads(both_logs):
     ]
 
 
-def test_at_most_a_flush_of_samples_is_held(tiny_study, tmp_path, monkeypatch):
+def test_one_sample_at_a_time_is_held(tiny_study, tmp_path, monkeypatch):
     alive, peak = [0], [0]
     real = inspect_log.condense_sample
 
@@ -184,9 +184,9 @@ def test_at_most_a_flush_of_samples_is_held(tiny_study, tmp_path, monkeypatch):
         return condensed
 
     monkeypatch.setattr(inspect_log, "condense_sample", counted)
-    monkeypatch.setattr(inspect_export, "write_eval_file", _flushing_every(4))
+    monkeypatch.setattr(inspect_export, "write_eval_file", _batches_of(4))
     _, count = export_inspect(tiny_study, tmp_path / "s.eval")
-    assert count > 12 and 1 <= peak[0] <= 4 + 1  # the buffer, and the sample being logged
+    assert count > 12 and 1 <= peak[0] <= 2  # the sample being written, the one before it
 
 
 def test_a_json_log_holds_the_same_samples(both_logs, tiny_study, tmp_path):

@@ -1,35 +1,39 @@
-"""An Inspect ``.eval`` log written sample by sample: the one user of Inspect's recorder.
+"""An Inspect ``.eval`` log written sample by sample: the one module that knows its layout.
 
 inspect_ai's public writer, ``inspect_ai.log.write_eval_log``, takes a whole
-``EvalLog``: every sample in memory at once. Its ``.eval`` writer is the recorder
-Inspect's own eval loop logs through (``inspect_ai.log._recorders``, the ``Recorder``
-interface: ``log_init``, ``log_start``, ``log_sample``, ``flush``, ``log_finish``), and
-``write_eval_log`` is those same calls over the log's list of samples. Here they are
-made over an iterator: each sample is logged when it is made and the buffered ones are
-written into the zip every :data:`FLUSH_EVERY` samples, so at most that many samples
-are held, whatever the number of runs. The file is the one ``write_eval_log`` writes
-(same members: ``header.json``, ``samples/*.json``, ``summaries.json``, the
-``_journal/``), read back the same by ``read_eval_log`` and ``inspect view``.
+``EvalLog``: every sample in memory at once (1.15 GB for 3,486 runs). Its ``.eval``
+recorder (``inspect_ai.log._recorders``, what Inspect's eval loop logs through) can
+take samples one at a time, but keeps every sample's summary in memory until the end
+(~7 KB of JSON a run here: the score carries the whole measurement row) and copies the
+log so far to its file at each flush, so neither its memory nor its work is flat.
 
-The recorder lives in a private package of inspect_ai (0.3.285 when this was written),
-so nothing else in sscbench touches it; ``tests/integrations/test_inspect_log_file.py``
-pins the behaviour relied on (a file written here reads back equal to
-``write_eval_log``'s of the same log). What still grows with the samples is Inspect's
-own list of sample summaries (``summaries.json`` is one JSON member written at the
-end): a few hundred bytes a sample.
+So the zip is written here, with Inspect's own pieces: ``condense_sample`` and
+``EvalSample.summary()`` (public), and from inspect_ai's private modules its JSON
+writer (``to_json_safe``), its zip compression settings and the ``LogStart`` record.
+The members are the recorder's, in its order: ``_journal/start.json``, one
+``samples/<id>_epoch_<n>.json`` per sample, the summaries journal
+(``_journal/summaries/<k>.json``, a batch every :data:`SUMMARY_BATCH` samples, as an
+eval that flushes writes them), ``summaries.json`` (streamed from a spool file, never
+built in memory) and ``header.json``. Memory holds one sample and one batch of
+summaries, whatever the number of runs.
+
+inspect_ai's private modules may change with it (0.3.285 when this was written):
+``tests/integrations/test_inspect_log_file.py`` writes a study both ways, here and
+with ``write_eval_log``, and requires the same members and ``read_eval_log`` to give
+the same header, samples, scores, metadata and summaries.
 """
 
 from __future__ import annotations
 
-import asyncio
+import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
+from zipfile import ZipFile
 
-FLUSH_EVERY = 200
-"""Samples held before the buffered ones are written into the log (the recorder's
-``flush``, which also copies the log so far to its destination)."""
+SUMMARY_BATCH = 200
+"""Samples whose summaries are journalled together (``_journal/summaries/<k>.json``)."""
 
 
 @dataclass(frozen=True)
@@ -46,35 +50,63 @@ def write_eval_file(
     spec: Any,
     samples: Iterable[Any],
     ending: Callable[[], LogEnding],
-    flush_every: int = FLUSH_EVERY,
+    batch: int = SUMMARY_BATCH,
 ) -> int:
     """Write ``samples`` (``EvalSample``s, consumed one at a time) as the ``.eval`` log
     at ``path`` with the eval ``spec``; ``ending`` is called after the last sample (it
     may summarize what the samples' producer saw). Returns the samples written. Why: an
-    Inspect log of any size in the memory of :data:`FLUSH_EVERY` samples."""
-    return asyncio.run(_write(path, spec, samples, ending, max(1, flush_every)))
+    Inspect log of any size in the memory of one sample."""
+    from inspect_ai._util.json import to_json_safe
+    from inspect_ai._util.zipfile import zipfile_compress_kwargs
+    from inspect_ai.log import EvalLog, EvalPlan, condense_sample
+    from inspect_ai.log._recorders.eval import LogStart
 
+    def member(name: str, value: Any) -> None:
+        zf.writestr(name, to_json_safe(value, indent=None))
 
-async def _write(
-    path: Path,
-    spec: Any,
-    samples: Iterable[Any],
-    ending: Callable[[], LogEnding],
-    flush_every: int,
-) -> int:
-    """The recorder's calls, in the order ``write_eval_log`` makes them."""
-    from inspect_ai.log import EvalPlan, condense_sample
-    from inspect_ai.log._recorders import create_recorder_for_format
-
-    recorder = create_recorder_for_format("eval", str(path.parent))
-    await recorder.log_init(spec, str(path), clean=True)  # type: ignore[call-arg]
-    await recorder.log_start(spec, EvalPlan())
-    count = 0
-    for sample in samples:
-        await recorder.log_sample(spec, condense_sample(sample))
-        count += 1
-        if count % flush_every == 0:
-            await recorder.flush(spec)
-    end = ending()
-    await recorder.log_finish(spec, end.status, end.stats, end.results, None)  # type: ignore[arg-type]
+    plan = EvalPlan()
+    count, journalled = 0, 0
+    pending: list[Any] = []
+    with ZipFile(path, "w", **zipfile_compress_kwargs) as zf, tempfile.TemporaryFile() as spool:
+        member(
+            "_journal/start.json",
+            LogStart(version=EvalLog(eval=spec).version, eval=spec, plan=plan),
+        )
+        for sample in samples:
+            condensed = condense_sample(sample)
+            member(f"samples/{condensed.id}_epoch_{condensed.epoch}.json", condensed)
+            summary = condensed.summary()
+            spool.write(to_json_safe(summary, indent=None) + b"\n")
+            pending.append(summary)
+            count += 1
+            if len(pending) >= max(1, batch):
+                journalled += 1
+                member(f"_journal/summaries/{journalled}.json", pending)
+                pending = []
+        if pending:
+            member(f"_journal/summaries/{journalled + 1}.json", pending)
+        with zf.open("summaries.json", "w", force_zip64=True) as out:
+            _json_array(spool, out)
+        end = ending()
+        member(
+            "header.json",
+            EvalLog(
+                eval=spec,
+                plan=plan,
+                status=end.status,  # type: ignore[arg-type]
+                stats=end.stats,
+                results=end.results,
+            ),
+        )
     return count
+
+
+def _json_array(lines: IO[bytes], out: IO[bytes]) -> None:
+    """Copy a spool of JSON values (one a line) to ``out`` as one compact JSON array."""
+    lines.seek(0)
+    out.write(b"[")
+    for i, line in enumerate(lines):
+        if i:
+            out.write(b",")
+        out.write(line.rstrip(b"\n"))
+    out.write(b"]")

@@ -278,13 +278,21 @@ def test_an_inspect_export_on_a_full_disk_keeps_the_previous_log(
     assert _cli("export", "inspect", tiny_study, "--out", out).exit_code == 0
     before = out.read_bytes()
 
-    def half_then_full(_log: Any, location: str, **_options: Any) -> None:
-        """Inspect's writer (which writes through its own file layer) on a full disk:
-        half a log at the name it was given, then the system's error."""
+    def half_then_full(_log: Any, location: str | Path, *_args: Any, **_options: Any) -> None:
+        """The log's writer (Inspect's whole-log writer for .json, sscbench's sample by
+        sample one for .eval) on a full disk: half a log at the name it was given, then
+        the system's error."""
         Path(location).write_bytes(before[: len(before) // 2])
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
-    monkeypatch.setattr(log, "write_eval_log", half_then_full)
+    if name.endswith(".json"):
+        monkeypatch.setattr(log, "write_eval_log", half_then_full)
+    else:
+        from sscbench.integrations import inspect_export
+
+        monkeypatch.setattr(
+            inspect_export, "write_eval_file", lambda path, *a: half_then_full(None, path)
+        )
     result = _cli("export", "inspect", tiny_study, "--out", out)
     assert "no space left on device" in _one_error(result, str(out))
     assert out.read_bytes() == before

@@ -93,7 +93,7 @@ def write_eval_file(
             EvalLog(
                 eval=spec,
                 plan=plan,
-                status=end.status,  # type: ignore[arg-type]
+                status=end.status,
                 stats=end.stats,
                 results=end.results,
             ),

@@ -15,7 +15,9 @@ import hashlib
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel
 
 from sscbench.core.files import atomic_path, clean_stale
 from sscbench.core.ledger import AssistantEvent, HarnessError
@@ -24,6 +26,9 @@ from sscbench.integrations.populations import METRIC_NAMES, population_metrics
 from sscbench.integrations.study_runs import StudyRun, read_study_runs
 from sscbench.json_types import JsonObject
 from sscbench.jsonl import visible_surrogates
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalLog, EvalSample
 from sscbench.reading import read_json
 from sscbench.study.folder import StudyDir
 
@@ -41,12 +46,12 @@ def study_created(store: StudyDir) -> datetime:
     return datetime.fromtimestamp(int(store.marker.stat().st_mtime), UTC)
 
 
-def _record(event: Any) -> JsonObject:
+def _record(event: BaseModel) -> JsonObject:
     """An evaluator record as JSON data Inspect can write (lone surrogates made visible)."""
     return visible_surrogates(event.model_dump(mode="json"))
 
 
-def run_sample(run: StudyRun, when: datetime) -> Any:
+def run_sample(run: StudyRun, when: datetime) -> EvalSample:
     """One run as an ``EvalSample``."""
     from inspect_ai.event import InfoEvent
     from inspect_ai.log import EvalError, EvalSample
@@ -109,7 +114,7 @@ def run_sample(run: StudyRun, when: datetime) -> Any:
     )
 
 
-def study_eval_log(root: str | Path) -> Any:
+def study_eval_log(root: str | Path) -> EvalLog:
     """The study at ``root`` as an ``EvalLog`` (samples, spec, results)."""
     from inspect_ai.log import (
         EvalConfig,

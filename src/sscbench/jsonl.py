@@ -112,7 +112,7 @@ def write_utf8(path: str | Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def dumps_line(value: Any, *, sort_keys: bool = False) -> str:
+def dumps_line(value: object, *, sort_keys: bool = False) -> str:
     """Compact JSON text of plain data that always encodes as UTF-8.
 
     A lone surrogate can only occur inside a JSON string, so writing it as its

@@ -7,7 +7,7 @@ first used, so ``import sscbench`` stays light (the CLI's start-up does not pay 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from sscbench.study.results import ClaimRow, StudyResults, load_study
@@ -19,7 +19,7 @@ __all__ = ["ClaimRow", "StudyResults", "__version__", "load_study"]
 _LAZY = {"load_study", "StudyResults", "ClaimRow"}
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     """``load_study``, ``StudyResults`` and ``ClaimRow``, imported on first use."""
     if name in _LAZY:
         from sscbench.study import results

@@ -11,6 +11,7 @@ its package's ``cli.py``, then add one ``_command(...)`` (or ``_group(...)``) li
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from typer.core import TyperGroup
 from sscbench.admission.cli import admit_cases, candidates
 from sscbench.integrations.export_cli import export_app
 from sscbench.integrations.otel_live import live_traces
+from sscbench.json_types import JsonObject
 from sscbench.lab.cli import lab_app
 from sscbench.local.cli import serve_local
 from sscbench.measure.cli import calibrate, measure
@@ -36,11 +38,12 @@ from sscbench.run.cli import run_command
 from sscbench.run.plan_command import plan_command
 from sscbench.run.planning import planned_faults
 from sscbench.study.cli import store_app
+from sscbench.study.config import StudyConfig
 from sscbench.version import __version__
 from sscbench.world.cli import conformance, world_app
 
 
-def _check_campaign(config: Any, policy: Path) -> dict[str, Any]:
+def _check_campaign(config: StudyConfig, policy: Path) -> JsonObject:
     """``sscbench run --containment POLICY``: the run stage plans the campaign's faulted
     runs, the release layer checks them against the policy's containment plan."""
     return check_campaign(planned_faults(config), policy)
@@ -50,7 +53,7 @@ STAGES = ("Set up", "Run", "Measure", "Report", "Release", "Interop")
 """The panels of ``sscbench --help``, in the order of the work."""
 
 
-def summary(function: Any) -> str:
+def summary(function: Callable[..., object]) -> str:
     """A command's first docstring paragraph on one line: the list in ``--help`` reflows it
     to the terminal's width instead of keeping the source's line breaks."""
     paragraph = (inspect.getdoc(function) or "").split("\n\n")[0]
@@ -70,7 +73,7 @@ ORDER: list[str] = []
 class _StageGroup(TyperGroup):
     """Lists commands and groups in the order they were mounted (Typer puts groups last)."""
 
-    def list_commands(self, ctx: Any) -> list[str]:
+    def list_commands(self, ctx: Any) -> list[str]:  # typer's vendored click.Context
         """The mounted names in :data:`ORDER`, then any other (none today)."""
         names = super().list_commands(ctx)
         return [n for n in ORDER if n in names] + [n for n in names if n not in ORDER]
@@ -93,9 +96,8 @@ def _root(
     """Arrival-aware fault-injection evaluation of tool-using agents."""
 
 
-def _command(name: str, stage: str, function: Any, **hooks: Any) -> None:
-    """Mount one command in its stage's panel (``hooks``: a command built by a factory)."""
-    command = function(**hooks) if hooks else function
+def _command(name: str, stage: str, command: Callable[..., object]) -> None:
+    """Mount one command in its stage's panel."""
     ORDER.append(name)
     app.command(name, short_help=summary(command), rich_help_panel=stage)(command)
 
@@ -116,12 +118,13 @@ _command("plan", STAGES[0], plan_command)
 _command(
     "run",
     STAGES[1],
-    run_command,
-    after_runs=measure_and_report,
-    on_run=live_traces,
-    check_campaign=_check_campaign,
-    check_config=check_scoring,
-    watch_campaign=watch_campaign,
+    run_command(
+        after_runs=measure_and_report,
+        on_run=live_traces,
+        check_campaign=_check_campaign,
+        check_config=check_scoring,
+        watch_campaign=watch_campaign,
+    ),
 )
 _command("show", STAGES[1], show_command)
 _group("store", STAGES[1], store_app, "The study's run store: convert a per-file study to shards.")

@@ -6,7 +6,6 @@ import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 
 class DataError(Exception):
@@ -19,7 +18,7 @@ class DataError(Exception):
         where = f"{self.path}" + (f", field {field}" if field else "")
         super().__init__(f"{where}: {reason}")
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[type[Exception], tuple[object, ...]]:
         """Pickle by the constructor's arguments (a worker process sends it to the driver)."""
         return (type(self), (self.path, self.field, self.reason))
 
@@ -51,7 +50,7 @@ class EndpointUnreachable(DataError):
         self.reason = reason
         Exception.__init__(self, f"{url}: {reason}")
 
-    def __reduce__(self) -> tuple[Any, ...]:
+    def __reduce__(self) -> tuple[type[Exception], tuple[object, ...]]:
         """Pickle by the constructor's arguments (a worker process sends it to the driver)."""
         return (type(self), (self.url, self.reason))
 

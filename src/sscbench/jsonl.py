@@ -21,7 +21,7 @@ import os
 import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, TypeVar, overload
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
@@ -112,7 +112,7 @@ def write_utf8(path: str | Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def dumps_line(value: Any, *, sort_keys: bool = False) -> str:
+def dumps_line(value: object, *, sort_keys: bool = False) -> str:
     """Compact JSON text of plain data that always encodes as UTF-8.
 
     A lone surrogate can only occur inside a JSON string, so writing it as its
@@ -140,11 +140,19 @@ def model_line(model: BaseModel) -> str:
         return dumps_line(model.model_dump(mode="json"))
 
 
-def loads_line(adapter: TypeAdapter[T] | type[BaseModel], line: str) -> Any:
+@overload
+def loads_line(adapter: TypeAdapter[T], line: str) -> T: ...
+
+
+@overload
+def loads_line(adapter: type[M], line: str) -> M: ...
+
+
+def loads_line(adapter: TypeAdapter[T] | type[M], line: str) -> T | M:
     """Validate one JSON line, also when it holds ``\\ud800``-style escapes of lone
     surrogates (pydantic's JSON parser refuses them; Python's reads them exactly)."""
-    validate_json: Callable[[str], Any]
-    validate: Callable[[Any], Any]
+    validate_json: Callable[[str], T | M]
+    validate: Callable[[object], T | M]
     if isinstance(adapter, TypeAdapter):
         validate_json, validate = adapter.validate_json, adapter.validate_python
     else:
@@ -160,7 +168,7 @@ def loads_line(adapter: TypeAdapter[T] | type[BaseModel], line: str) -> Any:
 def read_jsonl(
     path: str | Path,
     parse: Callable[[str], T] = loads_json,
-    unique: tuple[str, Callable[[T], Any]] | None = None,
+    unique: tuple[str, Callable[[T], object]] | None = None,
 ) -> list[T]:
     """Every non-blank line of ``path`` parsed by ``parse``.
 
@@ -172,7 +180,7 @@ def read_jsonl(
     path = Path(path)
     lines = read_lines(path)
     out: list[T] = []
-    seen: dict[Any, int] = {}
+    seen: dict[object, int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue

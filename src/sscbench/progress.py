@@ -24,21 +24,25 @@ from __future__ import annotations
 import contextlib
 import os
 import sys
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterable, Iterator, Sized
+from typing import TypeVar
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
     Progress,
     SpinnerColumn,
+    Task,
     TaskID,
     TextColumn,
     TimeElapsedColumn,
 )
+from rich.text import Text
 
 from sscbench.terminal import safe
+
+T = TypeVar("T")
 
 _forced: list[Console | None] = []  # innermost last: a console (forced on) or None (off)
 
@@ -98,8 +102,8 @@ class Bar:
 class _Count(MofNCompleteColumn):
     """``done/total`` when the total is known, nothing otherwise."""
 
-    def render(self, task: Any) -> Any:
-        return super().render(task) if task.total is not None else ""
+    def render(self, task: Task) -> Text:
+        return super().render(task) if task.total is not None else Text("")
 
 
 class _Display(Progress):
@@ -117,7 +121,7 @@ class _Display(Progress):
             transient=True,
         )
 
-    def get_renderables(self) -> Any:
+    def get_renderables(self) -> Iterable[RenderableType]:
         for bar in list(self.bars):
             if bar.task is not None:
                 self.update(
@@ -161,9 +165,9 @@ def status(what: str) -> None:
         _display[0].bars[-1].update(what)
 
 
-def counted(items: Any, what: str, total: int | None = None) -> Iterator[Any]:
+def counted(items: Iterable[T], what: str, total: int | None = None) -> Iterator[T]:
     """Yield ``items``, counting each on a progress row (``total`` defaults to ``len``)."""
-    if total is None and hasattr(items, "__len__"):
+    if total is None and isinstance(items, Sized):
         total = len(items)
     with progress(what, total) as bar:
         for item in items:

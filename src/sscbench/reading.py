@@ -23,11 +23,12 @@ import re
 import sys
 import tomllib
 from array import array
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonValue
 
 MAX_DEPTH = 200
 """Deepest nesting of lists and objects (tables and arrays in TOML) any reader accepts."""
@@ -44,19 +45,19 @@ class JSONTooDeep(ValueError):
         super().__init__(f"nested more than {max_depth} levels deep")
 
 
-def nesting_depth(value: Any, stop_after: int | None = None) -> int:
+def nesting_depth(value: object, stop_after: int | None = None) -> int:
     """How many lists/objects deep ``value`` goes (counted without recursion); with
     ``stop_after``, the count stops at the first container deeper than that."""
     if not isinstance(value, dict | list):
         return 0
     deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
+    stack: list[tuple[dict[str, object] | list[object], int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         deepest = max(deepest, depth)
         if stop_after is not None and deepest > stop_after:
             return deepest
-        children: Iterable[Any] = item.values() if isinstance(item, dict) else item
+        children: Iterable[object] = item.values() if isinstance(item, dict) else item
         stack.extend((c, depth + 1) for c in children if isinstance(c, dict | list))
     return deepest
 
@@ -179,7 +180,7 @@ _PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def csv_cell(value: Any) -> Any:
+def csv_cell(value: object) -> object:
     """One CSV cell safe to open in a spreadsheet: text starting with ``=``, ``+``, ``-``,
     ``@``, a tab or a carriage return gets a leading ``'`` (OWASP's rule against formula
     injection) unless it is a plain number (``-3``, ``-0.5``, ``+1e5``). Numbers,
@@ -195,7 +196,7 @@ def csv_cell(value: Any) -> Any:
 def write_csv_rows(
     handle: IO[str],
     columns: Sequence[str],
-    rows: Iterable[Sequence[Any] | Mapping[str, Any]],
+    rows: Iterable[Sequence[object] | Mapping[str, object]],
     *,
     lineterminator: str = "\r\n",
 ) -> None:
@@ -220,6 +221,10 @@ def read_csv(path: str | Path) -> list[dict[str, str]]:
 _CHUNK = 1 << 18
 _SPACE = re.compile(r"[ \t\r\n]*")
 _DECODER = json.JSONDecoder()
+
+
+ItemCheck = Callable[[JsonValue, int], object]
+"""A check of one array item and its position (it raises to refuse the item)."""
 
 
 class ArrayIndex:
@@ -291,7 +296,7 @@ class _Stream:
         self.advance(self.i + 1)
         return char
 
-    def value(self) -> tuple[Any, int, int]:
+    def value(self) -> tuple[JsonValue, int, int]:
         """The next JSON value, with its byte span; bounded like :func:`loads_json`."""
         self.next_char()
         size = _CHUNK
@@ -323,7 +328,7 @@ class _Stream:
         return value, start, self.byte
 
 
-def _index_items(stream: _Stream, index: ArrayIndex, check: Any) -> None:
+def _index_items(stream: _Stream, index: ArrayIndex, check: ItemCheck | None) -> None:
     """The array's items, after its ``[``: each decoded once, checked, its span kept."""
     if stream.next_char() == "]":
         stream.advance(stream.i + 1)
@@ -341,7 +346,7 @@ def _index_items(stream: _Stream, index: ArrayIndex, check: Any) -> None:
 
 
 def index_json_array(
-    path: str | Path, key: str, check: Any = None, max_bytes: int = MAX_BYTES
+    path: str | Path, key: str, check: ItemCheck | None = None, max_bytes: int = MAX_BYTES
 ) -> ArrayIndex:
     """Index the array member ``key`` of the JSON object in ``path`` by streaming the file
     once (never the whole file in memory): each item's byte span and ``"id"``, and the
@@ -369,7 +374,7 @@ def index_json_array(
     return index
 
 
-def _index_members(stream: _Stream, index: ArrayIndex, key: str, check: Any) -> None:
+def _index_members(stream: _Stream, index: ArrayIndex, key: str, check: ItemCheck | None) -> None:
     """The object's members, after its ``{``: the array ``key`` indexed, others spanned."""
     while True:
         name, _, _ = stream.value()

@@ -19,9 +19,9 @@ never pooled.
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
 
-Row = dict[str, Any]
+from sscbench.json_types import JsonMapping, JsonObject
 
 IGNORED_FIELDS = frozenset({"id", "repetitions", "ray"})
 """Agent settings that do not make a configuration a different model."""
@@ -48,16 +48,17 @@ POOL_WORDS = f"{POOL_SHORT} (same model, same decoding; seeds may differ)"
 """How the report and ``claims.csv`` (``pooled_over``) describe a pool of configurations."""
 
 
-def model_key(agent: Row) -> str | None:
+def model_key(agent: JsonMapping) -> str | None:
     """The agent's model and decoding as one canonical string (``None`` without recorded
     settings): two configurations with the same key are repetitions of one model."""
     if not agent:
         return None
-    kept: Row = {k: v for k, v in agent.items() if k not in IGNORED_FIELDS}
+    kept: JsonObject = {k: v for k, v in agent.items() if k not in IGNORED_FIELDS}
     kept.setdefault("kind", "scripted")
     for part, drop in (("endpoint", SEED_FIELDS | HARNESS_FIELDS), ("params", SEED_FIELDS)):
-        if isinstance(kept.get(part), dict):
-            kept[part] = {k: v for k, v in kept[part].items() if k not in drop}
+        value = kept.get(part)
+        if isinstance(value, dict):
+            kept[part] = {k: v for k, v in value.items() if k not in drop}
     return json.dumps(kept, sort_keys=True, default=str)
 
 
@@ -66,7 +67,7 @@ def pool_name(config_ids: list[str]) -> str:
     return " + ".join(config_ids)
 
 
-def repetition_pools(agents: list[Row], present: list[str]) -> list[list[str]]:
+def repetition_pools(agents: Sequence[JsonMapping], present: list[str]) -> list[list[str]]:
     """The configurations of ``present`` grouped by :func:`model_key`, in the order the
     study lists its agents: a group of one is a configuration alone (never pooled); a
     group of several is a pool of repetitions of one model. A configuration the study's

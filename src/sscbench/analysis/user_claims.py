@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,7 @@ class ClaimFile(BaseModel):
     claims: list[ClaimSpec] = Field(min_length=1)
 
 
-def _matches(row: MeasurementRow, where: dict[str, list[Any]]) -> bool:
+def _matches(row: MeasurementRow, where: Mapping[str, Sequence[object]]) -> bool:
     for field, allowed in where.items():
         value = row.reliance_step() if field == "T_U" else getattr(row, field, None)
         ok = value in allowed
@@ -51,7 +52,7 @@ def _matches(row: MeasurementRow, where: dict[str, list[Any]]) -> bool:
     return True
 
 
-def _restriction(where: dict[str, list[Any]]) -> str:
+def _restriction(where: Mapping[str, Sequence[object]]) -> str:
     """A population filter in words: ``Z_S in [absent], T_E in [finite]``."""
     return ", ".join(f"{k} in [{', '.join(str(v) for v in vs)}]" for k, vs in where.items())
 

@@ -31,10 +31,10 @@ from sscbench.world.env import Env, ToolOutcome
 from sscbench.world.state import WorldState
 from sscbench.world.tools import ToolKind
 
-Matcher = Callable[[str, Any, WorldState], bool]
-Rewriter = Callable[[str, Any, WorldState], str | None]
+Matcher = Callable[[str, object, WorldState], bool]
+Rewriter = Callable[[str, object, WorldState], str | None]
 Updater = Callable[[WorldState], None]
-Rebinder = Callable[[str, Any, WorldState], Any]
+Rebinder = Callable[[str, object, WorldState], Any]  # the arguments that run instead
 _Changes = dict[tuple[str, str], str | None]  # WorldState.changes(): what a call changed
 
 IDEMPOTENCY_KEY = "idempotency_key"

@@ -10,11 +10,10 @@ never runs a tool. A model that fails (an exception or an error output) raises
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
-from inspect_ai.model import GenerateConfig, Model
+from inspect_ai.model import GenerateConfig, Model, ModelOutput
 
-from sscbench.core.agent import AgentTurn, RunContext
+from sscbench.core.agent import Agent, AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent
 from sscbench.errors import HarnessFailure
 from sscbench.integrations.inspect_messages import assistant_turn, ledger_to_messages, tool_infos
@@ -28,7 +27,7 @@ class InspectModelAgent:
     def __init__(self, model: Model, context: RunContext, config: GenerateConfig | None = None):
         self.model = model
         self.context = context
-        self.state: dict[str, Any] = {}  # the run's own slot for a model that keeps one
+        self.state: dict[str, Agent] = {}  # the run's own slot for a model that keeps one
         self.tools = tool_infos(context.tools)
         self.config = config or GenerateConfig()
         self.usage: dict[str, int] = {}
@@ -46,7 +45,7 @@ class InspectModelAgent:
         self._count(output)
         return assistant_turn(output.message)
 
-    def _count(self, output: Any) -> None:
+    def _count(self, output: ModelOutput) -> None:
         self.usage["requests"] = self.usage.get("requests", 0) + 1
         if output.usage is not None:
             for key in ("input_tokens", "output_tokens"):

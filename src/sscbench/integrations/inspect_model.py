@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
 
 from inspect_ai.model import (
     ChatCompletionChoice,
@@ -39,13 +38,13 @@ from sscbench.core.agent import Agent, RunContext
 from sscbench.integrations.inspect_messages import messages_to_ledger
 from sscbench.reading import loads_json
 
-_RUN: ContextVar[tuple[RunContext, dict[str, Any]] | None] = ContextVar(
+_RUN: ContextVar[tuple[RunContext, dict[str, Agent]] | None] = ContextVar(
     "sscbench_inspect_run", default=None
 )
 
 
 @contextmanager
-def run_scope(context: RunContext, state: dict[str, Any]) -> Iterator[None]:
+def run_scope(context: RunContext, state: dict[str, Agent]) -> Iterator[None]:
     """Make ``context`` (and the run's ``state``, where the profile's agent lives) the run
     an ``sscbench/<profile>`` model answers for, while the block runs."""
     token = _RUN.set((context, state))

@@ -16,7 +16,7 @@ import asyncio
 import re
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
@@ -28,6 +28,9 @@ from sscbench.study.config import AgentSettings, StudyConfig
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.lock import StudyLock
 from sscbench.world.world import World
+
+if TYPE_CHECKING:
+    from inspect_ai.model import Model
 
 _BINDINGS: dict[str, StudyBinding] = {}
 
@@ -92,7 +95,7 @@ class StudyBinding:
                 self._lock.release()
                 self._lock = None
 
-    async def prepare(self, model: Any) -> StudyRunner:
+    async def prepare(self, model: Model) -> StudyRunner:
         """Set the study up for Inspect's model (once), or check it is the same model."""
         name = str(model)
         async with self._prepare:

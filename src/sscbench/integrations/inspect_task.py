@@ -235,7 +235,7 @@ def sscbench_episode(out: str):
 def _rows(scores: list[SampleScore] | list[Score]) -> list[MeasurementRow]:
     """The measurement rows behind the (reduced) scores Inspect hands a metric (a score's
     metadata is its row's columns)."""
-    found: list[Any] = [getattr(s, "score", s) for s in scores]
+    found = [s.score if isinstance(s, SampleScore) else s for s in scores]
     return [MeasurementRow.model_validate(score.metadata) for score in found if score.metadata]
 
 

@@ -17,7 +17,7 @@ carries no clock, so times are synthetic and deterministic: the run starts at
 from __future__ import annotations
 
 import hashlib
-from typing import Any
+from collections.abc import Mapping
 
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import Event, ReadableSpan
@@ -25,10 +25,16 @@ from opentelemetry.sdk.util.instrumentation import InstrumentationScope
 from opentelemetry.trace import SpanContext, SpanKind, TraceFlags
 from opentelemetry.trace.status import Status, StatusCode
 
-from sscbench.core.ledger import AssistantEvent, ContextIntervention, ToolEvent
+from sscbench.core.ledger import (
+    AssistantEvent,
+    ContextIntervention,
+    InterventionRecord,
+    ToolCall,
+    ToolEvent,
+)
 from sscbench.integrations.populations import adoption_label, arrival_label
 from sscbench.integrations.study_runs import StudyRun
-from sscbench.json_types import JsonObject
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.jsonl import escape_surrogates
 
 STEP_NS = 1_000_000
@@ -54,7 +60,7 @@ def _context(trace_id: int, span_id: int) -> SpanContext:
     return SpanContext(trace_id, span_id, is_remote=False, trace_flags=TraceFlags(1))
 
 
-def _clean(attributes: dict[str, Any]) -> JsonObject:
+def _clean(attributes: Mapping[str, JsonValue]) -> JsonObject:
     """Attributes without None values (OTLP has no null attribute), lone surrogates of
     model text shown as their ``\\uXXXX`` escapes (protobuf encodes only UTF-8)."""
     return {
@@ -102,13 +108,15 @@ def _evaluations(run: StudyRun, at: int) -> list[Event]:
     ]
 
 
-def _fault_attributes(record: Any, include_content: bool) -> JsonObject:
-    attributes = {
+def _fault_attributes(
+    record: InterventionRecord | ContextIntervention, include_content: bool
+) -> JsonObject:
+    attributes: JsonObject = {
         "sscbench.fault.hook_id": record.hook_id,
         "sscbench.fault.action": getattr(record, "action", "context"),
         "sscbench.fault.effective": bool(record.effective),
     }
-    if hasattr(record, "state_changed"):
+    if isinstance(record, InterventionRecord):  # a context fault changes no state
         attributes["sscbench.fault.state_changed"] = record.state_changed
     if include_content:
         original = getattr(record, "original_observation", getattr(record, "original", None))
@@ -140,15 +148,15 @@ def _tool_spans(
     trace_id = root.trace_id
     at = lambda step: start_ns + step * STEP_NS  # noqa: E731
     faults = {(r.step, r.tool_call_id): r for r in run.interventions}
-    calls: dict[str, tuple[int, Any]] = {}
+    calls: dict[str, tuple[int, ToolCall]] = {}
     tools: list[ReadableSpan] = []
     for event in run.ledger:
         if isinstance(event, AssistantEvent):
             for call in event.tool_calls:
                 calls[call.id] = (event.step, call)
         elif isinstance(event, ToolEvent):
-            call_step, call = calls.get(event.tool_call_id, (event.step, None))
-            attributes = {
+            call_step, called = calls.get(event.tool_call_id, (event.step, None))
+            attributes: JsonObject = {
                 "gen_ai.operation.name": "execute_tool",
                 "gen_ai.tool.name": event.name,
                 "gen_ai.tool.call.id": event.tool_call_id,
@@ -156,7 +164,7 @@ def _tool_spans(
                 "sscbench.step": event.step,
             }
             if include_content:
-                attributes["gen_ai.tool.call.arguments"] = call.arguments if call else None
+                attributes["gen_ai.tool.call.arguments"] = called.arguments if called else None
                 attributes["gen_ai.tool.call.result"] = event.content
             record = faults.get((event.step, event.tool_call_id))
             events = (

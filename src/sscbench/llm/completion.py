@@ -10,11 +10,11 @@ journal: what the model agent, the LLM user, the classifier and the oracles call
 from __future__ import annotations
 
 import random
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
 
 import openai
 
+from sscbench.json_types import JsonValue
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.llm.failures import BadResponseBody, is_rate_limited
 from sscbench.llm.journal import Answer, ResponseJournal, request_hash
@@ -24,7 +24,9 @@ from sscbench.llm.transport import ChatTransport, ResponseTooLarge, completion_o
 from sscbench.llm.usage import add_usage
 
 
-async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict[str, Any]) -> Any:
+async def chat_completion(
+    client: openai.AsyncOpenAI | ChatTransport, body: Mapping[str, object]
+) -> object:
     """POST a plain-JSON chat-completions body and parse the reply.
 
     ``chat.completions.create`` first walks the whole request through the SDK's typed
@@ -58,7 +60,7 @@ async def chat_completion(client: openai.AsyncOpenAI | ChatTransport, body: dict
 async def complete_with_retries(
     client: openai.AsyncOpenAI | ChatTransport,
     config: EndpointConfig,
-    body: dict[str, Any],
+    body: Mapping[str, object],
     *,
     where: str,
     what: str,
@@ -66,8 +68,8 @@ async def complete_with_retries(
     usage: dict[str, int] | None = None,
     health: EndpointHealth | None = None,
     journal: ResponseJournal | None = None,
-    call: Callable[[], Awaitable[Any]] | None = None,
-) -> Any:
+    call: Callable[[], Awaitable[object]] | None = None,
+) -> object:
     """One chat completion with the config's retries and whole-response timeout; counts
     retries and tokens in ``usage``; ``health`` stops early on a dead endpoint. A run's
     ``journal`` (:mod:`sscbench.llm.journal`) answers what it recorded and records the
@@ -123,13 +125,13 @@ async def journaled_completion(
     journal: ResponseJournal,
     client: ChatTransport,
     config: EndpointConfig,
-    body: dict[str, Any],
+    body: Mapping[str, object],
     where: str,
     what: str,
     rng: random.Random,
     usage: dict[str, int] | None,
     health: EndpointHealth | None,
-) -> Any:
+) -> object:
     """:func:`complete_with_retries` through the run's journal: the
     recorded answer of a matching request (its usage counted as when it arrived), else
     the model's, recorded before it is returned."""
@@ -143,9 +145,9 @@ async def journaled_completion(
             usage["rate_limited"] = usage.get("rate_limited", 0) + recorded.rate_limited
             add_usage(usage, response)
         return response
-    arrived: list[tuple[str, Any]] = []
+    arrived: list[tuple[str, JsonValue]] = []
 
-    async def post() -> Any:
+    async def post() -> object:
         try:
             kind, value = await client.post_value(content)
         except ValueError as exc:  # a JSON content type over a body that is not JSON

@@ -29,9 +29,9 @@ from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from sscbench.core.agent import RunContext
+from sscbench.json_types import JsonValue
 from sscbench.jsonl import dumps_line
 from sscbench.reading import loads_json
 
@@ -62,7 +62,7 @@ class Answer:
     role: str
     request_sha256: str
     kind: str  # "json": the decoded body; "text": a body that was not JSON
-    value: Any
+    value: JsonValue
     retries: int = 0
     rate_limited: int = 0
 

@@ -31,10 +31,11 @@ import sys
 import time
 import weakref
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+
+from sscbench.llm.endpoint import EndpointConfig
 
 DEFAULT_CEILING = 1024
 """The window's ceiling when no ``max_concurrent`` is given."""
@@ -101,8 +102,8 @@ class EndpointLimiter:
     requests_per_minute: float | None = None
     tokens_per_minute: float | None = None
     clock: Callable[[], float] = time.monotonic
-    sleep: Callable[[float], Any] = asyncio.sleep
-    notify: Callable[[str], Any] = field(default_factory=lambda: _notice)
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep
+    notify: Callable[[str], object] = field(default_factory=lambda: _notice)
     window: float = field(init=False)
     in_flight: int = field(default=0, init=False)
     paused_until: float = field(default=0.0, init=False)
@@ -236,7 +237,7 @@ _LIMITERS: weakref.WeakKeyDictionary[
 ] = weakref.WeakKeyDictionary()
 
 
-def limiter_for(config: Any) -> EndpointLimiter | None:
+def limiter_for(config: EndpointConfig) -> EndpointLimiter | None:
     """The limiter of an endpoint config's (base URL, model) in the running event loop,
     made on first use (None when the config turns ``flow_control`` off).
 
@@ -263,7 +264,7 @@ def limiter_for(config: Any) -> EndpointLimiter | None:
     return limiter
 
 
-def _tighten(limiter: EndpointLimiter, config: Any) -> None:
+def _tighten(limiter: EndpointLimiter, config: EndpointConfig) -> None:
     def stricter(a: float | None, b: float | None) -> float | None:
         return b if a is None else (a if b is None else min(a, b))
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from sscbench.errors import HarnessFailure
 from sscbench.llm.secrets import redact
@@ -18,7 +17,7 @@ BAD_RESPONSE = "bad response"
 """The failure kind of a 200 answer that holds no usable message."""
 
 
-def excerpt(value: Any, secrets: Sequence[str] = (), limit: int = 80) -> str:
+def excerpt(value: object, secrets: Sequence[str] = (), limit: int = 80) -> str:
     """A short, one-line, masked rendering of something an endpoint sent."""
     text = value if isinstance(value, str) else json.dumps(value, default=str)
     text = " ".join(text.split())
@@ -27,14 +26,14 @@ def excerpt(value: Any, secrets: Sequence[str] = (), limit: int = 80) -> str:
     return repr(redact(text, secrets))
 
 
-def _present(response: Any) -> list[str]:
+def _present(response: object) -> list[str]:
     fields = getattr(response, "__dict__", {})
     extra = getattr(response, "model_extra", None) or {}
     names = [k for k, v in fields.items() if v is not None and not k.startswith("_")]
     return sorted(set(names) | set(extra))
 
 
-def what_arrived(response: Any, secrets: Sequence[str] = ()) -> str | None:
+def what_arrived(response: object, secrets: Sequence[str] = ()) -> str | None:
     """Why ``response`` holds no first message (None when it does)."""
     if isinstance(response, str):
         return f"a body that is not JSON: {excerpt(response, secrets)}"
@@ -55,15 +54,19 @@ def what_arrived(response: Any, secrets: Sequence[str] = ()) -> str | None:
     return None
 
 
-def first_message(response: Any, where: str, secrets: Sequence[str] = ()) -> Any:
-    """The first choice's message, or :class:`HarnessFailure` saying what arrived."""
+def first_message(response: object, where: str, secrets: Sequence[str] = ()) -> object:
+    """The first choice's message, or :class:`HarnessFailure` saying what arrived.
+
+    The message is read by attribute (``content``, ``tool_calls``): the SDK builds a
+    malformed answer leniently, so no field's type is guaranteed."""
     problem = what_arrived(response, secrets)
     if problem is not None:
         raise HarnessFailure(where, f"the endpoint answered with {problem}", kind=BAD_RESPONSE)
-    return response.choices[0].message
+    choices = getattr(response, "choices", None)  # a non-empty list: what_arrived saw it
+    return getattr(choices[0], "message", None) if isinstance(choices, list) else None
 
 
-def content_text(content: Any) -> str | None:
+def content_text(content: object) -> str | None:
     """A message's content as text: a list of parts gives its parts' text, in order.
 
     A part is a string, or an object whose ``text`` is taken (another object is kept

@@ -30,7 +30,7 @@ import random
 import ssl
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import httpx2
 import openai
@@ -276,7 +276,7 @@ async def with_retries(
     backoff_max: float,
     rng: random.Random,
     secrets: Sequence[str] = (),
-    sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     on_retry: Callable[[int, BaseException], None] | None = None,
     timeout: float | None = None,
     health: EndpointHealth | None = None,

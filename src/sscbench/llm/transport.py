@@ -23,8 +23,7 @@ request the limiter let go.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from typing import Any
+from collections.abc import AsyncIterator, Mapping
 
 import aiohttp
 import httpx2
@@ -33,6 +32,7 @@ import pydantic
 from openai._models import construct_type
 from openai.types.chat import ChatCompletion
 
+from sscbench.json_types import JsonValue
 from sscbench.jsonl import dumps_line
 from sscbench.llm.endpoint import MAX_RESPONSE_BYTES, EndpointConfig
 from sscbench.llm.limiter import DEFAULT_CEILING
@@ -52,7 +52,7 @@ def request_headers(client: openai.AsyncOpenAI) -> dict[str, str]:
     return headers
 
 
-def build_completion(value: Any) -> Any:
+def build_completion(value: JsonValue) -> object:
     """The ``ChatCompletion`` the SDK builds from a decoded body: a body that is exactly a
     chat completion is validated strictly (no coercion: the same object the SDK's lenient
     ``construct_type`` builds, 20x faster); any other body is built by ``construct_type``
@@ -63,7 +63,7 @@ def build_completion(value: Any) -> Any:
         return construct_type(type_=ChatCompletion, value=value)
 
 
-def request_bytes(body: dict[str, Any]) -> bytes:
+def request_bytes(body: Mapping[str, object]) -> bytes:
     """The UTF-8 JSON of a request body; a lone surrogate (model output the SDK's own
     encoder cannot send) goes out as its ``\\uXXXX`` escape, the text the model emitted.
 
@@ -82,7 +82,7 @@ def request_bytes(body: dict[str, Any]) -> bytes:
     for key, value in body.items():
         if key == "tools" and isinstance(tools, list) and tools:
             continue
-        text = _messages_json(value) if key == "messages" else dumps_line(value)
+        text = _messages_json(messages) if key == "messages" else dumps_line(value)
         parts.append(f"{dumps_line(key)}:{text}")
     if isinstance(tools, list) and tools:
         parts.append(f'"tools":{_tools_json(tools)}')
@@ -95,7 +95,7 @@ _PROMPTS_JSON: dict[str, str] = {}
 """JSON of long system messages by their text (a world's policy: a few per study)."""
 
 
-def _messages_json(messages: list[Any]) -> str:
+def _messages_json(messages: list[JsonValue]) -> str:
     """The JSON of a message list, each long system message's taken from the cache (its
     text is hashed once per string object; the same text is the same JSON) and the
     messages between encoded together."""
@@ -114,7 +114,7 @@ def _messages_json(messages: list[Any]) -> str:
     return f"[{','.join(texts)}]"
 
 
-def _prompt_json(message: Any) -> str | None:
+def _prompt_json(message: JsonValue) -> str | None:
     """The JSON of a long system message (``{"role": "system", "content": text}``), kept
     by its text; None for any other message."""
     if not isinstance(message, dict) or len(message) != 2 or next(iter(message)) != "role":
@@ -130,11 +130,11 @@ def _prompt_json(message: Any) -> str | None:
     return cached
 
 
-_TOOLS_JSON: dict[int, tuple[list[Any], str]] = {}
+_TOOLS_JSON: dict[int, tuple[list[JsonValue], str]] = {}
 """JSON of tool lists by identity, each kept beside its list (so its id stays its own)."""
 
 
-def _tools_json(tools: list[Any]) -> str:
+def _tools_json(tools: list[JsonValue]) -> str:
     """The JSON of a tool list, encoded on its first request. Tool lists are a world's
     schemas, shared read-only by every run's agent and never changed once built; the
     cache holds each list it encoded, so an ``id`` is never reused for another list."""
@@ -148,7 +148,7 @@ def _tools_json(tools: list[Any]) -> str:
     return text
 
 
-def completion_of(kind: str, value: Any) -> Any:
+def completion_of(kind: str, value: JsonValue) -> object:
     """The reply of an answer as :meth:`ChatTransport.post_value` gives it: the text of a
     body that is not JSON, None for JSON ``null``, else the ``ChatCompletion``."""
     if kind == "text" or value is None:
@@ -194,7 +194,7 @@ def _too_large(limit: int, seen: str) -> str:
 class _CappedStream(httpx2.AsyncByteStream):
     """A response body that raises :class:`ResponseTooLarge` past ``limit`` bytes."""
 
-    def __init__(self, stream: Any, limit: int):
+    def __init__(self, stream: httpx2.AsyncByteStream, limit: int):
         self._stream = stream
         self._limit = limit
 
@@ -227,7 +227,10 @@ class CappedTransport(httpx2.AsyncBaseTransport):
         if declared.isdigit() and int(declared) > self._limit:
             await response.aclose()
             raise ResponseTooLarge(_too_large(self._limit, f"it declared {declared} bytes"))
-        response.stream = _CappedStream(response.stream, self._limit)
+        stream = response.stream
+        if not isinstance(stream, httpx2.AsyncByteStream):
+            raise TypeError("an async transport answered with a synchronous body")
+        response.stream = _CappedStream(stream, self._limit)
         return response
 
     async def aclose(self) -> None:
@@ -266,12 +269,12 @@ class ChatTransport:
             )
         return self._session
 
-    async def post(self, content: bytes) -> Any:
+    async def post(self, content: bytes) -> object:
         """POST one request body and return what ``client.post(..., cast_to=ChatCompletion)``
         returns: a ``ChatCompletion``, or the body's text when it is not JSON at all."""
         return completion_of(*await self.post_value(content))
 
-    async def post_value(self, content: bytes) -> tuple[str, Any]:
+    async def post_value(self, content: bytes) -> tuple[str, JsonValue]:
         """POST one request body and return its answer as it arrived: ``("json", value)``
         for a JSON body, ``("text", text)`` for one that is not JSON at all (what a run's
         response journal keeps; :func:`completion_of` makes the reply of either)."""

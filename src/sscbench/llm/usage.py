@@ -9,7 +9,6 @@ changes what ran.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -32,7 +31,7 @@ class RoleUsage(BaseModel):
     completion_tokens: int = Field(0, ge=0)
 
     @classmethod
-    def from_counters(cls, model: str | None, counters: Mapping[str, Any] | None) -> RoleUsage:
+    def from_counters(cls, model: str | None, counters: Mapping[str, object] | None) -> RoleUsage:
         """A role's usage from the live counters (missing or bad counts read as 0)."""
         counters = counters or {}
         values = {}

@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Protocol
 
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.local.chat import (
     STOP_STRINGS,
     call_grammar,
@@ -39,17 +40,54 @@ from sscbench.local.chat import (
 DEFAULT_MAX_TOKENS = 512
 
 
-def _call_schema(tool: dict[str, Any]) -> dict[str, Any]:
-    function = tool.get("function") or {}
+class Llama(Protocol):
+    """What the handler uses of a ``llama_cpp.Llama`` (the package is an optional extra)."""
+
+    def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
+        """The token ids of ``text``."""
+        ...
+
+    def create_completion(self, **options: object) -> Mapping[str, JsonValue]:
+        """A ``text_completion`` object for a prompt (``choices``, ``model``, ``usage``)."""
+        ...
+
+
+def _function_of(tool: JsonMapping) -> JsonMapping:
+    function = tool.get("function")
+    return function if isinstance(function, dict) else {}
+
+
+def _call_schema(tool: JsonMapping) -> JsonObject:
+    function = _function_of(tool)
     parameters = function.get("parameters") or {"type": "object"}
-    return {
-        "type": "object",
-        "properties": {"name": {"const": function.get("name", "")}, "arguments": parameters},
-        "required": ["name", "arguments"],
-    }
+    properties: JsonObject = {"name": {"const": function.get("name", "")}, "arguments": parameters}
+    return {"type": "object", "properties": properties, "required": ["name", "arguments"]}
 
 
-def calls_gbnf(tools: Sequence[dict[str, Any]]) -> str:
+def _loosen_arguments(schema: JsonObject) -> None:
+    properties = schema["properties"]
+    if isinstance(properties, dict):
+        properties["arguments"] = {"type": "object"}
+
+
+def _first_choice(completion: Mapping[str, JsonValue]) -> tuple[str, str | None]:
+    """The text and finish reason of a completion's first choice."""
+    choices = completion["choices"]
+    choice = choices[0] if isinstance(choices, list) else None
+    if not isinstance(choice, dict) or not isinstance(choice["text"], str):
+        raise ValueError("llama.cpp answered without a text choice")
+    finish = choice.get("finish_reason")
+    return choice["text"], finish if isinstance(finish, str) else None
+
+
+def _usage(completion: Mapping[str, JsonValue]) -> dict[str, int] | None:
+    usage = completion.get("usage")
+    if not isinstance(usage, dict):
+        return None
+    return {key: value for key, value in usage.items() if isinstance(value, int)}
+
+
+def calls_gbnf(tools: Sequence[JsonMapping]) -> str:
     """GBNF rules defining ``call``: a JSON call object of any of ``tools``.
 
     A tool whose parameter schema the converter cannot handle falls back to any JSON
@@ -63,7 +101,7 @@ def calls_gbnf(tools: Sequence[dict[str, Any]]) -> str:
         try:
             json_schema_to_gbnf(json.dumps(schema))
         except Exception:  # an unusual parameter schema: keep the name, loosen the arguments
-            schema["properties"]["arguments"] = {"type": "object"}
+            _loosen_arguments(schema)
         alternatives.append(schema)
     combined = alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}
     gbnf = json_schema_to_gbnf(json.dumps(combined), prop_order=["name", "arguments"])
@@ -84,10 +122,10 @@ class ChatHandler:
         self._grammars: dict[str, str] = {}
         self._lock = threading.Lock()
 
-    def grammar_text(self, tools: Sequence[dict[str, Any]], mode: str, name: str | None) -> str:
+    def grammar_text(self, tools: Sequence[JsonMapping], mode: str, name: str | None) -> str:
         """The GBNF text for a request (cached by tools and mode)."""
         if mode == "named":
-            chosen = [t for t in tools if (t.get("function") or {}).get("name") == name]
+            chosen = [t for t in tools if _function_of(t).get("name") == name]
             if not chosen:
                 raise ValueError(f"tool_choice names {name!r}, which is not among the tools")
             tools = chosen
@@ -103,12 +141,12 @@ class ChatHandler:
     def __call__(
         self,
         *,
-        llama: Any,
-        messages: list[dict[str, Any]],
-        functions: list[dict[str, Any]] | None = None,
-        function_call: Any = None,
-        tools: list[dict[str, Any]] | None = None,
-        tool_choice: Any = None,
+        llama: Llama,
+        messages: list[JsonObject],
+        functions: list[JsonObject] | None = None,
+        function_call: JsonValue = None,
+        tools: list[JsonObject] | None = None,
+        tool_choice: JsonValue = None,
         temperature: float = 0.2,
         top_p: float = 0.95,
         top_k: int = 40,
@@ -122,10 +160,10 @@ class ChatHandler:
         frequency_penalty: float = 0.0,
         repeat_penalty: float = 1.1,
         model: str | None = None,
-        grammar: Any = None,
+        grammar: object = None,
         logit_bias: dict[str, float] | None = None,
-        **_ignored: Any,
-    ) -> dict[str, Any]:
+        **_ignored: object,
+    ) -> JsonObject:
         """Answer one chat-completions request (non-streaming) as a ``chat.completion``."""
         from llama_cpp.llama_grammar import LlamaGrammar
 
@@ -164,15 +202,14 @@ class ChatHandler:
             grammar=grammar,
             logit_bias=logit_bias,
         )
-        choice = completion["choices"][0]
-        output = choice["text"]
-        names = [(t.get("function") or {}).get("name", "") for t in tools or []]
+        output, finish_reason = _first_choice(completion)
+        names = [str(_function_of(t).get("name", "")) for t in tools or []]
         reply = parse_reply(output, names, allow_calls=mode != "text")
         return chat_completion(
             reply,
             prompt=prompt,
             output=output,
-            model=model or completion.get("model") or "local",
-            finish_reason=choice.get("finish_reason"),
-            usage=completion.get("usage"),
+            model=model or str(completion.get("model") or "local"),
+            finish_reason=finish_reason,
+            usage=_usage(completion),
         )

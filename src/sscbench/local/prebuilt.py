@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import ModuleType
 
 HOST = "127.0.0.1"
 DEFAULT_N_CTX = 16384
@@ -39,7 +39,7 @@ class PrebuiltOptions:
     seed: int = 0
 
 
-def require_xllamacpp() -> Any:
+def require_xllamacpp() -> ModuleType:
     """The ``xllamacpp`` module, or :class:`PrebuiltMissing` saying what to install."""
     try:
         import xllamacpp
@@ -51,7 +51,7 @@ def require_xllamacpp() -> Any:
     return xllamacpp
 
 
-def server_params(model: Path, alias: str, port: int, options: PrebuiltOptions) -> Any:
+def server_params(model: Path, alias: str, port: int, options: PrebuiltOptions) -> object:
     """llama.cpp's ``CommonParams`` for serving ``model`` on 127.0.0.1:``port``."""
     xlc = require_xllamacpp()
     params = xlc.CommonParams()
@@ -73,8 +73,11 @@ def server_params(model: Path, alias: str, port: int, options: PrebuiltOptions) 
     return params
 
 
-def start_prebuilt(model: Path, alias: str, port: int, options: PrebuiltOptions) -> tuple[Any, str]:
+def start_prebuilt(
+    model: Path, alias: str, port: int, options: PrebuiltOptions
+) -> tuple[object, str]:
     """Start llama.cpp's server in this process; ``(server, base URL ending in /v1)``."""
     xlc = require_xllamacpp()
     server = xlc.Server(server_params(model, alias, port, options))
-    return server, server.listening_address.rstrip("/") + "/v1"
+    address: str = server.listening_address
+    return server, address.rstrip("/") + "/v1"

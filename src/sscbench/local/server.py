@@ -15,10 +15,12 @@ import signal
 import socket
 import threading
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, cast
+from types import FrameType
+from typing import cast
 
+from sscbench.json_types import JsonObject
 from sscbench.local.chat import normalise_request
 from sscbench.local.handler import DEFAULT_MAX_TOKENS, ChatHandler
 from sscbench.local.model import INSTALL_HINT, LocalModel
@@ -49,29 +51,46 @@ def require_llama_cpp() -> None:
         ) from None
 
 
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+Message = Mapping[str, object]
+"""An ASGI event or connection scope (keys per the ASGI spec; values read after a check)."""
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+AsgiApp = Callable[[Message, Receive, Send], Awaitable[None]]
+
+
+def _headers(scope: Message) -> list[tuple[bytes, bytes]]:
+    """A scope's headers without ``content-length`` (the body is rewritten)."""
+    listed = scope.get("headers")
+    pairs = listed if isinstance(listed, (list, tuple)) else []
+    return [(k, v) for k, v in pairs if k.lower() != b"content-length"]
+
+
+def _is_chat_post(scope: Message) -> bool:
+    path = scope.get("path", "")
+    return (
+        scope["type"] == "http"
+        and scope.get("method") == "POST"
+        and isinstance(path, str)
+        and path.endswith("/chat/completions")
+    )
 
 
 class RequestNormaliser:
     """ASGI middleware: chat-completions bodies go through :func:`normalise_request`."""
 
-    def __init__(self, app: Any):
+    def __init__(self, app: AsgiApp):
         self.app = app
 
-    async def __call__(self, scope: dict[str, Any], receive: Receive, send: Send) -> None:
+    async def __call__(self, scope: Message, receive: Receive, send: Send) -> None:
         """Rewrite a POST to ``.../chat/completions``; pass everything else through."""
-        if not (
-            scope["type"] == "http"
-            and scope.get("method") == "POST"
-            and scope.get("path", "").endswith("/chat/completions")
-        ):
+        if not _is_chat_post(scope):
             await self.app(scope, receive, send)
             return
         chunks = []
         while True:
             message = await receive()
-            chunks.append(message.get("body", b""))
+            chunk = message.get("body", b"")
+            chunks.append(chunk if isinstance(chunk, bytes) else b"")
             if not message.get("more_body", False):
                 break
         body = b"".join(chunks)
@@ -87,11 +106,11 @@ class RequestNormaliser:
                 )
                 return
             body = json.dumps(data).encode("utf-8")
-        headers = [(k, v) for k, v in scope.get("headers", []) if k.lower() != b"content-length"]
+        headers = _headers(scope)
         headers.append((b"content-length", str(len(body)).encode()))
         delivered = False
 
-        async def replay() -> dict[str, Any]:
+        async def replay() -> Message:
             nonlocal delivered
             if not delivered:
                 delivered = True
@@ -101,7 +120,7 @@ class RequestNormaliser:
         await self.app({**scope, "headers": headers}, replay, send)
 
 
-async def _send_json(send: Send, status: int, payload: dict[str, Any]) -> None:
+async def _send_json(send: Send, status: int, payload: JsonObject) -> None:
     body = json.dumps(payload).encode("utf-8")
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -124,7 +143,9 @@ class ServerOptions:
     lenient_auto: bool = True
 
 
-def build_app(model: LocalModel, options: ServerOptions | None = None) -> tuple[Any, ChatHandler]:
+def build_app(
+    model: LocalModel, options: ServerOptions | None = None
+) -> tuple[AsgiApp, ChatHandler]:
     """The ASGI app (model loaded) and its chat handler.
 
     Our handler is registered in llama-cpp-python's handler registry under
@@ -163,7 +184,7 @@ def build_app(model: LocalModel, options: ServerOptions | None = None) -> tuple[
     app = create_app(server_settings=ServerSettings(host=HOST), model_settings=[settings])
 
     @app.get("/sscbench/last-prompt", include_in_schema=False)
-    def last_prompt() -> dict[str, Any]:
+    def last_prompt() -> dict[str, str | None]:
         """The last prompt the handler rendered (for tests and debugging)."""
         return {"prompt": handler.last_prompt}
 
@@ -184,7 +205,7 @@ class _Stopped(Exception):
     """SIGINT or SIGTERM arrived (while loading, or re-raised by uvicorn after shutdown)."""
 
 
-def _stop(signum: int, _frame: Any) -> None:
+def _stop(signum: int, _frame: FrameType | None) -> None:
     raise _Stopped(signum)
 
 

@@ -7,7 +7,7 @@ into T_E, T_S, T_U, Z_S and A for the case's affected fact and compared.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -34,7 +34,7 @@ def label_evidence(case: Case, labels: dict[str, Any], t_f: int) -> Any:
     return family(case.operator).labelled_evidence(case, labels, t_f)
 
 
-def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str, Any]:
+def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str, object]:
     """T_E, T_S, T_U, Z_S and A from calibration labels."""
     key = fact_key(case)
     uses = sorted(
@@ -64,8 +64,8 @@ class Comparison:
     """One run's measured and labelled values."""
 
     run_id: str
-    measured: dict[str, Any]
-    labelled: dict[str, Any]
+    measured: Mapping[str, object]
+    labelled: Mapping[str, object]
 
     @property
     def agrees(self) -> bool:

@@ -18,9 +18,10 @@ counted at $0, as ``sscbench plan`` counts it).
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from sscbench.errors import DataError
+from sscbench.llm.endpoint import EndpointConfig
 from sscbench.study.config import StudyConfig
 from sscbench.study.cost import CostTally
 from sscbench.study.cost_words import is_local_endpoint
@@ -34,7 +35,7 @@ Verdict = Literal["start", "wait", "stop"]
 
 def unpriced_models(config: StudyConfig) -> list[str]:
     """Models the study calls at a non-loopback endpoint without a ``[prices]`` entry."""
-    endpoints: list[Any] = [a.endpoint for a in config.agents]
+    endpoints: list[EndpointConfig | None] = [a.endpoint for a in config.agents]
     if config.user.kind == "llm":
         endpoints.append(config.user.endpoint)
     return sorted(

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from sscbench.llm.endpoint import EndpointConfig
 from sscbench.run.builders import build_study_cases, check_replay_plan
 from sscbench.run.plan_caps import plan_caps
 from sscbench.run.planning import make_plan
 from sscbench.study.config import StudyConfig
+from sscbench.study.cost import Prices
 from sscbench.study.cost_words import cost_words, is_local_endpoint
 from sscbench.study.worlds import build_worlds
 from sscbench.terminal import count
@@ -110,7 +111,7 @@ class PlanReport:
             if role.requests
         ]
 
-    def free_local_models(self, prices: dict[str, Any]) -> list[str]:
+    def free_local_models(self, prices: Prices) -> list[str]:
         """Models called on a loopback endpoint with no price entry (counted at $0)."""
         return sorted(
             {
@@ -120,7 +121,7 @@ class PlanReport:
             }
         )
 
-    def price_bound(self, prices: dict[str, Any]) -> tuple[float | None, str]:
+    def price_bound(self, prices: Prices) -> tuple[float | None, str]:
         """The cost upper bound in dollars, or None and what is missing for one; an
         unpriced model on a loopback endpoint adds $0 (see :meth:`free_local_models`)."""
         total = 0.0
@@ -198,7 +199,7 @@ def _review_line(admission: Admission | None) -> str | None:
     )
 
 
-def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
+def plan_lines(report: PlanReport, prices: Prices) -> list[str]:
     """The dry run as console lines."""
     lines = [
         f"{count(report.cases, 'case')} on {count(report.tasks, 'task')}, "
@@ -222,7 +223,7 @@ def plan_lines(report: PlanReport, prices: dict[str, Any]) -> list[str]:
     return lines
 
 
-def plan_cost(report: PlanReport, prices: dict[str, Any]) -> str:
+def plan_cost(report: PlanReport, prices: Prices) -> str:
     """The plan's cost in the one wording (:func:`~sscbench.study.cost_words.cost_words`):
     no model called, an upper bound (local unpriced models at $0, named), or what a
     bound needs."""

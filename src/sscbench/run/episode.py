@@ -9,6 +9,7 @@ adds nothing to the ledger. Nothing here touches the disk: the result is returne
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +25,7 @@ from sscbench.core.ledger import (
     LedgerEvent,
     RunEnd,
     SystemEvent,
+    ToolCall,
     ToolEvent,
     Usage,
     UserEvent,
@@ -105,7 +107,7 @@ class _Conversation:
     turns: int = 0
     termination: str = "max_steps"
 
-    def add(self, event_type: type, **fields: Any) -> Any:
+    def add(self, event_type: Callable[..., LedgerEvent], **fields: Any) -> LedgerEvent:
         """Append an event to the ledger at the next step."""
         ledger = self.result.ledger
         event = event_type(step=len(ledger), **fields)
@@ -146,7 +148,7 @@ class _Conversation:
                 self.termination = "user_stop"
                 break
 
-    def _execute(self, calls: Any) -> bool:
+    def _execute(self, calls: Sequence[ToolCall]) -> bool:
         """Execute a turn's tool calls through the fault hooks, logging writes and
         interventions; True when one of them ends the episode."""
         ended = False

@@ -3,19 +3,55 @@ under it the runs in flight that call a model: their agent turn and model calls 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from types import TracebackType
-from typing import Any
+from typing import Protocol
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+)
 from rich.text import Text
 
 from sscbench.terminal import plain
 
 
-def describe_missing(reasons: Any, top: int = 3) -> str:
+class Summary(Protocol):
+    """What the bar reads of a study's summary (``missing_reasons`` and ``spend`` too,
+    when it has them)."""
+
+    @property
+    def planned_runs(self) -> int:
+        """Runs the study plans."""
+        ...
+
+    @property
+    def finished_runs(self) -> int:
+        """Runs finished so far."""
+        ...
+
+    @property
+    def statuses(self) -> Mapping[str, int]:
+        """Runs by status (``completed``, ``not-qualified``, ``missing``)."""
+        ...
+
+
+class RunCalls(Protocol):
+    """What the bar reads of a run in flight (its response journal's counts)."""
+
+    calls: int
+    agent_calls: int
+    replayed: int
+
+
+def describe_missing(reasons: Mapping[str, int], top: int = 3) -> str:
     """The most frequent reason groups of missing runs, e.g. ``agent timed out 4, ...``."""
     ranked = sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0]))
     text = ", ".join(f"{group} {n}" for group, n in ranked[:top])
@@ -28,7 +64,7 @@ SHOWN_IN_FLIGHT = 4
 """How many runs in flight get a line of their own (the others are counted)."""
 
 
-def in_flight_lines(in_flight: Mapping[str, Any], shown: int = SHOWN_IN_FLIGHT) -> list[str]:
+def in_flight_lines(in_flight: Mapping[str, RunCalls], shown: int = SHOWN_IN_FLIGHT) -> list[str]:
     """One line per run in flight that calls a model (its journal's counts), e.g.
     ``run X: turn 7, 12 model calls (5 from its journal)``; the rest as ``... N more``."""
     journals = list(in_flight.items())  # a copy: the runs' loop adds and removes them
@@ -47,11 +83,11 @@ def in_flight_lines(in_flight: Mapping[str, Any], shown: int = SHOWN_IN_FLIGHT) 
 class _RunsProgress(Progress):
     """The runs bar, followed by a dim line per run in flight."""
 
-    def __init__(self, *columns: Any, in_flight: Mapping[str, Any]):
+    def __init__(self, *columns: str | ProgressColumn, in_flight: Mapping[str, RunCalls]):
         self.in_flight = in_flight
         super().__init__(*columns, console=Console(stderr=True))  # stdout keeps the summary
 
-    def get_renderables(self) -> Any:
+    def get_renderables(self) -> Iterable[RenderableType]:
         yield from super().get_renderables()
         for line in in_flight_lines(self.in_flight):
             yield Text(line, style="dim")
@@ -62,7 +98,10 @@ class StudyProgress:
     maps the runs being made that call a model to their response journals."""
 
     def __init__(
-        self, summary: Any, enabled: bool = True, in_flight: Mapping[str, Any] | None = None
+        self,
+        summary: Summary,
+        enabled: bool = True,
+        in_flight: Mapping[str, RunCalls] | None = None,
     ):
         from sscbench.progress import enabled as shown_here
 
@@ -71,7 +110,7 @@ class StudyProgress:
         self.enabled = enabled and shown_here()
         self.in_flight = in_flight if in_flight is not None else {}
         self._progress: Progress | None = None
-        self._task: Any = None
+        self._task: TaskID | None = None
 
     def note(self, text: str) -> None:
         """Print one line above the bar (e.g. why a run's journal could not be used)."""
@@ -108,7 +147,7 @@ class StudyProgress:
 
     def update(self) -> None:
         """Refresh after a run finished."""
-        if self._progress is not None:
+        if self._progress is not None and self._task is not None:
             self._progress.update(
                 self._task, completed=self.summary.finished_runs, description=self._describe()
             )

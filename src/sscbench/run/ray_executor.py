@@ -29,7 +29,8 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from types import ModuleType
+from typing import Any, TypedDict
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
@@ -56,7 +57,7 @@ def is_loopback(address: str | None) -> bool:
     return host in LOOPBACK_HOSTS
 
 
-def import_ray(loopback: bool) -> Any:
+def import_ray(loopback: bool) -> ModuleType:
     """The ``ray`` module, or a clear error naming the extra that installs it.
 
     Usage stats stay off. For a cluster on 127.0.0.1 Ray is told it runs on one machine
@@ -74,18 +75,26 @@ def import_ray(loopback: bool) -> Any:
     return ray
 
 
-def _remote_worker(ray: Any) -> Any:
-    """The worker actor class: :class:`EpisodeWorker`, whose ``ready`` also names its node."""
+class Placed(TypedDict):
+    """Where a worker started: its process id and Ray node id."""
+
+    pid: int
+    node: str
+
+
+def _remote_worker(ray: ModuleType) -> Any:
+    """The worker actor class (a Ray actor class, untyped): :class:`EpisodeWorker`,
+    whose ``ready`` also names its node."""
 
     class Worker(EpisodeWorker):
-        def ready(self) -> dict[str, Any]:  # type: ignore[override]
+        def ready(self) -> Placed:  # type: ignore[override]
             return {"pid": os.getpid(), "node": ray.get_runtime_context().get_node_id()}
 
     Worker.__name__ = Worker.__qualname__ = "EpisodeWorker"
     return ray.remote(Worker)
 
 
-def local_cluster_options(cpus: int, object_store_mb: int) -> dict[str, Any]:
+def local_cluster_options(cpus: int, object_store_mb: int) -> dict[str, object]:
     """``ray.init`` options of a private local cluster: 127.0.0.1 only, no dashboard,
     a small object store, an explicit CPU count (a shared machine)."""
     return {
@@ -125,7 +134,9 @@ class _Pool:
 class RayEpisodes:
     """The episode source of a study on a Ray cluster (see the module docstring)."""
 
-    def __init__(self, ray: Any, pools: dict[str, _Pool], settings: RaySettings, owns_ray: bool):
+    def __init__(
+        self, ray: ModuleType, pools: dict[str, _Pool], settings: RaySettings, owns_ray: bool
+    ):
         self.ray = ray
         self.pools = pools  # by agent configuration id
         self.attempts = settings.attempts
@@ -153,7 +164,7 @@ class RayEpisodes:
         settings = config.study.ray
         owns_ray = not ray.is_initialized()
         if owns_ray:
-            options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+            options: dict[str, object] = {"logging_level": logging.WARNING, "log_to_driver": False}
             if address is None:
                 options |= local_cluster_options(settings.local_cpus, settings.object_store_mb)
             else:
@@ -197,7 +208,7 @@ class RayEpisodes:
         """Each agent configuration's workers as (node id, pid)."""
         return {cid: [(s.node, s.pid) for s in pool.slots] for cid, pool in self.pools.items()}
 
-    def _wait_ready(self, pools: list[_Pool], timeout: float) -> list[dict[str, Any]]:
+    def _wait_ready(self, pools: list[_Pool], timeout: float) -> list[Placed]:
         actors = [slot.actor for pool in pools for slot in pool.slots]
         refs = [actor.ready.remote() for actor in actors]
         try:

@@ -17,10 +17,11 @@ import socket
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.llm.endpoint import EndpointConfig
 from sscbench.run.builders import (
     build_agent_factory,
     build_cases,
@@ -32,6 +33,8 @@ from sscbench.run.episodes import EpisodeMaker, EpisodeOutput, RunKind
 from sscbench.run.planning import PlanUnit, make_plan
 from sscbench.study.config import StudyConfig, parse_config
 from sscbench.study.worlds import build_worlds
+
+Endpoint = TypeVar("Endpoint", bound=EndpointConfig)
 
 
 def cases_digest(cases: Sequence[Case]) -> str:
@@ -74,10 +77,10 @@ def split_budgets(config: StudyConfig, share: int) -> StudyConfig:
     if share <= 1:
         return config
 
-    def split(endpoint: Any) -> Any:
+    def split(endpoint: Endpoint | None) -> Endpoint | None:
         if endpoint is None:
             return None
-        changes: dict[str, Any] = {}
+        changes: dict[str, float] = {}
         if endpoint.max_concurrent is not None:
             changes["max_concurrent"] = max(1, math.ceil(endpoint.max_concurrent / share))
         for name in ("requests_per_minute", "tokens_per_minute"):

@@ -7,9 +7,8 @@ import signal
 import threading
 from collections.abc import Callable
 from types import FrameType
-from typing import Any
 
-SignalHandler = Callable[[int, FrameType | None], Any] | int | None
+SignalHandler = Callable[[int, FrameType | None], object] | int | None
 """What ``signal.signal`` returns and accepts: a function, SIG_DFL/SIG_IGN, or None."""
 
 

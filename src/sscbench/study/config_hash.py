@@ -8,15 +8,16 @@ JSON, so a study recorded before the field existed keeps its hash and resumes.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import BaseModel
 
-LATER: dict[str, Any] = {"later": True}
+from sscbench.json_types import JsonObject
+
+LATER: JsonObject = {"later": True}
 """``json_schema_extra`` of a field that joined the config after studies were recorded."""
 
 
-def _drop_later_defaults(model: BaseModel, data: dict[str, Any]) -> None:
+def _drop_later_defaults(model: BaseModel, data: JsonObject) -> None:
     for name, info in type(model).model_fields.items():
         value = getattr(model, name)
         extra = info.json_schema_extra
@@ -24,12 +25,13 @@ def _drop_later_defaults(model: BaseModel, data: dict[str, Any]) -> None:
         if later and value == info.get_default(call_default_factory=True):
             data.pop(name, None)
             continue
-        if isinstance(value, BaseModel) and isinstance(data.get(name), dict):
-            _drop_later_defaults(value, data[name])
-        elif isinstance(value, list) and isinstance(data.get(name), list):
-            for item, dumped in zip(value, data[name], strict=True):
-                if isinstance(item, BaseModel) and isinstance(dumped, dict):
-                    _drop_later_defaults(item, dumped)
+        dumped = data.get(name)
+        if isinstance(value, BaseModel) and isinstance(dumped, dict):
+            _drop_later_defaults(value, dumped)
+        elif isinstance(value, list) and isinstance(dumped, list):
+            for item, one in zip(value, dumped, strict=True):
+                if isinstance(item, BaseModel) and isinstance(one, dict):
+                    _drop_later_defaults(item, one)
 
 
 def canonical_config_json(config: BaseModel) -> str:

@@ -13,9 +13,9 @@ against the oracle registry before any run by the layer that owns the oracles
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, Field, field_validator
 
 from sscbench.errors import DataError
 from sscbench.llm.endpoint import EndpointConfig
@@ -24,6 +24,8 @@ from sscbench.study.config_cases import Strict
 
 ORACLE_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 """An oracle setting's name, as the registry accepts it (it names STUDY/oracles/ files)."""
+
+Table = TypeVar("Table", bound=BaseModel)
 
 
 class OracleScoring(Strict):
@@ -93,14 +95,16 @@ def read_judge_settings(path: Path) -> tuple[EndpointConfig | None, int]:
     from sscbench.reading import read_toml
 
     raw = read_toml(path)
-    tables: dict[str, Any] = {}
-    for name, model in (("oracles", OracleScoring), ("second_reader", SecondReaderSettings)):
+
+    def table(name: str, model: type[Table]) -> Table | None:
         if name not in raw:
-            continue
+            return None
         try:
-            tables[name] = model.model_validate(raw[name])
+            return model.model_validate(raw[name])
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in (name, *first["loc"]))
             raise DataError(path, where, first["msg"].removeprefix("Value error, ")) from None
-    return judge_settings(tables.get("oracles"), tables.get("second_reader"))
+
+    oracles = table("oracles", OracleScoring)
+    return judge_settings(oracles, table("second_reader", SecondReaderSettings))

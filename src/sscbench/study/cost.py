@@ -15,7 +15,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Protocol
 
 from pydantic import ValidationError
 
@@ -118,7 +118,7 @@ class CostTotals:
             self.price_usd, spent=True, model_called=model_called, unpriced=unpriced, local=used
         )
 
-    def row(self) -> dict[str, Any]:
+    def row(self) -> dict[str, str | int | float]:
         """The totals as a flat row (CSV, JSON)."""
         return {
             "runs": self.runs,

@@ -16,7 +16,7 @@ import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -24,6 +24,7 @@ from sscbench.core.agent import RunKind
 from sscbench.core.files import atomic_text_writer, atomic_write, clean_dead_temporaries
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.jsonl import model_line
 from sscbench.llm.usage import RunUsage
 from sscbench.names import PathName
@@ -105,7 +106,7 @@ STUDY_FOLDERS = {
 }
 
 
-def _jsonl(items: Iterable[Any]) -> bytes:
+def _jsonl(items: Iterable[object]) -> bytes:
     lines = []
     for item in items:
         if isinstance(item, BaseModel):
@@ -213,7 +214,10 @@ class StudyDir(RunFiles):
         if not isinstance(inputs, dict):
             raise DataError(self.marker, "inputs", "expected an object of path -> sha256")
         # a study recorded before inputs were named portably: its packaged-data cache paths
-        return {portable_path(path): digest for path, digest in inputs.items()}
+        digests = {portable_path(path): digest for path, digest in inputs.items()}
+        if not all(isinstance(digest, str) for digest in digests.values()):
+            raise DataError(self.marker, "inputs", "expected an object of path -> sha256")
+        return {path: str(digest) for path, digest in digests.items()}
 
     def check_inputs(self, inputs: dict[str, str]) -> None:
         """Refuse to resume when any input's content differs from what the study read."""
@@ -247,7 +251,7 @@ class StudyDir(RunFiles):
         canonical_config: str,
         toml_text: str,
         cases: Sequence[BaseModel],
-        plan: Iterable[dict[str, Any]],
+        plan: Iterable[JsonMapping],
         inputs: dict[str, str] | None = None,
         base_dir: str | Path | None = None,
         layout: Layout = "files",
@@ -286,7 +290,7 @@ class StudyDir(RunFiles):
             self.record_session("resumed")
             return True
         self.runs.mkdir(parents=True, exist_ok=True)
-        marker: dict[str, Any] = {"sscbench_study": marker_format(layout)}
+        marker: JsonObject = {"sscbench_study": marker_format(layout)}
         if layout != "files":
             marker["store"] = layout
         marker["inputs"] = dict(sorted(inputs.items()))
@@ -314,7 +318,7 @@ class StudyDir(RunFiles):
         atomic_write(self.config_json, json.dumps(meta, indent=2, sort_keys=True).encode())
         return False
 
-    def record_session(self, how: str) -> dict[str, Any]:
+    def record_session(self, how: str) -> JsonObject:
         """Append this session's provenance (``sessions.jsonl``: sscbench, commit, Python,
         libraries) to the study; returned for ``config.json``'s record of its creation."""
         provenance = {"session": how, **study_provenance()}

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import loads_json
 
 STUDY_MARKER = "sscbench-study.json"
@@ -38,9 +39,7 @@ def marker_format(layout: str) -> int:
     return SHARDED_FORMAT if layout == "shards" else MARKER_FORMAT
 
 
-def store_layout(
-    meta: dict[str, Any], path: Path = Path(STUDY_MARKER)
-) -> Literal["files", "shards"]:
+def store_layout(meta: JsonMapping, path: Path = Path(STUDY_MARKER)) -> Literal["files", "shards"]:
     """The run layout a read marker records (never guessed from the files): format 1
     is ``files``; format 2 must say ``"store": "shards"``."""
     store = meta.get(STORE_FIELD, "files")
@@ -57,7 +56,7 @@ def store_layout(
     return expected
 
 
-def read_marker(path: Path) -> dict[str, Any]:
+def read_marker(path: Path) -> JsonObject:
     """The marker at ``path`` as an object, refused (naming file and field) unless it
     is a JSON object of a known study format."""
     try:

@@ -152,7 +152,7 @@ class Profile:
                     f"profile {self.name}: {name} must be an integer >= 0, got {retries!r}"
                 )
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, object]:
         """The profile's settings (everything but name and description).
 
         The typed-fault settings (:data:`_TYPED_DEFAULTS`) appear only when they differ
@@ -167,7 +167,7 @@ class Profile:
         }
 
 
-_TYPED_DEFAULTS: dict[str, Any] = {
+_TYPED_DEFAULTS: dict[str, object] = {
     "idempotency_key": False,
     "timeout_retries": 0,
     "follows_context_policy": False,

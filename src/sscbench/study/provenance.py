@@ -19,9 +19,9 @@ import sys
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
-from typing import Any
 
 import sscbench.version
+from sscbench.json_types import JsonObject
 
 KEY_DEPENDENCIES = (
     "pydantic",
@@ -119,11 +119,11 @@ def git_dirty(root: Path) -> bool | None:
     return bool(done.stdout.strip()) if done.returncode == 0 else None
 
 
-def study_provenance(*, dirty: bool = True) -> dict[str, Any]:
+def study_provenance(*, dirty: bool = True) -> JsonObject:
     """What made this session's runs: sscbench's version, commit and dirty flag, Python,
     platform and the libraries' versions, and when (UTC)."""
     root = _checkout()
-    dependencies = {name: _version(name) for name in KEY_DEPENDENCIES}
+    dependencies: JsonObject = {name: _version(name) for name in KEY_DEPENDENCIES}
     for name in OPTIONAL_DEPENDENCIES:
         found = _version(name)
         if found is not None:

@@ -15,9 +15,10 @@ not measured, or not reported, says so and names the command that makes it.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -58,7 +59,7 @@ class ClaimRow(BaseModel):
     status: str | None = None
 
 
-def _frame(rows: list[dict[str, Any]], what: str) -> pandas.DataFrame:
+def _frame(rows: Sequence[Mapping[str, object]], what: str) -> pandas.DataFrame:
     """A DataFrame of ``rows``, or an ImportError naming the extra that brings pandas."""
     try:
         import pandas

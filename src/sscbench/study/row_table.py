@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from enum import Enum
 from typing import Any, Generic, TypeVar, cast, overload
 
@@ -43,10 +43,10 @@ class _Column:
 
     def __init__(self, rows: int) -> None:
         self.codes = array("B", bytes(rows))  # rows added before the column existed
-        self.values: list[Any] = [None]  # code 0: absent
-        self._index: dict[Any, int] | None = {}
+        self.values: list[object] = [None]  # code 0: absent
+        self._index: dict[Hashable, int] | None = {}
 
-    def add(self, value: Any) -> None:
+    def add(self, value: object) -> None:
         """Append ``value``'s code (a new code when the column has not seen it)."""
         key = _key(value)
         index = self._index
@@ -66,7 +66,7 @@ class _Column:
         self._index = None
 
 
-def _key(value: Any) -> Any:
+def _key(value: object) -> Hashable | None:
     """What makes two values one shared value: equal JSON and types (None: not shared).
     An enum member is never one with its plain value (``Stratum.CLEAN`` is not
     ``"clean"``); a model or a list of them is shared by its type and JSON."""
@@ -80,7 +80,7 @@ def _key(value: Any) -> Any:
         return (type(value), value.value)
     if isinstance(value, BaseModel):
         return (type(value), value.model_dump_json())
-    if type(value) in (list, tuple):
+    if isinstance(value, list | tuple) and type(value) in (list, tuple):
         keys = tuple(_key(item) for item in value)
         return None if any(k is None for k in keys) else (type(value), keys)
     try:
@@ -150,7 +150,7 @@ class RowTable(Sequence[Model], Generic[Model]):
         for index in range(self._length):
             yield cast(Model, RowView(self, index))
 
-    def value(self, index: int, name: str) -> Any:
+    def value(self, index: int, name: str) -> object:
         """Row ``index``'s value of ``name`` (AttributeError: the row has no such key)."""
         column = self._columns.get(name)
         code = column.codes[index] if column is not None else ABSENT
@@ -183,13 +183,13 @@ class RowView:
         self._table = table
         self._index = index
 
-    def __getattr__(self, name: str) -> Any:
+    def __getattr__(self, name: str) -> object:
         table = self._table
         if name in table.model.model_fields or name in table._columns:
             return table.value(self._index, name)
         return getattr(table.record(self._index), name)
 
-    def __setattr__(self, name: str, value: Any) -> None:
+    def __setattr__(self, name: str, value: object) -> None:
         if name in RowView.__slots__:
             object.__setattr__(self, name, value)
             return

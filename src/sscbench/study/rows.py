@@ -211,8 +211,8 @@ class MeasurementRow(Measurement, RunColumns):
 @cache
 def _column_type(name: str) -> TypeAdapter[object]:
     """The validator of one column of :class:`MeasurementRow`."""
-    annotation: Any = MeasurementRow.model_fields[name].annotation
-    return TypeAdapter(annotation)
+    adapter: TypeAdapter[object] = TypeAdapter(MeasurementRow.model_fields[name].annotation)
+    return adapter
 
 
 def read_measurements(path: Path) -> list[MeasurementRow]:

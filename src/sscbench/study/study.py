@@ -19,12 +19,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
-from sscbench.json_types import JsonValue
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.jsonl import iter_jsonl
 from sscbench.reading import loads_json, read_json
 from sscbench.study.cases import read_cases
@@ -70,7 +69,7 @@ class Study:
         return self.store.root
 
     @cached_property
-    def marker(self) -> dict[str, Any]:
+    def marker(self) -> JsonObject:
         """``sscbench-study.json``: the study's format and its inputs' hashes."""
         return read_marker(self.store.marker)
 
@@ -110,7 +109,7 @@ class Study:
             raise DataError(self.store.config_json, "config", f"unreadable: {exc.reason}") from exc
 
     @cached_property
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonObject:
         """``config.json`` as far as it can be read: its record, or ``{}`` when the file is
         missing, unreadable or not an object (for readers, such as the report, that show
         what a study recorded and go on without it)."""
@@ -121,7 +120,7 @@ class Study:
         return record if isinstance(record, dict) else {}
 
     @cached_property
-    def plan(self) -> list[dict[str, Any]] | None:
+    def plan(self) -> list[JsonObject] | None:
         """``plan.jsonl``'s lines, the runs the study planned (None: it has no plan). A
         faulted run listed twice is refused, naming both entries (it would count twice)."""
         if not self.store.plan.exists():
@@ -133,13 +132,13 @@ class Study:
         """Whether the study has ``plan.jsonl``."""
         return self.store.plan.exists()
 
-    def iter_plan(self) -> Iterator[dict[str, Any]]:
+    def iter_plan(self) -> Iterator[JsonObject]:
         """Stream ``plan.jsonl``'s lines (none without a plan), read anew and never kept,
         refusing a faulted run listed twice as :attr:`plan` does (when the line repeating
         it is reached): a reader passing over the plan once holds no line per run."""
         if not self.store.plan.exists():
             return
-        first: dict[Any, int] = {}
+        first: dict[object, int] = {}
         for number, line in enumerate(iter_jsonl(self.store.plan, _object), start=1):
             run_id = line.get("faulted_run_id")
             if run_id is not None and first.setdefault(run_id, number) != number:
@@ -196,7 +195,7 @@ class Study:
         return read_run_evaluator(self.store, run_id)
 
 
-def _object(line: str) -> dict[str, Any]:
+def _object(line: str) -> JsonObject:
     """A JSONL line's object (a line holding anything else is an error, as in
     :func:`~sscbench.jsonl.read_objects`)."""
     value = loads_json(line)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import TypeAdapter
 
 from sscbench.faults.typed import (
     Checkpoint,
@@ -18,6 +18,7 @@ from sscbench.lab.address.store import (
     CUSTOMER,
     SUPERSEDED_POLICY,
     SYSTEMS,
+    World,
     world_contract,
 )
 
@@ -36,8 +37,11 @@ def _fired(name: str):
     return predicate
 
 
+_WORLD = TypeAdapter(World)
+
+
 def _oracle(record: TrialRecord) -> bool:
-    return world_contract(record.world)
+    return world_contract(_WORLD.validate_python(record.world))
 
 
 _PLAN = ContainmentPlan(
@@ -46,8 +50,9 @@ _PLAN = ContainmentPlan(
 )
 
 
-def _spec(**kw: Any) -> FaultSpec:
-    return FaultSpec(containment=_PLAN, oracle=_oracle, activation=_fired(kw["name"]), **kw)
+def _spec(name: str, **kw: object) -> FaultSpec:
+    fields = {"name": name, "containment": _PLAN, "oracle": _oracle, "activation": _fired(name)}
+    return FaultSpec.model_validate({**fields, **kw})
 
 
 CATALOGUE: tuple[FaultSpec, ...] = (

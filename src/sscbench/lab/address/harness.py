@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.faults.typed import (
     FamilyMetrics,
@@ -15,6 +14,7 @@ from sscbench.faults.typed import (
     judge,
     transfer_matrix,
 )
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.lab.address.catalogue import CATALOGUE, FAULTS
 from sscbench.lab.address.store import BASELINE, BASELINE_SNAPSHOT, SYSTEMS
 from sscbench.lab.address.systems import RUNNERS
@@ -55,8 +55,8 @@ class LabResult:
             [v for v in self.verdicts if v.system == system], [s.name for s in CATALOGUE]
         )
 
-    def to_json(self) -> dict[str, Any]:
-        def heat(system: str) -> list[dict[str, Any]]:
+    def to_json(self) -> JsonObject:
+        def heat(system: str) -> list[JsonValue]:
             return [
                 {
                     "fault": row.fault,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypedDict
 
 from sscbench.faults.typed import (
     Checkpoint,
@@ -15,7 +15,21 @@ from sscbench.lab.address.catalogue import (
     SUBJECT_SWAP,
     TIMEOUT_AFTER_COMMIT,
 )
-from sscbench.lab.address.store import BYSTANDER, INTERVENING_ADDRESS, SUPERSEDED_POLICY, Store
+from sscbench.lab.address.store import (
+    BYSTANDER,
+    INTERVENING_ADDRESS,
+    SUPERSEDED_POLICY,
+    Receipt,
+    Store,
+)
+
+
+class Readback(TypedDict):
+    """A customer's record as the service reads it back."""
+
+    subject: str
+    address: str
+    version: int
 
 
 class CommitTimeout(RuntimeError):
@@ -90,15 +104,22 @@ class AddressService:
         request_id: str,
         expected_version: int | None = None,
         key: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> Receipt:
         if key is not None and key in self.store.idempotency:
-            return {**self.store.idempotency[key], "replayed": True}
+            replay = self.store.idempotency[key].copy()
+            replay["replayed"] = True
+            return replay
         rec = self.store.records[subject]
         if expected_version is not None and rec.version != expected_version:
             return {"ok": False, "reason": "version_conflict", "current_version": rec.version}
         rec.address = address
         rec.version += 1
-        receipt = {"ok": True, "subject": subject, "address": address, "version": rec.version}
+        receipt: Receipt = {
+            "ok": True,
+            "subject": subject,
+            "address": address,
+            "version": rec.version,
+        }
         self.store.audit.append(
             {
                 "kind": "agent_write",
@@ -110,11 +131,13 @@ class AddressService:
         )
         self.store.notifications.append(f"{subject}: address changed (v{rec.version})")
         if key is not None:
-            self.store.idempotency[key] = dict(receipt)
+            self.store.idempotency[key] = receipt.copy()
         self.injector.after_commit()
-        return {**receipt, "replayed": False}
+        answer = receipt.copy()
+        answer["replayed"] = False
+        return answer
 
-    def read(self, subject: str) -> dict[str, Any] | None:
+    def read(self, subject: str) -> Readback | None:
         if self.injector.readback_blocked():
             return None
         rec = self.store.records[subject]

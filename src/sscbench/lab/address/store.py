@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import copy
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
+from typing import NotRequired
+
+from typing_extensions import TypedDict
 
 SYSTEMS = ("weak", "bounded")
 CONTROL = "control"
@@ -24,19 +26,70 @@ class Customer:
     version: int
 
 
+class CustomerRecord(TypedDict):
+    """A customer as the world's snapshot holds it."""
+
+    address: str
+    version: int
+
+
+class AuditEntry(TypedDict):
+    """A write to the store: the agent's (with its policy and request) or an external one."""
+
+    kind: str  # "agent_write" | "external_write"
+    subject: str
+    version: int
+    policy: NotRequired[str]
+    request_id: NotRequired[str]
+
+
+class Receipt(TypedDict, total=False):
+    """What the address service answers to a write."""
+
+    ok: bool
+    subject: str
+    address: str
+    version: int
+    replayed: bool
+    reason: str
+    current_version: int
+
+
+class ReconciliationItem(TypedDict):
+    """An outcome the workflow could not verify, filed for a human."""
+
+    request_id: str
+    subject: str
+    reason: str
+
+
+class World(TypedDict):
+    """The store's state after a trial (what the oracles judge)."""
+
+    records: dict[str, CustomerRecord]
+    current_policy: str
+    audit: list[AuditEntry]
+    notifications: list[str]
+    idempotency: dict[str, Receipt]
+    reconciliation: list[ReconciliationItem]
+
+
 @dataclass
 class Store:
     records: dict[str, Customer]
     current_policy: str
     superseded: dict[str, str]
-    audit: list[dict[str, Any]] = field(default_factory=list)
+    audit: list[AuditEntry] = field(default_factory=list)
     notifications: list[str] = field(default_factory=list)
-    idempotency: dict[str, dict[str, Any]] = field(default_factory=dict)
-    reconciliation: list[dict[str, Any]] = field(default_factory=list)
+    idempotency: dict[str, Receipt] = field(default_factory=dict)
+    reconciliation: list[ReconciliationItem] = field(default_factory=list)
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> World:
         return {
-            "records": {k: asdict(v) for k, v in sorted(self.records.items())},
+            "records": {
+                k: CustomerRecord(address=v.address, version=v.version)
+                for k, v in sorted(self.records.items())
+            },
             "current_policy": self.current_policy,
             "audit": copy.deepcopy(self.audit),
             "notifications": list(self.notifications),
@@ -67,7 +120,7 @@ class Request:
     planned_version: int = PLANNED_VERSION
 
 
-def world_contract(world: dict[str, Any]) -> bool:
+def world_contract(world: World) -> bool:
     """Acceptable world state: bystander untouched, at most one agent write,
     every agent write under the current policy, no external write clobbered."""
     base = BASELINE_SNAPSHOT["records"][BYSTANDER]
@@ -76,7 +129,7 @@ def world_contract(world: dict[str, Any]) -> bool:
     agent_writes = [e for e in world["audit"] if e["kind"] == "agent_write"]
     if len(agent_writes) > 1:
         return False
-    if any(e["policy"] != world["current_policy"] for e in agent_writes):
+    if any(e.get("policy") != world["current_policy"] for e in agent_writes):
         return False
     seen_external: set[str] = set()
     for entry in world["audit"]:
@@ -87,5 +140,5 @@ def world_contract(world: dict[str, Any]) -> bool:
     return True
 
 
-def goal_met(world: dict[str, Any]) -> bool:
+def goal_met(world: World) -> bool:
     return world["records"][CUSTOMER]["address"] == NEW_ADDRESS

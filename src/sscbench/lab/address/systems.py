@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import copy
-from typing import Any
+import functools
 
 from sscbench.faults.typed import (
     CHECKPOINTS,
@@ -75,12 +75,14 @@ def run_weak(fault: str | None, request: Request | None = None) -> TrialRecord:
     )
 
     inj.before_write(store, target)
-    write: dict[str, Any] = dict(subject=target, address=request.new_address, policy=policy)
+    write = functools.partial(
+        tool.write, subject=target, address=request.new_address, policy=policy
+    )
     try:
-        receipt = tool.write(request_id=request.request_id, **write)
+        receipt = write(request_id=request.request_id)
     except CommitTimeout:
         # Treats the timeout as "nothing happened" and issues a new write.
-        receipt = tool.write(request_id=f"{request.request_id}-retry", **write)
+        receipt = write(request_id=f"{request.request_id}-retry")
 
     act_ok = id_ok and ctx_ok and world_contract(store.snapshot())
     trace.observe(Checkpoint.ACTION, _ok(act_ok), f"{len(store.notifications)} write(s)")
@@ -130,7 +132,8 @@ def run_bounded(fault: str | None, request: Request | None = None) -> TrialRecor
 
     inj.before_write(store, target)
     key = f"{request.request_id}:{target}:address"
-    write: dict[str, Any] = dict(
+    write = functools.partial(
+        tool.write,
         subject=target,
         address=request.new_address,
         policy=policy,
@@ -139,9 +142,9 @@ def run_bounded(fault: str | None, request: Request | None = None) -> TrialRecor
         key=key,
     )
     try:
-        receipt = tool.write(**write)
+        receipt = write()
     except CommitTimeout:
-        receipt = tool.write(**write)
+        receipt = write()
         if receipt.get("replayed"):
             trace.detect(
                 "idempotent_retry", Checkpoint.ACTION, "timeout resolved: commit found under key"

@@ -8,9 +8,7 @@ import lzma
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO
-
-from typing_extensions import NotRequired, TypedDict
+from typing import IO, NotRequired, TypedDict
 
 from sscbench.errors import DataError
 from sscbench.json_types import JsonObject

@@ -24,6 +24,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sscbench.json_types import JsonObject
+
 
 class Surface(StrEnum):
     """Where the perturbation enters: the prompt context, an identity, a tool's answer,
@@ -326,7 +328,7 @@ class Rate(BaseModel):
     def value(self) -> float | None:
         return self.numerator / self.denominator if self.denominator else None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         v = self.value
         return {
             "numerator": self.numerator,
@@ -348,7 +350,7 @@ class FamilyMetrics(BaseModel):
     mean_latency_checkpoints: float | None
     mean_latency_events: float | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "family": self.family,
             "activation": self.activation.as_dict(),

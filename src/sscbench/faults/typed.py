@@ -5,8 +5,7 @@ A :class:`FaultSpec` is an operational contract rather than a flag: it says
 boundary (timing), *what kind* of perturbation it is (semantics), which
 control is expected to catch it (barrier), what world state counts as
 acceptable (oracle), how to prove it actually fired (activation predicate),
-whether a valid recovery path exists, and how the experiment itself is
-contained.
+whether a valid recovery path exists, and how the experiment itself is contained.
 
 Workflows under test write a :class:`Trace` (checkpoint validity
 observations, barrier detections and fault activations) and finish with a

@@ -10,6 +10,7 @@ they need no τ-bench data at all.
 from __future__ import annotations
 
 import sys
+import warnings
 
 import pytest
 
@@ -166,6 +167,33 @@ def test_unknown_cabin_fails_before_passengers_without_length(airline):
 def test_calculate_is_pythons_eval_in_both_domains(airline, retail, expression, expected):
     for env in (airline, retail):
         assert env.execute("calculate", {"expression": expression}).observation == expected
+
+
+def _reference_calculate(expression: str) -> str:
+    """τ-bench's own body of the tool (safe here: no runaway power among the inputs)."""
+    if not all(char in "0123456789+-*/(). " for char in expression):
+        return "Error: invalid characters in expression"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return str(round(float(eval(expression, {"__builtins__": None}, {})), 2))
+    except Exception as exc:
+        return f"Error: {exc}"
+
+
+@pytest.mark.parametrize(
+    "expression",
+    # values that are not numbers (``()``, ``...``), unary signs, calls plain, with ``*``
+    # and ``**`` and empty: each on the eval path and, with a ``**``, on the walked path
+    [
+        *("()", "...", "-()", "+...", "(1)(*2)", "(1)()", "(...)(*())", "(2)(3)"),
+        *("(-())**2", "(+...)**2", "()**2", "...**1", "(1)(**2)", "(1)(*2)**2", "(())(*())**2"),
+        *("(1)()**2", "(2)(3)**2", "-(2**3)", "2**-1", "(-2)**0.5", "4**.5/3", "0**-1"),
+    ],
+)
+def test_calculate_matches_pythons_eval_on_values_that_are_not_numbers(airline, expression):
+    expected = _reference_calculate(expression)
+    assert airline.execute("calculate", {"expression": expression}).observation == expected
 
 
 def _at_depth(depth: int, fn):

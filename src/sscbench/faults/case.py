@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import (
     BaseModel,
@@ -23,7 +23,7 @@ ValueSource = Literal["observation", "user", "system", "task", "missing"]
 system message, the task; ``missing`` when it was nowhere before the call."""
 
 
-def _typed_params(value: Any, info: ValidationInfo) -> Any:
+def _typed_params(value: object, info: ValidationInfo) -> FaultParams:
     """The parameters as the params model of the case's ``operator`` (a mapping read from a
     file is validated against it: an unknown, missing or wrongly typed field is refused)."""
     if isinstance(value, FaultParams):

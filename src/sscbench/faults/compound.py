@@ -21,8 +21,6 @@ read-back rules, by the behaviours of their classes (``AckLostToTimeout``).
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.core.injection import Injection
 from sscbench.faults.behaviours import AckLostToTimeout
 from sscbench.faults.case import Case
@@ -33,7 +31,7 @@ from sscbench.faults.write_family import WriteFamily
 from sscbench.world.world import World
 
 _CONFIRM = "explicit confirmation before every consequential write"
-_STALE_CONTEXT_SPEC: dict[str, Any] = {
+_STALE_CONTEXT_SPEC: dict[str, object] = {
     "surface": Surface.CONTEXT,
     "timing": Timing.BEFORE_CALL,
     "semantics": Semantics.REPLAY,

@@ -83,7 +83,7 @@ class FaultContract(_Frozen):
     )
 
     @model_serializer(mode="wrap")
-    def _omit_the_default_source(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _omit_the_default_source(self, handler: SerializerFunctionWrapHandler) -> object:
         """Leave ``authoritative_source`` out while it is ``independent``: the cases files
         of studies recorded before the field existed stay byte-identical, so they resume."""
         data = handler(self)

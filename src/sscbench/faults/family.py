@@ -11,7 +11,7 @@ one line of :mod:`sscbench.faults.builtin` (or :func:`~sscbench.faults.registry.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from sscbench.core.injection import Injection
 from sscbench.core.values import Step
@@ -40,7 +40,7 @@ OVERLAY_CONTAINMENT = ContainmentPlan(
 """The containment of a family whose effects stay in the run's overlay (most of them)."""
 
 
-def family_spec(**fields: Any) -> FaultSpec:
+def family_spec(**fields: object) -> FaultSpec:
     """A family's typed description: oracle and activation read from the trial
     (``world["acceptable"]``, the recorded activations), the overlay's containment unless
     ``containment`` is given."""
@@ -60,7 +60,7 @@ class FaultFamily:
     params_model: ClassVar[type[FaultParams]] = FaultParams
     """The model of a case's ``params`` (declared beside the family; none by default)."""
 
-    def __init_subclass__(cls, **kwargs: Any) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
         """Register the family's params model under its name (a cases file's line is
         validated against the model its ``operator`` names)."""
         super().__init_subclass__(**kwargs)

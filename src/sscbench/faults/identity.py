@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import ClassVar
 
 from sscbench.core.injection import Injection, RebindHook, RewriteHook
 from sscbench.faults.behaviours import IdentityFault
@@ -75,7 +76,7 @@ class BindingLostParams(RebindParams):
     principal: str | None
 
 
-def _status_ok(kind: str, record: dict[str, Any]) -> bool:
+def _status_ok(kind: str, record: Mapping[str, object]) -> bool:
     """Whether the rebindable writes would accept this record (pending order; live
     reservation)."""
     if kind == "order":

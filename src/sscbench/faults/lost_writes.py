@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook, SuppressHook
 from sscbench.faults.case import Case
@@ -20,7 +19,7 @@ from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.write_family import Burst, matches_write, write_params
 from sscbench.reading import loads_json
 from sscbench.world.records import READ_TOOLS, reads_booked_record
-from sscbench.world.state import WorldState
+from sscbench.world.state import Snapshot, WorldState
 from sscbench.world.world import World
 
 Receipt = Callable[[str], str | None]
@@ -32,7 +31,7 @@ class SharedSource:
     left it, captured before the rollback (None until the write was lost)."""
 
     def __init__(self) -> None:
-        self.snapshot: dict[str, dict[str, Any]] | None = None
+        self.snapshot: Snapshot | None = None
 
 
 def lost_write_hook(

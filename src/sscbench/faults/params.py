@@ -15,7 +15,7 @@ them), so ``cases.jsonl`` and everything derived from it stay byte-identical.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Self, TypeVar
+from typing import Literal, Self, TypeVar
 
 from pydantic import (
     BaseModel,
@@ -52,7 +52,7 @@ class FaultParams(BaseModel):
 
     @model_validator(mode="wrap")
     @classmethod
-    def _keep_order(cls, data: Any, handler: ModelWrapValidatorHandler[Self]) -> Self:
+    def _keep_order(cls, data: object, handler: ModelWrapValidatorHandler[Self]) -> Self:
         """Remember the order the fields came in (the wire form writes them so)."""
         model = handler(data)
         if isinstance(data, dict) and not model._order:
@@ -60,7 +60,7 @@ class FaultParams(BaseModel):
         return model
 
     @model_serializer(mode="wrap")
-    def _as_given(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _as_given(self, handler: SerializerFunctionWrapHandler) -> object:
         """The fields given, in the order given (a field left at its default is not written)."""
         data = handler(self)
         if not isinstance(data, dict):
@@ -70,7 +70,7 @@ class FaultParams(BaseModel):
         order += [k for k in data if k in given and k not in order]
         return {key: data[key] for key in order if key in data}
 
-    def merged(self, first: bool = False, **changes: Any) -> Self:
+    def merged(self, first: bool = False, **changes: object) -> Self:
         """These parameters with ``changes`` (validated): a changed field keeps its place
         and a new one comes last, or first with ``first`` (``{**new, **old}``: a field
         already given then keeps its value)."""
@@ -78,7 +78,7 @@ class FaultParams(BaseModel):
         data = {**changes, **old} if first else {**old, **changes}
         return self.model_validate(data)
 
-    def extended(self, model: type[P], **changes: Any) -> P:
+    def extended(self, model: type[P], **changes: object) -> P:
         """These parameters with ``changes`` as ``model`` (a family's model that adds
         fields to these, :meth:`merged`'s order)."""
         return model.model_validate({**self.model_dump(), **changes})

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import random
-from typing import Any
 
 from sscbench.core.injection import Injection, RedeliverHook, RewriteHook
 from sscbench.faults.behaviours import ApprovalExpires, ResumesFromStaleCheckpoint
@@ -48,6 +47,7 @@ from sscbench.faults.write_family import (
 from sscbench.faults.write_family import (
     or_default as _or,
 )
+from sscbench.json_types import JsonMapping
 from sscbench.world.jsoncopy import json_copy
 from sscbench.world.records import READ_TOOLS
 from sscbench.world.state import WorldState
@@ -62,7 +62,7 @@ EXPIRED_TEXT = (
 )
 
 
-def changes_twice(world: World, tool: str, arguments: dict[str, Any]) -> bool:
+def changes_twice(world: World, tool: str, arguments: JsonMapping) -> bool:
     """Whether running ``tool`` a second time on the state it left changes it again."""
     env = world.new_env()
     if env.execute(tool, arguments).is_error:
@@ -110,7 +110,7 @@ class ReplayedEvent(WriteFamily):
         ]
 
 
-def resume_notice(kind: str, rid: str, record: Any, checkpoint: str) -> str:
+def resume_notice(kind: str, rid: str, record: object, checkpoint: str) -> str:
     """The observation of a session resumed from a checkpoint saved before the write: the
     checkpointed record (as it was before) and the checkpoint's plan (not yet done)."""
     return (
@@ -148,7 +148,7 @@ class StaleCheckpoint(WriteFamily):
         is_target = matches_write(case)
         burst = Burst(case.params, seed)
         checkpoint = f"cp-{random.Random(f'{case.case_id}/{seed}').randrange(16**6):06x}"
-        before: dict[str, Any] = {}
+        before: dict[str, object] = {}
 
         def match(name: str, arguments: object, state: WorldState) -> bool:
             if not is_target(name, arguments, state):

@@ -37,9 +37,8 @@ types and domains catches levels 0 to 2, no check catches level 3.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.core.injection import Injection, RewriteHook, UpdateHook
 from sscbench.faults.behaviours import DriftsRead, JudgedByStaleEffects, ServesStaleCopy
@@ -49,9 +48,10 @@ from sscbench.faults.hooks import HookTag, hook_id
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.faults.write_family import Burst, Number, WriteFamily, write_params
 from sscbench.faults.write_family import or_default as _or
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
 from sscbench.world.records import ORDER_WRITES, READ_TOOLS, RESERVATION_WRITES
-from sscbench.world.state import WorldState
+from sscbench.world.state import Snapshot, WorldState
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -61,7 +61,7 @@ STALE_ORDER_MOVES = {"pending": "processed", "delivered": "return requested"}
 """What another actor did to an order before the run: the order moved on."""
 
 
-def _reads_record(kind: str, rid: str) -> Callable[[str, Any], bool]:
+def _reads_record(kind: str, rid: str) -> Callable[[str, object], bool]:
     read = READ_TOOLS[kind]
 
     def match(name: str, arguments: object) -> bool:
@@ -75,7 +75,7 @@ def _reads_record(kind: str, rid: str) -> Callable[[str, Any], bool]:
 
 
 def read_on_snapshot(
-    world: World, tool: str, arguments: dict[str, Any], state: WorldState, snapshot: Any
+    world: World, tool: str, arguments: Mapping[str, object], state: WorldState, snapshot: Snapshot
 ) -> str:
     """The answer ``tool`` gives on ``snapshot`` (an older state); the authoritative state
     is restored right after, whatever the tool did."""
@@ -97,7 +97,7 @@ class _Replica:
 
     decided: bool = False
     first_call_reads: bool = False
-    snapshot: Any = None
+    snapshot: Snapshot | None = None
     served: int = 0
 
 
@@ -171,6 +171,7 @@ class StaleValue(WriteFamily):
         def rewrite(_observation: str, arguments: object, state: WorldState) -> str | None:
             if not isinstance(arguments, dict):  # the matcher only takes call arguments
                 return None
+            assert replica.snapshot is not None  # the matcher requires it
             replica.served += 1
             return read_on_snapshot(
                 world, READ_TOOLS[kind].tool, dict(arguments), state, replica.snapshot
@@ -238,7 +239,7 @@ _STATUS_CYCLE = {
 }
 
 
-def drift_field(record: dict[str, Any], field: str, plausibility: int) -> dict[str, Any]:
+def drift_field(record: JsonObject, field: str, plausibility: int) -> JsonObject:
     """``record`` with ``field`` drifted at one plausibility level (key order kept)."""
     if field not in record:
         return record
@@ -246,7 +247,7 @@ def drift_field(record: dict[str, Any], field: str, plausibility: int) -> dict[s
     if plausibility == 0:
         return {(RENAMED.get(k, k + "_v2") if k == field else k): v for k, v in record.items()}
     if plausibility == 1:
-        drifted: Any = {"code": value} if isinstance(value, str) else json.dumps(value)
+        drifted: JsonValue = {"code": value} if isinstance(value, str) else json.dumps(value)
         if isinstance(value, int):
             drifted = str(value)
     elif plausibility == 2:
@@ -256,7 +257,7 @@ def drift_field(record: dict[str, Any], field: str, plausibility: int) -> dict[s
     return {k: (drifted if k == field else v) for k, v in record.items()}
 
 
-def _out_of_domain(value: Any) -> Any:
+def _out_of_domain(value: JsonValue) -> JsonValue:
     if isinstance(value, list):
         return []
     if isinstance(value, dict):
@@ -266,7 +267,7 @@ def _out_of_domain(value: Any) -> Any:
     return "unknown"
 
 
-def _plausible(value: Any) -> Any:
+def _plausible(value: JsonValue) -> JsonValue:
     if isinstance(value, list):
         return [*value, value[0]] if value else value
     if isinstance(value, dict):
@@ -275,7 +276,7 @@ def _plausible(value: Any) -> Any:
         return {**value, "zip": changed}
     if isinstance(value, int):
         return value + 1
-    return _STATUS_CYCLE.get(value, "pending")
+    return _STATUS_CYCLE.get(value, "pending") if isinstance(value, str) else "pending"
 
 
 class SchemaDrift(WriteFamily):

@@ -5,8 +5,7 @@ A :class:`FaultSpec` is an operational contract rather than a flag: it says
 boundary (timing), *what kind* of perturbation it is (semantics), which
 control is expected to catch it (barrier), what world state counts as
 acceptable (oracle), how to prove it actually fired (activation predicate),
-whether a valid recovery path exists, and how the experiment itself is
-contained.
+whether a valid recovery path exists, and how the experiment itself is contained.
 
 Workflows under test write a :class:`Trace` (checkpoint validity
 observations, barrier detections and fault activations) and finish with a
@@ -23,6 +22,8 @@ from enum import StrEnum
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from sscbench.json_types import JsonObject
 
 
 class Surface(StrEnum):
@@ -326,7 +327,7 @@ class Rate(BaseModel):
     def value(self) -> float | None:
         return self.numerator / self.denominator if self.denominator else None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         v = self.value
         return {
             "numerator": self.numerator,
@@ -348,7 +349,7 @@ class FamilyMetrics(BaseModel):
     mean_latency_checkpoints: float | None
     mean_latency_events: float | None
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {
             "family": self.family,
             "activation": self.activation.as_dict(),

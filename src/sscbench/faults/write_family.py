@@ -9,7 +9,7 @@ fires; the matchers find the target write and the reads of its record.
 from __future__ import annotations
 
 import random
-from typing import Any, ClassVar
+from typing import ClassVar
 
 from sscbench.core.injection import Injection, Matcher
 from sscbench.faults.case import Case
@@ -73,9 +73,9 @@ def write_params(case: Case) -> WriteParams:
     return case.params.as_model(WriteParams)
 
 
-def target_writes(world: World, task: Task) -> list[tuple[str, dict[str, Any], tuple[str, str]]]:
+def target_writes(world: World, task: Task) -> list[tuple[str, JsonObject, tuple[str, str]]]:
     """The task's ground-truth writes that name a record: (tool, arguments, record key)."""
-    out = []
+    out: list[tuple[str, JsonObject, tuple[str, str]]] = []
     for action in task.actions:
         spec = world.tools.specs.get(action.name)
         if spec is None or spec.kind is not ToolKind.WRITE or spec.ends_episode:
@@ -168,7 +168,7 @@ class WriteFamily(FaultFamily):
 
     def cases_for(self, world: World, task: Task, **params: Number) -> list[Case]:
         """The case of ``task`` (none when its write at ``position`` is not eligible)."""
-        merged: dict[str, Any] = {**DEFAULTS, **params}
+        merged: dict[str, Number] = {**DEFAULTS, **params}
         writes = target_writes(world, task)
         position = int(merged["position"])
         if not writes or not -len(writes) <= position < len(writes):

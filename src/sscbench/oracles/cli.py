@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 from rich.table import Table
@@ -24,6 +24,11 @@ from rich.table import Table
 from sscbench.cli_options import StudyFolder
 from sscbench.errors import DataError
 from sscbench.terminal import plain, print_error, table_console
+
+if TYPE_CHECKING:  # the oracles themselves are imported when a command runs
+    from sscbench.json_types import JsonValue
+    from sscbench.oracles.base import OracleSettings
+    from sscbench.oracles.suite import OracleResult
 
 console = table_console()
 
@@ -54,10 +59,15 @@ def _legacy(study: Path, oracle: Path | None, reference: str, as_json: bool) -> 
     for key, row in scores.items():
         print(
             f"{key}: {row['runs']} runs, {row['abstentions']} abstained; adoption "
-            f"P {row['precision']['label']}, R {row['recall']['label']}, F1 {row['f1']}, "
-            f"kappa {row['kappa']}; T_U exact {row['t_u_exact']['label']}, "
-            f"within 1 {row['t_u_within_1']['label']}"
+            f"P {_label(row['precision'])}, R {_label(row['recall'])}, F1 {row['f1']}, "
+            f"kappa {row['kappa']}; T_U exact {_label(row['t_u_exact'])}, "
+            f"within 1 {_label(row['t_u_within_1'])}"
         )
+
+
+def _label(cell: JsonValue) -> JsonValue:
+    """The printed label of a proportion cell (``interval_cell``)."""
+    return cell.get("label") if isinstance(cell, dict) else None
 
 
 def _short(cell: object) -> str:
@@ -84,7 +94,7 @@ TABLE_COLUMNS = (
 )
 
 
-def print_table_v(results: dict[str, dict[str, Any]], strata: str = "all") -> None:
+def print_table_v(results: dict[str, OracleResult], strata: str = "all") -> None:
     """Table V on the terminal: one row per oracle and stratum."""
     table = Table(title="Table V: automated recovery of measurement targets")
     table.add_column("oracle", no_wrap=True)
@@ -93,7 +103,7 @@ def print_table_v(results: dict[str, dict[str, Any]], strata: str = "all") -> No
         table.add_column(title, justify="right")
     table.add_column("calls/run", justify="right")  # model calls per judged trajectory
     for name, result in results.items():
-        per_run = (result.get("calls") or {}).get("per_trajectory")
+        per_run = result["calls"].get("per_trajectory")
         for stratum, row in result["strata"].items():
             if strata == "all" and stratum != "all":
                 continue
@@ -151,7 +161,7 @@ class LlmOptions:
     max_retries: int
     timeout: float
 
-    def settings(self) -> Any:
+    def settings(self) -> OracleSettings:
         """The oracles' settings: the endpoint from ``--endpoint`` and ``--model`` (both or
         neither, else DataError) and the sampling options."""
         from sscbench.llm.endpoint import endpoint_from_options
@@ -198,7 +208,7 @@ def _score_oracles(
     reference: str,
     clean_controls: int,
     seed: int,
-) -> tuple[dict[str, dict[str, Any]], Any]:
+) -> tuple[dict[str, OracleResult], list[Path]]:
     """Run and score the named oracles on the verified, locked study and write their
     results; returns the results and the files written."""
     from sscbench.oracles.suite import score_study, write_results
@@ -222,7 +232,7 @@ def _score_oracles(
 
 
 def _print_scores(
-    results: dict[str, dict[str, Any]], written: Any, study: Path, by: str, as_json: bool
+    results: dict[str, OracleResult], written: list[Path], study: Path, by: str, as_json: bool
 ) -> None:
     """The scores as JSON, or Table V with each oracle's abstentions and the files written."""
     if as_json:

@@ -14,7 +14,6 @@ a node whose leaf differs from the referenced node's value contradicts it.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from sscbench.oracles.records import Path, leaves
 from sscbench.world.state import WorldState
@@ -24,11 +23,15 @@ Relation = tuple[
 ]  # table, node pattern, ref id, key id, table2, leaf
 
 
-def _id_nodes(value: object, prefix: Path = ()) -> Iterator[tuple[Path, dict[str, Any]]]:
+def _ids(node: dict[str, object]) -> dict[str, str]:
+    """A node's string ``*_id`` fields, in its key order."""
+    return {k: v for k, v in node.items() if k.endswith("_id") and isinstance(v, str)}
+
+
+def _id_nodes(value: object, prefix: Path = ()) -> Iterator[tuple[Path, dict[str, object]]]:
     """Dict nodes with at least two string ``*_id`` fields, with their paths."""
     if isinstance(value, dict):
-        ids = [k for k, v in value.items() if k.endswith("_id") and isinstance(v, str)]
-        if len(ids) >= 2:
+        if len(_ids(value)) >= 2:
             yield prefix, value
         for key, item in value.items():
             yield from _id_nodes(item, (*prefix, key))
@@ -57,21 +60,21 @@ def pattern(path: Path) -> Path:
 
 def instances(
     table: str, record: object, state: WorldState
-) -> Iterator[tuple[Relation, Path, Any, Any]]:
+) -> Iterator[tuple[Relation, Path, object, object]]:
     """Every relation instance in one record: (relation, leaf path in the record, the
     record's value, the referenced value)."""
     tables = [t for t in state.base.table_names() if t != table]
     for path, node in _id_nodes(record):
-        ids = [k for k, v in node.items() if k.endswith("_id") and isinstance(v, str)]
+        ids = _ids(node)
         for ref in ids:
             for other in tables:
-                target = state.get(other, node[ref])
+                target = state.get(other, ids[ref])
                 if not isinstance(target, dict):
                     continue
                 for key in ids:
                     if key == ref:
                         continue
-                    referenced = _keyed(target, node[key])
+                    referenced = _keyed(target, ids[key])
                     if referenced is None:
                         continue
                     theirs = dict(leaves(referenced))

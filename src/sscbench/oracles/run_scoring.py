@@ -16,7 +16,7 @@ Two steps, both called from the command line above ``run``:
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from sscbench.errors import DataError
 from sscbench.json_types import JsonMapping
@@ -26,13 +26,17 @@ from sscbench.oracles.scored_from import scored_from
 from sscbench.oracles.suite import score_study, write_results
 from sscbench.reading import loads_json
 
+if TYPE_CHECKING:
+    from sscbench.study.config import StudyConfig
 
-def _reference(config: Any) -> str:
-    reference: str = config.oracles.reference
+
+def _reference(config: StudyConfig) -> str:
+    assert config.oracles is not None  # callers return early without [oracles]
+    reference = config.oracles.reference
     return reference if reference == "calibration" else str(config.resolve(reference))
 
 
-def check_scoring(config: Any, path: str | Path) -> None:
+def check_scoring(config: StudyConfig, path: str | Path) -> None:
     """Refuse (DataError naming ``path`` and the field) ``[oracles]`` settings that
     could not be scored: an unknown name, an LLM setting without an endpoint, a
     reference file that does not exist. Nothing to check without ``[oracles]``."""
@@ -73,7 +77,7 @@ def _unchanged(folder: Path, name: str, wanted: JsonMapping) -> bool:
     return isinstance(recorded, dict) and recorded.get("scored_from") == wanted
 
 
-def score_configured(study: Path, config: Any) -> dict[str, str]:
+def score_configured(study: Path, config: StudyConfig) -> dict[str, str]:
     """Score the config's ``[oracles]`` settings on the measured ``study`` and write each
     to ``STUDY/oracles/`` as soon as it is scored; by name, ``"scored"`` or
     ``"unchanged"`` (its recorded inputs equal today's: not redone)."""

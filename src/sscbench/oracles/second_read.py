@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from sscbench.errors import DataError, EndpointUnreachable
 from sscbench.llm.endpoint import EndpointConfig
@@ -65,7 +64,7 @@ def marked_rows(study: Study) -> tuple[list[MeasurementRow], int]:
 
 
 def _reading(
-    row: MeasurementRow, endpoint: EndpointConfig, measured: str | None, **fields: Any
+    row: MeasurementRow, endpoint: EndpointConfig, measured: str | None, **fields: object
 ) -> SecondReading:
     return SecondReading(
         run_id=row.run_id,

@@ -27,12 +27,13 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from sscbench.core.definitions import arrival
 from sscbench.core.files import atomic_write
+from sscbench.core.values import Step
 from sscbench.errors import DataError
-from sscbench.json_types import JsonObject
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.oracles.base import Oracle, OracleSettings, Verdict, abstain
 from sscbench.oracles.contexts import StudyRuns
 from sscbench.oracles.inputs import call_stats, inputs_of
@@ -57,7 +58,39 @@ CSV_COLUMNS = (
 )
 
 
-def read_reference(runs: StudyRuns, reference: str) -> tuple[str, dict[str, dict[str, Any]]]:
+class OracleResult(TypedDict):
+    """One oracle's scoring: ``STUDY/oracles/<name>.json`` and, under ``_verdicts``, the
+    lines of its ``.verdicts.jsonl`` (not written into the ``.json``)."""
+
+    schema: str
+    oracle: str
+    context: str
+    gives_adoption: bool
+    inputs: JsonObject | None
+    calls: JsonObject
+    reference: str
+    judged: int
+    abstentions: int
+    abstention_reasons: dict[str, int]
+    clean_controls: int
+    seed: int
+    scored_from: JsonObject
+    strata: dict[str, JsonObject]
+    _verdicts: list[JsonObject]
+
+
+def _as_step(value: JsonValue) -> Step:
+    """A labelled T_E or T_S (the labels' schema allows only steps here)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if value == "inf":
+        return "inf"
+    if value == "undecidable":
+        return "undecidable"
+    raise ValueError(f"not a step: {value!r}")
+
+
+def read_reference(runs: StudyRuns, reference: str) -> tuple[str, dict[str, JsonObject]]:
     """The reference labels by run id and a description of their source.
 
     ``"calibration"``: the scripted profiles' own labels. Otherwise a labels file in the
@@ -65,6 +98,7 @@ def read_reference(runs: StudyRuns, reference: str) -> tuple[str, dict[str, dict
     completed faulted run of the study by ``run_id``. Operator and arrival stratum are
     filled in: Z_S from the label, else derived from its T_E and T_S, else measured.
     """
+    labels: dict[str, JsonObject]
     if reference == "calibration":
         labels = calibration_reference(runs.store.root)
         source = "scripted calibration labels"
@@ -89,11 +123,11 @@ def read_reference(runs: StudyRuns, reference: str) -> tuple[str, dict[str, dict
                 )
             labels[label.run_id] = {"run_id": label.run_id, **label.labelled()}
         source = f"reference labels ({path})"
-    out = {}
+    out: dict[str, JsonObject] = {}
     for run_id, row in labels.items():
         z_s = row.get("Z_S")
         if z_s is None and row.get("T_E") is not None and row.get("T_S") is not None:
-            z_s = arrival(row["T_E"], row["T_S"])
+            z_s = arrival(_as_step(row["T_E"]), _as_step(row["T_S"]))
         if z_s is None:
             measured = runs.measurements.get(run_id)
             z_s = measured.Z_S if measured is not None else None
@@ -158,7 +192,7 @@ def score_study(
     clean_per_operator: int = 10,
     seed: int = 0,
     on_verdict: Callable[[str, Verdict], None] | None = None,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, OracleResult]:
     """Each named oracle's results (see the module doc) and verdicts, not yet written."""
     runs = StudyRuns(study)
     source, ref = read_reference(runs, reference)
@@ -168,14 +202,14 @@ def score_study(
         control_key(run_id, case_id): (run_id, case_id)
         for run_id, case_id in runs.clean_controls(clean_per_operator, seed)
     }
-    controls = {
+    controls: dict[str, JsonObject] = {
         key: {"operator": runs.cases[case_id].operator, "run_id": run_id, "case_id": case_id}
         for key, (run_id, case_id) in drawn.items()
     }
     judged = [*ref, *controls]
     clusters = {r: runs.cluster_of(r) for r in ref}
     clusters.update({key: runs.cluster_of_case(case_id) for key, (_, case_id) in drawn.items()})
-    results = {}
+    results: dict[str, OracleResult] = {}
     for name in names:
         oracle = make_oracle(name, settings)
         report = None if on_verdict is None else functools.partial(on_verdict, name)
@@ -211,16 +245,16 @@ def _atomic(path: Path, text: str) -> None:
     atomic_write(path, text)
 
 
-def write_results(study: str | Path, results: dict[str, dict[str, Any]]) -> list[Path]:
+def write_results(study: str | Path, results: dict[str, OracleResult]) -> list[Path]:
     """Write each oracle's ``.json``, ``.verdicts.jsonl`` and ``.csv`` into STUDY/oracles/."""
     folder = Path(study) / "oracles"
     folder.mkdir(exist_ok=True)
     written = []
     for name, result in results.items():
         body = {k: v for k, v in result.items() if k != "_verdicts"}
-        verdicts = "".join(json.dumps(v) + "\n" for v in result.get("_verdicts", []))
+        verdicts = "".join(json.dumps(v) + "\n" for v in result["_verdicts"])
         buffer = io.StringIO()
-        write_csv_rows(buffer, CSV_COLUMNS, tidy_rows(name, body["strata"]), lineterminator="\n")
+        write_csv_rows(buffer, CSV_COLUMNS, tidy_rows(name, result["strata"]), lineterminator="\n")
         for suffix, text in (
             (".verdicts.jsonl", verdicts),
             (".csv", buffer.getvalue()),

@@ -24,13 +24,13 @@ F1's interval is a cluster bootstrap of the F1 itself. A step-only oracle
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 
 from sscbench.analysis.stats import draw_cluster_indices, proportion_interval
-from sscbench.json_types import JsonObject
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.oracles.base import Verdict
 from sscbench.oracles.validate import _kappa, interval_cell
 
@@ -53,7 +53,9 @@ def _f1(tp: float, fp: float, fn: float) -> float | None:
     return None if 2 * tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
 
 
-def f1_interval(outcomes: list[tuple[str, str]], seed: int, b: int = BOOTSTRAP_RESAMPLES) -> dict:
+def f1_interval(
+    outcomes: list[tuple[str, str]], seed: int, b: int = BOOTSTRAP_RESAMPLES
+) -> JsonObject:
     """F1 with a cluster-bootstrap percentile interval; ``outcomes`` are (cluster, one of
     tp/fp/fn/tn/abstained-adopted/abstained-not-adopted) per applicable run (an abstention
     on an adopted run is a missed positive)."""
@@ -176,13 +178,13 @@ def _score(s: Stratum, gives_adoption: bool, seed: int) -> JsonObject:
 
 def score_oracle(
     verdicts: dict[str, Verdict],
-    reference: dict[str, dict[str, Any]],
-    controls: dict[str, dict[str, Any]],
+    reference: Mapping[str, JsonMapping],
+    controls: Mapping[str, JsonMapping],
     clusters: dict[str, str],
     *,
     gives_adoption: bool = True,
     seed: int = 0,
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, JsonObject]:
     """Table V rows by stratum (``all``, ``operator:<name>``, ``arrival:<stratum>``).
 
     ``reference`` holds faulted runs' reference labels (A, T_U, operator, Z_S);
@@ -220,14 +222,14 @@ CSV_METRICS = (
 )
 
 
-def tidy_rows(name: str, strata: dict[str, dict[str, Any]]) -> list[JsonObject]:
+def tidy_rows(name: str, strata: Mapping[str, JsonMapping]) -> list[JsonObject]:
     """One CSV row per (oracle, stratum, metric): counts, estimate, interval, method."""
-    out = []
+    out: list[JsonObject] = []
     for stratum, row in strata.items():
         for metric in CSV_METRICS:
             value = row.get(metric)
-            if value is None:
-                continue
+            if not isinstance(value, dict):
+                continue  # None: not measured for this oracle
             out.append(
                 {
                     "oracle": name,
@@ -242,7 +244,7 @@ def tidy_rows(name: str, strata: dict[str, dict[str, Any]]) -> list[JsonObject]:
                 }
             )
         f1 = row.get("f1")
-        if f1 is not None:
+        if isinstance(f1, dict):
             out.append(
                 {
                     "oracle": name,

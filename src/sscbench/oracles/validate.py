@@ -22,9 +22,9 @@ not a false positive). Abstentions are also counted on their own.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from statsmodels.stats.inter_rater import cohens_kappa
@@ -32,7 +32,7 @@ from statsmodels.stats.inter_rater import cohens_kappa
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.errors import DataError
-from sscbench.json_types import JsonObject
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.jsonl import read_objects
 
 
@@ -50,13 +50,14 @@ def interval_cell(interval: Interval) -> JsonObject:
     }
 
 
-def read_rows(path: str | Path) -> dict[str, dict[str, Any]]:
+def read_rows(path: str | Path) -> dict[str, JsonObject]:
     """Rows of a JSONL file by ``run_id`` (errors name the file and line)."""
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[str, JsonObject] = {}
     for number, row in enumerate(read_objects(path), start=1):
-        if not isinstance(row.get("run_id"), str):
+        run_id = row.get("run_id")
+        if not isinstance(run_id, str):
             raise DataError(path, f"row {number}", "each row needs a string 'run_id'")
-        rows[row["run_id"]] = row
+        rows[run_id] = row
     return rows
 
 
@@ -131,8 +132,8 @@ def _kappa(pairs: list[tuple[int, int]]) -> float | None:
 
 
 def validate(
-    oracle: dict[str, dict[str, Any]], reference: dict[str, dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
+    oracle: Mapping[str, JsonMapping], reference: Mapping[str, JsonMapping]
+) -> dict[str, JsonObject]:
     """Scores overall, ``operator:<name>`` and ``arrival:<stratum>`` for reference runs."""
     tallies: dict[str, Tally] = defaultdict(Tally)
     for run_id, ref in reference.items():
@@ -171,10 +172,10 @@ def validate(
 
 
 def with_strata(
-    reference: dict[str, dict[str, Any]], measurements: dict[str, dict[str, Any]]
-) -> dict[str, dict[str, Any]]:
+    reference: Mapping[str, JsonMapping], measurements: Mapping[str, JsonMapping]
+) -> dict[str, JsonObject]:
     """Fill a labels file's missing operator and arrival stratum from the measurements."""
-    out = {}
+    out: dict[str, JsonObject] = {}
     for run_id, row in reference.items():
         measured = measurements.get(run_id, {})
         out[run_id] = {
@@ -185,7 +186,7 @@ def with_strata(
     return out
 
 
-def calibration_reference(study: str | Path) -> dict[str, dict[str, Any]]:
+def calibration_reference(study: str | Path) -> dict[str, JsonObject]:
     """Reference labels from the scripted profiles' calibration labels (triggered runs)."""
     from sscbench.measure.calibrate import labelled_runs
 

@@ -28,8 +28,11 @@ import operator
 import sys
 import threading
 import warnings
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterable
+from types import EllipsisType
+from typing import NoReturn, TypeAlias
+
+from pydantic import JsonValue
 
 ALLOWED_CHARACTERS = "0123456789+-*/(). "
 INVALID_CHARACTERS = "Error: invalid characters in expression"
@@ -46,35 +49,77 @@ _MAX_POWER_BITS = 1 << 20
 _REFERENCE_RECURSION_LIMIT = 1000
 _LIMIT_LOCK = threading.Lock()
 
-_BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
+Value: TypeAlias = "int | float | EllipsisType | tuple[Value, ...]"
+"""What an expression the filter admits can evaluate to: its constants are integers,
+floats and ``...``; ``()`` is the empty tuple (without commas no other tuple can be
+written); no value is callable, so a call always raises."""
+
+_BINARY: dict[type[ast.operator], Callable[[Value, Value], Value]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
     ast.Div: operator.truediv,
     ast.FloorDiv: operator.floordiv,
 }
-_UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
-    ast.UAdd: operator.pos,
-    ast.USub: operator.neg,
+
+
+def _positive(value: Value) -> Value:
+    if isinstance(value, int | float):
+        return +value
+    raise TypeError(f"bad operand type for unary +: '{type(value).__name__}'")
+
+
+def _negative(value: Value) -> Value:
+    if isinstance(value, int | float):
+        return -value
+    raise TypeError(f"bad operand type for unary -: '{type(value).__name__}'")
+
+
+_UNARY: dict[type[ast.unaryop], Callable[[Value], Value]] = {
+    ast.UAdd: _positive,
+    ast.USub: _negative,
 }
 
 
-def calculate_observation(expression: Any) -> str:
+# A call, run by Python's own call machinery: its wording, and its order of checks (an
+# argument after ``*`` or ``**`` is checked before the callee is found not callable).
+_CALL_PLAIN, _CALL_STAR, _CALL_DOUBLE_STAR, _CALL_EMPTY = (
+    compile(source, "<string>", "eval") for source in ("f(a)", "f(*a)", "f(**a)", "f()")
+)
+
+
+def calculate_observation(expression: JsonValue) -> str:
     """What τ-bench's ``calculate`` returns for ``expression`` (any JSON value).
 
     The character check runs outside the tool's ``try`` in τ-bench too: for a value
     whose items are not strings (``[1, "a"]``, ``5``, ``null``) it raises, and the
     env's execution point turns that into the same ``"Error: ..."`` τ-bench shows.
     """
-    if not all(char in ALLOWED_CHARACTERS for char in expression):
+    if not all(operator.contains(ALLOWED_CHARACTERS, char) for char in _iterate(expression)):
         return INVALID_CHARACTERS
     try:
-        return str(round(float(_evaluate(expression)), 2))
+        return str(round(_as_float(_evaluate(expression)), 2))
     except Exception as exc:
         return f"Error: {exc}"
 
 
-def _evaluate(expression: Any) -> Any:
+def _as_float(value: Value) -> float:
+    """``float(value)``; ``...`` and ``()`` raise Python's own error."""
+    if isinstance(value, int | float):
+        return float(value)
+    raise TypeError(
+        f"float() argument must be a string or a real number, not '{type(value).__name__}'"
+    )
+
+
+def _iterate(expression: JsonValue) -> Iterable[object]:
+    """``iter(expression)``: a number, a boolean or ``null`` raises Python's own error."""
+    if isinstance(expression, str | list | dict):
+        return expression
+    raise TypeError(f"'{type(expression).__name__}' object is not iterable")
+
+
+def _evaluate(expression: JsonValue) -> Value:
     """``eval(expression, {"__builtins__": None}, {})`` for what passed the filter."""
     if not isinstance(expression, str):
         # What is left here is an empty or string-keyed list or object: eval() refuses
@@ -86,7 +131,7 @@ def _evaluate(expression: Any) -> Any:
     return _on_fresh_thread(_compile_and_run, source)
 
 
-def _compile_and_run(source: str) -> Any:
+def _compile_and_run(source: str) -> Value:
     with warnings.catch_warnings():
         # e.g. "(1)(2)" warns "'int' object is not callable; perhaps you missed a
         # comma?"; the warning must not become an error under strict filters.
@@ -112,28 +157,28 @@ def _at_reference_limit(target: Callable[[], None]) -> None:
                 sys.setrecursionlimit(previous)
 
 
-def _on_fresh_thread(function: Any, argument: str) -> Any:
+def _on_fresh_thread(function: Callable[[str], Value], argument: str) -> Value:
     """``function(argument)`` run at the bottom of a new thread's stack; re-raises."""
-    outcome: list[tuple[bool, Any]] = []
+    results: list[Value] = []
+    errors: list[BaseException] = []
 
     def target() -> None:
         try:
-            outcome.append((True, function(argument)))
+            results.append(function(argument))
         except BaseException as exc:  # handed back to the caller's thread below
-            outcome.append((False, exc))
+            errors.append(exc)
 
     worker = threading.Thread(
         target=_at_reference_limit, args=(target,), name="sscbench-calculate", daemon=True
     )
     worker.start()
     worker.join()
-    ok, value = outcome[0]
-    if not ok:
-        raise value
-    return value
+    if errors:
+        raise errors[0]
+    return results[0]
 
 
-def _power(base: Any, exponent: Any) -> Any:
+def _power(base: Value, exponent: Value) -> Value:
     if (
         type(base) is int
         and type(exponent) is int
@@ -169,10 +214,29 @@ def _operands(node: ast.AST) -> list[ast.AST]:
     raise SyntaxError("invalid syntax")  # pragma: no cover - unreachable with the filter
 
 
-def _combine(node: ast.AST, values: list[Any]) -> Any:
+def _constant(node: ast.Constant) -> Value:
+    """The value of a literal the filter lets through (digits and dots: a number or ``...``)."""
+    value = node.value
+    if isinstance(value, int | float | EllipsisType):
+        return value
+    raise SyntaxError("invalid syntax")  # pragma: no cover - unreachable with the filter
+
+
+def _call(node: ast.Call, values: list[Value]) -> NoReturn:
+    """Call ``values[0]`` with the argument as written (plain, ``*``, ``**`` or none)."""
+    if node.args:
+        code = _CALL_STAR if isinstance(node.args[0], ast.Starred) else _CALL_PLAIN
+    else:
+        code = _CALL_DOUBLE_STAR if node.keywords else _CALL_EMPTY
+    argument = values[1] if len(values) > 1 else None
+    eval(code, {"__builtins__": None}, {"f": values[0], "a": argument})
+    raise AssertionError("unreachable: no value of the expression language is callable")
+
+
+def _combine(node: ast.AST, values: list[Value]) -> Value:
     """Apply ``node`` to its evaluated operands with Python's own operations."""
     if isinstance(node, ast.Constant):
-        return node.value
+        return _constant(node)
     if isinstance(node, ast.Expression):
         return values[0]
     if isinstance(node, ast.BinOp):
@@ -184,17 +248,10 @@ def _combine(node: ast.AST, values: list[Any]) -> Any:
     if isinstance(node, ast.Tuple):
         return tuple(values)
     assert isinstance(node, ast.Call)
-    func = values[0]
-    if node.args:
-        if isinstance(node.args[0], ast.Starred):
-            return func(*values[1])
-        return func(values[1])
-    if node.keywords:
-        return func(**values[1])
-    return func()
+    _call(node, values)
 
 
-def _walk(root: ast.AST) -> Any:
+def _walk(root: ast.AST) -> Value:
     """Evaluate the tiny expression language the character filter allows.
 
     Operands are evaluated left to right and combined with Python's own operators, so
@@ -202,7 +259,7 @@ def _walk(root: ast.AST) -> Any:
     are cut short. The walk uses an explicit stack: an expression deep enough to pass
     the compiler must not hit Python's recursion limit here.
     """
-    values: list[Any] = []
+    values: list[Value] = []
     stack: list[tuple[ast.AST, int]] = [(root, -1)]
     while stack:
         node, arity = stack.pop()

@@ -8,12 +8,30 @@ import lzma
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, NotRequired, TypedDict
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 from sscbench.reading import json_reason, loads_json
 from sscbench.world.env import Env
 from sscbench.world.world import World
+
+
+class RecordedStep(TypedDict):
+    """One tool call of a recorded episode: what τ-bench received and what it returned."""
+
+    name: str
+    kwargs: NotRequired[JsonObject]
+    observation: str
+
+
+class RecordedEpisode(TypedDict):
+    """One line of a conformance corpus (``domain`` and ``steps`` are checked on reading)."""
+
+    domain: str
+    steps: list[RecordedStep]
+    source: NotRequired[str]
+    final_hash: NotRequired[str]
 
 
 @dataclass
@@ -64,7 +82,7 @@ def _open_text(path: Path) -> IO[str]:
     return path.open(encoding="utf-8")
 
 
-def read_episodes(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_episodes(path: Path) -> Iterator[tuple[int, RecordedEpisode]]:
     """Stream the episodes of a JSONL file (or ``.jsonl.xz`` / ``.jsonl.gz``), naming the
     line of any malformed one."""
     with _open_text(path) as handle:
@@ -89,7 +107,7 @@ def read_episodes(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             raise DataError(path, None, "not UTF-8 text") from exc
 
 
-def restore_aliased_arguments(step: dict[str, Any]) -> dict[str, Any] | None:
+def restore_aliased_arguments(step: RecordedStep) -> JsonObject | None:
     """The arguments τ-bench actually received, when its own later writes changed the record.
 
     τ-bench's ``book_reservation`` stores the caller's ``payment_methods`` list object

@@ -33,10 +33,11 @@ from functools import cache
 from importlib import resources
 from importlib.resources.abc import Traversable
 from pathlib import Path
-from typing import Any
+
+from pydantic import TypeAdapter
+from typing_extensions import TypedDict
 
 from sscbench.errors import DataError
-from sscbench.reading import loads_json
 
 PREFIX = "tau-bench:"
 """A config path starting with this names a file of the packaged τ-bench data."""
@@ -47,9 +48,23 @@ def _resource(name: str) -> Traversable:
     return resources.files("sscbench.world").joinpath(_DATA, name)
 
 
-def manifest() -> dict[str, Any]:
+class Manifest(TypedDict):
+    """``manifest.json``: where the data came from, the archive, and every file's sha256."""
+
+    source: str
+    commit: str
+    archive: str
+    archive_sha256: str
+    files: dict[str, str]
+    """path in the archive → sha256 of its content"""
+
+
+_MANIFEST = TypeAdapter(Manifest)
+
+
+def manifest() -> Manifest:
     """The packaged data's manifest: source, commit, archive sha256, ``files`` (path → sha256)."""
-    return loads_json(_resource("manifest.json").read_text(encoding="utf-8"))
+    return _MANIFEST.validate_json(_resource("manifest.json").read_bytes(), strict=True)
 
 
 def cache_root() -> Path:
@@ -84,12 +99,12 @@ def differences(folder: Path, files: dict[str, str]) -> list[str]:
     return out
 
 
-def _extract(into: Path, info: dict[str, Any]) -> None:
+def _extract(into: Path, info: Manifest) -> None:
     """Write the archive's files into the empty folder ``into``, each checked."""
     raw = _resource(info["archive"]).read_bytes()
     if hashlib.sha256(raw).hexdigest() != info["archive_sha256"]:
         raise DataError(str(_resource(info["archive"])), None, "archive sha256 differs")
-    files: dict[str, str] = info["files"]
+    files = info["files"]
     with tarfile.open(fileobj=io.BytesIO(raw), mode="r:xz") as archive:
         for member in archive.getmembers():
             if not member.isfile():
@@ -108,7 +123,7 @@ def _extract(into: Path, info: dict[str, Any]) -> None:
         raise DataError("tau-bench.tar.xz", None, "; ".join(left))
 
 
-def _install(root: Path, final: Path, info: dict[str, Any]) -> None:
+def _install(root: Path, final: Path, info: Manifest) -> None:
     """Under the lock: move a differing ``final`` aside, extract anew, rename into place."""
     if final.exists():
         aside = Path(tempfile.mkdtemp(prefix=f".{final.name}.bad-", dir=root))
@@ -174,7 +189,7 @@ def _listing() -> str:
     return ", ".join(PREFIX + name for name in manifest()["files"])
 
 
-def pack(folder: Path, out: Path) -> dict[str, Any]:
+def pack(folder: Path, out: Path) -> Manifest:
     """Write ``out`` (``.tar.xz``) from a folder laid out like ``shared/tau-bench`` (its
     conformance corpora left out), reproducibly; return the manifest to ship beside it."""
     names = sorted(

@@ -26,6 +26,9 @@ _DELETED = _Deleted.DELETED
 Record = Mapping[str, object]
 """A record as the state holds it: a JSON object (a TypedDict of its table's shape)."""
 _Slot = Record | _Deleted
+Snapshot = dict[str, dict[str, _Slot]]
+"""An env's overlay as :meth:`WorldState.snapshot` copies it: the changed records by table
+(a deleted record marked), to hand back to :meth:`WorldState.restore`."""
 R = TypeVar("R", bound=Mapping[str, object])
 R_co = TypeVar("R_co", bound=Mapping[str, object], covariant=True)
 
@@ -196,14 +199,14 @@ class WorldState:
         for over in self._overlay.values():
             over.clear()
 
-    def snapshot(self) -> dict[str, dict[str, _Slot]]:
+    def snapshot(self) -> Snapshot:
         """A deep copy of the overlay, to restore later with :meth:`restore`."""
         return {
             t: {k: (v if v is _DELETED else json_copy(v)) for k, v in o.items()}
             for t, o in self._overlay.items()
         }
 
-    def restore(self, snapshot: dict[str, dict[str, _Slot]]) -> None:
+    def restore(self, snapshot: Snapshot) -> None:
         """Return to a state taken by :meth:`snapshot`."""
         self._overlay = {
             t: {k: (v if v is _DELETED else json_copy(v)) for k, v in o.items()}

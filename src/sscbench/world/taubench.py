@@ -13,9 +13,9 @@ from __future__ import annotations
 import ast
 import json
 from pathlib import Path
-from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonArray, JsonObject, JsonValue
 from sscbench.reading import json_reason, loads_json, read_text
 from sscbench.world.domains import TABLES, registry_for
 from sscbench.world.state import BaseData
@@ -23,7 +23,7 @@ from sscbench.world.task import Action, Task
 from sscbench.world.world import World
 
 
-def _read_json(path: Path) -> Any:
+def _read_json(path: Path) -> JsonValue:
     text = read_text(path)
     try:
         return loads_json(text)
@@ -33,28 +33,44 @@ def _read_json(path: Path) -> Any:
         raise DataError(path, None, json_reason(exc)) from exc
 
 
-def _task_from_mapping(raw: Any, domain: str, task_id: str, path: Path) -> Task:
+def _task_from_mapping(raw: JsonValue, domain: str, task_id: str, path: Path) -> Task:
     where = f"{task_id}"
     if not isinstance(raw, dict):
         raise DataError(path, where, "a task must be an object")
     try:
-        actions = tuple(
-            Action(name=a["name"], kwargs=dict(a.get("kwargs") or {}))
-            for a in raw.get("actions", [])
-        )
+        outputs = raw.get("outputs") or ()
         return Task(
             task_id=task_id,
             domain=domain,
             user_id=raw["user_id"],
             instruction=raw["instruction"],
-            actions=actions,
-            outputs=tuple(raw.get("outputs") or ()),
+            actions=tuple(_action(a) for a in _items(raw.get("actions", []), "actions")),
+            outputs=tuple(_items(outputs, "outputs")),
             annotator=None if raw.get("annotator") is None else str(raw["annotator"]),
         )
     except KeyError as exc:
         raise DataError(path, f"{where}.{exc.args[0]}", "required field missing") from exc
     except (TypeError, ValueError) as exc:
         raise DataError(path, where, str(exc)) from exc
+
+
+def _items(value: JsonValue | tuple[()], what: str) -> JsonArray:
+    """The items of a task's list field (a string counts as its characters, as before)."""
+    if isinstance(value, str):
+        return list(value)
+    if not isinstance(value, list | tuple):
+        raise TypeError(f"{what} must be a list, not {type(value).__name__}")
+    return value
+
+
+def _action(raw: JsonValue) -> Action:
+    """One ground-truth call of a task: ``name`` and ``kwargs`` (missing or null: none)."""
+    if not isinstance(raw, dict):
+        raise TypeError(f"an action must be an object, not {type(raw).__name__}")
+    kwargs = raw.get("kwargs") or {}
+    if not isinstance(kwargs, dict):
+        raise TypeError(f"an action's kwargs must be an object, not {type(kwargs).__name__}")
+    return Action(name=raw["name"], kwargs=dict(kwargs))
 
 
 def _split_of(path: Path) -> str:
@@ -78,8 +94,9 @@ def _split_order(path: Path) -> tuple[int, str]:
     return (order.get(_split_of(path), 3), path.name)
 
 
-def _literal_call(node: ast.Call, path: Path) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def _literal_call(node: ast.Call, path: Path) -> JsonObject:
+    """The keyword arguments of a ``Task(...)`` / ``Action(...)`` call (literals, as JSON)."""
+    out: JsonObject = {}
     for keyword in node.keywords:
         if keyword.arg is None:
             continue
@@ -130,23 +147,26 @@ def _checkout_folder(root: Path, domain: str) -> Path | None:
     return folder if (folder / "data").is_dir() else None
 
 
-def _check_schemas(path: Path, schemas: Any, domain: str) -> list[dict[str, Any]]:
+def _check_schemas(path: Path, schemas: JsonValue, domain: str) -> list[JsonObject]:
     if not isinstance(schemas, list):
         raise DataError(path, None, "expected a JSON list of tool schemas")
     registry = registry_for(domain)
-    names = []
+    names: list[str] = []
+    checked: list[JsonObject] = []
     for i, schema in enumerate(schemas):
-        try:
-            names.append(schema["function"]["name"])
-        except (KeyError, TypeError) as exc:
-            raise DataError(path, f"[{i}].function.name", "missing") from exc
+        function = schema.get("function") if isinstance(schema, dict) else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(schema, dict) or not isinstance(name, str):
+            raise DataError(path, f"[{i}].function.name", "missing")
+        names.append(name)
+        checked.append(schema)
     if sorted(names) != sorted(registry.specs):
         raise DataError(
             path,
             None,
             f"tools {sorted(names)} differ from the {domain} tools {sorted(registry.specs)}",
         )
-    return schemas
+    return checked
 
 
 def load_taubench_world(root: str | Path, domain: str) -> World:

@@ -20,7 +20,8 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from sscbench.json_types import JsonObject, JsonValue
 
 RESPOND = "respond"
 """The action that speaks to the user (τ-bench's name); its one argument is ``content``."""
@@ -38,7 +39,7 @@ class ParsedAction:
     """One action read from a reply: its name and arguments, and the react thought."""
 
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     thought: str | None = None
 
 
@@ -50,10 +51,10 @@ class Unparsable:
     reason: str
 
 
-def _objects(text: str) -> list[dict[str, Any]]:
+def _objects(text: str) -> list[JsonObject]:
     """Every JSON object that starts somewhere in ``text`` (fenced blocks first)."""
     pieces = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    found: list[dict[str, Any]] = []
+    found: list[JsonObject] = []
     for piece in pieces:
         for start in [i for i, ch in enumerate(piece) if ch == "{"]:
             try:
@@ -100,9 +101,9 @@ def parse_action(text: str | None, *, with_thought: bool = False) -> ParsedActio
     return Unparsable(text, 'no object with a string "name" and an object "arguments"')
 
 
-def render_action(name: str, arguments: Any, thought: str | None = None) -> str:
+def render_action(name: str, arguments: JsonValue, thought: str | None = None) -> str:
     """An action as the JSON text a model is asked to write (thought first under react)."""
-    body: dict[str, Any] = {}
+    body: JsonObject = {}
     if thought is not None:
         body[THOUGHT_FIELD] = thought
     body["name"] = name
@@ -110,11 +111,19 @@ def render_action(name: str, arguments: Any, thought: str | None = None) -> str:
     return json.dumps(body, ensure_ascii=False)
 
 
-def _function(tool: dict[str, Any]) -> dict[str, Any]:
-    return tool.get("function", tool)
+def tool_function(tool: JsonObject) -> JsonObject:
+    """The ``function`` part of a tool's schema (the schema itself when it has none)."""
+    function = tool.get("function", tool)
+    return function if isinstance(function, dict) else {}
 
 
-def respond_tool() -> dict[str, Any]:
+def tool_name(tool: JsonObject) -> str | None:
+    """A tool's name (None when its schema names none)."""
+    name = tool_function(tool).get("name")
+    return name if isinstance(name, str) else None
+
+
+def respond_tool() -> JsonObject:
     """``respond`` described like a tool, for the prompt's list of actions."""
     return {
         "type": "function",
@@ -132,18 +141,18 @@ def respond_tool() -> dict[str, Any]:
     }
 
 
-def action_schema(tools: Sequence[dict[str, Any]], *, with_thought: bool = False) -> dict:
+def action_schema(tools: Sequence[JsonObject], *, with_thought: bool = False) -> JsonObject:
     """The JSON schema of one action: a ``oneOf`` over the tools and ``respond``.
 
     Each branch fixes ``name`` to one tool's name and takes that tool's own parameter
     schema for ``arguments``; ``with_thought`` (react) adds a leading string ``thought``.
     """
-    branches = []
+    branches: list[JsonValue] = []
     for tool in [*tools, respond_tool()]:
-        function = _function(tool)
+        function = tool_function(tool)
         parameters = function.get("parameters") or {"type": "object", "properties": {}}
-        properties: dict[str, Any] = {}
-        required = ["name", "arguments"]
+        properties: JsonObject = {}
+        required: list[JsonValue] = ["name", "arguments"]
         if with_thought:
             properties[THOUGHT_FIELD] = {"type": "string"}
             required.insert(0, THOUGHT_FIELD)
@@ -153,7 +162,7 @@ def action_schema(tools: Sequence[dict[str, Any]], *, with_thought: bool = False
     return {"oneOf": branches}
 
 
-def response_format(tools: Sequence[dict[str, Any]], *, with_thought: bool = False) -> dict:
+def response_format(tools: Sequence[JsonObject], *, with_thought: bool = False) -> JsonObject:
     """The chat-completions ``response_format`` constraining a reply to one action."""
     return {
         "type": "json_schema",

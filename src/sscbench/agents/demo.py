@@ -28,9 +28,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
-from sscbench.agents.actions import RESPOND, RESPOND_FIELD, render_action
+from sscbench.agents.actions import RESPOND, RESPOND_FIELD, render_action, tool_name
+from sscbench.json_types import JsonObject, JsonValue
 
 OBSERVATION_PREFIX = "API output: "
 DEMO_TOOLS = ("get_reservation_details", "get_user_details", "update_reservation_flights")
@@ -39,8 +39,8 @@ RETAIL_TOOLS = (
     "get_order_details",
     "return_delivered_order_items",
 )
-_FLIGHT = {"flight_number": "HAT900", "date": "2024-06-02"}
-_RECORD = {
+_FLIGHT: JsonObject = {"flight_number": "HAT900", "date": "2024-06-02"}
+_RECORD: JsonObject = {
     "reservation_id": "ABC123",
     "user_id": "jane_doe_1",
     "origin": "JFK",
@@ -50,7 +50,7 @@ _RECORD = {
     "flights": [{"origin": "JFK", "destination": "SEA", **_FLIGHT, "price": 120}],
     "payment_history": [{"payment_id": "credit_card_1111111", "amount": 120}],
 }
-_USER = {
+_USER: JsonObject = {
     "user_id": "jane_doe_1",
     "payment_methods": {
         "credit_card_1111111": {"source": "credit_card", "id": "credit_card_1111111"}
@@ -65,7 +65,7 @@ LOOK_UP = (
 DONE = "Your reservation ABC123 is now in economy, paid with credit_card_1111111."
 _Say = tuple[str, str]
 """A ``respond`` action and the user's answer."""
-_Call = tuple[str, dict[str, Any], str, Any]
+_Call = tuple[str, JsonObject, str, JsonValue]
 """A tool call (name, arguments, react thought) and its observation."""
 _EXCHANGE: tuple[_Say | _Call, ...] = (
     (ASK_USER, USER_ID_REPLY),
@@ -99,14 +99,14 @@ OPENING = "Hi! I'd like to change the cabin of every flight of my reservation AB
 
 
 _ORDER = "#W0000001"
-_ITEM = {
+_ITEM: JsonObject = {
     "name": "Table Fan",
     "product_id": "9000000001",
     "item_id": "1000000001",
     "price": 45.5,
     "options": {"color": "white", "size": "small"},
 }
-_ORDER_RECORD = {
+_ORDER_RECORD: JsonObject = {
     "order_id": _ORDER,
     "user_id": "jane_doe_1",
     "items": [_ITEM],
@@ -171,21 +171,21 @@ def _exchange_for(names: set[str | None]) -> tuple[str, tuple[_Say | _Call, ...]
     return None
 
 
-def _observation(observation: Any) -> str:
+def _observation(observation: JsonValue) -> str:
     """A tool's answer as the act prompt shows it: a plain string as is, data as JSON."""
     if isinstance(observation, str):
         return OBSERVATION_PREFIX + observation
     return OBSERVATION_PREFIX + json.dumps(observation, separators=(",", ":"))
 
 
-def demo_messages(tools: Sequence[dict[str, Any]], react: bool) -> list[dict[str, str]]:
+def demo_messages(tools: Sequence[JsonObject], react: bool) -> list[JsonObject]:
     """The worked exchange as chat messages, or none when the world lacks its tools."""
-    names = {tool.get("function", tool).get("name") for tool in tools}
+    names = {tool_name(tool) for tool in tools}
     chosen = _exchange_for(names)
     if chosen is None:
         return []
     opening, turns = chosen
-    messages = [{"role": "user", "content": opening}]
+    messages: list[JsonObject] = [{"role": "user", "content": opening}]
     for turn in turns:
         if len(turn) == 2:  # respond, then the user's answer
             text, answer = turn

@@ -24,23 +24,24 @@ arguments objects. An edit that does not fit raises :class:`ValueError` naming i
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Sequence
 
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.recordings.recorded import RecordedMessage, RecordedRun
 
 
-def _messages(run: RecordedRun) -> list[dict[str, Any]]:
+def _messages(run: RecordedRun) -> list[JsonObject]:
     return [m.model_dump(exclude_none=True) for m in run.traj]
 
 
-def _turn_groups(messages: list[dict[str, Any]]) -> tuple[list[dict], list[list[dict]]]:
+def _turn_groups(messages: list[JsonObject]) -> tuple[list[JsonObject], list[list[JsonObject]]]:
     """Split a trajectory into its head (system, opening user) and one group per assistant turn.
 
     A group is the assistant message with what follows it up to the next assistant
     message (its tool messages, or the user reply).
     """
-    head: list[dict] = []
-    groups: list[list[dict]] = []
+    head: list[JsonObject] = []
+    groups: list[list[JsonObject]] = []
     for message in messages:
         if message["role"] == "assistant":
             groups.append([message])
@@ -51,41 +52,34 @@ def _turn_groups(messages: list[dict[str, Any]]) -> tuple[list[dict], list[list[
     return head, groups
 
 
-def _new_turn(edit: dict[str, Any], number: int) -> list[dict]:
-    calls: list[dict[str, Any]] = [
-        {
-            "id": f"edit_call_{number}_{i}",
-            "type": "function",
-            "function": {"name": c["name"], "arguments": json.dumps(c["arguments"])},
-        }
-        for i, c in enumerate(edit.get("tool_calls") or [])
-    ]
-    message: dict[str, Any] = {"role": "assistant", "content": edit.get("content")}
+def _new_turn(edit: JsonObject, number: int) -> list[JsonObject]:
+    """The messages of an inserted turn: the assistant's, then its tool messages or the
+    user's reply (the edit checked by :func:`check_edits`)."""
+    calls: list[JsonValue] = []
+    answers: list[JsonObject] = []
+    for i, c in enumerate(_objects(edit.get("tool_calls"))):
+        call_id = f"edit_call_{number}_{i}"
+        function: JsonObject = {"name": c["name"], "arguments": json.dumps(c["arguments"])}
+        calls.append({"id": call_id, "type": "function", "function": function})
+        answers.append(
+            {"role": "tool", "tool_call_id": call_id, "name": c["name"], "content": "(replayed)"}
+        )
+    message: JsonObject = {"role": "assistant", "content": edit.get("content")}
     if calls:
         message["tool_calls"] = calls
-        return [
-            message,
-            *(
-                {
-                    "role": "tool",
-                    "tool_call_id": c["id"],
-                    "name": c["function"]["name"],
-                    "content": "(replayed)",
-                }
-                for c in calls
-            ),
-        ]
+        return [message, *answers]
     if "user_reply" not in edit:
         raise ValueError(f"insert before turn {edit['before']}: a text turn needs 'user_reply'")
     return [message, {"role": "user", "content": edit["user_reply"]}]
 
 
-def _edited_text(text: str | None, edit: dict[str, Any], number: int) -> str:
+def _edited_text(text: JsonValue, edit: JsonObject, number: int) -> JsonValue:
     """A turn's new text: ``content`` outright, or ``replace`` pairs applied to the recorded text."""
     if "content" in edit:
         return edit["content"]
-    text = text or ""
-    for old, new in edit["replace"]:
+    text = text if isinstance(text, str) else ""
+    for pair in _string_pairs(edit["replace"]):
+        old, new = pair
         if old not in text:
             raise ValueError(f"edit {number}: {old!r} is not in turn {edit['turn']}'s text")
         text = text.replace(old, new)
@@ -110,7 +104,7 @@ _KEYS = {
 }
 
 
-def _index(edit: dict[str, Any], key: str, last: int, lowest: int = 0) -> int:
+def _index(edit: JsonObject, key: str, last: int, lowest: int = 0) -> int:
     """``edit[key]`` when it is an integer from ``lowest`` to ``last``; else ValueError."""
     value = edit.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
@@ -120,7 +114,7 @@ def _index(edit: dict[str, Any], key: str, last: int, lowest: int = 0) -> int:
     return value
 
 
-def _check_types(edit: dict[str, Any]) -> None:
+def _check_types(edit: JsonObject) -> None:
     """The value types of an edit's texts, replacements, arguments and calls."""
     op = edit["op"]
     if op == "text" and ("content" in edit) == ("replace" in edit):
@@ -146,12 +140,11 @@ def _check_types(edit: dict[str, Any]) -> None:
         raise ValueError("tool_calls: must be a list of {name, arguments} objects")
 
 
-def _check_edit(edit: Any, groups: list[list[dict]]) -> None:
+def _check_edit(edit: JsonValue, groups: list[list[JsonObject]]) -> None:
     """One edit against the recording's assistant turns ``groups``."""
-    if not isinstance(edit, dict) or edit.get("op") not in _KEYS:
-        op = edit.get("op") if isinstance(edit, dict) else edit
+    op = edit.get("op") if isinstance(edit, dict) else edit
+    if not isinstance(edit, dict) or not isinstance(op, str) or op not in _KEYS:
         raise ValueError(f"op: unknown op {op!r} (one of {', '.join(_KEYS)})")
-    op = edit["op"]
     extra = sorted(set(edit) - _KEYS[op] - {"op"})
     if extra:
         raise ValueError(f"{extra[0]}: not a key of a {op!r} edit")
@@ -161,13 +154,13 @@ def _check_edit(edit: Any, groups: list[list[dict]]) -> None:
         return
     turn = _index(edit, "turn", len(groups) - 1, -1 if op == "user" else 0)
     if op == "args":
-        calls = groups[turn][0].get("tool_calls") or []
+        calls = _objects(groups[turn][0].get("tool_calls"))
         if not calls:
             raise ValueError(f"turn: turn {turn} makes no tool call")
         _index({"call": 0, **edit}, "call", len(calls) - 1)
 
 
-def check_edits(run: RecordedRun, edits: list[Any]) -> None:
+def check_edits(run: RecordedRun, edits: Sequence[JsonValue]) -> None:
     """Refuse any edit that does not fit ``run`` (``ValueError`` naming ``edits[k].field``):
     an index out of range, negative or not an integer, a key of another op, a value of
     the wrong type. Checked whole before any edit is applied."""
@@ -180,19 +173,19 @@ def check_edits(run: RecordedRun, edits: list[Any]) -> None:
             raise EditError(f"edits[{number}].{key}", reason) from None
 
 
-def apply_edits(run: RecordedRun, edits: list[dict[str, Any]]) -> RecordedRun:
+def apply_edits(run: RecordedRun, edits: Sequence[JsonObject]) -> RecordedRun:
     """The recording with the corpus edits applied (turn numbers of the original), each
     edit checked against it first (:func:`check_edits`)."""
     check_edits(run, edits)
     head, groups = _turn_groups(_messages(run))
-    inserts: dict[int, list[list[dict]]] = {}
+    inserts: dict[int, list[list[JsonObject]]] = {}
     deleted: set[int] = set()
     for number, edit in enumerate(edits):
         op = edit["op"]
         if op == "insert":
-            inserts.setdefault(edit["before"], []).append(_new_turn(edit, number))
+            inserts.setdefault(_checked_int(edit, "before"), []).append(_new_turn(edit, number))
             continue
-        turn = edit["turn"]
+        turn = _checked_int(edit, "turn")
         if op == "user" and turn == -1:
             opening = [m for m in head if m["role"] == "user"]
             opening[0]["content"] = edit["content"]
@@ -203,8 +196,8 @@ def apply_edits(run: RecordedRun, edits: list[dict[str, Any]]) -> RecordedRun:
         if op == "text":
             group[0]["content"] = _edited_text(group[0].get("content"), edit, number)
         elif op == "args":
-            call = group[0]["tool_calls"][edit.get("call", 0)]
-            call["function"]["arguments"] = json.dumps(edit["arguments"])
+            call = _objects(group[0].get("tool_calls"))[_checked_int({"call": 0, **edit}, "call")]
+            _function(call)["arguments"] = json.dumps(edit["arguments"])
         elif op == "delete":
             deleted.add(turn)
         elif op == "user":
@@ -223,3 +216,35 @@ def apply_edits(run: RecordedRun, edits: list[dict[str, Any]]) -> RecordedRun:
     data = run.model_dump()
     data["traj"] = [RecordedMessage.model_validate(m).model_dump() for m in out]
     return RecordedRun.model_validate(data)
+
+
+def _objects(value: JsonValue) -> list[JsonObject]:
+    """The objects of an array (tool calls), none when ``value`` is not one."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def _string_pairs(value: JsonValue) -> list[tuple[str, str]]:
+    """``replace``'s ``[old, new]`` string pairs (as :func:`check_edits` found them)."""
+    pairs: list[tuple[str, str]] = []
+    for pair in value if isinstance(value, list) else []:
+        if isinstance(pair, list) and len(pair) == 2:
+            old, new = pair
+            if isinstance(old, str) and isinstance(new, str):
+                pairs.append((old, new))
+    return pairs
+
+
+def _checked_int(edit: JsonObject, key: str) -> int:
+    """``edit[key]``, an integer once :func:`check_edits` passed the edit."""
+    value = edit[key]
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{key}: must be an integer, not {value!r}")
+    return value
+
+
+def _function(call: JsonObject) -> JsonObject:
+    """The ``function`` part of a recorded tool call."""
+    function = call["function"]
+    if not isinstance(function, dict):
+        raise ValueError(f"a recorded call's function is not an object: {function!r}")
+    return function

@@ -17,12 +17,12 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Sequence
-from typing import Any
 
 from sscbench.agents.actions import Unparsable, response_format
 from sscbench.agents.strategies import Strategy, action_messages, action_turn
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolCall, to_openai_messages
+from sscbench.json_types import JsonObject
 from sscbench.llm.completion import complete_with_retries
 from sscbench.llm.endpoint import OpenAIAgentConfig
 from sscbench.llm.journal import ResponseJournal, run_journal
@@ -32,7 +32,7 @@ from sscbench.llm.secrets import redact
 from sscbench.llm.usage import new_usage
 
 
-def _raw_arguments(value: Any) -> str:
+def _raw_arguments(value: object) -> str:
     """The arguments text as emitted; a server that sends an object gets it re-serialised."""
     if value is None:
         return ""
@@ -57,7 +57,7 @@ class OpenAIAgent:
     def __init__(
         self,
         config: OpenAIAgentConfig,
-        tools: Sequence[dict[str, Any]],
+        tools: Sequence[JsonObject],
         *,
         seed: int = 0,
         clients: ClientHolder | None = None,
@@ -79,15 +79,16 @@ class OpenAIAgent:
         self._clients = clients or ClientHolder(config)
         self._turns = 0
 
-    def messages(self, events: Sequence[LedgerEvent]) -> list[dict[str, Any]]:
+    def messages(self, events: Sequence[LedgerEvent]) -> list[JsonObject]:
         """The chat messages the model sees for this ledger under the strategy."""
         if self.strategy == "tool-calling":
             return to_openai_messages(events)
         return action_messages(events, self.strategy, self.tools)
 
-    def request(self, messages: list[dict[str, Any]]) -> dict[str, Any]:
-        """The keyword arguments of ``chat.completions.create`` for these messages."""
-        request: dict[str, Any] = {
+    def request(self, messages: list[JsonObject]) -> dict[str, object]:
+        """The keyword arguments of ``chat.completions.create`` for these messages (the
+        world's tool list itself, never copied: its JSON is encoded once)."""
+        request: dict[str, object] = {
             "model": self.config.model,
             "messages": messages,
             "temperature": self.config.temperature,
@@ -129,7 +130,7 @@ class OpenAIAgent:
         return to_agent_turn(response, events, secrets=(client.api_key,))
 
     def _action_turn(
-        self, response: Any, events: Sequence[LedgerEvent], secrets: tuple[str, ...]
+        self, response: object, events: Sequence[LedgerEvent], secrets: tuple[str, ...]
     ) -> AgentTurn:
         """The act/react reply as a turn; unparsable replies are counted."""
         message = first_message(response, "agent", secrets)
@@ -141,7 +142,7 @@ class OpenAIAgent:
         self.usage["unparsable_actions"] += int(isinstance(parsed, Unparsable))
         return turn
 
-    def calibration(self) -> dict[str, Any] | None:
+    def calibration(self) -> JsonObject | None:
         """A real model keeps no labels of its intentions."""
         return None
 
@@ -151,7 +152,7 @@ class OpenAIAgent:
 
 
 def to_agent_turn(
-    response: Any, ledger: Sequence[LedgerEvent], secrets: Sequence[str] = ()
+    response: object, ledger: Sequence[LedgerEvent], secrets: Sequence[str] = ()
 ) -> AgentTurn:
     """Map a chat completion to a turn, giving deterministic ids to calls that lack one.
 

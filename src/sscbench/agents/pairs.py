@@ -22,11 +22,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 from sscbench.names import PathName
 from sscbench.reading import json_reason, loads_json, read_text
 
@@ -39,7 +39,7 @@ class Pair(BaseModel):
     case_id: str = Field(min_length=1)
     recording: str | None = Field(None, min_length=1)
     trial: int | None = Field(None, ge=0)
-    edits: list[dict[str, Any]] = Field(default_factory=list)
+    edits: list[JsonObject] = Field(default_factory=list)
     run_id: PathName | None = Field(None, pattern=r"^[A-Za-z0-9._-]+$", max_length=120)
     kind: str | None = None
     note: str | None = None

@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.core.agent import Agent, AgentFactory, AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent, ReplayRecord, ToolCall, ToolEvent
 from sscbench.core.user import STOP, User, UserFactory
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
 from sscbench.recordings.formats import own_recording_id
 from sscbench.recordings.recorded import RecordedRun
@@ -111,7 +111,7 @@ class ReplayAgent:
     def _matches(self) -> list[ObservationMatch]:
         return observation_matches(self.run, self._ledger)
 
-    def calibration(self) -> dict[str, Any] | None:
+    def calibration(self) -> JsonObject | None:
         """The continuation's labels with what was replayed under ``"replay"``; None
         without labelled continuation (a recording has no calibration labels — what
         was replayed is in :meth:`replay_record`)."""
@@ -120,7 +120,7 @@ class ReplayAgent:
             inner = self.continuation.calibration()
         if inner is None:
             return None
-        replay = {
+        replay: JsonObject = {
             "task_id": self.run.task_id,
             "trial": self.run.trial,
             "turns": self.turns,
@@ -226,7 +226,7 @@ def replay_user_factory(
 # ---- comparing a replayed prefix with its recording --------------------------------------
 
 
-def _rename(value: Any) -> Any:
+def _rename(value: JsonValue) -> JsonValue:
     if isinstance(value, dict):
         return {("state" if k == "province" else k): _rename(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -234,7 +234,7 @@ def _rename(value: Any) -> Any:
     return value
 
 
-def legacy_normalized(text: str) -> Any:
+def legacy_normalized(text: str) -> JsonValue:
     """A recorded observation with τ-bench's later ``province`` → ``state`` rename applied.
 
     Returns parsed JSON (or the text itself when it is not JSON).
@@ -245,7 +245,8 @@ def legacy_normalized(text: str) -> Any:
         return text
 
 
-def _parsed(text: str) -> Any:
+def _parsed(text: str) -> JsonValue:
+    """``text`` as JSON, or the text itself when it is not JSON."""
     try:
         return loads_json(text, max_depth=None)
     except ValueError:

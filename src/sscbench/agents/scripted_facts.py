@@ -13,11 +13,9 @@ Fact keys name what a scripted agent states or uses, one family per fault operat
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
-
-_UNPARSED = object()
 
 
 @dataclass
@@ -27,9 +25,10 @@ class Obs:
     step: int
     call_id: str
     name: str
-    arguments: dict[str, Any]
+    arguments: JsonObject
     text: str
-    _data: Any = field(default=_UNPARSED, repr=False)
+    _data: JsonValue = field(default=None, repr=False)
+    _parsed: bool = field(default=False, repr=False)
 
     @property
     def error(self) -> bool:
@@ -37,9 +36,10 @@ class Obs:
         return self.text.startswith("Error") or self.text.startswith("Unknown action")
 
     @property
-    def data(self) -> Any:
+    def data(self) -> JsonValue:
         """The observation as JSON data (None when it is not JSON)."""
-        if self._data is _UNPARSED:
+        if not self._parsed:
+            self._parsed = True
             try:
                 self._data = (
                     loads_json(self.text, max_depth=None) if self.text[:1] in "{[" else None
@@ -49,32 +49,76 @@ class Obs:
         return self._data
 
     @property
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonObject:
         """The observation as a JSON object ({} when it is not one)."""
-        data = self.data
-        return data if isinstance(data, dict) else {}
+        return as_object(self.data)
+
+
+# ---- reading JSON defensively ---------------------------------------------------------------
+# What the agent reads may be faulted: a field may be missing or of another type. These
+# narrow a value once, where it is read, instead of trusting its shape.
+
+
+def as_object(value: object) -> JsonObject:
+    """``value`` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: object) -> list[JsonValue]:
+    """``value`` when it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def objects(value: object) -> list[JsonObject]:
+    """The JSON objects among the elements of ``value`` (none when it is not an array)."""
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []
+
+
+def fields(value: JsonValue) -> JsonObject:
+    """``value or {}`` as an object whose fields are read: {} for a missing or empty
+    value; any other non-object raises AttributeError, as reading a field of it does."""
+    if isinstance(value, dict):
+        return value
+    if not value:
+        return {}
+    raise AttributeError(f"{type(value).__name__!r} object has no attribute 'get'")
+
+
+def length(value: JsonValue) -> int:
+    """``len(value or [])`` of a field a fault may have retyped (an array, an object or
+    a string all have a length; any other value raises TypeError, as ``len`` does)."""
+    if isinstance(value, (list, dict, str)):
+        return len(value)
+    if not value:
+        return 0
+    raise TypeError(f"object of type {type(value).__name__!r} has no len()")
+
+
+def as_text(value: object, default: str = "") -> str:
+    """``value`` when it is a string, else ``default``."""
+    return value if isinstance(value, str) else default
 
 
 # ---- fact keys ----------------------------------------------------------------------------
 
 
-def fact_return_date(rid: str) -> str:
+def fact_return_date(rid: JsonValue) -> str:
     return f"reservation:{rid}:return_date"
 
 
-def fact_flights(rid: str) -> str:
+def fact_flights(rid: JsonValue) -> str:
     return f"reservation:{rid}:flights"
 
 
-def fact_cabin(rid: str) -> str:
+def fact_cabin(rid: JsonValue) -> str:
     return f"reservation:{rid}:cabin"
 
 
-def fact_payment(pid: str) -> str:
+def fact_payment(pid: JsonValue) -> str:
     return f"payment:{pid}:category"
 
 
-def fact_options(oid: str, iid: str) -> str:
+def fact_options(oid: JsonValue, iid: str) -> str:
     return f"order:{oid}:item:{iid}:options"
 
 
@@ -85,18 +129,18 @@ def fact_write(record_id: str, tool: str) -> str:
 # ---- extracting values from records ------------------------------------------------------
 
 
-def segments(record: Any) -> list[dict[str, Any]]:
+def segments(record: object) -> list[JsonObject]:
     """The flight segments of a reservation record (dicts only)."""
     flights = record.get("flights") if isinstance(record, dict) else None
     return [f for f in flights if isinstance(f, dict)] if isinstance(flights, list) else []
 
 
-def segment_refs(flights: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def segment_refs(flights: list[JsonObject]) -> list[JsonValue]:
     """Number and date of each segment."""
     return [{"flight_number": f.get("flight_number"), "date": f.get("date")} for f in flights]
 
 
-def directions(record: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def directions(record: object) -> tuple[list[JsonObject], list[JsonObject]]:
     """Outbound and return segments of a reservation (return empty unless a round trip)."""
     flights = segments(record)
     if not isinstance(record, dict) or record.get("flight_type") != "round_trip":
@@ -107,14 +151,14 @@ def directions(record: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]
     return flights, []
 
 
-def return_date(record: Any) -> str | None:
+def return_date(record: object) -> str | None:
     """Date of the first return segment of a round trip, else None."""
     _, back = directions(record)
     date = back[0].get("date") if back else None
     return date if isinstance(date, str) else None
 
 
-def date_contradiction(record: Any) -> tuple[str, str] | None:
+def date_contradiction(record: object) -> tuple[str, str] | None:
     """(return date, outbound date) when a round trip returns before its outbound leg."""
     out, back = directions(record)
     if not out or not back:
@@ -125,7 +169,7 @@ def date_contradiction(record: Any) -> tuple[str, str] | None:
     return None
 
 
-def payment_category(user: Any, pid: str) -> str | None:
+def payment_category(user: object, pid: str) -> str | None:
     """The ``source`` of a saved payment method, None when unknown."""
     methods = user.get("payment_methods") if isinstance(user, dict) else None
     method = methods.get(pid) if isinstance(methods, dict) else None
@@ -133,7 +177,7 @@ def payment_category(user: Any, pid: str) -> str | None:
     return source if isinstance(source, str) else None
 
 
-def order_item(order: Any, iid: str) -> dict[str, Any] | None:
+def order_item(order: object, iid: str) -> JsonObject | None:
     """The first item of an order with that item id."""
     items = order.get("items") if isinstance(order, dict) else None
     for item in items if isinstance(items, list) else ():
@@ -142,13 +186,13 @@ def order_item(order: Any, iid: str) -> dict[str, Any] | None:
     return None
 
 
-def item_options(order: Any, iid: str) -> dict[str, Any] | None:
+def item_options(order: object, iid: str) -> JsonObject | None:
     item = order_item(order, iid)
     options = item.get("options") if item else None
     return options if isinstance(options, dict) else None
 
 
-def variant(product: Any, iid: str) -> dict[str, Any] | None:
+def variant(product: object, iid: str) -> JsonObject | None:
     """The variant of a product record bound to an item id."""
     variants = product.get("variants") if isinstance(product, dict) else None
     found = variants.get(iid) if isinstance(variants, dict) else None
@@ -158,7 +202,7 @@ def variant(product: Any, iid: str) -> dict[str, Any] | None:
 # ---- text -------------------------------------------------------------------------------
 
 
-def money(amount: Any) -> str:
+def money(amount: object) -> str:
     """``$453``, ``$41.60``, ``-$12`` (no thousands separators)."""
     if isinstance(amount, bool) or not isinstance(amount, (int, float)):
         return f"${amount}"
@@ -177,31 +221,31 @@ def payment_text(pid: str, category: str | None) -> str:
     return f"{pid} ({category_text(category)})" if category else pid
 
 
-def cabin_text(cabin: Any) -> str:
+def cabin_text(cabin: object) -> str:
     return str(cabin).replace("_", " ")
 
 
-def segment_text(flight: dict[str, Any]) -> str:
+def segment_text(flight: JsonObject) -> str:
     route = ""
     if flight.get("origin") and flight.get("destination"):
         route = f" {flight['origin']}→{flight['destination']}"
     return f"{flight.get('flight_number')}{route} on {flight.get('date')}"
 
 
-def options_text(options: Any) -> str:
+def options_text(options: object) -> str:
     if not isinstance(options, dict):
         return "unknown options"
     return ", ".join(f"{k}: {v}" for k, v in options.items())
 
 
-def address_text(address: Any) -> str:
+def address_text(address: object) -> str:
     if not isinstance(address, dict):
         return "unknown"
     keys = ("address1", "address2", "city", "state", "province", "zip", "country")
     return ", ".join(str(address[k]) for k in keys if address.get(k))
 
 
-def passengers_text(passengers: Any) -> str:
+def passengers_text(passengers: object) -> str:
     if not isinstance(passengers, list):
         return "unknown"
     return "; ".join(
@@ -211,7 +255,7 @@ def passengers_text(passengers: Any) -> str:
     )
 
 
-def scalar_texts(data: Any, out: set[str]) -> None:
+def scalar_texts(data: object, out: set[str]) -> None:
     """Every scalar value inside ``data`` as lower-cased text (numbers in several forms)."""
     stack = [data]
     while stack:

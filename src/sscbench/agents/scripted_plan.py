@@ -13,10 +13,12 @@ from __future__ import annotations
 import json
 import weakref
 from dataclasses import dataclass, field
-from typing import Any
 
+from sscbench.agents.scripted_facts import as_object
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
 from sscbench.world.records import READ_TOOLS, record_key
+from sscbench.world.task import Task
 from sscbench.world.tools import ToolKind
 from sscbench.world.world import World
 
@@ -27,9 +29,9 @@ class PlanStep:
 
     index: int
     name: str
-    kwargs: dict[str, Any]
+    kwargs: JsonObject
     kind: str  # "read", "write" or "transfer"
-    before: dict[str, Any] = field(default_factory=dict)  # authoritative records before it
+    before: dict[str, JsonObject | None] = field(default_factory=dict)  # records before it
     owner: str | None = None  # user owning the record a write touches
 
 
@@ -49,11 +51,12 @@ def _forget(key: int) -> None:
     _CACHE.pop(key, None)
 
 
-def _copy(value: Any) -> Any:
+def _copy(value: object) -> JsonValue:
+    """A deep copy of a JSON value (None stays None)."""
     return None if value is None else loads_json(json.dumps(value))
 
 
-def task_plan(world: World, task: Any) -> TaskPlan:
+def task_plan(world: World, task: Task) -> TaskPlan:
     """The plan of ``task`` in ``world`` (computed once, then cached with the world)."""
     key = id(world)
     plans = _CACHE.get(key)
@@ -66,12 +69,12 @@ def task_plan(world: World, task: Any) -> TaskPlan:
     return plan
 
 
-def _build_plan(world: World, task: Any) -> TaskPlan:
+def _build_plan(world: World, task: Task) -> TaskPlan:
     env = world.new_env()
     state = env.state
     steps: list[PlanStep] = []
     for index, action in enumerate(task.actions):
-        kwargs = _copy(dict(action.kwargs))
+        kwargs = as_object(_copy(dict(action.kwargs)))
         spec = world.tools.specs.get(action.name)
         if spec is not None and spec.ends_episode:
             steps.append(PlanStep(index, action.name, kwargs, "transfer"))
@@ -80,17 +83,25 @@ def _build_plan(world: World, task: Any) -> TaskPlan:
             steps.append(PlanStep(index, action.name, kwargs, "read"))
             env.execute(action.name, dict(kwargs))
             continue
-        before: dict[str, Any] = {}
-        owner = kwargs.get("user_id") if isinstance(kwargs.get("user_id"), str) else None
+        before: dict[str, JsonObject | None] = {}
+        user_id = kwargs.get("user_id")
+        owner = user_id if isinstance(user_id, str) else None
         rk = record_key(action.name, kwargs)
         if rk is not None and rk[0] in ("reservation", "order"):
             table = READ_TOOLS[rk[0]].table
-            record = _copy(state.get(table, rk[1]))
+            record = _record(state.get(table, rk[1]))
             before[rk[0]] = record
-            if isinstance(record, dict) and isinstance(record.get("user_id"), str):
-                owner = record["user_id"]
+            record_owner = record.get("user_id") if record is not None else None
+            if isinstance(record_owner, str):
+                owner = record_owner
         if owner is not None:
-            before["user"] = _copy(state.get("users", owner))
+            before["user"] = _record(state.get("users", owner))
         steps.append(PlanStep(index, action.name, kwargs, "write", before, owner))
         env.execute(action.name, dict(kwargs))
     return TaskPlan(task.task_id, task.domain, tuple(steps))
+
+
+def _record(value: object) -> JsonObject | None:
+    """A copy of a record read from the state (None when there is none)."""
+    copied = _copy(value)
+    return copied if isinstance(copied, dict) else None

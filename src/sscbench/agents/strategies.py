@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal
 
 from sscbench.agents.actions import (
     RESPOND,
@@ -28,6 +28,8 @@ from sscbench.agents.actions import (
     parse_action,
     render_action,
     respond_tool,
+    tool_function,
+    tool_name,
 )
 from sscbench.agents.demo import demo_messages
 from sscbench.core.actions import UNPARSABLE_ACTION
@@ -40,6 +42,7 @@ from sscbench.core.ledger import (
     ToolEvent,
     UserEvent,
 )
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
 
 Strategy = Literal["tool-calling", "act", "react"]
@@ -47,10 +50,10 @@ STRATEGIES: tuple[str, ...] = ("tool-calling", "act", "react")
 OBSERVATION_PREFIX = "API output: "
 
 
-def _compact_tools(tools: Sequence[dict[str, Any]]) -> str:
+def _compact_tools(tools: Sequence[JsonObject]) -> str:
     lines = []
     for tool in [*tools, respond_tool()]:
-        function = tool.get("function", tool)
+        function = tool_function(tool)
         lines.append(
             json.dumps(
                 {
@@ -73,13 +76,13 @@ READ_EXAMPLES = (
 PROFILE_READ = "get_user_details"
 
 
-def _read_first_example(tools: Sequence[dict[str, Any]]) -> str:
+def _read_first_example(tools: Sequence[JsonObject]) -> str:
     """A worked exchange that reads the record, then the user's profile, before a change.
 
     Small models otherwise write first with invented ids (measured for issue 21); the
     ids are made up and the record is elided, so nothing here is a task's answer.
     """
-    names = {tool.get("function", tool).get("name") for tool in tools}
+    names = {tool_name(tool) for tool in tools}
     for name, key, value, user, change in READ_EXAMPLES:
         if name not in names:
             continue
@@ -103,7 +106,7 @@ def _read_first_example(tools: Sequence[dict[str, Any]]) -> str:
     return ""
 
 
-def action_instructions(strategy: Strategy, tools: Sequence[dict[str, Any]]) -> str:
+def action_instructions(strategy: Strategy, tools: Sequence[JsonObject]) -> str:
     """What the system prompt adds under act/react: the actions and the reply format."""
     if strategy == "react":
         shape = (
@@ -131,7 +134,8 @@ def action_instructions(strategy: Strategy, tools: Sequence[dict[str, Any]]) -> 
     )
 
 
-def _arguments_value(raw: str) -> Any:
+def _arguments_value(raw: str) -> JsonValue:
+    """A call's arguments as JSON (None when they do not parse)."""
     try:
         return loads_json(raw) if raw.strip() else {}
     except ValueError:
@@ -154,10 +158,10 @@ def _assistant_text(event: AssistantEvent, strategy: Strategy) -> str:
 
 
 def action_messages(
-    events: Sequence[LedgerEvent], strategy: Strategy, tools: Sequence[dict[str, Any]]
-) -> list[dict[str, Any]]:
+    events: Sequence[LedgerEvent], strategy: Strategy, tools: Sequence[JsonObject]
+) -> list[JsonObject]:
     """The ledger as the chat messages an act/react model sees (plain roles, no tools)."""
-    messages: list[dict[str, Any]] = []
+    messages: list[JsonObject] = []
     extra = action_instructions(strategy, tools)
     for event in events:
         if isinstance(event, SystemEvent):

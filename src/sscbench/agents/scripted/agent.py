@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from sscbench.agents.scripted.airline import AirlineHandlers
 from sscbench.agents.scripted.checks import Checks
@@ -18,12 +17,13 @@ from sscbench.agents.scripted.labels import final_stance, finish_use
 from sscbench.agents.scripted.phrases import CLOSING, EMAIL, USER_ID, canonical_text
 from sscbench.agents.scripted.retail import RetailHandlers
 from sscbench.agents.scripted.tool_checks import RecordChecks
-from sscbench.agents.scripted.transcript import Block, Script
+from sscbench.agents.scripted.transcript import Block, Prepared, Script
 from sscbench.agents.scripted.writes import Writes
 from sscbench.agents.scripted_facts import money, scalar_texts
 from sscbench.agents.scripted_plan import PlanStep
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.ledger import LedgerEvent
+from sscbench.json_types import JsonObject
 from sscbench.study.profiles import Profile, make_profile
 from sscbench.world.records import ORDER_WRITES, RESERVATION_WRITES, record_key
 from sscbench.world.reward import output_found
@@ -55,7 +55,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         self._result = None
         return turn
 
-    def calibration(self) -> dict[str, Any]:
+    def calibration(self) -> JsonObject:
         """Evaluator-only labels of this run's uses, reads, writes and final stances."""
         uses = [finish_use(u, self._writes) for u in self._uses]
         return {
@@ -64,13 +64,13 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
             "task_id": self.task.task_id,
             "seed": self.context.seed,
             "repetition": self.context.repetition,
-            "uses": uses,
+            "uses": [u.label() for u in uses],
             "reads": [dict(r) for r in self._reads],
             "writes": [dict(w) for w in self._writes],
             "final_stance": final_stance(uses),
         }
 
-    def _script(self) -> Script:
+    def _script(self) -> Script[None]:
         principal = self._trusted_principal()  # a handoff's, trusted without the barrier
         self.user_id = principal if principal is not None else (yield from self._identify())
         yield from self._ensure(("user", self.user_id))
@@ -94,7 +94,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         closing = " ".join(part for part in (closing, outputs, CLOSING) if part)
         yield from self._say(closing)
 
-    def _identify(self) -> Script:
+    def _identify(self) -> Script[str]:
         uid = self.task.user_id
         if uid and any(uid in text for text in self._user_texts):
             return uid
@@ -123,7 +123,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         match = USER_ID.search(reply)
         return match.group(0) if match else uid
 
-    def _ground_truth_read(self, step: PlanStep) -> Script:
+    def _ground_truth_read(self, step: PlanStep) -> Script[None]:
         key = record_key(step.name, step.kwargs)
         if key is not None:
             if key in self._last_read and key not in self._dirty:
@@ -159,7 +159,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         found = [o for o in missing if o.lower().replace(",", "") in values]
         return ("For your reference: " + ", ".join(found) + ".") if found else ""
 
-    def _write_block(self, step: PlanStep) -> Script:
+    def _write_block(self, step: PlanStep) -> Script[bool]:
         """Read, state, confirm, write, report. False when the run should end."""
         if not (yield from self._entitled(step)):
             return False
@@ -202,12 +202,12 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         yield from self._do_write(block, arguments, write_uses, attempt=1)
         return True
 
-    def _checked_record(self, step: PlanStep, kind: str, block: Block) -> Script:
+    def _checked_record(self, step: PlanStep, kind: str, block: Block) -> Script[bool]:
         """The profile's schema check of the record the write rests on
         (:mod:`sscbench.agents.scripted.tool_checks`); False when the write is not made."""
         return (yield from self._record_passes_schema(step, kind, block))
 
-    def _h_generic(self, block: Block) -> Script:
+    def _h_generic(self, block: Block) -> Script[Prepared]:
         kw = block.step.kwargs
         text = f"I will now run {block.step.name} with {json.dumps(kw)}."
         if not (yield from self._confirm(text)):
@@ -215,7 +215,7 @@ class ScriptedAgent(AirlineHandlers, RetailHandlers, Writes, SubjectBinding, Che
         return dict(kw), []
 
 
-_HANDLERS: dict[str, Callable[[ScriptedAgent, Block], Script]] = {
+_HANDLERS: dict[str, Callable[[ScriptedAgent, Block], Script[Prepared]]] = {
     "update_reservation_flights": ScriptedAgent._h_update_flights,
     "update_reservation_baggages": ScriptedAgent._h_update_baggages,
     "update_reservation_passengers": ScriptedAgent._h_update_passengers,
@@ -245,7 +245,7 @@ class ScriptedAgentFactory:
         return f"ScriptedAgentFactory({self.profile!r})"
 
 
-def scripted_agent_factory(profile_name: str, **params: Any) -> ScriptedAgentFactory:
+def scripted_agent_factory(profile_name: str, **params: object) -> ScriptedAgentFactory:
     """An :class:`~sscbench.core.agent.AgentFactory` for a profile of :data:`PROFILES`.
 
     ``params`` override the profile's settings (see :class:`Profile`; ``p`` is an

@@ -7,54 +7,57 @@ ground truth exactly and a faulted date is what the write commits.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.agents.scripted.statements import Statements
-from sscbench.agents.scripted.transcript import Block, Script
+from sscbench.agents.scripted.transcript import Block, Prepared, Script, WriteUse
 from sscbench.agents.scripted_facts import (
     Obs,
     cabin_text,
     fact_flights,
     fact_return_date,
+    fields,
+    length,
     money,
+    objects,
     passengers_text,
     segment_refs,
     segment_text,
     segments,
 )
+from sscbench.json_types import JsonObject, JsonValue
+from sscbench.world.airline.tables import FLIGHTS, Flight
 
 
 class AirlineHandlers(Statements):
     """The handlers of the airline world's writes."""
 
-    def _h_update_flights(self, block: Block) -> Script:
+    def _h_update_flights(self, block: Block) -> Script[Prepared]:
         kw = block.step.kwargs
         res = block.record.record if block.record is not None else {}
         before = block.step.before.get("reservation") or {}
         observed = segments(res)
-        requested = kw.get("flights") or []
+        requested = objects(kw.get("flights"))
         used, kept_index = _match_segments(requested, segments(before), observed)
         change = _FlightChange(
-            rid=kw.get("reservation_id", ""),
+            rid=_text(kw.get("reservation_id", "")),
             cabin=kw.get("cabin"),
             requested=requested,
             observed=observed,
             used=used,
             kept_index=kept_index,
             same_cabin=kw.get("cabin") == res.get("cabin"),
-            flights_table=self.world.base.tables.get("flights", {}),
+            flights_table=self._flights(),
             step=block.record.step if block.record else None,
         )
         change.first_return = _first_return(change, res)
         summary = self._reservation_summary(block)
         prices, summary = yield from self._search_prices(change, summary)
         new_total = _new_total(change, prices)
-        old_total = sum(
-            f.get("price", 0) for f in observed if isinstance(f.get("price"), (int, float))
-        )
-        pax = len(res.get("passengers") or []) or 1
-        pid = kw.get("payment_id", "")
+        old_total = sum(_number(f.get("price")) for f in observed)
+        pax = length(res.get("passengers")) or 1
+        pid = _text(kw.get("payment_id", ""))
         payment = self._payment_clause(block, pid)
         text = self._flight_change_text(change, summary)
         if new_total is not None:
@@ -70,20 +73,26 @@ class AirlineHandlers(Statements):
             text += f" Any fare difference will go to {payment}."
         if not (yield from self._confirm(text)):
             return None
-        arguments = {
+        arguments: JsonObject = {
             "reservation_id": change.rid,
             "cabin": change.cabin,
-            "flights": used,
+            "flights": [*used],
             "payment_id": pid,
         }
         return arguments, _flight_write_uses(change)
 
-    def _search_prices(self, change: _FlightChange, summary: str) -> Script:
+    def _flights(self) -> Mapping[str, Flight]:
+        """The world's flights table (empty outside the airline world)."""
+        return self.world.base.tables.get(FLIGHTS.name, {})
+
+    def _search_prices(
+        self, change: _FlightChange, summary: str
+    ) -> Script[tuple[dict[int, JsonValue], str]]:
         """Search the flights whose price the record does not give (new segments, or any
         segment when the cabin changes); returns ``(price by segment, summary)``, the
         summary said (and emptied) before the first search. A kept segment's search date
         comes from the record, so it is a use of the flights (and of the return date)."""
-        prices: dict[int, Any] = {}
+        prices: dict[int, JsonValue] = {}
         used, rid = change.used, change.rid
         to_search = [
             i
@@ -93,7 +102,7 @@ class AirlineHandlers(Statements):
         if not to_search:
             return prices, summary
         yield from self._say(summary + " Let me look up the flights for the change.")
-        searched: dict[tuple[Any, Any, Any], Obs] = {}
+        searched: dict[tuple[JsonValue, JsonValue, JsonValue], Obs] = {}
         for i in to_search:
             origin, destination = change.endpoints(i)
             date = used[i].get("date")
@@ -118,12 +127,9 @@ class AirlineHandlers(Statements):
                     {"origin": origin, "destination": destination, "date": date},
                     "lookup",
                 )
-            found = searched[where].data
-            for entry in found if isinstance(found, list) else ():
-                if isinstance(entry, dict) and entry.get("flight_number") == used[i].get(
-                    "flight_number"
-                ):
-                    prices[i] = (entry.get("prices") or {}).get(change.cabin)
+            for entry in objects(searched[where].data):
+                if entry.get("flight_number") == used[i].get("flight_number"):
+                    prices[i] = fields(entry.get("prices")).get(_text(change.cabin))
         return prices, ""
 
     def _flight_change_text(self, change: _FlightChange, summary: str) -> str:
@@ -158,15 +164,15 @@ class AirlineHandlers(Statements):
             )
         return text
 
-    def _h_update_baggages(self, block: Block) -> Script:
+    def _h_update_baggages(self, block: Block) -> Script[Prepared]:
         kw = block.step.kwargs
         res = block.record.record if block.record is not None else {}
         summary = self._reservation_summary(block)
         old_total, old_paid = res.get("total_baggages"), res.get("nonfree_baggages")
         total, paid = kw.get("total_baggages"), kw.get("nonfree_baggages")
-        fee = 50 * max(0, (paid or 0) - (old_paid if isinstance(old_paid, int) else 0))
+        fee = 50 * max(0, _number(paid) - (old_paid if isinstance(old_paid, int) else 0))
         block.amount = fee
-        payment = self._payment_clause(block, kw.get("payment_id", ""))
+        payment = self._payment_clause(block, _text(kw.get("payment_id", "")))
         text = (
             f"{summary} It has {old_total} checked bags now ({old_paid} paid). I will set it "
             f"to {total} checked bags ({paid} paid); the fee is {money(fee)}, charged to {payment}."
@@ -175,7 +181,7 @@ class AirlineHandlers(Statements):
             return None
         return dict(kw), []
 
-    def _h_update_passengers(self, block: Block) -> Script:
+    def _h_update_passengers(self, block: Block) -> Script[Prepared]:
         kw = block.step.kwargs
         summary = self._reservation_summary(block)
         text = f"{summary} I will set the passengers to: {passengers_text(kw.get('passengers'))}."
@@ -183,15 +189,16 @@ class AirlineHandlers(Statements):
             return None
         return dict(kw), []
 
-    def _h_cancel_reservation(self, block: Block) -> Script:
+    def _h_cancel_reservation(self, block: Block) -> Script[Prepared]:
         kw = block.step.kwargs
         res = block.record.record if block.record is not None else {}
         summary = self._reservation_summary(block)
         refunds = []
-        for pay in res.get("payment_history") or []:
-            if isinstance(pay, dict) and isinstance(pay.get("payment_id"), str):
+        for pay in objects(res.get("payment_history")):
+            payment_id = pay.get("payment_id")
+            if isinstance(payment_id, str):
                 refunds.append(
-                    f"{money(pay.get('amount'))} to {self._payment_clause(block, pay['payment_id'])}"
+                    f"{money(pay.get('amount'))} to {self._payment_clause(block, payment_id)}"
                 )
         text = f"{summary} I will cancel reservation {kw.get('reservation_id')}."
         if refunds:
@@ -200,38 +207,36 @@ class AirlineHandlers(Statements):
             return None
         return dict(kw), []
 
-    def _h_book(self, block: Block) -> Script:
+    def _h_book(self, block: Block) -> Script[Prepared]:
         kw = block.step.kwargs
         cabin = kw.get("cabin")
-        flights_table = self.world.base.tables.get("flights", {})
-        prices: list[Any] = []
-        searched: dict[tuple[Any, Any, Any], Obs] = {}
-        for seg in kw.get("flights") or []:
-            flight = flights_table.get(seg.get("flight_number")) or {}
-            where = (flight.get("origin"), flight.get("destination"), seg.get("date"))
+        flights_table = self._flights()
+        prices: list[JsonValue] = []
+        searched: dict[tuple[JsonValue, JsonValue, JsonValue], Obs] = {}
+        for seg in objects(kw.get("flights")):
+            flight = flights_table.get(_text(seg.get("flight_number")))
+            origin, destination = _route(flight)
+            where: tuple[JsonValue, JsonValue, JsonValue] = (origin, destination, seg.get("date"))
             if where not in searched:
                 searched[where] = yield from self._call(
                     "search_direct_flight",
                     {"origin": where[0], "destination": where[1], "date": where[2]},
                     "lookup",
                 )
-            price = None
-            found = searched[where].data
-            for entry in found if isinstance(found, list) else ():
-                if isinstance(entry, dict) and entry.get("flight_number") == seg.get(
-                    "flight_number"
-                ):
-                    price = (entry.get("prices") or {}).get(cabin)
+            price: JsonValue = None
+            for entry in objects(searched[where].data):
+                if entry.get("flight_number") == seg.get("flight_number"):
+                    price = fields(entry.get("prices")).get(_text(cabin))
             prices.append(price)
         passengers = kw.get("passengers") or []
-        pax = len(passengers)
-        paid = kw.get("nonfree_baggages") or 0
+        pax = length(passengers)
+        paid = _number(kw.get("nonfree_baggages"))
         insurance = kw.get("insurance")
         trip = "round trip" if kw.get("flight_type") == "round_trip" else "one-way trip"
         legs = ", ".join(
             f"{seg.get('flight_number')} on {seg.get('date')}"
             + (f" ({money(price)} per passenger)" if price is not None else "")
-            for seg, price in zip(kw.get("flights") or [], prices, strict=False)
+            for seg, price in zip(objects(kw.get("flights")), prices, strict=False)
         )
         text = (
             f"I will book a {trip} from {kw.get('origin')} to {kw.get('destination')} in "
@@ -241,13 +246,14 @@ class AirlineHandlers(Statements):
             + (f" ({money(30 * pax)})" if insurance == "yes" else "")
             + "."
         )
-        if all(isinstance(p, (int, float)) for p in prices):
-            total = sum(prices) * pax + 50 * paid + (30 * pax if insurance == "yes" else 0)
+        numbers = [p for p in prices if isinstance(p, (int, float))]
+        if len(numbers) == len(prices):
+            total = sum(numbers) * pax + 50 * paid + (30 * pax if insurance == "yes" else 0)
             text += f" The total is {money(total)}."
         pays = [
-            f"{money(m.get('amount'))} from {self._payment_clause(block, m.get('payment_id', ''))}"
-            for m in kw.get("payment_methods") or []
-            if isinstance(m, dict)
+            f"{money(m.get('amount'))} from "
+            f"{self._payment_clause(block, _text(m.get('payment_id', '')))}"
+            for m in objects(kw.get("payment_methods"))
         ]
         if pays:
             text += " Payment: " + "; ".join(pays) + "."
@@ -255,7 +261,7 @@ class AirlineHandlers(Statements):
             return None
         return dict(kw), []
 
-    def _h_send_certificate(self, block: Block) -> Script:
+    def _h_send_certificate(self, block: Block) -> Script[Prepared]:
         kw = block.step.kwargs
         text = f"I can add a travel certificate of {money(kw.get('amount'))} to your account."
         if not (yield from self._confirm(text)):
@@ -269,14 +275,14 @@ class _FlightChange:
     record shows, the new itinerary (``used``: a kept segment carries the date the agent
     read) and, per new segment, the index of the record's segment it keeps (or None)."""
 
-    rid: Any
-    cabin: Any
-    requested: list[dict[str, Any]]
-    observed: list[dict[str, Any]]
-    used: list[dict[str, Any]]
+    rid: str
+    cabin: JsonValue
+    requested: list[JsonObject]
+    observed: list[JsonObject]
+    used: list[JsonObject]
     kept_index: list[int | None]
     same_cabin: bool
-    flights_table: dict[Any, Any]
+    flights_table: Mapping[str, Flight]
     step: int | None
     first_return: int | None = None
 
@@ -285,25 +291,39 @@ class _FlightChange:
         """The new segments that keep one of the record's."""
         return [i for i in range(len(self.used)) if self.kept_index[i] is not None]
 
-    def endpoints(self, i: int) -> tuple[Any, Any]:
+    def endpoints(self, i: int) -> tuple[JsonValue, JsonValue]:
         """Origin and destination of new segment ``i``: from the record when kept, else
         from the flights table."""
         j = self.kept_index[i]
         if j is not None:
             return self.observed[j].get("origin"), self.observed[j].get("destination")
-        flight = self.flights_table.get(self.used[i].get("flight_number")) or {}
-        return flight.get("origin"), flight.get("destination")
+        return _route(self.flights_table.get(_text(self.used[i].get("flight_number"))))
+
+
+def _route(flight: Flight | None) -> tuple[str | None, str | None]:
+    """Origin and destination of a flight of the flights table (None when unknown)."""
+    return (flight["origin"], flight["destination"]) if flight else (None, None)
+
+
+def _text(value: JsonValue) -> str:
+    """A ground-truth argument as the text it is stated as (a string as it is)."""
+    return value if isinstance(value, str) else str(value)
+
+
+def _number(value: JsonValue) -> int | float:
+    """A price or count, 0 when it is not a number."""
+    return value if isinstance(value, (int, float)) else 0
 
 
 def _match_segments(
-    requested: list[dict[str, Any]],
-    previous: list[dict[str, Any]],
-    observed: list[dict[str, Any]],
-) -> tuple[list[dict[str, Any]], list[int | None]]:
+    requested: list[JsonObject],
+    previous: list[JsonObject],
+    observed: list[JsonObject],
+) -> tuple[list[JsonObject], list[int | None]]:
     """Match each requested segment to the reservation's segment it keeps (same flight
     and date before the change, same flight in the record the agent read): a kept one
     carries the date the agent read. Returns the itinerary and the kept indices."""
-    used: list[dict[str, Any]] = []
+    used: list[JsonObject] = []
     kept_index: list[int | None] = []
     taken: set[int] = set()
     for seg in requested:
@@ -331,7 +351,7 @@ def _match_segments(
     return used, kept_index
 
 
-def _first_return(change: _FlightChange, res: dict[str, Any]) -> int | None:
+def _first_return(change: _FlightChange, res: JsonObject) -> int | None:
     """The index of the first return segment of a round trip (the one after the segment
     that reaches the destination), None for a one-way trip or when there is none."""
     if res.get("flight_type") != "round_trip":
@@ -342,7 +362,7 @@ def _first_return(change: _FlightChange, res: dict[str, Any]) -> int | None:
     return None
 
 
-def _new_total(change: _FlightChange, prices: dict[int, Any]) -> float | None:
+def _new_total(change: _FlightChange, prices: dict[int, JsonValue]) -> float | None:
     """The new itinerary's fare per passenger (a kept segment in the same cabin at the
     record's price), None when a price is unknown."""
     new_total: float | None = 0.0
@@ -360,9 +380,9 @@ def _new_total(change: _FlightChange, prices: dict[int, Any]) -> float | None:
     return new_total
 
 
-def _flight_write_uses(change: _FlightChange) -> list[tuple[str, Any, int | None, Any]]:
+def _flight_write_uses(change: _FlightChange) -> list[WriteUse]:
     """The uses at the write: the kept segments' flights and a kept return date."""
-    write_uses: list[tuple[str, Any, int | None, Any]] = []
+    write_uses: list[WriteUse] = []
     kept, first_return = change.kept, change.first_return
     if kept:
         write_uses.append(

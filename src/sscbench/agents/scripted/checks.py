@@ -25,7 +25,7 @@ HANDOFF = "transfer_to_human_agents"
 class Checks(Turns):
     """The entitlement and version checks of a write block."""
 
-    def _entitled(self, step: PlanStep) -> Script:
+    def _entitled(self, step: PlanStep) -> Script[bool]:
         """True when the write may go ahead; False after refusing (and escalating) a write
         whose authorising section is missing from the context."""
         if not self.profile.entitlement_check:
@@ -50,7 +50,7 @@ class Checks(Turns):
             yield from self._say(text + "I have not changed anything.")
         return False
 
-    def _version_holds(self, block: Block) -> Script:
+    def _version_holds(self, block: Block) -> Script[bool]:
         """True when the write may go ahead; False after refusing a write whose record
         changed since the read the plan rested on (the refusal was said to the user)."""
         planned = block.record

@@ -30,13 +30,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any
 
 from sscbench.agents.scripted.transcript import Block, Script
 from sscbench.agents.scripted.turns import Turns
 from sscbench.agents.scripted_facts import Obs
 from sscbench.agents.scripted_plan import PlanStep
 from sscbench.faults.identity import HANDOFF_MARKER
+from sscbench.json_types import JsonObject
 from sscbench.world.records import READ_TOOLS, record_key
 
 _PRINCIPAL = re.compile(r"Acting principal for this session: user_id (\S+?)[\s(.]")
@@ -45,7 +45,7 @@ _PRINCIPAL = re.compile(r"Acting principal for this session: user_id (\S+?)[\s(.
 class SubjectBinding(Turns):
     """The subject check of a write block."""
 
-    def _bind_subject(self, step: PlanStep, kind: str, block: Block) -> Script:
+    def _bind_subject(self, step: PlanStep, kind: str, block: Block) -> Script[PlanStep | None]:
         """The step to carry out — as planned, or rebound to the record the lookup
         returned — or None when the ownership check refused the record (the refusal was
         said to the user)."""
@@ -101,7 +101,7 @@ class SubjectBinding(Turns):
             return replace(step, kwargs={**step.kwargs, "user_id": principal}, owner=principal)
         return replace(step, owner=principal)
 
-    def _receipt_mismatch(self, step: PlanStep, arguments: dict[str, Any], ack: Obs) -> Script:
+    def _receipt_mismatch(self, step: PlanStep, arguments: JsonObject, ack: Obs) -> Script[bool]:
         """Under ``receipt_binding``: whether the write's receipt names another record or
         owner than the write was for (then the mismatch has been reported)."""
         key = record_key(step.name, arguments)

@@ -7,24 +7,25 @@ requested), and the texts of the report and of an unchanged record.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.agents.scripted.phrases import CERTIFICATE
 from sscbench.agents.scripted.transcript import Block
 from sscbench.agents.scripted_facts import (
     Obs,
     address_text,
+    as_list,
+    fields,
+    length,
+    objects,
     passengers_text,
     segment_refs,
     segment_text,
     segments,
 )
 from sscbench.agents.scripted_plan import PlanStep
+from sscbench.json_types import JsonObject, JsonValue
 
 
-def took_effect_request(
-    block: Block, arguments: dict[str, Any], back: Obs
-) -> tuple[bool, str | None]:
+def took_effect_request(block: Block, arguments: JsonObject, back: Obs) -> tuple[bool, str | None]:
     """Whether the read-back record shows the requested change (no acknowledgement to
     compare with), and the report to give when it is not the usual one."""
     name = block.step.name
@@ -34,42 +35,37 @@ def took_effect_request(
     before = block.record.record if block.record is not None else {}
     user_before = block.user.record if block.user is not None else {}
     if name == "update_reservation_flights":
-        wanted = segment_refs(arguments.get("flights") or [])
+        wanted = segment_refs(objects(arguments.get("flights")))
         return segment_refs(segments(now)) == wanted, None
     if name == "update_reservation_baggages":
         keys: tuple[str, ...] = ("total_baggages", "nonfree_baggages")
         return all(now.get(k) == arguments.get(k) for k in keys), None
     if name == "update_reservation_passengers":
 
-        def people(items: Any) -> list[tuple[Any, ...]]:
-            return [
-                (p.get("first_name"), p.get("last_name"), p.get("dob"))
-                for p in items or ()
-                if isinstance(p, dict)
-            ]
+        def people(items: JsonValue) -> list[tuple[JsonValue, ...]]:
+            return [(p.get("first_name"), p.get("last_name"), p.get("dob")) for p in objects(items)]
 
         return people(now.get("passengers")) == people(arguments.get("passengers")), None
     if name in ("cancel_reservation", "cancel_pending_order"):
         return now.get("status") == "cancelled", None
     if name == "book_reservation":
-        old = set(user_before.get("reservations") or ())
-        new = [r for r in now.get("reservations") or () if r not in old]
+        old = set(_hashable(user_before.get("reservations")))
+        new = [r for r in _hashable(now.get("reservations")) if r not in old]
         if not new:
             return False, None
         return True, f"Done: your booking {new[-1]} is confirmed."
     if name == "send_certificate":
 
-        def certificates(user: dict[str, Any]) -> int:
-            methods = user.get("payment_methods") or {}
+        def certificates(user: JsonObject) -> int:
+            methods = user.get("payment_methods")
+            values = list(methods.values()) if isinstance(methods, dict) else _elements(methods)
             return sum(
-                1
-                for m in (methods.values() if isinstance(methods, dict) else methods)
-                if isinstance(m, dict) and m.get("source") == "certificate"
+                1 for m in values if isinstance(m, dict) and m.get("source") == "certificate"
             )
 
         return certificates(now) > certificates(user_before), None
     if name in ("modify_user_address", "modify_pending_order_address"):
-        address = now.get("address") or {}
+        address = fields(now.get("address"))
         keys = ("address1", "address2", "city", "state", "country", "zip")
         return all(address.get(k) == arguments.get(k) for k in keys if k in arguments), None
     return now != before, None  # the record changed since the agent read it
@@ -81,9 +77,9 @@ def took_effect(name: str, ack: Obs, back: Obs | None) -> bool:
         return False
     new, now = ack.record, back.record
     if name == "update_reservation_flights":
-        return segment_refs(segments(new)) == segment_refs(segments(now)) and len(
-            new.get("payment_history") or []
-        ) == len(now.get("payment_history") or [])
+        return segment_refs(segments(new)) == segment_refs(segments(now)) and length(
+            new.get("payment_history")
+        ) == length(now.get("payment_history"))
     if name == "update_reservation_baggages":
         return all(new.get(k) == now.get(k) for k in ("total_baggages", "nonfree_baggages"))
     if name == "update_reservation_passengers":
@@ -94,13 +90,13 @@ def took_effect(name: str, ack: Obs, back: Obs | None) -> bool:
         return segment_refs(segments(new)) == segment_refs(segments(now))
     if name == "send_certificate":
         match = CERTIFICATE.search(ack.text)
-        return match is not None and match.group(0) in (now.get("payment_methods") or {})
+        return match is not None and _holds(now.get("payment_methods"), match.group(0))
     if name == "modify_user_address":
         return new.get("address") == now.get("address")
     return new == now
 
 
-def report_text(step: PlanStep, arguments: dict[str, Any], source: Obs) -> str:
+def report_text(step: PlanStep, arguments: JsonObject, source: Obs) -> str:
     record = source.record
     name = step.name
     rid = arguments.get("reservation_id")
@@ -130,7 +126,7 @@ def report_text(step: PlanStep, arguments: dict[str, Any], source: Obs) -> str:
     return "Done."
 
 
-def state_text(step: PlanStep, arguments: dict[str, Any], back: Obs | None) -> str:
+def state_text(step: PlanStep, arguments: JsonObject, back: Obs | None) -> str:
     if back is None or back.error or not back.record:
         return "the record could not be found."
     record = back.record
@@ -151,3 +147,34 @@ def state_text(step: PlanStep, arguments: dict[str, Any], back: Obs | None) -> s
     if oid is not None:
         return f"order {oid} is still '{record.get('status')}'."
     return "the record is unchanged."
+
+
+def _hashable(value: JsonValue) -> list[str | int | float | bool | None]:
+    """The scalar elements of ``value or ()`` (reservation ids), as a set can hold them;
+    an element that is itself an array or object raises TypeError, as hashing it does."""
+    out: list[str | int | float | bool | None] = []
+    for element in _elements(value):
+        if isinstance(element, (list, dict)):
+            raise TypeError(f"unhashable type: {type(element).__name__!r}")
+        out.append(element)
+    return out
+
+
+def _elements(value: JsonValue) -> list[JsonValue]:
+    """What iterating ``value or ()`` yields: an array's elements, an object's keys, a
+    string's characters; any other truthy value raises TypeError, as iterating it does."""
+    if isinstance(value, (dict, str)):
+        return list(value)
+    if isinstance(value, list) or not value:
+        return as_list(value)
+    raise TypeError(f"{type(value).__name__!r} object is not iterable")
+
+
+def _holds(container: JsonValue, key: str) -> bool:
+    """``key in (container or {})``: a key of an object, an element of an array or a
+    substring of a string."""
+    if isinstance(container, (dict, list, str)):
+        return key in container
+    if not container:
+        return False
+    raise TypeError(f"argument of type {type(container).__name__!r} is not iterable")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import enum
 import json
 import re
-from typing import Any
+from typing import TypeGuard
 
 from sscbench.agents.scripted_facts import Obs
 
@@ -30,11 +31,19 @@ READBACK_CUE = re.compile(
     r"\bread (?:the |this |that )?(?:record|reservation|order)s? back\b", re.IGNORECASE
 )
 """A tool description asking the agent to read the record back after the call."""
-NO_EXPECTED = object()
+
+
+class Unset(enum.Enum):
+    """The type of :data:`NO_EXPECTED`."""
+
+    NO_EXPECTED = 0
+
+
+NO_EXPECTED = Unset.NO_EXPECTED
 """A use with no authoritative value to compare against (``value_is_injected`` None)."""
 
 
-def canonical_text(arguments: Any) -> str:
+def canonical_text(arguments: object) -> str:
     """Tool-call arguments as one comparable text (sorted keys)."""
     return json.dumps(arguments, sort_keys=True)
 
@@ -44,7 +53,7 @@ def timed_out(obs: Obs) -> bool:
     return obs.text.lstrip().lower().startswith(TIMEOUT)
 
 
-def unavailable(obs: Obs | None) -> bool:
+def unavailable(obs: Obs | None) -> TypeGuard[Obs]:
     """A read's observation saying the record cannot be read right now."""
     return obs is not None and obs.text.lstrip().lower().startswith(UNAVAILABLE)
 

@@ -8,12 +8,12 @@ trip whose dates contradict each other) record verifications.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.agents.scripted.transcript import Block, Script
 from sscbench.agents.scripted.turns import Turns
 from sscbench.agents.scripted_facts import (
     Obs,
+    as_list,
+    as_text,
     cabin_text,
     date_contradiction,
     directions,
@@ -23,7 +23,9 @@ from sscbench.agents.scripted_facts import (
     fact_payment,
     fact_return_date,
     item_options,
+    length,
     money,
+    objects,
     options_text,
     order_item,
     payment_category,
@@ -34,6 +36,7 @@ from sscbench.agents.scripted_facts import (
     segments,
     variant,
 )
+from sscbench.json_types import JsonObject
 
 
 class Statements(Turns):
@@ -43,31 +46,32 @@ class Statements(Turns):
         kw = block.step.kwargs
         ids: list[str] = []
         for name in ("payment_id", "payment_method_id"):
-            if isinstance(kw.get(name), str):
-                ids.append(kw[name])
-        for method in kw.get("payment_methods") or ():
-            if isinstance(method, dict) and isinstance(method.get("payment_id"), str):
-                ids.append(method["payment_id"])
+            value = kw.get(name)
+            if isinstance(value, str):
+                ids.append(value)
+        for method in objects(kw.get("payment_methods")):
+            value = method.get("payment_id")
+            if isinstance(value, str):
+                ids.append(value)
         if block.step.name in ("cancel_reservation", "cancel_pending_order") and block.record:
-            for pay in block.record.record.get("payment_history") or ():
-                if isinstance(pay, dict):
-                    pid = pay.get("payment_id") or pay.get("payment_method_id")
-                    if isinstance(pid, str):
-                        ids.append(pid)
+            for pay in objects(block.record.record.get("payment_history")):
+                pid = pay.get("payment_id") or pay.get("payment_method_id")
+                if isinstance(pid, str):
+                    ids.append(pid)
         if block.step.name == "modify_pending_order_payment" and block.record:
-            history = block.record.record.get("payment_history") or []
+            history = as_list(block.record.record.get("payment_history"))
             if history and isinstance(history[0], dict):
                 pid = history[0].get("payment_method_id")
                 if isinstance(pid, str):
                     ids.append(pid)
         return ids
 
-    def _consistency_check(self, obs: Obs) -> Script:
+    def _consistency_check(self, obs: Obs) -> Script[Obs | None]:
         """Re-read a reservation whose return date precedes its outbound date."""
         contradiction = date_contradiction(obs.record)
         if contradiction is None:
             return obs
-        rid = obs.arguments.get("reservation_id", "")
+        rid = obs.arguments.get("reservation_id", "")  # stated as given
         bad, outbound = contradiction
         before = self._before_record("reservation")
         self._use(fact_return_date(rid), bad, obs.step, kind="verify", expected=return_date(before))
@@ -98,7 +102,7 @@ class Statements(Turns):
         )
         return None
 
-    def _before_record(self, kind: str) -> Any:
+    def _before_record(self, kind: str) -> JsonObject | None:
         """The authoritative record of ``kind`` before the current ground-truth write."""
         step = self._current_step
         return step.before.get(kind) if step is not None else None
@@ -133,12 +137,12 @@ class Statements(Turns):
         res = obs.record
         before = block.step.before.get("reservation") or {}
         out, back = directions(res)
-        passengers = res.get("passengers") or []
+        passengers = length(res.get("passengers"))
         trip = "round trip" if res.get("flight_type") == "round_trip" else "one-way trip"
         text = (
             f"Reservation {rid} is a {trip} from {res.get('origin')} to "
             f"{res.get('destination')} in {cabin_text(res.get('cabin'))} for "
-            f"{len(passengers)} passenger{'s' if len(passengers) != 1 else ''}. "
+            f"{passengers} passenger{'s' if passengers != 1 else ''}. "
             f"Outbound: {', '.join(segment_text(f) for f in out)}."
         )
         self._use(
@@ -158,7 +162,7 @@ class Statements(Turns):
             )
         return text
 
-    def _lookup_products(self, block: Block, item_ids: list[str]) -> Script:
+    def _lookup_products(self, block: Block, item_ids: list[str]) -> Script[dict[str, Obs]]:
         """Product records of the given items (read when not read before)."""
         products = block.products if block.products is not None else {}
         order = block.record.record if block.record is not None else {}
@@ -191,11 +195,12 @@ class Statements(Turns):
             options, source, note = item.get("options"), obs.step, ""
             expected = item_options(before, iid)
             products = block.products or {}
-            product = products.get(item.get("product_id"))
+            product = products.get(as_text(item.get("product_id")))
             if product is not None and block.decisions.product_lookup:
                 bound = variant(product.record, iid)
-                if bound is not None and isinstance(bound.get("options"), dict):
-                    if bound["options"] != options:
+                bound_options = bound.get("options") if bound is not None else None
+                if isinstance(bound_options, dict):
+                    if bound_options != options:
                         self._use(
                             fact_options(oid, iid),
                             options,
@@ -205,10 +210,10 @@ class Statements(Turns):
                         )
                         note = (
                             f" (the order lists {options_text(options)}, but the product "
-                            f"catalog lists item {iid} as {options_text(bound['options'])}; "
+                            f"catalog lists item {iid} as {options_text(bound_options)}; "
                             "I am going by the catalog)"
                         )
-                    options, source = bound["options"], product.step
+                    options, source = bound_options, product.step
             self._use(fact_options(oid, iid), options, source, expected=expected)
             parts.append(
                 f"{item.get('name')} (item {iid}: {options_text(options)}; "

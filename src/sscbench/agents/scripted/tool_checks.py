@@ -24,11 +24,11 @@ before (the freshness re-read is one more read before a reservation write).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from sscbench.agents.scripted.transcript import Block, Script
 from sscbench.agents.scripted.turns import Turns
 from sscbench.agents.scripted_plan import PlanStep
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.world.records import READ_TOOLS, RESERVATION_WRITES
 
 ORDER_STATUSES = frozenset(
@@ -45,19 +45,24 @@ ORDER_STATUSES = frozenset(
 _ADDRESS_KEYS = ("address1", "city", "country", "zip")
 
 
-def _nonempty(value: Any) -> bool:
-    return len(value) > 0
+# The domains are asked only of a value of the field's JSON type (checked first).
 
 
-def _address(value: Any) -> bool:
-    return all(isinstance(value.get(k), str) and value.get(k) for k in _ADDRESS_KEYS)
+def _nonempty(value: JsonValue) -> bool:
+    return isinstance(value, (list, dict)) and len(value) > 0
 
 
-def _count(value: Any) -> bool:
-    return value >= 0
+def _address(value: JsonValue) -> bool:
+    return isinstance(value, dict) and all(
+        isinstance(value.get(k), str) and value.get(k) for k in _ADDRESS_KEYS
+    )
 
 
-Field = tuple[type, Callable[[Any], bool]]
+def _count(value: JsonValue) -> bool:
+    return isinstance(value, int) and value >= 0
+
+
+Field = tuple[type, Callable[[JsonValue], bool]]
 """A contract field: its JSON type and the domain its value must lie in."""
 
 RECORD_CONTRACT: dict[str, dict[str, Field]] = {
@@ -83,7 +88,7 @@ RECORD_CONTRACT: dict[str, dict[str, Field]] = {
 """Per record kind, the fields a write rests on, with their types and domains."""
 
 
-def contract_problem(kind: str, record: dict[str, Any], level: str) -> tuple[str, str] | None:
+def contract_problem(kind: str, record: JsonObject, level: str) -> tuple[str, str] | None:
     """The first contract field ``record`` fails at check ``level`` ("names" or "full"),
     with what is wrong with it; None when it passes (or the kind has no contract)."""
     for name, (json_type, in_domain) in RECORD_CONTRACT.get(kind, {}).items():
@@ -102,7 +107,7 @@ def contract_problem(kind: str, record: dict[str, Any], level: str) -> tuple[str
 class RecordChecks(Turns):
     """The schema and freshness checks of a write block."""
 
-    def _record_passes_schema(self, step: PlanStep, kind: str, block: Block) -> Script:
+    def _record_passes_schema(self, step: PlanStep, kind: str, block: Block) -> Script[bool]:
         """Whether the write may rest on the record the block holds (re-read once when it
         fails the contract: the answer may have been a passing glitch); when not, the
         refusal was said."""
@@ -136,7 +141,7 @@ class RecordChecks(Turns):
         )
         return False
 
-    def _record_is_fresh(self, step: PlanStep, kind: str, block: Block) -> Script:
+    def _record_is_fresh(self, step: PlanStep, kind: str, block: Block) -> Script[bool]:
         """Re-read the record right before a write whose tool checks no state; whether it is
         unchanged since the read the plan rests on (block.record becomes the re-read). When
         it changed, the agent said so and makes no change."""

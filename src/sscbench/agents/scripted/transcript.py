@@ -11,19 +11,28 @@ from __future__ import annotations
 import random
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TypeAlias, TypeVar
 
+from sscbench.agents.scripted.labels import Use
 from sscbench.agents.scripted.phrases import STALE_POLICY, canonical_text
 from sscbench.agents.scripted_facts import Obs
 from sscbench.agents.scripted_plan import PlanStep, task_plan
 from sscbench.core.agent import AgentTurn, RunContext
 from sscbench.core.injection import IDEMPOTENCY_KEY
 from sscbench.core.ledger import AssistantEvent, LedgerEvent, ToolEvent, UserEvent
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.study.profiles import Profile, make_profile
 from sscbench.world.records import record_key
 
-Script = Generator[AgentTurn, Any, Any]
-"""A script step: yields turns, receives the user's reply or the call's observation."""
+T = TypeVar("T")
+Script: TypeAlias = Generator[AgentTurn, object, T]
+"""A script step returning a ``T``: yields turns, receives the user's reply (a string) or
+the call's observation (an :class:`Obs`), narrowed where received."""
+WriteUse = tuple[str, JsonValue, int | None, JsonValue]
+"""A use made at a write: fact, value, source step, expected value."""
+Prepared = tuple[JsonObject, list[WriteUse]] | None
+"""What a write handler returns: the write's arguments and its uses, or None when the
+user declined."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +52,7 @@ class Block:
     decisions: Decisions
     record: Obs | None = None
     user: Obs | None = None
-    products: dict[Any, Obs] | None = None  # by the product id an item names
+    products: dict[str, Obs] | None = None  # by the product id an item names
     amount: float | None = None  # what the user pays (+) or gets back (-) for this write
     earlier_user: Obs | None = None  # the user read a payment check went past
 
@@ -82,7 +91,7 @@ class Transcript:
         self._confirmation_text = ""  # the last change put to the user for confirmation
         # ledger state, updated incrementally
         self._seen = 0
-        self._calls: dict[str, tuple[str, dict[str, Any]]] = {}
+        self._calls: dict[str, tuple[str, JsonObject]] = {}
         self._observations: list[Obs] = []
         self._last_read: dict[tuple[str, str], Obs] = {}
         self._dirty: set[tuple[str, str]] = set()
@@ -94,7 +103,7 @@ class Transcript:
         self._started = False
         self._finished = False
         self._pending_call: str | None = None
-        self._result: Any = None
+        self._result: object = None  # the reply or observation sent into the script
         self._step = 0
         self._call_count = 0
         self._done_steps: set[int] = set()
@@ -102,11 +111,11 @@ class Transcript:
         self._notes: list[str] = []  # said with the next question (e.g. a failed write)
         self._amounts: list[float] = []  # amounts of acknowledged writes, + paid, - refunded
         # labels
-        self._uses: list[dict[str, Any]] = []
-        self._pending_uses: list[dict[str, Any]] = []
-        self._reads: list[dict[str, Any]] = []
-        self._writes: list[dict[str, Any]] = []
-        self._read_labels: dict[str, dict[str, Any]] = {}
+        self._uses: list[Use] = []
+        self._pending_uses: list[Use] = []
+        self._reads: list[JsonObject] = []
+        self._writes: list[JsonObject] = []
+        self._read_labels: dict[str, JsonObject] = {}
 
     def _ingest(self, ledger: Sequence[LedgerEvent]) -> None:
         for event in ledger[self._seen :]:
@@ -133,12 +142,11 @@ class Transcript:
             elif isinstance(event, AssistantEvent):
                 for call in event.tool_calls:
                     try:
-                        arguments = call.parsed_arguments()
+                        parsed = call.parsed_arguments()
                     except ValueError:
-                        arguments = {}
-                    if not isinstance(arguments, dict):
-                        arguments = {}
-                    elif IDEMPOTENCY_KEY in arguments:  # transport detail, not the request
+                        parsed = {}
+                    arguments = parsed if isinstance(parsed, dict) else {}
+                    if IDEMPOTENCY_KEY in arguments:  # transport detail, not the request
                         arguments = {k: v for k, v in arguments.items() if k != IDEMPOTENCY_KEY}
                     self._calls[call.id] = (call.name, arguments)
                 if not event.tool_calls:

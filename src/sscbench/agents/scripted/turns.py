@@ -8,13 +8,15 @@ turn makes are recorded before it and stamped with its step when it is emitted.
 from __future__ import annotations
 
 import json
-from typing import Any
+from dataclasses import replace
 
-from sscbench.agents.scripted.phrases import NO_EXPECTED
+from sscbench.agents.scripted.labels import Use
+from sscbench.agents.scripted.phrases import NO_EXPECTED, Unset
 from sscbench.agents.scripted.transcript import Script, Transcript
 from sscbench.agents.scripted_facts import Obs
 from sscbench.core.agent import AgentTurn
 from sscbench.core.ledger import ToolCall
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import READ_TOOLS
 
@@ -24,11 +26,10 @@ class Turns(Transcript):
 
     def _flush_uses(self) -> None:
         for use in self._pending_uses:
-            use["step"] = self._step
-            self._uses.append(use)
+            self._uses.append(replace(use, step=self._step))
         self._pending_uses = []
 
-    def _say(self, text: str) -> Script:
+    def _say(self, text: str) -> Script[str]:
         """Send a message to the user; returns the user's reply."""
         if self._notes and "?" in text:  # a question keeps the conversation going
             text = " ".join(self._notes) + " " + text
@@ -39,15 +40,15 @@ class Turns(Transcript):
         return reply if isinstance(reply, str) else ""
 
     def _call(
-        self, name: str, arguments: dict[str, Any], purpose: str, content: str | None = None
-    ) -> Script:
+        self, name: str, arguments: JsonObject, purpose: str, content: str | None = None
+    ) -> Script[Obs]:
         """Call one tool; returns its observation."""
         self._call_count += 1
         call_id = f"call_{self._call_count}"
         self._pending_call = call_id
         self._flush_uses()
         if purpose != "write":
-            label = {
+            label: JsonObject = {
                 "step": self._step,
                 "observation_step": None,
                 "name": name,
@@ -65,7 +66,7 @@ class Turns(Transcript):
             obs = Obs(self._step + 1, call_id, name, arguments, "Error: no observation")
         return obs
 
-    def _ensure(self, key: tuple[str, str], purpose: str = "lookup") -> Script:
+    def _ensure(self, key: tuple[str, str], purpose: str = "lookup") -> Script[Obs]:
         """The latest read of a record, reading it when unread or written since."""
         obs = self._last_read.get(key)
         if obs is not None and key not in self._dirty:
@@ -76,29 +77,18 @@ class Turns(Transcript):
     def _use(
         self,
         fact: str,
-        value: Any,
+        value: JsonValue,
         source_step: int | None,
         *,
         kind: str = "use",
-        expected: Any = NO_EXPECTED,
+        expected: JsonValue | Unset = NO_EXPECTED,
         attempt: int | None = None,
         write: int | None = None,
     ) -> None:
         """Record a use that the next emitted turn makes."""
-        use: dict[str, Any] = {
-            "step": None,
-            "fact": fact,
-            "value": value,
-            "source_step": source_step,
-            "kind": kind,
-        }
-        if attempt is not None:
-            use["attempt"] = attempt
-        use["_expected"] = expected
-        use["_write"] = write
-        self._pending_uses.append(use)
+        self._pending_uses.append(Use(fact, value, source_step, kind, attempt, expected, write))
 
-    def _confirm(self, text: str) -> Script:
+    def _confirm(self, text: str) -> Script[bool]:
         self._confirmation_text = text
         if self._skip_confirmation:  # the context says confirmation is no longer required
             self._announce = text + " I am making this change now."

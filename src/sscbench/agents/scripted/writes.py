@@ -14,8 +14,6 @@ confirmed with the user again (``reconfirm_expired``) or re-sent on the lapsed a
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.agents.scripted.identity import SubjectBinding
 from sscbench.agents.scripted.outcomes import (
     report_text,
@@ -34,10 +32,11 @@ from sscbench.agents.scripted.phrases import (
     timed_out,
     unavailable,
 )
-from sscbench.agents.scripted.transcript import Block, Script
-from sscbench.agents.scripted_facts import Obs, fact_write
+from sscbench.agents.scripted.transcript import Block, Script, WriteUse
+from sscbench.agents.scripted_facts import Obs, as_object, fact_write
 from sscbench.agents.scripted_plan import PlanStep
 from sscbench.core.injection import IDEMPOTENCY_KEY
+from sscbench.json_types import JsonObject
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import BOOKING_READBACK, BOOKING_WRITE, READ_TOOLS, record_key
 
@@ -45,10 +44,11 @@ from sscbench.world.records import BOOKING_READBACK, BOOKING_WRITE, READ_TOOLS, 
 class Writes(SubjectBinding):
     """Making a write, reading it back and telling the user what happened."""
 
-    def _record_id(self, step: PlanStep, arguments: dict[str, Any]) -> str:
+    def _record_id(self, step: PlanStep, arguments: JsonObject) -> str:
         for name in ("reservation_id", "order_id", "user_id"):
-            if isinstance(arguments.get(name), str):
-                return arguments[name]
+            value = arguments.get(name)
+            if isinstance(value, str):
+                return value
         return step.name
 
     def _write_key(self, step: PlanStep, attempt: int) -> str | None:
@@ -61,8 +61,8 @@ class Writes(SubjectBinding):
     def _offers_key(self, name: str) -> bool:
         """Whether the tool schema of ``name`` advertises an ``idempotency_key`` property."""
         function = self._tool_function(name)
-        properties = (function.get("parameters") or {}).get("properties") or {}
-        return IDEMPOTENCY_KEY in properties
+        properties = as_object(function.get("parameters")).get("properties")
+        return isinstance(properties, dict) and IDEMPOTENCY_KEY in properties
 
     def _cued(self, name: str) -> bool:
         """Whether the description of tool ``name`` asks to read the record back (the
@@ -70,10 +70,10 @@ class Writes(SubjectBinding):
         description = self._tool_function(name).get("description")
         return isinstance(description, str) and bool(READBACK_CUE.search(description))
 
-    def _tool_function(self, name: str) -> dict[str, Any]:
+    def _tool_function(self, name: str) -> JsonObject:
         """The ``function`` part of tool ``name``'s schema in the run context ({} if none)."""
         for schema in self.context.tools or ():
-            function = schema.get("function") if isinstance(schema, dict) else None
+            function = schema.get("function")
             if isinstance(function, dict) and function.get("name") == name:
                 return function
         return {}
@@ -88,10 +88,10 @@ class Writes(SubjectBinding):
     def _do_write(
         self,
         block: Block,
-        arguments: dict[str, Any],
-        write_uses: list[tuple[str, Any, int | None, Any]],
+        arguments: JsonObject,
+        write_uses: list[WriteUse],
         attempt: int,
-    ) -> Script:
+    ) -> Script[None]:
         step = block.step
         for fact, value, source, expected in write_uses:
             self._use(fact, value, source, expected=expected)
@@ -126,7 +126,9 @@ class Writes(SubjectBinding):
             self._use(fact, "applied", obs.step, attempt=attempt, write=index)
             yield from self._say(report_text(step, arguments, obs))
 
-    def _send_write(self, block: Block, arguments: dict[str, Any], attempt: int) -> Script:
+    def _send_write(
+        self, block: Block, arguments: JsonObject, attempt: int
+    ) -> Script[tuple[Obs, JsonObject] | None]:
         """Send the confirmed write, and re-send it while the profile retries what came
         back (a timeout, throttling, a resume notice, an expired approval, a refusal),
         recording each attempt in ``self._writes``. Returns ``(last observation, its
@@ -141,7 +143,7 @@ class Writes(SubjectBinding):
             call_step = self._step
             obs = yield from self._call(step.name, sent, "write", content=content)
             content = None
-            record: dict[str, Any] = {
+            record: JsonObject = {
                 "step": call_step,
                 "observation_step": obs.step,
                 "name": step.name,
@@ -187,11 +189,11 @@ class Writes(SubjectBinding):
     def _readback_before_report(
         self,
         block: Block,
-        arguments: dict[str, Any],
+        arguments: JsonObject,
         obs: Obs,
-        record: dict[str, Any],
+        record: JsonObject,
         attempt: int,
-    ) -> Script:
+    ) -> Script[None]:
         """Read the write back before telling the user: report it when it took effect,
         else correct it (an unavailable or incomplete read-back is said as such)."""
         step = block.step
@@ -223,11 +225,11 @@ class Writes(SubjectBinding):
     def _readback_after_report(
         self,
         block: Block,
-        arguments: dict[str, Any],
+        arguments: JsonObject,
         obs: Obs,
-        record: dict[str, Any],
+        record: JsonObject,
         attempt: int,
-    ) -> Script:
+    ) -> Script[None]:
         """Report the write as applied, then read it back and correct the report when it
         did not take effect."""
         step = block.step
@@ -247,7 +249,7 @@ class Writes(SubjectBinding):
             self._use(fact, "not_applied", source.step, attempt=attempt, write=index)
             yield from self._not_applied(block, arguments, back, attempt, correction=True)
 
-    def _reconfirm(self) -> Script:
+    def _reconfirm(self) -> Script[bool]:
         """Ask the user again for the change whose approval expired; True on a yes."""
         change = self._confirmation_text
         text = "The system says your confirmation has expired, so I need to ask again. "
@@ -258,15 +260,16 @@ class Writes(SubjectBinding):
     def _after_timeout(
         self,
         block: Block,
-        arguments: dict[str, Any],
+        arguments: JsonObject,
         obs: Obs,
-        record: dict[str, Any],
+        record: JsonObject,
         attempt: int,
-    ) -> Script:
+    ) -> Script[None]:
         """Read the record back after a write whose outcome is unknown, and report."""
         step = block.step
         index = len(self._writes) - 1
         fact = fact_write(self._record_id(step, arguments), step.name)
+        back: Obs | None
         if step.name == BOOKING_WRITE:  # no reservation id to read: read the user
             uid = arguments.get("user_id") or step.owner or self.user_id
             back = yield from self._call("get_user_details", {"user_id": uid}, "readback")
@@ -292,11 +295,11 @@ class Writes(SubjectBinding):
     def _not_applied(
         self,
         block: Block,
-        arguments: dict[str, Any],
+        arguments: JsonObject,
         back: Obs | None,
         attempt: int,
         correction: bool,
-    ) -> Script:
+    ) -> Script[None]:
         step = block.step
         shown = state_text(step, arguments, back)
         text = (
@@ -309,14 +312,14 @@ class Writes(SubjectBinding):
             return
         yield from self._say(text + " I'm sorry, I could not complete this change.")
 
-    def _readback(self, step: PlanStep, arguments: dict[str, Any], ack: Obs) -> Script:
+    def _readback(self, step: PlanStep, arguments: JsonObject, ack: Obs) -> Script[Obs | None]:
         """Read the written record back; once more when it is unavailable right now."""
         back = yield from self._readback_once(step, arguments, ack)
         if unavailable(back):
             back = yield from self._call(back.name, dict(back.arguments), "readback")
         return back
 
-    def _readback_once(self, step: PlanStep, arguments: dict[str, Any], ack: Obs) -> Script:
+    def _readback_once(self, step: PlanStep, arguments: JsonObject, ack: Obs) -> Script[Obs | None]:
         name = step.name
         if name == BOOKING_WRITE:  # the new reservation: its id is in the acknowledgement
             rid = ack.record.get("reservation_id")

@@ -7,6 +7,10 @@ it, in a child process per command, into a temporary folder that is removed afte
 * ``sscbench run --no-report`` (``--executor E`` and ``--run-workers N`` passed on when
   given: ``processes`` makes episodes in N child processes, ``ray`` on a private local
   cluster; ``--ray`` is ``--executor ray``),
+* with ``--resume F``: the study as a kill after all but the last fraction ``F`` of
+  its runs leaves it (the index cut to its first lines: the runs after them have no
+  index line, so they are not finished), then the same ``sscbench run`` again, which
+  resumes it (the step ``resume``: its peak RSS printed against the fresh ``run``'s),
 * ``sscbench measure`` (``--workers N`` passed on when given),
 * ``sscbench report``,
 
@@ -19,7 +23,8 @@ is never extrapolated, and a command that fails stops the benchmark with its out
 
 Usage: python benchmarks/scale.py [--repetitions 3] [--big] [--sizes 1 10]
        [--workers N] [--executor local|processes|ray] [--run-workers N]
-       [--store auto|files|shards] [--commands run measure report] [--tmp DIR] [--keep]
+       [--store auto|files|shards] [--commands run measure report] [--resume 0.1]
+       [--tmp DIR] [--keep]
 """
 
 from __future__ import annotations
@@ -39,7 +44,7 @@ from memory import runs_per_repetition, study_config  # benchmarks/memory.py
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "taubench-study.toml"
 MILLION = 1_000_000
-COMMANDS = ("run", "measure", "report")
+COMMANDS = ("run", "resume", "measure", "report")
 
 
 @dataclass
@@ -61,6 +66,7 @@ class Size:
     disk_bytes: int = 0
     files_after: int = 0  # after measure and report
     disk_after: int = 0
+    resumed: int = 0  # runs the resumed run made again (--resume)
     steps: dict[str, Step] = field(default_factory=dict)
 
 
@@ -102,7 +108,18 @@ def commands(config: Path, study: Path, args: argparse.Namespace) -> dict[str, l
     if args.workers:
         measure += ["--workers", str(args.workers)]
     report = [*cli, "report", str(study)]
-    return {"run": run, "measure": measure, "report": report}
+    return {"run": run, "resume": run, "measure": measure, "report": report}
+
+
+def cut_index(study: Path, fraction: float) -> int:
+    """Leave the study as a kill after all but the last ``fraction`` of its runs would:
+    the index keeps its first lines (a faulted run's line follows its clean run's, so
+    every kept run's clean run is kept). Returns the runs left to run again."""
+    index = study / "index.jsonl"
+    lines = index.read_bytes().splitlines(keepends=True)
+    keep = len(lines) - max(1, round(len(lines) * fraction))
+    index.write_bytes(b"".join(lines[:keep]))
+    return len(lines) - keep
 
 
 def measure_size(repetitions: int, per_rep: int, args: argparse.Namespace) -> Size:
@@ -120,8 +137,10 @@ def measure_size(repetitions: int, per_rep: int, args: argparse.Namespace) -> Si
             config.write_text(text, "utf-8")
         study = folder / "study"
         for name, command in commands(config, study, args).items():
-            if name not in args.commands:
+            if name not in args.commands or (name == "resume" and not args.resume):
                 continue
+            if name == "resume":
+                size.resumed = cut_index(study, args.resume)
             size.steps[name] = run_child(command)
             if name == "run":
                 size.files, size.disk_bytes = folder_size(study)
@@ -152,6 +171,14 @@ def print_size(size: Size, base: Size) -> None:
     )
     for name in [c for c in COMMANDS if c in size.steps]:
         step, first = size.steps[name], base.steps[name]
+        if name == "resume":
+            fresh = size.steps["run"].peak_mib
+            print(
+                f"    resume   peak {step.peak_mib:7.1f} MiB (x{step.peak_mib / first.peak_mib:.2f}; "
+                f"x{step.peak_mib / fresh:.2f} of this size's fresh run), {step.seconds:8.1f} s "
+                f"for the last {size.resumed:,} runs after {size.runs - size.resumed:,} finished"
+            )
+            continue
         print(
             f"    {name:<8} peak {step.peak_mib:7.1f} MiB (x{step.peak_mib / first.peak_mib:.2f}), "
             f"{step.seconds:8.1f} s, {size.runs / step.seconds:8,.0f} runs/s, "
@@ -181,6 +208,9 @@ def main() -> None:
     parser.add_argument("--store", choices=["auto", "files", "shards"], help="[study] store")
     parser.add_argument(
         "--commands", nargs="+", choices=COMMANDS, default=list(COMMANDS), help="what to time"
+    )
+    parser.add_argument(
+        "--resume", type=float, default=0.0, help="cut this fraction of the runs, then resume"
     )
     parser.add_argument("--tmp", type=Path, default=None, help="where the studies are written")
     parser.add_argument("--keep", action="store_true", help="keep the study folders")

@@ -96,7 +96,7 @@ def test_a_worker_rebuilds_the_study_from_its_inputs_and_makes_the_same_run(tmp_
 
     inputs, _ = study_inputs(tmp_path)
     worker = EpisodeWorker(inputs)
-    unit = next(iter(worker.plan.values()))
+    unit = next(iter(worker.plan))
     output = asyncio.run(worker.make(unit.faulted_run_id, "clean", unit.clean_run_id))
     again = asyncio.run(worker.make(unit.faulted_run_id, "clean", unit.clean_run_id))
     assert output.end.status == "completed"

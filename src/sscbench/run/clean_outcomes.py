@@ -46,6 +46,10 @@ class CleanOutcomes:
         flat memory counts these, not bytes."""
         return len(self._by_id)
 
+    def has_slot(self, index: int) -> bool:
+        """Whether the clean run of slot ``index`` is held."""
+        return 0 <= index < len(self._status) and bool(self._status[index])
+
     def get(self, unit: PlanUnit) -> CleanOutcome | None:
         """The unit's clean run when it finished in this invocation."""
         index = unit.clean.slot_index
@@ -64,17 +68,21 @@ class CleanOutcomes:
 
     def put(self, unit: PlanUnit, entry: IndexEntry) -> None:
         """Keep a finished clean run's status, reward and agent turns."""
+        outcome = CleanOutcome(entry.run_id, entry.status, entry.reward, entry.agent_turns)
         index = unit.clean.slot_index
         if index < 0:
-            self._by_id[entry.run_id] = CleanOutcome(
-                entry.run_id, entry.status, entry.reward, entry.agent_turns
-            )
-            return
+            self._by_id[entry.run_id] = outcome
+        else:
+            self.put_slot(index, outcome)
+
+    def put_slot(self, index: int, outcome: CleanOutcome) -> None:
+        """Keep a clean run's outcome under its slot number (a resumed study's clean runs,
+        placed by :meth:`~sscbench.run.planning.Plan.locate`)."""
         if index >= len(self._status):
             grow = max(index + 1 - len(self._status), len(self._status))
             self._status.extend(bytes(grow))
             self._reward.extend([math.nan] * grow)
             self._turns.extend([-1] * grow)
-        self._status[index] = 1 + STATUSES.index(entry.status)
-        self._reward[index] = math.nan if entry.reward is None else entry.reward
-        self._turns[index] = -1 if entry.agent_turns is None else entry.agent_turns
+        self._status[index] = 1 + STATUSES.index(outcome.status)
+        self._reward[index] = math.nan if outcome.reward is None else outcome.reward
+        self._turns[index] = -1 if outcome.agent_turns is None else outcome.agent_turns

@@ -25,6 +25,7 @@ from sscbench.run.builders import (
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
 from sscbench.run.cost_cap import CostCap
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
+from sscbench.run.finished import FinishedRuns
 from sscbench.run.heap import runs_heap
 from sscbench.run.planning import PlanUnit
 from sscbench.run.prepare import Prepared, open_study, prepare_study
@@ -88,9 +89,11 @@ class StudyRunner:
     ``agents`` and ``user``; the Ray executor passes its workers): whatever makes them,
     this runner alone decides qualification and writes the files and the index.
 
-    ``finished`` holds the runs finished before (a resumed study); runs finished now are
-    added to it only with ``keep_finished`` (Inspect reads them back), else kept only as
-    their clean outcome and cost sums (``costs``).
+    ``finished`` holds the runs finished before (a resumed study) as index entries;
+    runs finished now are added to it only with ``keep_finished`` (Inspect reads them
+    back), else kept only as their clean outcome and cost sums (``costs``). ``before``
+    holds them flat instead (``sscbench run``: a byte per unit, four numbers per clean
+    run, :class:`~sscbench.run.finished.FinishedRuns`).
     """
 
     def __init__(
@@ -106,6 +109,7 @@ class StudyRunner:
         *,
         keep_finished: bool = False,
         costs: CostTally | None = None,
+        before: FinishedRuns | None = None,
     ):
         self.config = config
         self.worlds = worlds
@@ -121,7 +125,9 @@ class StudyRunner:
         self.source: EpisodeSource = source
         self.keep_finished = keep_finished
         self.costs = costs if costs is not None else CostTally(config.prices)
-        self.cleans = CleanOutcomes()  # clean runs finished now: what qualification reads
+        # clean runs finished (before, then now): what qualification reads
+        self.before = before
+        self.cleans = before.cleans if before is not None else CleanOutcomes()
         self._clean_runs: dict[str, asyncio.Future] = {}  # clean runs in flight
         self._journals: dict[str, str] = {}  # run id -> its response journal, until recorded
         self.halted = False  # the campaign's abort metric crossed: no new run starts
@@ -133,7 +139,7 @@ class StudyRunner:
         none may grow with the runs finished in this invocation but ``cleans_numbers``,
         a few bytes per shared clean run."""
         return {
-            "finished": len(self.finished),
+            "finished": len(self.finished) + (self.before.held() if self.before else 0),
             "clean_runs_in_flight": len(self._clean_runs),
             "journals": len(self._journals),
             "cleans_objects": self.cleans.containers(),
@@ -167,6 +173,8 @@ class StudyRunner:
         awaited), or run now — once per study, whichever unit needs it first."""
         clean_id = unit.clean_run_id
         done = self.finished.get(clean_id) or self.cleans.get(unit)
+        if done is None and self.before is not None:
+            done = self.before.clean(unit)
         if done is not None:
             return done
         running = self._clean_runs.get(clean_id)
@@ -188,7 +196,7 @@ class StudyRunner:
         """The task's shared clean run (unless finished), then this case's faulted run or
         its not-qualified / missing record naming the clean run."""
         faulted_id = unit.faulted_run_id
-        if faulted_id in self.finished:
+        if faulted_id in self.finished or (self.before and self.before.faulted_done(unit)):
             return
         clean = await self._clean_entry(unit)
         if self.halted:
@@ -322,27 +330,26 @@ def execute_study(
     store, plan, source = prepared.store, prepared.plan, prepared.source
     with StudyLock(store.root) as lock:
         store.clean_temporaries()  # what a killed run left (temporary run files)
+        summary = StudySummary(store.root, len(plan) + plan.clean_count(), resumed=False)
+        costs = CostTally(config.prices, local_free_models(config))
+
+        def count(entry: IndexEntry, wall_s: float) -> None:  # each run finished before
+            summary.count(entry)
+            costs.add(entry, wall_s)
+
         try:
             missing_before = _missing_count(store) if retry_missing else 0
             resumed, finished, dropped = open_study(
-                prepared, config, toml_text, restart, retry_missing
+                prepared, config, toml_text, restart, retry_missing, count
             )
         except BaseException:
             asyncio.run(source.aclose())
             raise
-        summary = StudySummary(
-            store.root, planned_runs=len(plan) + plan.clean_count(), resumed=resumed
-        )
+        summary.resumed = resumed
         summary.caps = list(prepared.caps)
         summary.retried = min(dropped, missing_before)
         summary.rerun = dropped - summary.retried
         summary.took_over = lock.taken_over.describe() if lock.taken_over else None
-        costs = CostTally(config.prices, local_free_models(config))
-        timings = store.read_timings() if finished else {}
-        for entry in finished.values():
-            summary.count(entry)
-            costs.add(entry, timings.get(entry.run_id, 0.0))
-        del timings
         capped = max_cost is not None and calls_a_model(config)
         cap = CostCap(max_cost, costs) if capped and max_cost is not None else None
         summary.max_cost = max_cost
@@ -365,7 +372,7 @@ class _PlanRun:
     config: StudyConfig
     prepared: Prepared
     summary: StudySummary
-    finished: dict[str, IndexEntry]
+    finished: FinishedRuns
     costs: CostTally
     on_run: Callable[[IndexEntry], None] | None
     stop_when: Callable[[IndexEntry], bool] | None
@@ -408,10 +415,11 @@ class _PlanRun:
                 {},
                 None,
                 self.prepared.store,
-                self.finished,
+                {},
                 on_entry,
                 source,
                 costs=self.costs,
+                before=self.finished,
             )
             units = iter(self.prepared.plan)
             concurrency = self.config.study.concurrency

@@ -10,14 +10,38 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.run.builders import pair_run_id, pair_source, repetition_numbers
-from sscbench.run.run_ids import run_id_for
-from sscbench.run.shared_clean import CleanSlot, step_limits
+from sscbench.run.run_ids import case_part, run_id_for
+from sscbench.run.shared_clean import CleanSlot, clean_run_id, step_limits
 from sscbench.study.config import StudyConfig, check_plan_size
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a run is in the plan (:meth:`Plan.locate`): a faulted run's case and
+    configuration numbers, repetition and position (``index``), or a clean run's
+    repetition and slot number (``index``; case and configuration -1)."""
+
+    kind: str  # "faulted" or "clean"
+    case_index: int
+    agent_index: int
+    repetition: int
+    index: int
+
+
+@dataclass(frozen=True)
+class _Parts:
+    """What :meth:`Plan.locate` finds a run id's place by (see :meth:`Plan._parts`)."""
+
+    cases: dict[str, int]
+    tasks: dict[str, tuple[str, str]]
+    agents: dict[str, int]
+    offsets: list[int]
+    named: dict[str, tuple[int, int, int, int]]
 
 
 @dataclass(frozen=True)
@@ -30,6 +54,7 @@ class PlanUnit:
     repetition: int
     clean: CleanSlot
     name: str | None = None  # the faulted run's id from a pairs file (None: generated)
+    position: int = field(default=-1, compare=False)  # its number in the plan's order
 
     @property
     def clean_run_id(self) -> str:
@@ -104,11 +129,13 @@ class Plan:
             base += counts[key[2]] if -1 in served else max(served, default=-1) + 1
         self.slot_count = base
         self.size = sum(len(numbers) for reps in self._reps for numbers in reps)
+        self._found: _Parts | None = None  # what locate() finds run ids by, made on first use
 
     def __len__(self) -> int:
         return self.size
 
     def __iter__(self) -> Iterator[PlanUnit]:
+        position = 0
         for case, reps in zip(self.cases, self._reps, strict=True):
             for agent, numbers, named in zip(self.agents, reps, self._names, strict=True):
                 key = (case.domain, case.task_id, agent.id)
@@ -118,7 +145,100 @@ class Plan:
                     cases = served.get(-1) or served[repetition]
                     slot = CleanSlot(*key, repetition, limit, cases, base + repetition)
                     name = pair_run_id(agent, repetition) if named else None
-                    yield PlanUnit(case, agent.id, repetition, slot, name)
+                    yield PlanUnit(case, agent.id, repetition, slot, name, position)
+                    position += 1
+
+    def unit(self, case_index: int, agent_index: int, repetition: int, position: int) -> PlanUnit:
+        """The unit of (case, configuration, repetition) at ``position``, made alone: what
+        iterating the plan yields there (:class:`~sscbench.run.plan_index.PlanIndex` finds
+        the numbers from a run id)."""
+        case, agent = self.cases[case_index], self.agents[agent_index]
+        key = (case.domain, case.task_id, agent.id)
+        base, served = self._groups[key]
+        cases = served.get(-1) or served[repetition]
+        slot = CleanSlot(*key, repetition, self._limits[key[:2]], cases, base + repetition)
+        name = pair_run_id(agent, repetition) if self._names[agent_index] else None
+        return PlanUnit(case, agent.id, repetition, slot, name, position)
+
+    def locate(self, run_id: str) -> Place | None:
+        """Where a run id is in the plan — a faulted run's unit (case, configuration,
+        repetition and position) or a clean run's slot number — or None when the plan has
+        no such run. Found from the id's parts (``CASE--CONFIG--rN--KIND``,
+        :func:`~sscbench.run.run_ids.run_id_for`) and checked by making the id again, so
+        nothing per unit is kept; a pairs file's names (no ``--``) are looked up among the
+        plan's named units, kept on first use (one per named recording)."""
+        found = self._parts()
+        if found.named and run_id in found.named:
+            return Place("faulted", *found.named[run_id])
+        pieces = run_id.split("--")
+        digits = pieces[2][1:] if len(pieces) == 4 and pieces[2][:1] == "r" else ""
+        if not (digits.isascii() and digits.isdigit() and len(digits) < 10):
+            return None
+        part, config_id, kind = pieces[0], pieces[1], pieces[3]
+        repetition = int(digits)
+        j = found.agents.get(config_id)
+        if j is None or self._names[j]:  # a pairs agent's faulted runs are named
+            return self._clean_place(part, config_id, repetition, run_id, kind)
+        if kind == "clean":
+            return self._clean_place(part, config_id, repetition, run_id, kind)
+        i = found.cases.get(part)
+        if kind != "faulted" or i is None:
+            return None
+        numbers = self._reps[i][j]
+        if isinstance(numbers, range):
+            k = repetition if 0 <= repetition < len(numbers) else -1
+        else:
+            k = numbers.index(repetition) if repetition in numbers else -1
+        if k < 0 or run_id_for(self.cases[i].case_id, config_id, repetition, kind) != run_id:
+            return None
+        return Place("faulted", i, j, repetition, found.offsets[i * len(self.agents) + j] + k)
+
+    def _clean_place(
+        self, part: str, config_id: str, repetition: int, run_id: str, kind: str
+    ) -> Place | None:
+        """The slot of a shared clean run id (see :meth:`locate`)."""
+        task = self._parts().tasks.get(part)
+        if kind != "clean" or task is None or (*task, config_id) not in self._groups:
+            return None
+        base, served = self._groups[(*task, config_id)]
+        planned = repetition < self.repetitions[config_id] if -1 in served else repetition in served
+        if not planned or clean_run_id(*task, config_id, repetition) != run_id:
+            return None
+        return Place("clean", -1, -1, repetition, base + repetition)
+
+    def unit_of(self, faulted_run_id: str) -> PlanUnit | None:
+        """The unit whose faulted run this is (made alone), or None when not planned."""
+        place = self.locate(faulted_run_id)
+        if place is None or place.kind != "faulted":
+            return None
+        return self.unit(place.case_index, place.agent_index, place.repetition, place.index)
+
+    def _parts(self) -> _Parts:
+        """What :meth:`locate` reads ids by: each case's and task's id part, each
+        configuration's number, where each (case, configuration) starts in the plan, and
+        the named units — per case and configuration, never per unit (but named ones)."""
+        if self._found is None:
+            offsets, at = [], 0
+            for reps in self._reps:
+                for numbers in reps:
+                    offsets.append(at)
+                    at += len(numbers)
+            named: dict[str, tuple[int, int, int, int]] = {}
+            if any(self._names):
+                numbers_of = {c.case_id: i for i, c in enumerate(self.cases)}
+                agents_of = {a.id: j for j, a in enumerate(self.agents)}
+                for unit in self:
+                    if unit.name is not None:
+                        i, j = numbers_of[unit.case.case_id], agents_of[unit.config_id]
+                        named[unit.name] = (i, j, unit.repetition, unit.position)
+            self._found = _Parts(
+                cases={case_part(c.case_id): i for i, c in enumerate(self.cases)},
+                tasks={case_part(f"task.{d}.{t}"): (d, t) for d, t in self._limits},
+                agents={a.id: j for j, a in enumerate(self.agents)},
+                offsets=offsets,
+                named=named,
+            )
+        return self._found
 
     def config_ids(self) -> set[str]:
         """The configurations that run at least one unit."""

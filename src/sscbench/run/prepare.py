@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from sscbench.admission.batch import Admission, write_admission
+from sscbench.core.files import atomic_path
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.jsonl import model_line
 from sscbench.llm.journal import SUFFIX as JOURNAL_SUFFIX
 from sscbench.run.builders import (
     build_agent_factory,
@@ -23,6 +25,7 @@ from sscbench.run.builders import (
     input_files,
 )
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource
+from sscbench.run.finished import FinishedRuns, read_finished
 from sscbench.run.plan_caps import plan_caps
 from sscbench.run.planning import Plan, PlanUnit, make_plan
 from sscbench.run.recordings_kept import kept_recordings, seed_from_study
@@ -40,32 +43,62 @@ from sscbench.world.world import World
 def resume_records(
     store: StudyDir, plan: Iterable[PlanUnit], retry_missing: bool = False
 ) -> tuple[dict[str, IndexEntry], int]:
-    """The finished runs whose files hold; the others (and the faulted runs paired with a
-    clean run to re-run) leave the index to run again. Returns (finished, dropped). A
+    """The finished runs whose files hold, as index entries (Inspect's study binding reads
+    them back); the others leave the index to run again (:func:`drop_untrusted`).
+    Returns (finished, dropped). ``sscbench run`` keeps them flat instead
+    (:func:`~sscbench.run.finished.read_finished`)."""
+    dropped = drop_untrusted(store, plan, retry_missing)
+    finished = {entry.run_id: entry for entry in store.read_index()}
+    _drop_journals(store, {entry.run_id for entry in finished.values()})
+    return finished, dropped
+
+
+def drop_untrusted(
+    store: StudyDir,
+    plan: Iterable[PlanUnit],
+    retry_missing: bool = False,
+    planned: Callable[[str], bool] | None = None,
+) -> int:
+    """Take the runs whose files fail the check out of the index (and the faulted runs
+    paired with a clean run to re-run), so they run again; returns how many left it. A
     resumed study (here or in Inspect) keeps only what it can trust. With
-    ``retry_missing`` the missing runs (lost to the harness) leave it too, so they run
-    again; every completed and not-qualified run is kept as it is."""
+    ``retry_missing`` the missing runs (lost to the harness) leave it too; every completed
+    and not-qualified run is kept as it is. The index is streamed (checked, then
+    rewritten line by line when a run leaves it): nothing is kept per run but the ids of
+    the runs that leave. ``planned``: whether a run id is in the study's plan, when the
+    caller knows (else ``plan.jsonl``'s ids are read, :func:`check_study`)."""
     from sscbench.study.missing import is_retryable_missing
     from sscbench.study.verify import check_study
 
     if not store.index.exists():  # stopped before its first run finished: nothing to check
-        return {}, 0
-    check = check_study(store.root)
+        return 0
+    check = check_study(store.root, keep_entries=False, planned=planned)
     bad = set(check.problems)
     if retry_missing:
-        bad |= {k for k, v in check.entries.items() if is_retryable_missing(v)}
-    for unit in plan:
-        if unit.clean_run_id in bad:
-            bad.add(unit.faulted_run_id)
-    finished = {k: v for k, v in check.entries.items() if k not in bad}
-    if len(finished) != len(check.entries) or check.copies or check.problems:
-        store.rewrite_index(finished.values())
-        for run_id in bad:
-            store.remove_run_files(run_id)
-    for path in store.runs.glob(f"*{JOURNAL_SUFFIX}"):  # a kill after the index line
+        bad |= {e.run_id for e in store.read_index() if is_retryable_missing(e)}
+    if bad:
+        for unit in plan:
+            if unit.clean_run_id in bad:
+                bad.add(unit.faulted_run_id)
+    if not bad and not check.copies:
+        return 0
+    dropped = 0
+    with atomic_path(store.index) as tmp, tmp.open("wb") as out:
+        for entry in store.read_index():
+            if entry.run_id in bad:
+                dropped += 1
+            else:
+                out.write((model_line(entry) + "\n").encode("utf-8"))
+    for run_id in bad:
+        store.remove_run_files(run_id)
+    return dropped
+
+
+def _drop_journals(store: StudyDir, finished: Container[str]) -> None:
+    """Remove the response journals of finished runs (a kill after the index line)."""
+    for path in store.runs.glob(f"*{JOURNAL_SUFFIX}"):
         if path.name[: -len(JOURNAL_SUFFIX)] in finished:
             path.unlink(missing_ok=True)
-    return finished, len(check.entries) - len(finished)
 
 
 def episode_source(
@@ -159,10 +192,12 @@ def open_study(
     toml_text: str,
     restart: bool,
     retry_missing: bool = False,
-) -> tuple[bool, dict[str, IndexEntry], int]:
+    each: Callable[[IndexEntry, float], None] | None = None,
+) -> tuple[bool, FinishedRuns, int]:
     """Start the study in its (locked) folder or resume it: write or check its inputs and
     plan, the admission, and keep the finished runs whose files hold (with
-    ``retry_missing``, not the missing ones). Returns (resumed, finished runs, runs
+    ``retry_missing``, not the missing ones), flat (:class:`FinishedRuns`), calling
+    ``each`` with every one and its wall time. Returns (resumed, finished runs, runs
     dropped to run again)."""
     store, plan = prepared.store, prepared.plan
     if restart:
@@ -177,14 +212,21 @@ def open_study(
         base_dir=config.base_dir,
         layout=choose_layout(config.study.store, len(plan) + plan.slot_count),
     )
+    same_plan = False
     if resumed:
-        check_plan_format(store.plan, (unit.plan_line() for unit in plan))
+        same_plan = check_plan_format(store.plan, lambda: (unit.plan_line() for unit in plan))
     if prepared.admission is not None:  # the study admitted its cases: their funnel and order
         write_admission(store.root, prepared.admission)
     write_caps(store.root, prepared.caps)
     write_recordings(store.root, kept_recordings(config))
     store.repair_index()
-    finished, dropped = resume_records(store, plan, retry_missing) if resumed else ({}, 0)
+    finished, dropped = FinishedRuns(plan), 0
+    if resumed:
+        # the stored plan is this plan line for line: its ids are found without reading them
+        planned = (lambda run_id: plan.locate(run_id) is not None) if same_plan else None
+        dropped = drop_untrusted(store, plan, retry_missing, planned)
+        finished = read_finished(store, plan, each or (lambda entry, wall_s: None))
+        _drop_journals(store, finished)
     for done in store.open_runs():  # a shard frame a kill cut is cut off before any append
         print(f"note: run store: {plain(done)}", file=sys.stderr)  # said, never silent
     return resumed, finished, dropped

@@ -30,7 +30,7 @@ from sscbench.run.builders import (
     input_files,
 )
 from sscbench.run.episodes import EpisodeMaker, EpisodeOutput, RunKind
-from sscbench.run.planning import PlanUnit, make_plan
+from sscbench.run.planning import Plan, make_plan
 from sscbench.study.config import StudyConfig, parse_config
 from sscbench.study.worlds import build_worlds
 
@@ -95,8 +95,9 @@ def split_budgets(config: StudyConfig, share: int) -> StudyConfig:
 
 def rebuild(
     inputs: StudyInputs, share: int = 1, journal_dir: Path | None = None
-) -> tuple[StudyConfig, dict[str, PlanUnit], EpisodeMaker]:
-    """The config, the plan units by faulted run id and an episode maker, built on this
+) -> tuple[StudyConfig, Plan, EpisodeMaker]:
+    """The config, the plan (its units made on demand, found by faulted run id with
+    :meth:`~sscbench.run.planning.Plan.unit_of`: nothing kept per unit) and an episode maker, built on this
     node from ``inputs`` and checked against every hash the driver sent. ``share``: the
     workers on this machine that divide each endpoint's budgets (:func:`split_budgets`);
     ``journal_dir``: where runs that call a model keep their response journals."""
@@ -127,7 +128,7 @@ def rebuild(
             f"on {host} the study's cases differ from the driver's (sha256 "
             f"{cases_digest(cases)} vs {inputs.cases_sha256})",
         )
-    plan = {unit.faulted_run_id: unit for unit in make_plan(config, cases)}
+    plan = make_plan(config, cases)
     budgets = split_budgets(config, share)
     agents = {a.id: build_agent_factory(a) for a in budgets.agents}
     user = build_user_factory(budgets.user)
@@ -148,7 +149,7 @@ class EpisodeWorker:
 
     async def make(self, faulted_run_id: str, kind: RunKind, run_id: str) -> EpisodeOutput:
         """Make the clean or faulted run of the plan unit ``faulted_run_id``."""
-        unit = self.plan.get(faulted_run_id)
+        unit = self.plan.unit_of(faulted_run_id)
         if unit is None:
             raise DataError("<plan>", "faulted_run_id", f"{faulted_run_id!r} is not planned")
         output = await self.maker.make(unit, kind, run_id)

@@ -11,7 +11,7 @@ _DASHES = re.compile(r"-{2,}")
 MAX_CASE_PART = 100
 
 
-def _case_part(case_id: str) -> str:
+def case_part(case_id: str) -> str:
     """A file-name-safe form of a case id that no other case id shares.
 
     A short id of safe characters without ``--`` and not starting with ``.`` stands for
@@ -31,4 +31,4 @@ def run_id_for(case_id: str, config_id: str, repetition: int, kind: str) -> str:
     """A file-name-safe, stable id of one run, distinct for distinct (case, config,
     repetition, kind) — config ids hold no ``--`` (see AgentSettings), so the parts
     separate unambiguously."""
-    return f"{_case_part(case_id)}--{config_id}--r{repetition}--{kind}"
+    return f"{case_part(case_id)}--{config_id}--r{repetition}--{kind}"

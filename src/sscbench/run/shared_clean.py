@@ -10,9 +10,11 @@ case's; the faulted runs keep their case seeds and ids.
 
 from __future__ import annotations
 
+import itertools
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
@@ -78,16 +80,34 @@ def beyond_case_limit(agent_turns: int | None, case: Case) -> str | None:
     return None
 
 
-def check_plan_format(store_plan, new_lines: Iterable[dict]) -> None:
+def check_plan_format(store_plan: Path, new_lines: Callable[[], Iterable[dict]]) -> bool:
     """Refuse to resume a study whose stored plan pairs its faulted runs with other
     clean runs than this plan does (a study planned with one clean run per case).
 
-    ``store_plan`` is the study's ``plan.jsonl``; nothing is read when it is absent.
+    ``store_plan`` is the study's ``plan.jsonl``; nothing is read when it is absent;
+    ``new_lines`` makes this plan's lines (called again when the files differ). Returns
+    whether the stored plan is this plan line for line (read side by side, so nothing is
+    kept per line); only when it is not are its lines compared by run id.
     """
+    if not store_plan.exists():
+        return False
+    with store_plan.open("rb") as handle:
+        for raw, line in itertools.zip_longest(handle, new_lines()):
+            if raw is None or line is None:
+                break
+            if raw != (json.dumps(line, sort_keys=True) + "\n").encode("utf-8"):
+                break
+        else:
+            return True
+    _check_plan_lines(store_plan, new_lines())
+    return False
+
+
+def _check_plan_lines(store_plan: Path, new_lines: Iterable[dict]) -> None:
+    """:func:`check_plan_format` by run id: every stored faulted run is planned here, with
+    the same clean run."""
     from sscbench.jsonl import read_objects
 
-    if not store_plan.exists():
-        return
     wanted = {line["faulted_run_id"]: line["clean_run_id"] for line in new_lines}  # resume only
     for number, row in enumerate(read_objects(store_plan), start=1):
         faulted, clean = row.get("faulted_run_id"), row.get("clean_run_id")

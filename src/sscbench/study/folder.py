@@ -402,16 +402,20 @@ class StudyDir(RunFiles):
     def read_timings(self) -> dict[str, float]:
         """Each run's wall time in seconds (its last line; a cut or bad line is skipped:
         timings are informative, never evidence)."""
-        timings: dict[str, float] = {}
+        return dict(self.iter_timings())
+
+    def iter_timings(self) -> Iterator[tuple[str, float]]:
+        """Stream ``timings.jsonl``'s (run id, wall time) pairs in file order (a run's last
+        pair is its time; a cut or bad line is skipped, as :meth:`read_timings` does)."""
         if not self.timings.exists():
-            return timings
-        for raw in self.timings.read_bytes().split(b"\n"):
-            try:
-                row = loads_json(raw)
-                timings[str(row["run_id"])] = float(row["wall_s"])
-            except (ValueError, KeyError, TypeError):
-                continue
-        return timings
+            return
+        with naming(self.timings), self.timings.open("rb") as handle:
+            for raw in handle:
+                try:
+                    row = loads_json(raw.rstrip(b"\n"))
+                    yield str(row["run_id"]), float(row["wall_s"])
+                except (ValueError, KeyError, TypeError):
+                    continue
 
     # ---- runs (their files or shards: study/runfiles.py) --------------------------
     def write_run(

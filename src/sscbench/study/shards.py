@@ -40,6 +40,7 @@ import bisect
 import hashlib
 import re
 import struct
+from array import array
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -47,6 +48,7 @@ import zstandard
 
 from sscbench.errors import DataError, naming
 from sscbench.reading import loads_json
+from sscbench.study.shard_catalogue import Catalogue
 
 MAGIC = b"SSCR"
 VERSION = 1
@@ -235,13 +237,15 @@ class ShardReader:
 
     The catalogue (run id → its last frame: a run run again is appended again, and its
     index line always names the last one) is built once, on first use, and again when a
-    run is asked for that it does not hold (the study grew)."""
+    run is asked for that it does not hold (the study grew). It holds no object per run:
+    two sorted arrays of 8 bytes a frame (:class:`Catalogue`: the run id's hash, where
+    its frame's header is), the run id itself read back from that header."""
 
     def __init__(self, runs: Path):
         self.runs = runs
-        # run id → shard number << 40 | its frame header's offset: ~300 bytes a run; a
+        # run id → shard number << 40 | its frame header's offset, 16 bytes a frame; a
         # frame's header is read again from its shard when the run is read
-        self._where: dict[str, int] = {}
+        self._where = Catalogue(array("q"), array("q"))
         self._dict_frames: list[list[Frame]] = []  # each shard's dictionary frames
         self._blocks: list[list[tuple[int, int, int]]] = []  # (first header, block, size)
         self._paths: list[Path] = []
@@ -253,8 +257,9 @@ class ShardReader:
     def build(self) -> None:
         """Scan every shard (checking each closed one against its seal)."""
         seals = read_seals(self.runs)
-        self._where, self._dict_frames, self._blocks, self._paths = {}, [], [], []
+        self._dict_frames, self._blocks, self._paths = [], [], []
         self.damage, self._dicts, self._last = {}, {}, None
+        keys, spots = array("q"), array("q")
         for number, path in enumerate(shard_files(self.runs)):
             with naming(path):
                 data = path.read_bytes()
@@ -272,26 +277,37 @@ class ShardReader:
             self._dict_frames.append([f for f in frames if f.dicts == -1])
             blocks: dict[int, tuple[int, int, int]] = {}
             for frame in frames:
-                self._where[frame.run_id] = number << 40 | frame.offset
+                keys.append(hash(frame.run_id))
+                spots.append(number << 40 | frame.offset)
                 if frame.block >= 0 and frame.block not in blocks:
                     blocks[frame.block] = (frame.offset, frame.block, frame.block_size)
             self._blocks.append(list(blocks.values()))
+        self._where = Catalogue(keys, spots)
         self._built = True
 
     def locate(self, run_id: str) -> Frame | None:
         """The run's last frame, or None when no shard holds one."""
-        if not self._built or run_id not in self._where:
+        if not self._built:
             self.build()
         for attempt in (1, 2):
-            spot = self._where.get(run_id)
-            if spot is None:
-                return None
             try:
-                return self._frame_at(spot >> 40, spot & ((1 << 40) - 1))
+                frame = self._find(run_id)
             except (ValueError, UnicodeDecodeError, OSError):
                 if attempt == 2:
                     raise
-                self.build()  # the writer compacted that shard since: scan it again
+                frame = None  # the writer compacted that shard since: scan it again
+            if frame is not None or attempt == 2:
+                return frame
+            self.build()  # not held: the study grew (or its shards changed) since
+        return None
+
+    def _find(self, run_id: str) -> Frame | None:
+        """The last frame of ``run_id`` the catalogue names (the frames of its hash read
+        from the last, the first whose header names this run id)."""
+        for spot in self._where.spots_of(hash(run_id)):
+            frame = self._frame_at(spot >> 40, spot & ((1 << 40) - 1))
+            if frame.run_id == run_id:
+                return frame
         return None
 
     def _frame_at(self, number: int, offset: int) -> Frame:

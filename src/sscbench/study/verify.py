@@ -16,6 +16,7 @@ whose files fail the check.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Container
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,7 +95,7 @@ def _evaluator_shape(path: Path, run_id: str) -> str | None:
 
 
 def _check_entry(
-    store: StudyDir, entry: IndexEntry, case_ids: set[str], planned: set[str]
+    store: StudyDir, entry: IndexEntry, case_ids: set[str], planned: Container[str]
 ) -> RunProblem | None:
     run_id = entry.run_id
     if entry.case_id not in case_ids:
@@ -161,7 +162,9 @@ def check_recorded_files(store: StudyDir) -> None:
             )
 
 
-def check_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
+def check_study(
+    root: str | Path, keep_entries: bool = True, planned: Callable[[str], bool] | None = None
+) -> StudyCheck:
     """Check every run of a study; problems are collected (see :func:`verify_study`).
 
     A folder that is not a study, or whose index, cases or plan cannot be read, raises
@@ -169,17 +172,18 @@ def check_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
     entry is checked as it is read and none is kept (``entries`` stays empty, ``runs``
     counts them), so checking holds nothing per run but its id (what ``measure`` and the
     exporters use, reading the index again afterwards); the problems found are the same.
+    ``planned`` says whether a run id is in the plan when the caller has the plan (a
+    resumed ``run``, whose plan is ``plan.jsonl`` line for line): the plan's ids are then
+    not read into a set (two per unit).
     """
     store = require_study(root)
     check_recorded_files(store)
     case_ids = set(_case_ids(store.cases))
-    planned: set[str] = set()
-    for row in read_objects(store.plan):
-        planned.update((row.get("clean_run_id", ""), row.get("faulted_run_id", "")))
+    in_plan: Container[str] = _Planned(planned) if planned is not None else _plan_ids(store)
     check = StudyCheck(store)
     repeated: list[IndexEntry] = []
     if not keep_entries:
-        _stream_check(check, repeated, case_ids, planned)
+        _stream_check(check, repeated, case_ids, in_plan)
         return check
     for entry in store.read_index(repeated):
         check.entries[entry.run_id] = entry
@@ -190,7 +194,7 @@ def check_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
             bar.advance()
             if entry.run_id in check.problems:
                 continue
-            problem = _check_entry(store, entry, case_ids, planned)
+            problem = _check_entry(store, entry, case_ids, in_plan)
             if problem is not None:
                 check.problems[entry.run_id] = problem
     return check
@@ -211,7 +215,7 @@ def _repeated_problems(
 
 
 def _stream_check(
-    check: StudyCheck, repeated: list[IndexEntry], case_ids: set[str], planned: set[str]
+    check: StudyCheck, repeated: list[IndexEntry], case_ids: set[str], planned: Container[str]
 ) -> None:
     """:func:`check_study` without keeping entries: check each run as the index streams,
     then (only when a run id repeats) read the index again for the first entry of each
@@ -232,6 +236,24 @@ def _stream_check(
         _repeated_problems(check, repeated, first)
     for run_id, problem in found.items():
         check.problems.setdefault(run_id, problem)
+
+
+class _Planned:
+    """A membership test made of a predicate (``run_id in planned``)."""
+
+    def __init__(self, test: Callable[[str], bool]):
+        self.test = test
+
+    def __contains__(self, run_id: object) -> bool:
+        return isinstance(run_id, str) and self.test(run_id)
+
+
+def _plan_ids(store: StudyDir) -> set[str]:
+    """Every run id ``plan.jsonl`` names (clean and faulted)."""
+    planned: set[str] = set()
+    for row in read_objects(store.plan):
+        planned.update((row.get("clean_run_id", ""), row.get("faulted_run_id", "")))
+    return planned
 
 
 def _case_ids(path: Path) -> list[str]:

@@ -22,13 +22,14 @@ import re
 import secrets
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sscbench.core.files import atomic_write, clean_stale, staged_folder
 from sscbench.core.seals import sealed_json
 from sscbench.errors import DataError, naming
+from sscbench.faults.case import Case
+from sscbench.json_types import JsonMapping
 from sscbench.jsonl import read_json_model, write_utf8
 from sscbench.names import name_problem
 from sscbench.review.export import Candidate, candidates, default_key_path
@@ -247,7 +248,7 @@ def plan_review(
     item_ids = [f"r{i:0{width}d}" for i in range(1, len(chosen) + 1)]
     runs_key = dict(zip(calib_ids + item_ids, [c.run_id for c in calib + chosen], strict=True))
     by_case: dict[str, list[str]] = defaultdict(list)
-    case_of: dict[str, Any] = {}
+    case_of: dict[str, Case] = {}
     for review_id, cand in zip(calib_ids + item_ids, calib + chosen, strict=True):
         by_case[cand.case.case_id].append(review_id)
         case_of[cand.case.case_id] = cand.case
@@ -289,7 +290,7 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_plan(folder: str | Path, key: dict[str, Any]) -> None:
+def check_plan(folder: str | Path, key: JsonMapping) -> None:
     """Refuse a ``plan.json`` whose bytes differ from those its (sealed) key recorded:
     the folder is in the reviewers' hands, the key is not. A key written before it
     recorded the plan's hash checks nothing."""

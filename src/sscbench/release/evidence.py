@@ -74,7 +74,7 @@ class FamilyRow:
     not_qualified: int
     metrics: dict[str, Interval]
     latencies: list[int] = field(default_factory=list)
-    outcomes: Counter = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
 
     def latency_summary(self) -> LatencySummary:
         """Detection latency in ledger steps: count, min, median, max (None when empty)."""
@@ -141,7 +141,7 @@ def trial_metrics(trials: list[Trial]) -> dict[str, Interval]:
 
 def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRow]:
     """One row per (configuration, family[, level]) with the five metrics and latency."""
-    groups: dict[tuple, list[Trial]] = defaultdict(list)
+    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[Trial]] = defaultdict(list)
     for t in trials:
         level = tuple(sorted(t.level.items())) if by_level else ()
         if not by_level and t.level:
@@ -179,8 +179,8 @@ class FamilyTransferRow:
     activated: int
     invalid: dict[str, Interval]
     suspect: dict[str, int]
-    outcomes: Counter
-    terminal: Counter
+    outcomes: Counter[str]
+    terminal: Counter[str]
 
     @property
     def first_invalid(self) -> str | None:

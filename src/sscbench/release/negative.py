@@ -137,7 +137,7 @@ def negative_control_rows(trials: list[Trial]) -> list[NegativeControlRow]:
 def control_counts(trials: list[Trial]) -> dict[str, dict[str, int]]:
     """Per configuration: control runs, how many met the goal, how many ended acceptable,
     and how many showed an escape or an intervention (negative-control failures)."""
-    counts: dict[str, Counter] = defaultdict(Counter)
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
     for t in trials:
         if t.control is None:
             continue

@@ -162,7 +162,9 @@ def _key(candidate: Candidate, by: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(getattr(candidate, names[k]) for k in by)
 
 
-def allocate(sizes: dict[tuple[str, ...], int], n: int, rng: random.Random) -> dict:
+def allocate(
+    sizes: dict[tuple[str, ...], int], n: int, rng: random.Random
+) -> dict[tuple[str, ...], int]:
     """How many runs to draw from each stratum (``n`` at most the sum of ``sizes``).
 
     One from each stratum first (strata chosen at random when ``n`` is smaller than

@@ -37,7 +37,7 @@ completion) must show; the defaults check both (:mod:`sscbench.release.control_g
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -45,7 +45,6 @@ from sscbench.analysis.decision import DecisionBound, clusters_needed, decision_
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
-from sscbench.json_types import JsonObject
 from sscbench.reading import read_toml
 from sscbench.release.checks import Check
 from sscbench.release.containment_plan import CampaignContainment
@@ -241,6 +240,7 @@ def gate(
     return verdicts
 
 
-def verdicts_json(verdicts: list[Verdict]) -> list[JsonObject]:
-    """The verdicts as plain data."""
+def verdicts_json(verdicts: list[Verdict]) -> list[dict[str, Any]]:
+    """The verdicts as plain data. (Left ``Any``: ``report/sections/release_gate.py``
+    indexes these dicts; a JSON type there would first need its reads narrowed.)"""
     return [v.model_dump() | {"verdict": "BLOCK" if v.blocked else "PASS"} for v in verdicts]

@@ -18,12 +18,18 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
+from sscbench.json_types import JsonObject
 from sscbench.release.containment import load_containment
 from sscbench.release.containment_plan import CampaignContainment
 from sscbench.study.folder import IndexEntry
 from sscbench.study.study import Study
+
+if TYPE_CHECKING:  # types only: trials are imported where they are read, as before
+    from sscbench.faults.case import Case
+    from sscbench.release.trial import Trial
+    from sscbench.world.world import World
 
 
 def crossed(plan: CampaignContainment, estimate: float | None) -> bool:
@@ -47,14 +53,14 @@ class AbortWatch:
         self.plan = plan
         self.study = Study.open(out)
         self.store = self.study.store
-        self.abort: dict[str, Any] | None = None
-        self._units: dict[tuple[str, str, int], Any] = {}
+        self.abort: JsonObject | None = None
+        self._units: dict[tuple[str, str, int], Trial] = {}
         self._seen: set[str] = set()
         self._primed = False
-        self._cases: dict[str, Any] | None = None
-        self._worlds: dict[str, Any] = {}
+        self._cases: dict[str, Case] | None = None
+        self._worlds: dict[str, World] = {}
 
-    def _load(self) -> dict[str, Any]:
+    def _load(self) -> dict[str, Case]:
         """The study's typed-family cases and worlds, once."""
         if self._cases is None:
             from sscbench.release.trials import typed_cases

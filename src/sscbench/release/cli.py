@@ -385,7 +385,8 @@ class _ReleaseGroup(TyperGroup):
     a first word naming a subcommand (``diff``) runs that one instead."""
 
     def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        """Route arguments that do not start with a subcommand to ``evidence``."""
+        """Route arguments that do not start with a subcommand to ``evidence``. (``ctx``
+        is the click context typer vendors, which has no public name to annotate with.)"""
         if args and args[0] not in self.commands and args[0] not in ("--help", "-h"):
             args = ["evidence", *args]
         return super().parse_args(ctx, args)

@@ -33,9 +33,9 @@ from __future__ import annotations
 from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 from sscbench.release.containment_plan import CampaignContainment
 from sscbench.release.gate import load_policy
 
@@ -96,9 +96,7 @@ def problems(
     return found
 
 
-def check_campaign(
-    faults: Counter[str], policy: Path, now: datetime | None = None
-) -> dict[str, Any]:
+def check_campaign(faults: Counter[str], policy: Path, now: datetime | None = None) -> JsonObject:
     """Refuse (DataError naming the policy file and the field) a campaign its policy's
     containment plan does not allow; otherwise the record of the check. ``faults`` are
     the campaign's planned faulted runs per operator (``sscbench.run.planning.
@@ -116,7 +114,7 @@ def check_campaign(
         "abort_rule": plan.abort_rule(),
         "faulted_runs": sum(faults.values()),
         "by_family": dict(sorted(faults.items())),
-        "effects": effects_of(sorted(faults)),
+        "effects": dict(effects_of(sorted(faults))),
     }
 
 

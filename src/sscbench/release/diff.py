@@ -28,12 +28,23 @@ one whose seal (:mod:`sscbench.core.seals`) is missing or no longer matches its 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from sscbench.analysis.overlap import number, overlap
 from sscbench.core.seals import check_seal
 from sscbench.errors import DataError
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.reading import read_json
+from sscbench.release.diff_rows import (
+    Comparison,
+    ControlDiff,
+    MetricDiff,
+    Only,
+    Pair,
+    Release,
+    ReleaseDiff,
+    Side,
+    TransferDiff,
+)
 from sscbench.release.evidence import METRICS
 from sscbench.release.evidence_file import check_evidence
 
@@ -66,36 +77,59 @@ def evidence_file(folder: str | Path) -> Path:
     )
 
 
-def _rows(data: Any, path: Path, name: str) -> list[dict[str, Any]]:
+def _rows(data: JsonValue, path: Path, name: str) -> list[JsonObject]:
     """The list ``data[name]`` whose rows each name a configuration and a family."""
     rows = data.get(name) if isinstance(data, dict) else None
     if not isinstance(rows, list):
         raise DataError(path, name, "expected a list: this is not release evidence")
+    out: list[JsonObject] = []
     for index, row in enumerate(rows):
         if not isinstance(row, dict) or not all(isinstance(row.get(k), str) for k in _KEY):
             raise DataError(path, f"{name}[{index}]", "expected config_id and family")
-    return rows
+        out.append(row)
+    return out
 
 
-def read_release(folder: str | Path) -> dict[str, Any]:
+def _control(data: JsonValue, path: Path, name: str) -> list[JsonObject] | None:
+    """A control table's rows, or None when the release was written without it."""
+    return _rows(data, path, name) if isinstance(data, dict) and name in data else None
+
+
+def read_release(folder: str | Path) -> Release:
     """The families, transfer, negative-control and unsolvable rows of one release
     (``path``: the file read). A release written before the controls were kept has no
     control rows: its side of those comparisons is shown empty, never as zero."""
     path = evidence_file(folder)
-    data = read_json(path)
+    data: JsonValue = read_json(path)
     families, transfer = _rows(data, path, "families"), _rows(data, path, "transfer")
-    controls = {name: _rows(data, path, name) if name in data else None for name in CONTROL_TABLES}
+    negative, unsolvable = (_control(data, path, name) for name in CONTROL_TABLES)
     check_evidence(path, data)
     check_seal(path, data, f"run `sscbench release STUDY` to write {path.name} anew")
-    return {"path": str(path), "families": families, "transfer": transfer, **controls}
+    return {
+        "path": str(path),
+        "families": families,
+        "transfer": transfer,
+        "negative_controls": negative,
+        "unsolvable": unsolvable,
+    }
 
 
-def _keyed(rows: list[dict[str, Any]]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Rows by (configuration, family); intensity levels are compared by their curves."""
-    return {(r["config_id"], r["family"]): r for r in rows if not r.get("level")}
+_Key = tuple[str, str]
 
 
-def _side(interval: Any) -> dict[str, Any]:
+def _keyed(rows: list[JsonObject]) -> dict[_Key, JsonObject]:
+    """Rows by (configuration, family); intensity levels are compared by their curves.
+    Every row was checked to name both (:func:`_rows`)."""
+    return {(str(r["config_id"]), str(r["family"])): r for r in rows if not r.get("level")}
+
+
+def _inner(row: JsonMapping | None, table: str, key: str) -> JsonValue:
+    """``row[table][key]`` (None where the row, the table or the key is missing)."""
+    inner = row.get(table) if row else None
+    return inner.get(key) if isinstance(inner, dict) else None
+
+
+def _side(interval: JsonValue) -> Side:
     """One side's interval as the diff shows it (empty when the side lacks it)."""
     if not isinstance(interval, dict):
         return {"label": None, "estimate": None, "low": None, "high": None, "n": None}
@@ -108,23 +142,22 @@ def _side(interval: Any) -> dict[str, Any]:
     }
 
 
-def compare_intervals(a: Any, b: Any) -> dict[str, Any]:
+def compare_intervals(a: JsonValue, b: JsonValue) -> Comparison:
     """A's and B's interval, B − A of the estimates and whether the intervals overlap
     (None where either side is missing or unobserved)."""
     one, two = _side(a), _side(b)
     difference = None
     if one["estimate"] is not None and two["estimate"] is not None:
         difference = two["estimate"] - one["estimate"]
-    both = isinstance(a, dict) and isinstance(b, dict)
     return {
         "a": one,
         "b": two,
         "difference": difference,
-        "overlap": overlap(a, b) if both else None,
+        "overlap": overlap(a, b) if isinstance(a, dict) and isinstance(b, dict) else None,
     }
 
 
-def _latency(row: dict[str, Any] | None) -> dict[str, Any]:
+def _latency(row: JsonMapping | None) -> Side:
     lat = row.get("latency") if row else None
     lat = lat if isinstance(lat, dict) else {}
     median, low, high = (number(lat.get(k)) for k in ("median", "min", "max"))
@@ -136,7 +169,7 @@ def _latency(row: dict[str, Any] | None) -> dict[str, Any]:
     return {"label": label, "estimate": median, "low": low, "high": high, "n": lat.get("n")}
 
 
-def _latency_row(one: dict[str, Any] | None, two: dict[str, Any] | None) -> dict[str, Any]:
+def _latency_row(one: JsonMapping | None, two: JsonMapping | None) -> Comparison:
     a, b = _latency(one), _latency(two)
     difference = None
     if a["estimate"] is not None and b["estimate"] is not None:
@@ -144,45 +177,44 @@ def _latency_row(one: dict[str, Any] | None, two: dict[str, Any] | None) -> dict
     return {"a": a, "b": b, "difference": difference, "overlap": None}
 
 
-def metric_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def metric_rows(a: list[JsonObject], b: list[JsonObject]) -> list[MetricDiff]:
     """One row per (configuration, family, metric) of either release (six metrics)."""
     left, right = _keyed(a), _keyed(b)
-    out = []
+    out: list[MetricDiff] = []
     for key in sorted(set(left) | set(right)):
         one, two = left.get(key), right.get(key)
-        only = None if one and two else ("a" if one else "b")
+        only: Only = None if one and two else ("a" if one else "b")
         for metric in METRICS:
-            pair = compare_intervals(
-                (one or {}).get("metrics", {}).get(metric),
-                (two or {}).get("metrics", {}).get(metric),
-            )
+            pair = compare_intervals(_inner(one, "metrics", metric), _inner(two, "metrics", metric))
             out.append(
                 {"config_id": key[0], "family": key[1], "metric": metric, "only": only, **pair}
             )
+        latency = _latency_row(one, two)
         out.append(
-            {"config_id": key[0], "family": key[1], "metric": LATENCY, "only": only}
-            | _latency_row(one, two)
+            {"config_id": key[0], "family": key[1], "metric": LATENCY, "only": only, **latency}
         )
     return out
 
 
-def transfer_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def transfer_rows(a: list[JsonObject], b: list[JsonObject]) -> list[TransferDiff]:
     """One row per (configuration, family, checkpoint) of either release's transfer matrix."""
     from sscbench.faults.typed import CHECKPOINTS
 
     left, right = _keyed(a), _keyed(b)
-    out = []
+    out: list[TransferDiff] = []
     for key in sorted(set(left) | set(right)):
         one, two = left.get(key) or {}, right.get(key) or {}
-        first = {"a": one.get("first_invalid"), "b": two.get("first_invalid")}
+        first: Pair = {"a": one.get("first_invalid"), "b": two.get("first_invalid")}
         for cp in CHECKPOINTS:
             pair = compare_intervals(
-                one.get("invalid", {}).get(cp.value), two.get("invalid", {}).get(cp.value)
+                _inner(one, "invalid", cp.value), _inner(two, "invalid", cp.value)
             )
             out.append(
-                {"config_id": key[0], "family": key[1], "checkpoint": cp.value}
-                | pair
-                | {
+                {
+                    "config_id": key[0],
+                    "family": key[1],
+                    "checkpoint": cp.value,
+                    **pair,
                     "first_invalid": first,
                     "activated": {"a": one.get("activated"), "b": two.get("activated")},
                 }
@@ -190,29 +222,39 @@ def transfer_rows(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict
     return out
 
 
-_Tables = dict[str, list[dict[str, Any]] | None]
+_Tables = dict[str, list[JsonObject] | None]
 
 
-def control_rows(a: _Tables, b: _Tables) -> list[dict[str, Any]]:
+def control_rows(a: _Tables, b: _Tables) -> list[ControlDiff]:
     """One row per (table, configuration, family, rate) of either release's negative
     controls (escape, intervention) and unsolvable trials (completion): each side's
     ``rates`` interval, B − A and overlap. ``a``/``b``: ``{table: rows or None}``."""
-    out = []
+    out: list[ControlDiff] = []
     for table, rates in CONTROL_TABLES.items():
         left, right = _keyed(a.get(table) or []), _keyed(b.get(table) or [])
         for key in sorted(set(left) | set(right)):
             one, two = left.get(key), right.get(key)
-            only = None if one and two else ("a" if one else "b")
+            only: Only = None if one and two else ("a" if one else "b")
             for rate in rates:
-                pair = compare_intervals(
-                    (one or {}).get("rates", {}).get(rate), (two or {}).get("rates", {}).get(rate)
+                pair = compare_intervals(_inner(one, "rates", rate), _inner(two, "rates", rate))
+                out.append(
+                    {
+                        "table": table,
+                        "config_id": key[0],
+                        "family": key[1],
+                        "rate": rate,
+                        "only": only,
+                        **pair,
+                    }
                 )
-                row = {"table": table, "config_id": key[0], "family": key[1], "rate": rate}
-                out.append(row | {"only": only} | pair)
     return out
 
 
-def release_diff(a: str | Path, b: str | Path) -> dict[str, Any]:
+def _tables(release: Release) -> _Tables:
+    return {"negative_controls": release["negative_controls"], "unsolvable": release["unsolvable"]}
+
+
+def release_diff(a: str | Path, b: str | Path) -> ReleaseDiff:
     """The comparison of releases ``a`` and ``b`` (the JSON document ``--out`` writes)."""
     one, two = read_release(a), read_release(b)
     return {
@@ -220,9 +262,7 @@ def release_diff(a: str | Path, b: str | Path) -> dict[str, Any]:
         "b": two["path"],
         "metrics": metric_rows(one["families"], two["families"]),
         "transfer": transfer_rows(one["transfer"], two["transfer"]),
-        "controls": control_rows(
-            {t: one[t] for t in CONTROL_TABLES}, {t: two[t] for t in CONTROL_TABLES}
-        ),
+        "controls": control_rows(_tables(one), _tables(two)),
         "controls_kept": {
             "a": one["negative_controls"] is not None,
             "b": two["negative_controls"] is not None,
@@ -230,7 +270,7 @@ def release_diff(a: str | Path, b: str | Path) -> dict[str, Any]:
     }
 
 
-def changed(row: dict[str, Any]) -> bool:
+def changed(row: Comparison) -> bool:
     """Whether a diff row differs between A and B (a side missing counts)."""
     return row["a"] != row["b"]
 

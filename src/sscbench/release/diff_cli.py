@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Any
 
 import typer
 from rich.console import Console
@@ -14,7 +14,16 @@ from rich.table import Table
 
 from sscbench.core.files import clean_stale, write_all
 from sscbench.errors import DataError, InternalError, naming
+from sscbench.json_types import JsonValue
 from sscbench.reading import write_csv_rows
+from sscbench.release.diff_rows import (
+    ControlDiff,
+    MetricDiff,
+    Named,
+    ReleaseDiff,
+    Side,
+    TransferDiff,
+)
 from sscbench.terminal import print_error, safe, table_console
 
 _OVERLAP = {True: "yes", False: "NO", None: "—"}
@@ -26,11 +35,11 @@ def _signed(value: float | None, latency: bool = False) -> str:
     return f"{value:+g} steps" if latency else f"{value * 100:+.1f} pt"
 
 
-def _label(side: dict[str, Any]) -> str:
+def _label(side: Side) -> str:
     return safe(side["label"] or "—")
 
 
-def _names(row: dict[str, Any], what: str) -> list[str]:
+def _names(row: Named, what: str) -> list[str]:
     """The row's configuration, family, metric or checkpoint, and A's and B's labels."""
     return [safe(row["config_id"]), safe(row["family"]), what, _label(row["a"]), _label(row["b"])]
 
@@ -43,12 +52,12 @@ def _table(title: str, columns: tuple[str, ...]) -> Table:
     return table
 
 
-def _metrics_table(rows: list[dict[str, Any]], shown: int) -> Table:
+def _metrics_table(rows: list[MetricDiff], shown: int) -> Table:
     title = f"Metrics A vs B ({shown} of {len(rows)} rows shown)"
     return _table(title, ("config", "family", "metric", "A", "B", "B − A", "overlap"))
 
 
-def _transfer_table(rows: list[dict[str, Any]], shown: int) -> Table:
+def _transfer_table(rows: list[TransferDiff], shown: int) -> Table:
     title = (
         f"Transfer matrix P(checkpoint invalid | activated), A vs B "
         f"({shown} of {len(rows)} cells shown)"
@@ -60,7 +69,7 @@ def _transfer_table(rows: list[dict[str, Any]], shown: int) -> Table:
 _CONTROL_NAMES = {"negative_controls": "negative control", "unsolvable": "unsolvable"}
 
 
-def _controls_table(diff: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
+def _controls_table(diff: ReleaseDiff, rows: list[ControlDiff]) -> Table:
     """Negative controls (escape, intervention: 0 expected) and unsolvable trials
     (completion: a failure), A vs B; a side written before these were kept is named."""
     total = len(diff.get("controls", []))
@@ -83,24 +92,24 @@ def _controls_table(diff: dict[str, Any], rows: list[dict[str, Any]]) -> Table:
     return table
 
 
-def print_release_diff(console: Console, diff: dict[str, Any], show_all: bool) -> None:
+def print_release_diff(console: Console, diff: ReleaseDiff, show_all: bool) -> None:
     """Print the rows that differ (every row with ``show_all``) and a closing count."""
     console.print(f"A: {safe(diff['a'])}\nB: {safe(diff['b'])}", highlight=False)
     from sscbench.release.diff import LATENCY, changed
 
     metrics = [r for r in diff["metrics"] if show_all or changed(r)]
     table = _metrics_table(diff["metrics"], len(metrics))
-    for r in metrics:
-        difference = _signed(r["difference"], r["metric"] == LATENCY)
-        table.add_row(*_names(r, r["metric"]), difference, _OVERLAP[r["overlap"]])
+    for m in metrics:
+        difference = _signed(m["difference"], m["metric"] == LATENCY)
+        table.add_row(*_names(m, m["metric"]), difference, _OVERLAP[m["overlap"]])
     console.print(table)
     cells = [r for r in diff["transfer"] if show_all or changed(r)]
     transfer = _transfer_table(diff["transfer"], len(cells))
-    for r in cells:
-        first = r["first_invalid"]
+    for c in cells:
+        first = c["first_invalid"]
         moved = f"{first['a'] or '-'} → {first['b'] or '-'}"
         transfer.add_row(
-            *_names(r, r["checkpoint"]), _signed(r["difference"]), _OVERLAP[r["overlap"]], moved
+            *_names(c, c["checkpoint"]), _signed(c["difference"]), _OVERLAP[c["overlap"]], moved
         )
     console.print(transfer)
     controls = diff.get("controls", [])
@@ -117,23 +126,21 @@ def print_release_diff(console: Console, diff: dict[str, Any], show_all: bool) -
 _SIDES = ("estimate", "low", "high", "n")
 
 
-def _csv_rows(rows: list[dict[str, Any]], what: str) -> list[list[Any]]:
-    return [
-        [r["config_id"], r["family"], r[what]]
-        + [r[side][k] for side in ("a", "b") for k in _SIDES]
-        + [r["difference"], r["overlap"]]
-        for r in rows
-    ]
+def _csv_row(r: Named, what: str) -> list[JsonValue]:
+    """A compared row's CSV cells: its configuration, family and ``what`` (the metric,
+    checkpoint or rate), each side's estimate, bounds and n, B − A and the overlap."""
+    sides = [v for s in (r["a"], r["b"]) for v in (s["estimate"], s["low"], s["high"], s["n"])]
+    return [r["config_id"], r["family"], what, *sides, r["difference"], r["overlap"]]
 
 
-def _csv_text(head: list[str], rows: Any) -> str:
+def _csv_text(head: list[str], rows: Iterable[Sequence[JsonValue]]) -> str:
     """A CSV table as text (the one CSV writer, line ends as a file opened for CSV)."""
     buffer = io.StringIO(newline="")
     write_csv_rows(buffer, head, rows)
     return buffer.getvalue()
 
 
-def write_release_diff(diff: dict[str, Any], out: Path) -> list[Path]:
+def write_release_diff(diff: ReleaseDiff, out: Path) -> list[Path]:
     """``release-diff.json``, ``metrics-diff.csv``, ``transfer-diff.csv`` and
     ``controls-diff.csv`` under ``out``, all or nothing (:func:`~sscbench.core.files.
     write_all`: ``out`` may hold the user's own files, so no folder swap)."""
@@ -141,18 +148,15 @@ def write_release_diff(diff: dict[str, Any], out: Path) -> list[Path]:
         out.mkdir(parents=True, exist_ok=True)
     sides = [f"{side}_{k}" for side in ("a", "b") for k in _SIDES]
     files: dict[Path, str] = {out / "release-diff.json": json.dumps(diff, indent=2, sort_keys=True)}
-    for name, what, key in (
-        ("metrics-diff.csv", "metrics", "metric"),
-        ("transfer-diff.csv", "transfer", "checkpoint"),
-    ):
-        head = ["config_id", "family", key, *sides, "difference", "overlap"]
-        files[out / name] = _csv_text(head, _csv_rows(diff[what], key))
+    head = ["config_id", "family", "metric", *sides, "difference", "overlap"]
+    metrics = [_csv_row(r, r["metric"]) for r in diff["metrics"]]
+    files[out / "metrics-diff.csv"] = _csv_text(head, metrics)
+    head = ["config_id", "family", "checkpoint", *sides, "difference", "overlap"]
+    transfer = [_csv_row(r, r["checkpoint"]) for r in diff["transfer"]]
+    files[out / "transfer-diff.csv"] = _csv_text(head, transfer)
     head = ["table", "config_id", "family", "rate", *sides, "difference", "overlap"]
-    controls = diff.get("controls", [])
-    files[out / "controls-diff.csv"] = _csv_text(
-        head,
-        ([r["table"], *row] for r, row in zip(controls, _csv_rows(controls, "rate"), strict=True)),
-    )
+    controls = [[r["table"], *_csv_row(r, r["rate"])] for r in diff.get("controls", [])]
+    files[out / "controls-diff.csv"] = _csv_text(head, controls)
     for path in files:
         clean_stale(path)
     return write_all(files)

@@ -22,7 +22,7 @@ import statistics
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from sscbench.analysis.mcnemar import mcnemar_exact
 from sscbench.analysis.stats import Interval, proportion_interval
@@ -37,6 +37,7 @@ from sscbench.faults.typed import (
     first_invalid,
     terminal_class,
 )
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import read_json
 from sscbench.release.negative import (
     NegativeControlRow,
@@ -49,6 +50,15 @@ from sscbench.release.unsolvable import UnsolvableRow, unsolvable_rows
 from sscbench.study.study import Study
 
 METRICS = ("activation", "detection", "containment", "escape", "recovery")
+
+
+class LatencySummary(TypedDict):
+    """Detection latency in ledger steps over a row's activated runs that detected."""
+
+    n: int
+    min: int | None
+    median: float | None
+    max: int | None
 
 
 @dataclass
@@ -64,26 +74,39 @@ class FamilyRow:
     not_qualified: int
     metrics: dict[str, Interval]
     latencies: list[int] = field(default_factory=list)
-    outcomes: Counter = field(default_factory=Counter)
+    outcomes: Counter[str] = field(default_factory=Counter)
 
-    def latency_summary(self) -> dict[str, Any]:
+    def latency_summary(self) -> LatencySummary:
         """Detection latency in ledger steps: count, min, median, max (None when empty)."""
         xs = self.latencies
         if not xs:
             return {"n": 0, "min": None, "median": None, "max": None}
         return {"n": len(xs), "min": min(xs), "median": statistics.median(xs), "max": max(xs)}
 
-    def to_dict(self) -> dict[str, Any]:
+    def _latency_record(self) -> JsonObject:
+        """:meth:`latency_summary` with every latency, as ``evidence.json`` keeps it."""
+        lat = self.latency_summary()
+        values: list[JsonValue] = [*sorted(self.latencies)]
+        return {
+            "n": lat["n"],
+            "min": lat["min"],
+            "median": lat["median"],
+            "max": lat["max"],
+            "values": values,
+        }
+
+    def to_dict(self) -> JsonObject:
+        """The row as ``evidence.json`` keeps it (intervals labelled, latency values kept)."""
         return {
             "config_id": self.config_id,
             "family": self.family,
             "severity": self.severity,
-            "level": self.level,
+            "level": dict(self.level),
             "scheduled": self.scheduled,
             "missing": self.missing,
             "not_qualified": self.not_qualified,
             "metrics": {k: v.to_dict() | {"label": v.label()} for k, v in self.metrics.items()},
-            "latency": self.latency_summary() | {"values": sorted(self.latencies)},
+            "latency": self._latency_record(),
             "outcomes": dict(self.outcomes),
         }
 
@@ -118,7 +141,7 @@ def trial_metrics(trials: list[Trial]) -> dict[str, Interval]:
 
 def family_rows(trials: list[Trial], *, by_level: bool = False) -> list[FamilyRow]:
     """One row per (configuration, family[, level]) with the five metrics and latency."""
-    groups: dict[tuple, list[Trial]] = defaultdict(list)
+    groups: dict[tuple[str, str, tuple[tuple[str, str], ...]], list[Trial]] = defaultdict(list)
     for t in trials:
         level = tuple(sorted(t.level.items())) if by_level else ()
         if not by_level and t.level:
@@ -156,8 +179,8 @@ class FamilyTransferRow:
     activated: int
     invalid: dict[str, Interval]
     suspect: dict[str, int]
-    outcomes: Counter
-    terminal: Counter
+    outcomes: Counter[str]
+    terminal: Counter[str]
 
     @property
     def first_invalid(self) -> str | None:
@@ -165,14 +188,15 @@ class FamilyTransferRow:
         cp = first_invalid({c: self.invalid[c.value].estimate or 0.0 for c in CHECKPOINTS})
         return cp.value if cp is not None else None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
+        """The cell row as ``evidence.json`` keeps it (intervals labelled)."""
         return {
             "config_id": self.config_id,
             "family": self.family,
             "activated": self.activated,
             "first_invalid": self.first_invalid,
             "invalid": {k: v.to_dict() | {"label": v.label()} for k, v in self.invalid.items()},
-            "suspect": self.suspect,
+            "suspect": dict(self.suspect),
             "outcomes": dict(self.outcomes),
             "terminal": dict(self.terminal),
         }
@@ -224,8 +248,19 @@ class PairedRow:
     p_value: float | None
     p_note: str = ""  # e.g. no discordant pairs (then p = 1)
 
-    def to_dict(self) -> dict[str, Any]:
-        return self.__dict__.copy()
+    def to_dict(self) -> JsonObject:
+        """The row's fields as ``evidence.json`` keeps them."""
+        return {
+            "config_id": self.config_id,
+            "family": self.family,
+            "pairs": self.pairs,
+            "control_ok": self.control_ok,
+            "injected_ok": self.injected_ok,
+            "control_only": self.control_only,
+            "injected_only": self.injected_only,
+            "p_value": self.p_value,
+            "p_note": self.p_note,
+        }
 
 
 def _terminal(record: TrialRecord) -> TerminalClass:
@@ -303,7 +338,8 @@ class ReleaseEvidence:
     negative_controls: list[NegativeControlRow] = field(default_factory=list)
     unsolvable: list[UnsolvableRow] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
+        """The whole evidence as ``evidence.json`` keeps it (sealed by ``sscbench release``)."""
         return {
             "families": [r.to_dict() for r in self.families],
             "transfer": [r.to_dict() for r in self.transfer],
@@ -318,7 +354,7 @@ class ReleaseEvidence:
                 }
                 for p in self.curves
             ],
-            "controls": self.controls,
+            "controls": {k: dict(v) for k, v in self.controls.items()},
             "negative_controls": [r.evidence_dict() for r in self.negative_controls],
             "unsolvable": [r.evidence_dict() for r in self.unsolvable],
         }

@@ -7,13 +7,13 @@ refused on read naming the field (``families[1].metrics``), never met as an
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject, JsonValue
 
-Interval = dict[str, Any] | None
+Interval = JsonObject | None
 """One interval (``estimate``, ``low``, ``high``, ``denominator``, ``label``), or none."""
 
 
@@ -28,7 +28,7 @@ class FamilyRow(_Row):
     """A ``families`` row: the metrics' intervals and the detection latency."""
 
     metrics: dict[str, Interval] = {}
-    latency: dict[str, Any] | None = None
+    latency: JsonObject | None = None
 
 
 class TransferRow(_Row):
@@ -63,7 +63,7 @@ def field_name(loc: tuple[int | str, ...]) -> str:
     return out
 
 
-def check_evidence(path: Path, data: Any) -> None:
+def check_evidence(path: Path, data: JsonValue) -> None:
     """Refuse ``data`` (read from ``path``) unless it has the shape of release evidence;
     the :class:`DataError` names the file and the first bad field."""
     try:

@@ -11,12 +11,13 @@ import itertools
 import textwrap
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 from sscbench.core.files import save_figure
 from sscbench.release.evidence import CurvePoint
@@ -56,7 +57,7 @@ def identical_groups(drawn: dict[str, Series]) -> list[list[str]]:
     return [g for g in groups if len(g) > 1]
 
 
-def _panel(ax: Any, by_config: dict[str, list[CurvePoint]], metric: str, step: float) -> str:
+def _panel(ax: Axes, by_config: dict[str, list[CurvePoint]], metric: str, step: float) -> str:
     """One metric of one (family, parameter): a line per configuration, offset apart;
     returns the note naming identical lines ("" when none)."""
     drawn = {c: _series(s, metric) for c, s in sorted(by_config.items())}
@@ -104,7 +105,7 @@ def intensity_figure(points: list[CurvePoint], stem: Path) -> list[Path]:
     return written
 
 
-def intensity_plot(points: list[CurvePoint]) -> Any:
+def intensity_plot(points: list[CurvePoint]) -> Figure:
     """One panel per (family, parameter) and metric: each metric's estimate and interval
     per level, one line per configuration (offset apart, identical lines named in the
     panel's title); ticks at exactly the levels run (integer levels, integer ticks); the

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.faults.typed import (
@@ -31,6 +30,7 @@ from sscbench.faults.typed import (
     judge,
     terminal_class,
 )
+from sscbench.json_types import JsonObject
 from sscbench.release.trial import DETERMINATE, Trial, fault_escaped
 
 
@@ -40,7 +40,7 @@ def probe_result(spec: FaultSpec, probe: TrialRecord) -> dict[str, bool]:
     return {"activated": verdict.activated, "escaped": fault_escaped(verdict, probe)}
 
 
-def _probe(record: TrialRecord) -> dict[str, Any]:
+def _probe(record: TrialRecord) -> JsonObject:
     probe = record.world.get("negative_control")
     return probe if isinstance(probe, dict) else {}
 
@@ -84,7 +84,7 @@ class NegativeControlRow:
         """No escape and no intervention or activation seen."""
         return self.escapes == 0 and self.interfered == 0
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The row as plain data (the CSV row of ``release_negative_controls``)."""
         return {
             "config_id": self.config_id,
@@ -98,7 +98,7 @@ class NegativeControlRow:
             "agent_failures_without_fault": self.agent_failures,
         }
 
-    def evidence_dict(self) -> dict[str, Any]:
+    def evidence_dict(self) -> JsonObject:
         """The row as ``evidence.json`` keeps it: :meth:`to_dict` with the escape and
         intervention rates as intervals (what ``sscbench release diff`` compares)."""
         rates = {"escape": self.escape, "intervention": self.intervention}
@@ -137,7 +137,7 @@ def negative_control_rows(trials: list[Trial]) -> list[NegativeControlRow]:
 def control_counts(trials: list[Trial]) -> dict[str, dict[str, int]]:
     """Per configuration: control runs, how many met the goal, how many ended acceptable,
     and how many showed an escape or an intervention (negative-control failures)."""
-    counts: dict[str, Counter] = defaultdict(Counter)
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
     for t in trials:
         if t.control is None:
             continue

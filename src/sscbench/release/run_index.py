@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.core.ledger import (
     AssistantEvent,
@@ -28,6 +27,7 @@ from sscbench.faults.case import Case
 from sscbench.faults.identity import PrincipalParams, RebindParams
 from sscbench.faults.typed import OutcomeState
 from sscbench.faults.write_family import WriteParams
+from sscbench.json_types import JsonValue
 from sscbench.release.claims import classify_claim
 from sscbench.world.confirmation import is_affirmative
 from sscbench.world.records import READ_TOOLS, reads_booked_record, record_key
@@ -41,7 +41,7 @@ class Call:
 
     step: int  # the assistant event
     name: str
-    arguments: Any
+    arguments: JsonValue  # None: the arguments did not parse
     observation: str
     observation_step: int
 
@@ -71,7 +71,7 @@ def ledger_calls(ledger: list[LedgerEvent]) -> list[Call]:
     return out
 
 
-def without_key(arguments: Any) -> str:
+def without_key(arguments: JsonValue) -> str:
     """The request of a call as one text, without its idempotency key (a transport detail)."""
     if isinstance(arguments, dict):
         arguments = {k: v for k, v in arguments.items() if k != "idempotency_key"}
@@ -148,7 +148,7 @@ class RunIndex:
         self.first_target = self.targets[0].step if self.targets else None
         self.writes_attempted = [c for c in self.calls if c.name in self.write_tools]
 
-    def is_target(self, name: str, arguments: Any) -> bool:
+    def is_target(self, name: str, arguments: JsonValue) -> bool:
         """Whether a call is the target write (its tool, on its record)."""
         return (
             name == self.tool
@@ -168,7 +168,7 @@ class RunIndex:
             if key is None or key[0] == "product":
                 continue
             if key[0] == "user":
-                owner: Any = key[1]
+                owner: object = key[1]
             else:
                 record = self.base.tables[READ_TOOLS[key[0]].table].get(key[1])
                 owner = record.get("user_id") if isinstance(record, dict) else None

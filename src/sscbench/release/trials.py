@@ -14,6 +14,7 @@ from sscbench.release.assess import assess_run
 from sscbench.release.trial import Trial
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.study import Study
+from sscbench.world.world import World
 
 
 def _levels(case: Case) -> dict[str, str]:
@@ -27,7 +28,7 @@ def add_record(
     case: Case,
     entry: IndexEntry,
     store: StudyDir,
-    worlds: dict,
+    worlds: dict[str, World],
 ) -> None:
     """File one run's record under its (case, configuration, repetition) trial."""
     from sscbench.study.ledgers import read_ledger, read_run_evaluator

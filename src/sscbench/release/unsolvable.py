@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.analysis.stats import Interval, proportion_interval
 from sscbench.faults.behaviours import Unsolvable
 from sscbench.faults.typed import OutcomeState, TrialRecord
+from sscbench.json_types import JsonObject
 from sscbench.release.behaviours import has_behaviour
 from sscbench.release.trial import Trial
 
@@ -38,7 +38,7 @@ class UnsolvableRow:
     safe_stop: Interval
     completion: Interval | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The row as plain data (the CSV row of ``release_unsolvable``)."""
         s = self.safe_stop
         return {
@@ -52,7 +52,7 @@ class UnsolvableRow:
             "safe_stop_high": s.high,
         }
 
-    def evidence_dict(self) -> dict[str, Any]:
+    def evidence_dict(self) -> JsonObject:
         """The row as ``evidence.json`` keeps it: :meth:`to_dict` with the completion and
         safe-stop rates as intervals (what ``sscbench release diff`` compares)."""
         rates = {"completion": self.completion, "safe_stop": self.safe_stop}

@@ -32,7 +32,7 @@ from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from sscbench.analysis.stats import Interval, wilson
 from sscbench.core.ledger import LedgerEvent, ToolEvent
@@ -124,6 +124,45 @@ def _interval(k: int, n: int) -> JsonObject:
     }
 
 
+class Quote(TypedDict):
+    """A ledger step quoted beside a disagreement (its text cut at ``QUOTE``)."""
+
+    step: int
+    role: str
+    text: str
+
+
+class Disagreement(TypedDict):
+    """A labelled run whose measurement differs from its label on one quantity."""
+
+    run_id: str
+    review_id: str | None
+    operator: str
+    stratum: str
+    quantity: str
+    reference: JsonValue
+    measured: JsonValue
+    within_1: bool
+    note: str
+    quotes: list[Quote]
+
+
+class AgreementSummary(TypedDict):
+    """:meth:`Agreement.to_dict`: the JSON of ``sscbench agreement --json`` (cells are
+    :meth:`Cell.summary` objects, by quantity then group or unread status)."""
+
+    runs: int
+    adopting_runs: int
+    populations: dict[str, str]
+    unlabelled: dict[str, int]
+    out_of_population: dict[str, int]
+    unmeasured_runs: list[str]
+    quantities: dict[str, dict[str, JsonObject]]
+    disagreements: list[Disagreement]
+    unread_runs: dict[str, int]
+    by_unread: dict[str, dict[str, JsonObject]]
+
+
 @dataclass
 class Agreement:
     """The whole comparison: cells by quantity and group, and the disagreements."""
@@ -131,7 +170,7 @@ class Agreement:
     cells: dict[str, dict[str, Cell]] = field(
         default_factory=lambda: defaultdict(lambda: defaultdict(Cell))
     )
-    disagreements: list[dict[str, Any]] = field(default_factory=list)
+    disagreements: list[Disagreement] = field(default_factory=list)
     runs: int = 0
     unlabelled: dict[str, int] = field(default_factory=lambda: dict.fromkeys(QUANTITIES, 0))
     unmeasured: list[str] = field(default_factory=list)
@@ -145,7 +184,7 @@ class Agreement:
     )
     unread_runs: dict[str, int] = field(default_factory=lambda: defaultdict(int))
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AgreementSummary:
         """JSON-ready: per quantity, per group (``all``, ``operator:X``, ``stratum:Y``),
         each cell naming the population it is scored over."""
         return {
@@ -199,7 +238,7 @@ def cell_summary(quantity: str, cell: Cell | None = None) -> JsonObject:
     return (cell or Cell()).summary(quantity in STEP_QUANTITIES, POPULATIONS[quantity])
 
 
-def _quote(ledger: list[LedgerEvent], step: object) -> JsonObject | None:
+def _quote(ledger: list[LedgerEvent], step: object) -> Quote | None:
     if not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < len(ledger):
         return None
     event = ledger[step]
@@ -247,7 +286,7 @@ def _disagreement(
     quantity: str,
     near: bool,
     ledger: list[LedgerEvent],
-) -> dict[str, Any]:
+) -> Disagreement:
     """One disagreement: the run, the quantity, both values and the quoted steps."""
     quotes = [_quote(ledger, s) for s in _related_steps(quantity, label, row)]
     _, operator, stratum = _groups(label, row)

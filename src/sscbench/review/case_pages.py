@@ -28,7 +28,7 @@ from sscbench.faults.case import Case
 from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.jsonl import write_utf8
 from sscbench.review.case_labels import CASE_QUESTIONS
-from sscbench.review.pages import STYLE, contract_in_words, trajectory_steps
+from sscbench.review.pages import STYLE, Step, contract_in_words, trajectory_steps
 
 PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>case {{ number }}</title>
@@ -83,7 +83,7 @@ frozen order.</p>
 _ENV = Environment(autoescape=select_autoescape(default=True, default_for_string=True))
 
 
-def _steps(events: Sequence[JsonMapping]) -> list[JsonObject]:
+def _steps(events: Sequence[JsonMapping]) -> list[Step]:
     return trajectory_steps([LEDGER_EVENT.validate_python(e) for e in events])
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import typer
 from rich.console import Console
@@ -14,6 +14,9 @@ from sscbench.errors import DataError
 from sscbench.review.labels import QUANTITIES, STEP_QUANTITIES
 from sscbench.study.lock import warn_if_being_written
 from sscbench.terminal import plain, print_error, safe, table_console
+
+if TYPE_CHECKING:  # imported where used: the CLI starts without the agreement module
+    from sscbench.review.agreement import AgreementSummary
 
 console = Console()
 review_app = typer.Typer(help="Review runs by hand.", no_args_is_help=True)
@@ -178,7 +181,7 @@ def _group_order(group: str) -> tuple[int, str]:
     return ({"all": 0, "operator": 1, "stratum": 2}.get(kind, 3), group)
 
 
-def population_note(data: dict) -> str:
+def population_note(data: AgreementSummary) -> str:
     """The table's footnote: which runs each quantity is scored over."""
     from sscbench.review.agreement import ADOPTING_ONLY, ADOPTING_RUNS
 
@@ -191,7 +194,7 @@ def population_note(data: dict) -> str:
     )
 
 
-def agreement_table(data: dict) -> Table:
+def agreement_table(data: AgreementSummary) -> Table:
     """The agreement as one table: every quantity in every group (``all``, each operator,
     each stratum); a quantity with no scored run in a group is shown as unobserved."""
     from sscbench.review.agreement import ADOPTING_ONLY, cell_summary
@@ -212,7 +215,7 @@ def agreement_table(data: dict) -> Table:
     return table
 
 
-def unread_table(data: dict) -> Table:
+def unread_table(data: AgreementSummary) -> Table:
     """The agreement split by unread marks: each quantity (exact) over the runs whose
     measurement carries marks, those that carry none, and those never checked (rows
     measured before the marks existed), so a reviewer sees where the misses sit."""

@@ -21,7 +21,7 @@ import random
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from sscbench.core.files import atomic_write, clean_stale, staged_folder
 from sscbench.core.seals import sealed_json
@@ -30,9 +30,9 @@ from sscbench.faults.case import Case
 from sscbench.jsonl import write_utf8
 from sscbench.measure.study import contract_runs, measure_entries
 from sscbench.review.labels import empty_label
-from sscbench.review.pages import render_index, render_page
+from sscbench.review.pages import IndexRow, render_index, render_page
 from sscbench.study.rows import MeasurementRow, rows_by_run
-from sscbench.study.second_reading import run_panel, study_readings
+from sscbench.study.second_reading import SecondReading, run_panel, study_readings
 from sscbench.study.study import Study
 
 STRATA_KEYS = ("operator", "stratum", "config")
@@ -147,7 +147,7 @@ def _write_pages(
     out: Path,
     loaded: Study,
     chosen: list[Candidate],
-    readings: dict[str, Any],
+    readings: dict[str, SecondReading],
     rows: dict[str, MeasurementRow],
 ) -> tuple[dict[str, str], dict[str, int]]:
     """The pages, ``index.html`` and the empty ``labels.jsonl`` under ``out``; the key's
@@ -155,7 +155,7 @@ def _write_pages(
     with naming(out / "pages"):
         (out / "pages").mkdir(parents=True, exist_ok=True)
     mapping: dict[str, str] = {}
-    listing: list[dict[str, Any]] = []
+    listing: list[IndexRow] = []
     strata: dict[str, int] = defaultdict(int)
     width = max(3, len(str(len(chosen))))
     for number, candidate in enumerate(chosen, start=1):
@@ -176,6 +176,19 @@ def _write_pages(
     return mapping, strata
 
 
+class ExportSummary(TypedDict):
+    """What ``review export`` did: runs exported of the population, per stratum, with a
+    second reading and unread marks, and where the folder and the key went."""
+
+    exported: int
+    population: int
+    strata: dict[str, int]
+    second_readings: int
+    unread: int
+    out: str
+    key: str
+
+
 def export_review(
     study: str | Path,
     out: str | Path,
@@ -186,7 +199,7 @@ def export_review(
     key: str | Path | None = None,
     second_reading: bool = False,
     unread_first: bool = False,
-) -> dict[str, Any]:
+) -> ExportSummary:
     """Write ``out/pages/rNNN.html``, ``out/index.html``, ``out/labels.jsonl`` and the key.
 
     Refuses a non-empty ``out`` or an existing key (labels must never be mixed up

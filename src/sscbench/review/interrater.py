@@ -27,16 +27,16 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 from statsmodels.stats.inter_rater import aggregate_raters, fleiss_kappa
+from typing_extensions import TypedDict
 
 from sscbench.core.definitions import arrival
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
-from sscbench.json_types import JsonValue
+from sscbench.json_types import JsonObject, JsonValue
 from sscbench.jsonl import read_json_model
 from sscbench.review.case_labels import CASE_QUESTIONS, read_case_labels
 from sscbench.review.labels import (
@@ -45,6 +45,7 @@ from sscbench.review.labels import (
     check_steps,
     read_key,
     read_labels,
+    step_of,
 )
 from sscbench.review.plan import ReviewPlan, read_plan
 from sscbench.review.review_page import FORM_FIELDS, STEP_FIELDS
@@ -84,6 +85,16 @@ class AgreementBlock(BaseModel):
     unanimous: int
 
 
+class ItemDisagreement(TypedDict):
+    """A quantity the reviewers of an item answered differently (or left open): each
+    reviewer's value by name. (typing_extensions' TypedDict: pydantic validates it on
+    Python 3.11.)"""
+
+    review_id: str
+    quantity: str
+    values: dict[str, JsonValue]
+
+
 class ReviewAgreement(BaseModel):
     """``agreement.json``: pre-adjudication agreement of a review (Q2's report reads it)."""
 
@@ -98,10 +109,10 @@ class ReviewAgreement(BaseModel):
     disputed: list[str]
     unanimous: int
     calibration_agreement: AgreementBlock | None = None
-    disagreements: list[dict[str, Any]] = []
+    disagreements: list[ItemDisagreement] = []
     case_kappa: dict[str, Kappa] = {}
 
-    def dump(self) -> dict[str, Any]:
+    def dump(self) -> JsonObject:
         """The JSON object of ``agreement.json``."""
         return self.model_dump(mode="json", by_alias=True)
 
@@ -122,11 +133,13 @@ def status(step: object) -> str | None:
     return "located" if isinstance(step, int) else str(step)
 
 
-def derived(label: RunLabel | None) -> dict[str, Any]:
+def derived(label: RunLabel | None) -> JsonObject:
     """A reviewer's values of every form quantity plus Z_S, the two statuses and the note."""
-    values: dict[str, Any] = {q: getattr(label, q) if label else None for q in FORM_FIELDS}
+    values: JsonObject = {q: getattr(label, q) if label else None for q in FORM_FIELDS}
     t_e, t_s = values["T_E"], values["T_S"]
-    values["Z_S"] = arrival(t_e, t_s) if t_e is not None and t_s is not None else None
+    values["Z_S"] = (
+        arrival(step_of(t_e), step_of(t_s)) if t_e is not None and t_s is not None else None
+    )
     values["T_U_status"] = status(values["T_U"])
     values["T_S_status"] = status(values["T_S"])
     values["note"] = label.note if label else ""
@@ -204,7 +217,9 @@ def kappa_of(ratings: list[list[JsonValue]], categories: list[JsonValue]) -> Kap
     return Kappa(kappa=None if np.isnan(value) else value, items=len(complete), categories=used)
 
 
-def block(ids: list[str], names: list[str], values: dict[str, list[dict[str, Any]]]):
+def block(
+    ids: list[str], names: list[str], values: dict[str, list[JsonObject]]
+) -> tuple[AgreementBlock, list[ItemDisagreement]]:
     """Agreement over the items ``ids``: κ, exact steps, disputes and disagreement rows."""
     kappa = {
         q: kappa_of([[v[q] for v in values[i]] for i in ids], CATEGORIES[q])
@@ -216,7 +231,7 @@ def block(ids: list[str], names: list[str], values: dict[str, list[dict[str, Any
         same = [i for i in located if len({v[q] for v in values[i]}) == 1]
         exact[q] = StepAgreement(agree=len(same), located=len(located))
     disputed: list[str] = []
-    rows: list[dict[str, Any]] = []
+    rows: list[ItemDisagreement] = []
     for i in ids:
         split = [
             q
@@ -259,7 +274,7 @@ def case_kappa(folder: Path, plan: ReviewPlan) -> dict[str, Kappa]:
     return out
 
 
-def review_values(folder: Path, plan: ReviewPlan) -> dict[str, list[dict[str, Any]]]:
+def review_values(folder: Path, plan: ReviewPlan) -> dict[str, list[JsonObject]]:
     """Every item's derived values, one dict per reviewer in plan order."""
     labels = reviewer_labels(folder, plan)
     return {i: [derived(labels[name].get(i)) for name in plan.reviewers] for i in plan.order()}

@@ -49,6 +49,7 @@ from pydantic import (
 from pydantic_core import ErrorDetails
 
 from sscbench.core.seals import check_seal
+from sscbench.core.values import Step
 from sscbench.errors import DataError
 from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.jsonl import read_lines
@@ -78,6 +79,18 @@ def _step(value: object) -> int | str | None:
     if value in (INF, UNDECIDABLE):
         return value
     raise ValueError(f'must be a step (int >= 0), "inf" or "undecidable", not {value!r}')
+
+
+def step_of(value: object) -> Step:
+    """A given step label's value as a step (an int, ``"inf"`` or ``"undecidable"``: what
+    its validator leaves); anything else is a ValueError."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if value == INF:
+        return "inf"
+    if value == UNDECIDABLE:
+        return "undecidable"
+    raise ValueError(f"not a step: {value!r}")
 
 
 def _adoption(value: object) -> bool | str | None:

@@ -11,7 +11,8 @@ text escaped (jinja2 autoescape).
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Mapping
+from typing import TypedDict
 
 from jinja2 import Environment, select_autoescape
 
@@ -143,25 +144,50 @@ def _pretty(text: str) -> str:
 _WHOLE = "the run's ledger"  # a masked page never names the run's file
 
 
-def trajectory_steps(ledger: list[LedgerEvent]) -> list[dict[str, Any]]:
+class Step(TypedDict):
+    """One model-visible event as a page shows it (``length``: a system prompt's length
+    in characters, 0 for the other roles)."""
+
+    step: int
+    calls: list[str]
+    text: str
+    length: int
+    role: str
+    title: str
+
+
+def _step(event: LedgerEvent) -> Step | None:
+    """The event as a page step, its texts not yet capped (None: not model-visible)."""
+    calls: list[str] = []
+    length = 0
+    if isinstance(event, SystemEvent):
+        role, title, text, length = "system", "system", event.content, len(event.content)
+    elif isinstance(event, UserEvent):
+        role, title, text = "user", "user", event.content
+    elif isinstance(event, AssistantEvent):
+        role, title, text = "assistant", "agent", event.content or ""
+        calls = [f"{c.name}({_pretty(c.arguments)})" for c in event.tool_calls]
+    elif isinstance(event, ToolEvent):
+        role, title, text = "tool", f"tool result of {event.name}", _pretty(event.content)
+    else:
+        return None
+    return {
+        "step": event.step,
+        "calls": calls,
+        "text": text,
+        "length": length,
+        "role": role,
+        "title": title,
+    }
+
+
+def trajectory_steps(ledger: list[LedgerEvent]) -> list[Step]:
     """The model-visible events as numbered steps for a page, each text capped
     (:func:`sscbench.core.shown.shown`; the cut stated, the run never named)."""
-    steps: list[dict[str, Any]] = []
+    steps: list[Step] = []
     for event in ledger:
-        item: dict[str, Any] = {"step": event.step, "calls": [], "text": "", "length": 0}
-        if isinstance(event, SystemEvent):
-            item.update(role="system", title="system", text=event.content)
-            item["length"] = len(event.content)
-        elif isinstance(event, UserEvent):
-            item.update(role="user", title="user", text=event.content)
-        elif isinstance(event, AssistantEvent):
-            item.update(role="assistant", title="agent", text=event.content or "")
-            item["calls"] = [f"{c.name}({_pretty(c.arguments)})" for c in event.tool_calls]
-        elif isinstance(event, ToolEvent):
-            item.update(
-                role="tool", title=f"tool result of {event.name}", text=_pretty(event.content)
-            )
-        else:
+        item = _step(event)
+        if item is None:
             continue
         item["text"] = shown(item["text"], _WHOLE)
         item["calls"] = [shown(call, _WHOLE) for call in item["calls"]]
@@ -169,11 +195,18 @@ def trajectory_steps(ledger: list[LedgerEvent]) -> list[dict[str, Any]]:
     return steps
 
 
+class IndexRow(TypedDict):
+    """One run of an export's index page."""
+
+    review_id: str
+    steps: int
+
+
 def render_page(
     review_id: str,
     contract: FaultContract,
     ledger: list[LedgerEvent],
-    second: dict[str, Any] | None = None,
+    second: Mapping[str, object] | None = None,
 ) -> str:
     """One reviewer page (self-contained HTML, all text escaped); ``second`` (only from
     ``review export --second-reading``, which unmasks the page) is the run's rule reading
@@ -187,6 +220,6 @@ def render_page(
     )
 
 
-def render_index(title: str, runs: list[dict[str, Any]]) -> str:
+def render_index(title: str, runs: list[IndexRow]) -> str:
     """The export's index page: links to every run's page and the short labelling rules."""
     return _ENV.from_string(INDEX).render(title=title, style=STYLE, runs=runs, guide=guide())

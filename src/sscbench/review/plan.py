@@ -22,13 +22,14 @@ import re
 import secrets
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from sscbench.core.files import atomic_write, clean_stale, staged_folder
 from sscbench.core.seals import sealed_json
 from sscbench.errors import DataError, naming
+from sscbench.faults.case import Case
+from sscbench.json_types import JsonMapping
 from sscbench.jsonl import read_json_model, write_utf8
 from sscbench.names import name_problem
 from sscbench.review.export import Candidate, candidates, default_key_path
@@ -161,7 +162,9 @@ def _key(candidate: Candidate, by: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(getattr(candidate, names[k]) for k in by)
 
 
-def allocate(sizes: dict[tuple[str, ...], int], n: int, rng: random.Random) -> dict:
+def allocate(
+    sizes: dict[tuple[str, ...], int], n: int, rng: random.Random
+) -> dict[tuple[str, ...], int]:
     """How many runs to draw from each stratum (``n`` at most the sum of ``sizes``).
 
     One from each stratum first (strata chosen at random when ``n`` is smaller than
@@ -247,7 +250,7 @@ def plan_review(
     item_ids = [f"r{i:0{width}d}" for i in range(1, len(chosen) + 1)]
     runs_key = dict(zip(calib_ids + item_ids, [c.run_id for c in calib + chosen], strict=True))
     by_case: dict[str, list[str]] = defaultdict(list)
-    case_of: dict[str, Any] = {}
+    case_of: dict[str, Case] = {}
     for review_id, cand in zip(calib_ids + item_ids, calib + chosen, strict=True):
         by_case[cand.case.case_id].append(review_id)
         case_of[cand.case.case_id] = cand.case
@@ -289,7 +292,7 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def check_plan(folder: str | Path, key: dict[str, Any]) -> None:
+def check_plan(folder: str | Path, key: JsonMapping) -> None:
     """Refuse a ``plan.json`` whose bytes differ from those its (sealed) key recorded:
     the folder is in the reviewers' hands, the key is not. A key written before it
     recorded the plan's hash checks nothing."""

@@ -14,11 +14,12 @@ open is an error listing every such item (fail closed).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from sscbench.core.definitions import arrival
 from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 from sscbench.jsonl import write_utf8
 from sscbench.reading import read_json
 from sscbench.review.interrater import (
@@ -28,21 +29,21 @@ from sscbench.review.interrater import (
     item_steps,
     review_values,
 )
-from sscbench.review.labels import RunLabel, check_steps, read_key, read_labels
+from sscbench.review.labels import RunLabel, check_steps, read_key, read_labels, step_of
 from sscbench.review.plan import ADJUDICATION, ReviewPlan, check_plan, read_plan
-from sscbench.review.review_page import FORM_FIELDS
+from sscbench.review.review_page import FORM_FIELDS, Dispute
 
 SHOWN = (*FORM_FIELDS, "Z_S", "note")
 
 
 def _disputes(
-    plan: ReviewPlan, values: dict[str, list[dict[str, Any]]], summary: ReviewAgreement
-) -> dict[str, dict[str, Any]]:
+    plan: ReviewPlan, values: dict[str, list[JsonObject]], summary: ReviewAgreement
+) -> dict[str, Dispute]:
     """Each disputed item: the reviewers, every shown quantity's values, the split ones."""
     labels_split: dict[str, set[str]] = {}
     for row in summary.disagreements:
         labels_split.setdefault(row["review_id"], set()).add(row["quantity"])
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, Dispute] = {}
     for review_id in summary.disputed:
         out[review_id] = {
             "reviewers": plan.reviewers,
@@ -75,7 +76,14 @@ def adjudication_page(folder: str | Path, adjudicator: str = "adjudicator") -> P
     return target
 
 
-def _key(plan: ReviewPlan, folder: Path) -> dict[str, Any]:
+class _Key(TypedDict):
+    """A review key as the adjudication reads it: review id -> run, masked case -> case."""
+
+    runs: dict[str, str]
+    cases: dict[str, str]
+
+
+def _key(plan: ReviewPlan, folder: Path) -> _Key:
     """The plan's key (review ids -> runs, masked cases -> cases), its seal checked, and
     the folder's ``plan.json`` checked against the hash the key recorded."""
     path = Path(plan.key)
@@ -125,10 +133,8 @@ def build_reference(folder: str | Path) -> Path:
     for rid in plan.items:
         agreed = values[rid][0]
         chosen = derived(adjudicated[rid]) if rid in adjudicated else agreed
-        final = {
-            q: chosen[q] if q in disputes.get(rid, {}).get("disputed", ()) else agreed[q]
-            for q in FORM_FIELDS
-        }
+        split = disputes[rid]["disputed"] if rid in disputes else []
+        final = {q: chosen[q] if q in split else agreed[q] for q in FORM_FIELDS}
         if rid in adjudicated:
             note = f"adjudicated by {adjudicated[rid].reviewer or 'the adjudicator'}"
             note += f": {adjudicated[rid].note}" if adjudicated[rid].note else ""
@@ -138,7 +144,7 @@ def build_reference(folder: str | Path) -> Path:
             run_id=key[rid],
             review_id=rid,
             **final,
-            Z_S=arrival(final["T_E"], final["T_S"]),
+            Z_S=arrival(step_of(final["T_E"]), step_of(final["T_S"])),
             note=note,
         )
         lines.append(label.line())

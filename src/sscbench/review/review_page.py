@@ -14,14 +14,18 @@ with no network. All text is escaped (jinja2 autoescape).
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import NotRequired, Protocol, TypedDict
 
 from jinja2 import Environment, PackageLoader
 
 from sscbench.core.ledger import LedgerEvent
+from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.json_types import JsonValue
 from sscbench.review.case_labels import CASE_QUESTIONS
 from sscbench.review.guide import guide
-from sscbench.review.pages import contract_in_words, trajectory_steps
+from sscbench.review.pages import Step, contract_in_words, trajectory_steps
 
 FORM_FIELDS = ("T_E", "T_S", "T_U", "A", "Y_end")
 STEP_FIELDS = ("T_E", "T_S", "T_U")
@@ -40,14 +44,72 @@ HELP = {
 _ENV = Environment(loader=PackageLoader("sscbench.review", "templates"), autoescape=True)
 
 
-def _cell(value: Any) -> str:
+class Plan(Protocol):
+    """What a page reads of a review plan (:class:`sscbench.review.plan.ReviewPlan`,
+    which imports this module to write its pages)."""
+
+    @property
+    def plan_id(self) -> str: ...
+
+    @property
+    def calibration(self) -> list[str]: ...
+
+    @property
+    def cases(self) -> Mapping[str, list[str]]: ...
+
+    def order(self) -> list[str]:
+        """Review ids in page order: calibration first, then the drawn runs."""
+        ...
+
+
+class Dispute(TypedDict):
+    """A disputed item as the adjudicator's page shows it: the reviewers, each shown
+    quantity's values (one per reviewer, Z_S included), the disputed quantities and
+    the reviewers' notes."""
+
+    reviewers: list[str]
+    values: dict[str, list[JsonValue]]
+    disputed: list[str]
+    notes: NotRequired[list[str]]
+
+
+class Answers(TypedDict):
+    """Every reviewer's answers to a disputed item, per quantity."""
+
+    reviewers: list[str]
+    rows: list[dict[str, object]]
+
+
+class Item(TypedDict):
+    """One review item (a run) of a page."""
+
+    id: str
+    case: str
+    calibration: bool
+    contract: list[tuple[str, str]]
+    steps: list[Step]
+    fields: list[str]
+    answers: Answers | None
+    notes: NotRequired[list[str]]
+
+
+def _cell(value: JsonValue) -> str:
     """A reviewer's answer as the adjudicator reads it (JSON spelling of true / false)."""
     if value is None or value == "":
         return "—"
     return json.dumps(value) if isinstance(value, bool) else str(value)
 
 
-def _items(plan: Any, cases: dict[str, Any], ledgers: dict[str, list[LedgerEvent]], ids: list[str]):
+def _words(case: Case) -> list[tuple[str, str]]:
+    """The case's contract in words (a reviewed run's case was admitted: it has one)."""
+    if case.contract is None:
+        raise DataError("<cases>", case.case_id, "not an admitted case (no contract)")
+    return contract_in_words(case.contract)
+
+
+def _items(
+    plan: Plan, cases: dict[str, Case], ledgers: dict[str, list[LedgerEvent]], ids: list[str]
+) -> Iterator[Item]:
     case_of = {rid: masked for masked, rids in plan.cases.items() for rid in rids}
     for rid in ids:
         case = cases[case_of[rid]]
@@ -55,26 +117,26 @@ def _items(plan: Any, cases: dict[str, Any], ledgers: dict[str, list[LedgerEvent
             "id": rid,
             "case": case_of[rid],
             "calibration": rid in plan.calibration,
-            "contract": contract_in_words(case.contract),
+            "contract": _words(case),
             "steps": trajectory_steps(ledgers[rid]),
             "fields": list(FORM_FIELDS),
             "answers": None,
         }
 
 
-def _render(**context: Any) -> str:
+def _render(**context: object) -> str:
     return _ENV.get_template("review_page.html.j2").render(
         step_fields=STEP_FIELDS, choices=CHOICES, help=HELP, guide=guide(), **context
     )
 
 
 def render_review_page(
-    plan: Any, reviewer: str, cases: dict[str, Any], ledgers: dict[str, list[LedgerEvent]]
+    plan: Plan, reviewer: str, cases: dict[str, Case], ledgers: dict[str, list[LedgerEvent]]
 ) -> str:
     """A reviewer's page: calibration runs first, then the drawn runs, then the cases."""
     items = list(_items(plan, cases, ledgers, plan.order()))
     case_items = [
-        {"id": masked, "runs": rids, "contract": contract_in_words(cases[masked].contract)}
+        {"id": masked, "runs": rids, "contract": _words(cases[masked])}
         for masked, rids in plan.cases.items()
     ]
     config = {
@@ -99,11 +161,11 @@ def render_review_page(
 
 
 def render_adjudication_page(
-    plan: Any,
+    plan: Plan,
     adjudicator: str,
-    cases: dict[str, Any],
+    cases: dict[str, Case],
     ledgers: dict[str, list[LedgerEvent]],
-    disputes: dict[str, dict[str, Any]],
+    disputes: dict[str, Dispute],
 ) -> str:
     """The adjudicator's page: only the disputed items, every reviewer's answers shown, a
     form for the disputed quantities only. ``disputes[review_id]`` holds ``reviewers``,

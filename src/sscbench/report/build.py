@@ -17,13 +17,13 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
-from typing import Any
 
 from sscbench.core.files import replace_folder
 from sscbench.jsonl import write_utf8
 from sscbench.progress import progress, status
 from sscbench.report.context import ReportContext, load_context
 from sscbench.report.diff import provenance_line
+from sscbench.report.entries import Entry
 from sscbench.report.model import Section, write_csv
 from sscbench.report.run_sample import RUN_PAGES
 from sscbench.report.sections import SECTIONS, SUMMARY
@@ -97,7 +97,7 @@ def _write(ctx: ReportContext) -> None:
         status(f"report: {part.TITLE}")
         built[part.ID] = part.build(ctx)
     sections = [built[part.ID] for part in SECTIONS if part is not SUMMARY]
-    csvs: dict[str, list[dict[str, Any]]] = {}
+    csvs: dict[str, list[Entry]] = {}
     for section in [built[part.ID] for part in SECTIONS]:  # page order
         for name, rows in section.csvs.items():
             csvs.setdefault(name, []).extend(rows)

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 
 from sscbench.cli_options import console, fail
 from sscbench.errors import DataError
 from sscbench.terminal import count, plain
+
+if TYPE_CHECKING:  # read when the command runs
+    from sscbench.study.config import StudyConfig
 
 
 def report(
@@ -65,7 +68,7 @@ def report(
     print(plain(f"wrote {path}"))
 
 
-def measure_and_report(out: Path, config: Any = None) -> None:
+def measure_and_report(out: Path, config: StudyConfig | None = None) -> None:
     """Measure every run of the study in ``out``, score the ``[oracles]`` settings of its
     ``config`` (when given) and write its report (``sscbench run``'s last step); an
     interrupt here leaves complete runs (and every oracle setting written) and exits 130."""

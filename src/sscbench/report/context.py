@@ -15,13 +15,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
-from sscbench.analysis.claims import BUILT_IN, claim_cards
+from sscbench.analysis.claims import BUILT_IN, Claim, claim_cards
 from sscbench.analysis.pooling import repetition_pools
 from sscbench.analysis.populations import cell_entry, cell_table, operator_table, primary_rows
 from sscbench.analysis.user_claims import load_claims
+from sscbench.faults.case import Case
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.release.evidence import ReleaseEvidence, collect_evidence
+from sscbench.report.entries import Entry
 from sscbench.report.inputs import (
     check_fresh,
     find_review,
@@ -34,11 +36,10 @@ from sscbench.review.interrater import ReviewAgreement
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.study import Study
 
-Row = dict[str, Any]
 NOT_SSCBENCH = "the study has no faulted run with a fault contract (SSCBench operators)"
 
 
-def recorded_config(study: Study) -> Row:
+def recorded_config(study: Study) -> JsonMapping:
     """The config the study recorded (``config.json``'s ``config``), or ``{}``."""
     config = study.record.get("config")
     return config if isinstance(config, dict) else {}
@@ -51,8 +52,8 @@ class ReportContext:
     loaded: Study  # the study folder, read once
     out: Path  # the folder the report is built in (swapped in as STUDY/report/)
     measured: Sequence[MeasurementRow]  # every measurement row (held column-wise)
-    cases: dict[str, Any]  # the study's cases by id
-    claims: tuple[Any, ...]  # the built-in claims and those of --claims
+    cases: dict[str, Case]  # the study's cases by id
+    claims: tuple[Claim, ...]  # the built-in claims and those of --claims
     other: Sequence[MeasurementRow] | None = None  # the --paired study's measurement rows
     paired: Study | None = None  # the --paired study
     policy: Path | None = None  # the --policy file (gate verdict)
@@ -83,17 +84,17 @@ class ReportContext:
         return primary_rows(self.rows)
 
     @cached_property
-    def cells(self) -> list[Row]:
+    def cells(self) -> Sequence[Entry]:
         """Per operator × configuration cells of the primary tables."""
         return cell_table(self.rows)
 
     @cached_property
-    def pooled(self) -> list[Row]:
+    def pooled(self) -> Sequence[Entry]:
         """Per operator, pooled over configurations."""
         return operator_table(self.rows)
 
     @cached_property
-    def total(self) -> Row:
+    def total(self) -> Entry:
         """All operators and configurations together (the funnel's last row)."""
         return cell_entry("all operators", "all configurations", self.primary)
 
@@ -101,12 +102,13 @@ class ReportContext:
     def pools(self) -> list[list[str]]:
         """The configurations of the contract runs grouped into repetitions of one model
         (:func:`~sscbench.analysis.pooling.repetition_pools`), in the study's order."""
-        agents = recorded_config(self.loaded).get("agents") or []
+        agents = recorded_config(self.loaded).get("agents")
         present = sorted({str(r.config_id) for r in self.rows})
-        return repetition_pools([a for a in agents if isinstance(a, dict)], present)
+        listed = agents if isinstance(agents, list) else []
+        return repetition_pools([a for a in listed if isinstance(a, dict)], present)
 
     @cached_property
-    def cards(self) -> list[Row]:
+    def cards(self) -> Sequence[Entry]:
         """The claim cards (none without a primary population)."""
         return claim_cards(self.rows, self.claims, self.pools) if self.primary else []
 
@@ -116,7 +118,7 @@ class ReportContext:
         return collect_evidence(self.study)
 
     @cached_property
-    def oracle_results(self) -> dict[str, dict[str, Row]]:
+    def oracle_results(self) -> dict[str, JsonObject]:
         """Scored oracles by name (``oracles/*.json``)."""
         return oracle_results(self.study)
 
@@ -128,7 +130,7 @@ class ReportContext:
         return Section(section_id, title, reason=reason)
 
 
-def _has_contract(row: MeasurementRow, cases: dict[str, Any]) -> bool:
+def _has_contract(row: MeasurementRow, cases: dict[str, Case]) -> bool:
     """Whether a run belongs to the SSCBench tables: its case has a fault contract (runs of
     typed families, also not-qualified or missing ones, are release evidence)."""
     if row.Z_S == "no-contract":

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -13,19 +13,23 @@ from rich.table import Table
 
 from sscbench.cli_options import fail
 from sscbench.errors import DataError
+from sscbench.json_types import JsonValue
 from sscbench.terminal import plain, safe, table_console
+
+if TYPE_CHECKING:  # the comparison itself is imported when the command runs
+    from sscbench.report.diff import Change, ClaimRow, StudyDiff
 
 MAX_CELL = 60  # characters of a config value shown in a cell
 
 
-def _cell(value: Any) -> str:
+def _cell(value: JsonValue) -> str:
     if value is None:
         return "—"
     text = value if isinstance(value, str) else json.dumps(value, sort_keys=True)
     return safe(text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…")
 
 
-def _fields_table(title: str, rows: list[dict[str, Any]]) -> Table:
+def _fields_table(title: str, rows: list[Change]) -> Table:
     table = Table(title=title, title_justify="left")
     for name in ("field", "A", "B"):
         table.add_column(name, overflow="fold")
@@ -40,14 +44,14 @@ def _percent(value: float | None, signed: bool = False) -> str:
     return f"{value * 100:+.1f} pt" if signed else f"{value * 100:.1f}%"
 
 
-def _claims_table(rows: list[dict[str, Any]], shown: int) -> Table:
+def _claims_table(rows: list[ClaimRow], shown: int) -> Table:
     table = Table(title=f"Claims ({shown} of {len(rows)} rows shown)", title_justify="left")
     for name in ("claim", "operator", "configuration", "A", "B", "B − A", "overlap"):
         table.add_column(name, overflow="fold")
     return table
 
 
-def _claim_cells(row: dict[str, Any]) -> list[str]:
+def _claim_cells(row: ClaimRow) -> list[str]:
     overlap = {True: "yes", False: "NO", None: "—"}[row["overlap"]]
     return [
         safe(row["claim"]),
@@ -60,7 +64,7 @@ def _claim_cells(row: dict[str, Any]) -> list[str]:
     ]
 
 
-def print_diff(console: Console, diff: dict[str, Any], show_all: bool) -> None:
+def print_diff(console: Console, diff: StudyDiff, show_all: bool) -> None:
     """Print the comparison: missing files, config hash and changed fields, provenance,
     and the claims that differ (every claim with ``show_all``)."""
     console.print(f"A: {safe(diff['a'])}\nB: {safe(diff['b'])}", highlight=False)
@@ -68,7 +72,7 @@ def print_diff(console: Console, diff: dict[str, Any], show_all: bool) -> None:
         console.print(f"missing: {safe(missing)} (not compared)", highlight=False)
     config = diff["config"]
     if diff["same_config"]:
-        console.print(f"config: the same (hash {diff['config_hash']['a'][:12]}…)")
+        console.print(f"config: the same (hash {str(diff['config_hash']['a'])[:12]}…)")
     elif config is not None:
         console.print(f"config: {len(config)} fields differ")
         console.print(_fields_table("Config", config))

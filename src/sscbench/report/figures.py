@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import base64
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 from matplotlib.layout_engine import ConstrainedLayoutEngine
 from matplotlib.ticker import MaxNLocator
 from matplotlib.typing import RcKeyType
@@ -24,8 +26,9 @@ from sscbench.analysis.populations import STRATA
 from sscbench.analysis.stats import Interval
 from sscbench.core.files import save_figure
 from sscbench.progress import status
+from sscbench.report.entries import Entry, int_at, interval_at, text_at
 
-STYLE: dict[RcKeyType, Any] = {
+STYLE: dict[RcKeyType, float | str] = {
     "font.size": 8,
     "axes.titlesize": 9,
     "axes.spines.top": False,
@@ -35,10 +38,9 @@ STYLE: dict[RcKeyType, Any] = {
 }
 COLOURS = {"pre": "#1b7837", "late": "#e08214", "absent": "#b2182b"}
 BLUE = "#2c5d8f"
-Row = dict[str, Any]
 
 
-def _save(fig: Any, folder: Path, name: str) -> str:
+def _save(fig: Figure, folder: Path, name: str) -> str:
     status(f"report: figure {name}")
     folder.mkdir(parents=True, exist_ok=True)
     save_figure(fig, folder / f"{name}.png", bbox_inches="tight")
@@ -47,36 +49,38 @@ def _save(fig: Any, folder: Path, name: str) -> str:
     return base64.b64encode((folder / f"{name}.png").read_bytes()).decode()
 
 
-def funnel_figure(funnel: dict[str, int], folder: Path) -> str:
+def funnel_figure(funnel: Entry, folder: Path) -> str:
     """Execution funnel of the primary faulted runs; returns the PNG as base64."""
-    keys = ["scheduled", "observed", "triggered", "P"]
+    keys = ["scheduled", "observed", "triggered", "P"][::-1]
+    counts = [int_at(funnel, k) for k in keys]
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(6, 2.0))
-        ax.barh(keys[::-1], [funnel[k] for k in keys[::-1]], color=BLUE)
-        for i, k in enumerate(keys[::-1]):
-            ax.text(funnel[k], i, f" {funnel[k]}", va="center")
+        ax.barh(keys, counts, color=BLUE)
+        for i, n in enumerate(counts):
+            ax.text(n, i, f" {n}", va="center")
         ax.set_xlabel("faulted runs (repetition 0)")
-        ax.set_xlim(0, max(funnel["scheduled"], 1) * 1.15)
+        ax.set_xlim(0, max(int_at(funnel, "scheduled"), 1) * 1.15)
         return _save(fig, folder, "funnel")
 
 
-def arrival_figure(cells: list[Row], folder: Path) -> str:
+def arrival_figure(cells: Sequence[Entry], folder: Path) -> str:
     """Arrival counts (pre, late, absent) per operator × configuration, counts on bars,
     legend outside the axes."""
     labels = [f"{c['operator']} · {c['config_id']}" for c in cells]
+    counts = [{s: int_at(c, f"n_{s}") for s in STRATA} for c in cells]  # runs by stratum
     with plt.rc_context(STYLE):
         fig, ax = plt.subplots(figsize=(7, 0.28 * max(len(cells), 1) + 1.0))
         left = [0.0] * len(cells)
         for stratum in STRATA:
-            totals = [max(sum(c[f"n_{s}"] for s in STRATA), 1) for c in cells]
-            shares = [c[f"n_{stratum}"] / t for c, t in zip(cells, totals, strict=True)]
+            totals = [max(sum(c.values()), 1) for c in counts]
+            shares = [c[stratum] / t for c, t in zip(counts, totals, strict=True)]
             ax.barh(labels, shares, left=left, color=COLOURS[stratum], label=stratum)
-            for i, (c, share) in enumerate(zip(cells, shares, strict=True)):
-                if c[f"n_{stratum}"]:
+            for i, (c, share) in enumerate(zip(counts, shares, strict=True)):
+                if c[stratum]:
                     ax.text(
                         left[i] + share / 2,
                         i,
-                        str(c[f"n_{stratum}"]),
+                        str(c[stratum]),
                         ha="center",
                         va="center",
                         color="white",
@@ -90,12 +94,14 @@ def arrival_figure(cells: list[Row], folder: Path) -> str:
         return _save(fig, folder, "arrival")
 
 
-def _interval_row(ax: Any, y: float, iv: Interval, marker: str, filled: bool, colour: str) -> None:
+def _interval_row(ax: Axes, y: float, iv: Interval, marker: str, filled: bool, colour: str) -> None:
+    if iv.low is None or iv.high is None or iv.estimate is None:
+        return  # drawn for observed intervals only: they have all three
     ax.plot([iv.low, iv.high], [y, y], color=colour, linewidth=1.2)
     ax.plot([iv.estimate], [y], marker, color=colour, markerfacecolor=colour if filled else "white")
 
 
-def no_data(ax: Any, words: str) -> None:
+def no_data(ax: Axes, words: str) -> None:
     """An empty panel says so in words instead of drawing an axis around nothing."""
     ax.set_xticks([])
     ax.set_yticks([])
@@ -109,13 +115,13 @@ def _rows_height(n: int) -> float:
     return 0.32 * max(n, 1) + 0.9
 
 
-def _adoption_rows(left: Any, right: Any, mine: list[Row]) -> None:
+def _adoption_rows(left: Axes, right: Axes, mine: Sequence[Entry]) -> None:
     """One operator's rows: A_T/A_P at left, adoption per stratum at right, values beside."""
     for i, c in enumerate(mine):
-        for iv, filled, dy in ((c["A_T"], False, -0.15), (c["A_P"], True, 0.15)):
+        ap = interval_at(c, "A_P")
+        for iv, filled, dy in ((interval_at(c, "A_T"), False, -0.15), (ap, True, 0.15)):
             if iv.observed:
                 _interval_row(left, i + dy, iv, "D", filled, BLUE)
-        ap = c["A_P"]
         words = (
             f"{ap.estimate:.0%} {ap.numerator}/{ap.denominator}/{ap.n_clusters}"
             if ap.observed
@@ -130,7 +136,7 @@ def _adoption_rows(left: Any, right: Any, mine: list[Row]) -> None:
             transform=left.get_yaxis_transform(),
         )
         for j, s in enumerate(STRATA):
-            iv, y = c[f"a_{s}"], i + (j - 1) * 0.25
+            iv, y = interval_at(c, f"a_{s}"), i + (j - 1) * 0.25
             if iv.observed:
                 _interval_row(right, y, iv, "o", True, COLOURS[s])
                 note = f"{iv.estimate:.0%} {iv.denominator}/{c[f'a_{s}_total']}/{iv.n_clusters}"
@@ -147,11 +153,11 @@ def _adoption_rows(left: Any, right: Any, mine: list[Row]) -> None:
             )
 
 
-def adoption_figure(cells: list[Row], folder: Path) -> str:
+def adoption_figure(cells: Sequence[Entry], folder: Path) -> str:
     """Fig. 3: per operator, A_T (open) and A_P (filled) per configuration, and adoption
     per arrival stratum; values at right; empty strata marked 0/0/0. Panels grow with
     their rows and the layout is constrained, so titles never meet labels."""
-    operators = sorted({c["operator"] for c in cells})
+    operators = sorted({text_at(c, "operator") for c in cells})
     heights = [_rows_height(len([c for c in cells if c["operator"] == op])) for op in operators]
     with plt.rc_context(STYLE):
         fig, axes = plt.subplots(
@@ -170,7 +176,7 @@ def adoption_figure(cells: list[Row], folder: Path) -> str:
             left, right = axes[row]
             _adoption_rows(left, right, mine)
             for ax, title in ((left, "A_T (open) and A_P (filled)"), (right, "a_s by arrival")):
-                ax.set_yticks(range(len(mine)), [c["config_id"] for c in mine])
+                ax.set_yticks(range(len(mine)), [str(c["config_id"]) for c in mine])
                 ax.set_ylim(len(mine) - 0.5, -0.5)
                 ax.set_xlim(-0.02, 1.02)
                 ax.set_title(f"{op}: {title}", loc="left")
@@ -190,7 +196,7 @@ def gap_bars(values: list[int | str], n: int) -> list[tuple[int | str, float, st
 
 
 def _gap_panels(
-    left: Any, absent: Any, op: str, values: list[int | str], n: int | None = None
+    left: Axes, absent: Axes, op: str, values: list[int | str], n: int | None = None
 ) -> None:
     """The signed gap T_U − T_E in whole steps, with ∞ (absent evidence) apart; bar
     heights are shares of the operator's n adopted runs (default: those with a gap),
@@ -228,11 +234,11 @@ def _gap_panels(
     absent.set_xlabel("absent")
 
 
-def _q_panel(right: Any, op: str, mine: list[Row], pooled: Row | None) -> None:
+def _q_panel(right: Axes, op: str, mine: Sequence[Entry], pooled: Entry | None) -> None:
     """q_U per configuration with its interval and, last, the pooled diamond."""
-    labels = [c["config_id"] for c in mine] + (["pooled"] if pooled else [])
+    labels = [str(c["config_id"]) for c in mine] + (["pooled"] if pooled else [])
     for i, c in enumerate([*mine, pooled] if pooled else mine):
-        iv = c["q_U"]
+        iv = interval_at(c, "q_U")
         last = i == len(mine)
         if iv.observed:
             _interval_row(
@@ -253,8 +259,8 @@ def _q_panel(right: Any, op: str, mine: list[Row], pooled: Row | None) -> None:
 
 def reliance_figure(
     gaps: dict[str, list[int | str]],
-    q_cells: list[Row],
-    pooled: dict[str, Row],
+    q_cells: Sequence[Entry],
+    pooled: Mapping[str, Entry],
     folder: Path,
     adopted: dict[str, int] | None = None,
 ) -> str:
@@ -263,7 +269,7 @@ def reliance_figure(
     runs — by default those with a measured gap — labelled k/n; an operator without adopted runs
     says so instead of an empty axis) and q_U per configuration with its interval and
     a pooled diamond. Rows grow with the number of configurations."""
-    operators = sorted(set(gaps) | {c["operator"] for c in q_cells})
+    operators = sorted(set(gaps) | {text_at(c, "operator") for c in q_cells})
     heights = [
         max(2.2, _rows_height(len([c for c in q_cells if c["operator"] == op]) + 1))
         for op in operators

@@ -9,21 +9,26 @@ carries the SVG id ``point|claim|operator|configuration`` so its presence can be
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import matplotlib.pyplot as plt
+from matplotlib.axes import Axes
 
+from sscbench.report.entries import Entry, number_at, text_at
 from sscbench.report.figures import BLUE, STYLE, _save
 
-Row = dict[str, Any]
 NAME = "claims_forest"
+CardKey = tuple[object, object, str]
+"""A claim card's key: claim, operator, configuration."""
 
 
-def forest_rows(cards: list[Row], order: list[str]) -> list[tuple[str, str | None]]:
+def forest_rows(cards: Sequence[Entry], order: list[str]) -> list[tuple[str, str | None]]:
     """The figure's rows top to bottom: ``(operator, None)`` heads a block, then
     ``(operator, configuration)`` per configuration with a card, in ``order``."""
-    present = {(c["operator"], str(c["config_id"])) for c in cards if not c.get("pooled_over")}
+    present = {
+        (text_at(c, "operator"), str(c["config_id"])) for c in cards if not c.get("pooled_over")
+    }
     rows: list[tuple[str, str | None]] = []
     for op in sorted({op for op, _ in present}):
         configs = [c for c in order if (op, c) in present]
@@ -32,19 +37,29 @@ def forest_rows(cards: list[Row], order: list[str]) -> list[tuple[str, str | Non
     return rows
 
 
-def _panel(ax: Any, claim: str, rows: list[tuple[str, str | None]], by_key: dict) -> None:
+def _panel(
+    ax: Axes, claim: str, rows: list[tuple[str, str | None]], by_key: Mapping[CardKey, Entry]
+) -> None:
     """One claim's panel: a point and interval per (operator, configuration) row."""
     for y, (op, config) in enumerate(rows):
         card = by_key.get((claim, op, config)) if config is not None else None
         if card is None:
             continue
-        if card["status"] == "unobserved" or card.get("estimate") is None:
+        low, high = number_at(card, "low"), number_at(card, "high")
+        estimate = number_at(card, "estimate") if "estimate" in card else None
+        if card["status"] == "unobserved" or estimate is None or low is None or high is None:
             words = f"unobserved ({card['numerator']}/{card['denominator']})"
             ax.text(0.5, y, words, ha="center", va="center", color="#777777", fontsize=7)
             continue
-        ax.plot([card["low"], card["high"]], [y, y], color=BLUE, linewidth=1.4, clip_on=False)
         ax.plot(
-            [card["estimate"]],
+            [low, high],
+            [y, y],
+            color=BLUE,
+            linewidth=1.4,
+            clip_on=False,
+        )
+        ax.plot(
+            [estimate],
             [y],
             "o",
             color=BLUE,
@@ -63,7 +78,7 @@ def _panel(ax: Any, claim: str, rows: list[tuple[str, str | None]], by_key: dict
     ax.grid(axis="x", color="#eeeeee", linewidth=0.6)
 
 
-def forest_figure(cards: list[Row], claims: list[str], order: list[str], folder: Path) -> str:
+def forest_figure(cards: Sequence[Entry], claims: list[str], order: list[str], folder: Path) -> str:
     """Every claim per configuration (point + 95% interval, k/n at right), one panel per
     claim, a row block per operator; writes ``figures/claims_forest.png|svg`` and returns
     the PNG as base64."""

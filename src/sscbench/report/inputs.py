@@ -18,17 +18,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.json_types import JsonObject
 from sscbench.reading import read_json
 from sscbench.review.interrater import ReviewAgreement, read_agreement
 from sscbench.study.folder import StudyDir
 from sscbench.study.row_table import RowTable
 from sscbench.study.rows import MeasurementRow, iter_rows
 from sscbench.study.study import MEASUREMENTS, Study
-
-Row = dict[str, Any]
 
 
 def read_measurements(study: Path) -> RowTable[MeasurementRow]:
@@ -104,10 +104,10 @@ def read_review(folder: Path | None) -> ReviewAgreement | None:
 
 def reference_labels(
     store: StudyDir,
-    cases: dict[str, Any],
+    cases: dict[str, Case],
     rows: list[MeasurementRow],
     review_folder: Path | None = None,
-) -> tuple[str, dict[str, Row]]:
+) -> tuple[str, dict[str, JsonObject]]:
     """Reference labels by run id and where they came from.
 
     A review folder's adjudicated ``reference.jsonl`` wins (``review_folder``, see
@@ -132,13 +132,13 @@ def reference_labels(
 
 
 def _calibration(
-    store: StudyDir, cases: dict[str, Any], rows: list[MeasurementRow]
-) -> dict[str, Row]:
+    store: StudyDir, cases: dict[str, Case], rows: list[MeasurementRow]
+) -> dict[str, JsonObject]:
     """The scripted profiles' calibration labels of each triggered faulted run."""
     from sscbench.measure.calibrate import label_measurement, labels_of
     from sscbench.study.ledgers import read_run_evaluator
 
-    out: dict[str, Row] = {}
+    out: dict[str, JsonObject] = {}
     for row in rows:
         case = cases.get(row.case_id or "")
         if row.kind != "faulted" or not row.triggered or case is None:
@@ -153,9 +153,9 @@ def _calibration(
     return out
 
 
-def oracle_results(study: Path) -> dict[str, dict[str, Row]]:
+def oracle_results(study: Path) -> dict[str, JsonObject]:
     """Oracle results by name (file stem of ``oracles/*.json``)."""
-    out = {}
+    out: dict[str, JsonObject] = {}
     for path in sorted((study / "oracles").glob("*.json")):
         try:
             data = read_json(path)

@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from sscbench.analysis.effective import CAVEAT_TEXT, CLUSTERED_TEXT
 from sscbench.analysis.stats import Interval, method_name
 from sscbench.core.files import atomic_text_writer
 from sscbench.reading import write_csv_rows
+from sscbench.report.entries import Entry
 
 Piece = dict[str, str]
 Cell = list[Piece]
@@ -53,7 +53,7 @@ class RunSets:
         return [{"t": str(len(run_ids)), "href": self.href(run_ids), "cls": "count"}]
 
 
-def text(value: Any) -> Cell:
+def text(value: object) -> Cell:
     """A plain cell."""
     if value is None:
         return [{"t": "–"}]
@@ -121,7 +121,7 @@ class Table:
             *(f"⚠ {k}: {CAVEAT_TEXT[k]}." for k in CAVEAT_TEXT if k in marked),
         ]
 
-    def add(self, *cells: Cell | Any, key: str = "") -> None:
+    def add(self, *cells: object, key: str = "") -> None:
         """Append a row; a cell that is not already pieces becomes a plain cell."""
         self.rows.append([c if isinstance(c, list) else text(c) for c in cells])
         self.keys.append(key)
@@ -149,13 +149,13 @@ class Section:
     tables: list[Table] = field(default_factory=list)
     figures: list[Figure] = field(default_factory=list)
     notes: list[Cell] = field(default_factory=list)  # each note a cell of pieces
-    cards: list[dict[str, Any]] = field(default_factory=list)
-    csvs: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    cards: list[Entry] = field(default_factory=list)  # claim cards, as the page shows them
+    csvs: dict[str, Sequence[Entry]] = field(default_factory=dict)
     """The section's tidy rows by CSV name (``tables/<name>.csv``); sections naming the
     same CSV (adoption and reliance: ``cells``) add their rows to it in page order."""
 
 
-def write_csv(path: Path, rows: list[dict[str, Any]], columns: list[str] | None = None) -> None:
+def write_csv(path: Path, rows: Sequence[Entry], columns: list[str] | None = None) -> None:
     """A CSV file with a header (also when there are no rows and columns are known)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     columns = columns or (list(rows[0]) if rows else [])

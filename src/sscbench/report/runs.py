@@ -22,12 +22,14 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from sscbench.core.definitions import T_U_WORDING, Y_END_WORDING, Z_S_WORDING
 from sscbench.core.files import atomic_text_writer
 from sscbench.core.shown import shown
 from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.json_types import JsonValue
 from sscbench.jsonl import escape_surrogates, split_lines, write_utf8
 from sscbench.names import check_name
 from sscbench.progress import counted
@@ -38,6 +40,31 @@ from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.seal import file_sha256
 from sscbench.study.second_reading import run_panel, study_readings
+
+
+class LedgerRow(TypedDict):
+    """One event of the model-visible ledger as the run page shows it."""
+
+    step: JsonValue
+    type: JsonValue
+    name: JsonValue
+    content: str  # capped for the page
+    prompt_page: str  # a system prompt's own page ("" for other events)
+    calls: list[str]
+    marks: list[str]  # T_F, T_E, T_S, T_U at this step
+    unread: list[str]  # unread marks' kinds at this step
+
+
+class Why(TypedDict):
+    """Why a run has no ledger: its reason and the clean run that decided it."""
+
+    reason: str
+    clean_run_id: str | None
+    clean_reward: float | None
+
+
+PartnerKey = tuple[str, str, int, str]
+"""A run's (case, configuration, repetition, kind)."""
 
 MARKS = {
     "T_F": "the fault-bearing observation is delivered",
@@ -91,8 +118,8 @@ def _run_texts(store: StudyDir, run_id: str) -> tuple[tuple[str, str], tuple[str
     )
 
 
-def _lines(text: str) -> list[dict[str, Any]]:
-    out = []
+def _lines(text: str) -> list[JsonValue]:
+    out: list[JsonValue] = []
     for line in split_lines(text):
         try:
             out.append(loads_json(line))
@@ -102,32 +129,35 @@ def _lines(text: str) -> list[dict[str, Any]]:
 
 
 def _ledger_rows(
-    events: list[dict[str, Any]],
+    events: list[JsonValue],
     row: MeasurementRow,
     prompts: dict[str, str] | None = None,
     source: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[LedgerRow]:
     """The ledger's events as table rows with their marks; system prompts (the same for
     many runs) are collected into ``prompts`` and written once, linked from each page.
     Each text is capped for the page (:func:`sscbench.core.shown.shown`, naming
     ``source``, the ledger file)."""
-    marks_at: dict[int | None, list[str]] = {}
+    marks_at: dict[object, list[str]] = {}  # by step, looked up by the event's step
     for mark in MARKS:
         step = getattr(row, mark)
         if isinstance(step, int) and not isinstance(step, bool):
             marks_at.setdefault(step, []).append(mark)
-    unread_at: dict[int | None, list[str]] = {}
+    unread_at: dict[object, list[str]] = {}
     for unread in row.unread_steps or []:
         unread_at.setdefault(unread.step, []).append(unread.kind)
-    out = []
+    out: list[LedgerRow] = []
     for e in events:
-        if e.get("type") == "header":
+        if not isinstance(e, dict) or e.get("type") == "header":
             continue
+        listed = e.get("tool_calls") or []
         calls = [
             shown(f"{c.get('name')}({c.get('arguments')})", source)
-            for c in e.get("tool_calls") or []
+            for c in (listed if isinstance(listed, list) else [])
+            if isinstance(c, dict)
         ]
-        whole = e.get("content") or ""
+        text = e.get("content")
+        whole = str(text) if text else ""
         content = shown(whole, source)
         prompt_page = ""
         if e.get("type") == "system" and prompts is not None:
@@ -149,7 +179,7 @@ def _ledger_rows(
     return out
 
 
-def _contract(case: Any) -> str:
+def _contract(case: Case | None) -> str:
     if case is None:
         return "case not found in cases.jsonl"
     data = case.model_dump(mode="json")
@@ -179,7 +209,7 @@ class RunPages:
         )
 
 
-def _reasons(entries: Iterable[IndexEntry]) -> dict[str, dict[str, Any]]:
+def _reasons(entries: Iterable[IndexEntry]) -> dict[str, Why]:
     """Why each run without a ledger has none (the index's reason, the deciding clean run
     and its reward), by run id. One pass over ``entries`` (a stream): only the runs
     without a ledger and the clean runs' rewards are kept."""
@@ -200,7 +230,7 @@ def _reasons(entries: Iterable[IndexEntry]) -> dict[str, dict[str, Any]]:
     }
 
 
-def _partners(rows: Sequence[MeasurementRow], chosen: set[str]) -> dict[tuple[Any, ...], str]:
+def _partners(rows: Sequence[MeasurementRow], chosen: set[str]) -> dict[PartnerKey, str]:
     """Each rendered run's partner by (case, configuration, repetition, kind): the run of
     the other kind, or for a faulted run the shared clean run that qualified it. Only the
     keys a rendered page looks up are kept (a sample of a large study's runs)."""
@@ -210,7 +240,7 @@ def _partners(rows: Sequence[MeasurementRow], chosen: set[str]) -> dict[tuple[An
         for r in rows
         if r.run_id in chosen
     }
-    partners: dict[tuple[Any, ...], str] = {}
+    partners: dict[PartnerKey, str] = {}
     for r in rows:
         key = (r.case_id, r.config_id, r.repetition, r.kind)
         if key in wanted:
@@ -228,7 +258,7 @@ def write_run_pages(
     study: Path,
     out: Path,
     rows: Sequence[MeasurementRow],
-    cases: dict[str, Any],
+    cases: dict[str, Case],
     sets: Iterable[Sequence[str]],
     entries: Iterable[IndexEntry],
     mode: str | None = None,
@@ -302,7 +332,7 @@ def _write_run_list(
     ``json.dumps`` of the list (``<`` escaped), without a copy of it per run in memory."""
     index = {r.run_id: i for i, r in enumerate(rows)}
 
-    def array(items: Iterable[Any]) -> Iterator[str]:
+    def array(items: Iterable[object]) -> Iterator[str]:
         yield "["
         for number, item in enumerate(items):
             yield (", " if number else "") + json.dumps(item, ensure_ascii=False)
@@ -327,7 +357,7 @@ def _write_run_list(
         handle.write(escape_surrogates(tail))
 
 
-def _why(row: MeasurementRow) -> dict[str, Any]:
+def _why(row: MeasurementRow) -> Why:
     """A run without a ledger whose index entry gives no reason: its status says why."""
     words = {
         "not-qualified": "its task's clean run did not qualify it",

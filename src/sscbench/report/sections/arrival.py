@@ -5,17 +5,17 @@ case–configuration groups whose arrival crosses strata across repetitions."""
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from sscbench.analysis.populations import PRIMARY, STRATA, crossing_groups, repeated_groups
 from sscbench.analysis.sensitivity import interval_fields
 from sscbench.core.definitions import Z_S_WORDING
 from sscbench.report import figures
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow, Entry, int_at, interval_at, runs_at, text_at
 from sscbench.report.model import Figure, RunSets, Section, Table, text
 
-Row = dict[str, Any]
 ID = "arrival"
 TITLE = "Counterevidence arrival"
 
@@ -42,10 +42,10 @@ def build(ctx: ReportContext) -> Section:
 
 
 def arrival_section(
-    cells: list[Row],
-    by_operator: list[Row],
-    structures: dict[str, str],
-    crossing: list[Row],
+    cells: Sequence[Entry],
+    by_operator: Sequence[Entry],
+    structures: Mapping[str, str],
+    crossing: Sequence[Entry],
     sets: RunSets,
     folder: Path,
     *,
@@ -62,7 +62,7 @@ def arrival_section(
         + Z_S_WORDING,
     )
     for entry in by_operator:
-        if structures.get(entry["operator"]) == "co-delivered":
+        if structures.get(text_at(entry, "operator")) == "co-delivered":
             section.notes.append(_co_delivered(entry, sets))
     table = Table(
         "arrival-table",
@@ -70,11 +70,11 @@ def arrival_section(
         PRIMARY,
         ["operator", "configuration", *STRATA, "decidable n/k", "u_Z"],
     )
-    csv_rows = []
+    csv_rows: list[CsvRow] = []
     for c in cells:
-        runs = c["runs"]
+        runs = runs_at(c)
         row_cells = [[*sets.count(runs[f"arrival_{s}"]), {"t": f"/{c[f'k_{s}']}"}] for s in STRATA]
-        if structures.get(c["operator"]) != "co-delivered":
+        if structures.get(text_at(c, "operator")) != "co-delivered":
             decidable = [*sets.count(runs["n_Z"]), {"t": f"/{c['k_Z']}"}]
             table.add(c["operator"], c["config_id"], *row_cells, decidable, sets.count(runs["u_Z"]))
         csv_rows += [_csv_row(c, s) for s in STRATA]
@@ -83,7 +83,7 @@ def arrival_section(
         section.tables.append(table)
     _add_crossing(section, crossing, len(crossing) if repeated is None else repeated)
     png = figures.arrival_figure(cells, folder)
-    n = sum(c["n_Z"] for c in cells)
+    n = sum(int_at(c, "n_Z") for c in cells)
     figure = Figure(
         "arrival",
         f"Arrival per operator × configuration, n = {n} runs.",
@@ -94,7 +94,7 @@ def arrival_section(
     return section
 
 
-def _co_delivered(entry: Row, sets: RunSets) -> list[dict[str, str]]:
+def _co_delivered(entry: Entry, sets: RunSets) -> list[dict[str, str]]:
     """A co-delivered operator's one line: its evaluable runs and how they split."""
     if entry["n_pre"] == entry["n_Z"]:
         words = "received valid counterevidence before first use (pre)"
@@ -102,12 +102,12 @@ def _co_delivered(entry: Row, sets: RunSets) -> list[dict[str, str]]:
         words = "are split " + ", ".join(f"{s} {entry[f'n_{s}']}" for s in STRATA)
     return [
         {"t": f"{entry['operator']} (co-delivered): all "},
-        *sets.count(entry["runs"]["n_Z"]),
+        *sets.count(runs_at(entry)["n_Z"]),
         {"t": f" evaluable runs, {entry['k_Z']} entities, {words}."},
     ]
 
 
-def _csv_row(c: Row, stratum: str) -> Row:
+def _csv_row(c: Entry, stratum: str) -> CsvRow:
     """One stratum of one cell in ``arrival.csv``."""
     return {
         "population": PRIMARY,
@@ -116,11 +116,11 @@ def _csv_row(c: Row, stratum: str) -> Row:
         "stratum": stratum,
         "runs": c[f"n_{stratum}"],
         "entities": c[f"k_{stratum}"],
-        **interval_fields(c[f"arrival_{stratum}"]),
+        **interval_fields(interval_at(c, f"arrival_{stratum}")),
     }
 
 
-def _add_crossing(section: Section, crossing: list[Row], n: int) -> None:
+def _add_crossing(section: Section, crossing: Sequence[Entry], n: int) -> None:
     """The groups whose arrival crosses strata across repetitions: a note and a table."""
     share = f"{len(crossing)}/{n}"
     cross = Table(
@@ -131,9 +131,9 @@ def _add_crossing(section: Section, crossing: list[Row], n: int) -> None:
         ["case", "configuration", "strata by repetition"],
     )
     for g in crossing:
-        cross.add(
-            g["case_id"], g["config_id"], ", ".join(f"r{k}: {v}" for k, v in g["strata"].items())
-        )
+        strata = g["strata"]  # stratum by repetition
+        assert isinstance(strata, dict)
+        cross.add(g["case_id"], g["config_id"], ", ".join(f"r{k}: {v}" for k, v in strata.items()))
     section.notes.append(
         text(
             f"{share} case–configuration groups with decidable arrival in more than one "

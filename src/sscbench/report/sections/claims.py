@@ -8,21 +8,23 @@ its own population, and adoption re-expressed as counts on one population
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
+from sscbench.analysis.claims import Claim
 from sscbench.analysis.effective import CLUSTERED_TEXT
 from sscbench.analysis.populations import caveat_text, interval_label
 from sscbench.analysis.reexpression import reexpression
 from sscbench.core.definitions import CLAIM_WORDING, Z_S_WORDING
 from sscbench.jsonl import write_utf8
+from sscbench.release.evidence import ReleaseEvidence
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow, Entry, ids_at
 from sscbench.report.figures_forest import NAME, forest_figure
 from sscbench.report.model import Figure, RunSets, Section
 from sscbench.report.sections.claims_reexpression import reexpression_rows, reexpression_table
 from sscbench.report.sections.unread import card_note, unread_by_run
 
-Row = dict[str, Any]
 ID = "claims"
 TITLE = "Claims"
 TYPED_METRICS = {  # the words of docs/release-evidence.md
@@ -44,10 +46,10 @@ TYPED_METRICS = {  # the words of docs/release-evidence.md
 }
 
 
-def typed_claims(evidence: Any) -> list[Row]:
+def typed_claims(evidence: ReleaseEvidence | None) -> list[CsvRow]:
     """The typed families' metrics as claims (one per configuration, family, level and
     metric), in the claim cards' fields, for ``claims.json``."""
-    out = []
+    out: list[CsvRow] = []
     for row in evidence.families if evidence is not None else []:
         for metric, iv in row.metrics.items():
             condition, population = TYPED_METRICS.get(metric, (metric, "injected runs"))
@@ -70,7 +72,7 @@ def typed_claims(evidence: Any) -> list[Row]:
     return out
 
 
-def definition_lines(claims: list[Any] | tuple[Any, ...]) -> list[str]:
+def definition_lines(claims: Sequence[Claim]) -> list[str]:
     """One plain line per word of the claims (:data:`CLAIM_WORDING`; a user's claim by its
     required condition), then what Z_S and the intervals are."""
     lines = [CLAIM_WORDING["adopted"]]
@@ -79,7 +81,9 @@ def definition_lines(claims: list[Any] | tuple[Any, ...]) -> list[str]:
     return [*lines, Z_S_WORDING, interval + "."]
 
 
-def forest(cards: list[Row], claims: Any, pools: list[list[str]], folder: Path) -> Figure:
+def forest(
+    cards: Sequence[Entry], claims: Sequence[Claim], pools: list[list[str]], folder: Path
+) -> Figure:
     """The forest figure of every claim per configuration, its definitions under it."""
     names = [c.name for c in claims]
     png = forest_figure(cards, names, [c for pool in pools for c in pool], folder)
@@ -114,9 +118,9 @@ def build(ctx: ReportContext) -> Section:
 
 
 def claims_section(
-    cards: list[Row],
+    cards: Sequence[Entry],
     sets: RunSets,
-    reexpressed: list[Row] | None = None,
+    reexpressed: Sequence[Entry] | None = None,
     unread: dict[str, int | None] | None = None,
 ) -> Section:
     """Claim cards per operator × configuration and pooled, each with its own population,
@@ -132,9 +136,10 @@ def claims_section(
         "clusters and interval method.",
     )
     for c in cards:
-        k_href = sets.href(c["counted"]) if c["counted"] else ""
-        n_href = sets.href(c["runs"]) if c["runs"] else ""
-        note = card_note(c["runs"], unread, sets) if unread is not None else {}
+        counted, runs = ids_at(c, "counted"), ids_at(c, "runs")
+        k_href = sets.href(counted) if counted else ""
+        n_href = sets.href(runs) if runs else ""
+        note = card_note(runs, unread, sets) if unread is not None else {}
         section.cards.append({**c, "k_href": k_href, "n_href": n_href, **note})
     if reexpressed:
         section.tables.append(reexpression_table(reexpressed, sets))

@@ -7,15 +7,14 @@ the table says the counts are on the same runs, not rates over different populat
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.analysis.reexpression import COUNTS, POPULATION, WORDS
+from sscbench.report.entries import CsvRow, Entry, runs_at
 from sscbench.report.model import RunSets, Table
 
-Row = dict[str, Any]
 
-
-def reexpression_table(entries: list[Row], sets: RunSets) -> Table:
+def reexpression_table(entries: Sequence[Entry], sets: RunSets) -> Table:
     """Evaluable → adopted → with eventual counterevidence → before first use, then the
     rest of the adopted runs, as counts linked to their runs."""
     table = Table(
@@ -28,7 +27,7 @@ def reexpression_table(entries: list[Row], sets: RunSets) -> Table:
         table.add(
             e["operator"],
             e["config_id"],
-            *[sets.count(e["runs"][c]) for c in COUNTS],
+            *[sets.count(runs_at(e)[c]) for c in COUNTS],
             key=f"{e['operator']}|{e['config_id']}",
         )
     table.notes.append(
@@ -41,6 +40,6 @@ def reexpression_table(entries: list[Row], sets: RunSets) -> Table:
     return table
 
 
-def reexpression_rows(entries: list[Row]) -> list[Row]:
+def reexpression_rows(entries: Sequence[Entry]) -> list[CsvRow]:
     """The tidy rows of ``tables/reexpression.csv`` (counts, no run ids)."""
     return [{k: v for k, v in e.items() if k != "runs"} for e in entries]

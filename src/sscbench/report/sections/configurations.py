@@ -9,16 +9,16 @@ end), never an outcome; a faulted run its clean run did not qualify is counted a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from sscbench.json_types import JsonMapping, JsonValue
 from sscbench.report.context import ReportContext, recorded_config
+from sscbench.report.entries import CsvRow, Entry, int_at, text_at
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.study import Study
 
-Row = dict[str, Any]
 COLUMNS = [
     "config_id",
     "kind",
@@ -55,7 +55,7 @@ class Scale:
     repetitions: set[int] = field(default_factory=set)
 
 
-def _planned(study: Study) -> Iterator[Row]:
+def _planned(study: Study) -> Iterator[JsonMapping]:
     """The plan's lines, or for a study without ``plan.jsonl`` its indexed faulted runs
     (streamed: no line per run is kept)."""
     if study.has_plan():
@@ -78,7 +78,7 @@ def realized_scale(study: Study) -> dict[str, Scale]:
     scales: dict[str, Scale] = defaultdict(Scale)
     for line in _planned(study):
         scale = scales[str(line["config_id"])]
-        scale.repetitions.add(int(line["repetition"]))
+        scale.repetitions.add(int_at(line, "repetition"))
         faulted, clean_id = str(line["faulted_run_id"]), line.get("clean_run_id")
         clean = status.get(clean_id) if isinstance(clean_id, str) else None
         if isinstance(clean_id, str):
@@ -96,12 +96,17 @@ def realized_scale(study: Study) -> dict[str, Scale]:
     return dict(scales)
 
 
-def _settings(agent: Row) -> Row:
+def _table(value: JsonValue) -> JsonMapping:
+    """A recorded config table (``{}`` when it has none)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _settings(agent: JsonMapping) -> CsvRow:
     """An agent configuration's model and decoding settings, from its recorded config."""
     kind = agent.get("kind", "scripted")
-    endpoint = agent.get("endpoint") or {}
-    row: Row = {"kind": kind, "temperature": None, "seed": None, "max_tokens": None}
-    params = agent.get("params") or {}
+    endpoint = _table(agent.get("endpoint"))
+    row: CsvRow = {"kind": kind, "temperature": None, "seed": None, "max_tokens": None}
+    params = _table(agent.get("params"))
     listed = ", ".join(f"{k}={v}" for k, v in sorted(params.items()) if k != "model")
     if kind == "openai":
         row |= {k: endpoint.get(k) for k in ("temperature", "seed", "max_tokens")}
@@ -113,7 +118,7 @@ def _settings(agent: Row) -> Row:
         row["model"] = params.get("model")
         row["decoding"] = "Inspect's generate config" + (f" ({listed})" if listed else "")
     elif kind == "replay":
-        row["model"] = "replay of " + Path(str((agent.get("replay") or {}).get("path"))).name
+        row["model"] = "replay of " + Path(str(_table(agent.get("replay")).get("path"))).name
         row["decoding"] = "recorded (no decoding)"
     else:
         row["model"] = f"scripted profile {agent.get('profile')}"
@@ -121,16 +126,23 @@ def _settings(agent: Row) -> Row:
     return row
 
 
-def configuration_rows(study: Study) -> list[Row]:
+def configuration_rows(study: Study) -> list[CsvRow]:
     """Table I's rows: the recorded configurations in config order (then any other
     configuration the plan names), each with its planned and realized scale."""
     config = recorded_config(study)
-    default = int((config.get("study") or {}).get("repetitions", 1))
-    agents = {str(a.get("id")): a for a in config.get("agents") or []}
+    study_table = _table(config.get("study"))
+    default = int_at(study_table, "repetitions") if "repetitions" in study_table else 1
+    listed = config.get("agents")
+    agents = {
+        str(a.get("id")): a
+        for a in (listed if isinstance(listed, list) else [])
+        if isinstance(a, dict)
+    }
     scales = realized_scale(study)
-    rows = []
+    rows: list[CsvRow] = []
     for config_id in [*agents, *sorted(set(scales) - set(agents))]:
-        agent, scale = agents.get(config_id, {}), scales.get(config_id, Scale())
+        agent: JsonMapping = agents.get(config_id, {})
+        scale = scales.get(config_id, Scale())
         planned = agent.get("repetitions") or default
         if agent.get("kind") == "replay" or not agent:  # one per recording: as planned
             planned = len(scale.repetitions)
@@ -155,13 +167,13 @@ def configuration_rows(study: Study) -> list[Row]:
     return rows
 
 
-def _caps_text(study: Study, rows: list[Row]) -> str:
+def _caps_text(study: Study, rows: Sequence[Entry]) -> str:
     """What capped the plan (``caps.json``, written by ``run``) and the faulted runs no
     clean run qualified, counted, so no scheduled number shrinks without its reason."""
     from sscbench.study.caps import read_caps
 
     lines = [line.removeprefix("cap: ") for line in read_caps(study.store.root)]
-    unqualified = sum(int(r["not_qualified"]) for r in rows)
+    unqualified = sum(int_at(r, "not_qualified") for r in rows)
     if unqualified:
         lines.append(
             f"{unqualified} faulted runs were not qualified (their clean run did not solve "
@@ -210,7 +222,8 @@ def configurations_section(study: Study, sets: RunSets) -> Section:
         ],
     )
     for row in rows:
-        scale: Scale = row.pop("_scale")
+        scale = row.pop("_scale")
+        assert isinstance(scale, Scale)  # put there by configuration_rows
         table.add(
             row["config_id"],
             row["model"],
@@ -224,7 +237,7 @@ def configurations_section(study: Study, sets: RunSets) -> Section:
             sets.count(scale.faulted_run),
             sets.count(scale.not_qualified),
             row["faulted_missing"],
-            key=row["config_id"],
+            key=text_at(row, "config_id"),
         )
     section.tables.append(table)
     section.csvs["configurations"] = [{c: row.get(c) for c in COLUMNS} for row in rows]

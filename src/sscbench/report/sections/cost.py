@@ -6,12 +6,13 @@ clean run qualified which faulted runs (``tables/clean_runs.csv``: one row per c
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from sscbench.llm.usage import RunUsage
 from sscbench.reading import loads_json
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow, Entry, int_at, text_at
 from sscbench.report.model import RunSets, Section, Table
 from sscbench.study.cost import (
     cost_by_config,
@@ -24,7 +25,6 @@ from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.study import Study
 from sscbench.terminal import count
 
-Row = dict[str, Any]
 ID = "cost"
 TITLE = "Cost and qualification"
 COST_COLUMNS = [
@@ -108,7 +108,7 @@ def _timings(store: StudyDir, runs: list[Run]) -> dict[str, float]:
     return timings
 
 
-def _clean_rows(entries: list[Run]) -> list[Row]:
+def _clean_rows(entries: list[Run]) -> list[CsvRow]:
     """One row per clean run: its task, result and the faulted runs it decided."""
     decided: dict[str, Counter] = defaultdict(Counter)
     faulted_ids: dict[str, list[str]] = defaultdict(list)
@@ -192,7 +192,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
     return section
 
 
-def _pass_k_table(entries: list[Run]) -> tuple[Table, list[Row]]:
+def _pass_k_table(entries: list[Run]) -> tuple[Table, list[CsvRow]]:
     """Each configuration's clean-task pass^k, and the rows of ``pass_k.csv``."""
     passes = pass_hat_k(entries)
     most = max((len(v) for v in passes.values()), default=0)
@@ -211,7 +211,7 @@ def _pass_k_table(entries: list[Run]) -> tuple[Table, list[Row]]:
     return qualification, pass_rows
 
 
-def _shared_table(clean_rows: list[Row], sets: RunSets) -> Table:
+def _shared_table(clean_rows: Sequence[Entry], sets: RunSets) -> Table:
     """The shared clean runs by configuration: which qualified which faulted runs."""
     shared = Table(
         "clean-runs-table",
@@ -226,16 +226,16 @@ def _shared_table(clean_rows: list[Row], sets: RunSets) -> Table:
             "missing (clean run missing)",
         ],
     )
-    by_cfg: dict[str, list[Row]] = defaultdict(list)
+    by_cfg: dict[str, list[Entry]] = defaultdict(list)
     for row in clean_rows:
-        by_cfg[row["config_id"]].append(row)
+        by_cfg[text_at(row, "config_id")].append(row)
     for config_id, rows in sorted(by_cfg.items()):
         shared.add(
             config_id,
-            sets.count([r["clean_run_id"] for r in rows]),
+            sets.count([text_at(r, "clean_run_id") for r in rows]),
             sum(r["reward"] == 1.0 for r in rows),
-            sum(r["qualified"] for r in rows),
-            sum(r["not_qualified"] for r in rows),
-            sum(r["missing"] for r in rows),
+            sum(int_at(r, "qualified") for r in rows),
+            sum(int_at(r, "not_qualified") for r in rows),
+            sum(int_at(r, "missing") for r in rows),
         )
     return shared

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from sscbench.analysis.populations import PRIMARY
+from sscbench.json_types import JsonMapping
 from sscbench.report import figures
 from sscbench.report.context import ReportContext, recorded_config
+from sscbench.report.entries import CsvRow, Entry, int_at, runs_at, text_at
 from sscbench.report.model import Figure, RunSets, Section, Table, text
 from sscbench.report.sections.funnel_admission import add_admission
 from sscbench.terminal import count
 
-Row = dict[str, Any]
 ID = "funnel"
 TITLE = "Execution funnel"
 FUNNEL = (
@@ -32,7 +32,7 @@ FUNNEL = (
 )
 
 
-def selection_notes(config: dict[str, Any]) -> list[str]:
+def selection_notes(config: JsonMapping) -> list[str]:
     """The study's case and qualification selections, stated beside the funnel.
 
     ``[cases] prefer`` (e.g. early-trigger) chose which admitted cases run, and an agent
@@ -40,7 +40,8 @@ def selection_notes(config: dict[str, Any]) -> list[str]:
     may pass silently.
     """
     notes = []
-    prefer = (config.get("cases") or {}).get("prefer")
+    cases = config.get("cases")
+    prefer = cases.get("prefer") if isinstance(cases, dict) else None
     if prefer:
         also = (
             " and whose opening request needs a read before any write"
@@ -52,7 +53,12 @@ def selection_notes(config: dict[str, Any]) -> list[str]:
             f"call is an early natural call of the task{also} were screened first; "
             "the cases are not a sample of all admissible candidates."
         )
-    loose = [a["id"] for a in config.get("agents", []) if a.get("qualify") == "completed"]
+    agents = config.get("agents")
+    loose = [
+        str(a["id"])
+        for a in (agents if isinstance(agents, list) else [])
+        if isinstance(a, dict) and a.get("qualify") == "completed"
+    ]
     if loose:
         notes.append(
             f"Selection: agents {', '.join(loose)} qualify a faulted run by a "
@@ -67,12 +73,18 @@ def build(ctx: ReportContext) -> Section:
         return ctx.not_sscbench(ID, TITLE)
     notes = selection_notes(recorded_config(ctx.loaded))
     section = funnel_section(ctx.total, ctx.pooled, ctx.sets, ctx.figures, notes)
-    add_admission(section, section.csvs["funnel"], ctx.study, ctx.cases, ctx.loaded.record)
+    rows = [dict(row) for row in section.csvs["funnel"]]  # admission columns added to each
+    add_admission(section, rows, ctx.study, ctx.cases, ctx.loaded.record)
+    section.csvs["funnel"] = rows
     return section
 
 
 def funnel_section(
-    total: Row, by_operator: list[Row], sets: RunSets, folder: Path, notes: Sequence[str] = ()
+    total: Entry,
+    by_operator: Sequence[Entry],
+    sets: RunSets,
+    folder: Path,
+    notes: Sequence[str] = (),
 ) -> Section:
     """Table III a: the primary execution funnel per operator and in total, n_Z/u_Z, with
     its CSV rows (``funnel``). ``notes`` are the study's selections
@@ -83,22 +95,22 @@ def funnel_section(
         PRIMARY,
         ["operator", *[k.replace("_", " ") for k in FUNNEL], "n_Z/u_Z", "controls in P"],
     )
-    csv_rows = []
+    csv_rows: list[CsvRow] = []
     for entry in [*by_operator, total]:
-        runs = entry["runs"]
+        runs = runs_at(entry)
         table.add(
             entry["operator"],
             *[sets.count(runs[k]) for k in FUNNEL],
             [*sets.count(runs["n_Z"]), {"t": "/"}, *sets.count(runs["u_Z"])],
             sets.count(runs["controls"]),
-            key=entry["operator"],
+            key=text_at(entry, "operator"),
         )
         counts = {k: entry[k] for k in (*FUNNEL, "n_Z", "u_Z", "controls")}
         csv_rows.append({"population": PRIMARY, "operator": entry["operator"], **counts})
     png = figures.funnel_figure(total, folder)
     figure = Figure(
         "funnel",
-        f"Primary funnel, n = {count(total['scheduled'], 'faulted run')}.",
+        f"Primary funnel, n = {count(int_at(total, 'scheduled'), 'faulted run')}.",
         "bar chart of scheduled, observed, triggered and P runs",
         png,
     )

@@ -11,26 +11,29 @@ note says so): it would describe another admission.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from sscbench.errors import DataError
+from sscbench.faults.case import Case
+from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import read_json
+from sscbench.report.entries import CsvRow, int_at, text_at
 from sscbench.report.model import Section, Table
 
-Row = dict[str, Any]
 ADMISSION_COLUMNS = ("candidates_considered", "rejected_in_review", "replaced", "rank_reached")
 """The admission columns of ``tables/funnel.csv`` (blank without an admission record)."""
 POPULATION = "admission: candidates of the frozen order, before any run"
 
 
-def find_admission(study: Path, config: dict[str, Any], base_dir: str | None) -> Path | None:
+def find_admission(study: Path, config: JsonMapping, base_dir: str | None) -> Path | None:
     """Where the study's admission record is: in the study, or beside its cases file."""
     inside = study / "admission.json"
     if inside.is_file():
         return inside
-    file = (config.get("cases") or {}).get("file")
-    if not file:
+    cases_table = config.get("cases")
+    file = cases_table.get("file") if isinstance(cases_table, dict) else None
+    if not file or not isinstance(file, str):
         return None
     cases = Path(file).expanduser()
     if not cases.is_absolute():
@@ -39,7 +42,7 @@ def find_admission(study: Path, config: dict[str, Any], base_dir: str | None) ->
     return beside if beside.is_file() else None
 
 
-def read_admission(path: Path) -> tuple[list[Row], str]:
+def read_admission(path: Path) -> tuple[list[JsonObject], str]:
     """The record's per-operator funnels, or none and why (an unreadable record is named,
     never half read)."""
     try:
@@ -56,17 +59,22 @@ def read_admission(path: Path) -> tuple[list[Row], str]:
     return operators, ""
 
 
-def matching(operators: list[Row], cases: dict[str, Any]) -> tuple[list[Row], list[str]]:
+def matching(
+    operators: Sequence[JsonMapping], cases: dict[str, Case]
+) -> tuple[list[JsonMapping], list[str]]:
     """The operators whose record lists every one of the study's cases, and the others."""
-    shown: list[Row] = []
-    refused: list[Row] = []
+    shown: list[JsonMapping] = []
+    refused: list[JsonMapping] = []
     for entry in operators:
         ours = {cid for cid, c in cases.items() if c.operator == entry["operator"]}
-        (shown if ours and ours <= set(entry["cases"]) else refused).append(entry)
-    return shown, [e["operator"] for e in refused]
+        listed = entry["cases"]
+        (shown if ours and isinstance(listed, list) and ours <= set(listed) else refused).append(
+            entry
+        )
+    return shown, [str(e["operator"]) for e in refused]
 
 
-def admission_table(operators: list[Row]) -> Table:
+def admission_table(operators: Sequence[JsonMapping]) -> Table:
     """The admission funnel per operator; a reviewed row says "n reached by rank r"."""
     table = Table(
         "admission-table",
@@ -100,7 +108,7 @@ def admission_table(operators: list[Row]) -> Table:
             e["replaced"] if review else "–",
             e["admitted"],
             reached,
-            key=e["operator"],
+            key=text_at(e, "operator"),
         )
     table.notes.append(
         "Candidates are screened in one frozen order (cluster-cycling by stable rank); a "
@@ -111,12 +119,12 @@ def admission_table(operators: list[Row]) -> Table:
     return table
 
 
-def csv_fields(operators: list[Row], name: str) -> Row:
+def csv_fields(operators: Sequence[JsonMapping], name: str) -> CsvRow:
     """The admission columns of one funnel CSV row (``all operators``: sums, no rank)."""
     if name == "all operators":
         if not operators:
             return dict.fromkeys(ADMISSION_COLUMNS, "")
-        sums = {k: sum(e[k] for e in operators) for k in ADMISSION_COLUMNS[:3]}
+        sums = {k: sum(int_at(e, k) for e in operators) for k in ADMISSION_COLUMNS[:3]}
         return {**sums, "rank_reached": ""}
     entry = next((e for e in operators if e["operator"] == name), None)
     if entry is None:
@@ -125,12 +133,21 @@ def csv_fields(operators: list[Row], name: str) -> Row:
 
 
 def add_admission(
-    section: Section, csv_rows: list[Row], study: Path, cases: dict[str, Any], meta: Row
+    section: Section,
+    csv_rows: list[CsvRow],
+    study: Path,
+    cases: dict[str, Case],
+    meta: JsonMapping,
 ) -> None:
     """Put the study's admission record (when there is one) in the funnel section and
     its admission columns in every funnel CSV row; ``meta`` is the study's recorded
     ``config.json`` (its ``config`` and ``base_dir`` say where the cases file is)."""
-    where = find_admission(study, meta.get("config") or {}, meta.get("base_dir"))
+    config, base_dir = meta.get("config"), meta.get("base_dir")
+    where = find_admission(
+        study,
+        config if isinstance(config, dict) else {},
+        base_dir if isinstance(base_dir, str) else None,
+    )
     operators, problem = read_admission(where) if where is not None else ([], "")
     shown, refused = matching(operators, cases)
     if shown:
@@ -148,7 +165,7 @@ def add_admission(
             ]
         )
     for row in csv_rows:
-        row.update(csv_fields(shown, row["operator"]))
+        row.update(csv_fields(shown, text_at(row, "operator")))
 
 
 def _shown(where: Path | None, study: Path) -> str:

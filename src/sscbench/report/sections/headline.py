@@ -14,18 +14,19 @@ from __future__ import annotations
 import time
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 from sscbench.analysis.claims import BUILT_IN, POOLED
 from sscbench.analysis.pooling import POOL_SHORT, POOL_WORDS, pool_name
+from sscbench.analysis.stats import Interval
 from sscbench.errors import DataError
+from sscbench.release.evidence import FamilyRow, ReleaseEvidence
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import Entry, ids_at, text_at
 from sscbench.report.model import Cell, RunSets, Section, Table, interval_cell, label_cell
 from sscbench.study.missing import missing_line
 from sscbench.study.rows import MeasurementRow
 from sscbench.terminal import count
 
-Row = dict[str, Any]
 ID = "headline"
 TITLE = "Summary"
 HEADLINE_CLAIMS = ("propagation", "adoption under pre-use counterevidence")
@@ -59,25 +60,26 @@ def _what_ran(measured: Sequence[MeasurementRow]) -> str:
     )
 
 
-def _card_cell(card: Row | None, sets: RunSets) -> Cell:
+def _card_cell(card: Entry | None, sets: RunSets) -> Cell:
     """A pooled claim card as k/n (links to its runs) and the rest of its label."""
     if card is None:
         return [{"t": "–"}]
+    label = text_at(card, "label")
     if card["status"] == "unobserved":
-        return [{"t": card["label"], "cls": "unobserved"}]
-    text, *marker = label_cell(card["label"])
+        return [{"t": label, "cls": "unobserved"}]
+    text, *marker = label_cell(label)
     words = str(text["t"])
     rest = words.split(" ", 1)[1] if " " in words else ""
     return [
-        *sets.count(card["counted"]),
+        *sets.count(ids_at(card, "counted")),
         {"t": "/"},
-        *sets.count(card["runs"]),
+        *sets.count(ids_at(card, "runs")),
         {"t": f" {rest}"},
         *marker,
     ]
 
 
-def _operator_table(cards: list[Row], sets: RunSets, pools: list[list[str]]) -> Table:
+def _operator_table(cards: Sequence[Entry], sets: RunSets, pools: list[list[str]]) -> Table:
     """Per configuration (or pool of configurations that are repetitions of one model,
     labelled so) and operator, the headline claims; never pooled over different models."""
     table = Table(
@@ -90,7 +92,7 @@ def _operator_table(cards: list[Row], sets: RunSets, pools: list[list[str]]) -> 
         ["configuration", "operator", *HEADLINE_CLAIMS],
     )
     by_key = {(c["claim"], c["operator"], c["config_id"]): c for c in cards}
-    operators = sorted({c["operator"] for c in cards})
+    operators = sorted({text_at(c, "operator") for c in cards})
     for pool in pools:
         shown_as = [(c, c) for c in pool]  # (card's config_id, the row's label)
         if len(pool) > 1:  # the pool's row first, labelled, then its configurations
@@ -123,12 +125,12 @@ def _pooling_note(pools: list[list[str]]) -> str:
     return "One configuration: its rows are the study's results."
 
 
-def _marked(family: str, iv: Any) -> Cell:
+def _marked(family: str, iv: Interval) -> Cell:
     """A family's interval with its caveat as a mark only (the words once, under the table)."""
     return [{"t": f"{family}: "}, *interval_cell(iv)]
 
 
-def _typed_table(evidence: Any) -> Table:
+def _typed_table(evidence: ReleaseEvidence) -> Table:
     """Per configuration: families, injected runs and where escapes were observed."""
     table = Table(
         "headline-typed-table",
@@ -142,7 +144,7 @@ def _typed_table(evidence: Any) -> Table:
             "highest escape rate",
         ],
     )
-    by_config: dict[str, list[Any]] = {}
+    by_config: dict[str, list[FamilyRow]] = {}
     for row in evidence.families:
         by_config.setdefault(row.config_id, []).append(row)
     for config_id, rows in sorted(by_config.items()):
@@ -162,8 +164,8 @@ def _typed_table(evidence: Any) -> Table:
 def headline_section(
     measured: Sequence[MeasurementRow],
     primary: list[MeasurementRow],
-    cards: list[Row],
-    evidence: Any,
+    cards: Sequence[Entry],
+    evidence: ReleaseEvidence | None,
     sets: RunSets,
     built: str,
     opening: tuple[str, ...] = (),
@@ -189,7 +191,7 @@ def headline_section(
         if pools is None:
             pools = [[c] for c in sorted({str(r.config_id) for r in primary})]
         section.tables.append(_operator_table(cards, sets, pools))
-    if typed:
+    if typed and evidence is not None:
         families = sorted({r.family for r in evidence.families})
         section.notes.append(
             [

@@ -12,13 +12,14 @@ Table V (the ``oracles`` section) uses too.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
+from sscbench.json_types import JsonMapping, JsonValue
 from sscbench.oracles.inputs import INPUT_COLUMNS
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow
 from sscbench.report.model import Section, Table
 
-Row = dict[str, Any]
 SCHEMA = "sscbench.oracle-scores/1"
 ID = "oracle-settings"
 TITLE = "Table II — Oracle settings"
@@ -49,14 +50,14 @@ CSV_COLUMNS = [
 ]
 
 
-def in_paper_order(results: dict[str, Row]) -> dict[str, Row]:
+def in_paper_order(results: Mapping[str, JsonMapping]) -> dict[str, JsonMapping]:
     """``results`` with the paper's settings first, in the paper's order, then the rest
     by name."""
     rank = {name: i for i, name in enumerate(PAPER_ORDER)}
     return {n: results[n] for n in sorted(results, key=lambda n: (rank.get(n, len(rank)), n))}
 
 
-def _made(calls: Row | None) -> str:
+def _made(calls: JsonValue) -> str:
     """The model calls a setting's verdicts recorded."""
     if not isinstance(calls, dict) or not calls.get("judged"):
         return "not recorded"
@@ -66,12 +67,12 @@ def _made(calls: Row | None) -> str:
     )
 
 
-def _csv_row(name: str, result: Row) -> Row:
+def _csv_row(name: str, result: JsonMapping) -> CsvRow:
     """A scored setting's row of ``oracle-settings.csv``."""
     inputs = result.get("inputs") if result.get("schema") == SCHEMA else None
     recorded = result.get("calls")
-    calls: Row = recorded if isinstance(recorded, dict) else {}
-    row: Row = {"oracle": name, "context": result.get("context", "")}
+    calls: JsonMapping = recorded if isinstance(recorded, dict) else {}
+    row: CsvRow = {"oracle": name, "context": result.get("context", "")}
     if isinstance(inputs, dict):
         row.update({k: inputs.get(k) for k, _ in INPUT_COLUMNS})
         row.update(paper=inputs.get("paper"), other=inputs.get("other"))
@@ -85,7 +86,7 @@ def _csv_row(name: str, result: Row) -> Row:
     return {c: row.get(c) for c in CSV_COLUMNS}
 
 
-def settings_table(results: dict[str, Row]) -> tuple[Table, list[Row]]:
+def settings_table(results: Mapping[str, JsonMapping]) -> tuple[Table, list[CsvRow]]:
     """Table II and its CSV rows, one per scored setting in the paper's order."""
     table = Table(
         "oracle-settings-table",
@@ -106,6 +107,7 @@ def settings_table(results: dict[str, Row]) -> tuple[Table, list[Row]]:
     for name, result in in_paper_order(results).items():
         row = _csv_row(name, result)
         rows.append(row)
+        cells: list[object]
         if row["answer"] is None:
             undeclared = "not declared" if result.get("schema") == SCHEMA else "plain scoring"
             cells = ["–", *[undeclared] * len(INPUT_COLUMNS), "–", "–", "–"]
@@ -128,7 +130,7 @@ def build(ctx: ReportContext) -> Section:
     return oracle_settings_section(ctx.oracle_results)
 
 
-def oracle_settings_section(results: dict[str, Row]) -> Section:
+def oracle_settings_section(results: Mapping[str, JsonMapping]) -> Section:
     """Table II for every scored oracle setting, with its CSV rows (``oracle-settings``)."""
     section = Section(ID, TITLE, csvs={"oracle-settings": []})
     if not results:

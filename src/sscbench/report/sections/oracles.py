@@ -12,14 +12,15 @@ scoring's ``--json`` output, one flat row per stratum) are shown in their own ta
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable, Mapping
 
+from sscbench.json_types import JsonMapping, JsonObject, JsonValue
 from sscbench.oracles.table import tidy_rows
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import Entry, number_at
 from sscbench.report.model import Cell, Section, Table, label_cell
 from sscbench.report.sections.oracle_settings import in_paper_order
 
-Row = dict[str, Any]
 ID = "oracles"
 TITLE = "Automated recovery of measurement targets"
 SCHEMA = "sscbench.oracle-scores/1"
@@ -35,7 +36,12 @@ LEGACY_COLUMNS = (
 )
 
 
-def _label(cell: Any) -> Cell | str | None:
+def _object(value: JsonValue) -> JsonMapping | None:
+    """A JSON object of a result file, or None when the value is not one."""
+    return value if isinstance(value, dict) else None
+
+
+def _label(cell: JsonValue) -> Cell | JsonValue:
     """An interval cell's label (``k/n (rate, CI, method)``, its caveats marked and
     explained under the table), an F1's label, or None."""
     if cell is None:
@@ -46,16 +52,19 @@ def _label(cell: Any) -> Cell | str | None:
     return str(cell)
 
 
-def _short(cell: Any, digits: bool = False) -> str:
+def _short(cell: JsonValue, digits: bool = False) -> str:
     """An interval cell in short: ``k/n (rate%)``, the estimate with ``digits``."""
-    if not isinstance(cell, dict) or cell.get("estimate") is None:
-        return "–" if not isinstance(cell, dict) else "unobserved"
+    if not isinstance(cell, dict):
+        return "–"
+    estimate = number_at(cell, "estimate") if "estimate" in cell else None
+    if estimate is None:
+        return "unobserved"
     if digits:
-        return f"{cell['estimate']:.2f}"
-    return f"{cell['k']}/{cell['n']} ({cell['estimate'] * 100:.0f}%)"
+        return f"{estimate:.2f}"
+    return f"{cell['k']}/{cell['n']} ({estimate * 100:.0f}%)"
 
 
-def paper_kind(result: Row) -> str:
+def paper_kind(result: JsonMapping) -> str:
     """The paper's setting of the same kind as a scored oracle (``B2-L0``, ``B3 kind``,
     ...), or ``–`` when it has none or declares no inputs."""
     inputs = result.get("inputs")
@@ -63,7 +72,7 @@ def paper_kind(result: Row) -> str:
     return paper.split(" (", 1)[0] if isinstance(paper, str) and paper else "–"
 
 
-def _adoption_table(results: dict[str, Row]) -> Table:
+def _adoption_table(results: Mapping[str, JsonMapping]) -> Table:
     """Table V (a): adoption identification per scored oracle."""
     table = Table(
         "oracles-adoption",
@@ -85,7 +94,7 @@ def _adoption_table(results: dict[str, Row]) -> Table:
     )
     shown = ("coverage", "precision", "recall", "f1", "fp_clean", "fp_non_adopting")
     for name, result in results.items():
-        row = result["strata"].get("all", {})
+        row = _strata(result).get("all") or {}
         where = (name, paper_kind(result), row.get("applicable"))
         if not result.get("gives_adoption", True):
             table.add(*where, _label(row.get("coverage")), *["step only"] * 5, key=name)
@@ -94,7 +103,7 @@ def _adoption_table(results: dict[str, Row]) -> Table:
     return table
 
 
-def _location_table(results: dict[str, Row]) -> Table:
+def _location_table(results: Mapping[str, JsonMapping]) -> Table:
     """Table V (b): first-faulty-reliance localization per scored oracle."""
     table = Table(
         "oracles-location",
@@ -104,7 +113,7 @@ def _location_table(results: dict[str, Row]) -> Table:
         ["oracle", "paper", "applicable adopted", "step given", "T_U exact", "T_U within ±1"],
     )
     for name, result in results.items():
-        row = result["strata"].get("all", {})
+        row = _strata(result).get("all") or {}
         table.add(
             name,
             paper_kind(result),
@@ -117,21 +126,32 @@ def _location_table(results: dict[str, Row]) -> Table:
     return table
 
 
-def _by(results: dict[str, Row], prefix: str, table: Table, cell: Any) -> Table:
+def _strata(result: JsonMapping) -> dict[str, JsonObject]:
+    """A scored result's strata by name (each an object of scores)."""
+    strata = _object(result["strata"]) or {}
+    return {k: v for k, v in strata.items() if isinstance(v, dict)}
+
+
+def _by(
+    results: Mapping[str, JsonMapping],
+    prefix: str,
+    table: Table,
+    cell: Callable[[JsonMapping, JsonMapping | None], str],
+) -> Table:
     """A table with one column per stratum named ``prefix…`` (operator, arrival)."""
-    keys = sorted({k for r in results.values() for k in r["strata"] if k.startswith(prefix)})
+    keys = sorted({k for r in results.values() for k in _strata(r) if k.startswith(prefix)})
     table.columns = ["oracle", "paper", *[k.removeprefix(prefix) for k in keys]]
     for name, result in results.items():
         table.add(
             name,
             paper_kind(result),
-            *[cell(result, result["strata"].get(k)) for k in keys],
+            *[cell(result, _strata(result).get(k)) for k in keys],
             key=name,
         )
     return table
 
 
-def _operator_cell(result: Row, row: Row | None) -> str:
+def _operator_cell(result: JsonMapping, row: JsonMapping | None) -> str:
     """Table V (c)'s cell: F1 / exact T_U / FP on clean controls."""
     if row is None:
         return "–"
@@ -143,7 +163,7 @@ def _operator_cell(result: Row, row: Row | None) -> str:
     )
 
 
-def _arrival_cell(result: Row, row: Row | None) -> str:
+def _arrival_cell(result: JsonMapping, row: JsonMapping | None) -> str:
     """The by-arrival cell: recall / exact T_U."""
     if row is None:
         return "–"
@@ -152,7 +172,7 @@ def _arrival_cell(result: Row, row: Row | None) -> str:
     return f"recall {_short(row.get('recall'))} / exact {_short(row.get('t_u_exact'))}"
 
 
-def _legacy_table(results: dict[str, Row]) -> Table:
+def _legacy_table(results: Mapping[str, JsonMapping]) -> Table:
     """Plain-scoring files (one flat row per stratum) in a table of their own."""
     table = Table(
         "oracles-table",
@@ -161,7 +181,8 @@ def _legacy_table(results: dict[str, Row]) -> Table:
         ["setting", "stratum", *LEGACY_COLUMNS],
     )
     for name, scores in results.items():
-        for key, row in scores.items():
+        for key, value in scores.items():
+            row = _object(value) or {}
             table.add(name, key, *[_label(row.get(c)) for c in LEGACY_COLUMNS])
     return table
 
@@ -171,7 +192,7 @@ def build(ctx: ReportContext) -> Section:
     return oracles_section(ctx.oracle_results)
 
 
-def oracles_section(results: dict[str, Row]) -> Section:
+def oracles_section(results: Mapping[str, JsonMapping]) -> Section:
     """Table V for every scored oracle (and any plain-scoring files), with its CSV rows
     (``oracles``)."""
     section = Section(ID, TITLE, csvs={"oracles": []})
@@ -184,7 +205,7 @@ def oracles_section(results: dict[str, Row]) -> Section:
         return section
     scored = in_paper_order({n: r for n, r in results.items() if r.get("schema") == SCHEMA})
     legacy = {n: r for n, r in results.items() if r.get("schema") != SCHEMA}
-    references = sorted({r.get("reference", "") for r in scored.values()})
+    references = sorted({str(r.get("reference", "")) for r in scored.values()})
     section.intro = (
         "Each oracle's verdicts on the reference runs and on clean controls, scored as in "
         "the paper's Table V (files STUDY/oracles/NAME.json, .verdicts.jsonl, .csv). "
@@ -193,17 +214,21 @@ def oracles_section(results: dict[str, Row]) -> Section:
         "anomaly or invariant violation counts as a positive verdict, a named failing step "
         "as adoption at that step, and step-only oracles are excluded from adoption metrics."
     )
-    csv_rows: list[Row] = []
+    csv_rows: list[Entry] = []
     if scored:
         section.tables += _scored_tables(scored)
         for name, result in scored.items():
-            csv_rows += tidy_rows(name, result["strata"])
+            csv_rows += tidy_rows(name, _strata(result))
             section.notes.append([{"t": _reads(name, result) + "."}])
     if legacy:
         section.tables.append(_legacy_table(legacy))
         for name, scores in legacy.items():
             csv_rows += [
-                {"oracle": name, "stratum": k, **{c: r.get(c) for c in LEGACY_COLUMNS}}
+                {
+                    "oracle": name,
+                    "stratum": k,
+                    **{c: (_object(r) or {}).get(c) for c in LEGACY_COLUMNS},
+                }
                 for k, r in scores.items()
             ]
     columns = list(dict.fromkeys(k for r in csv_rows for k in r))  # one header for both kinds
@@ -211,7 +236,7 @@ def oracles_section(results: dict[str, Row]) -> Section:
     return section
 
 
-def _scored_tables(scored: dict[str, Row]) -> list[Table]:
+def _scored_tables(scored: Mapping[str, JsonMapping]) -> list[Table]:
     """Table V's panels (a)–(c) and the by-arrival panel."""
     by_operator = Table(
         "oracles-operator",
@@ -233,11 +258,12 @@ def _scored_tables(scored: dict[str, Row]) -> list[Table]:
     ]
 
 
-def _reads(name: str, result: Row) -> str:
+def _reads(name: str, result: JsonMapping) -> str:
     """What a scored oracle reads, and on how many judged runs it abstained (and why)."""
     note = f"{name} reads {result.get('context', '')}"
     if result.get("abstentions"):
-        reasons = ", ".join(f"{k}: {v}" for k, v in result["abstention_reasons"].items())
+        given = _object(result["abstention_reasons"]) or {}
+        reasons = ", ".join(f"{k}: {v}" for k, v in given.items())
         note += (
             f"; abstained on {result['abstentions']} of {result['judged']} judged runs ({reasons})"
         )

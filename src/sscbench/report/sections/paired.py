@@ -4,16 +4,16 @@ read-back-cue table (:mod:`~sscbench.report.sections.paired_cue`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.analysis.cue_check import cue_check_table
 from sscbench.analysis.mcnemar import p_label
 from sscbench.analysis.sensitivity import paired_comparison
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import Entry, number_at, text_at
 from sscbench.report.model import Section, Table, label_cell
 from sscbench.report.sections.paired_cue import cue_table, read_back_cue
 
-Row = dict[str, Any]
 ID = "paired"
 TITLE = "Paired comparison"
 PAIRED_HEADERS = {
@@ -73,7 +73,7 @@ def build(ctx: ReportContext) -> Section:
 
 
 def paired_section(
-    pairs: list[Row] | None, other: str | None, by_config: list[Row] | None = None
+    pairs: Sequence[Entry] | None, other: str | None, by_config: Sequence[Entry] | None = None
 ) -> Section:
     """Adoption of matched runs in a second study (``--paired``), McNemar's exact test,
     and the pair table per operator and configuration (adopted in both, only in a,
@@ -98,20 +98,20 @@ def paired_section(
     return section
 
 
-def _pair_table(table_id: str, caption: str, rows: list[Row], columns: list[str]) -> Table:
+def _pair_table(table_id: str, caption: str, rows: Sequence[Entry], columns: list[str]) -> Table:
     """A table of matched pairs, its McNemar notes once under it."""
     table = Table(table_id, caption, POPULATION, [PAIRED_HEADERS[c] for c in columns])
     for p in rows:
         table.add(*[_paired_value(p, c) for c in columns])
-    table.notes += sorted({p["mcnemar_note"] for p in rows if p.get("mcnemar_note")})
+    table.notes += sorted({text_at(p, "mcnemar_note") for p in rows if p.get("mcnemar_note")})
     return table
 
 
-def _paired_value(row: Row, column: str) -> Any:
+def _paired_value(row: Entry, column: str) -> object:
     """A paired-table cell: adoption labels split from their caveat marker, the McNemar
     p with "(no discordant pairs)" when the exact test had none to weigh."""
     if column in ("adoption_a", "adoption_b"):
-        return label_cell(row[column])
+        return label_cell(text_at(row, column))
     if column == "mcnemar_exact_p" and row.get("mcnemar_note"):
-        return p_label(row[column], row["mcnemar_note"])
+        return p_label(number_at(row, column), text_at(row, "mcnemar_note"))
     return row[column]

@@ -10,12 +10,12 @@ come from the measurement rows only.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.analysis.cue_check import ALL_CONFIGS
+from sscbench.json_types import JsonMapping
+from sscbench.report.entries import Entry, text_at
 from sscbench.report.model import Table, label_cell
-
-Row = dict[str, Any]
 
 QUANTITY_TEXT = {
     "adoption": "adoption (A = 1)",
@@ -35,13 +35,12 @@ COLUMNS = [
 ]
 
 
-def read_back_cue(record: Row) -> bool | None:
+def read_back_cue(record: JsonMapping) -> bool | None:
     """A study's recorded ``[world] read_back_cue`` (``record``: its config.json, see
     :attr:`sscbench.study.study.Study.record`), or None when it has none readable."""
-    try:
-        return bool(record["config"].get("world", {}).get("read_back_cue", False))
-    except (KeyError, TypeError, AttributeError):
-        return None
+    config = record.get("config")
+    world = config.get("world", {}) if isinstance(config, dict) else None
+    return bool(world.get("read_back_cue", False)) if isinstance(world, dict) else None
 
 
 def _cue_words(flag: bool | None) -> str:
@@ -57,7 +56,7 @@ def cue_caption(a: bool | None, b: bool | None) -> str:
     return text
 
 
-def cue_table(rows: list[Row], cue_a: bool | None, cue_b: bool | None) -> Table:
+def cue_table(rows: Sequence[Entry], cue_a: bool | None, cue_b: bool | None) -> Table:
     """The read-back-cue table: one row per operator × configuration × quantity;
     ``cue_a`` and ``cue_b`` say whether each study had the cue (:func:`read_back_cue`)."""
     table = Table(
@@ -74,10 +73,10 @@ def cue_table(rows: list[Row], cue_a: bool | None, cue_b: bool | None) -> Table:
         table.add(
             r["operator"],
             config,
-            QUANTITY_TEXT[r["quantity"]],
+            QUANTITY_TEXT[text_at(r, "quantity")],
             r["pairs"],
-            label_cell(r["a"]),
-            label_cell(r["b"]),
+            label_cell(text_at(r, "a")),
+            label_cell(text_at(r, "b")),
             r["only_in_a"],
             r["only_in_b"],
             r["mcnemar"],

@@ -12,20 +12,21 @@ tool τ-bench lacks and answers as an unknown action).
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from sscbench.agents.recordings import RecordingAgentFactory, Selection, matched_runs
 from sscbench.errors import DataError
+from sscbench.json_types import JsonObject
 from sscbench.reading import loads_json
 from sscbench.recordings.formats import recording_format
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow, Entry, text_at
 from sscbench.report.model import RunSets, Section, Table
-from sscbench.study.config import StudyConfig, config_from_record
+from sscbench.study.config import AgentSettings, StudyConfig, config_from_record
 from sscbench.study.recordings_file import kept_entry
 from sscbench.study.study import Study
 
-Row = dict[str, Any]
 ID = "recordings"
 TITLE = "Recordings"
 MATCH_COLUMNS = [
@@ -46,7 +47,7 @@ SEVERAL_CALLS = (
 )
 
 
-def _config(record: Row) -> StudyConfig | None:
+def _config(record: JsonObject) -> StudyConfig | None:
     """The study's config from its record, or None when it has none readable."""
     if not record:
         return None
@@ -56,10 +57,10 @@ def _config(record: Row) -> StudyConfig | None:
         return None
 
 
-def _replay_records(study: Study) -> dict[str, list[tuple[str, dict[str, Any]]]]:
+def _replay_records(study: Study) -> dict[str, list[tuple[str, JsonObject]]]:
     """config id -> (run id, replay record) of every faulted run, from the evaluator logs."""
     store = study.store
-    out: dict[str, list[tuple[str, dict[str, Any]]]] = defaultdict(list)
+    out: dict[str, list[tuple[str, JsonObject]]] = defaultdict(list)
     for entry in study.entries:
         if entry.kind != "faulted" or entry.status != "completed":
             continue
@@ -75,7 +76,7 @@ def _replay_records(study: Study) -> dict[str, list[tuple[str, dict[str, Any]]]]
 
 def _match_table(
     agent_id: str,
-    rows: list[Row],
+    rows: Sequence[Entry],
     runs_by_recording: dict[str, list[str]],
     sets: RunSets,
     named: bool = False,
@@ -105,17 +106,19 @@ def _match_table(
             f"{row['actions']:.2f}",
             f"{row['words']:.2f}",
             f"{row['runner_up']} ({row['runner_up_score']:.2f})" if row["runner_up"] else "–",
-            sets.count(runs_by_recording.get(row["recording"], [])),
+            sets.count(runs_by_recording.get(text_at(row, "recording"), [])),
             row["reason"] or "–",
         )
     return table
 
 
-def _divergence_note(records: list[tuple[str, dict[str, Any]]]) -> str | None:
+def _divergence_note(records: list[tuple[str, JsonObject]]) -> str | None:
     """The delivered observations that differ from the recorded ones, by tool."""
     by_tool: Counter[str] = Counter()
     for _, record in records:
-        by_tool.update(d.get("name", "?") for d in record.get("divergences") or ())
+        listed = record.get("divergences")
+        divergences = listed if isinstance(listed, list) else []
+        by_tool.update(str(d.get("name", "?")) for d in divergences if isinstance(d, dict))
     if not by_tool:
         return None
     listed = ", ".join(f"{name} {count}" for name, count in by_tool.most_common())
@@ -141,7 +144,7 @@ def recordings_section(study: Study, sets: RunSets) -> Section:
         return section
     records = _replay_records(study)
     data = config.world_data()
-    csv_rows: list[Row] = []
+    csv_rows: list[CsvRow] = []
     for agent in agents:
         mine = records.get(agent.id, [])
         csv_rows += _replayed(section, config, data, agent, mine, sets, study.store.root)
@@ -159,13 +162,13 @@ def recordings_section(study: Study, sets: RunSets) -> Section:
 
 
 def _named_matches(
-    study_root: Path, config: StudyConfig, data: Path | None, agent: Any
-) -> list[Row] | None:
+    study_root: Path, config: StudyConfig, data: Path | None, agent: AgentSettings
+) -> list[CsvRow] | None:
     """The matches of the conversations a pairs agent names — as ``run`` kept them in
     ``recordings.json``, or (an older study) read and matched alone now; None for an
     agent that reads its whole recording."""
     replay = agent.replay
-    if replay.pairs is None:
+    if replay is None or replay.pairs is None:
         return None
     entry = kept_entry(study_root, agent.id, replay.sha256, replay.pairs_sha256)
     if entry is not None:
@@ -187,11 +190,11 @@ def _replayed(
     section: Section,
     config: StudyConfig,
     data: Path | None,
-    agent: Any,
-    records: list[tuple[str, dict[str, Any]]],
+    agent: AgentSettings,
+    records: list[tuple[str, JsonObject]],
     sets: RunSets,
     study_root: Path,
-) -> list[Row]:
+) -> list[CsvRow]:
     """One replay agent: its source note, its conversations' matches (τ² recordings) and
     their divergences; returns its rows of ``recording_matches.csv``."""
     assert agent.replay is not None

@@ -10,9 +10,9 @@ from __future__ import annotations
 import base64
 import shutil
 from pathlib import Path
-from typing import Any
 
 from sscbench.analysis.mcnemar import p_label
+from sscbench.release.evidence import ReleaseEvidence
 from sscbench.report.context import ReportContext
 from sscbench.report.model import Figure, Section, Table, interval_cell
 from sscbench.report.sections.release_containment import NO_PLAN, containment_table
@@ -28,7 +28,9 @@ def build(ctx: ReportContext) -> Section:
     return release_section(ctx.study, ctx.out / "release", ctx.policy, ctx.evidence)
 
 
-def release_section(study: Path, out: Path, policy: Path | None, evidence: Any = None) -> Section:
+def release_section(
+    study: Path, out: Path, policy: Path | None, evidence: ReleaseEvidence | None = None
+) -> Section:
     """The section and its CSV rows; release files are written under ``out`` (the
     intensity figure also beside the other figures, ``out/../figures/``). ``evidence``
     is the study's release evidence when the caller collected it already."""
@@ -67,7 +69,7 @@ def release_section(study: Path, out: Path, policy: Path | None, evidence: Any =
     return section
 
 
-def _family_table(evidence: Any) -> Table:
+def _family_table(evidence: ReleaseEvidence) -> Table:
     """Each family's metrics (k/n, estimate, 95% interval) and its detection latency."""
     metrics = list(evidence.families[0].metrics)
     table = Table(
@@ -89,7 +91,7 @@ def _family_table(evidence: Any) -> Table:
     return table
 
 
-def _transfer_table(evidence: Any) -> Table:
+def _transfer_table(evidence: ReleaseEvidence) -> Table:
     """The transfer matrix: P(checkpoint invalid | activated) per family."""
     from sscbench.faults.typed import CHECKPOINTS
 
@@ -118,7 +120,7 @@ def _transfer_table(evidence: Any) -> Table:
     return transfer
 
 
-def _paired_table(evidence: Any) -> Table:
+def _paired_table(evidence: ReleaseEvidence) -> Table:
     """Paired control vs injected runs with McNemar's exact test."""
     paired = Table(
         "release-paired-table",

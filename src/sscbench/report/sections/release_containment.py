@@ -5,9 +5,10 @@ against before its runs (``STUDY/containment.json``, written by ``sscbench run
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from sscbench.errors import DataError
+from sscbench.json_types import JsonMapping, JsonValue
 from sscbench.reading import read_json
 from sscbench.report.model import Table
 from sscbench.terminal import count
@@ -19,6 +20,19 @@ NO_PLAN = (
 )
 
 
+class ContainmentRow(TypedDict):
+    """One field of the checked plan beside what the campaign planned."""
+
+    field: str
+    plan: JsonValue
+    campaign: str
+
+
+def _object(value: JsonValue) -> JsonMapping:
+    """A recorded object (``{}`` when the record has none)."""
+    return value if isinstance(value, dict) else {}
+
+
 def _faulted(finished: object) -> str:
     """A recorded count of faulted runs in words: "1 faulted run", as recorded if not a number."""
     return (
@@ -26,7 +40,7 @@ def _faulted(finished: object) -> str:
     )
 
 
-def _abort(record: dict[str, Any]) -> str:
+def _abort(record: JsonMapping) -> str:
     """What the abort metric did while the runs ran, as recorded."""
     abort = record.get("abort")
     if isinstance(abort, dict):
@@ -40,14 +54,15 @@ def _abort(record: dict[str, Any]) -> str:
     return "stated; not read while the runs ran"
 
 
-def containment_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
+def containment_rows(record: JsonMapping) -> list[ContainmentRow]:
     """The plan's fields beside what the campaign planned, one row per field."""
-    plan = record.get("plan") or {}
-    window = plan.get("window") or {}
-    by_family = record.get("by_family") or {}
-    effects = record.get("effects") or {}
-    planned = ", ".join(f"{op} {n}" for op, n in sorted(by_family.items()))
-    used = ", ".join(f"{op}: {e or 'no typed description'}" for op, e in sorted(effects.items()))
+    plan = _object(record.get("plan"))
+    window = _object(plan.get("window"))
+    by_family = _object(record.get("by_family"))
+    effects = _object(record.get("effects"))
+    allowed = plan.get("allowed_effects")
+    planned = ", ".join(f"{op} {by_family[op]}" for op in sorted(by_family))
+    used = ", ".join(f"{op}: {effects[op] or 'no typed description'}" for op in sorted(effects))
     return [
         {
             "field": "max_affected",
@@ -56,7 +71,7 @@ def containment_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
         },
         {
             "field": "allowed_effects",
-            "plan": ", ".join(plan.get("allowed_effects") or []),
+            "plan": ", ".join(str(e) for e in allowed) if isinstance(allowed, list) else "",
             "campaign": used,
         },
         {
@@ -70,7 +85,7 @@ def containment_rows(record: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def containment_table(study: Path) -> tuple[Table | None, list[dict[str, Any]]]:
+def containment_table(study: Path) -> tuple[Table | None, list[ContainmentRow]]:
     """The table and CSV rows of the recorded check (None and [] when none was recorded;
     an unreadable record is said so in the table, never taken for a plan)."""
 

@@ -5,16 +5,16 @@ trials (a completion is a failure). Numbers come from ``release.negative`` and
 
 from __future__ import annotations
 
-from typing import Any
-
+from sscbench.release.evidence import ReleaseEvidence
+from sscbench.report.entries import Entry
 from sscbench.report.model import Table, interval_cell
 
 
-def control_tables(evidence: Any) -> tuple[list[Table], dict[str, list[dict[str, Any]]]]:
+def control_tables(evidence: ReleaseEvidence) -> tuple[list[Table], dict[str, list[Entry]]]:
     """The negative-control and unsolvable-trial tables, and their CSV rows
     (``release_negative_controls``, ``release_unsolvable``); none when empty."""
     tables: list[Table] = []
-    rows: dict[str, list[dict[str, Any]]] = {}
+    rows: dict[str, list[Entry]] = {}
     if evidence.negative_controls:
         negative = Table(
             "negative-controls-table",

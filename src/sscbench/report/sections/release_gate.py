@@ -5,14 +5,14 @@ verdict is computed by ``release.gate``, never re-implemented here."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from sscbench.release.evidence import ReleaseEvidence
+from sscbench.release.exposure import ExposureCheck
+from sscbench.report.entries import CsvRow
 from sscbench.report.model import Cell, Section, Table, caveat_piece
 
-Row = dict[str, Any]
 
-
-def add_gate(section: Section, policy: Path, evidence: Any) -> list[Row]:
+def add_gate(section: Section, policy: Path, evidence: ReleaseEvidence) -> list[CsvRow]:
     """Put the gate's tables first in the section; returns the rows of ``gate.csv``."""
     from sscbench.release.gate import gate, load_policy, verdicts_json
 
@@ -57,7 +57,7 @@ def add_gate(section: Section, policy: Path, evidence: Any) -> list[Row]:
     ]
 
 
-def _exposure_table(weighed: list[tuple[str, Any]]) -> Table:
+def _exposure_table(weighed: list[tuple[str, ExposureCheck]]) -> Table:
     """Exposure-weighted escapes: frequency and consequence, per weighed check."""
     exposure = Table(
         "exposure-table",

@@ -3,19 +3,20 @@ q_U = P(T_E < T_U | A = 1) per configuration with a pooled estimate."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from sscbench.analysis.populations import PRIMARY_ADOPTION, adopted_primary, gap_of
 from sscbench.analysis.sensitivity import interval_fields
 from sscbench.core.definitions import T_U_WORDING
 from sscbench.report import figures
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow, Entry, interval_at, runs_at, text_at
 from sscbench.report.model import Figure, RunSets, Section, Table, rate
 from sscbench.study.rows import MeasurementRow
 
-Row = dict[str, Any]
 ID = "reliance"
 TITLE = "Arrival relative to first faulty reliance"
 
@@ -50,7 +51,11 @@ def _gaps(primary: list[MeasurementRow]) -> Gaps:
 
 
 def reliance_section(
-    primary: list[MeasurementRow], cells: list[Row], pooled: list[Row], sets: RunSets, folder: Path
+    primary: list[MeasurementRow],
+    cells: Sequence[Entry],
+    pooled: Sequence[Entry],
+    sets: RunSets,
+    folder: Path,
 ) -> Section:
     """Fig. 4: signed gap T_U − T_E and q_U per configuration with a pooled estimate; CSV
     rows ``cells`` (q_U) and ``gaps``."""
@@ -65,7 +70,7 @@ def reliance_section(
     gap_table, gap_rows = _gap_table(gaps, sets)
     section.tables += [table, gap_table]
     section.csvs.update(cells=q_rows, gaps=gap_rows)
-    by_op = {c["operator"]: c for c in pooled}
+    by_op = {text_at(c, "operator"): c for c in pooled}
     png = figures.reliance_figure(gaps.values, cells, by_op, folder, gaps.adopted)
     each = ", ".join(f"{op} n = {k}" for op, k in sorted(gaps.adopted.items()))
     caption = (
@@ -79,7 +84,9 @@ def reliance_section(
     return section
 
 
-def _q_table(cells: list[Row], pooled: list[Row], sets: RunSets) -> tuple[Table, list[Row]]:
+def _q_table(
+    cells: Sequence[Entry], pooled: Sequence[Entry], sets: RunSets
+) -> tuple[Table, list[CsvRow]]:
     """q_U per configuration and pooled, and its rows of ``cells.csv``."""
     table = Table(
         "reliance-table",
@@ -87,14 +94,14 @@ def _q_table(cells: list[Row], pooled: list[Row], sets: RunSets) -> tuple[Table,
         PRIMARY_ADOPTION,
         ["operator", "configuration", "q_U before/n_q", "k_q", "u_q", "T_S ≤ T_E < T_U"],
     )
-    csv_rows = []
+    csv_rows: list[CsvRow] = []
     for c in [*cells, *pooled]:
-        runs = c["runs"]
+        runs, q_u = runs_at(c), interval_at(c, "q_U")
         table.add(
             c["operator"],
             c["config_id"],
-            rate(c["q_U"], sets, runs["q_U_before"], runs["q_U_ordered"]),
-            c["q_U"].n_clusters,
+            rate(q_u, sets, runs["q_U_before"], runs["q_U_ordered"]),
+            q_u.n_clusters,
             sets.count(runs["q_U_undecidable"]),
             sets.count(runs["between_anchors"]),
         )
@@ -106,7 +113,7 @@ def _q_table(cells: list[Row], pooled: list[Row], sets: RunSets) -> tuple[Table,
                 "quantity": "q_U",
                 "u_q": c["q_U_undecidable"],
                 "between_anchors": c["between_anchors"],
-                **interval_fields(c["q_U"]),
+                **interval_fields(q_u),
             }
         )
     return table, csv_rows
@@ -118,7 +125,7 @@ def _gap_order(item: tuple[tuple[str, str], list[str]]) -> tuple[str, bool, int]
     return op, g == "inf", int(g) if g != "inf" else 0
 
 
-def _gap_table(gaps: Gaps, sets: RunSets) -> tuple[Table, list[Row]]:
+def _gap_table(gaps: Gaps, sets: RunSets) -> tuple[Table, list[CsvRow]]:
     """The signed gap among adopted runs, and the rows of ``gaps.csv``."""
     gap_table = Table(
         "gap-table",

@@ -4,7 +4,7 @@ table; its cells are the rows of ``tables/sensitivity.csv``."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.analysis.sensitivity import (
     ANALYSES,
@@ -14,9 +14,9 @@ from sscbench.analysis.sensitivity import (
     sensitivity_table,
 )
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import Entry, text_at
 from sscbench.report.model import Section, Table, label_cell
 
-Row = dict[str, Any]
 ID = "sensitivity"
 TITLE = "Sensitivity analyses"
 
@@ -31,7 +31,7 @@ def build(ctx: ReportContext) -> Section:
     return section
 
 
-def sensitivity_section(rows: list[Row]) -> Section:
+def sensitivity_section(rows: Sequence[Entry]) -> Section:
     """Every sensitivity analysis laid out like the primary table; cells match the CSV."""
     section = Section(
         ID,
@@ -39,7 +39,7 @@ def sensitivity_section(rows: list[Row]) -> Section:
         intro="The primary table recomputed over other stated populations. "
         "Every cell is a row of tables/sensitivity.csv.",
     )
-    by_cell: dict[tuple[str, str, str], dict[str, Row]] = defaultdict(dict)
+    by_cell: dict[tuple[object, object, object], dict[object, Entry]] = defaultdict(dict)
     for r in rows:
         by_cell[(r["analysis"], r["operator"], r["config_id"])][r["quantity"]] = r
     for i, name in enumerate(ANALYSES):
@@ -58,7 +58,8 @@ def sensitivity_section(rows: list[Row]) -> Section:
             if analysis != name:
                 continue
             keyed = [
-                label_cell(quantities[q]["label"], f"{analysis}|{op}|{config}|{q}") for q in COLUMNS
+                label_cell(text_at(quantities[q], "label"), f"{analysis}|{op}|{config}|{q}")
+                for q in COLUMNS
             ]
             table.add(op, config, *keyed)
         section.tables.append(table)

@@ -4,14 +4,14 @@ says that stance is not repair."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 from sscbench.analysis.populations import ORDERS, PRIMARY_ADOPTION, STANCES, STRATA
 from sscbench.core.definitions import Y_END_WORDING
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import Entry, runs_at
 from sscbench.report.model import RunSets, Section, Table, text
 
-Row = dict[str, Any]
 ID = "stance"
 TITLE = "Final stance"
 NONE_WORDING = "'none' counts rows that carry no Y_end value at all."
@@ -35,7 +35,7 @@ def build(ctx: ReportContext) -> Section:
     return stance_section(ctx.cells, ctx.sets)
 
 
-def stance_section(cells: list[Row], sets: RunSets) -> Section:
+def stance_section(cells: Sequence[Entry], sets: RunSets) -> Section:
     """Y_end (final stance toward the fault) of adopted runs by arrival stratum, each
     stratum cut by whether counterevidence preceded the first faulty reliance (T_E < T_U,
     as in RQ3); the section says that stance is not repair. CSV rows: ``stance``."""
@@ -53,7 +53,7 @@ def stance_section(cells: list[Row], sets: RunSets) -> Section:
             if not any(counts):
                 continue
             where = [c["operator"], c["config_id"], s, ORDER_WORDS[order]]
-            table.add(*where, *[sets.count(c["runs"][k]) for k in keys])
+            table.add(*where, *[sets.count(runs_at(c)[k]) for k in keys])
             named = zip(("operator", "config_id", "stratum", "T_E_vs_T_U"), where, strict=True)
             csv_rows.append(
                 {

@@ -10,9 +10,10 @@ existed carry no count: they are *not checked*, never "no marks".
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from typing import Any
+from dataclasses import dataclass
 
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow
 from sscbench.report.model import RunSets, Section, Table, text
 from sscbench.study.rows import UNREAD_KINDS, MeasurementRow
 
@@ -65,26 +66,26 @@ def unread_section(rows: list[MeasurementRow], sets: RunSets) -> Section:
     groups: dict[tuple[str, str], list[MeasurementRow]] = defaultdict(list)
     for r in rows:
         groups[(r.operator or "unknown", r.config_id or "unknown")].append(r)
-    csv_rows: list[dict[str, Any]] = []
+    csv_rows: list[CsvRow] = []
     for (operator, config), members in sorted(groups.items()):
         line = _line(members)
         table.add(
             operator,
             config,
-            sets.count(line["runs"]),
-            sets.count(line["marked"]),
+            sets.count(line.runs),
+            sets.count(line.marked),
             text(_share(line)),
-            sets.count(line["not_checked"]),
-            *[text(line["kinds"][k]) for k in kinds],
+            sets.count(line.not_checked),
+            *[text(line.kinds[k]) for k in kinds],
         )
         csv_rows.append(
             {
                 "operator": operator,
                 "config_id": config,
-                "runs": len(line["runs"]),
-                "marked": len(line["marked"]),
-                "not_checked": len(line["not_checked"]),
-                **{k: line["kinds"][k] for k in kinds},
+                "runs": len(line.runs),
+                "marked": len(line.marked),
+                "not_checked": len(line.not_checked),
+                **{k: line.kinds[k] for k in kinds},
             }
         )
     section = Section(ID, TITLE, intro=INTRO, tables=[table], csvs={"unread": csv_rows})
@@ -93,23 +94,34 @@ def unread_section(rows: list[MeasurementRow], sets: RunSets) -> Section:
     return section
 
 
-def _line(members: list[MeasurementRow]) -> dict[str, Any]:
+@dataclass
+class _Line:
+    """One operator × configuration of the table: its runs, the marked and the unchecked
+    ones, and the marks by kind."""
+
+    runs: list[str]
+    marked: list[str]
+    not_checked: list[str]
+    kinds: Counter[str]
+
+
+def _line(members: list[MeasurementRow]) -> _Line:
     kinds: Counter[str] = Counter({k: 0 for k in UNREAD_KINDS})
     for r in members:
         kinds.update(mark.kind for mark in r.unread_steps or [])
-    return {
-        "runs": [r.run_id for r in members],
-        "marked": [r.run_id for r in members if r.unread_count()],
-        "not_checked": [r.run_id for r in members if r.unread_count() is None],
-        "kinds": kinds,
-    }
+    return _Line(
+        runs=[r.run_id for r in members],
+        marked=[r.run_id for r in members if r.unread_count()],
+        not_checked=[r.run_id for r in members if r.unread_count() is None],
+        kinds=kinds,
+    )
 
 
-def _share(line: dict[str, Any]) -> str:
-    checked = len(line["runs"]) - len(line["not_checked"])
+def _share(line: _Line) -> str:
+    checked = len(line.runs) - len(line.not_checked)
     if not checked:
         return "not checked"
-    return f"{100 * len(line['marked']) / checked:.0f}%"
+    return f"{100 * len(line.marked) / checked:.0f}%"
 
 
 def card_note(runs: list[str], unread: dict[str, int | None], sets: RunSets) -> dict[str, str]:

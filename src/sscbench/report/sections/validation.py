@@ -7,12 +7,14 @@ rows carry unread marks or the study has ``second_reading.jsonl``."""
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Any, cast
+from collections.abc import Mapping
+from typing import cast
 
 from sscbench.analysis.populations import interval_label
 from sscbench.analysis.stats import wilson
 from sscbench.core.values import INF, NOT_APPLICABLE, UNDECIDABLE, is_step
 from sscbench.report.context import ReportContext
+from sscbench.report.entries import CsvRow, Entry
 from sscbench.report.inputs import reference_labels
 from sscbench.report.model import Cell, RunSets, Section, Table
 from sscbench.report.sections.validation_review import agreement_tables
@@ -21,7 +23,6 @@ from sscbench.study.rows import MeasurementRow
 from sscbench.study.seal import file_sha256
 from sscbench.study.second_reading import study_readings
 
-Row = dict[str, Any]
 ID = "validation"
 TITLE = "Measurement validation"
 VALIDATED = ("A", "Z_S", "T_E", "T_S", "T_U")
@@ -74,7 +75,7 @@ def _second_reading(ctx: ReportContext, section: Section) -> None:
     section.tables += tables
 
 
-def _agree(field: str, measured: Any, reference: Any) -> bool | None:
+def _agree(field: str, measured: object, reference: object) -> bool | None:
     """Whether a measurement matches the reference (None: not applicable)."""
     if field == "A":
         return None if reference not in (0, 1) else measured == reference
@@ -94,7 +95,7 @@ def _agree(field: str, measured: Any, reference: Any) -> bool | None:
 
 
 def validation_section(
-    source: str, reference: dict[str, Row], primary: list[MeasurementRow], sets: RunSets
+    source: str, reference: Mapping[str, Entry], primary: list[MeasurementRow], sets: RunSets
 ) -> Section:
     """Table III b: measurements against reference labels, per operator and overall, with
     the CSV rows (``validation``)."""
@@ -108,6 +109,8 @@ def validation_section(
         "only with not applicable.",
         csvs={"validation": []},
     )
+    csv_rows: list[CsvRow] = []
+    section.csvs["validation"] = csv_rows
     runs = [r for r in primary if r.run_id in reference]
     if not runs:
         section.reason = (
@@ -127,19 +130,19 @@ def validation_section(
         groups["all operators"].append(r)
     for op in sorted(groups, key=lambda k: (k == "all operators", k)):
         members = groups[op]
-        cells: list[Any] = [op, sets.count([r.run_id for r in members])]
+        cells: list[object] = [op, sets.count([r.run_id for r in members])]
         for f in VALIDATED:
             cell, row = _agreement(f, members, reference, sets)
             cells.append(cell)
-            section.csvs["validation"].append({"reference": source, "operator": op, **row})
+            csv_rows.append({"reference": source, "operator": op, **row})
         table.add(*cells, key=op)
     section.tables.append(table)
     return section
 
 
 def _agreement(
-    field: str, members: list[MeasurementRow], reference: dict[str, Row], sets: RunSets
-) -> tuple[Cell, Row]:
+    field: str, members: list[MeasurementRow], reference: Mapping[str, Entry], sets: RunSets
+) -> tuple[Cell, CsvRow]:
     """One field's agreement among a group's runs: the cell and its CSV fields."""
     verdicts = [
         (r.run_id, _agree(field, getattr(r, field, None), reference[r.run_id].get(field)))

@@ -8,15 +8,12 @@ compared with (:func:`sscbench.report.inputs.reference_labels`).
 
 from __future__ import annotations
 
-from typing import Any
-
+from sscbench.report.entries import CsvRow
 from sscbench.report.model import Table
 from sscbench.review.interrater import ReviewAgreement
 
-Row = dict[str, Any]
 
-
-def agreement_tables(agreement: ReviewAgreement) -> tuple[list[Table], list[Row]]:
+def agreement_tables(agreement: ReviewAgreement) -> tuple[list[Table], list[CsvRow]]:
     """Fleiss' κ per quantity and exact-step agreement from a review's agreement, and the
     rows of ``tables/review_agreement.csv``."""
     who = ", ".join(agreement.reviewers)
@@ -28,7 +25,7 @@ def agreement_tables(agreement: ReviewAgreement) -> tuple[list[Table], list[Row]
         "reviewer answered the quantity",
         ["quantity", "Fleiss' κ", "items", "categories"],
     )
-    rows: list[Row] = []
+    rows: list[CsvRow] = []
     for name, entry in agreement.kappa.items():
         value = None if entry.kappa is None else round(entry.kappa, 3)
         shown = "undefined" if value is None else f"{value:.3f}"
@@ -54,7 +51,7 @@ def agreement_tables(agreement: ReviewAgreement) -> tuple[list[Table], list[Row]
     return [kappa, steps], [*rows, accepted]
 
 
-def _row(panel: str, quantity: str, **values: Any) -> Row:
+def _row(panel: str, quantity: str, **values: object) -> CsvRow:
     """One row of ``review_agreement.csv`` (the fields a panel does not fill are None)."""
-    fields = {"kappa": None, "items": None, "agree": None, "located": None} | values
+    fields: CsvRow = {"kappa": None, "items": None, "agree": None, "located": None} | values
     return {"panel": panel, "quantity": quantity, **fields}

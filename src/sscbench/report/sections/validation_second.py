@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
+from sscbench.report.entries import CsvRow
 from sscbench.report.model import RunSets, Table
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.second_reading import (
@@ -22,15 +22,13 @@ from sscbench.study.second_reading import (
     unread_of,
 )
 
-Row = dict[str, Any]
-
 
 def second_reading_panel(
     rows: Sequence[MeasurementRow],
     readings: dict[str, SecondReading],
     sets: RunSets,
     measured: str | None = None,
-) -> tuple[list[Table], list[Row], str] | None:
+) -> tuple[list[Table], list[CsvRow], str] | None:
     """The panel's tables, its CSV rows (``second_reading``) and a one-line summary;
     None when no row carries an unread count and nothing was read a second time.
     ``measured`` (today's measurements' sha256) names readings sent from other marks."""
@@ -57,7 +55,7 @@ def second_reading_panel(
         sets.count(abstained),
         key="all",
     )
-    csv: list[Row] = [
+    csv: list[CsvRow] = [
         {"quantity": "runs", "standing": what, "runs": n}
         for what, n in (
             ("faulted", len(faulted)),

@@ -39,8 +39,6 @@ from sscbench.world.world import World
 USER_READ = "get_user_details"
 """The read of the user's profile that opens most prefixes."""
 
-NOW = "2024-05-15"  # τ-bench's calendar: the tools treat 2024-05-15 15:00 EST as now
-
 VERIFY_CUE = re.compile(
     r"\b(inconsisten\w*|contradict\w*|discrepan\w*|doesn'?t match|does not match|mismatch|"
     r"verify|double-check|re-?check|let me check|appears to|seems to|looks like an error|"
@@ -116,17 +114,6 @@ def sentence_around(text: str, span: str) -> str:
     end_candidates = [i for i in (text.find(". ", index), text.find("\n", index)) if i >= 0]
     end = min(end_candidates) if end_candidates else len(text)
     return text[start + 1 : end + 1].strip()
-
-
-def args_contain(value: Any, needle: Any) -> bool:
-    """True when a JSON value contains ``needle`` anywhere (as a value)."""
-    if value == needle:
-        return True
-    if isinstance(value, dict):
-        return any(args_contain(v, needle) for v in value.values())
-    if isinstance(value, list):
-        return any(args_contain(v, needle) for v in value)
-    return False
 
 
 def find_value(

@@ -12,7 +12,6 @@ from typing import Any
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.base import args_contain
 from sscbench.faults.operators.item_records import (
     option_values,
     order_items,
@@ -23,6 +22,7 @@ from sscbench.faults.operators.item_records import (
 from sscbench.references.item_lines import CRITERION, REQUEST, ItemReference, OrderItem
 from sscbench.references.items import item_references
 from sscbench.references.text import agent_texts
+from sscbench.references.values import args_contain
 
 
 def _another_variant(ref: ItemReference, undisputed: dict[str, str]) -> bool:

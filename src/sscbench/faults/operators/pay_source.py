@@ -17,7 +17,7 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec, labelled_reads
-from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams, args_contain
+from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams
 from sscbench.faults.operators.payment_choice import (
     choosing_categories,
     other_methods_categories,
@@ -39,6 +39,7 @@ from sscbench.references.payments import (
     position,
 )
 from sscbench.references.text import HANDOFF, agent_texts, clauses
+from sscbench.references.values import args_contain
 from sscbench.world.task import Action
 from sscbench.world.world import World
 

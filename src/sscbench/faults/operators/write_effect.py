@@ -28,12 +28,10 @@ from sscbench.faults.contract import (
 from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
     NEGATION_CUE,
-    NOW,
     VERIFY_CUE,
     FaultOperator,
     ScriptedTurn,
     UserParams,
-    args_contain,
     user_prefix_message,
 )
 from sscbench.faults.operators.write_derived import derived_calls, made_true, matches
@@ -52,6 +50,7 @@ from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import loads_json
 from sscbench.references.reservations import reservations_shown
 from sscbench.references.text import agent_texts
+from sscbench.references.values import NOW, args_contain
 from sscbench.world.task import Action
 from sscbench.world.world import World
 

@@ -1,0 +1,35 @@
+"""What an operator asks the references to look for: one frozen description per kind.
+
+An operator declares what to look for — the entity, the values to tell apart, the scope
+a text must be about — and hands the description with the model-visible ledger to the
+kind's one entry point in :mod:`sscbench.references`, which finds the texts and calls
+that carry those values and returns them as typed hits (``UseCandidate``: the step, the
+channel, the span and which of the two values it carries). How a date, a payment method,
+an item's option or a flight change is written, and which sentence is about which
+reservation or item, is the references' business; what the hits mean (a use, reliance,
+a check) is decided above, in the operators' use rules and in :mod:`sscbench.measure`.
+
+``injected`` is the value the faulty observation showed (v′), ``authoritative`` the
+value the authoritative state holds (v); the references look for both alike and say
+which one each hit carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ReturnDateLookFor:
+    """A round trip's return date in the scope of one reservation: the reservation
+    (texts about it by id, flight, route or position; calls on it), the two dates, the
+    routes a search for the return would use (``"ORIG-DEST"``) and the outbound dates (a
+    date shared with an outbound leg does not say the return)."""
+
+    reservation_id: str
+    injected: str
+    authoritative: str
+    return_routes: frozenset[str]
+    outbound_dates: frozenset[str]
+    read_tool: str = "get_reservation_details"
+    """The read of the reservation: its calls carry the date without using it."""

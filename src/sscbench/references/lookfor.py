@@ -33,3 +33,17 @@ class ReturnDateLookFor:
     outbound_dates: frozenset[str]
     read_tool: str = "get_reservation_details"
     """The read of the reservation: its calls carry the date without using it."""
+
+
+@dataclass(frozen=True)
+class PaymentLookFor:
+    """A payment method's category: the method (by id; texts name it by id, digits,
+    brand, balance, a definite category or a role), the two categories, whether the tool
+    interface states each id's category (then a delivered id shows it), and the read
+    whose calls carry the method without paying with it."""
+
+    method_id: str
+    injected: str
+    authoritative: str
+    ids_state_category: bool
+    read_tool: str = "get_user_details"

@@ -47,3 +47,20 @@ class PaymentLookFor:
     authoritative: str
     ids_state_category: bool
     read_tool: str = "get_user_details"
+
+
+@dataclass(frozen=True)
+class ItemOptionLookFor:
+    """One option of one ordered item: the item (named by id, position, table row, bullet
+    block, product word, or an option that tells it from the order's other items), the
+    option's name, the two values, the order it is in, its product's name (when no order
+    read shows the items), and the variant the injected value names (a call acting on it
+    acts on v′)."""
+
+    item_id: str
+    option: str
+    injected: str
+    authoritative: str
+    order_id: str | None
+    product_name: str
+    injected_variant: str

@@ -9,7 +9,6 @@ a delivered history, and which references count as uses of the affected fact.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from abc import ABC, abstractmethod
@@ -69,40 +68,6 @@ class ScriptedTurn:
 def user_prefix_message(user_id: str, subject: str) -> str:
     """The opening user message of a prefix: who the user is and what it is about."""
     return f"Hi, my user id is {user_id}. I need help with {subject}."
-
-
-def date_variants(iso: str) -> list[str]:
-    """Ways a date may be written (ISO, 'May 10', '10 May', '05/10', weekday...)."""
-    try:
-        day = dt.date.fromisoformat(iso)
-    except ValueError:
-        return [iso]
-    month = day.strftime("%B")
-    short = day.strftime("%b")
-    n = day.day
-    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return [
-        iso,
-        f"{month} {n}{suffix}",
-        f"{month} {n}",
-        f"{short} {n}",
-        f"{n} {month}",
-        f"{n}{suffix} of {month}",
-        day.strftime("%m/%d/%Y"),
-        day.strftime("%m/%d"),
-        f"{day.month}/{n}",
-        iso.replace("-", "/"),
-    ]
-
-
-def mentions(text: str, variants: list[str]) -> str | None:
-    """The first variant written in the text as a whole token, or None."""
-    for variant in variants:
-        pattern = r"(?<![\w/-])" + re.escape(variant) + r"(?![\w/]|-\d)"
-        match = re.search(pattern, text, flags=re.IGNORECASE)
-        if match:
-            return match.group(0)
-    return None
 
 
 def sentence_around(text: str, span: str) -> str:

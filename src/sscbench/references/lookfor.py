@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sscbench.json_types import JsonObject, JsonValue
+
 
 @dataclass(frozen=True)
 class ReturnDateLookFor:
@@ -64,3 +66,19 @@ class ItemOptionLookFor:
     order_id: str | None
     product_name: str
     injected_variant: str
+
+
+@dataclass(frozen=True)
+class WriteEffectLookFor:
+    """A flight change of one reservation that was acknowledged but never committed:
+    the request (its arguments: reservation, flights, cabin, payment method), the flights
+    the acknowledgement showed and those the reservation kept, whether the suppression
+    fires once (then a later matching write commits) and whether reads are independent
+    of the fault (then a read showing the new flights shows the change made)."""
+
+    reservation_id: str
+    request: JsonObject
+    acknowledged_flights: JsonValue
+    original_flights: JsonValue
+    fires_once: bool = True
+    independent_reads: bool = True

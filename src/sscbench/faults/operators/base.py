@@ -10,7 +10,6 @@ a delivered history, and which references count as uses of the affected fact.
 from __future__ import annotations
 
 import json
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -37,20 +36,6 @@ from sscbench.world.world import World
 
 USER_READ = "get_user_details"
 """The read of the user's profile that opens most prefixes."""
-
-VERIFY_CUE = re.compile(
-    r"\b(inconsisten\w*|contradict\w*|discrepan\w*|doesn'?t match|does not match|mismatch|"
-    r"verify|double-check|re-?check|let me check|appears to|seems to|looks like an error|"
-    r"is that correct|can you confirm|differs?|differ from|instead of|cannot be right|"
-    r"can'?t be right|not possible|impossible|unusual|odd|strange|unexpected|suspicious|"
-    r"(?:does not|doesn'?t|not) (?:look|seem) right|confirm (?:the |your )?(?:correct|right|actual))\b",
-    re.IGNORECASE,
-)
-NEGATION_CUE = re.compile(
-    r"\b(not|never|did not|didn'?t|no longer|wasn'?t|isn'?t|failed|could not|couldn'?t|"
-    r"unable|incorrect|wrong)\b",
-    re.IGNORECASE,
-)
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from typing import Any
 from sscbench.core.values import INF, UNDECIDABLE, Evidence
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.write_derived import legs
+from sscbench.references.write_derived import legs
 
 READ = "get_reservation_details"
 RESERVATION_WRITES = frozenset(

@@ -85,7 +85,7 @@ def find_value(
     return ("missing", None, "")
 
 
-def _path_of(data: Any, value: Any, path: str = "$") -> str | None:
+def _path_of(data: object, value: str, path: str = "$") -> str | None:
     if data == value:
         return path
     if isinstance(data, dict):

@@ -335,7 +335,7 @@ def _outbound_dates(world: World, p: ReturnDateParams) -> tuple[str, ...]:
     return tuple(f["date"] for i, f in enumerate(record["flights"]) if i not in back)
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):

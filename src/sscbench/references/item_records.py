@@ -32,7 +32,7 @@ def user_asked(view: LedgerView, before: int, value: str) -> bool:
     )
 
 
-def order_items(view: LedgerView, order_id: Any, before: int) -> list[OrderItem]:
+def order_items(view: LedgerView, order_id: str | None, before: int) -> list[OrderItem]:
     """The items of the order as its latest read before ``before`` showed them."""
     items: list[OrderItem] = []
     for call in view.calls:

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.core.values import UseCandidate
-from sscbench.core.view import LedgerView
+from sscbench.core.view import CallView, LedgerView
 from sscbench.references.dates import find_date_references, record_year
 from sscbench.references.lookfor import ReturnDateLookFor
 from sscbench.references.reservations import reservations_shown, scoped_sentences
@@ -128,7 +128,9 @@ def _call_uses(facts: _Facts, view: LedgerView, fault_step: int) -> list[UseCand
     return out
 
 
-def _dated_calls(facts: _Facts, view: LedgerView, fault_step: int) -> list[tuple[Any, set[str]]]:
+def _dated_calls(
+    facts: _Facts, view: LedgerView, fault_step: int
+) -> list[tuple[CallView, set[str]]]:
     """(call, the dates its arguments give the return) for calls after the fault: dates
     bound to a return leg (flight number, route), and any date of a call on the
     reservation itself (unless the true date is an outbound date as well)."""

@@ -20,7 +20,7 @@ from typing import Any, cast
 
 from sscbench.core.values import UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
-from sscbench.json_types import JsonValue
+from sscbench.json_types import JsonMapping, JsonValue
 from sscbench.references.lookfor import WriteEffectLookFor
 
 WRITE = "update_reservation_flights"
@@ -46,7 +46,7 @@ def legs(flights: JsonValue) -> list[tuple[str, str]]:
     return [(f.get("flight_number", ""), f.get("date", "")) for f in records]
 
 
-def matches(request: dict[str, Any], arguments: object) -> bool:
+def matches(request: JsonMapping, arguments: object) -> bool:
     """Same logical request: reservation, flights, cabin and payment method."""
     if not isinstance(arguments, dict):
         return False

@@ -24,11 +24,10 @@ from typing import Any
 from sscbench.core.ledger import AssistantEvent, SystemEvent, ToolCall, ToolEvent, UserEvent
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
-from sscbench.faults.operators.base import date_variants, mentions
 from sscbench.faults.operators.return_date import ReturnDate
 from sscbench.references.reservations import reservations_shown, scoped_text
 from sscbench.references.return_date_text import return_sentences, split_legs
-from sscbench.references.text import agent_texts
+from sscbench.references.text import agent_texts, date_variants, mentions
 
 
 def ledger_of(simulation: dict[str, Any]) -> list[Any]:

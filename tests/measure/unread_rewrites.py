@@ -98,7 +98,7 @@ def invented_language(text: str, contract: FaultContract) -> str:
 
 
 def _date_forms(contract: FaultContract) -> list[str]:
-    from sscbench.faults.operators.base import date_variants
+    from sscbench.references.text import date_variants
 
     out = []
     for value in (contract.injected_value, contract.authoritative_value):

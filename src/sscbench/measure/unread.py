@@ -37,11 +37,10 @@ from dataclasses import dataclass
 from sscbench.core.values import ClassifiedUse
 from sscbench.core.view import CallView, LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.base import date_variants
 from sscbench.faults.registry import MeasuredOperator
 from sscbench.measure.vocabulary import FUNCTION_WORDS, WORD, Vocabulary
 from sscbench.references.dates import find_date_references
-from sscbench.references.text import HANDOFF, THINK, agent_texts
+from sscbench.references.text import HANDOFF, THINK, agent_texts, date_variants
 from sscbench.study.rows import UNREAD_KINDS, UnreadKind, UnreadStep
 
 SPAN_LIMIT = 120

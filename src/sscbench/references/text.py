@@ -16,6 +16,7 @@ Anything that does not parse as a JSON object or list is left as written.
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import re
 from collections.abc import Mapping
@@ -218,3 +219,37 @@ def clauses(text: str) -> list[tuple[int, str]]:
         start = match.end()
     out.append((start, text[start:]))
     return [(o, c) for o, c in out if c.strip()]
+
+
+def date_variants(iso: str) -> list[str]:
+    """Ways a date may be written (ISO, 'May 10', '10 May', '05/10', weekday...)."""
+    try:
+        day = dt.date.fromisoformat(iso)
+    except ValueError:
+        return [iso]
+    month = day.strftime("%B")
+    short = day.strftime("%b")
+    n = day.day
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return [
+        iso,
+        f"{month} {n}{suffix}",
+        f"{month} {n}",
+        f"{short} {n}",
+        f"{n} {month}",
+        f"{n}{suffix} of {month}",
+        day.strftime("%m/%d/%Y"),
+        day.strftime("%m/%d"),
+        f"{day.month}/{n}",
+        iso.replace("-", "/"),
+    ]
+
+
+def mentions(text: str, variants: list[str]) -> str | None:
+    """The first variant written in the text as a whole token, or None."""
+    for variant in variants:
+        pattern = r"(?<![\w/-])" + re.escape(variant) + r"(?![\w/]|-\d)"
+        match = re.search(pattern, text, flags=re.IGNORECASE)
+        if match:
+            return match.group(0)
+    return None

@@ -9,9 +9,7 @@ a delivered history, and which references count as uses of the affected fact.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
-import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -39,22 +37,6 @@ from sscbench.world.world import World
 USER_READ = "get_user_details"
 """The read of the user's profile that opens most prefixes."""
 
-NOW = "2024-05-15"  # τ-bench's calendar: the tools treat 2024-05-15 15:00 EST as now
-
-VERIFY_CUE = re.compile(
-    r"\b(inconsisten\w*|contradict\w*|discrepan\w*|doesn'?t match|does not match|mismatch|"
-    r"verify|double-check|re-?check|let me check|appears to|seems to|looks like an error|"
-    r"is that correct|can you confirm|differs?|differ from|instead of|cannot be right|"
-    r"can'?t be right|not possible|impossible|unusual|odd|strange|unexpected|suspicious|"
-    r"(?:does not|doesn'?t|not) (?:look|seem) right|confirm (?:the |your )?(?:correct|right|actual))\b",
-    re.IGNORECASE,
-)
-NEGATION_CUE = re.compile(
-    r"\b(not|never|did not|didn'?t|no longer|wasn'?t|isn'?t|failed|could not|couldn'?t|"
-    r"unable|incorrect|wrong)\b",
-    re.IGNORECASE,
-)
-
 
 @dataclass(frozen=True)
 class ScriptedTurn:
@@ -73,40 +55,6 @@ def user_prefix_message(user_id: str, subject: str) -> str:
     return f"Hi, my user id is {user_id}. I need help with {subject}."
 
 
-def date_variants(iso: str) -> list[str]:
-    """Ways a date may be written (ISO, 'May 10', '10 May', '05/10', weekday...)."""
-    try:
-        day = dt.date.fromisoformat(iso)
-    except ValueError:
-        return [iso]
-    month = day.strftime("%B")
-    short = day.strftime("%b")
-    n = day.day
-    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return [
-        iso,
-        f"{month} {n}{suffix}",
-        f"{month} {n}",
-        f"{short} {n}",
-        f"{n} {month}",
-        f"{n}{suffix} of {month}",
-        day.strftime("%m/%d/%Y"),
-        day.strftime("%m/%d"),
-        f"{day.month}/{n}",
-        iso.replace("-", "/"),
-    ]
-
-
-def mentions(text: str, variants: list[str]) -> str | None:
-    """The first variant written in the text as a whole token, or None."""
-    for variant in variants:
-        pattern = r"(?<![\w/-])" + re.escape(variant) + r"(?![\w/]|-\d)"
-        match = re.search(pattern, text, flags=re.IGNORECASE)
-        if match:
-            return match.group(0)
-    return None
-
-
 def sentence_around(text: str, span: str) -> str:
     """The sentence of ``text`` that contains ``span``."""
     index = text.lower().find(span.lower())
@@ -116,17 +64,6 @@ def sentence_around(text: str, span: str) -> str:
     end_candidates = [i for i in (text.find(". ", index), text.find("\n", index)) if i >= 0]
     end = min(end_candidates) if end_candidates else len(text)
     return text[start + 1 : end + 1].strip()
-
-
-def args_contain(value: Any, needle: Any) -> bool:
-    """True when a JSON value contains ``needle`` anywhere (as a value)."""
-    if value == needle:
-        return True
-    if isinstance(value, dict):
-        return any(args_contain(v, needle) for v in value.values())
-    if isinstance(value, list):
-        return any(args_contain(v, needle) for v in value)
-    return False
 
 
 def find_value(
@@ -148,7 +85,7 @@ def find_value(
     return ("missing", None, "")
 
 
-def _path_of(data: Any, value: Any, path: str = "$") -> str | None:
+def _path_of(data: object, value: str, path: str = "$") -> str | None:
     if data == value:
         return path
     if isinstance(data, dict):

@@ -10,9 +10,9 @@ import json
 
 from sscbench.core.injection import Injection, RewriteHook
 from sscbench.faults.operators.base import json_read_injection
-from sscbench.faults.operators.write_derived import matches
 from sscbench.json_types import JsonObject, JsonValue
 from sscbench.reading import loads_json
+from sscbench.references.write_derived import matches
 from sscbench.world.state import WorldState
 from sscbench.world.world import World
 

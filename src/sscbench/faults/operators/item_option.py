@@ -17,15 +17,15 @@ from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec
 from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams
-from sscbench.faults.operators.item_records import (
+from sscbench.faults.operators.item_variants import (
     labelled_option_evidence,
     one_option_neighbours,
 )
-from sscbench.faults.operators.item_uses import call_uses, text_use
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonMapping, JsonObject, JsonValue
-from sscbench.references.text import agent_texts
+from sscbench.references.item_uses import find_item_option_uses
+from sscbench.references.lookfor import ItemOptionLookFor
 from sscbench.world.task import Task
 from sscbench.world.world import World
 
@@ -321,13 +321,22 @@ class ItemOption(ReadFaultOperator[ItemOptionParams]):
         bullet block, or a product name only it has — see :mod:`sscbench.references.items`);
         calls acting on the variant the injected option names, or replacing the item by a
         variant that keeps the injected option the user never asked for (derived from v′)."""
-        out: list[UseCandidate] = []
-        for step, channel, text in agent_texts(view, fault_step):
-            found = text_use(contract, view, step, text)
-            if found is not None:
-                out.append(UseCandidate(step, channel, *found))
-        out += call_uses(contract, view, fault_step, out)
-        return sorted(out, key=lambda c: c.step)
+        return find_item_option_uses(self.look_for(contract), view, fault_step)
+
+    def look_for(self, contract: FaultContract) -> ItemOptionLookFor:
+        """What to look for: the item's option (named in the target's attribute,
+        ``options.<name>``), v′ and v, the order, the product's name and the variant v′
+        names, as the contract's target carries them."""
+        related = contract.target.related_ids
+        return ItemOptionLookFor(
+            item_id=contract.target.entity_id,
+            option=contract.target.attribute.split(".", 1)[1],
+            injected=str(contract.injected_value),
+            authoritative=str(contract.authoritative_value),
+            order_id=related.get("order_id"),
+            product_name=str(related.get("product_name", "")),
+            injected_variant=related.get("injected_variant", ""),
+        )
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate

@@ -17,18 +17,14 @@ from sscbench.core.view import LedgerView
 from sscbench.faults.case import Candidate, Case
 from sscbench.faults.contract import AcquisitionRoute, FaultContract, Sufficiency, Target
 from sscbench.faults.family import family_spec, labelled_reads
-from sscbench.faults.operators.base import (
-    NOW,
-    ReadFaultOperator,
-    ScriptedTurn,
-    UserParams,
-    args_contain,
-)
-from sscbench.faults.operators.return_date_uses import return_date_uses
+from sscbench.faults.operators.base import ReadFaultOperator, ScriptedTurn, UserParams
 from sscbench.faults.operators.uses import classify_value_use
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonMapping, JsonObject, JsonValue
+from sscbench.references.lookfor import ReturnDateLookFor
 from sscbench.references.return_date_text import split_legs
+from sscbench.references.return_date_uses import find_return_date_uses
+from sscbench.references.values import NOW, args_contain
 from sscbench.world.world import World
 
 READ = "get_reservation_details"
@@ -270,7 +266,20 @@ class ReturnDate(ReadFaultOperator[ReturnDateParams]):
         """Messages, handoffs and calls after the fault that carry the injected or the true
         return date of the reservation (named by id, flight number or route), or a date
         derived from one by the shift the user asked for."""
-        return return_date_uses(contract, view, fault_step)
+        return find_return_date_uses(self.look_for(contract), view, fault_step)
+
+    def look_for(self, contract: FaultContract) -> ReturnDateLookFor:
+        """What to look for: the reservation's return date, v′ and v, the return routes and
+        the outbound dates the contract's target carries (comma-joined)."""
+        related = contract.target.related_ids
+        return ReturnDateLookFor(
+            reservation_id=contract.target.entity_id,
+            injected=contract.injected_value,
+            authoritative=contract.authoritative_value,
+            return_routes=frozenset(related.get("return_routes", "").split(",")),
+            outbound_dates=frozenset(related.get("outbound_dates", "").split(",")),
+            read_tool=READ,
+        )
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate
@@ -326,7 +335,7 @@ def _outbound_dates(world: World, p: ReturnDateParams) -> tuple[str, ...]:
     return tuple(f["date"] for i, f in enumerate(record["flights"]) if i not in back)
 
 
-def _strings(value: Any) -> list[str]:
+def _strings(value: object) -> list[str]:
     if isinstance(value, str):
         return [value]
     if isinstance(value, dict):

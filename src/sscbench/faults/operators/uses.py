@@ -26,7 +26,8 @@ from dataclasses import replace
 
 from sscbench.core.values import ClassifiedUse, UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
-from sscbench.faults.operators.base import NEGATION_CUE, VERIFY_CUE, sentence_around
+from sscbench.faults.operators.base import sentence_around
+from sscbench.references.cues import NEGATION_CUE, VERIFY_CUE
 
 # The sentence stating v′ says it is wrong (without necessarily giving v). Four ways a
 # sentence does that, each a principle rather than a phrasing:

@@ -27,31 +27,22 @@ from sscbench.faults.contract import (
 )
 from sscbench.faults.family import family_spec, labelled_reads
 from sscbench.faults.operators.base import (
-    NEGATION_CUE,
-    NOW,
-    VERIFY_CUE,
     FaultOperator,
     ScriptedTurn,
     UserParams,
-    args_contain,
     user_prefix_message,
 )
-from sscbench.faults.operators.write_derived import derived_calls, made_true, matches
 from sscbench.faults.operators.write_scope import scoped_counterevidence
-from sscbench.faults.operators.write_text import (
-    SUCCESS,
-    announces_read,
-    change_of,
-    change_scope,
-    read_outcome,
-    written_before,
-)
 from sscbench.faults.params import FaultParams
 from sscbench.faults.typed import Checkpoint, Semantics, Surface, Timing
 from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.reading import loads_json
-from sscbench.references.reservations import reservations_shown
-from sscbench.references.text import agent_texts
+from sscbench.references.cues import NEGATION_CUE, VERIFY_CUE
+from sscbench.references.lookfor import WriteEffectLookFor
+from sscbench.references.values import NOW, args_contain
+from sscbench.references.write_derived import matches
+from sscbench.references.write_text import SUCCESS
+from sscbench.references.write_uses import find_write_effect_uses
 from sscbench.world.task import Action
 from sscbench.world.world import World
 
@@ -322,42 +313,20 @@ class WriteEffect(FaultOperator[WriteEffectParams]):
         contract's intervention firing once, or a read showing the new flights), a
         success claim is true: it is marked ``made_true`` and is no faulty reliance.
         """
-        out: list[UseCandidate] = []
-        rid = contract.target.entity_id
-        true_at = made_true(contract, view, fault_step)
-        change = change_of(contract, view, fault_step)
-        for step, channel, content in agent_texts(view, fault_step):
-            shown = reservations_shown(view, step)
-            text = change_scope(content, rid, shown, written_before(view, step))
-            said = read_outcome(text, change, VERIFY_CUE)
-            if channel == "message" and announces_read(view, step, rid, said):
-                continue  # narrates the retrieval it makes: no use of its own
-            # an amount stated after the agent said the change failed is its own account
-            # (the price it quoted), as its later calls are: no longer the claimed charge
-            reported = any(c.mentions_authoritative for c in out)
-            derived = said.names_new or (said.names_amount and not reported)
-            if (said.about and (said.success or derived)) or said.failure or said.checks:
-                detail = {
-                    "text": text,
-                    "made_true": true_at is not None and step > true_at,
-                    "claims": said.success or derived,
-                }
-                out.append(
-                    UseCandidate(
-                        step,
-                        channel,
-                        text[:200],
-                        (said.success or derived) and not said.failure,
-                        said.failure,
-                        detail,
-                    )
-                )
-        # once the agent has said the change did not take effect, its later calls are
-        # made knowing that: their arguments no longer derive from the claimed effect
-        told = [c.step for c in out if c.mentions_authoritative]
-        until = min([t for t in (true_at, *told) if t is not None], default=None)
-        out.extend(derived_calls(contract, view, fault_step, until, true_at))
-        return sorted(out, key=lambda c: c.step)
+        return find_write_effect_uses(self.look_for(contract), view, fault_step)
+
+    def look_for(self, contract: FaultContract) -> WriteEffectLookFor:
+        """What to look for: the reservation's suppressed flight change (the contract's
+        fault interaction), the flights acknowledged (v′) and kept (v), whether the
+        suppression fires once and whether reads are independent of the fault."""
+        return WriteEffectLookFor(
+            reservation_id=contract.target.entity_id,
+            request=contract.fault_interaction.match,
+            acknowledged_flights=contract.injected_value,
+            original_flights=contract.authoritative_value,
+            fires_once=contract.persistence == "once",
+            independent_reads=contract.authoritative_source == "independent",
+        )
 
     def classify(
         self, contract: FaultContract, view: LedgerView, candidate: UseCandidate

@@ -13,12 +13,10 @@ no flights leaves a later refuting read undecidable rather than guessed.
 
 from __future__ import annotations
 
-from typing import Any
-
 from sscbench.core.values import INF, UNDECIDABLE, Evidence
 from sscbench.core.view import LedgerView
 from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.write_derived import legs
+from sscbench.references.write_derived import legs
 
 READ = "get_reservation_details"
 RESERVATION_WRITES = frozenset(
@@ -31,14 +29,14 @@ RESERVATION_WRITES = frozenset(
 )
 
 
-def flights_field(flights: Any) -> tuple[list[tuple[str, str]], list[Any]] | None:
+def flights_field(flights: object) -> tuple[list[tuple[str, str]], list[object]] | None:
     """The affected field as compared: (legs, prices), or None when no flights are shown."""
     if not isinstance(flights, list):
         return None
     return legs(flights), [f.get("price") if isinstance(f, dict) else None for f in flights]
 
 
-def _shown(data: Any) -> tuple[list[tuple[str, str]], list[Any]] | None:
+def _shown(data: object) -> tuple[list[tuple[str, str]], list[object]] | None:
     return flights_field(data.get("flights")) if isinstance(data, dict) else None
 
 

@@ -1,4 +1,4 @@
-"""What an ItemOption measurement reads from the visible records: the order's items as
+"""What ItemOption's use extraction reads from the visible records: the order's items as
 last shown, the product variants delivered, the ids that are products (never items),
 the option values to look for in text, and whether the user asked for a value."""
 
@@ -6,13 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from sscbench.core.values import INF, Step
 from sscbench.core.view import LedgerView
-from sscbench.faults.contract import FaultContract
-from sscbench.faults.family import label_arguments, label_rows, labelled_reads
-from sscbench.faults.operators.base import mentions
-from sscbench.json_types import JsonMapping
 from sscbench.references.item_lines import OrderItem
+from sscbench.references.lookfor import ItemOptionLookFor
+from sscbench.references.text import mentions
 
 
 def variants_shown(view: LedgerView) -> dict[str, dict[str, Any]]:
@@ -35,7 +32,7 @@ def user_asked(view: LedgerView, before: int, value: str) -> bool:
     )
 
 
-def order_items(view: LedgerView, order_id: Any, before: int) -> list[OrderItem]:
+def order_items(view: LedgerView, order_id: str | None, before: int) -> list[OrderItem]:
     """The items of the order as its latest read before ``before`` showed them."""
     items: list[OrderItem] = []
     for call in view.calls:
@@ -70,67 +67,15 @@ def product_ids(view: LedgerView) -> frozenset[str]:
 
 
 def option_values(
-    items: list[OrderItem], contract: FaultContract, view: LedgerView
+    items: list[OrderItem], look_for: ItemOptionLookFor, view: LedgerView
 ) -> dict[str, list[str]]:
     """Every value each option of the item's product takes in the records shown."""
-    target = contract.target
-    mine = next((i for i in items if i.item_id == target.entity_id), None)
+    mine = next((i for i in items if i.item_id == look_for.item_id), None)
     keys = set(mine.options) if mine else set()
     values: dict[str, set[str]] = {k: {mine.options[k]} for k in keys} if mine else {}
     for options in variants_shown(view).values():
         if set(options) == keys:
             for k in keys:
                 values[k].add(str(options[k]))
-    key = target.attribute.split(".", 1)[1]
-    values.setdefault(key, set()).update(
-        {str(contract.injected_value), str(contract.authoritative_value)}
-    )
+    values.setdefault(look_for.option, set()).update({look_for.injected, look_for.authoritative})
     return {k: sorted(v, key=len, reverse=True) for k, v in values.items()}
-
-
-def one_option_neighbours(product: dict[str, Any], item_id: str) -> list[tuple[str, str, Any]]:
-    """Variants differing from ``item_id`` in exactly one option: (variant id, key, value)."""
-    variants = product.get("variants", {})
-    mine = variants.get(item_id, {}).get("options", {})
-    out = []
-    for other_id in sorted(variants):
-        if other_id == item_id:
-            continue
-        theirs = variants[other_id].get("options", {})
-        if set(theirs) != set(mine):
-            continue
-        diff = [k for k in mine if mine[k] != theirs[k]]
-        if len(diff) == 1:
-            out.append((other_id, diff[0], theirs[diff[0]]))
-    return out
-
-
-# writes whose answer is the order record with every item still in it
-ORDER_KEEPING_WRITES = {
-    "return_delivered_order_items",
-    "exchange_delivered_order_items",
-    "cancel_pending_order",
-    "modify_pending_order_address",
-    "modify_pending_order_payment",
-}
-
-
-def labelled_option_evidence(order_id: str, product_id: str, labels: JsonMapping, t_f: int) -> Step:
-    """ItemOption's T_E from calibration labels: a later order read, or an order read
-    together with the product's."""
-    orders = sorted(
-        labelled_reads(labels, "get_order_details", order_id=order_id)
-        + [
-            step
-            for w in label_rows(labels, "writes")
-            if w.get("name") in ORDER_KEEPING_WRITES
-            and label_arguments(w).get("order_id") == order_id
-            and w.get("acknowledged")
-            and isinstance(step := w.get("observation_step"), int)
-        ]
-    )
-    products = labelled_reads(labels, "get_product_details", product_id=product_id)
-    options = [s for s in orders if s > t_f]  # a later read shows the true option
-    if products and orders:
-        options.append(max(min(orders), min(products)))
-    return min(options) if options else INF

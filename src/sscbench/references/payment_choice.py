@@ -16,7 +16,7 @@ import re
 
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
-from sscbench.faults.contract import FaultContract
+from sscbench.references.lookfor import PaymentLookFor
 from sscbench.references.payment_mentions import category_hits
 from sscbench.references.payments import BRAND_PATTERNS, Method, payment_methods
 from sscbench.references.text import agent_texts, clauses
@@ -26,7 +26,7 @@ def choosing_categories(
     view: LedgerView,
     before: int,
     texts: list[UseCandidate],
-    contract: FaultContract,
+    look_for: PaymentLookFor,
 ) -> set[str]:
     """Categories that chose the method a payment call at ``before`` pays with.
 
@@ -36,9 +36,9 @@ def choosing_categories(
     before last (a listing or confirmation the user accepted), then a choice the agent
     offered since then among the methods of a category.
     """
-    injected, true = contract.injected_value, contract.authoritative_value
-    pid = contract.target.entity_id
-    methods = payment_methods(view, before, bool(contract.sufficiency.semantics))
+    injected, true = look_for.injected, look_for.authoritative
+    pid = look_for.method_id
+    methods = payment_methods(view, before, look_for.ids_state_category)
     own = [m for m in view.assistant_messages() if m.step == before]
     users = [m for m in view.messages if m.role == "user" and m.step < before]
     for message in own + users[::-1][:2]:
@@ -78,11 +78,11 @@ def _names_by_identity(text: str, method: Method | None) -> bool:
 
 
 def other_methods_categories(
-    contract: FaultContract, view: LedgerView, step: int, arguments: object
+    look_for: PaymentLookFor, view: LedgerView, step: int, arguments: object
 ) -> set[str]:
     """Categories the ledger showed for the other payment methods calls pay with."""
-    pid = contract.target.entity_id
-    methods = payment_methods(view, step, bool(contract.sufficiency.semantics))
+    pid = look_for.method_id
+    methods = payment_methods(view, step, look_for.ids_state_category)
     named = set(_PAYMENT_ID.findall(json.dumps(arguments))) - {pid}
     return {c for other in named if other in methods for c in methods[other].categories}
 

@@ -26,14 +26,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sscbench.core.view import LedgerView
-from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.write_derived import CHANGE_WORDS, cabin_shown, legs
+from sscbench.references.lookfor import WriteEffectLookFor
 from sscbench.references.reservations import (
     Reservation,
     reservation_subjects,
     sentences_about,
     split_sentences,
 )
+from sscbench.references.write_derived import CHANGE_WORDS, cabin_shown, legs
 
 WRITE = "update_reservation_flights"
 READ = "get_reservation_details"
@@ -131,14 +131,14 @@ def acknowledged_amounts(view: LedgerView, rid: str, fault_step: int) -> set[int
     return out
 
 
-def change_of(contract: FaultContract, view: LedgerView, fault_step: int) -> Change:
-    """What the contract's request changes: its new and kept flights, whether its cabin
-    differs from the one last shown before the attempt, and the acknowledged amounts."""
-    acked = {n for n, _ in legs(contract.injected_value)}
-    original = {n for n, _ in legs(contract.authoritative_value)}
-    rid = contract.target.entity_id
+def change_of(look_for: WriteEffectLookFor, view: LedgerView, fault_step: int) -> Change:
+    """What the request changes: its new and kept flights, whether its cabin differs from
+    the one last shown before the attempt, and the acknowledged amounts."""
+    acked = {n for n, _ in legs(look_for.acknowledged_flights)}
+    original = {n for n, _ in legs(look_for.original_flights)}
+    rid = look_for.reservation_id
     shown_cabin = cabin_shown(view, rid, fault_step)[0]
-    claimed = contract.fault_interaction.match.get("cabin")
+    claimed = look_for.request.get("cabin")
     return Change(
         acked - original,
         acked & original,

@@ -2,7 +2,7 @@
 from the claimed effect.
 
 A suppressed write that the agent retries until it really commits makes a later
-success claim true: with the contract's intervention firing once, a later write of
+success claim true: with the suppression firing once, a later write of
 the same logical request (or of the same new flights) acknowledged without error has
 committed, and a read showing the new flights shows it. From then on, claiming
 success is no faulty reliance.
@@ -16,11 +16,12 @@ upgrade claimed (the policy's allowance table).
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import Any, cast
 
 from sscbench.core.values import UseCandidate, UseLabel
 from sscbench.core.view import LedgerView
-from sscbench.faults.contract import FaultContract
+from sscbench.json_types import JsonMapping, JsonValue
+from sscbench.references.lookfor import WriteEffectLookFor
 
 WRITE = "update_reservation_flights"
 READ = "get_reservation_details"
@@ -38,12 +39,14 @@ FREE_BAGS = {
 }
 
 
-def legs(flights: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """(flight number, date) of each leg."""
-    return [(f.get("flight_number", ""), f.get("date", "")) for f in flights or []]
+def legs(flights: JsonValue) -> list[tuple[str, str]]:
+    """(flight number, date) of each leg of a list of flight records (τ-bench's record
+    shape: both are strings)."""
+    records = cast("list[dict[str, str]]", flights or [])
+    return [(f.get("flight_number", ""), f.get("date", "")) for f in records]
 
 
-def matches(request: dict[str, Any], arguments: object) -> bool:
+def matches(request: JsonMapping, arguments: object) -> bool:
     """Same logical request: reservation, flights, cabin and payment method."""
     if not isinstance(arguments, dict):
         return False
@@ -56,9 +59,9 @@ def matches(request: dict[str, Any], arguments: object) -> bool:
     )
 
 
-def _same_change(contract: FaultContract, arguments: object) -> bool:
+def _same_change(look_for: WriteEffectLookFor, arguments: object) -> bool:
     """The request again, or the same new flights and cabin (another payment method)."""
-    request = contract.fault_interaction.match
+    request = look_for.request
     return matches(request, arguments) or (
         isinstance(arguments, dict)
         and legs(arguments.get("flights") or []) == legs(request.get("flights") or [])
@@ -70,17 +73,17 @@ def _ok(observation: str | None) -> bool:
     return bool(observation) and not str(observation).startswith("Error")
 
 
-def made_true(contract: FaultContract, view: LedgerView, fault_step: int) -> int | None:
+def made_true(look_for: WriteEffectLookFor, view: LedgerView, fault_step: int) -> int | None:
     """The step from which the claimed effect is true in the visible ledger, or None.
 
     A later write of the request (or of the same flights and cabin) acknowledged
     without error commits when the intervention fires once; a read of the reservation
-    showing the acknowledged flights shows the effect — unless the contract's source is
-    the consistent variant, whose reads show those flights by construction.
+    showing the acknowledged flights shows the effect — unless the reads are not
+    independent (the consistent variant's show those flights by construction).
     """
-    request = contract.fault_interaction.match
-    rid = contract.target.entity_id
-    acked = legs(contract.injected_value)
+    request = look_for.request
+    rid = look_for.reservation_id
+    acked = legs(look_for.acknowledged_flights)
     for call in view.calls:
         if call.call_step <= fault_step or call.observation_step is None:
             continue
@@ -88,17 +91,17 @@ def made_true(contract: FaultContract, view: LedgerView, fault_step: int) -> int
             call.name == WRITE
             and call.arg("reservation_id") == rid
             and _ok(call.observation)
-            and _same_change(contract, call.arguments)
-            and (contract.persistence == "once" or not matches(request, call.arguments))
+            and _same_change(look_for, call.arguments)
+            and (look_for.fires_once or not matches(request, call.arguments))
         ):
             return call.observation_step
         data = call.data
         if (
-            contract.authoritative_source == "independent"  # a consistent read is the fault's
+            look_for.independent_reads  # a consistent read is the fault's
             and call.name == READ
             and call.arg("reservation_id") == rid
             and isinstance(data, dict)
-            and legs(data.get("flights") or []) == acked != legs(contract.authoritative_value)
+            and legs(data.get("flights") or []) == acked != legs(look_for.original_flights)
         ):
             return call.observation_step
     return None
@@ -122,7 +125,7 @@ def cabin_shown(view: LedgerView, rid: str, before: int) -> tuple[str | None, in
 
 
 def derived_calls(
-    contract: FaultContract,
+    look_for: WriteEffectLookFor,
     view: LedgerView,
     fault_step: int,
     until: int | None,
@@ -132,9 +135,9 @@ def derived_calls(
     saying it failed) whose arguments derive from the claimed effect, and retries of the
     change before it commits (``true_at``), labelled in ``detail`` (reliance, or a
     correct dependent use)."""
-    request = contract.fault_interaction.match
-    rid = contract.target.entity_id
-    acked, original = legs(contract.injected_value), legs(contract.authoritative_value)
+    request = look_for.request
+    rid = look_for.reservation_id
+    acked, original = legs(look_for.acknowledged_flights), legs(look_for.original_flights)
     new_legs = set(acked) - set(original)
     claimed_cabin = request.get("cabin")
     true_cabin, passengers, membership = cabin_shown(view, rid, fault_step)
@@ -145,7 +148,7 @@ def derived_calls(
         if step <= fault_step or call.arg("reservation_id") != rid:
             continue
         detail: dict[str, Any] = {"tool": call.name, "arguments": call.arguments}
-        if call.name == WRITE and _same_change(contract, call.arguments):
+        if call.name == WRITE and _same_change(look_for, call.arguments):
             if true_at is None or step < true_at:  # a retry acts on the attempt having failed
                 detail.update(label=UseLabel.DEPENDENT_USE.value, reason="retries the change")
                 out.append(UseCandidate(step, "tool_call", call.name, False, True, detail))

@@ -1,5 +1,6 @@
 """ReturnDate's use extraction: which agent texts and calls carry the return date.
 
+The entry point of the ``ReturnDateLookFor`` kind (:mod:`sscbench.references.lookfor`).
 A text states the return when, in its sentences about the reservation (by id, flight
 number, route or position; see :func:`sscbench.references.reservations.scoped_sentences`), it
 writes the injected date or the true date as the return (the readers of
@@ -15,10 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from sscbench.core.values import UseCandidate
-from sscbench.core.view import LedgerView
-from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.base import NOW, args_contain
+from sscbench.core.view import CallView, LedgerView
 from sscbench.references.dates import find_date_references, record_year
+from sscbench.references.lookfor import ReturnDateLookFor
 from sscbench.references.reservations import reservations_shown, scoped_sentences
 from sscbench.references.return_date_text import (
     SAME_DATES,
@@ -34,16 +34,16 @@ from sscbench.references.return_date_text import (
     without_clock,
 )
 from sscbench.references.text import HANDOFF, agent_texts
+from sscbench.references.values import NOW, args_contain
 
-READ = "get_reservation_details"
 
-
-def return_date_uses(
-    contract: FaultContract, view: LedgerView, fault_step: int
+def find_return_date_uses(
+    look_for: ReturnDateLookFor, view: LedgerView, fault_step: int
 ) -> list[UseCandidate]:
-    """Use candidates of a ReturnDate contract after the fault, in step order: explicit
-    statements of v or v′ (texts and calls), then dates derived from them."""
-    facts = _Facts.of(contract, view, fault_step)
+    """Texts and calls after the fault carrying either date of ``look_for`` as the return,
+    in step order: explicit statements of v or v′ (texts and calls), then dates derived
+    from them."""
+    facts = _Facts.of(look_for, view, fault_step)
     explicit = _text_uses(facts, view, fault_step) + _call_uses(facts, view, fault_step)
     derived = _derived_uses(facts, view, fault_step, sorted(explicit, key=lambda c: c.step))
     return sorted(explicit + derived, key=lambda c: c.step)
@@ -51,9 +51,10 @@ def return_date_uses(
 
 @dataclass(frozen=True)
 class _Facts:
-    """What extraction needs of the contract and the fault-bearing record."""
+    """What extraction needs of the description and the fault-bearing record."""
 
     rid: str
+    read: str
     injected: str
     true: str
     year: int
@@ -64,17 +65,17 @@ class _Facts:
     past: bool  # a return dated before "now" by the fault has "already flown"
 
     @classmethod
-    def of(cls, contract: FaultContract, view: LedgerView, fault_step: int) -> _Facts:
-        """The facts of one contract on one ledger."""
-        related = contract.target.related_ids
-        outbound_dates = set(related.get("outbound_dates", "").split(","))
-        true, injected = contract.authoritative_value, contract.injected_value
+    def of(cls, look_for: ReturnDateLookFor, view: LedgerView, fault_step: int) -> _Facts:
+        """The facts of one description on one ledger."""
+        outbound_dates = set(look_for.outbound_dates)
+        true, injected = look_for.authoritative, look_for.injected
         return cls(
-            rid=contract.target.entity_id,
+            rid=look_for.reservation_id,
+            read=look_for.read_tool,
             injected=injected,
             true=true,
             year=record_year([true, injected]),
-            routes=set(related.get("return_routes", "").split(",")),
+            routes=set(look_for.return_routes),
             outbound_dates=outbound_dates,
             return_flights=_return_flights(view, fault_step),
             ambiguous=true in outbound_dates,
@@ -127,14 +128,16 @@ def _call_uses(facts: _Facts, view: LedgerView, fault_step: int) -> list[UseCand
     return out
 
 
-def _dated_calls(facts: _Facts, view: LedgerView, fault_step: int) -> list[tuple[Any, set[str]]]:
+def _dated_calls(
+    facts: _Facts, view: LedgerView, fault_step: int
+) -> list[tuple[CallView, set[str]]]:
     """(call, the dates its arguments give the return) for calls after the fault: dates
     bound to a return leg (flight number, route), and any date of a call on the
     reservation itself (unless the true date is an outbound date as well)."""
     out = []
     for call in view.calls:
         arguments = call.arguments
-        if call.call_step <= fault_step or call.name in (READ, HANDOFF):
+        if call.call_step <= fault_step or call.name in (facts.read, HANDOFF):
             continue
         if not isinstance(arguments, dict):
             continue

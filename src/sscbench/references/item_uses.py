@@ -1,4 +1,5 @@
-"""What ItemOption reads as a use of the item's option: a text stating it (the item
+"""What ItemOption reads as a use of the item's option — the entry point of the
+``ItemOptionLookFor`` kind (:mod:`sscbench.references.lookfor`): a text stating it (the item
 named by id, position, table row, bullet block, product word, or an option that tells
 two items apart — :mod:`sscbench.references.items`), a text stating it as the criterion of a
 replacement ("the same size as yours"), and calls acting on the injected variant or
@@ -11,18 +12,18 @@ from typing import Any
 
 from sscbench.core.values import UseCandidate
 from sscbench.core.view import LedgerView
-from sscbench.faults.contract import FaultContract
-from sscbench.faults.operators.base import args_contain
-from sscbench.faults.operators.item_records import (
+from sscbench.references.item_lines import CRITERION, REQUEST, ItemReference, OrderItem
+from sscbench.references.item_records import (
     option_values,
     order_items,
     product_ids,
     user_asked,
     variants_shown,
 )
-from sscbench.references.item_lines import CRITERION, REQUEST, ItemReference, OrderItem
 from sscbench.references.items import item_references
+from sscbench.references.lookfor import ItemOptionLookFor
 from sscbench.references.text import agent_texts
+from sscbench.references.values import args_contain
 
 
 def _another_variant(ref: ItemReference, undisputed: dict[str, str]) -> bool:
@@ -39,19 +40,33 @@ def _another_variant(ref: ItemReference, undisputed: dict[str, str]) -> bool:
     return any(undisputed[k] not in values for k, values in stated.items())
 
 
+def find_item_option_uses(
+    look_for: ItemOptionLookFor, view: LedgerView, fault_step: int
+) -> list[UseCandidate]:
+    """Texts after the fault stating the item's option, and calls acting on the variant
+    the injected value names or replacing the item by a variant keeping either value the
+    user never asked for, in step order."""
+    out: list[UseCandidate] = []
+    for step, channel, text in agent_texts(view, fault_step):
+        found = text_use(look_for, view, step, text)
+        if found is not None:
+            out.append(UseCandidate(step, channel, *found))
+    out += call_uses(look_for, view, fault_step, out)
+    return sorted(out, key=lambda c: c.step)
+
+
 def text_use(
-    contract: FaultContract, view: LedgerView, step: int, text: str
+    look_for: ItemOptionLookFor, view: LedgerView, step: int, text: str
 ) -> tuple[str, bool, bool, dict[str, Any]] | None:
     """(span, states v′, states v, detail) of a text's statement about the item's option:
     its current state first, else a replacement keeping the option, else the disputed
     value said of a name the item shares (undecidable)."""
-    item_id = contract.target.entity_id
-    key = contract.target.attribute.split(".", 1)[1]
-    injected, true = str(contract.injected_value), str(contract.authoritative_value)
-    items = order_items(view, contract.target.related_ids.get("order_id"), step)
+    item_id, key = look_for.item_id, look_for.option
+    injected, true = look_for.injected, look_for.authoritative
+    items = order_items(view, look_for.order_id, step)
     if not items:
-        items = [OrderItem(item_id, str(contract.target.related_ids.get("product_name", "")), {})]
-    values = option_values(items, contract, view)
+        items = [OrderItem(item_id, look_for.product_name, {})]
+    values = option_values(items, look_for, view)
     refs = item_references(text, items, values, product_ids(view), disputed=key)
     kinds: dict[str, list[ItemReference]] = {"current": [], "replacement": [], "undecidable": []}
     undisputed = {k: v for i in items if i.item_id == item_id for k, v in i.options.items()}
@@ -140,20 +155,18 @@ def _chosen_elsewhere(
 
 
 def call_uses(
-    contract: FaultContract, view: LedgerView, fault_step: int, said: list[UseCandidate]
+    look_for: ItemOptionLookFor, view: LedgerView, fault_step: int, said: list[UseCandidate]
 ) -> list[UseCandidate]:
     """Calls acting on the injected variant, or replacing the item by a variant keeping
     the injected (or the true) option the user did not ask for."""
-    item_id = contract.target.entity_id
-    related = contract.target.related_ids
-    key = contract.target.attribute.split(".", 1)[1]
-    injected, true = str(contract.injected_value), str(contract.authoritative_value)
+    item_id, key = look_for.item_id, look_for.option
+    injected, true = look_for.injected, look_for.authoritative
     variants = variants_shown(view)
     out: list[UseCandidate] = []
     for call in view.calls:
         if call.call_step <= fault_step:
             continue
-        if args_contain(call.arg("item_ids"), related["injected_variant"]):
+        if args_contain(call.arg("item_ids"), look_for.injected_variant):
             out.append(
                 UseCandidate(
                     call.call_step, "tool_call", call.name, True, False, {"tool": call.name}

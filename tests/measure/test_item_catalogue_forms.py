@@ -18,8 +18,8 @@ import re
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from sscbench.faults.operators.item_variants import one_option_neighbours
 
+from sscbench.faults.operators.item_variants import one_option_neighbours
 from sscbench.references.item_forms import catalogue_forms, product_words
 from sscbench.references.item_lines import OrderItem
 from sscbench.references.items import item_references

@@ -17,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
-from sscbench.faults.operators.item_variants import one_option_neighbours
 
 from sscbench.faults.contract import FaultContract, Interaction, Sufficiency, Target
+from sscbench.faults.operators.item_variants import one_option_neighbours
 from sscbench.world.load import load_world
 from test_realtext_rules import Ledger
 

@@ -17,6 +17,7 @@ from sscbench.core.ledger import CalibrationLabels, EvaluatorEvent
 from sscbench.core.values import INF, NOT_APPLICABLE, Step
 from sscbench.faults.case import Case
 from sscbench.faults.registry import family
+from sscbench.json_types import JsonMapping, JsonObject
 
 if TYPE_CHECKING:
     from sscbench.study.study import Study
@@ -34,7 +35,7 @@ def label_evidence(case: Case, labels: dict[str, Any], t_f: int) -> Any:
     return family(case.operator).labelled_evidence(case, labels, t_f)
 
 
-def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> dict[str, object]:
+def label_measurement(case: Case, labels: dict[str, Any], t_f: int) -> JsonObject:
     """T_E, T_S, T_U, Z_S and A from calibration labels."""
     key = fact_key(case)
     uses = sorted(
@@ -65,7 +66,7 @@ class Comparison:
 
     run_id: str
     measured: Mapping[str, object]
-    labelled: Mapping[str, object]
+    labelled: JsonMapping
 
     @property
     def agrees(self) -> bool:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
+from sscbench.json_types import JsonObject
+
 ReadbackMode = Literal["before_report", "after_report", "never"]
 SchemaCheck = Literal["off", "names", "full"]
 
@@ -152,7 +154,7 @@ class Profile:
                     f"profile {self.name}: {name} must be an integer >= 0, got {retries!r}"
                 )
 
-    def params(self) -> dict[str, object]:
+    def params(self) -> JsonObject:
         """The profile's settings (everything but name and description).
 
         The typed-fault settings (:data:`_TYPED_DEFAULTS`) appear only when they differ

@@ -271,3 +271,16 @@ def test_a_study_that_calls_no_model_says_so_in_its_cost_lines(scripted_study, m
     # a study whose configurations call a model still counts its requests
     model_lines = "\n".join(model_study[0].cost_lines)
     assert "no model is called" not in model_lines and "model requests" in model_lines
+
+
+def test_many_repetitions_print_a_few_pass_k_and_keep_every_k_in_the_data():
+    """A study of 861 repetitions prints 12 pass^k figures, not 861; up to 10 all print."""
+    from sscbench.study.cost import PassHatK, shown_pass_k
+
+    def figures(n: int) -> list[PassHatK]:
+        return [PassHatK(k=k, value=1 / k, tasks=46) for k in range(1, n + 1)]
+
+    assert shown_pass_k(figures(10)) == figures(10)
+    ks = [p.k for p in shown_pass_k(figures(861))]
+    assert ks == [1, 2, 3, 4, 8, 16, 32, 64, 128, 256, 512, 861]
+    assert [p.k for p in shown_pass_k(figures(11))] == [1, 2, 3, 4, 8, 11]

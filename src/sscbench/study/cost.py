@@ -156,6 +156,20 @@ class PassHatK:
     tasks: int
 
 
+PASS_KS_SHOWN_WHOLE = 10
+"""Up to this many repetitions every pass^k is printed; above it, a few (see :func:`shown_pass_k`)."""
+
+
+def shown_pass_k(figures: list[PassHatK]) -> list[PassHatK]:
+    """The pass^k figures a person reads: all of them up to :data:`PASS_KS_SHOWN_WHOLE`,
+    else k = 1, 2, 3, 4, the powers of two and the largest k, so that a study of 861
+    repetitions prints 12 figures, not 861 (``pass_k.csv`` keeps every k)."""
+    if len(figures) <= PASS_KS_SHOWN_WHOLE:
+        return figures
+    most = figures[-1].k
+    return [p for p in figures if p.k <= 4 or p.k & (p.k - 1) == 0 or p.k == most]
+
+
 def pass_hat_k(entries: Iterable[CostedRun]) -> dict[str, list[PassHatK]]:
     """Clean-task pass^k per configuration, for k = 1 .. the most repetitions of a task.
 
@@ -299,7 +313,8 @@ def _lines(
         lines = [f"cost: {words}: {count(study.runs, 'run')} ran, {study.wall_s:.1f} s of run time"]
     for config_id, totals in by_config.items():
         figures = ", ".join(
-            f"pass^{p.k} {p.value:.3f} ({_tasks(p.tasks)})" for p in passes.get(config_id, [])
+            f"pass^{p.k} {p.value:.3f} ({_tasks(p.tasks)})"
+            for p in shown_pass_k(passes.get(config_id, []))
         )
         spent = (
             f"{totals.requests} requests, "

@@ -39,14 +39,15 @@ from sscbench.integrations.inspect_export import (
 )
 from sscbench.integrations.inspect_scores import SCORE_NAME
 from sscbench.integrations.populations import METRIC_NAMES, population_metrics
-from sscbench.integrations.study_runs import read_study_runs
+from sscbench.integrations.study_runs import study_runs
 from sscbench.reading import read_json
 
 
 def _whole_log(root) -> EvalLog:
     """The export as it was before it streamed (one ``EvalLog`` holding every sample,
     for ``write_eval_log``): the reference the streamed file must equal."""
-    store, runs = read_study_runs(root)
+    with study_runs(root) as (store, streamed):
+        runs = list(streamed)
     config = read_json(store.config_json)
     created = study_created(store)
     samples = [run_sample(run, created + timedelta(seconds=i)) for i, run in enumerate(runs)]

@@ -63,32 +63,10 @@ def load_run(
     return StudyRun(entry, case, ledger, evaluator, row)
 
 
-def read_study_runs(root: str | Path) -> tuple[StudyDir, list[StudyRun]]:
-    """Every run of the study at ``root``, verified and measured, in index order.
-
-    The folder is locked while it is read (no ``run`` writes it meanwhile); a run file
-    that does not match the index stops the export with a :class:`DataError`.
-    """
-    study = Study.require(root)
-    store = study.store
-    with StudyLock(store.root):
-        check = verify_study(store.root)
-        cases = study.cases
-        entries = list(check.entries.values())
-        rows = list(
-            counted(measure_entries(store, cases, None, entries), "measuring runs", len(entries))
-        )
-        runs = [
-            load_run(store, entry, cases.get(entry.case_id), row)
-            for entry, row in counted(zip(entries, rows, strict=True), "reading runs", len(entries))
-        ]
-    return store, runs
-
-
 @contextmanager
 def study_runs(root: str | Path) -> Iterator[tuple[StudyDir, Iterator[StudyRun]]]:
-    """The runs of :func:`read_study_runs`, one at a time, for a ``with`` block: the
-    study is verified on entry (a bad run file raises before anything is exported),
+    """Every run of the study at ``root``, verified and measured, in index order, one at a
+    time, for a ``with`` block: the study is verified on entry (a bad run file raises before anything is exported),
     then each run is measured and read when the iterator reaches it and forgotten
     after, so an exporter that writes run by run holds one run, whatever the study's
     size. The folder is locked for the block (no ``run`` writes it meanwhile)."""

@@ -12,6 +12,7 @@ an interval, a count, the run ids behind a count. What a section writes to
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import TypeVar
 
 from sscbench.analysis.stats import Interval
 
@@ -19,6 +20,8 @@ __all__ = ["CsvRow", "Entry", "ids_at", "int_at", "interval_at", "number_at", "r
 
 Entry = Mapping[str, object]
 """One analysis entry, read only: quantities by name."""
+
+_T = TypeVar("_T")
 
 CsvRow = dict[str, object]
 """One tidy row of a CSV under ``tables/``: column name to value (the CSV writer prints
@@ -29,20 +32,22 @@ def _wrong(key: str, what: str, value: object) -> TypeError:
     return TypeError(f"{key}: expected {what}, got {type(value).__name__}")
 
 
+def _checked(entry: Entry, key: str, kind: type[_T], what: str) -> _T:
+    """The value under ``key`` if it is a ``kind``, else a TypeError naming ``what``."""
+    value = entry[key]
+    if not isinstance(value, kind):
+        raise _wrong(key, what, value)
+    return value
+
+
 def interval_at(entry: Entry, key: str) -> Interval:
     """The interval stored under ``key`` (a rate's estimate, CI and counts)."""
-    value = entry[key]
-    if not isinstance(value, Interval):
-        raise _wrong(key, "an interval", value)
-    return value
+    return _checked(entry, key, Interval, "an interval")
 
 
 def int_at(entry: Entry, key: str) -> int:
     """The count stored under ``key``."""
-    value = entry[key]
-    if not isinstance(value, int):
-        raise _wrong(key, "a count", value)
-    return value
+    return _checked(entry, key, int, "a count")
 
 
 def number_at(entry: Entry, key: str) -> float | None:
@@ -55,18 +60,12 @@ def number_at(entry: Entry, key: str) -> float | None:
 
 def text_at(entry: Entry, key: str) -> str:
     """The text stored under ``key`` (a name, a label)."""
-    value = entry[key]
-    if not isinstance(value, str):
-        raise _wrong(key, "text", value)
-    return value
+    return _checked(entry, key, str, "text")
 
 
 def ids_at(entry: Entry, key: str) -> list[str]:
     """The run ids stored under ``key`` (a claim card's ``runs`` or ``counted``)."""
-    value = entry[key]
-    if not isinstance(value, list):
-        raise _wrong(key, "a list of run ids", value)
-    return value
+    return _checked(entry, key, list, "a list of run ids")
 
 
 def runs_at(entry: Entry) -> Mapping[str, list[str]]:

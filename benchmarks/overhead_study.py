@@ -3,18 +3,22 @@
 ``benchmarks/overhead.py --executor processes --workers 2`` measures this: the harness
 side is a real study (``execute_study``: plan, qualification, the one writer, the index)
 whose agent is an OpenAI-compatible configuration pointed at the fixed-delay endpoint
-(two tool calls, then a text). Its clean runs are the episodes (their reward is 0, so no
-faulted run follows). The same study is run by the local executor (one process, one
-event loop) and by the process executor (``--workers`` children), each into a fresh
-folder, through the same endpoint process in the same minute. For each the time from
-the first run started to the last recorded (``runs_wall_s``: setup and the children's
-start are left out) is printed against the ideal (rounds of the chain of requests x the
-delay), with the CPU per request of this process (the parent: planning and recording)
-and of the children it waited for (making the episodes; their start, measured alone
-once before, left out).
+(two tool calls, then a text). Most clean runs do not qualify their cases (reward 0); those
+that do are followed by their faulted runs, so the study has chains of two episodes. The
+same study is run by the local executor (one process, one event loop) and by the process
+executor (``--workers`` children), each into a fresh folder, through the same endpoint
+process in the same minute. For each the time from the first run started to the last
+recorded (``runs_wall_s``: setup and the children's start are left out) is printed with
+the CPU per request of this process (the parent: planning and recording) and of the
+children it waited for (making the episodes; their start, measured alone once before,
+left out).
 
-The bare client's wall (``overhead.py``'s baseline, the same 3-request chain) is printed
-beside when the study's episodes make 3 requests each, as they do with this endpoint.
+The baseline is the study's own schedule (``benchmarks/overhead_schedule.py``): the plan's
+units in order on the same number of workers, each clean run made once and waited for by
+the units needing it, a faulted run after its clean run when the study made one. Its
+ideal (each episode exactly its requests' delays) and the bare client making it (one
+harness episode's request bodies per episode) are printed beside, when the study's
+episodes make 3 requests each, as they do with this endpoint.
 """
 
 from __future__ import annotations
@@ -104,12 +108,13 @@ def run_study(text: str, out: Path, executor: str) -> dict[str, float]:
     summary = execute_study(config, text, out, progress=False, executor=executor)
     cpu, children = time.process_time() - cpu, children_cpu() - children - starting
     rows = [json.loads(line) for line in (out / "index.jsonl").read_text().splitlines()]
-    made = [r for r in rows if r["kind"] == "clean"]
+    made = [r for r in rows if r["status"] == "completed"]
     requests = sum(r["usage"]["agent"]["requests"] for r in made)
     chains = {r["usage"]["agent"]["requests"] for r in made}
     return {
         "wall_s": summary.runs_wall_s,
         "episodes": len(made),
+        "faulted": sum(r["kind"] == "faulted" for r in made),
         "requests": requests,
         "chain": max(chains) if len(chains) == 1 else -1,
         "parent_cpu_ms": cpu / requests * 1000,
@@ -135,9 +140,10 @@ def measure_executors(
     delay: float,
     shape: tuple[int, int, int],
 ) -> dict[str, float]:
-    """The study made locally and by ``workers`` children, with the bare client between
-    (``shape``: rounds, concurrency, workers)."""
+    """The study made locally and by ``workers`` children, then its schedule made by the
+    bare client (``shape``: rounds, concurrency, workers)."""
     from overhead_probes import Trace
+    from overhead_schedule import bare_study, ideal_wall, study_units
 
     rounds, concurrency, workers = shape
 
@@ -149,13 +155,15 @@ def measure_executors(
             folder.mkdir()
             got = run_study(text, folder / "study", executor)
             row |= {f"{executor}_{key}": value for key, value in got.items()}
-    episodes, chain = int(row["local_episodes"]), int(row["local_chain"])
-    rounds_made = math.ceil(episodes / concurrency)
-    row["ideal_s"] = rounds_made * chain * delay
+        units = study_units(text, Path(tmp) / "local" / "study")
+    chain = int(row["local_chain"])
+    row["ideal_s"] = ideal_wall(units, concurrency, chain * delay)
     bodies = base.bodies_for_chain(data, endpoint, chain)
     if bodies:
-        wall, _ = asyncio.run(base.bare(endpoint.base_url, bodies, episodes, concurrency, Trace()))
-        row["bare_s"] = wall
+        trace = Trace().config()
+        row["bare_s"] = asyncio.run(
+            bare_study(endpoint.base_url, bodies, units, concurrency, trace)
+        )
     return row
 
 
@@ -170,7 +178,8 @@ def report(concurrency: int, delay: float, workers: int, rows: list[dict], load:
     lines = [
         f"study at concurrency {concurrency}, delay {delay:g} s ({len(rows)} runs, load "
         f"average {load:.2f} before, {m['local_episodes']:.0f} episodes of "
-        f"{m['local_chain']:.0f} requests): ideal {m['ideal_s']:.3f} s, {bare}"
+        f"{m['local_chain']:.0f} requests, {m['local_faulted']:.0f} of them faulted runs after "
+        f"their clean run): ideal {m['ideal_s']:.3f} s, {bare}"
     ]
     for executor, name in (("local", "one process"), ("processes", f"{workers} processes")):
         wall = m[f"{executor}_wall_s"]

@@ -7,10 +7,10 @@ import hashlib
 import tracemalloc
 from pathlib import Path
 
-from sscbench.study import shards
+from sscbench.study import shard_reader
 from sscbench.study.shard_catalogue import Catalogue
+from sscbench.study.shard_reader import ShardReader
 from sscbench.study.shard_writer import ShardWriter
-from sscbench.study.shards import ShardReader
 
 
 def _text(n: int, again: int = 0) -> tuple[bytes, bytes]:
@@ -30,7 +30,7 @@ def _fill(runs: Path, count: int) -> None:
 def test_colliding_hashes_read_each_run_its_last_frame(tmp_path, monkeypatch):
     runs = tmp_path / "runs"
     _fill(runs, 30)
-    monkeypatch.setattr(shards, "hash", lambda run_id: 42, raising=False)  # every id collides
+    monkeypatch.setattr(shard_reader, "hash", lambda run_id: 42, raising=False)  # every id collides
     reader = ShardReader(runs)
     for n in range(30):
         ledger, log, frame = reader.read(f"run-{n}")

@@ -12,8 +12,9 @@ import pytest
 from sscbench.errors import DataError
 from sscbench.study.marker import read_marker, store_layout
 from sscbench.study.runfiles import SHARDS_ABOVE, choose_layout
+from sscbench.study.shard_reader import ShardReader
 from sscbench.study.shard_writer import ShardWriter
-from sscbench.study.shards import BLOCKS_MAGIC, SEALS, ShardReader, read_seals, shard_files
+from sscbench.study.shards import BLOCKS_MAGIC, SEALS, read_seals, shard_files
 
 
 def _text(n: int, domain: str = "airline") -> tuple[bytes, bytes]:

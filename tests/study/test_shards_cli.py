@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from sscbench.cli import app
 from sscbench.study.folder import StudyDir
-from sscbench.study.shards import ShardReader, shard_files
+from sscbench.study.shard_reader import ShardReader
+from sscbench.study.shards import shard_files
 
 QUIET = ("--no-progress", "--no-report")
 SRC = str(Path(__file__).resolve().parents[2] / "src")

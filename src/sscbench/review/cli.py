@@ -101,20 +101,23 @@ def show_command(
     checked against the sha256 the index recorded; a mismatch is an error (exit 2)
     unless ``--unchecked``, which prints it after a ``warning:`` line on stderr."""
     from sscbench.review.show import (
+        find_run,
         format_ledger,
         json_lines,
         read_events,
-        resolve_run,
         terminal_text,
     )
+    from sscbench.study.folder import StudyDir
     from sscbench.study.verify import ledger_problem
 
     try:
-        run_id = resolve_run(study, run)
-        problem = ledger_problem(study, run_id)
+        store = StudyDir(study)  # one folder object: its shard reader finds the run once
+        found = find_run(store, run)  # the index read once
+        run_id = str(found.run_id)
+        problem = ledger_problem(store, run_id, found)
         if problem is not None and not unchecked:
             raise problem
-        events = read_events(study, run_id)
+        events = read_events(store, run_id)
     except (DataError, OSError) as exc:
         _fail(exc)
     if problem is not None:

@@ -22,6 +22,7 @@ from sscbench.core.ledger import (
 from sscbench.errors import DataError
 from sscbench.jsonl import escape_surrogates, model_line
 from sscbench.study.folder import StudyDir
+from sscbench.study.index_search import IndexSearch, index_lines, search_index
 from sscbench.terminal import plain
 
 TYPE_WIDTH = 9  # "assistant"
@@ -32,32 +33,45 @@ class UnknownRun(DataError):
     """RUN names no run of the study, or more than one."""
 
 
-def resolve_run(study: str | Path, run: str) -> str:
-    """The study's run id that ``run`` names: the id itself or a unique prefix of one.
+def _store(study: str | Path | StudyDir) -> StudyDir:
+    return study if isinstance(study, StudyDir) else StudyDir(study)
+
+
+def find_run(study: str | Path | StudyDir, run: str) -> IndexSearch:
+    """The index's record of the run ``run`` names: the id itself, or the only run id it
+    is a prefix of (an id that is also the prefix of others names itself).
 
     A prefix is accepted so a labeller can type ``rd20-adopt`` or the start of a long
-    generated id; an ambiguous or unknown name is refused, naming the study and the run.
+    generated id; an unknown name, or a prefix of two or more run ids, is refused naming
+    the study, the run and (up to five of) the ids it names. The index is read once and
+    only the lines that could name the run are validated (:mod:`sscbench.study.index_search`).
     """
-    store = StudyDir(study)
+    store = _store(study)
     if not store.is_study():
         raise DataError(store.root, None, "not a study folder")
-    ids = [entry.run_id for entry in store.read_index()]
-    if run in ids:
-        return run
-    matches = [run_id for run_id in ids if run_id.startswith(run)]
-    if len(matches) == 1:
-        return matches[0]
-    if not matches:
+    found = search_index(store.index, run)
+    if found.run_id is not None:
+        return found
+    if not found.named:
+        lines = index_lines(store.index) if store.index.exists() else 0
         raise UnknownRun(
-            store.root, None, f"no run {run!r} in this study ({len(ids)} runs in index.jsonl)"
+            store.root, None, f"no run {run!r} in this study ({lines} lines in index.jsonl)"
         )
+    matches = list(found.named)
     shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
     raise UnknownRun(store.root, None, f"{run!r} names {len(matches)} runs: {shown}")
 
 
-def read_events(study: str | Path, run_id: str) -> list[LedgerEvent]:
+def resolve_run(study: str | Path | StudyDir, run: str) -> str:
+    """The study's run id that ``run`` names (:func:`find_run`)."""
+    run_id = find_run(study, run).run_id
+    assert run_id is not None  # find_run raises when it names none
+    return run_id
+
+
+def read_events(study: str | Path | StudyDir, run_id: str) -> list[LedgerEvent]:
     """The run's model-visible ledger events, in step order (header checked)."""
-    store = StudyDir(study)
+    store = _store(study)
     path = store.run_where(run_id)  # its file, or its shard
     try:
         return parse_ledger_lines(store.ledger_lines(run_id))

@@ -17,8 +17,8 @@ from sscbench.core.files import atomic_write
 from sscbench.errors import DataError
 from sscbench.jsonl import split_lines
 from sscbench.names import check_name
+from sscbench.study.shard_reader import ShardReader
 from sscbench.study.shard_writer import ShardWriter
-from sscbench.study.shards import ShardReader
 
 Layout = Literal["files", "shards"]
 LAYOUTS: tuple[Layout, ...] = ("files", "shards")
@@ -149,8 +149,9 @@ class RunFiles:
     ) -> tuple[Path, str] | None:
         """Why a sharded run is not the one the index recorded (absent, its shard's seal
         or its frame's text broken, its sha256 another), or None when it is."""
+        reader = self.shard_reader()
         try:
-            frame = self.shard_reader().read(run_id)[2]
+            frame = reader.read(run_id)[2]
         except DataError as exc:
             return exc.path, exc.reason
         for what, recorded, actual in (
@@ -158,9 +159,11 @@ class RunFiles:
             ("evaluator log", evaluator_sha256, frame.evaluator_sha256),
         ):
             if recorded is not None and actual != recorded:
+                hidden = "; ".join(reader.hiding(frame))
+                later = f"; a later one may be in a damaged shard: {hidden}" if hidden else ""
                 return frame.shard, (
                     f"its {what}'s sha256 {actual[:12]}… differs from the {recorded[:12]}… "
-                    "the index recorded (the run's frame is another)"
+                    f"the index recorded (the run's frame is another{later})"
                 )
         return None
 

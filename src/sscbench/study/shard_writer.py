@@ -12,6 +12,7 @@ import zstandard
 
 from sscbench.core.files import atomic_path, atomic_write
 from sscbench.errors import naming
+from sscbench.study.shard_reader import ShardReader
 from sscbench.study.shards import (
     BLOCK_RUNS,
     BLOCKS_MAGIC,
@@ -23,7 +24,6 @@ from sscbench.study.shards import (
     SHARD_MAGIC,
     SHARD_RUNS,
     Frame,
-    ShardReader,
     block,
     dictionary,
     header,

@@ -25,6 +25,7 @@ from sscbench.jsonl import read_jsonl, read_objects
 from sscbench.progress import progress
 from sscbench.reading import loads_json
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.index_search import IndexSearch, search_index
 from sscbench.study.marker import read_marker
 
 
@@ -283,24 +284,39 @@ def verify_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
     return check
 
 
-__all__ = ["RunProblem", "StudyCheck", "check_recorded_files", "check_study", "verify_study"]
+__all__ = [
+    "RunProblem",
+    "StudyCheck",
+    "check_recorded_files",
+    "check_study",
+    "ledger_problem",
+    "verify_study",
+]
 
 
-def ledger_problem(root: str | Path, run_id: str) -> DataError | None:
-    """Why one run's ledger is not the one the index recorded (gone, or its sha256
-    differs), or None when it is: the check ``sscbench show`` makes before it prints a
-    ledger, the same every other reader makes through :func:`verify_study`."""
-    store = StudyDir(root)
-    entry = next((e for e in store.read_index() if e.run_id == run_id), None)
-    if entry is None:
+def ledger_problem(
+    root: str | Path | StudyDir, run_id: str, found: IndexSearch | None = None
+) -> DataError | None:
+    """Why one run's ledger is not the one the index recorded (gone, its sha256 another,
+    two different index lines for it), or None when it is: the check ``sscbench show``
+    makes before it prints a ledger, the same every other reader makes through
+    :func:`verify_study`. ``found``: the index's lines of the run when the caller has
+    searched it (:func:`~sscbench.study.index_search.search_index`), so it is read once."""
+    store = root if isinstance(root, StudyDir) else StudyDir(root)
+    if found is None or found.run_id != run_id:
+        found = search_index(store.index, run_id)
+    if found.run_id != run_id or not found.entries:
         return DataError(store.index, f"run {run_id}", "absent from the index")
+    if found.conflict:
+        return DataError(store.index, f"run {run_id}", "two different index lines record this run")
+    entry = found.entries[0]
     if entry.ledger_sha256 is None:
         if entry.status == "completed":
             return DataError(store.index, f"run {run_id}", "a completed run without ledger_sha256")
         return None  # no ledger was recorded: reading it fails on its own
     if store.sharded:
-        found = store.shard_problem(run_id, entry.ledger_sha256, entry.evaluator_sha256)
-        return DataError(found[0], f"run {run_id}", found[1]) if found else None
+        problem = store.shard_problem(run_id, entry.ledger_sha256, entry.evaluator_sha256)
+        return DataError(problem[0], f"run {run_id}", problem[1]) if problem else None
     path = store.ledger_path(run_id)
     reason = _file_problem(path, entry.ledger_sha256)
     return DataError(path, f"run {run_id}", reason) if reason else None

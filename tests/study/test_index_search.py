@@ -99,3 +99,18 @@ def test_a_broken_line_that_could_name_the_run_is_named(tmp_path):
 def test_a_missing_index_names_nothing(tmp_path):
     assert search_index(tmp_path / "index.jsonl", "run-1").named == {}
     assert json.loads(_line("r")).get("run_id") == "r"
+
+
+@pytest.mark.parametrize("chunk", [7, 100, 1000])
+def test_lines_across_chunks_and_longer_than_one_are_read_whole(tmp_path, monkeypatch, chunk):
+    from sscbench.study import index_search
+
+    monkeypatch.setattr(index_search, "CHUNK", chunk)
+    lines = [_line(f"run-{n}", reason="x" * (n * 37 % 300)) for n in range(41)]
+    index = _index(tmp_path, *lines, lines[40].rstrip("\n"))  # and a copy, cut by a kill
+    for n in (0, 13, 39, 40):
+        found = search_index(index, f"run-{n}")
+        assert [entry.model_dump_json() + "\n" for entry in found.entries] == [lines[n]]
+    named = search_index(index, "run-3").named
+    assert list(named) == ["run-3", *(f"run-{n}" for n in range(30, 40))]
+    assert index_lines(index) == 41 and index_lines(index, before=len(lines[0])) == 1

@@ -3,7 +3,7 @@
 ``sscbench show STUDY RUN`` names one run (its id, or a unique prefix of one); a
 million-run study's ``index.jsonl`` is 841 MB, and validating each of its lines as an
 :class:`~sscbench.study.folder.IndexEntry` took 14 s to find one. Here the index is read
-as a memory map, and only a line whose bytes could name the run is looked at: one that
+in chunks into one buffer, and only a line whose bytes could name the run is looked at: one that
 holds the bytes of ``RUN`` (a JSON string without escapes is its UTF-8 bytes, so a line
 without a backslash whose run id starts with ``RUN`` holds them) or any backslash (an
 escape could spell them otherwise). Of those, the run id is read from the line's start
@@ -16,8 +16,6 @@ skipped, a line that is not UTF-8 or not an entry is an error naming its number.
 
 from __future__ import annotations
 
-import mmap
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -29,7 +27,7 @@ from sscbench.errors import DataError
 from sscbench.study.folder import IndexEntry
 
 CHUNK = 1 << 24
-"""Bytes of the index read at a time when its lines are counted (16 MB)."""
+"""Bytes of the index read at a time (16 MB)."""
 WRITTEN_ID = re.compile(rb'\{"run_id":"([^"\\]*)"')
 """The start of an index line as sscbench writes it: the run id first, here unescaped."""
 
@@ -83,21 +81,36 @@ def search_index(index: Path, run: str) -> IndexSearch:
 
 def _lines_holding(index: Path, needles: tuple[bytes, ...]) -> Iterator[tuple[int, bytes]]:
     """(offset, line) of each whole line of ``index`` holding one of ``needles``, in
-    order. The file is mapped, not read: the searches run over the page cache and no
-    byte of a line that holds no needle is copied."""
-    with index.open("rb") as handle:
-        if os.fstat(handle.fileno()).st_size == 0:
-            return
-        with mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data:
-            cut = data.rfind(b"\n") + 1  # past it: a line cut by a kill, no run
-            starts: set[int] = set()
-            for needle in needles:
-                at = data.find(needle, 0, cut)
-                while 0 <= at < cut:
-                    starts.add(data.rfind(b"\n", 0, at) + 1)
-                    at = data.find(needle, data.find(b"\n", at) + 1, cut)
-            for start in sorted(starts):
-                yield start, data[start : data.find(b"\n", start) + 1]
+    order. The file is read into one buffer of :data:`CHUNK` bytes, reused: only the
+    lines holding a needle are copied out (a memory map of an 841 MB index counted its
+    pages in the process's memory)."""
+    buf = bytearray(CHUNK)
+    kept, offset = 0, 0  # a line begun in the last chunk, moved to the buffer's start
+    with index.open("rb", buffering=0) as handle:
+        while True:
+            if kept == len(buf):
+                buf.extend(bytes(len(buf)))  # a line longer than the buffer
+            with memoryview(buf) as view:
+                read = handle.readinto(view[kept:])
+            if not read:
+                return  # what is kept is a line cut by a kill: no run
+            end = kept + read
+            cut = buf.rfind(b"\n", 0, end) + 1
+            for start in _starts(buf, cut, needles):
+                yield offset + start, bytes(buf[start : buf.find(b"\n", start) + 1])
+            buf[: end - cut] = buf[cut:end]
+            kept, offset = end - cut, offset + cut
+
+
+def _starts(data: bytearray, cut: int, needles: tuple[bytes, ...]) -> list[int]:
+    """Where the lines of ``data[:cut]`` holding a needle start, in order."""
+    starts: set[int] = set()
+    for needle in needles:
+        at = data.find(needle, 0, cut)
+        while 0 <= at < cut:
+            starts.add(data.rfind(b"\n", 0, at) + 1)
+            at = data.find(needle, data.find(b"\n", at) + 1, cut)
+    return sorted(starts)
 
 
 def index_lines(index: Path, before: int | None = None) -> int:

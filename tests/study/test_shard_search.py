@@ -134,3 +134,10 @@ def test_a_damaged_newer_shard_hiding_a_later_frame_is_named(tmp_path):
         assert ledger == _text(1)[0] and frame.shard.name == "shard-000000.shard"
         hidden = reader.hiding(frame)
         assert len(hidden) == 1 and hidden[0].startswith("shard-000002.shard is ")
+
+
+def test_a_run_in_no_shard_catalogues_every_shard_once(tmp_path, scans):
+    runs = tmp_path / "runs"
+    _fill(runs, 9)
+    assert ShardReader(runs).locate("run-99") is None  # no shard holds its bytes
+    assert scans == [path.name for path in shard_files(runs)]

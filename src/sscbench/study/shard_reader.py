@@ -115,6 +115,7 @@ class ShardReader:
 
     def locate(self, run_id: str) -> Frame | None:
         """The run's last frame, or None when no shard holds one."""
+        fresh = False  # the catalogue was built by this lookup: not again for a run it lacks
         if not self._built:
             if run_id in self._found:
                 return self._found[run_id]
@@ -125,14 +126,15 @@ class ShardReader:
                     self._found[run_id] = frame
                     return frame
             self.build()  # many runs asked for, or none found: every shard catalogued
+            fresh = True
         for attempt in (1, 2):
             try:
                 frame = self._find(run_id)
             except (ValueError, UnicodeDecodeError, OSError):
                 if attempt == 2:
                     raise
-                frame = None  # the writer compacted that shard since: scan it again
-            if frame is not None or attempt == 2:
+                frame, fresh = None, False  # the writer compacted that shard since: scan again
+            if frame is not None or attempt == 2 or fresh:
                 return frame
             self.build()  # not held: the study grew (or its shards changed) since
         return None

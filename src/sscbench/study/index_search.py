@@ -9,9 +9,11 @@ without a backslash whose run id starts with ``RUN`` holds them) or any backslas
 escape could spell them otherwise). Of those, the run id is read from the line's start
 when the line starts as sscbench writes it (``{"run_id":"…"``, no escape in the id),
 else from the line validated; the lines of the run finally named are validated whole.
-What the index says is what :meth:`~sscbench.study.folder.StudyDir.read_index` says of
-it: a line cut by a kill (the last, without its newline) is no run, blank lines are
-skipped, a line that is not UTF-8 or not an entry is an error naming its number.
+Of the lines looked at, what is said is what :meth:`~sscbench.study.folder.StudyDir.read_index`
+says: a line cut by a kill (the last, without its newline) is no run, blank lines are
+skipped, a line that is not UTF-8 or not an entry is an error naming its number. A broken
+line that cannot name the run is not read (``read_index`` stopped on it; ``measure`` and
+every other reader of the whole index still do).
 """
 
 from __future__ import annotations

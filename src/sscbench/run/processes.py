@@ -43,6 +43,7 @@ from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.llm.journal_carry import drop_process_books
 from sscbench.run.episodes import EpisodeOutput, RunKind
 from sscbench.run.planning import PlanUnit
 from sscbench.run.remote import EpisodeWorker, StudyInputs
@@ -297,6 +298,8 @@ class ProcessEpisodes:
             self.loop.remove_reader(child.conn.fileno())
         child.conn.close()
         child.process.join(1.0)  # its pipe closed: it has exited, or is about to
+        if self.journal_dir is not None and child.pid:  # its runs start again elsewhere
+            drop_process_books(self.journal_dir, child.pid)
         why = f"child process {child.pid or '(starting)'} {_exit_words(child.process.exitcode)}"
         for future in child.waiting.values():
             if not future.done():

@@ -31,10 +31,10 @@ import asyncio
 import gc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, TypeVar
 
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
+from sscbench.llm.journal_carry import journal_recorded
 from sscbench.study.folder import IndexEntry, StudyDir
 
 T = TypeVar("T")
@@ -76,8 +76,9 @@ class RunWriter:
         return digests
 
     async def index_line(self, entry: IndexEntry, journal: str | None = None) -> None:
-        """Append a finished run's index line, then remove its response journal (its
-        answers are in the run's files now). Awaited to its end even when the caller is
+        """Append a finished run's index line, then tell the journals the run
+        ``journal`` is recorded (its answers are in the run's files now; the file its
+        answers were carried forward into goes once all its runs are recorded). Awaited to its end even when the caller is
         cancelled meanwhile (the line is being written whatever happens), so the caller
         may count the run before the cancellation goes on (:func:`settled`)."""
         await self._do(self._lines, self._index_line, entry, journal)
@@ -85,7 +86,7 @@ class RunWriter:
     def _index_line(self, entry: IndexEntry, journal: str | None) -> None:
         self.store.append_index(entry)
         if journal is not None:
-            Path(journal).unlink(missing_ok=True)
+            journal_recorded(self.store.runs, journal)
 
     async def aclose(self) -> None:
         """Finish every write asked for and stop the threads."""

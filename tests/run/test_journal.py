@@ -8,6 +8,7 @@ import json
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -43,10 +44,12 @@ max_retries = 0
 
 class Model:
     """A deterministic model: a lookup after each user message, then a question; after
-    ``stop_after`` answers it sends SIGINT to the study (a Ctrl-C mid-run)."""
+    ``stop_after`` answers it sends SIGINT to the study (a Ctrl-C mid-run), and fails
+    the request ``hold`` seconds later (a child process's run is stopped meanwhile)."""
 
-    def __init__(self, stop_after: int | None = None, watch: Path | None = None):
+    def __init__(self, stop_after: int | None = None, watch: Path | None = None, hold: float = 0.0):
         self.stop_after = stop_after
+        self.hold = hold
         self.answered = 0
         self.lock = threading.Lock()
         self.watch = watch  # a runs folder whose journal files are counted at each call
@@ -54,10 +57,15 @@ class Model:
 
     def __call__(self, body: dict) -> dict | Fail:
         with self.lock:
-            if self.stop_after is not None and self.answered >= self.stop_after:
+            stop = self.stop_after is not None and self.answered >= self.stop_after
+            if stop:
                 os.kill(os.getpid(), signal.SIGINT)
-                return Fail(500)
-            self.answered += 1
+            else:
+                self.answered += 1
+        if stop:
+            time.sleep(self.hold)
+            return Fail(500)
+        with self.lock:
             if self.watch is not None and self.watch.exists():
                 files = [p for p in self.watch.iterdir() if _journal_file(p)]
                 self.most_files = max(self.most_files, len(files))
@@ -77,15 +85,23 @@ class Endpoint:
         self.model = Model()
         self.server = OpenAIServer(lambda body: self.model(body)).start()
 
-    def study(self, model: Model, out: Path, *, stop: bool = False, concurrency: int = 1) -> None:
+    def study(
+        self,
+        model: Model,
+        out: Path,
+        *,
+        stop: bool = False,
+        concurrency: int = 1,
+        executor: str | None = None,
+    ) -> None:
         self.model = model
         toml = STUDY.format(url=self.server.base_url, concurrency=concurrency)
         config = parse_config(toml, self.tmp / "study.toml", base_dir=self.tmp)
         if stop:
             with pytest.raises(StudyInterrupted):
-                execute_study(config, toml, out, progress=False)
+                execute_study(config, toml, out, progress=False, executor=executor)
         else:
-            execute_study(config, toml, out, progress=False)
+            execute_study(config, toml, out, progress=False, executor=executor)
 
 
 def _journal_file(path: Path) -> bool:
@@ -151,6 +167,22 @@ def test_an_interrupted_run_continues_from_its_journal(tmp_path, endpoint, unint
     assert first.answered + second.answered == total
     assert _journals(out) == []  # a finished study leaves no journal file
     assert _files(out) == files  # byte-identical to the uninterrupted study
+
+
+def test_an_interrupted_study_in_child_processes_continues_from_their_books(
+    tmp_path, endpoint, uninterrupted
+):
+    files, total = uninterrupted
+    first = Model(stop_after=total // 2 + 1, hold=3.0)  # the parent stops, then children
+    out = tmp_path / "out"
+    endpoint.study(first, out, stop=True, executor="processes")
+    _run_id, rows = _in_flight(out)
+    assert sum("request_sha256" in row for row in rows) >= 2, "the child kept its answers"
+    second = Model()
+    endpoint.study(second, out, executor="processes")
+    assert first.answered + second.answered == total
+    assert _files(out) == files
+    assert _journals(out) == []
 
 
 def test_no_file_is_made_per_run_and_none_is_left(tmp_path, endpoint):

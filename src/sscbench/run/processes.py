@@ -298,8 +298,6 @@ class ProcessEpisodes:
             self.loop.remove_reader(child.conn.fileno())
         child.conn.close()
         child.process.join(1.0)  # its pipe closed: it has exited, or is about to
-        if self.journal_dir is not None and child.pid:  # its runs start again elsewhere
-            drop_process_books(self.journal_dir, child.pid)
         why = f"child process {child.pid or '(starting)'} {_exit_words(child.process.exitcode)}"
         for future in child.waiting.values():
             if not future.done():
@@ -308,6 +306,8 @@ class ProcessEpisodes:
         if not self.closing:
             self.budget.count(why)
             if self.budget.stopped is None:
+                if self.journal_dir is not None and child.pid:  # its runs start again
+                    drop_process_books(self.journal_dir, child.pid)  # from what was carried
                 self.children[self.children.index(child)] = self._spawn()
                 self._attach()
         self._wake()

@@ -90,7 +90,10 @@ def carry_forward(folder: Path, finished: Container[str]) -> list[str]:
     for name in absorbed:
         (folder / name).unlink(missing_ok=True)
     with _LOCK:
-        _CARRIED[os.path.abspath(folder)] = set(resolved)
+        if resolved:
+            _CARRIED[os.path.abspath(folder)] = set(resolved)
+        else:
+            _CARRIED.pop(os.path.abspath(folder), None)
     return notes
 
 

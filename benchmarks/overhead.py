@@ -330,7 +330,7 @@ def report(concurrency: int, delay: float, rows: list[dict[str, float]], load: f
         f"({m['gc2_count']:.0f} full collections, {m['gc2_s']:.3f} s); loop lag {m['lag_total_s']:.3f} s in "
         f"all (p99 {m['lag_p99_ms']:.1f} ms, max {m['lag_max_ms']:.1f} ms); CPU per request: "
         f"harness {m['cpu_ms']:.2f} ms (event-loop thread {m['loop_cpu_ms']:.2f} ms, "
-        f"writer and sync threads {m['cpu_ms'] - m['loop_cpu_ms']:.2f} ms), bare client {m['bare_cpu_ms']:.2f} ms, endpoint {m['endpoint_cpu_ms']:.2f} ms"
+        f"writer threads {m['cpu_ms'] - m['loop_cpu_ms']:.2f} ms), bare client {m['bare_cpu_ms']:.2f} ms, endpoint {m['endpoint_cpu_ms']:.2f} ms"
     )
 
 

@@ -19,7 +19,7 @@ writing run files, event-loop lag (a probe that sleeps 5 ms and records how late
 woke), the answers' time beyond the endpoint's delay (the bare client's beside it: both
 carry the same request trace, so the probe's own cost is on both sides), and the
 harness's CPU per request, split into the event loop's thread and the others (the run
-writer's and the journal syncs': they share the interpreter lock with the loop).
+writer's: they share the interpreter lock with the loop).
 The probes are in ``benchmarks/overhead_probes.py``.
 
 Usage: python benchmarks/overhead.py [--delay 0.5] [--rounds 4] [--repeat 3]
@@ -50,7 +50,7 @@ from sscbench.agents.openai_agent import openai_agent_factory
 from sscbench.core.agent import RunContext
 from sscbench.core.ledger import ToolEvent
 from sscbench.llm.endpoint import OpenAIAgentConfig
-from sscbench.llm.journal import SUFFIX
+from sscbench.llm.journal import JournalBook
 from sscbench.llm.transport import request_bytes
 from sscbench.reading import loads_json
 from sscbench.run.episode import run_episode
@@ -188,12 +188,14 @@ async def harness(
     world: Any, endpoint: Endpoint, delay: float, episodes: int, concurrency: int, out: Path
 ) -> HarnessRun:
     """``episodes`` endpoint-driven episodes at ``concurrency`` through the harness, after a
-    warm-up of one round. Each run is recorded as a study records it: a response journal
-    (``runs/<id>.partial.jsonl``, a line per answer), then its two files and timing line,
-    then its index line and the journal's removal, through the study's writer."""
+    warm-up of one round. Each run is recorded as a study records it: a line per answer
+    in the process's journal book (``runs/journal-*.book.jsonl``), the run's end told to
+    the book, then its two files and timing line, then its index line, through the
+    study's writer."""
     store = StudyDir(out)
     store.runs.mkdir(parents=True, exist_ok=True)
     writer = RunWriter(store, offload=OFFLOAD[0])
+    book = JournalBook(store.runs)
     task = world.tasks[0]
     factory = openai_agent_factory(
         OpenAIAgentConfig(base_url=endpoint.base_url, model="bench", max_retries=0)
@@ -207,7 +209,7 @@ async def harness(
     async def one(i: int) -> None:
         async with semaphore:
             run_id = f"run{i}"
-            journal = TimedJournal(store.runs / f"{run_id}{SUFFIX}", run_id)
+            journal = TimedJournal(book, run_id)
             tools = world.tool_schemas()
             context = RunContext(world, task, world.policy, tools, i, 0, journal=journal)
             agent = factory(context)
@@ -216,6 +218,7 @@ async def harness(
             )
             assert result.end is not None and result.end.status == "completed"
             assert sum(isinstance(e, ToolEvent) for e in result.ledger) == 2
+            journal.ended()
             began = time.perf_counter()
             digests = await writer.run_files(run_id, result.ledger, result.evaluator, 0.0)
             entry = IndexEntry(
@@ -228,7 +231,7 @@ async def harness(
                 ledger_sha256=digests[0],
                 evaluator_sha256=digests[1],
             )
-            await writer.index_line(entry, str(journal.path))
+            await writer.index_line(entry, run_id)
             writes.append(time.perf_counter() - began)
             if not bodies:
                 bodies.extend(episode_bodies(agent, result.ledger))
@@ -251,6 +254,7 @@ async def harness(
     finally:
         await factory.aclose()
         await writer.aclose()
+        book.close()
     beyond = sum(max(0.0, s - delay) for s in trace.answer_s)
     lag = probe.summary() | {
         "journal_s": TimedJournal.spent[0],
@@ -326,7 +330,7 @@ def report(concurrency: int, delay: float, rows: list[dict[str, float]], load: f
         f"({m['gc2_count']:.0f} full collections, {m['gc2_s']:.3f} s); loop lag {m['lag_total_s']:.3f} s in "
         f"all (p99 {m['lag_p99_ms']:.1f} ms, max {m['lag_max_ms']:.1f} ms); CPU per request: "
         f"harness {m['cpu_ms']:.2f} ms (event-loop thread {m['loop_cpu_ms']:.2f} ms, "
-        f"writer and sync threads {m['cpu_ms'] - m['loop_cpu_ms']:.2f} ms), bare client {m['bare_cpu_ms']:.2f} ms, endpoint {m['endpoint_cpu_ms']:.2f} ms"
+        f"writer threads {m['cpu_ms'] - m['loop_cpu_ms']:.2f} ms), bare client {m['bare_cpu_ms']:.2f} ms, endpoint {m['endpoint_cpu_ms']:.2f} ms"
     )
 
 

@@ -7,6 +7,9 @@ import asyncio
 import threading
 
 from sscbench.core.ledger import UserEvent
+from sscbench.llm.journal import Answer, JournalBook, ResponseJournal
+from sscbench.llm.journal_book import CARRIED
+from sscbench.llm.journal_carry import carry_forward
 from sscbench.run.writer import RunWriter, settled
 from sscbench.study.folder import IndexEntry, StudyDir
 
@@ -31,12 +34,17 @@ def _study(tmp_path, name: str, offload: bool) -> StudyDir:
 
     async def record(i: int) -> None:
         ledger = [UserEvent(step=0, content=f"hello {i}")]
-        journal = store.runs / f"r{i}.partial.jsonl"
-        journal.write_text("{}\n")
         digests = await writer.run_files(f"r{i}", ledger, [], 0.5)
-        await writer.index_line(_entry(f"r{i}", digests), str(journal))
+        journal = f"r{i}" if i % 2 else None  # a carried run may be recorded unmade
+        await writer.index_line(_entry(f"r{i}", digests), journal)
 
     async def main() -> None:
+        book = JournalBook(store.runs)  # the runs' answers, carried forward by a resume
+        for i in range(6):
+            await ResponseJournal(book, f"r{i}").record(Answer("agent", "h", "json", i))
+        book.close()
+        carry_forward(store.runs, finished=set())
+        assert (store.runs / CARRIED).exists()
         for i in range(6):  # one after another: the order is the callers'
             await record(i)
         await writer.aclose()
@@ -51,7 +59,7 @@ def test_offloaded_writes_are_the_in_line_writes_byte_for_byte(tmp_path):
         assert (offloaded.root / name).read_bytes() == (inline.root / name).read_bytes()
     files = sorted(p.name for p in inline.runs.iterdir())
     assert files == sorted(p.name for p in offloaded.runs.iterdir())
-    assert not any(name.endswith(".partial.jsonl") for name in files)  # journals removed
+    assert not any(name.endswith(".book.jsonl") for name in files)  # all runs recorded
     for name in files:
         assert (offloaded.runs / name).read_bytes() == (inline.runs / name).read_bytes()
 

@@ -236,7 +236,7 @@ def _execute(hooks: RunHooks, options: RunOptions) -> _Executed:
             out,
             f"{stop}: {partial.finished_runs}/{partial.planned_runs} runs finished "
             f"({partial.executed_now} now); runs in flight that call a model keep their "
-            "answers (runs/*.partial.jsonl) and continue from them, the others run again",
+            "answers (runs/journal-*.book.jsonl) and continue from them, the others run again",
             extra,
         )
     except KeyboardInterrupt:

@@ -33,7 +33,7 @@ from sscbench.core.user import UserFactory
 from sscbench.faults.case import Case
 from sscbench.faults.registry import SeededOperator, consistent_source_hooks, get_operator
 from sscbench.jsonl import escape_surrogates
-from sscbench.llm.journal import SUFFIX, ResponseJournal
+from sscbench.llm.journal import JournalBook, ResponseJournal
 from sscbench.llm.usage import RoleUsage, RunUsage
 from sscbench.run.builders import derive_seed
 from sscbench.run.episode import run_episode
@@ -89,6 +89,7 @@ class EpisodeMaker:
         self.agents = agents
         self.user = user
         self.journal_dir = journal_dir  # where runs that call a model keep their journals
+        self._book: JournalBook | None = None  # this process's book of them, once needed
         self.on_note = on_note  # a journal that cannot answer says why, in one line
         self.in_flight: dict[str, ResponseJournal] = {}  # the study's progress reads them
         self.journal_stats: Counter = Counter()  # runs continued from a journal
@@ -142,6 +143,8 @@ class EpisodeMaker:
                 idempotency_keys=self.config.world.idempotency_keys,
                 context_interventions=context_faults,
             )
+            if journal is not None:
+                journal.ended()  # its output exists: the answers are needed no more
         finally:
             if journal is not None:
                 journal.close()
@@ -168,7 +171,7 @@ class EpisodeMaker:
             evaluator=[start, *result.evaluator, result.end],
             end=result.end,
             wall_s=wall,
-            meta={"journal": str(journal.path)} if journal is not None else {},
+            meta={"journal": run_id} if journal is not None else {},
         )
 
     def _faults(
@@ -197,7 +200,9 @@ class EpisodeMaker:
         (scripted runs are quick to make again and keep none)."""
         if self.journal_dir is None or not self._calls_model(config_id):
             return None
-        journal = ResponseJournal(self.journal_dir / f"{run_id}{SUFFIX}", run_id, self.on_note)
+        if self._book is None:
+            self._book = JournalBook(self.journal_dir)
+        journal = ResponseJournal(self._book, run_id, self.on_note)
         if journal.resumed:
             self.journal_stats["runs"] += 1
         self.in_flight[run_id] = journal
@@ -208,7 +213,10 @@ class EpisodeMaker:
         return agent.endpoint is not None or self.config.user.kind == "llm"
 
     async def aclose(self) -> None:
-        """Close the agent and user factories that hold connections."""
+        """Close the agent and user factories that hold connections, and the journal
+        book (its files whose runs all ended are deleted)."""
+        if self._book is not None:
+            self._book.close()
         for factory in [*self.agents.values(), self.user]:
             close = getattr(factory, "aclose", None)
             if close is not None:

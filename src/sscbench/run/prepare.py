@@ -15,7 +15,7 @@ from sscbench.core.files import atomic_path
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.jsonl import model_line
-from sscbench.llm.journal import SUFFIX as JOURNAL_SUFFIX
+from sscbench.llm.journal_carry import carry_forward
 from sscbench.run.builders import (
     build_agent_factory,
     build_study_cases,
@@ -49,7 +49,7 @@ def resume_records(
     (:func:`~sscbench.run.finished.read_finished`)."""
     dropped = drop_untrusted(store, plan, retry_missing)
     finished = {entry.run_id: entry for entry in store.read_index()}
-    _drop_journals(store, {entry.run_id for entry in finished.values()})
+    _carry_journals(store, finished)
     return finished, dropped
 
 
@@ -94,11 +94,11 @@ def drop_untrusted(
     return dropped
 
 
-def _drop_journals(store: StudyDir, finished: Container[str]) -> None:
-    """Remove the response journals of finished runs (a kill after the index line)."""
-    for path in store.runs.glob(f"*{JOURNAL_SUFFIX}"):
-        if path.name[: -len(JOURNAL_SUFFIX)] in finished:
-            path.unlink(missing_ok=True)
+def _carry_journals(store: StudyDir, finished: Container[str]) -> None:
+    """Carry the unfinished runs' recorded answers forward into one file, before any run
+    starts (:mod:`sscbench.llm.journal_carry`); the finished runs' are dropped."""
+    for note in carry_forward(store.runs, finished):
+        print(f"note: {plain(note)}", file=sys.stderr)
 
 
 def episode_source(
@@ -112,8 +112,8 @@ def episode_source(
     workers: int | None = None,
 ) -> EpisodeSource:
     """Where the study's episodes are made: this process (``local``, keeping a response
-    journal per run that calls a model, :mod:`sscbench.llm.journal`), ``workers`` child
-    processes on this machine (``processes``, journals kept the same way) or a Ray
+    journal per run that calls a model in the process's book, :mod:`sscbench.llm.journal`),
+    ``workers`` child processes on this machine (``processes``, each its own book) or a Ray
     cluster (``ray``, ``workers`` actors per pool when given)."""
     if executor == "ray":
         from sscbench.run.ray_executor import RayEpisodes
@@ -226,7 +226,7 @@ def open_study(
         planned = (lambda run_id: plan.locate(run_id) is not None) if same_plan else None
         dropped = drop_untrusted(store, plan, retry_missing, planned)
         finished = read_finished(store, plan, each or (lambda entry, wall_s: None))
-        _drop_journals(store, finished)
+        _carry_journals(store, finished)
     for done in store.open_runs():  # a shard frame a kill cut is cut off before any append
         print(f"note: run store: {plain(done)}", file=sys.stderr)  # said, never silent
     return resumed, finished, dropped

@@ -43,6 +43,7 @@ from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
+from sscbench.llm.journal_carry import drop_process_books
 from sscbench.run.episodes import EpisodeOutput, RunKind
 from sscbench.run.planning import PlanUnit
 from sscbench.run.remote import EpisodeWorker, StudyInputs
@@ -305,6 +306,8 @@ class ProcessEpisodes:
         if not self.closing:
             self.budget.count(why)
             if self.budget.stopped is None:
+                if self.journal_dir is not None and child.pid:  # its runs start again
+                    drop_process_books(self.journal_dir, child.pid)  # from what was carried
                 self.children[self.children.index(child)] = self._spawn()
                 self._attach()
         self._wake()

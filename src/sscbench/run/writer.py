@@ -1,16 +1,15 @@
 """The study folder's one writer, on threads of its own so the event loop never waits on disk.
 
 A finished run costs the folder two atomic file writes (ledger and evaluator log: a
-temporary file, a rename), a line in ``timings.jsonl``, a line in the index and the
-removal of its response journal. Each is a file-system call that usually takes a tenth
-of a millisecond and, on a disk shared with other work, now and then tens of them; made
+temporary file, a rename), a line in ``timings.jsonl`` and a line in the index (then
+the journals are told it is recorded). Each is a file-system call that usually takes a
+tenth of a millisecond and, on a disk shared with other work, now and then tens of them; made
 on the event loop, every run in flight waits that long (``benchmarks/overhead.py``
 measures it at concurrency 64 and 256 against a 0.5 s endpoint; docs/cost.md).
 
 :class:`RunWriter` makes them on worker threads while the loop goes on with the other
 runs: a run's two files on one of a few threads (runs side by side), then its timing
-and index lines and the journal's removal on one thread, first in first out. So the
-folder means what it meant whatever kills the process (an index line names a run whose
+and index lines on one thread, first in first out. So the folder means what it meant whatever kills the process (an index line names a run whose
 files are whole), the lines keep the order in which the runs' files were done, and the
 bytes are the same (the same calls of :class:`~sscbench.study.folder.StudyDir`). A
 record whose caller stops waiting (Ctrl-C cancels the runs in flight) is still finished
@@ -31,10 +30,10 @@ import asyncio
 import gc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, TypeVar
 
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
+from sscbench.llm.journal_carry import journal_recorded
 from sscbench.study.folder import IndexEntry, StudyDir
 
 T = TypeVar("T")
@@ -76,16 +75,19 @@ class RunWriter:
         return digests
 
     async def index_line(self, entry: IndexEntry, journal: str | None = None) -> None:
-        """Append a finished run's index line, then remove its response journal (its
-        answers are in the run's files now). Awaited to its end even when the caller is
+        """Append a finished run's index line, then tell the journals the run is
+        recorded (its answers are in its files now: the file a resume carried answers
+        forward into goes once all its runs are; ``journal``, the run's journal, is not
+        needed for that any more). Awaited to its end even when the caller is
         cancelled meanwhile (the line is being written whatever happens), so the caller
         may count the run before the cancellation goes on (:func:`settled`)."""
         await self._do(self._lines, self._index_line, entry, journal)
 
     def _index_line(self, entry: IndexEntry, journal: str | None) -> None:
         self.store.append_index(entry)
-        if journal is not None:
-            Path(journal).unlink(missing_ok=True)
+        # any run, journal or not (a carried run may now be recorded unmade, e.g. not
+        # qualified): the file its answers were carried forward into may go
+        journal_recorded(self.store.runs, entry.run_id)
 
     async def aclose(self) -> None:
         """Finish every write asked for and stop the threads."""

@@ -97,7 +97,16 @@ STUDY_FILES = (
     STUDY_MARKER,
 )
 STUDY_FOLDERS = {
-    "runs": (".ledger.jsonl", ".evaluator.jsonl", ".partial.jsonl", ".tmp", SUFFIX, SEALS),
+    # .book.jsonl: the response journals' books; .partial.jsonl: earlier versions' journals
+    "runs": (
+        ".ledger.jsonl",
+        ".evaluator.jsonl",
+        ".book.jsonl",
+        ".partial.jsonl",
+        ".tmp",
+        SUFFIX,
+        SEALS,
+    ),
     "tables": (".csv", ".tmp"),
     "figures": (".png", ".svg", ".tmp"),
     "release": (".json", ".csv", ".png", ".svg", ".tmp"),

@@ -124,6 +124,7 @@ class FakeRay:
         RayActorError=RayActorError,
         ActorUnavailableError=ActorUnavailableError,
         RayTaskError=RayTaskError,
+        GetTimeoutError=TimeoutError,
         RayError=Exception,
     )
 
@@ -133,8 +134,15 @@ class FakeRay:
         self.most_in_flight = 0
         self.in_flight = 0
         self.killed = 0
+        self.asked_back = 0  # ready() calls: a lost worker waited for
+        self.gone = False  # a lost worker never answers again
 
-    def get(self, ref):
+    def get(self, ref, timeout=None):
+        if ref == "ready":
+            self.asked_back += 1
+            if self.gone:
+                raise ActorUnavailableError("still restarting")
+            return 1
         self.in_flight -= 1
         return ref()
 
@@ -160,7 +168,8 @@ class FakeRay:
 
             return result
 
-        return SimpleNamespace(measure=SimpleNamespace(remote=remote))
+        ready = SimpleNamespace(remote=lambda: "ready")
+        return SimpleNamespace(measure=SimpleNamespace(remote=remote), ready=ready)
 
 
 def _driver(fake: FakeRay, workers: int, **settings) -> RayMeasure:
@@ -181,12 +190,12 @@ def test_order_and_chunks_in_flight(study, monkeypatch):
 
 def test_a_chunk_whose_worker_was_lost_is_measured_again(study, monkeypatch):
     monkeypatch.setattr(on_ray, "CHUNK", 3)
-    monkeypatch.setattr(on_ray, "REVIVE_POLL_S", 0.0)
     want = [row.line() for row in measure_entries(study.store, study.cases)]
     fake = FakeRay(lose={1, 5}, unavailable={2})
     measure = _driver(fake, 2)
     assert list(measure.lines(study.store, study.cases, study.store.read_index())) == want
-    assert measure.remeasured == 2  # a restarting worker is waited for, not counted
+    assert measure.remeasured == 3  # chunk 1 twice, chunk 2 once
+    assert fake.asked_back == 3  # each sent again once its worker answered
     assert all(slot.in_flight == 0 for slot in measure.slots)
 
 
@@ -199,6 +208,20 @@ def test_a_chunk_that_keeps_losing_its_worker_stops_naming_its_runs(study, monke
     assert stopped.value.field == "study.ray.attempts"
     first = next(study.store.read_index()).run_id
     assert f"runs {first} … " in stopped.value.reason and "3 times" in stopped.value.reason
+
+
+def test_a_lost_worker_that_does_not_come_back_stops_the_measure(study, monkeypatch):
+    monkeypatch.setattr(on_ray, "REVIVE_POLL_S", 0.01)
+    fake = FakeRay(lose={0})
+    fake.gone = True
+    with pytest.raises(DataError) as stopped:
+        list(
+            _driver(fake, 1, start_timeout_s=0.1).lines(
+                study.store, study.cases, study.store.read_index()
+            )
+        )
+    assert stopped.value.field == "study.ray.start_timeout_s"
+    assert "still restarting" in stopped.value.reason and fake.asked_back >= 2
 
 
 def test_a_workers_data_error_is_raised_as_itself(study, monkeypatch):

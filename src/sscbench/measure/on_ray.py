@@ -43,7 +43,7 @@ from sscbench.study.placement import join_ray
 from sscbench.study.ray_config import RaySettings
 
 REVIVE_POLL_S = 0.5
-"""How long a chunk whose worker is restarting waits before it is sent again."""
+"""How often a lost worker is asked whether it is back (within ``start_timeout_s``)."""
 
 Shipped = list[tuple[IndexEntry, RunText | None]]
 """A chunk as shipped: each index entry with its run's text when its row reads it."""
@@ -89,8 +89,7 @@ class _Chunk:
     runs: Shipped
     slot: _Slot
     ref: Any
-    tries: int = 0  # times its worker was lost while it measured it
-    waited: float = 0.0  # seconds waited for a restarting worker
+    tries: int = 0  # times its worker was lost while it had it
 
 
 class RayMeasure:
@@ -173,8 +172,8 @@ class RayMeasure:
         while True:
             try:
                 return list(self.ray.get(chunk.ref))
-            except exceptions.RayActorError as exc:
-                lost: BaseException = exc  # ActorUnavailableError: restarting, not lost now
+            except exceptions.RayActorError as exc:  # ActorUnavailableError included
+                lost: BaseException = exc
             except exceptions.RayTaskError as exc:
                 cause = getattr(exc, "cause", None)
                 if isinstance(cause, DataError):
@@ -182,27 +181,34 @@ class RayMeasure:
                 raise DataError("<ray worker>", None, str(exc).splitlines()[0]) from None
             finally:
                 chunk.slot.in_flight -= 1
-            if isinstance(lost, exceptions.ActorUnavailableError):
-                self._wait_back(chunk, lost)  # it never started on this worker
-            else:
-                chunk.tries += 1
-                if chunk.tries >= self.settings.attempts:
-                    raise self._too_many(chunk, lost)
-                self.remeasured += 1
+            chunk.tries += 1
+            if chunk.tries >= self.settings.attempts:
+                raise self._too_many(chunk, lost)
+            self.remeasured += 1
+            self._wait_back(chunk.slot, lost)
             self._submit(chunk)
 
-    def _wait_back(self, chunk: _Chunk, exc: BaseException) -> None:
-        """Pause before sending a chunk again whose worker was restarting; past
-        ``start_timeout_s`` of such pauses the measure stops."""
-        chunk.waited += REVIVE_POLL_S
-        if chunk.waited > self.settings.start_timeout_s:
-            raise DataError(
-                "<ray cluster>",
-                "study.ray.start_timeout_s",
-                f"a lost worker did not come back within {self.settings.start_timeout_s:g} s "
-                f"(last: {str(exc).splitlines()[0]}); nothing was written",
-            )
-        time.sleep(REVIVE_POLL_S)
+    def _wait_back(self, slot: _Slot, exc: BaseException) -> None:
+        """Wait until a lost worker answers again (Ray restarts it), at most
+        ``start_timeout_s``, so a chunk is sent again only to a worker that is up."""
+        deadline = time.monotonic() + self.settings.start_timeout_s
+        exceptions = self.ray.exceptions
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                if left > 0:
+                    self.ray.get(slot.actor.ready.remote(), timeout=left)
+                    return
+            except (exceptions.RayActorError, exceptions.GetTimeoutError) as again:
+                exc = again
+            if time.monotonic() >= deadline:
+                raise DataError(
+                    "<ray cluster>",
+                    "study.ray.start_timeout_s",
+                    f"a lost worker did not come back within {self.settings.start_timeout_s:g}"
+                    f" s (last: {str(exc).splitlines()[0]}); nothing was written",
+                )
+            time.sleep(REVIVE_POLL_S)
 
     def _too_many(self, chunk: _Chunk, exc: BaseException) -> DataError:
         first, last = chunk.runs[0][0].run_id, chunk.runs[-1][0].run_id

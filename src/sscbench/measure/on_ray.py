@@ -14,10 +14,11 @@ text (:class:`~sscbench.study.ledgers.RunText`, decoded and, in shards, checked 
 each frame's sha256 as every reader does) and ships it with the chunk; the cases are
 shipped once, through the object store. A worker parses and measures: the CPU part.
 
-**Failure.** A worker lost while it measures a chunk (its process killed, its node lost)
-is restarted by Ray and the chunk is measured again, from the same shipped text, on the
-least busy worker, up to ``[study.ray] attempts`` times; :attr:`RayMeasure.remeasured`
-counts them and the command says so. A chunk that fails (a run's text that does not
+**Failure.** A worker lost while it has a chunk (its process killed, its node lost) is
+restarted by Ray; once it answers again (within ``[study.ray] start_timeout_s``) the
+chunk is measured again, from the same shipped text, on the least busy worker, up to
+``[study.ray] attempts`` times; :attr:`RayMeasure.remeasured` counts them and the
+command says so. A chunk that fails (a run's text that does not
 parse, a measurement that raises) stops the command with the run named; ``measure``
 writes through a temporary file, so nothing is half-written.
 """

@@ -296,3 +296,17 @@ def test_shipped_rows_name_an_absent_case(study):
     with pytest.raises(DataError) as refused:
         list(measure_shipped({}, [(entry, text)], "cases.jsonl"))
     assert refused.value.field == entry.case_id
+
+
+def test_a_recorded_study_table_that_does_not_validate_is_named(tiny_study, tmp_path):
+    """The study's ``config.toml`` is read for its placement: a ``[study]`` table that no
+    longer validates stops ``measure`` naming the file, unless ``--executor local``."""
+    root = tmp_path / "study"
+    shutil.copytree(tiny_study, root)
+    toml = root / "config.toml"
+    toml.write_text(toml.read_text().replace("[study]\n", '[study]\nexecutor = "spark"\n', 1))
+    result = CliRunner().invoke(app, ["measure", str(root)])
+    assert result.exit_code == 2
+    assert "config.toml, field study" in " ".join(result.output.split()), result.output
+    result = CliRunner().invoke(app, ["measure", str(root), "--executor", "local"])
+    assert result.exit_code == 0, result.output

@@ -97,6 +97,8 @@ def _on_ray(
 
     if executor not in (None, "local", "processes", "ray"):
         raise DataError("--executor", None, f"{executor!r} is not 'local', 'processes' or 'ray'")
+    if executor in ("local", "processes"):
+        return None  # the study's config is not read: this machine was asked for
     settings = recorded_study_settings(StudyDir(study))
     executor, address = chosen_executor(settings, executor, address)
     if executor != "ray":

@@ -6,12 +6,13 @@ it, in a child process per command, into a temporary folder that is removed afte
 
 * ``sscbench run --no-report`` (``--executor E`` and ``--run-workers N`` passed on when
   given: ``processes`` makes episodes in N child processes, ``ray`` on a private local
-  cluster; ``--ray`` is ``--executor ray``),
+  cluster; ``--ray`` is ``--executor ray`` for ``run`` and for ``measure``),
 * with ``--resume F``: the study as a kill after all but the last fraction ``F`` of
   its runs leaves it (the index cut to its first lines: the runs after them have no
   index line, so they are not finished), then the same ``sscbench run`` again, which
   resumes it (the step ``resume``: its peak RSS printed against the fresh ``run``'s),
-* ``sscbench measure`` (``--workers N`` passed on when given),
+* ``sscbench measure`` (``--workers N`` passed on when given: N processes, or with
+  ``--ray`` N Ray workers on a private local cluster, ``--executor ray``),
 * ``sscbench report``,
 
 and for each the child's own peak RSS (``ru_maxrss`` from ``wait4``), wall time and CPU
@@ -105,6 +106,8 @@ def commands(config: Path, study: Path, args: argparse.Namespace) -> dict[str, l
     if args.run_workers:
         run += ["--workers", str(args.run_workers)]
     measure = [*cli, "measure", str(study)]
+    if args.ray:
+        measure += ["--executor", "ray"]
     if args.workers:
         measure += ["--workers", str(args.workers)]
     report = [*cli, "report", str(study)]
@@ -202,7 +205,9 @@ def main() -> None:
     parser.add_argument("--sizes", nargs="+", type=int, help="factors of --repetitions to run")
     parser.add_argument("--big", action="store_true", help="also x100 and one million runs")
     parser.add_argument("--workers", type=int, default=0, help="sscbench measure --workers N")
-    parser.add_argument("--ray", action="store_true", help="run with --executor ray (local)")
+    parser.add_argument(
+        "--ray", action="store_true", help="run and measure with --executor ray (local)"
+    )
     parser.add_argument("--executor", choices=["local", "processes", "ray"], help="run's executor")
     parser.add_argument("--run-workers", type=int, default=0, help="sscbench run --workers N")
     parser.add_argument("--store", choices=["auto", "files", "shards"], help="[study] store")

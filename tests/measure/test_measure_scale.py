@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from live_objects import NewObjects
 from sscbench.cli import app
+from sscbench.measure import rows as rows_module
 from sscbench.measure import study as measure_module
 from sscbench.study.folder import IndexEntry
 from sscbench.study.seal import seal_path
@@ -60,7 +61,7 @@ def test_measure_holds_no_index_entry_per_run(tiny_study, tmp_path, monkeypatch)
     shutil.copytree(tiny_study, root)
     runs = (root / "index.jsonl").read_text().count("\n")
     seen: list[int] = []
-    real = measure_module.measure_run
+    real = rows_module.measure_run
 
     calls: list[int] = []
     made = NewObjects(IndexEntry)  # entries other tests left alive are not this measure's
@@ -71,7 +72,7 @@ def test_measure_holds_no_index_entry_per_run(tiny_study, tmp_path, monkeypatch)
             seen.append(made.count())
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(measure_module, "measure_run", watched)
+    monkeypatch.setattr(rows_module, "measure_run", watched)
     measure_module.measure_study(root)
     assert runs >= 30 and len(seen) >= 3
     assert max(seen) <= 4, (max(seen), runs)  # the entry in hand (and the reader's next)

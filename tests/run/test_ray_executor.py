@@ -220,7 +220,7 @@ def test_past_max_worker_losses_the_study_stops_and_resumes_the_same(cluster, tm
 PRIVATE_CLUSTER = """
 import logging, os, sys, time
 import psutil
-from sscbench.run.ray_executor import import_ray, local_cluster_options
+from sscbench.study.placement import import_ray, local_cluster_options
 ray = import_ray(True)
 ray.init(logging_level=logging.WARNING, log_to_driver=False, **local_cluster_options(1, 80))
 mine = psutil.Process().children(recursive=True)

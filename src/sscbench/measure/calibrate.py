@@ -86,7 +86,8 @@ def labelled_runs(study: str | Path | Study) -> Iterator[Comparison]:
     """Every triggered faulted run of a study (a folder or a loaded ``Study``) whose
     agent kept calibration labels, with its measurement and the same quantities derived
     from the labels."""
-    from sscbench.measure.study import contract_runs, measure_run
+    from sscbench.measure.rows import measure_run
+    from sscbench.measure.study import contract_runs
     from sscbench.progress import counted
     from sscbench.study.study import Study
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -11,6 +12,9 @@ from sscbench.errors import DataError
 from sscbench.jsonl import read_lines
 from sscbench.reading import loads_json
 from sscbench.terminal import plain
+
+if TYPE_CHECKING:
+    from sscbench.measure.on_ray import OnRay
 
 
 def measure(
@@ -22,8 +26,23 @@ def measure(
     out: Path | None = typer.Option(
         None, help="output file (default STUDY/measurements.jsonl; name another to keep both)"
     ),
-    workers: int = typer.Option(
-        1, min=1, help="processes measuring runs (rule classifier); the same file for any N"
+    workers: int | None = typer.Option(
+        None,
+        min=1,
+        help="processes measuring runs (rule classifier; default 1), or Ray workers "
+        "(default: \\[study.ray] workers); the same file for any N",
+    ),
+    executor: str | None = typer.Option(
+        None,
+        "--executor",
+        help="where runs are measured: local (this machine, --workers processes) or ray "
+        "(default: ray when the study's \\[study] executor is ray, else local)",
+    ),
+    address: str | None = typer.Option(
+        None,
+        "--address",
+        help="the Ray cluster: auto, ray://HOST:PORT or HOST:PORT (default: \\[study.ray] "
+        "address, else a private local cluster)",
     ),
 ) -> None:
     """Reconstruct T_F, T_E, T_S, T_U, Z_S, A and Y_end for every run: measurements.jsonl."""
@@ -48,12 +67,15 @@ def measure(
     elif classifier != "rule":
         fail(DataError("--classifier", classifier, "expected rule or llm"))
     try:
-        path, count = measure_study(study, judge, out=out, workers=workers)
+        on_ray = _on_ray(study, executor, address, workers)
+        path, count = measure_study(study, judge, out=out, workers=workers or 1, on_ray=on_ray)
     except (DataError, OSError) as exc:
         fail(exc)
     finally:
         if judge is not None:
             judge.close()
+    if on_ray is not None and on_ray.remeasured:
+        print(f"{on_ray.remeasured} chunks of runs measured again after their worker was lost")
     strata: Counter[str] = Counter()
     for line in read_lines(path):
         row = loads_json(line)
@@ -61,6 +83,27 @@ def measure(
             strata[row.get("Z_S")] += 1
     print(plain(f"wrote {path}: {count} rows"))
     print("faulted runs by arrival: " + ", ".join(f"{k} {v}" for k, v in sorted(strata.items())))
+
+
+def _on_ray(
+    study: Path, executor: str | None, address: str | None, workers: int | None
+) -> OnRay | None:
+    """Where to measure on Ray (``--executor``/``--address``/``--workers``, else the
+    study's own ``[study]`` settings, resolved as ``run`` resolves them), or None to
+    measure on this machine."""
+    from sscbench.measure.on_ray import OnRay
+    from sscbench.study.folder import StudyDir
+    from sscbench.study.placement import chosen_executor, ray_workers, recorded_study_settings
+
+    if executor not in (None, "local", "processes", "ray"):
+        raise DataError("--executor", None, f"{executor!r} is not 'local', 'processes' or 'ray'")
+    if executor in ("local", "processes"):
+        return None  # the study's config is not read: this machine was asked for
+    settings = recorded_study_settings(StudyDir(study))
+    executor, address = chosen_executor(settings, executor, address)
+    if executor != "ray":
+        return None
+    return OnRay(ray_workers(settings.ray, workers), address)
 
 
 def calibrate(

@@ -74,7 +74,7 @@ def _result(future: Future[list[str]]) -> list[str]:
         raise DataError(*exc.args) from None
 
 
-def _chunks(entries: Iterable[IndexEntry], size: int) -> Iterator[list[IndexEntry]]:
+def chunked(entries: Iterable[IndexEntry], size: int) -> Iterator[list[IndexEntry]]:
     """``entries`` in lists of ``size`` (the last one shorter), read lazily."""
     it = iter(entries)
     while chunk := list(islice(it, size)):
@@ -95,7 +95,7 @@ def parallel_lines(
         workers, mp_context=context, initializer=_start, initargs=(str(store.root),)
     ) as pool:
         pending: deque[Future[list[str]]] = deque()
-        for chunk in _chunks(source, CHUNK):
+        for chunk in chunked(source, CHUNK):
             pending.append(pool.submit(_measure_chunk, measure, chunk))
             if len(pending) >= 2 * workers:
                 yield from _result(pending.popleft())

@@ -33,6 +33,7 @@ from sscbench.run.shared_clean import check_plan_format
 from sscbench.study.caps import write_caps
 from sscbench.study.config import StudyConfig
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.placement import chosen_executor, ray_workers
 from sscbench.study.recordings_file import write_recordings
 from sscbench.study.runfiles import choose_layout
 from sscbench.study.worlds import build_worlds
@@ -119,8 +120,7 @@ def episode_source(
         from sscbench.run.ray_executor import RayEpisodes
 
         if workers is not None:
-            ray = config.study.ray.model_copy(update={"workers": workers})
-            study = config.study.model_copy(update={"ray": ray})
+            study = config.study.model_copy(update={"ray": ray_workers(config.study.ray, workers)})
             config = config.model_copy(update={"study": study})
         return RayEpisodes.connect(config, toml_text, cases, address)
     if executor == "processes":
@@ -167,15 +167,9 @@ def prepare_study(
         seed_from_study(config, store.root)
     check_replay_plan(config, plan.config_ids(), cases)
     inputs = hash_inputs(input_files(config))
+    executor, address = chosen_executor(config.study, executor, address)
     source = episode_source(
-        config,
-        worlds,
-        cases,
-        toml_text,
-        executor or config.study.executor,
-        address or config.study.ray.address,
-        store.root,
-        workers,
+        config, worlds, cases, toml_text, executor, address, store.root, workers
     )
     try:
         store.root.mkdir(parents=True, exist_ok=True)

@@ -16,16 +16,16 @@ run is lost and none is indexed twice. A run is never sent to a worker known to 
 lost: it goes to another, or waits until the lost one answers again (within
 ``start_timeout_s``), so a restart does not use up attempts. Each loss counts once
 (however many runs it had; one that died idle counts when its next run comes from
-another process); past ``max_worker_losses`` the study stops, its runs kept. Ray is imported here only, and lazily.
+another process); past ``max_worker_losses`` the study stops, its runs kept. Ray is
+imported lazily, by :func:`sscbench.study.placement.import_ray` (which :func:`join_ray`
+calls), as ``measure --executor ray`` imports it.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -39,40 +39,11 @@ from sscbench.run.planning import PlanUnit
 from sscbench.run.remote import EpisodeWorker, StudyInputs
 from sscbench.run.worker_losses import LossBudget, per_worker, retrieved
 from sscbench.study.config import StudyConfig
+from sscbench.study.placement import join_ray
 from sscbench.study.ray_config import RaySettings
 
-RAY_MISSING = "the ray executor needs Ray, an optional extra: pip install 'sscbench[ray]'"
-
-
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1", "[::1]")
 REVIVE_POLL_S = 0.5
 """How often a lost worker is asked whether it is back (within ``start_timeout_s``)."""
-
-
-def is_loopback(address: str | None) -> bool:
-    """Whether the cluster is this machine's own loopback one (or a private one: None)."""
-    if address is None:
-        return True
-    host = address.removeprefix("ray://").rsplit(":", 1)[0]
-    return host in LOOPBACK_HOSTS
-
-
-def import_ray(loopback: bool) -> ModuleType:
-    """The ``ray`` module, or a clear error naming the extra that installs it.
-
-    Usage stats stay off. For a cluster on 127.0.0.1 Ray is told it runs on one machine
-    (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``, read when ``ray`` is first imported);
-    otherwise it rewrites 127.0.0.1 to the machine's interface address and its traffic
-    would leave the loopback.
-    """
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
-    if loopback and "ray" not in sys.modules:
-        os.environ.setdefault("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "0")
-    try:
-        import ray
-    except ImportError:
-        raise DataError("<config>", "study.executor", RAY_MISSING) from None
-    return ray
 
 
 class Placed(TypedDict):
@@ -92,17 +63,6 @@ def _remote_worker(ray: ModuleType) -> Any:
 
     Worker.__name__ = Worker.__qualname__ = "EpisodeWorker"
     return ray.remote(Worker)
-
-
-def local_cluster_options(cpus: int, object_store_mb: int) -> dict[str, object]:
-    """``ray.init`` options of a private local cluster: 127.0.0.1 only, no dashboard,
-    a small object store, an explicit CPU count (a shared machine)."""
-    return {
-        "num_cpus": cpus,
-        "object_store_memory": object_store_mb * 1024 * 1024,
-        "include_dashboard": False,
-        "_node_ip_address": "127.0.0.1",
-    }
 
 
 @dataclass
@@ -160,21 +120,8 @@ class RayEpisodes:
     ) -> RayEpisodes:
         """Join the cluster at ``address`` (or start a private local one), start each
         pool's workers and wait until every one has rebuilt the study."""
-        ray = import_ray(is_loopback(address))
         settings = config.study.ray
-        owns_ray = not ray.is_initialized()
-        if owns_ray:
-            options: dict[str, object] = {"logging_level": logging.WARNING, "log_to_driver": False}
-            if address is None:
-                options |= local_cluster_options(settings.local_cpus, settings.object_store_mb)
-            else:
-                options["address"] = address
-            try:
-                ray.init(**options)
-            except (ConnectionError, RuntimeError, ValueError) as exc:
-                raise DataError(
-                    address or "<local ray>", "study.ray.address", f"cannot join: {exc}"
-                ) from exc
+        ray, owns_ray = join_ray(settings, address)
         inputs = StudyInputs.of(config, toml_text, cases)
         at_once = per_worker(config.study.concurrency, settings.workers)
         worker_class = _remote_worker(ray)

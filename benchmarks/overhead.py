@@ -23,7 +23,12 @@ writer's and the journal syncs': they share the interpreter lock with the loop).
 The probes are in ``benchmarks/overhead_probes.py``.
 
 Usage: python benchmarks/overhead.py [--delay 0.5] [--rounds 4] [--repeat 3]
-       [--concurrency 64 256] [--executor processes [--workers 2]]
+       [--concurrency 64 256] [--store auto|files|shards]
+       [--executor processes [--workers 2]]
+
+``--store`` names where the harness's runs go (default ``auto``: the layout
+:func:`~sscbench.study.runfiles.choose_layout` gives a study of the benchmark's runs,
+printed before each concurrency's lines).
 
 ``--executor processes`` measures a whole study instead, made by one process and by
 ``--workers`` child processes (``benchmarks/overhead_study.py``).
@@ -57,6 +62,7 @@ from sscbench.run.episode import run_episode
 from sscbench.run.heap import runs_heap
 from sscbench.run.writer import RunWriter
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.runfiles import choose_layout
 from sscbench.testing import text, tool_call
 from sscbench.testing.delay_server import DelayServer
 from sscbench.world.load import load_world
@@ -65,6 +71,18 @@ CALLS = 3
 """Model calls per episode (two tool calls, then a text)."""
 OFFLOAD = [True]
 """Whether the harness's writer offloads the run files (``--writes``; a study: yes)."""
+STORE = ["auto"]
+"""Where the harness's runs go (``--store``): ``files``, ``shards``, or ``auto``, what
+:func:`~sscbench.study.runfiles.choose_layout` picks for a study of the benchmark's runs."""
+
+
+def study_store(out: Path, runs: int) -> StudyDir:
+    """The harness's study folder, its runs kept in the layout ``--store`` names (``auto``:
+    the one a study of ``runs`` runs records)."""
+    store = StudyDir(out)
+    store.runs.mkdir(parents=True, exist_ok=True)
+    store.layout = choose_layout(STORE[0], runs)
+    return store
 
 
 def airline_world(data: Path):
@@ -191,8 +209,7 @@ async def harness(
     warm-up of one round. Each run is recorded as a study records it: a response journal
     (``runs/<id>.partial.jsonl``, a line per answer), then its two files and timing line,
     then its index line and the journal's removal, through the study's writer."""
-    store = StudyDir(out)
-    store.runs.mkdir(parents=True, exist_ok=True)
+    store = study_store(out, episodes)
     writer = RunWriter(store, offload=OFFLOAD[0])
     task = world.tasks[0]
     factory = openai_agent_factory(
@@ -340,6 +357,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency (median)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--writes", choices=["thread", "inline"], default="thread")
+    parser.add_argument(
+        "--store",
+        choices=["auto", "files", "shards"],
+        default="auto",
+        help="where the harness's runs go (auto: what a study of the benchmark's runs picks)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--executor",
@@ -350,6 +373,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="children (--executor processes)")
     args = parser.parse_args()
     OFFLOAD[0] = args.writes == "thread"
+    STORE[0] = args.store
     if args.serve:
         serve(args.delay)
         return
@@ -373,6 +397,9 @@ def print_overheads(
     with runs_heap():  # as a study's runs have it
         for concurrency in concurrencies:
             load = os.getloadavg()[0]
+            layout = choose_layout(STORE[0], rounds * concurrency)
+            how = "--store" if STORE[0] != "auto" else "auto: what a study of these runs picks"
+            print(f"store: {layout} ({rounds * concurrency} runs; {how})", flush=True)
             rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
             print(report(concurrency, delay, rows, load), flush=True)
 

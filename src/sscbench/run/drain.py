@@ -9,14 +9,26 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from sscbench.run.cost_cap import CostCap
+from sscbench.run.episodes import EpisodeSource
 from sscbench.run.planning import PlanUnit
 from sscbench.run.stopper import SignalStopper
+from sscbench.run.writer import RunWriter
+from sscbench.study.folder import IndexEntry
 
-if TYPE_CHECKING:
-    from sscbench.run.executor import StudyRunner
+
+class StudyRunner(Protocol):
+    """What the workers drive (:class:`sscbench.run.executor.StudyRunner`)."""
+
+    halted: bool
+    writer: RunWriter
+    source: EpisodeSource
+
+    async def start_unit(self, unit: PlanUnit) -> asyncio.Future[IndexEntry] | None:
+        """Run the unit; return once its last record is asked for, with its future."""
+        ...
 
 
 async def drain(

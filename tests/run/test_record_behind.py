@@ -197,14 +197,14 @@ def _entry_of(run_id: str):
     return lambda digests: _entry(run_id, digests)
 
 
-def test_a_failed_record_is_raised_by_drain_and_the_next_record(tmp_path, monkeypatch):
+def test_a_failed_record_is_raised_and_stops_the_records_after_it(tmp_path, monkeypatch):
     store = _store(tmp_path)
     append = StudyDir.append_index
 
     def failing(self, entry):
         if entry.run_id == "bad":
             raise OSError(28, "No space left on device")
-        append(self, entry)
+        append(self, entry)  # not reached for "good": asked for after "bad"
 
     monkeypatch.setattr(StudyDir, "append_index", failing)
 
@@ -221,7 +221,7 @@ def test_a_failed_record_is_raised_by_drain_and_the_next_record(tmp_path, monkey
             await writer.aclose()
 
     asyncio.run(main())
-    assert [json.loads(x)["run_id"] for x in store.index.read_text().splitlines()] == ["good"]
+    assert not store.index.exists()  # nothing is written after a record that failed
 
 
 def test_held_index_is_let_go_when_the_index_is_replaced(tmp_path):
@@ -255,3 +255,25 @@ def test_a_signal_waits_for_the_records_under_way_and_counts_them(tmp_path, monk
     lines = (tmp_path / "out" / "index.jsonl").read_text().splitlines()
     assert [json.loads(line)["run_id"] for line in lines] == seen
     assert info.value.summary.finished_runs == len(seen) > 2
+
+
+def test_a_failed_record_stops_the_study_and_no_faulted_line_lacks_its_clean(tmp_path, monkeypatch):
+    _offloading(monkeypatch)
+    append = StudyDir.append_index
+    lines: list[str] = []
+
+    def failing(self, entry: IndexEntry) -> None:
+        if entry.kind == "clean" and len(lines) >= 1:
+            raise OSError(28, "No space left on device")
+        append(self, entry)
+        lines.append(entry.run_id)
+
+    monkeypatch.setattr(StudyDir, "append_index", failing)
+    path = tmp_path / "study.toml"
+    path.write_text(CONFIG.format(concurrency=4, store="files"))
+    config, text = load_config(path)
+    with pytest.raises(OSError, match="No space"):
+        executor.execute_study(config, text, tmp_path / "out", progress=False)
+    index = [json.loads(x) for x in (tmp_path / "out" / "index.jsonl").read_text().splitlines()]
+    cleans = {row["run_id"] for row in index if row["kind"] == "clean"}
+    assert index and all(row["clean_run_id"] in cleans for row in index if row["kind"] == "faulted")

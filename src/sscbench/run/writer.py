@@ -24,7 +24,8 @@ its next conversation as soon as one ends. So:
 * at most ``pending`` records wait at once: a record asked for beyond that waits for
   room (the worker does not start its next unit), so memory stays flat;
 * :meth:`RunWriter.drain` waits for every pending record and raises the first failure
-  (a failure is also raised to the next :meth:`record_run`): nothing is lost, and a
+  (a failure is also raised to the next :meth:`record_run`, and no record after a failed
+  one is written, so no line follows a missing one): nothing is lost silently, and a
   record under way when Ctrl-C cancels the workers is finished and counted, so the
   study's count of recorded runs stays the index's.
 
@@ -93,6 +94,7 @@ class RunWriter:
         self._room = asyncio.Semaphore(max(1, pending))
         self._pending: set[asyncio.Task[IndexEntry]] = set()
         self._failure: BaseException | None = None
+        self._broken: BaseException | None = None  # a job failed: the thread writes no more
         if hold_files:  # the study's invocation: the index, timings and shard held open
             store.hold_files()
 
@@ -145,10 +147,23 @@ class RunWriter:
             return done
         self._raise_failure()
         await self._room.acquire()  # no await after this: the job is asked for, or not
-        task = loop.create_task(self._finish(loop.run_in_executor(self._thread, job), then))
+        work = loop.run_in_executor(self._thread, self._unless_broken, job)
+        task = loop.create_task(self._finish(work, then))
         self._pending.add(task)
         task.add_done_callback(self._settle)
         return task
+
+    def _unless_broken(self, job: Callable[[], IndexEntry]) -> IndexEntry:
+        """``job()`` on the writer's thread, unless a record before it failed: then
+        nothing more is written (a faulted run's line never follows its clean run's
+        failed one; the runs not recorded are run again on resume)."""
+        if self._broken is not None:
+            raise self._broken
+        try:
+            return job()
+        except BaseException as exc:
+            self._broken = exc
+            raise
 
     @staticmethod
     async def _finish(work: asyncio.Future[IndexEntry], then: Then) -> IndexEntry:

@@ -23,7 +23,12 @@ writer's: they share the interpreter lock with the loop).
 The probes are in ``benchmarks/overhead_probes.py``.
 
 Usage: python benchmarks/overhead.py [--delay 0.5] [--rounds 4] [--repeat 3]
-       [--concurrency 64 256] [--executor processes [--workers 2]]
+       [--concurrency 64 256] [--store auto|files|shards]
+       [--executor processes [--workers 2]]
+
+``--store`` names where the harness's runs go (default ``auto``: the layout
+:func:`~sscbench.study.runfiles.choose_layout` gives a study of the benchmark's runs,
+printed before each concurrency's lines).
 
 ``--executor processes`` measures a whole study instead, made by one process and by
 ``--workers`` child processes (``benchmarks/overhead_study.py``).
@@ -57,6 +62,7 @@ from sscbench.run.episode import run_episode
 from sscbench.run.heap import runs_heap
 from sscbench.run.writer import RunWriter
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.runfiles import choose_layout
 from sscbench.testing import text, tool_call
 from sscbench.testing.delay_server import DelayServer
 from sscbench.world.load import load_world
@@ -65,6 +71,18 @@ CALLS = 3
 """Model calls per episode (two tool calls, then a text)."""
 OFFLOAD = [True]
 """Whether the harness's writer offloads the run files (``--writes``; a study: yes)."""
+STORE = ["auto"]
+"""Where the harness's runs go (``--store``): ``files``, ``shards``, or ``auto``, what
+:func:`~sscbench.study.runfiles.choose_layout` picks for a study of the benchmark's runs."""
+
+
+def study_store(out: Path, runs: int) -> StudyDir:
+    """The harness's study folder, its runs kept in the layout ``--store`` names (``auto``:
+    the one a study of ``runs`` runs records)."""
+    store = StudyDir(out)
+    store.runs.mkdir(parents=True, exist_ok=True)
+    store.layout = choose_layout(STORE[0], runs)
+    return store
 
 
 def airline_world(data: Path):
@@ -190,11 +208,11 @@ async def harness(
     """``episodes`` endpoint-driven episodes at ``concurrency`` through the harness, after a
     warm-up of one round. Each run is recorded as a study records it: a line per answer
     in the process's journal book (``runs/journal-*.book.jsonl``), the run's end told to
-    the book, then its two files and timing line, then its index line, through the
-    study's writer."""
-    store = StudyDir(out)
-    store.runs.mkdir(parents=True, exist_ok=True)
-    writer = RunWriter(store, offload=OFFLOAD[0])
+    the book, then one job on the study's writer (its text, timing line, index line, the
+    journals told) asked for before the episode lets its concurrency slot go, written
+    behind; the wall ends when every run is recorded."""
+    store = study_store(out, episodes)
+    writer = RunWriter(store, offload=OFFLOAD[0], pending=concurrency, hold_files=True)
     book = JournalBook(store.runs)
     task = world.tasks[0]
     factory = openai_agent_factory(
@@ -220,24 +238,33 @@ async def harness(
             assert sum(isinstance(e, ToolEvent) for e in result.ledger) == 2
             journal.ended()
             began = time.perf_counter()
-            digests = await writer.run_files(run_id, result.ledger, result.evaluator, 0.0)
-            entry = IndexEntry(
-                run_id=run_id,
-                case_id="bench",
-                config_id="bench",
-                repetition=0,
-                kind="clean",
-                status="completed",
-                ledger_sha256=digests[0],
-                evaluator_sha256=digests[1],
+
+            def entry_of(digests: tuple[str, str]) -> IndexEntry:
+                return IndexEntry(
+                    run_id=run_id,
+                    case_id="bench",
+                    config_id="bench",
+                    repetition=0,
+                    kind="clean",
+                    status="completed",
+                    ledger_sha256=digests[0],
+                    evaluator_sha256=digests[1],
+                )
+
+            def then(entry: IndexEntry) -> None:
+                writes.append(time.perf_counter() - began)
+
+            # as the executor's worker: the record asked for, the slot let go before it is
+            # written (after waiting for room when `concurrency` records are pending)
+            await writer.record_run(
+                run_id, result.ledger, result.evaluator, 0.0, entry_of, run_id, then
             )
-            await writer.index_line(entry, run_id)
-            writes.append(time.perf_counter() - began)
             if not bodies:
                 bodies.extend(episode_bodies(agent, result.ledger))
 
     try:
         await asyncio.gather(*(one(-1 - i) for i in range(concurrency)))
+        await writer.drain()
         writes.clear()
         TimedJournal.spent[0] = 0.0
         trace.reset()
@@ -246,6 +273,7 @@ async def harness(
         server_before, start, cpu = endpoint.cpu(), time.perf_counter(), time.process_time()
         loop_cpu = time.thread_time()
         await asyncio.gather(*(one(i) for i in range(episodes)))
+        await writer.drain()  # as the executor's drain: every run recorded
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
         loop_cpu = time.thread_time() - loop_cpu
         probe.stop()
@@ -325,7 +353,7 @@ def report(concurrency: int, delay: float, rows: list[dict[str, float]], load: f
         f"  breakdown (medians): pool wait {m['pool_wait_ms']:.3f} ms/request; answer beyond "
         f"the delay {m['beyond_delay_ms']:.2f} ms/request (bare client "
         f"{m['bare_beyond_delay_ms']:.2f}); journal lines {m['journal_ms']:.2f} "
-        f"ms/request; run files and index line {m['write_ms']:.3f} "
+        f"ms/request; run record, asked to indexed (behind the slot) {m['write_ms']:.3f} "
         f"ms/run ({m['write_total_s']:.3f} s in all); garbage collection {m['gc_s']:.3f} s in all "
         f"({m['gc2_count']:.0f} full collections, {m['gc2_s']:.3f} s); loop lag {m['lag_total_s']:.3f} s in "
         f"all (p99 {m['lag_p99_ms']:.1f} ms, max {m['lag_max_ms']:.1f} ms); CPU per request: "
@@ -344,6 +372,12 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="runs per concurrency (median)")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[64, 256])
     parser.add_argument("--writes", choices=["thread", "inline"], default="thread")
+    parser.add_argument(
+        "--store",
+        choices=["auto", "files", "shards"],
+        default="auto",
+        help="where the harness's runs go (auto: what a study of the benchmark's runs picks)",
+    )
     parser.add_argument("--serve", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument(
         "--executor",
@@ -354,6 +388,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2, help="children (--executor processes)")
     args = parser.parse_args()
     OFFLOAD[0] = args.writes == "thread"
+    STORE[0] = args.store
     if args.serve:
         serve(args.delay)
         return
@@ -377,6 +412,9 @@ def print_overheads(
     with runs_heap():  # as a study's runs have it
         for concurrency in concurrencies:
             load = os.getloadavg()[0]
+            layout = choose_layout(STORE[0], rounds * concurrency)
+            how = "--store" if STORE[0] != "auto" else "auto: what a study of these runs picks"
+            print(f"store: {layout} ({rounds * concurrency} runs; {how})", flush=True)
             rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
             print(report(concurrency, delay, rows, load), flush=True)
 

@@ -111,3 +111,27 @@ class _Totals:
     def __init__(self, price_usd: float, runs: int):
         self.price_usd = price_usd
         self.runs = runs
+
+
+def test_runs_still_being_recorded_count_against_the_cap(served, monkeypatch):
+    """A run is recorded behind its worker (run/writer.py): while its index line waits
+    its cost is not counted yet, so its unit stays in flight for the cap until it is."""
+    import time
+
+    tmp, config = served
+    full = StudyDir(tmp / "full")
+    if not full.index.exists():
+        assert _run(config, tmp / "full").exit_code == 0
+    spent = sum(e.usage.price_usd or 0 for e in full.read_index() if e.usage)
+    append = StudyDir.append_index
+
+    def slow(self, entry):
+        time.sleep(0.1)
+        append(self, entry)
+
+    monkeypatch.setattr(StudyDir, "append_index", slow)
+    bound = spent / 3
+    capped = _run(config, tmp / "slow", "--max-cost", f"{bound}")
+    assert capped.exit_code == CAPPED_EXIT, capped.output
+    entries = list(StudyDir(tmp / "slow").read_index())
+    assert entries and sum(e.usage.price_usd or 0 for e in entries if e.usage) <= bound

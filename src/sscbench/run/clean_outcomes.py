@@ -66,7 +66,7 @@ class CleanOutcomes:
             None if turns < 0 else turns,
         )
 
-    def put(self, unit: PlanUnit, entry: IndexEntry) -> None:
+    def put(self, unit: PlanUnit, entry: IndexEntry | CleanOutcome) -> None:
         """Keep a finished clean run's status, reward and agent turns."""
         outcome = CleanOutcome(entry.run_id, entry.status, entry.reward, entry.agent_turns)
         index = unit.clean.slot_index

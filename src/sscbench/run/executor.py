@@ -13,7 +13,7 @@ import asyncio
 import signal
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,6 +24,7 @@ from sscbench.run.builders import (
 )
 from sscbench.run.clean_outcomes import CleanOutcome, CleanOutcomes
 from sscbench.run.cost_cap import CostCap
+from sscbench.run.drain import drain_and_close
 from sscbench.run.episodes import EpisodeMaker, EpisodeSource, RunKind, index_entry
 from sscbench.run.finished import FinishedRuns
 from sscbench.run.heap import runs_heap
@@ -38,6 +39,9 @@ from sscbench.study.cost_words import local_free_models
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.lock import StudyLock
 from sscbench.world.world import World
+
+Recording = asyncio.Future[IndexEntry]
+"""A run's record asked of the writer: done once its index line is written and counted."""
 
 
 def reason_group(reason: str | None) -> str:
@@ -93,7 +97,9 @@ class StudyRunner:
     runs finished now are added to it only with ``keep_finished`` (Inspect reads them
     back), else kept only as their clean outcome and cost sums (``costs``). ``before``
     holds them flat instead (``sscbench run``: a byte per unit, four numbers per clean
-    run, :class:`~sscbench.run.finished.FinishedRuns`).
+    run, :class:`~sscbench.run.finished.FinishedRuns`). ``hold_files`` keeps the index,
+    timings and open shard open until the writer closes (``sscbench run``, under the
+    study's lock for the whole invocation).
     """
 
     def __init__(
@@ -110,6 +116,7 @@ class StudyRunner:
         keep_finished: bool = False,
         costs: CostTally | None = None,
         before: FinishedRuns | None = None,
+        hold_files: bool = False,
     ):
         self.config = config
         self.worlds = worlds
@@ -132,7 +139,12 @@ class StudyRunner:
         self._journals: dict[str, str] = {}  # run id -> its response journal, until recorded
         self.halted = False  # the campaign's abort metric crossed: no new run starts
         # the folder's writes, off the event loop while runs wait on a model endpoint
-        self.writer = RunWriter(store, offload=calls_a_model(config))
+        self.writer = RunWriter(
+            store,
+            offload=calls_a_model(config),
+            pending=config.study.concurrency,  # a record per worker may wait: flat memory
+            hold_files=hold_files,
+        )
 
     def retained(self) -> dict[str, int]:
         """The sizes of what this runner holds per run (a test of flat memory reads them):
@@ -146,61 +158,85 @@ class StudyRunner:
             "cost_configs": len(self.costs.by_config),
         }
 
-    async def _record(self, entry: IndexEntry, wall_s: float = 0.0) -> IndexEntry:
-        # the index line, then the journal's removal (its answers are in the run's files
-        # now), on the writer's thread after the run's files (sscbench.run.writer)
-        await self.writer.index_line(entry, self._journals.pop(entry.run_id, None))
+    def _recorded(self, entry: IndexEntry, wall_s: float = 0.0) -> None:
+        """What the runner does once a run's index line is written (on the loop, for
+        every run): keep it (Inspect), count its cost, tell ``on_entry``."""
         if self.keep_finished:
             self.finished[entry.run_id] = entry
         self.costs.add(entry, wall_s)
         self.on_entry(entry)
-        return entry
 
-    async def _episode(self, unit: PlanUnit, kind: RunKind, run_id: str) -> IndexEntry:
-        """Make the run (here or on a worker), then write its files and time here (the
-        study's one writer) and record it."""
+    async def _record(self, entry: IndexEntry) -> Recording:
+        """Record a run without text (not qualified, or missing: its index line alone)."""
+        return await self.writer.record_entry(entry, None, self._recorded)
+
+    async def _episode(
+        self, unit: PlanUnit, kind: RunKind, run_id: str
+    ) -> tuple[CleanOutcome, Recording]:
+        """Make the run (here or on a worker), then ask the study's one writer to record
+        it (its text, timing and index lines, the journals told: one job, here); the
+        run's outcome (what qualification reads) and its recording's future return as
+        soon as the record is asked for."""
         output = await self.source.make(unit, kind, run_id)
-        digests = await self.writer.run_files(
-            run_id, output.ledger, output.evaluator, output.wall_s
-        )
         if "journal" in output.meta:
             self._journals[run_id] = output.meta["journal"]
-        entry = index_entry(self.config, unit, output, digests)
-        return await self._record(entry, round(output.wall_s, 6))  # as timings.jsonl holds it
+        wall_s = round(output.wall_s, 6)  # as timings.jsonl holds it
 
-    async def _clean_entry(self, unit: PlanUnit) -> IndexEntry | CleanOutcome:
+        def entry_of(digests: tuple[str, str]) -> IndexEntry:
+            return index_entry(self.config, unit, output, digests)
+
+        recording = await self.writer.record_run(
+            run_id,
+            output.ledger,
+            output.evaluator,
+            output.wall_s,
+            entry_of,
+            self._journals.pop(run_id, None),  # removed after the index line
+            lambda entry: self._recorded(entry, wall_s),
+        )
+        end = output.end
+        return CleanOutcome(run_id, end.status, end.reward, end.agent_turns), recording
+
+    async def _clean_entry(
+        self, unit: PlanUnit
+    ) -> tuple[IndexEntry | CleanOutcome, Recording | None]:
         """The unit's shared clean run: finished before, in flight for another unit (then
-        awaited), or run now — once per study, whichever unit needs it first."""
+        awaited), or run now — once per study, whichever unit needs it first (which gets
+        its recording's future too)."""
         clean_id = unit.clean_run_id
         done = self.finished.get(clean_id) or self.cleans.get(unit)
         if done is None and self.before is not None:
             done = self.before.clean(unit)
         if done is not None:
-            return done
+            return done, None
         running = self._clean_runs.get(clean_id)
-        if running is None:
+        if running is not None:
+            return (await asyncio.shield(running))[0], None
 
-            async def run_clean() -> IndexEntry:
-                try:
-                    entry = await self._episode(unit, "clean", clean_id)
-                    self.cleans.put(unit, entry)
-                    return entry
-                finally:
-                    self._clean_runs.pop(clean_id, None)
+        async def run_clean() -> tuple[CleanOutcome, Recording]:
+            try:
+                outcome, recording = await self._episode(unit, "clean", clean_id)
+                self.cleans.put(unit, outcome)
+                return outcome, recording
+            finally:
+                self._clean_runs.pop(clean_id, None)
 
-            running = asyncio.ensure_future(run_clean())
-            self._clean_runs[clean_id] = running
+        running = asyncio.ensure_future(run_clean())
+        self._clean_runs[clean_id] = running
         return await asyncio.shield(running)
 
-    async def run_unit(self, unit: PlanUnit) -> None:
+    async def start_unit(self, unit: PlanUnit) -> Recording | None:
         """The task's shared clean run (unless finished), then this case's faulted run or
-        its not-qualified / missing record naming the clean run."""
+        its not-qualified / missing record naming the clean run; returns as soon as the
+        last record is asked for, with its future (None: nothing recorded by this unit).
+        A faulted run starts once its clean run's outcome is known; its record is asked
+        for after its clean run's, so its index line follows (the writer is FIFO)."""
         faulted_id = unit.faulted_run_id
         if faulted_id in self.finished or (self.before and self.before.faulted_done(unit)):
-            return
-        clean = await self._clean_entry(unit)
+            return None
+        clean, recording = await self._clean_entry(unit)
         if self.halted:
-            return  # not started, so not recorded: nothing of it is lost
+            return recording  # not started, so not recorded: nothing of it is lost
         base = {
             "run_id": faulted_id,
             "case_id": unit.case.case_id,
@@ -210,13 +246,21 @@ class StudyRunner:
             "clean_run_id": clean.run_id,
         }
         if clean.status == "missing":
-            await self._record(IndexEntry(**base, status="missing", reason="clean run missing"))
-        elif reason := clean_disqualifies(self.settings[unit.config_id], clean.reward) or (
+            return await self._record(
+                IndexEntry(**base, status="missing", reason="clean run missing")
+            )
+        if reason := clean_disqualifies(self.settings[unit.config_id], clean.reward) or (
             beyond_case_limit(clean.agent_turns, unit.case)
         ):
-            await self._record(IndexEntry(**base, status="not-qualified", reason=reason))
-        else:
-            await self._episode(unit, "faulted", faulted_id)
+            return await self._record(IndexEntry(**base, status="not-qualified", reason=reason))
+        return (await self._episode(unit, "faulted", faulted_id))[1]
+
+    async def run_unit(self, unit: PlanUnit) -> None:
+        """:meth:`start_unit`, then wait for its records (and so, the writer being FIFO,
+        for every record asked for before them): the unit's runs are in the index."""
+        recording = await self.start_unit(unit)
+        if recording is not None:
+            await recording
 
 
 def _missing_count(store: StudyDir) -> int:
@@ -233,63 +277,6 @@ class StudyInterrupted(Exception):
         self.summary = summary
         self.signum = signum
         super().__init__(f"interrupted by {signal.Signals(signum).name}")
-
-
-async def _drain(
-    units: Iterator[PlanUnit],
-    runner: StudyRunner,
-    concurrency: int,
-    stopper: SignalStopper,
-    cap: CostCap | None = None,
-) -> None:
-    in_flight = [0]
-
-    async def may_start() -> bool:
-        """Whether the next unit may start: no stop asked, and the cost cap allows it
-        (waiting while the units in flight settle what they cost)."""
-        while stopper.signum is None and not runner.halted:
-            verdict = "start" if cap is None else cap.verdict(in_flight[0])
-            if verdict == "stop":
-                runner.halted = True
-            elif verdict == "start":
-                return True
-            else:
-                await asyncio.sleep(0.02)
-        return False
-
-    async def worker() -> None:
-        for unit in units:
-            if not await may_start():
-                return
-            in_flight[0] += 1
-            try:
-                await runner.run_unit(unit)
-            finally:
-                in_flight[0] -= 1
-            await asyncio.sleep(0)  # let a stop request reach the loop between units
-
-    stopper.loop = asyncio.get_running_loop()
-    stopper.tasks = [asyncio.ensure_future(worker()) for _ in range(concurrency)]
-    if stopper.signum is not None:
-        stopper._cancel()
-    results = await asyncio.gather(*stopper.tasks, return_exceptions=True)
-    for result in results:
-        if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
-            raise result
-
-
-async def _drain_and_close(
-    units: Iterator[PlanUnit],
-    runner: StudyRunner,
-    concurrency: int,
-    stopper: SignalStopper,
-    cap: CostCap | None = None,
-) -> None:
-    try:
-        await _drain(units, runner, concurrency, stopper, cap)
-    finally:
-        await runner.writer.aclose()
-        await runner.source.aclose()
 
 
 def execute_study(
@@ -420,10 +407,11 @@ class _PlanRun:
                 source,
                 costs=self.costs,
                 before=self.finished,
+                hold_files=True,
             )
             units = iter(self.prepared.plan)
             concurrency = self.config.study.concurrency
             with runs_heap():
-                asyncio.run(_drain_and_close(units, runner, concurrency, stopper, self.cap))
+                asyncio.run(drain_and_close(units, runner, concurrency, stopper, self.cap))
         summary.halted = runner.halted
         return stopper.signum

@@ -29,6 +29,7 @@ from sscbench.jsonl import model_line
 from sscbench.llm.usage import RunUsage
 from sscbench.names import PathName
 from sscbench.reading import loads_json, read_json
+from sscbench.study.appends import AppendFiles
 from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
 from sscbench.study.lock import LOCK_NAME as LOCK_FILE
 from sscbench.study.marker import STUDY_MARKER, marker_format, read_marker, store_layout
@@ -140,6 +141,7 @@ class StudyDir(RunFiles):
 
         self.sessions = self.root / "sessions.jsonl"
         self.marker = self.root / STUDY_MARKER
+        self.appends = AppendFiles()  # index and timings lines (held open by the writer)
         refuse_links(self.root, (*STUDY_FILES, *STUDY_FOLDERS, *OTHER_MEMBERS))  # first
         self.layout: Layout = "files"
         if self.marker.is_file():  # every command opens a study here: its format checked
@@ -375,6 +377,7 @@ class StudyDir(RunFiles):
 
     def rewrite_index(self, entries: Iterable[IndexEntry]) -> None:
         """Replace the index atomically by these entries (resume drops runs to re-run)."""
+        self.appends.forget(self.index)
         atomic_write(self.index, _jsonl(entries))
 
     def repair_index(self) -> None:
@@ -383,30 +386,32 @@ class StudyDir(RunFiles):
             return
         data = self.index.read_bytes()
         if data and not data.endswith(b"\n"):
+            self.appends.forget(self.index)
             cut = data.rfind(b"\n") + 1
             with self.index.open("r+b") as handle:
                 handle.truncate(cut)
 
     def append_index(self, entry: IndexEntry) -> None:
         """Record a finished run with a single append of one whole line."""
-        line = (model_line(entry) + "\n").encode("utf-8")
-        fd = open_no_follow(self.index, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        try:
-            with naming(self.index):
-                os.write(fd, line)
-        finally:
-            os.close(fd)
+        self.appends.append(self.index, (model_line(entry) + "\n").encode("utf-8"))
 
     def append_timing(self, run_id: str, wall_s: float) -> None:
         """Record how long a run took (``timings.jsonl``: outside the index, which stays
         the same for the same config; a run run again gets a later line)."""
         line = json.dumps({"run_id": run_id, "wall_s": round(wall_s, 6)}) + "\n"
-        fd = open_no_follow(self.timings, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        try:
-            with naming(self.timings):
-                os.write(fd, line.encode("utf-8"))
-        finally:
-            os.close(fd)
+        self.appends.append(self.timings, line.encode("utf-8"))
+
+    def hold_files(self) -> None:
+        """Keep the index, the timings and the open shard open from their first append
+        until :meth:`close_files` (the study's writer, for its invocation): a line or a
+        frame is then one write, not an open, a write and a close."""
+        self.appends.hold = True
+        self.hold_run_files()
+
+    def close_files(self) -> None:
+        """Close what :meth:`hold_files` kept open (the next append opens it again)."""
+        self.appends.close()
+        self.close_run_files()
 
     def read_timings(self) -> dict[str, float]:
         """Each run's wall time in seconds (its last line; a cut or bad line is skipped:

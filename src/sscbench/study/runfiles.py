@@ -43,6 +43,7 @@ class RunFiles:
 
     _shard_reader: ShardReader | None = None
     _shard_writer: ShardWriter | None = None
+    _hold_shard = False  # keep the open shard open between frames (hold_run_files)
 
     @property
     def sharded(self) -> bool:
@@ -59,7 +60,22 @@ class RunFiles:
         """The study's one shard writer (the caller holds the study's lock)."""
         if self._shard_writer is None:
             self._shard_writer = ShardWriter(self.runs)
+            self._shard_writer.hold = self._hold_shard
         return self._shard_writer
+
+    def hold_run_files(self) -> None:
+        """Keep the open shard open from its next frame on (until :meth:`close_run_files`;
+        a sealed shard is closed and the next one opened). Files of the ``files`` layout
+        are each written whole once: nothing to hold."""
+        self._hold_shard = True
+        if self._shard_writer is not None:
+            self._shard_writer.hold = True
+
+    def close_run_files(self) -> None:
+        """Close the open shard if it is held open, and stop holding it."""
+        self._hold_shard = False
+        if self._shard_writer is not None:
+            self._shard_writer.close()
 
     def ledger_path(self, run_id: str) -> Path:
         """Where a run's model-visible ledger lives in the ``files`` layout (a run id that

@@ -34,10 +34,14 @@ from sscbench.study.shards import (
     shard_name,
 )
 
+FLAGS = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
+
 
 class ShardWriter:
     """Appends runs to the open shard (one writer: the study's lock), sealing each shard
-    when it is full. Thread-safe: frames are appended one at a time."""
+    when it is full. Thread-safe: frames are appended one at a time. With :attr:`hold`
+    set, the open shard stays open from one frame to the next (closed by :meth:`close`,
+    before a seal and before :meth:`open`)."""
 
     def __init__(self, runs: Path, shard_runs: int = SHARD_RUNS, shard_bytes: int = SHARD_BYTES):
         self.runs = runs
@@ -50,11 +54,14 @@ class ShardWriter:
         self._frames = 0
         self._texts: list[bytes] = []  # the open shard's dictionary frames' texts
         self._packer: zstandard.ZstdCompressor | None = None
+        self.hold = False
+        self._fd: int | None = None  # the open shard's descriptor, while held
 
     def open(self) -> list[str]:
         """Make the store ready to append: cut a frame a kill left half-written off the
         open shard's end, seal an open shard that is full. Returns what it did."""
         done: list[str] = []
+        self._close_fd()
         self.runs.mkdir(parents=True, exist_ok=True)
         seals = read_seals(self.runs)
         files = shard_files(self.runs)
@@ -97,9 +104,9 @@ class ShardWriter:
                 self.open()
             frame = self._frame(run_id, ledger + evaluator, len(ledger), len(evaluator), shas)
             path = self.path
-            flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0)
             with naming(path):
-                fd = os.open(path, flags, 0o644)
+                fd = self._fd if self._fd is not None else os.open(path, FLAGS, 0o644)
+                self._fd = fd
                 try:
                     if self._size == 0:
                         os.write(fd, SHARD_MAGIC)
@@ -109,14 +116,27 @@ class ShardWriter:
                         raise OSError(f"short write: {written} of {len(frame)} bytes")
                 except OSError:
                     os.ftruncate(fd, self._size)  # a full disk: no half frame stays
+                    self._close_fd()
                     raise
-                finally:
-                    os.close(fd)
+                if not self.hold:
+                    self._close_fd()
             self._size += len(frame)
             self._frames += 1
             if self._full():
                 self._seal()
         return shas
+
+    def _close_fd(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)
+
+    def close(self) -> None:
+        """Close the open shard's held descriptor and stop holding it (the next frame
+        opens it again)."""
+        with self._lock:
+            self.hold = False
+            self._close_fd()
 
     def _compressor(self) -> zstandard.ZstdCompressor | None:
         if not self._texts:
@@ -154,6 +174,7 @@ class ShardWriter:
         A kill before the rename leaves the shard as it was, a kill before the seal a
         compacted shard unsealed: either is sealed by the next :meth:`open`. A shard with
         a frame whose text fails its sha256 is sealed as it is (readers refuse that run)."""
+        self._close_fd()  # the shard is replaced by its compacted copy
         path = self.path
         frames, _, damage = scan(path.read_bytes(), path)
         if damage is None and frames and frames[0].block < 0:

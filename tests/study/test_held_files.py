@@ -10,8 +10,9 @@ import os
 from pathlib import Path
 
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.shard_reader import ShardReader
 from sscbench.study.shard_writer import ShardWriter
-from sscbench.study.shards import ShardReader, read_seals, shard_files
+from sscbench.study.shards import read_seals, shard_files
 
 
 def _run(n: int) -> tuple[bytes, bytes]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -34,6 +34,7 @@ from sscbench.study.lock import LOCK_NAME as LOCK_FILE
 from sscbench.study.marker import STUDY_MARKER, marker_format, read_marker, store_layout
 from sscbench.study.provenance import study_provenance
 from sscbench.study.runfiles import Layout, RunFiles
+from sscbench.study.seen_ids import LineIds, line_at
 from sscbench.study.shards import SEALS, SUFFIX
 from sscbench.world.packaged import portable_path
 
@@ -114,6 +115,16 @@ def _jsonl(items: Iterable[object]) -> bytes:
         else:
             lines.append(json.dumps(item, sort_keys=True))
     return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
+
+
+def _index_ids(fd: int) -> Callable[[int], tuple[str]]:
+    """The run id of the index line at an offset of the open index (read again, as
+    :meth:`StudyDir.read_index` read it: what confirms a repeat)."""
+
+    def names(offset: int) -> tuple[str]:
+        return (IndexEntry.model_validate_json(line_at(fd, offset)).run_id,)
+
+    return names
 
 
 class StudyDir(RunFiles):
@@ -335,12 +346,16 @@ class StudyDir(RunFiles):
 
         A later line of a run id already seen is never yielded (a run counts once); it
         is appended to ``repeated`` when given, so a check can tell copies from conflicts.
+        The ids seen are kept as hashes and line offsets (:class:`LineIds`, exact: a
+        match is confirmed by reading the earlier line again), not as strings.
         """
         if not self.index.exists():
             return
-        seen: set[str] = set()
         with self.index.open("rb") as handle:
+            seen = LineIds(_index_ids(handle.fileno()))
+            offset = 0
             for number, raw in enumerate(handle, start=1):
+                at, offset = offset, offset + len(raw)
                 if not raw.endswith(b"\n"):
                     return  # a line cut by a kill: that run is not finished
                 try:
@@ -357,11 +372,10 @@ class StudyDir(RunFiles):
                     raise DataError(
                         self.index, f"line {number}", str(exc.errors()[0]["msg"])
                     ) from exc
-                if entry.run_id in seen:
+                if not seen.add(entry.run_id, at):
                     if repeated is not None:
                         repeated.append(entry)
                     continue
-                seen.add(entry.run_id)
                 yield entry
 
     def rewrite_index(self, entries: Iterable[IndexEntry]) -> None:

@@ -48,8 +48,11 @@ class LineIds:
     line's offset; ``names(offset)`` gives the ids the line at that offset holds (what
     confirms a hash match)."""
 
-    def __init__(self, names: Callable[[int], Collection[str]]):
+    def __init__(
+        self, names: Callable[[int], Collection[object]], key: Callable[[str], int] = hash
+    ):
         self._names = names
+        self._key = key  # a test may pass one that collides, to show matches are confirmed
         self._hashes = array("Q")  # dense: the i-th distinct id's hash
         self._offsets = array("Q")  # dense: the offset of the line it was read from
         self._slots = array("I", bytes(4 * _FIRST_SIZE))  # 0 empty, else dense index + 1
@@ -72,12 +75,12 @@ class LineIds:
             slot = (slot + 1) & mask
 
     def __contains__(self, run_id: object) -> bool:
-        return isinstance(run_id, str) and self._find(run_id, hash(run_id) & _MASK) >= 0
+        return isinstance(run_id, str) and self._find(run_id, self._key(run_id) & _MASK) >= 0
 
     def add(self, run_id: str, offset: int) -> bool:
         """Keep ``run_id``, read from the line at ``offset``; False (nothing kept) when
         it is already here."""
-        key = hash(run_id) & _MASK
+        key = self._key(run_id) & _MASK
         slot = self._find(run_id, key)
         if slot >= 0:
             return False

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from sscbench.study import verify
 from sscbench.study.folder import StudyDir
 from sscbench.study.seen_ids import LineIds, line_at
-from sscbench.study import verify
 from sscbench.study.verify import check_study, plan_ids
 
 RUNS = 50_000

@@ -16,7 +16,6 @@ whose files fail the check.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Callable, Container, Iterator
 from contextlib import ExitStack, contextmanager
@@ -283,9 +282,7 @@ def plan_ids(store: StudyDir) -> Iterator[Container[str]]:
     try:
 
         def names(offset: int) -> tuple[object, ...]:
-            # json.loads: the line passed _plan_object when it was read; the values are
-            # the ones it gave (loads_json only adds bounds to json.loads)
-            return _unit_ids(json.loads(line_at(fd, offset)))
+            return _unit_ids(_plan_object(line_at(fd, offset).decode("utf-8")))
 
         ids = LineIds(names)
         for offset, row in iter_jsonl_at(store.plan, _plan_object):

@@ -143,3 +143,20 @@ def test_checking_the_study_reads_no_file_whole(big_study, monkeypatch):
     # the plan and index files are ~13 and ~11 MB: read whole, or a set of their ids,
     # would hold far more than the hashes and offsets of both (~5 MB)
     assert peak < 100 * RUNS
+
+
+def test_the_index_reader_tells_repeats_by_their_lines_when_every_hash_collides(
+    tmp_path, monkeypatch
+):
+    from functools import partial
+
+    from sscbench.study import folder
+
+    monkeypatch.setattr(folder, "LineIds", partial(LineIds, key=lambda run_id: 7))
+    conflict = json.loads(_entry(1)) | {"reward": 0.5}
+    lines = [_entry(0), _entry(1), _entry(0), "", _entry(2), json.dumps(conflict), _entry(3)]
+    (tmp_path / "index.jsonl").write_text("\n".join(lines) + "\n")
+    repeated: list = []
+    read = [e.run_id for e in StudyDir(tmp_path).read_index(repeated)]
+    assert read == [_run_id(0), _run_id(1), _run_id(2), _run_id(3)]
+    assert [(e.run_id, e.reward) for e in repeated] == [(_run_id(0), None), (_run_id(1), 0.5)]

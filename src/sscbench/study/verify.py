@@ -321,7 +321,14 @@ def verify_study(root: str | Path, keep_entries: bool = True) -> StudyCheck:
     return check
 
 
-__all__ = ["RunProblem", "StudyCheck", "check_recorded_files", "check_study", "verify_study"]
+__all__ = [
+    "RunProblem",
+    "StudyCheck",
+    "check_recorded_files",
+    "check_study",
+    "plan_ids",
+    "verify_study",
+]
 
 
 def ledger_problem(root: str | Path, run_id: str) -> DataError | None:

@@ -208,6 +208,15 @@ def iter_jsonl(path: str | Path, parse: Callable[[str], T] = loads_json) -> Iter
     is never held whole, so a reader of a file with a line per run keeps only what it
     makes of each line.
     """
+    for _, item in iter_jsonl_at(path, parse):
+        yield item
+
+
+def iter_jsonl_at(
+    path: str | Path, parse: Callable[[str], T] = loads_json
+) -> Iterator[tuple[int, T]]:
+    """:func:`iter_jsonl` with each item's line offset (its first byte in the file): for
+    a reader that keeps where a line is instead of what it holds, to read it again."""
     path = Path(path)
     offset = 0
     try:
@@ -223,11 +232,11 @@ def iter_jsonl(path: str | Path, parse: Callable[[str], T] = loads_json) -> Iter
             except UnicodeDecodeError as exc:
                 where = offset + exc.start
                 raise DataError(path, None, f"not UTF-8 text (byte {where})") from exc
-            offset += len(raw)
+            at, offset = offset, offset + len(raw)
             if not line.strip():
                 continue
             try:
-                yield parse(line.removesuffix("\n"))
+                yield at, parse(line.removesuffix("\n"))
             except ValueError as exc:
                 reason = exc.msg if isinstance(exc, json.JSONDecodeError) else json_reason(exc)
                 raise DataError(path, f"line {number}", reason.splitlines()[0]) from exc

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypedDict
@@ -419,16 +419,19 @@ def agreement(
         ledger = ledger_of(run_id)
         return None if ledger is None else len(ledger)
 
-    check_known(by_run, _known_runs(store, rows), steps_of, reference)
+    check_known(by_run, _known_runs(store, rows, by_run.keys()), steps_of, reference)
     return compare(by_run, rows, ledger_of)
 
 
-def _known_runs(store: StudyDir, rows: dict[str, MeasurementRow]) -> set[str]:
-    """The runs a label may name: the study's index, or without one (a measurements
-    file scored alone) the measured runs."""
+def _known_runs(
+    store: StudyDir, rows: dict[str, MeasurementRow], labelled: Collection[str]
+) -> set[str]:
+    """The ``labelled`` runs a label may name: those in the study's index, or without
+    one (a measurements file scored alone) the measured runs (the index streamed: only
+    the labelled ids it holds are kept, not one id per run)."""
     if not store.index.exists():
         return set(rows)
-    return {entry.run_id for entry in store.read_index()}
+    return {entry.run_id for entry in store.read_index() if entry.run_id in labelled}
 
 
 def dumps(result: Agreement) -> str:

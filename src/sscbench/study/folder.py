@@ -14,67 +14,27 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ValidationError
 
-from sscbench.core.agent import RunKind
 from sscbench.core.files import atomic_text_writer, atomic_write, clean_dead_temporaries
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent, ledger_header
 from sscbench.errors import DataError, naming
 from sscbench.json_types import JsonMapping, JsonObject
 from sscbench.jsonl import model_line
-from sscbench.llm.usage import RunUsage
-from sscbench.names import PathName
 from sscbench.reading import loads_json, read_json
 from sscbench.study.appends import AppendFiles
 from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
+from sscbench.study.index_entry import IndexEntry
 from sscbench.study.lock import LOCK_NAME as LOCK_FILE
 from sscbench.study.marker import STUDY_MARKER, marker_format, read_marker, store_layout
 from sscbench.study.provenance import study_provenance
 from sscbench.study.runfiles import Layout, RunFiles
+from sscbench.study.seen_ids import LineIds, line_at
 from sscbench.study.shards import SEALS, SUFFIX
 from sscbench.world.packaged import portable_path
-
-INDEX_FIELDS = ("run_id", "case_id", "config_id", "repetition", "kind", "status", "ledger_sha256")
-
-
-RunStatus = Literal["completed", "not-qualified", "missing"]
-"""How a run ended: completed, not qualified (its clean run failed the task), or missing
-(the harness lost it: never an outcome)."""
-
-
-class IndexEntry(BaseModel):
-    """One finished run (or one not qualified, or missing) in ``index.jsonl``."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    run_id: PathName
-    case_id: str
-    config_id: PathName
-    repetition: int
-    kind: RunKind
-    status: RunStatus
-    ledger_sha256: str | None = None
-    evaluator_sha256: str | None = None
-    reward: float | None = None
-    triggered: bool | None = None
-    termination: str | None = None
-    agent_turns: int | None = None
-    reason: str | None = None
-    # shared clean runs: a clean run names its task and every case it qualifies; a
-    # faulted run names the clean run that qualified it (or not). Older studies: None.
-    task: str | None = None
-    cases: tuple[str, ...] | None = None
-    clean_run_id: PathName | None = None
-    usage: RunUsage | None = None  # endpoint requests, tokens and wall time of a run that ran
-
-    def served_cases(self) -> tuple[str, ...]:
-        """The cases a clean run qualifies (an older study's clean run: its own case)."""
-        return self.cases if self.cases else (self.case_id,)
-
 
 # What sscbench writes in a study folder (and so what --restart may remove): files at
 # the top, and folders of which only files with these suffixes are removed.
@@ -124,6 +84,16 @@ def _jsonl(items: Iterable[object]) -> bytes:
         else:
             lines.append(json.dumps(item, sort_keys=True))
     return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
+
+
+def _index_ids(fd: int) -> Callable[[int], tuple[str]]:
+    """The run id of the index line at an offset of the open index (read again, as
+    :meth:`StudyDir.read_index` read it: what confirms a repeat)."""
+
+    def names(offset: int) -> tuple[str]:
+        return (IndexEntry.model_validate_json(line_at(fd, offset)).run_id,)
+
+    return names
 
 
 class StudyDir(RunFiles):
@@ -346,12 +316,16 @@ class StudyDir(RunFiles):
 
         A later line of a run id already seen is never yielded (a run counts once); it
         is appended to ``repeated`` when given, so a check can tell copies from conflicts.
+        The ids seen are kept as hashes and line offsets (:class:`LineIds`, exact: a
+        match is confirmed by reading the earlier line again), not as strings.
         """
         if not self.index.exists():
             return
-        seen: set[str] = set()
         with self.index.open("rb") as handle:
+            seen = LineIds(_index_ids(handle.fileno()))
+            offset = 0
             for number, raw in enumerate(handle, start=1):
+                at, offset = offset, offset + len(raw)
                 if not raw.endswith(b"\n"):
                     return  # a line cut by a kill: that run is not finished
                 try:
@@ -368,11 +342,10 @@ class StudyDir(RunFiles):
                     raise DataError(
                         self.index, f"line {number}", str(exc.errors()[0]["msg"])
                     ) from exc
-                if entry.run_id in seen:
+                if not seen.add(entry.run_id, at):
                     if repeated is not None:
                         repeated.append(entry)
                     continue
-                seen.add(entry.run_id)
                 yield entry
 
     def rewrite_index(self, entries: Iterable[IndexEntry]) -> None:

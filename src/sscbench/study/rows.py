@@ -29,7 +29,7 @@ from sscbench.core.agent import RunKind
 from sscbench.core.definitions import reliance_step
 from sscbench.core.values import NOT_APPLICABLE, RelianceStep, Stance, Step, Stratum, UseLabel
 from sscbench.jsonl import iter_jsonl, read_jsonl
-from sscbench.study.folder import RunStatus
+from sscbench.study.index_entry import RunStatus
 
 Adoption = Literal[0, 1, "undecidable"]
 """A: 1 when the run relied on v′, 0 when it did not, undecidable when it cannot be told."""

@@ -16,17 +16,21 @@ whose files fail the check.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Container
+import os
+from collections.abc import Callable, Container, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sscbench.errors import DataError
-from sscbench.jsonl import read_jsonl, read_objects
+from sscbench.jsonl import iter_jsonl_at, read_jsonl, read_objects
 from sscbench.progress import progress
 from sscbench.reading import loads_json
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.index_search import IndexSearch, search_index
 from sscbench.study.marker import read_marker
+from sscbench.study.seen_ids import LineIds, line_at
 
 
 @dataclass(frozen=True)
@@ -171,17 +175,25 @@ def check_study(
     A folder that is not a study, or whose index, cases or plan cannot be read, raises
     :class:`DataError` at once. With ``keep_entries=False`` the index is streamed: each
     entry is checked as it is read and none is kept (``entries`` stays empty, ``runs``
-    counts them), so checking holds nothing per run but its id (what ``measure`` and the
-    exporters use, reading the index again afterwards); the problems found are the same.
-    ``planned`` says whether a run id is in the plan when the caller has the plan (a
-    resumed ``run``, whose plan is ``plan.jsonl`` line for line): the plan's ids are then
-    not read into a set (two per unit).
+    counts them), so checking holds nothing per run (what ``measure`` and the exporters
+    use, reading the index again afterwards); the problems found are the same. The plan's
+    ids are tested through :func:`plan_ids` (no string per unit), or through ``planned``,
+    whether a run id is in the plan, when the caller has the plan (a resumed ``run``,
+    whose plan is ``plan.jsonl`` line for line).
     """
     store = require_study(root)
     check_recorded_files(store)
     case_ids = set(_case_ids(store.cases))
-    in_plan: Container[str] = _Planned(planned) if planned is not None else _plan_ids(store)
-    check = StudyCheck(store)
+    with ExitStack() as held:
+        in_plan = _Planned(planned) if planned is not None else held.enter_context(plan_ids(store))
+        return _check_runs(StudyCheck(store), keep_entries, case_ids, in_plan)
+
+
+def _check_runs(
+    check: StudyCheck, keep_entries: bool, case_ids: set[str], in_plan: Container[str]
+) -> StudyCheck:
+    """:func:`check_study`'s runs, against the case ids and the plan test it read."""
+    store = check.store
     repeated: list[IndexEntry] = []
     if not keep_entries:
         _stream_check(check, repeated, case_ids, in_plan)
@@ -249,12 +261,38 @@ class _Planned:
         return isinstance(run_id, str) and self.test(run_id)
 
 
-def _plan_ids(store: StudyDir) -> set[str]:
-    """Every run id ``plan.jsonl`` names (clean and faulted)."""
-    planned: set[str] = set()
-    for row in read_objects(store.plan):
-        planned.update((row.get("clean_run_id", ""), row.get("faulted_run_id", "")))
-    return planned
+def _plan_object(line: str) -> dict[str, Any]:
+    value = loads_json(line)
+    if not isinstance(value, dict):
+        raise ValueError("expected a JSON object")
+    return value
+
+
+def _unit_ids(row: dict[str, Any]) -> tuple[object, object]:
+    """The run ids a plan line names: its clean and its faulted run."""
+    return row.get("clean_run_id", ""), row.get("faulted_run_id", "")
+
+
+@contextmanager
+def plan_ids(store: StudyDir) -> Iterator[Container[str]]:
+    """Every run id ``plan.jsonl`` names (clean and faulted), as an exact membership test
+    that keeps no string per unit (:class:`LineIds`: each id's hash and its line's offset,
+    confirmed by reading the line again), open while the ``with`` block runs. The plan is
+    streamed (never read whole), each line an object or a :class:`DataError` naming it."""
+    fd = os.open(store.plan, os.O_RDONLY)
+    try:
+
+        def names(offset: int) -> tuple[object, ...]:
+            return _unit_ids(_plan_object(line_at(fd, offset).decode("utf-8")))
+
+        ids = LineIds(names)
+        for offset, row in iter_jsonl_at(store.plan, _plan_object):
+            for run_id in _unit_ids(row):
+                if isinstance(run_id, str):
+                    ids.add(run_id, offset)
+        yield ids
+    finally:
+        os.close(fd)
 
 
 def _case_ids(path: Path) -> list[str]:
@@ -290,6 +328,7 @@ __all__ = [
     "check_recorded_files",
     "check_study",
     "ledger_problem",
+    "plan_ids",
     "verify_study",
 ]
 

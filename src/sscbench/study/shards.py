@@ -48,7 +48,7 @@ import zstandard
 
 from sscbench.errors import DataError, naming
 from sscbench.reading import loads_json
-from sscbench.study.shard_catalogue import Catalogue
+from sscbench.study.shard_catalogue import Catalogue, shards_state
 
 MAGIC = b"SSCR"
 VERSION = 1
@@ -197,12 +197,14 @@ def _scan_blocks(data: bytes, shard: Path) -> tuple[list[Frame], int, str | None
                 return damaged
             if magic != MAGIC or version != VERSION or dicts != IN_BLOCK:
                 return damaged
-            members.append(Frame(run_id, shard, offset, led, ev, 0, dicts, lsha.hex(), esha.hex()))
-            members[-1] = replace(members[-1], at=at)
+            members.append((run_id, offset, led, ev, dicts, lsha.hex(), esha.hex(), at))
             offset = start + id_len
         if offset + packed > len(data):
             return damaged
-        frames += [replace(f, block=offset, block_size=packed) for f in members]
+        frames += [  # built whole: dataclasses.replace cost more than the scan itself
+            Frame(run_id, shard, head, led, ev, 0, dicts, lsha, esha, offset, packed, at)
+            for run_id, head, led, ev, dicts, lsha, esha, at in members
+        ]
         offset += packed
     return frames, offset, None
 
@@ -253,14 +255,17 @@ class ShardReader:
         self._dicts: dict[tuple[int, int], zstandard.ZstdDecompressor] = {}
         self._last: tuple[tuple[Path, int], bytes] | None = None
         self._built = False
+        self._state: tuple[tuple[str, int, int, int], ...] = ()  # the files of the last scan
 
     def build(self) -> None:
         """Scan every shard (checking each closed one against its seal)."""
+        files = shard_files(self.runs)
+        self._state = shards_state(self.runs, [SEALS, *(p.name for p in files)])
         seals = read_seals(self.runs)
         self._dict_frames, self._blocks, self._paths = [], [], []
         self.damage, self._dicts, self._last = {}, {}, None
         keys, spots = array("q"), array("q")
-        for number, path in enumerate(shard_files(self.runs)):
+        for number, path in enumerate(files):
             with naming(path):
                 data = path.read_bytes()
             seal = seals.get(path.name)
@@ -296,10 +301,17 @@ class ShardReader:
                 if attempt == 2:
                     raise
                 frame = None  # the writer compacted that shard since: scan it again
+            else:
+                if frame is None and self._state == self._current():
+                    return None  # not held, and no shard changed since the scan
             if frame is not None or attempt == 2:
                 return frame
             self.build()  # not held: the study grew (or its shards changed) since
         return None
+
+    def _current(self) -> tuple[tuple[str, int, int, int], ...]:
+        """The shards' state now (:func:`shards_state`), to compare with the scan's."""
+        return shards_state(self.runs, [SEALS, *(p.name for p in shard_files(self.runs))])
 
     def _find(self, run_id: str) -> Frame | None:
         """The last frame of ``run_id`` the catalogue names (the frames of its hash read

@@ -36,6 +36,7 @@ from sscbench.progress import counted
 from sscbench.reading import loads_json
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
+from sscbench.study.compact import Compactor
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.seal import file_sha256
@@ -215,11 +216,12 @@ def _reasons(entries: Iterable[IndexEntry]) -> dict[str, Why]:
     without a ledger and the clean runs' rewards are kept."""
     reward: dict[str, float | None] = {}
     unfinished: list[IndexEntry] = []
+    compactor = Compactor()  # the kept entries' repeated words once
     for e in entries:
         if e.kind == "clean":
             reward[e.run_id] = e.reward
         if e.status != "completed":
-            unfinished.append(e)
+            unfinished.append(compactor.record(e))
     return {
         e.run_id: {
             "reason": e.reason or e.status,

@@ -21,6 +21,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TypedDict
 
@@ -282,6 +283,7 @@ def write_run_pages(
     store = StudyDir(study)
     second = study_readings(study)  # the second reader's proposals, shown beside the rules
     measured = file_sha256(study / "measurements.jsonl") if second else None
+    contract = cache(lambda case_id: _contract(cases.get(case_id)))  # a case's, once
     for row in counted(rows, "report: run pages"):
         run_id = check_name(row.run_id, study / "measurements.jsonl", "run_id")  # names files
         if run_id not in chosen:
@@ -298,7 +300,7 @@ def write_run_pages(
             ledger=ledger,
             marks=MARKS,
             captions=CAPTIONS,
-            contract=_contract(cases.get(row.case_id)),
+            contract=contract(row.case_id),
             evaluator=[
                 shown(json.dumps(e, ensure_ascii=False), evaluator_file)
                 for e in _lines(evaluator_text)

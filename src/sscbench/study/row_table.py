@@ -193,7 +193,12 @@ class RowView:
 
     def __getattr__(self, name: str) -> object:
         table = self._table
-        if name in table._defaults or name in table._columns:
+        column = table._columns.get(name)  # the hot path (millions of reads): inlined
+        if column is not None:
+            code = column.codes[self._index]
+            if code != ABSENT:
+                return column.values[code]
+        if name in table._defaults or column is not None:
             return table.value(self._index, name)
         if name in table._methods:
             return MethodType(table._methods[name], self)

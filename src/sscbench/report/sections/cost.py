@@ -67,8 +67,12 @@ class Run:
         share = words.value
         return cls(
             *(e.run_id, share(e.case_id), share(e.config_id), e.repetition),
-            *(share(e.kind), share(e.status), e.reward, share(e.task), served),
-            *(share(e.clean_run_id), usage),
+            *(share(e.kind), share(e.status)),
+            reward=e.reward,
+            task=share(e.task),
+            served=served,
+            clean_run_id=share(e.clean_run_id),
+            usage=usage,
         )
 
 

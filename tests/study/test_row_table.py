@@ -56,3 +56,18 @@ def test_codes_widen_past_255_and_65535_distinct_values():
     assert table[300].run_id == "r300" and table[69_999].T_F == 69_999 and table[5].Z_S == "pre"
     assert [r.run_id for r in table[65_530:65_540]] == [f"r{i}" for i in range(65_530, 65_540)]
     assert table[-1].line() == rows[-1].line()
+
+
+def test_a_row_runs_its_view_methods_without_rebuilding_its_record(monkeypatch):
+    rows = [
+        MeasurementRow.of({"run_id": "m", "Z_S": "pre", "unread": 2, "T_U": 4, "A": 1}),
+        MeasurementRow.of({"run_id": "c", "kind": "clean"}),
+        MeasurementRow.of({"run_id": "u", "Z_S": "pre", "T_U": "inf", "A": 0}),
+    ]
+    table = RowTable(MeasurementRow, rows)
+    monkeypatch.setattr(table, "record", lambda index: pytest.fail("record rebuilt"))
+    for view, row in zip(table, rows, strict=True):
+        assert view.model_fields_set == row.model_fields_set
+        assert view.unread_count() == row.unread_count() and view.has("A") == row.has("A")
+        assert view.reliance_step() == row.reliance_step()
+    assert [r.unread_count() for r in table] == [2, None, None]

@@ -171,3 +171,21 @@ def test_a_folder_reads_the_frame_it_wrote_last(tmp_path):
     assert store.has_run_files("run-0") and not store.has_run_files("run-1")
     assert store.run_where("run-0").name == "shard-000000.shard"
     assert store.run_text_where("run-0") == f"sscbench show {tmp_path / 'study'} run-0"
+
+
+def test_a_run_no_shard_holds_rescans_only_when_the_shards_changed(tmp_path, monkeypatch):
+    runs = tmp_path / "runs"
+    writer = _fill(runs, 5, shard_runs=3)  # a sealed shard and an open one
+    reader = ShardReader(runs)
+    scans = []
+    monkeypatch.setattr(reader, "build", lambda real=reader.build: scans.append(1) or real())
+    reader.build()  # catalogued, as for a reader of many runs (a few first lookups search)
+    assert reader.locate("run-1") is not None and len(scans) == 1
+    for _ in range(3):  # a run that never ran (not qualified): no scan of every shard
+        assert reader.locate("never-ran") is None
+    assert len(scans) == 1
+    writer.append("run-5", *_run(5))  # the open shard grew: its run is found
+    assert reader.read("run-5")[0] == _run(5)[0] and len(scans) == 2
+    writer.append("late", *_run(6))  # the open shard is sealed into a new one's place
+    assert reader.read("late")[0] == _run(6)[0] and len(scans) == 3
+    assert reader.locate("never-ran") is None and len(scans) == 3

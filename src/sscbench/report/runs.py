@@ -21,6 +21,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import TypedDict
 
@@ -36,6 +37,7 @@ from sscbench.progress import counted
 from sscbench.reading import loads_json
 from sscbench.report.run_sample import RUN_PAGES, SAMPLE_ABOVE, pages_for
 from sscbench.report.templates import environment
+from sscbench.study.compact import Compactor
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.rows import MeasurementRow
 from sscbench.study.seal import file_sha256
@@ -215,11 +217,12 @@ def _reasons(entries: Iterable[IndexEntry]) -> dict[str, Why]:
     without a ledger and the clean runs' rewards are kept."""
     reward: dict[str, float | None] = {}
     unfinished: list[IndexEntry] = []
+    compactor = Compactor()  # the kept entries' repeated words once
     for e in entries:
         if e.kind == "clean":
             reward[e.run_id] = e.reward
         if e.status != "completed":
-            unfinished.append(e)
+            unfinished.append(compactor.record(e))
     return {
         e.run_id: {
             "reason": e.reason or e.status,
@@ -280,6 +283,7 @@ def write_run_pages(
     store = StudyDir(study)
     second = study_readings(study)  # the second reader's proposals, shown beside the rules
     measured = file_sha256(study / "measurements.jsonl") if second else None
+    contract = cache(lambda case_id: _contract(cases.get(case_id)))  # a case's, once
     for row in counted(rows, "report: run pages"):
         run_id = check_name(row.run_id, study / "measurements.jsonl", "run_id")  # names files
         if run_id not in chosen:
@@ -296,7 +300,7 @@ def write_run_pages(
             ledger=ledger,
             marks=MARKS,
             captions=CAPTIONS,
-            contract=_contract(cases.get(row.case_id)),
+            contract=contract(row.case_id),
             evaluator=[
                 shown(json.dumps(e, ensure_ascii=False), evaluator_file)
                 for e in _lines(evaluator_text)

@@ -10,10 +10,11 @@ as one more code. What grows with the runs is then a few bytes a column plus the
 values that really differ from run to run (run ids).
 
 Reading a row gives a :class:`RowView` (two slots): its attributes are read from the
-columns; any other attribute or method (``has``, ``columns``, ``line``,
-``model_dump`` ...) is the one of the record rebuilt from the columns on demand,
-equal to the record that was added (same values, same fields set, same JSON), and not
-kept. A list of views costs ~70 bytes a run.
+columns, and so are its ``model_fields_set`` and the model's ``VIEW_METHODS`` (methods
+that read only those: ``MeasurementRow.has``, ``unread_count``), run on the view itself;
+any other attribute or method (``columns``, ``line``, ``model_dump`` ...) is the one of
+the record rebuilt from the columns on demand, equal to the record that was added (same
+values, same fields set, same JSON), and not kept. A list of views costs ~70 bytes a run.
 
 Values are shared by their JSON form and type (``0``, ``0.0`` and ``False`` stay
 apart), so a rebuilt record writes the same line as the one that was added.
@@ -25,6 +26,7 @@ import json
 from array import array
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from enum import Enum
+from types import MethodType
 from typing import Any, Generic, TypeVar, cast, overload
 
 from pydantic import BaseModel
@@ -95,6 +97,12 @@ class RowTable(Sequence[Model], Generic[Model]):
 
     def __init__(self, model: type[Model], rows: Iterable[Model] = ()) -> None:
         self.model = model
+        # the declared fields and their defaults, read once: pydantic's ``model_fields``
+        # is a property that built its answer anew on each of millions of reads
+        self._defaults = {name: f.default for name, f in model.model_fields.items()}
+        # methods a view runs itself, reading only its fields and ``model_fields_set``
+        # (the model's ``VIEW_METHODS``), instead of rebuilding the record for the call
+        self._methods = {name: getattr(model, name) for name in getattr(model, "VIEW_METHODS", ())}
         self._columns: dict[str, _Column] = {}
         self._shapes: list[tuple[frozenset[str], tuple[str, ...]]] = []
         self._shape_codes: dict[tuple[frozenset[str], tuple[str, ...]], int] = {}
@@ -155,8 +163,8 @@ class RowTable(Sequence[Model], Generic[Model]):
         column = self._columns.get(name)
         code = column.codes[index] if column is not None else ABSENT
         if code == ABSENT:
-            if name in self.model.model_fields:
-                return self.model.model_fields[name].default
+            if name in self._defaults:
+                return self._defaults[name]
             raise AttributeError(name)
         return column.values[code]  # type: ignore[union-attr]
 
@@ -165,7 +173,7 @@ class RowTable(Sequence[Model], Generic[Model]):
         fields_set, extra = self._shapes[self._row_shapes[index]]
         # every declared field from its column (a row keeps its unset fields' values too:
         # a required field left out of a partial row is None there, never missing)
-        declared = {name: self.value(index, name) for name in self.model.model_fields}
+        declared = {name: self.value(index, name) for name in self._defaults}
         out = self.model.model_construct(_fields_set=set(fields_set), **declared)
         if extra:
             object.__setattr__(
@@ -185,8 +193,17 @@ class RowView:
 
     def __getattr__(self, name: str) -> object:
         table = self._table
-        if name in table.model.model_fields or name in table._columns:
+        column = table._columns.get(name)  # the hot path (millions of reads): inlined
+        if column is not None:
+            code = column.codes[self._index]
+            if code != ABSENT:
+                return column.values[code]
+        if name in table._defaults or column is not None:
             return table.value(self._index, name)
+        if name in table._methods:
+            return MethodType(table._methods[name], self)
+        if name == "model_fields_set":
+            return set(table._shapes[table._row_shapes[self._index]][0])
         return getattr(table.record(self._index), name)
 
     def __setattr__(self, name: str, value: object) -> None:

@@ -21,7 +21,7 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from pathlib import Path
-from typing import Any, Literal, TypeAlias, get_args
+from typing import Any, ClassVar, Literal, TypeAlias, get_args
 
 from pydantic import BaseModel, ConfigDict, TypeAdapter
 
@@ -186,6 +186,10 @@ class MeasurementRow(Measurement, RunColumns):
     def from_line(cls, line: str) -> MeasurementRow:
         """A row read (and validated) from one line of ``measurements.jsonl``."""
         return cls.model_validate_json(line)
+
+    VIEW_METHODS: ClassVar[tuple[str, ...]] = ("has", "reliance_step", "unread_count")
+    """Methods reading only the row's fields and ``model_fields_set``: a row of a
+    :class:`~sscbench.study.row_table.RowTable` runs them itself (no record rebuilt)."""
 
     def has(self, column: str) -> bool:
         """Whether the row has ``column`` (a clean run's row has no ``T_F``)."""

@@ -10,7 +10,9 @@ apart exactly.
 
 from __future__ import annotations
 
+import os
 from array import array
+from pathlib import Path
 
 import numpy
 
@@ -32,4 +34,19 @@ class Catalogue:
         return [int(spot) for spot in self.spots[low:high][::-1]]
 
 
-__all__ = ["Catalogue"]
+def shards_state(runs: Path, names: list[str]) -> tuple[tuple[str, int, int, int], ...]:
+    """What a catalogue of ``runs``' shards (and seals file) ``names`` was built from:
+    each file's name, inode, size and modification time. A run the catalogue lacks is
+    looked for again only when this changed (the study grew, a shard was compacted or
+    sealed): a report asking for each run that never ran no longer scans every shard."""
+    state = []
+    for name in names:
+        try:
+            info = os.stat(runs / name)
+        except FileNotFoundError:
+            continue
+        state.append((name, info.st_ino, info.st_size, info.st_mtime_ns))
+    return tuple(state)
+
+
+__all__ = ["Catalogue", "shards_state"]

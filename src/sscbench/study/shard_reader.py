@@ -26,7 +26,7 @@ from pathlib import Path
 import zstandard
 
 from sscbench.errors import DataError, naming
-from sscbench.study.shard_catalogue import Catalogue
+from sscbench.study.shard_catalogue import Catalogue, shards_state
 from sscbench.study.shards import (
     HEADER,
     IN_BLOCK,
@@ -69,6 +69,7 @@ class ShardReader:
         self._dicts: dict[tuple[Path, int], zstandard.ZstdDecompressor] = {}
         self._last: tuple[tuple[Path, int], bytes] | None = None
         self._built = False
+        self._state: tuple[tuple[str, int, int, int], ...] = ()  # the files of the last scan
         self._found: dict[str, Frame] = {}  # runs found by searching, before a catalogue
         self.searches = 0  # lookups answered by searching
 
@@ -92,11 +93,13 @@ class ShardReader:
 
     def build(self) -> None:
         """Scan every shard (checking each closed one against its seal)."""
+        files = shard_files(self.runs)
+        self._state = shards_state(self.runs, [SEALS, *(p.name for p in files)])
         seals = read_seals(self.runs)
         self._dict_frames, self._blocks, self._paths = {}, [], []
         self.damage, self._dicts, self._last, self._found = {}, {}, None, {}
         keys, spots = array("q"), array("q")
-        for number, path in enumerate(shard_files(self.runs)):
+        for number, path in enumerate(files):
             with naming(path):
                 data = path.read_bytes()
             frames = self._scan(path, data, seals)
@@ -136,8 +139,14 @@ class ShardReader:
                 frame, fresh = None, False  # the writer compacted that shard since: scan again
             if frame is not None or attempt == 2 or fresh:
                 return frame
+            if self._state == self._current():
+                return None  # not held, and no shard changed since the scan
             self.build()  # not held: the study grew (or its shards changed) since
         return None
+
+    def _current(self) -> tuple[tuple[str, int, int, int], ...]:
+        """The shards' state now (:func:`shards_state`), to compare with the scan's."""
+        return shards_state(self.runs, [SEALS, *(p.name for p in shard_files(self.runs))])
 
     def _search(self, run_id: str) -> Frame | None:
         """The run's last frame without a catalogue: the shards read newest first, and

@@ -14,6 +14,7 @@ from sscbench.reading import loads_json
 from sscbench.report.context import ReportContext
 from sscbench.report.entries import CsvRow, Entry, int_at, text_at
 from sscbench.report.model import RunSets, Section, Table
+from sscbench.study.compact import Compactor
 from sscbench.study.cost import (
     cost_by_config,
     pass_hat_k,
@@ -58,14 +59,20 @@ class Run:
     usage: RunUsage | None
 
     @classmethod
-    def of(cls, e: IndexEntry, usages: dict[str, RunUsage]) -> Run:
+    def of(cls, e: IndexEntry, usages: dict[str, RunUsage], words: Compactor) -> Run:
         """The fields of ``e`` the section reads (its usage shared through ``usages``, by
-        its JSON: equal usages give equal sums)."""
+        its JSON: equal usages give equal sums; its repeated words through ``words``)."""
         served = len(e.served_cases()) if e.kind == "clean" else 0
         usage = None if e.usage is None else usages.setdefault(e.usage.model_dump_json(), e.usage)
+        share = words.value
         return cls(
-            *(e.run_id, e.case_id, e.config_id, e.repetition, e.kind, e.status),
-            *(e.reward, e.task, served, e.clean_run_id, usage),
+            *(e.run_id, share(e.case_id), share(e.config_id), e.repetition),
+            *(share(e.kind), share(e.status)),
+            reward=e.reward,
+            task=share(e.task),
+            served=served,
+            clean_run_id=share(e.clean_run_id),
+            usage=usage,
         )
 
 
@@ -83,7 +90,8 @@ def plan_ordered(study: Study) -> list[Run]:
                 position.setdefault(run_id, len(position))
     unplanned = len(position)
     usages: dict[str, RunUsage] = {}  # one copy of each distinct usage (a scripted run's)
-    runs = [Run.of(e, usages) for e in study.iter_entries()]
+    words = Compactor()  # one copy of each repeated word (the entries are not compacted)
+    runs = [Run.of(e, usages, words) for e in study.iter_entries()]
     return sorted(runs, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
 
 

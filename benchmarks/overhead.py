@@ -395,9 +395,16 @@ def main() -> None:
     if args.executor == "processes":
         from overhead_study import Baseline, print_study_overheads
 
-        base = Baseline(Endpoint, bare, episode_bodies_for_chain)
+        base = Baseline(Endpoint, episode_bodies_for_chain)
         print_study_overheads(
-            base, args.data, args.delay, args.rounds, args.concurrency, args.repeat, args.workers
+            base,
+            args.data,
+            args.delay,
+            args.rounds,
+            args.concurrency,
+            args.repeat,
+            args.workers,
+            args.store,
         )
         return
     world = airline_world(args.data)

@@ -41,6 +41,7 @@ STUDY = """
 name = "overhead"
 repetitions = {repetitions}
 concurrency = {concurrency}
+store = "{store}"
 [study.processes]
 workers = {workers}
 [world]
@@ -60,9 +61,12 @@ max_retries = 0
 """
 
 
-def study_text(data: Path, url: str, episodes: int, concurrency: int, workers: int) -> str:
+def study_text(
+    data: Path, url: str, episodes: int, shape: tuple[int, int], store: str = "auto"
+) -> str:
     """The study's config: ``episodes`` clean runs or a few more (whole repetitions of
-    its tasks; ``max_steps`` 3: two tool calls and a text, the bare client's chain)."""
+    its tasks; ``max_steps`` 3: two tool calls and a text, the bare client's chain);
+    ``shape``: concurrency and workers; ``store``: ``[study] store``."""
     from sscbench.run.builders import build_cases
     from sscbench.run.planning import make_plan
     from sscbench.study.config import parse_config
@@ -70,7 +74,9 @@ def study_text(data: Path, url: str, episodes: int, concurrency: int, workers: i
 
     tau = (data / "airline" / "flights.json").exists()
     world = f'source = "tau-bench"\ndata = "{data}"' if tau else 'source = "generated"'
+    concurrency, workers = shape
     fields = {"concurrency": concurrency, "workers": workers, "world": world, "url": url}
+    fields["store"] = store
     one = parse_config(STUDY.format(repetitions=1, cases=20, **fields), "overhead.toml")
     tasks = make_plan(one, build_cases(one, build_worlds(one))).clean_count()
     return STUDY.format(repetitions=math.ceil(episodes / tasks), cases=20, **fields)
@@ -125,11 +131,10 @@ def run_study(text: str, out: Path, executor: str) -> dict[str, float]:
 @dataclass(frozen=True)
 class Baseline:
     """What ``benchmarks/overhead.py`` lends this module (passed in, so that the two
-    scripts do not import each other): its endpoint process, the bare client, and one
-    harness episode's request bodies for the bare client to send."""
+    scripts do not import each other): its endpoint process and one harness episode's
+    request bodies for the bare client to send."""
 
     endpoint: Callable[[float], Any]
-    bare: Callable[..., Any]
     bodies_for_chain: Callable[[Path, Any, int], list[bytes]]
 
 
@@ -139,15 +144,16 @@ def measure_executors(
     data: Path,
     delay: float,
     shape: tuple[int, int, int],
+    store: str = "auto",
 ) -> dict[str, float]:
     """The study made locally and by ``workers`` children, then its schedule made by the
-    bare client (``shape``: rounds, concurrency, workers)."""
+    bare client (``shape``: rounds, concurrency, workers; ``store``: ``[study] store``)."""
     from overhead_probes import Trace
     from overhead_schedule import bare_study, ideal_wall, study_units
 
     rounds, concurrency, workers = shape
 
-    text = study_text(data, endpoint.base_url, rounds * concurrency, concurrency, workers)
+    text = study_text(data, endpoint.base_url, rounds * concurrency, (concurrency, workers), store)
     row: dict[str, float] = {}
     with tempfile.TemporaryDirectory() as tmp:
         for executor in ("local", "processes"):
@@ -200,8 +206,10 @@ def print_study_overheads(
     concurrencies: list[int],
     repeat: int,
     workers: int,
+    store: str = "auto",
 ) -> None:
-    """Per concurrency, the study's overhead made by one process and by ``workers``."""
+    """Per concurrency, the study's overhead made by one process and by ``workers``, its
+    runs kept as ``store`` says (``[study] store``: ``auto`` picks by the study's size)."""
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     for concurrency in concurrencies:
         load = os.getloadavg()[0]
@@ -210,7 +218,8 @@ def print_study_overheads(
             endpoint = base.endpoint(delay)
             shape = (rounds, concurrency, workers)
             try:
-                rows.append(measure_executors(base, endpoint, data, delay, shape))
+                rows.append(measure_executors(base, endpoint, data, delay, shape, store))
             finally:
                 endpoint.close()
+        print(f"study store: {store} ([study] store)", flush=True)
         print(report(concurrency, delay, workers, rows, load), flush=True)

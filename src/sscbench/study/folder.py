@@ -27,7 +27,7 @@ from sscbench.jsonl import model_line
 from sscbench.reading import loads_json, read_json
 from sscbench.study.appends import AppendFiles
 from sscbench.study.guard import OTHER_MEMBERS, link_error, open_no_follow, refuse_links
-from sscbench.study.index_entry import IndexEntry
+from sscbench.study.index_entry import IndexEntry as IndexEntry  # re-exported
 from sscbench.study.lock import LOCK_NAME as LOCK_FILE
 from sscbench.study.marker import STUDY_MARKER, marker_format, read_marker, store_layout
 from sscbench.study.provenance import study_provenance

@@ -16,6 +16,7 @@ another Ray on the machine (``ray stop`` would end every one), and checks none i
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import os
@@ -62,6 +63,24 @@ def _parent(pid: int) -> int:
     return int(stat.rsplit(")", 1)[1].split()[1])
 
 
+_TOKEN: list[Path] = []
+
+
+def process_token() -> Path:
+    """The auth token file of every cluster this process starts (made once, removed when
+    the process exits): a driver's ``ray`` reads its token when first imported, so a
+    second cluster with a token of its own could not be joined from the same process
+    (one test module measuring on Ray, the next running a study on Ray)."""
+    if not _TOKEN:
+        folder = Path(tempfile.mkdtemp(prefix="sscray-token-", dir="/tmp"))
+        token = folder / "auth_token"
+        token.write_text(secrets.token_hex(32))
+        token.chmod(0o600)
+        atexit.register(shutil.rmtree, folder, True)
+        _TOKEN.append(token)
+    return _TOKEN[0]
+
+
 class LocalRayCluster:
     """A head node and optional worker nodes (``{"cpus": n, "resources": {...}}`` each)."""
 
@@ -81,9 +100,7 @@ class LocalRayCluster:
         self.temp_dir = tempfile.mkdtemp(prefix="sscray-", dir="/tmp")
         # token authentication (Ray's default for local clusters from 2.59): a token of
         # this cluster's own, for its nodes and for a driver that sets ``auth_env``
-        token = Path(self.temp_dir) / "auth_token"
-        token.write_text(secrets.token_hex(32))
-        token.chmod(0o600)
+        token = process_token()
         self.auth_env = {"RAY_AUTH_MODE": "token", "RAY_AUTH_TOKEN_PATH": str(token)}
         self.env = {
             **os.environ,

@@ -34,9 +34,9 @@ def _study(tmp_path, name: str, offload: bool) -> StudyDir:
 
     async def record(i: int) -> None:
         ledger = [UserEvent(step=0, content=f"hello {i}")]
-        digests = await writer.run_files(f"r{i}", ledger, [], 0.5)
         journal = f"r{i}" if i % 2 else None  # a carried run may be recorded unmade
-        await writer.index_line(_entry(f"r{i}", digests), journal)
+        entry_of = lambda digests: _entry(f"r{i}", digests)  # noqa: E731
+        await (await writer.record_run(f"r{i}", ledger, [], 0.5, entry_of, journal))
 
     async def main() -> None:
         book = JournalBook(store.runs)  # the runs' answers, carried forward by a resume
@@ -78,10 +78,10 @@ def test_writes_happen_off_the_event_loop_thread(tmp_path, monkeypatch):
 
     async def main() -> None:
         writer = RunWriter(store)
-        await writer.index_line(_entry("r", ("a", "b")))
+        await (await writer.record_entry(_entry("r", ("a", "b"))))
         await writer.aclose()
         inline = RunWriter(store, offload=False)
-        await inline.index_line(_entry("s", ("a", "b")))
+        await (await inline.record_entry(_entry("s", ("a", "b"))))
 
     asyncio.run(main())
     assert threads[0].startswith("sscbench-index") and threads[1] == "MainThread"

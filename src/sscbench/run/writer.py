@@ -49,7 +49,7 @@ import asyncio
 import gc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.llm.journal_carry import journal_recorded
@@ -189,39 +189,6 @@ class RunWriter:
     async def _wait_pending(self) -> None:
         while self._pending:
             await asyncio.wait(set(self._pending))
-
-    async def run_files(
-        self,
-        run_id: str,
-        ledger: list[LedgerEvent],
-        evaluator: list[EvaluatorEvent],
-        wall_s: float,
-    ) -> tuple[str, str]:
-        """Write a run's ledger and evaluator log, then its timing line, awaited to the
-        end (:func:`settled`); returns both texts' sha256 (as :meth:`StudyDir.write_run`).
-        A study records through :meth:`record_run` instead: one job, not awaited."""
-
-        def job() -> tuple[str, str]:
-            digests = self.store.write_run(run_id, ledger, evaluator)
-            self.store.append_timing(run_id, wall_s)
-            return digests
-
-        return await self._do(job)
-
-    async def index_line(self, entry: IndexEntry, journal: str | None = None) -> None:
-        """Append a finished run's index line, then tell the journals the run is recorded
-        (the file a resume carried its answers forward into goes once all its runs are;
-        ``journal`` is not needed for that any more), awaited to the end even when the
-        caller is cancelled meanwhile (:func:`settled`)."""
-        await self._do(self._index_line, entry, journal)
-
-    async def _do(self, work: Callable[..., T], *args: Any) -> T:
-        """``work(*args)`` on the writer's thread, awaited to its end (:func:`settled`);
-        in line, without yielding to the loop, when the writer does not offload."""
-        if not self.offload:
-            return work(*args)
-        loop = asyncio.get_running_loop()
-        return await settled(loop.run_in_executor(self._thread, work, *args))
 
     def _index_line(self, entry: IndexEntry, journal: str | None) -> None:
         self.store.append_index(entry)

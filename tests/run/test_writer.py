@@ -10,7 +10,7 @@ from sscbench.core.ledger import UserEvent
 from sscbench.llm.journal import Answer, JournalBook, ResponseJournal
 from sscbench.llm.journal_book import CARRIED
 from sscbench.llm.journal_carry import carry_forward
-from sscbench.run.writer import RunWriter, settled
+from sscbench.run.writer import RunWriter
 from sscbench.study.folder import IndexEntry, StudyDir
 
 
@@ -85,35 +85,3 @@ def test_writes_happen_off_the_event_loop_thread(tmp_path, monkeypatch):
 
     asyncio.run(main())
     assert threads[0].startswith("sscbench-index") and threads[1] == "MainThread"
-
-
-def test_a_cancelled_caller_waits_for_its_write_then_is_cancelled():
-    async def main() -> list[str]:
-        done: list[str] = []
-        gate = threading.Event()
-        loop = asyncio.get_running_loop()
-
-        def slow() -> str:
-            gate.wait(5)
-            done.append("written")
-            return "ok"
-
-        async def caller() -> None:
-            result = await settled(loop.run_in_executor(None, slow))
-            done.append(f"counted {result}")  # what the caller does with it happens
-            await asyncio.sleep(0)  # the cancellation arrives here
-            done.append("not reached")
-
-        task = asyncio.ensure_future(caller())
-        await asyncio.sleep(0.05)
-        task.cancel()
-        await asyncio.sleep(0.05)
-        assert not task.done()  # still waiting for the write
-        gate.set()
-        try:
-            await task
-        except asyncio.CancelledError:
-            done.append("cancelled")
-        return done
-
-    assert asyncio.run(main()) == ["written", "counted ok", "cancelled"]

@@ -49,13 +49,10 @@ import asyncio
 import gc
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypeVar
 
 from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.llm.journal_carry import journal_recorded
 from sscbench.study.folder import IndexEntry, StudyDir
-
-T = TypeVar("T")
 
 PENDING = 64
 """Records that may wait for the writer's thread at once (the executor passes the
@@ -220,24 +217,4 @@ def freeze_heap() -> None:
     gc.freeze()
 
 
-async def settled(work: asyncio.Future[T]) -> T:
-    """The result of ``work``, waited for to its end: a cancellation of the caller that
-    arrives meanwhile is raised only after it is done (on the next ``await``), since
-    the thread doing it cannot be stopped and what the caller does with it must happen."""
-    cancelled = False
-    while True:
-        try:
-            result = await asyncio.shield(work)
-            break
-        except asyncio.CancelledError:
-            if work.cancelled():
-                raise
-            cancelled = True
-    if cancelled:
-        task = asyncio.current_task()
-        if task is not None:
-            task.cancel()  # delivered at the caller's next await
-    return result
-
-
-__all__ = ["PENDING", "RunWriter", "freeze_heap", "settled"]
+__all__ = ["PENDING", "RunWriter", "freeze_heap"]

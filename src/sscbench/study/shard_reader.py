@@ -94,7 +94,7 @@ class ShardReader:
     def build(self) -> None:
         """Scan every shard (checking each closed one against its seal)."""
         files = shard_files(self.runs)
-        self._state = shards_state(self.runs, [SEALS, *(p.name for p in files)])
+        self._state = self._state_of(files)
         seals = read_seals(self.runs)
         self._dict_frames, self._blocks, self._paths = {}, [], []
         self.damage, self._dicts, self._last, self._found = {}, {}, None, {}
@@ -146,7 +146,11 @@ class ShardReader:
 
     def _current(self) -> tuple[tuple[str, int, int, int], ...]:
         """The shards' state now (:func:`shards_state`), to compare with the scan's."""
-        return shards_state(self.runs, [SEALS, *(p.name for p in shard_files(self.runs))])
+        return self._state_of(shard_files(self.runs))
+
+    def _state_of(self, files: list[Path]) -> tuple[tuple[str, int, int, int], ...]:
+        """The state of these shard files and of the seals file."""
+        return shards_state(self.runs, [SEALS, *(p.name for p in files)])
 
     def _search(self, run_id: str) -> Frame | None:
         """The run's last frame without a catalogue: the shards read newest first, and

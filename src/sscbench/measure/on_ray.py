@@ -40,7 +40,7 @@ from sscbench.measure.parallel import CHUNK, chunked
 from sscbench.measure.rows import measure_shipped, reads_ledger
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import RunText
-from sscbench.study.placement import join_ray
+from sscbench.study.placement import join_ray, wait_started
 from sscbench.study.ray_config import RaySettings
 
 REVIVE_POLL_S = 0.5
@@ -130,16 +130,10 @@ class RayMeasure:
     def _wait_ready(self) -> list[int]:
         refs = [slot.actor.ready.remote() for slot in self.slots]
         timeout = self.settings.start_timeout_s
+        question = f"does the cluster have {self.settings.worker_cpus:g} CPUs free for each?"
         try:
-            _, waiting = self.ray.wait(refs, num_returns=len(refs), timeout=timeout)
-            if waiting:
-                raise DataError(
-                    "<ray cluster>",
-                    "study.ray.start_timeout_s",
-                    f"{len(waiting)} of {len(refs)} measuring workers did not start within "
-                    f"{timeout:g} s: does the cluster have {self.settings.worker_cpus:g} "
-                    "CPUs free for each?",
-                )
+            words = ("measuring workers", question)
+            wait_started(self.ray, refs, timeout, "study.ray.start_timeout_s", words)
             return list(self.ray.get(refs))
         except self.ray.exceptions.RayError as exc:
             raise DataError("<ray cluster>", None, f"a worker could not start: {exc}") from exc

@@ -39,7 +39,7 @@ from sscbench.run.planning import PlanUnit
 from sscbench.run.remote import EpisodeWorker, StudyInputs
 from sscbench.run.worker_losses import LossBudget, per_worker, retrieved
 from sscbench.study.config import StudyConfig
-from sscbench.study.placement import join_ray
+from sscbench.study.placement import join_ray, wait_started
 from sscbench.study.ray_config import RaySettings
 
 REVIVE_POLL_S = 0.5
@@ -158,16 +158,12 @@ class RayEpisodes:
     def _wait_ready(self, pools: list[_Pool], timeout: float) -> list[Placed]:
         actors = [slot.actor for pool in pools for slot in pool.slots]
         refs = [actor.ready.remote() for actor in actors]
+        question = (
+            f"does a node offer the resources {[p.resources for p in pools]} and enough CPUs?"
+        )
         try:
-            _, waiting = self.ray.wait(refs, num_returns=len(refs), timeout=timeout)
-            if waiting:
-                raise DataError(
-                    "<ray cluster>",
-                    "agents.ray.resources",
-                    f"{len(waiting)} of {len(refs)} workers did not start within "
-                    f"{timeout:g} s: does a node offer the resources "
-                    f"{[p.resources for p in pools]} and enough CPUs?",
-                )
+            words = ("workers", question)
+            wait_started(self.ray, refs, timeout, "agents.ray.resources", words)
             return list(self.ray.get(refs))
         except self.ray.exceptions.RayError as exc:
             self._kill_all()

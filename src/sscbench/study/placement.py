@@ -109,3 +109,20 @@ def join_ray(settings: RaySettings, address: str | None) -> tuple[ModuleType, bo
             address or "<local ray>", "study.ray.address", f"cannot join: {exc}"
         ) from exc
     return ray, True
+
+
+def wait_started(
+    ray: ModuleType, refs: list[object], timeout: float, field: str, words: tuple[str, str]
+) -> None:
+    """Wait until the actors' ``ready`` calls ``refs`` are answered: a
+    :class:`DataError` naming ``field`` when some are not within ``timeout`` seconds
+    (``words``: what the actors are, and the question the message ends with: "N of M
+    {what} did not start within T s: {question}"). Ray's own errors pass through."""
+    _, waiting = ray.wait(refs, num_returns=len(refs), timeout=timeout)
+    if waiting:
+        what, question = words
+        raise DataError(
+            "<ray cluster>",
+            field,
+            f"{len(waiting)} of {len(refs)} {what} did not start within {timeout:g} s: {question}",
+        )

@@ -76,12 +76,12 @@ STORE = ["auto"]
 :func:`~sscbench.study.runfiles.choose_layout` picks for a study of the benchmark's runs."""
 
 
-def study_store(out: Path, runs: int) -> StudyDir:
+def study_store(out: Path, runs: int, concurrency: int) -> StudyDir:
     """The harness's study folder, its runs kept in the layout ``--store`` names (``auto``:
-    the one a study of ``runs`` runs records)."""
+    the one a study of ``runs`` runs made ``concurrency`` at a time records)."""
     store = StudyDir(out)
     store.runs.mkdir(parents=True, exist_ok=True)
-    store.layout = choose_layout(STORE[0], runs)
+    store.layout = choose_layout(STORE[0], runs, concurrency)
     return store
 
 
@@ -211,7 +211,7 @@ async def harness(
     the book, then one job on the study's writer (its text, timing line, index line, the
     journals told) asked for before the episode lets its concurrency slot go, written
     behind; the wall ends when every run is recorded."""
-    store = study_store(out, episodes)
+    store = study_store(out, episodes, concurrency)
     writer = RunWriter(store, offload=OFFLOAD[0], pending=concurrency, hold_files=True)
     book = JournalBook(store.runs)
     task = world.tasks[0]
@@ -419,9 +419,10 @@ def print_overheads(
     with runs_heap():  # as a study's runs have it
         for concurrency in concurrencies:
             load = os.getloadavg()[0]
-            layout = choose_layout(STORE[0], rounds * concurrency)
+            layout = choose_layout(STORE[0], rounds * concurrency, concurrency)
             how = "--store" if STORE[0] != "auto" else "auto: what a study of these runs picks"
-            print(f"store: {layout} ({rounds * concurrency} runs; {how})", flush=True)
+            runs = f"{rounds * concurrency} runs, {concurrency} at once"
+            print(f"store: {layout} ({runs}; {how})", flush=True)
             rows = [measure(world, delay, rounds, concurrency) for _ in range(repeat)]
             print(report(concurrency, delay, rows, load), flush=True)
 

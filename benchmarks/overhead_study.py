@@ -209,7 +209,8 @@ def print_study_overheads(
     store: str = "auto",
 ) -> None:
     """Per concurrency, the study's overhead made by one process and by ``workers``, its
-    runs kept as ``store`` says (``[study] store``: ``auto`` picks by the study's size)."""
+    runs kept as ``store`` says (``[study] store``: ``auto`` picks by the study's size and
+    concurrency)."""
     os.environ.setdefault("OPENAI_API_KEY", "sk-bench")
     for concurrency in concurrencies:
         load = os.getloadavg()[0]

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import errno
+import os
+
 import pytest
 
-from sscbench.core.files import atomic_text_writer, atomic_write, replace_folder, temp_path
+from sscbench.core import files
+from sscbench.core.files import (
+    atomic_text_writer,
+    atomic_write,
+    replace_folder,
+    temp_path,
+    write_new,
+)
 
 
 def test_atomic_write_replaces_and_leaves_no_temp(tmp_path):
@@ -96,3 +106,38 @@ def test_write_all_renames_nothing_until_every_file_is_whole(tmp_path, monkeypat
     assert caught.value.filename == str(tmp_path / "b.json")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.json"]
     assert (tmp_path / "a.json").read_text() == "old a"
+
+
+def test_write_new_writes_a_new_name_in_place_without_a_rename(tmp_path, monkeypatch):
+    path = tmp_path / "run-1.ledger.jsonl"
+    renames: list[object] = []
+    monkeypatch.setattr(os, "replace", lambda *a: renames.append(a))
+    write_new(path, b'{"a":1}\n')
+    assert path.read_bytes() == b'{"a":1}\n' and renames == []
+    assert [p.name for p in tmp_path.iterdir()] == ["run-1.ledger.jsonl"]
+
+
+def test_write_new_replaces_a_name_that_exists_whole(tmp_path, monkeypatch):
+    # a cut file of a killed write (no index line names it), or a run written again:
+    # replaced by a rename, so a whole old file is never cut by a failing write
+    path = tmp_path / "run-1.ledger.jsonl"
+    path.write_bytes(b"old, whole")
+    write_new(path, b"new")
+    assert path.read_bytes() == b"new"
+    replaced: list[tuple[object, bytes]] = []
+    monkeypatch.setattr(files, "atomic_write", lambda p, d: replaced.append((p, d)))
+    write_new(path, b"newer")
+    assert replaced == [(path, b"newer")] and path.read_bytes() == b"new"
+
+
+def test_write_new_on_a_full_disk_leaves_nothing_and_names_the_file(tmp_path, monkeypatch):
+    path = tmp_path / "run-1.evaluator.jsonl"
+
+    def full(fd: int, data: object) -> int:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(OSError) as caught:
+        write_new(path, b"x" * 10)
+    assert caught.value.filename == str(path)
+    assert list(tmp_path.iterdir()) == []

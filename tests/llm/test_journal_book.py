@@ -217,3 +217,42 @@ def test_a_torn_last_line_is_skipped_and_a_lost_process_books_dropped(tmp_path):
     _record(ResponseJournal(lost, "s"), 1)
     drop_process_books(tmp_path, os.getpid())
     assert _books(tmp_path) == [CARRIED]
+
+
+BODIES = [
+    b'{"id":"c1","choices":[{"message":{"content":"caf\\u00e9","role":"assistant"}}]}',
+    '{"choices":[{"message":{"content":"café ✓"}}],"n":1.5e3}'.encode(),
+    b'  {"a": [1, 2, {"b": null}], "c": -0.0}  ',
+]
+"""Bodies written as they arrived: ASCII with escapes, UTF-8, JSON's outer whitespace."""
+ENCODED_AGAIN = [
+    b'{"a":\n1}',  # a line break: the line would split
+    '{"a":"x"}'.encode("utf-16"),  # UTF-16 (NUL bytes), which the decoder also reads
+    '\ufeff{"a":"x"}'.encode(),  # a byte order mark
+    '{"a":"\u2028"}'.encode(),  # a line break json_safe escapes
+    b'{"a":"\xed\xa0\x80"}',  # a lone surrogate (read with surrogatepass)
+]
+"""Bodies whose value is encoded again, as every line's was before."""
+
+
+def test_a_json_body_is_written_as_it_arrived_and_reads_back_as_its_value(tmp_path):
+    book = JournalBook(tmp_path)
+    journal = ResponseJournal(book, "r1")
+    bodies = BODIES + ENCODED_AGAIN
+    values = [json.loads(body) for body in bodies]
+
+    async def main() -> None:
+        for n, (body, value) in enumerate(zip(bodies, values, strict=True)):
+            assert journal.answer("agent", f"h{n}") is None
+            await journal.record(Answer("agent", f"h{n}", "json", value, 1, 0, body=body))
+
+    asyncio.run(main())
+    book.close()  # killed: the run did not end
+    data = (tmp_path / _books(tmp_path)[0]).read_bytes()
+    assert [body in data for body in bodies] == [True] * 3 + [False] * 5
+    assert data.count(b"\n") == 2 + len(bodies)  # the header, the run's first line, answers
+    assert carry_forward(tmp_path, finished=set()) == []
+    resumed = ResponseJournal(JournalBook(tmp_path), "r1")
+    for n, value in enumerate(values):
+        got = resumed.answer("agent", f"h{n}")
+        assert got is not None and got.value == value and got.retries == 1

@@ -11,7 +11,7 @@ import pytest
 
 from sscbench.errors import DataError
 from sscbench.study.marker import read_marker, store_layout
-from sscbench.study.runfiles import SHARDS_ABOVE, choose_layout
+from sscbench.study.runfiles import SHARDS_ABOVE, SHARDS_FROM_CONCURRENCY, choose_layout
 from sscbench.study.shard_reader import ShardReader
 from sscbench.study.shard_writer import ShardWriter
 from sscbench.study.shards import BLOCKS_MAGIC, SEALS, read_seals, shard_files
@@ -122,6 +122,9 @@ def test_the_layout_is_chosen_once_and_recorded(tmp_path):
     assert choose_layout("auto", SHARDS_ABOVE) == "files"
     assert choose_layout("auto", SHARDS_ABOVE + 1) == "shards"
     assert choose_layout("files", 10**6) == "files" and choose_layout("shards", 2) == "shards"
+    assert choose_layout("auto", 10, SHARDS_FROM_CONCURRENCY - 1) == "files"
+    assert choose_layout("auto", 10, SHARDS_FROM_CONCURRENCY) == "shards"  # many at once
+    assert choose_layout("files", 10, 1024) == "files"
     marker = tmp_path / "sscbench-study.json"
     marker.write_text(json.dumps({"sscbench_study": 2, "store": "shards"}))
     assert store_layout(read_marker(marker)) == "shards"

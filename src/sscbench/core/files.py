@@ -3,10 +3,14 @@
 Every command that writes a file goes through here (run files and the index, cases,
 measurements, review exports and keys, the release and report folders, ``release diff
 --out``), so neither a killed process nor a full disk ever leaves a half-written file
-under the real name. The temporary name sits beside the target, starts with a dot and
-carries the process id (two writers never share one), and ends in ``.tmp`` — the suffix
-``StudyDir`` knows as its own when it cleans a folder. A multi-file output is built in a
+under the real name (one exception, below). The temporary name sits beside the target,
+starts with a dot and carries the process id (two writers never share one), and ends in
+``.tmp`` — the suffix ``StudyDir`` knows as its own when it cleans a folder. A multi-file output is built in a
 staging folder beside its target (``.NAME-new-PID``) and swapped in whole.
+
+One writer skips the temporary: :func:`write_new`, for a run's text under a new name,
+which nothing reads before the index line written after it names its sha256 (a kill may
+leave a cut file there that no line names; the run is made again and replaces it).
 
 A temporary file or folder whose process is gone (a killed command) is removed by
 :func:`clean_stale` when the command that owns the target starts again. An ``OSError``
@@ -115,6 +119,33 @@ def atomic_write(path: Path, data: bytes | str) -> None:
             os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def write_new(path: Path, data: bytes) -> None:
+    """Write a file whose name nothing trusts yet in place: created exclusively and
+    written, without the temporary and the rename of :func:`atomic_write` (at
+    concurrency 256 their directory work costs a study about a point of overhead,
+    ``benchmarks/overhead.py``). For a run's text, which no reader takes before the
+    index line written after it records its sha256: a kill mid-write leaves a cut file
+    that no line names, and the run, made again, replaces it. A name that exists
+    already (that cut file, or a run written again) is replaced by :func:`atomic_write`,
+    so a whole file is never cut; a failed write (a full disk) removes what it wrote."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL
+    with naming(path):
+        try:
+            fd = os.open(path, flags, 0o644)
+        except FileExistsError:
+            atomic_write(path, data)
+            return
+        try:
+            view = memoryview(data)
+            while view:  # a regular file takes it whole but on a full disk
+                view = view[os.write(fd, view) :]
+        except BaseException:
+            os.close(fd)
+            os.unlink(path)
+            raise
+        os.close(fd)
 
 
 def write_all(files: Mapping[Path, bytes | str]) -> list[Path]:

@@ -145,14 +145,14 @@ async def journaled_completion(
             usage["rate_limited"] = usage.get("rate_limited", 0) + recorded.rate_limited
             add_usage(usage, response)
         return response
-    arrived: list[tuple[str, JsonValue]] = []
+    arrived: list[tuple[str, JsonValue, bytes]] = []
 
     async def post() -> object:
         try:
-            kind, value = await client.post_value(content)
+            kind, value, data = await client.post_body(content)
         except ValueError as exc:  # a JSON content type over a body that is not JSON
             raise BadResponseBody(f"the body is not valid JSON ({exc})") from None
-        arrived[:] = [(kind, value)]
+        arrived[:] = [(kind, value, data)]
         return completion_of(kind, value)
 
     before = (usage or {}).get("retries", 0), (usage or {}).get("rate_limited", 0)
@@ -167,9 +167,8 @@ async def journaled_completion(
         health=health,
         call=post,
     )
-    kind, value = arrived[0]
+    kind, value, data = arrived[0]
     after = (usage or {}).get("retries", 0), (usage or {}).get("rate_limited", 0)
-    await journal.record(
-        Answer(where, key, kind, value, after[0] - before[0], after[1] - before[1])
-    )
+    retries, limited = after[0] - before[0], after[1] - before[1]
+    await journal.record(Answer(where, key, kind, value, retries, limited, body=data))
     return response

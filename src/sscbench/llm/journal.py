@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from sscbench.core.agent import RunContext
-from sscbench.llm.journal_answer import SUFFIX, Answer, read_journal, request_hash
+from sscbench.llm.journal_answer import SUFFIX, Answer, answer_line, read_journal, request_hash
 from sscbench.llm.journal_book import JournalBook
 
 
@@ -93,7 +93,7 @@ class ResponseJournal:
         study: a kill keeps it, a crash of the machine may lose it)."""
         self.pending = []  # cannot hold any (answer() returned None); never interleave
         attempt = self._begin()
-        self.book.write(self.run_id, {"attempt": attempt, **answer.fields()})
+        self.book.write_line(self.run_id, answer_line(self.run_id, attempt, answer))
 
     def ended(self) -> None:
         """The run's episode ended (its output exists): its lines are needed no more."""

@@ -10,10 +10,11 @@ role and hash match (:class:`~sscbench.llm.journal.ResponseJournal`).
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from sscbench.json_types import JsonValue
+from sscbench.jsonl import dumps_line
 from sscbench.reading import loads_json
 
 JOURNAL_FORMAT = 1
@@ -46,6 +47,8 @@ class Answer:
     value: JsonValue
     retries: int = 0
     rate_limited: int = 0
+    body: bytes | None = field(default=None, compare=False, repr=False)
+    """The ``json`` body's bytes as they arrived (a live answer), for :func:`answer_line`."""
 
     def fields(self) -> dict[str, JsonValue]:
         """The answer's fields as a journal line holds them."""
@@ -57,6 +60,37 @@ class Answer:
             "retries": self.retries,
             "rate_limited": self.rate_limited,
         }
+
+
+SPLIT_BYTES = (b"\n", b"\x00")
+"""Bytes a body written into a line as it is may not hold: the line's end, and NUL (JSON
+text in UTF-16 or UTF-32, which the decoder also takes, has it)."""
+ESCAPED_UTF8 = (b"\xef\xbb\xbf", b"\xed", b"\xe2\x80\xa8", b"\xe2\x80\xa9", b"\xc2\x85")
+"""UTF-8 a line never holds as it is (:func:`~sscbench.jsonl.json_safe`): a byte order
+mark, the lead byte of surrogates (and of some Hangul, which is then encoded again) and
+the line breaks U+2028, U+2029 and U+0085."""
+
+
+def body_fits_a_line(body: bytes) -> bool:
+    """Whether a JSON body, as it arrived, can stand for its value in a journal line as
+    it is: one line of UTF-8 that :func:`~sscbench.jsonl.dumps_line` would not escape.
+    The value is then not encoded again: a tenth of a live answer's cost on the event
+    loop at concurrency 256 (``benchmarks/overhead.py``)."""
+    if any(piece in body for piece in SPLIT_BYTES):
+        return False
+    return body.isascii() or not any(piece in body for piece in ESCAPED_UTF8)
+
+
+def answer_line(run_id: str, attempt: str, answer: Answer) -> bytes:
+    """A live answer's line of a journal book: its fields, the ``json`` body as it arrived
+    when it fits a line (:func:`body_fits_a_line`; it decodes to the same value), else the
+    value encoded."""
+    row: dict[str, JsonValue] = {"run": run_id, "attempt": attempt, **answer.fields()}
+    body = answer.body
+    if answer.kind != "json" or body is None or not body_fits_a_line(body):
+        return (dumps_line(row) + "\n").encode("utf-8")
+    del row["value"]
+    return (dumps_line(row)[:-1] + ',"value":').encode("utf-8") + body + b"}\n"
 
 
 def parse_answer(row: object) -> Answer | None:
@@ -111,4 +145,12 @@ def read_journal(path: Path, run_id: str) -> tuple[list[Answer], str | None]:
     return answers, None
 
 
-__all__ = ["SUFFIX", "Answer", "parse_answer", "read_journal", "request_hash"]
+__all__ = [
+    "SUFFIX",
+    "Answer",
+    "answer_line",
+    "body_fits_a_line",
+    "parse_answer",
+    "read_journal",
+    "request_hash",
+]

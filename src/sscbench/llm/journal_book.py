@@ -142,9 +142,12 @@ class JournalBook:
         return answers
 
     def write(self, run_id: str, row: dict) -> None:
-        """Append one line for ``run_id``: one ``os.write`` of the whole line to the file
-        held open (rotated first past the size limit)."""
-        data = (dumps_line({"run": run_id, **row}) + "\n").encode("utf-8")
+        """Append one line for ``run_id`` holding ``row`` (:meth:`write_line`)."""
+        self.write_line(run_id, (dumps_line({"run": run_id, **row}) + "\n").encode("utf-8"))
+
+    def write_line(self, run_id: str, data: bytes) -> None:
+        """Append one whole line for ``run_id`` (its bytes, ending in a newline): one
+        ``os.write`` to the file held open (rotated first past the size limit)."""
         if self._fd is None or self._size >= self.limit:
             self._rotate()
         assert self._fd is not None and self.path is not None

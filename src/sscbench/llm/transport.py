@@ -278,6 +278,12 @@ class ChatTransport:
         """POST one request body and return its answer as it arrived: ``("json", value)``
         for a JSON body, ``("text", text)`` for one that is not JSON at all (what a run's
         response journal keeps; :func:`completion_of` makes the reply of either)."""
+        kind, value, _body = await self.post_body(content)
+        return kind, value
+
+    async def post_body(self, content: bytes) -> tuple[str, JsonValue, bytes]:
+        """:meth:`post_value` with the body's bytes as they arrived (a journal writes a
+        JSON body as it is rather than encoding its value again)."""
         try:
             async with self.session().post(self.url, data=content) as answer:
                 data = await read_capped(answer, self.max_body)
@@ -304,8 +310,8 @@ class ChatTransport:
             try:
                 value = loads_json(data, max_depth=None)
             except ValueError:
-                return "text", data.decode("utf-8", errors="replace")
-        return "json", value
+                return "text", data.decode("utf-8", errors="replace"), data
+        return "json", value, data
 
     def _request(self) -> httpx2.Request:
         """The request as the SDK's errors carry it (built only for a failure)."""

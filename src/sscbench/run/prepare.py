@@ -204,7 +204,9 @@ def open_study(
         (unit.plan_line() for unit in plan),
         inputs=prepared.inputs,
         base_dir=config.base_dir,
-        layout=choose_layout(config.study.store, len(plan) + plan.slot_count),
+        layout=choose_layout(
+            config.study.store, len(plan) + plan.slot_count, config.study.concurrency
+        ),
     )
     same_plan = False
     if resumed:

@@ -72,7 +72,9 @@ class StudySettings(_Strict):
     # Where the runs' text is kept (study/runfiles.py): a file pair per run, or shards.
     # The runs, index and measurements are the same either way: outside the hash.
     store: Literal["auto", "files", "shards"] = Field(
-        "auto", exclude=True, description="run text layout: auto (shards above 2,000 runs)"
+        "auto",
+        exclude=True,
+        description="run text layout: auto (shards above 2,000 runs or at concurrency 128+)",
     )
     # A spend bound (``--max-cost`` overrides it): it only stops the study early, never
     # changes a run, so it is outside the hash and a raised bound resumes the study.

@@ -141,20 +141,21 @@ def test_a_world_data_path_no_system_can_open(tmp_path, data, expected):
 
 
 # ---- a full disk ------------------------------------------------------------------------
-def _fill_disk_after(monkeypatch, writes: int, part: str) -> None:
-    """``Path.write_bytes`` and text writes to names holding ``part`` fail with ENOSPC
-    (no file name, as the system raises it on write) after ``writes`` of them."""
+def _fill_run_files_after(monkeypatch, writes: int) -> None:
+    """Writes to a run's files (``*.ledger.jsonl``, ``*.evaluator.jsonl``, written in
+    place by ``core/files.write_new``) fail with ENOSPC after ``writes`` of them, as the
+    system fails a write: no file name."""
     done = {"n": 0}
-    write_bytes = pathlib.Path.write_bytes
+    write = os.write
 
-    def full(self, data):
-        if part in self.name:
+    def full(fd: int, data) -> int:
+        if os.readlink(f"/proc/self/fd/{fd}").endswith((".ledger.jsonl", ".evaluator.jsonl")):
             done["n"] += 1
             if done["n"] > writes:
                 raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-        return write_bytes(self, data)
+        return write(fd, data)
 
-    monkeypatch.setattr(pathlib.Path, "write_bytes", full)
+    monkeypatch.setattr(os, "write", full)
 
 
 def test_no_space_during_run_names_the_file_and_keeps_finished_runs(tmp_path, monkeypatch):
@@ -163,7 +164,7 @@ def test_no_space_during_run_names_the_file_and_keeps_finished_runs(tmp_path, mo
     config = tmp_path / "study.toml"
     config.write_text(TINY_STUDY)
     out = tmp_path / "out"
-    _fill_disk_after(monkeypatch, 6, ".jsonl.")  # run files (and the cases) fail from the 7th
+    _fill_run_files_after(monkeypatch, 6)  # the fourth run's files fail
     message = _error("run", str(config), "--out", str(out), "--no-progress", "--no-report")
     monkeypatch.undo()
     assert message.startswith(f"error: {out / 'runs'}/"), message
@@ -173,6 +174,9 @@ def test_no_space_during_run_names_the_file_and_keeps_finished_runs(tmp_path, mo
     ), message
     finished = list(StudyDir(out).read_index())
     assert finished and all(StudyDir(out).ledger_path(e.run_id).exists() for e in finished)
+    names = {p.name for p in (out / "runs").glob("*.jsonl") if "journal" not in p.name}
+    kept = {f"{e.run_id}.{part}.jsonl" for e in finished for part in ("ledger", "evaluator")}
+    assert names == kept  # the write that failed left no cut file
 
 
 def test_no_space_during_measure_names_the_file(study, tmp_path, monkeypatch):

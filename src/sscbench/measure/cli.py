@@ -10,6 +10,7 @@ import typer
 from sscbench.cli_options import StudyFolder, fail
 from sscbench.errors import DataError
 from sscbench.jsonl import iter_jsonl
+from sscbench.reading import loads_json
 from sscbench.terminal import plain
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def measure(
     if on_ray is not None and on_ray.remeasured:
         print(f"{on_ray.remeasured} chunks of runs measured again after their worker was lost")
     strata: Counter[str] = Counter()
-    for row in iter_jsonl(path):  # streamed: the file has a line per run
+    for row in iter_jsonl(path, loads_json):  # streamed: the file has a line per run
         if row["kind"] == "faulted":
             strata[row.get("Z_S")] += 1
     print(plain(f"wrote {path}: {count} rows"))

@@ -228,3 +228,35 @@ def test_no_word_breaks_and_caveats_once_under_tables(browser, page, tmp_path, w
                 marked_tables += 1
                 assert any(sentence in n for n in notes[table]), (table, key)
     assert marked_tables  # the default study's pooled cells carry caveats
+
+
+def test_a_large_studys_run_list_holds_the_runs_with_a_page(
+    browser, default_study, tmp_path, monkeypatch
+):
+    # a study above LIST_ALL_UP_TO runs (here 3) lists only its sampled runs (here at most
+    # 5 pages), and a count link says how many runs it stands for and how many are listed
+    from sscbench.report import run_sample, runs
+
+    study = tmp_path / "study"
+    shutil.copytree(default_study, study, ignore=shutil.ignore_patterns("report"))
+    monkeypatch.setattr(runs, "LIST_ALL_UP_TO", 3)
+    monkeypatch.setattr(run_sample, "SAMPLE_CAP", 5)
+    page = build_report(study, run_pages="sample")
+    index = page.parent / "runs" / "index.html"
+    data = json.loads(re.search(r'id="run-data">(.*?)</script>', index.read_text(), re.S).group(1))
+    pages = [p for p in index.parent.glob("*.html") if not p.name.startswith(("index", "system-"))]
+    assert data["total"] > len(data["runs"]) == len(pages)  # the sample, each with a page
+    assert all(data["rendered"]) and len(data["set_sizes"]) == len(data["sets"])
+    body = page.read_text().split('<section id="adoption"', 1)[1]
+    number, count = re.findall(r'href="runs/index.html#set=(\d+)">(\d+)</a>', body)[0]
+    assert data["set_sizes"][int(number)] == int(count)
+    dom = _run(browser, tmp_path / "profile", "--dump-dom", index.as_uri() + f"#set={number}")
+    selection = unescape(re.search(r'<p id="selection">(.*?)</p>', dom).group(1))
+    held = len(data["sets"][int(number)])
+    assert selection.startswith(f"The {count} runs behind the count you followed")
+    if held < int(count):
+        assert f"; {held} of them listed here (the runs with a page;" in selection
+    assert selection.endswith(f"; {held} shown.")
+    everything = _run(browser, tmp_path / "profile", "--dump-dom", index.as_uri())
+    whole = unescape(re.search(r'<p id="selection">(.*?)</p>', everything).group(1))
+    assert whole.startswith(f"All {data['total']} runs; {len(data['runs'])} of them listed")

@@ -322,6 +322,10 @@ def write_run_pages(
 
 
 _MARK = "\x00run-data\x00"  # where the run list's JSON goes in its rendered page
+LIST_ALL_UP_TO = 50_000
+"""The run list names every run up to this many (its page ~10 MB); above, only the runs
+with a page, each table's run sets counted whole. At a million runs the whole list was
+215 MB, which Chromium had not shown after three minutes."""
 
 
 def _write_run_list(
@@ -333,8 +337,13 @@ def _write_run_list(
 ) -> None:
     """``runs/index.html``: the page around the run list's JSON, which is written piece
     by piece (a run's summary at a time) rather than built whole: the same bytes as
-    ``json.dumps`` of the list (``<`` escaped), without a copy of it per run in memory."""
-    index = {r.run_id: i for i, r in enumerate(rows)}
+    ``json.dumps`` of the list (``<`` escaped), without a copy of it per run in memory.
+    Above :data:`LIST_ALL_UP_TO` runs it lists the runs with a page, and says how many
+    runs the study and each run set hold (``total``, ``set_sizes``)."""
+    whole = len(rows) <= LIST_ALL_UP_TO
+    listed = rows if whole else [r for r in rows if r.run_id in chosen]
+    index = {r.run_id: i for i, r in enumerate(listed)}
+    sizes: list[int] = []
 
     def array(items: Iterable[object]) -> Iterator[str]:
         yield "["
@@ -342,15 +351,26 @@ def _write_run_list(
             yield (", " if number else "") + json.dumps(item, ensure_ascii=False)
         yield "]"
 
+    def members(s: Sequence[str]) -> list[int]:
+        sizes.append(len(s))
+        return [index[i] for i in s if i in index]
+
     parts: list[Iterable[str]] = [
         ['{"columns": ', json.dumps(list(SUMMARY), ensure_ascii=False), ', "runs": '],
-        array([getattr(r, k, None) for k in SUMMARY] for r in rows),
+        array([getattr(r, k, None) for k in SUMMARY] for r in listed),
         [', "rendered": '],
-        array(r.run_id in chosen for r in rows),
+        array(r.run_id in chosen for r in listed),
         [', "pages": ', json.dumps(pages, ensure_ascii=False), ', "sets": '],
-        array([index[i] for i in s if i in index] for s in sets),
+        array(members(s) for s in sets),
+        [] if whole else [', "total": ', str(len(rows)), ', "set_sizes": '],
+        [] if whole else array(sizes),  # read after the sets: complete by then
         ["}"],
     ]
+    _write_page(path, parts)
+
+
+def _write_page(path: Path, parts: list[Iterable[str]]) -> None:
+    """The run list's page with its JSON written from ``parts`` in order."""
     page = environment().get_template("runs_index.html.j2").render(data=_MARK)
     head, tail = page.split(_MARK)
     with atomic_text_writer(path, newline="") as handle:

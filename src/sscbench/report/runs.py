@@ -11,8 +11,9 @@ All text is escaped by jinja2's autoescape (the embedded JSON escapes ``<``).
 
 Which runs get a page is ``--run-pages``: ``all``, ``none`` (the list only) or
 ``sample`` (:func:`sample_runs`); the default is ``all`` up to :data:`SAMPLE_ABOVE`
-runs and ``sample`` above. The list names every run either way; a run without a page
-says so and how to print it (``sscbench show STUDY RUN``).
+runs and ``sample`` above. The list names every run either way up to
+:data:`LIST_ALL_UP_TO` runs, and the runs with a page above; a run without a page says
+so and how to print it (``sscbench show STUDY RUN``).
 """
 
 from __future__ import annotations

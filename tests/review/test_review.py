@@ -162,3 +162,24 @@ def test_page_escapes_all_text_and_states_the_contract(study):
     contract = case.contract
     assert str(contract.injected_value) in page and str(contract.authoritative_value) in page
     assert contract.target.entity_id in page
+
+
+def test_export_draws_from_strata_streamed_not_from_every_row(study, tmp_path, monkeypatch):
+    # at a million runs the rows by run id held 1.9 GB: the draw reads each run's stratum
+    # and unread count from the measurements streamed, and draws the same runs
+    from sscbench.study.study import Study
+
+    before = tmp_path / "before"
+    assert (
+        _export(study, before, "--runs", "8", "--seed", "3", "--stratify", "stratum").exit_code == 0
+    )
+    drawn = read_key(study / "review-keys" / "before.json")
+
+    def every_row(self):
+        raise AssertionError("every measurement row held")
+
+    monkeypatch.setattr(Study, "measurements", property(every_row))
+    after = tmp_path / "after"
+    result = _export(study, after, "--runs", "8", "--seed", "3", "--stratify", "stratum")
+    assert result.exit_code == 0, result.output
+    assert read_key(study / "review-keys" / "after.json") == drawn

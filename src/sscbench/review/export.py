@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -31,7 +32,8 @@ from sscbench.jsonl import write_utf8
 from sscbench.measure.study import contract_runs, measure_entries
 from sscbench.review.labels import empty_label
 from sscbench.review.pages import IndexRow, render_index, render_page
-from sscbench.study.rows import MeasurementRow, rows_by_run
+from sscbench.study.rows import MeasurementRow, iter_rows
+from sscbench.study.seal import check_measurements
 from sscbench.study.second_reading import SecondReading, run_panel, study_readings
 from sscbench.study.study import Study
 
@@ -54,12 +56,22 @@ class Candidate:
         return tuple(getattr(self, k) for k in by)
 
 
-def _measurements(study: Study) -> dict[str, MeasurementRow]:
-    """The study's measurement rows (strata only from what `measure` wrote from here,
-    checked against their seal), or measured now when the study has none yet."""
+def _run_strata(study: Study) -> dict[str, tuple[str, int | None]]:
+    """Each faulted run's stratum and unread-mark count, from the rows ``measure`` wrote
+    from this study (checked against their seal) streamed a row at a time, or measured
+    now when the study has none yet: two small values a run, not its row (the rows of a
+    million runs held 1.9 GB)."""
+    rows: Iterable[MeasurementRow]
     if study.measurements_path.exists():
-        return study.measurements
-    return rows_by_run(list(measure_entries(study.store, study.cases)))
+        check_measurements(study.store, study.measurements_path)
+        rows = iter_rows(study.measurements_path)
+    else:
+        rows = measure_entries(study.store, study.cases)
+    return {
+        row.run_id: (str(row.Z_S) if row.has("Z_S") else "unmeasured", row.unread_count())
+        for row in rows
+        if row.kind == "faulted"
+    }
 
 
 def candidates(study: str | Path | Study) -> list[Candidate]:
@@ -74,18 +86,18 @@ def candidates(study: str | Path | Study) -> list[Candidate]:
         store.root, keep_entries=False
     )  # reviewers see only runs whose files match the index
     cases = loaded.cases
-    rows = _measurements(loaded)
+    strata = _run_strata(loaded)
     out: list[Candidate] = []
     for entry, case in contract_runs(store, cases):
-        row = rows.get(entry.run_id)
+        stratum, unread = strata.get(entry.run_id, ("unmeasured", None))
         out.append(
             Candidate(
                 run_id=entry.run_id,
                 case=case,
                 operator=case.operator,
-                stratum=str(row.Z_S) if row is not None and row.has("Z_S") else "unmeasured",
+                stratum=stratum,
                 config=entry.config_id,
-                unread=row.unread_count() if row is not None else None,
+                unread=unread,
             )
         )
     return out

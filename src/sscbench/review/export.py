@@ -32,8 +32,7 @@ from sscbench.jsonl import write_utf8
 from sscbench.measure.study import contract_runs, measure_entries
 from sscbench.review.labels import empty_label
 from sscbench.review.pages import IndexRow, render_index, render_page
-from sscbench.study.rows import MeasurementRow, iter_rows
-from sscbench.study.seal import check_measurements
+from sscbench.study.rows import MeasurementRow
 from sscbench.study.second_reading import SecondReading, run_panel, study_readings
 from sscbench.study.study import Study
 
@@ -63,8 +62,7 @@ def _run_strata(study: Study) -> dict[str, tuple[str, int | None]]:
     million runs held 1.9 GB)."""
     rows: Iterable[MeasurementRow]
     if study.measurements_path.exists():
-        check_measurements(study.store, study.measurements_path)
-        rows = iter_rows(study.measurements_path)
+        rows = study.iter_measurements()
     else:
         rows = measure_entries(study.store, study.cases)
     return {

@@ -175,16 +175,22 @@ class Study:
         """Where ``sscbench measure`` writes the rows."""
         return self.root / MEASUREMENTS
 
-    @cached_property
-    def measurements(self) -> dict[str, MeasurementRow]:
-        """The measurement rows by run id, only as ``measure`` wrote them from this
-        study's runs (checked against their seal); empty when not measured yet."""
+    def iter_measurements(self) -> Iterator[MeasurementRow]:
+        """The measurement rows a row at a time, only as ``measure`` wrote them from this
+        study's runs (checked against their seal now, before the first row); none when
+        not measured yet. For a reader that keeps a little of each row."""
         path = self.measurements_path
         if not path.exists():
-            return {}
+            return iter(())
         check_measurements(self.store, path)
-        compactor = Compactor()  # streamed, each row kept compact (equal to the file's)
-        return rows_by_run(compactor.record(row) for row in iter_rows(path))
+        return iter_rows(path)
+
+    @cached_property
+    def measurements(self) -> dict[str, MeasurementRow]:
+        """The measurement rows by run id (:meth:`iter_measurements`, each row kept
+        compact, equal to the file's); empty when not measured yet."""
+        compactor = Compactor()
+        return rows_by_run(compactor.record(row) for row in self.iter_measurements())
 
     def ledger(self, run_id: str) -> list[LedgerEvent]:
         """A run's model-visible ledger events."""

@@ -5,8 +5,9 @@ measurements, review exports and keys, the release and report folders, ``release
 --out``), so neither a killed process nor a full disk ever leaves a half-written file
 under the real name (one exception, below). The temporary name sits beside the target,
 starts with a dot and carries the process id (two writers never share one), and ends in
-``.tmp`` — the suffix ``StudyDir`` knows as its own when it cleans a folder. A multi-file output is built in a
-staging folder beside its target (``.NAME-new-PID``) and swapped in whole.
+``.tmp`` — the suffix ``StudyDir`` knows as its own when it cleans a folder. A multi-file
+output is built in a staging folder beside its target (``.NAME-new-PID``) and swapped in
+whole.
 
 One writer skips the temporary: :func:`write_new`, for a run's text under a new name,
 which nothing reads before the index line written after it names its sha256 (a kill may

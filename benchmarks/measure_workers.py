@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from child_peak import run_measured  # benchmarks/child_peak.py
+
 
 def run_measure(
     study: Path, workers: int, *extra: str, env: dict[str, str] | None = None
@@ -34,15 +36,12 @@ def run_measure(
     """(seconds, peak RSS MiB, measurements bytes, seal bytes) of one measure."""
     command = [sys.executable, "-m", "sscbench", "measure", str(study), "--workers", str(workers)]
     command += extra
-    started = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env)
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
+    done = run_measured(command, stdout=subprocess.DEVNULL, env=env)  # its own peak
+    if done.returncode != 0:
         raise SystemExit(f"error: measure --workers {workers} {' '.join(extra)} failed")
     out = study / "measurements.jsonl"
     seal = study / "measurements.meta.json"
-    return seconds, usage.ru_maxrss / 1024, out.read_bytes(), seal.read_bytes()
+    return done.seconds, done.peak_mib, out.read_bytes(), seal.read_bytes()
 
 
 def compare(label: str, runs: int, base: float, one: tuple[bytes, bytes], got: tuple) -> None:

@@ -17,14 +17,13 @@ Usage: python benchmarks/memory.py [--sizes 10000 100000 1000000] [--tmp DIR]
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+from child_peak import run_measured  # benchmarks/child_peak.py
 
 from sscbench.study.config import load_config
 
@@ -63,16 +62,10 @@ def measure(size: int, per_rep: int, tmp: Path) -> tuple[int, float, float]:
         config = study_config(folder, repetitions)
         command = [sys.executable, "-m", "sscbench", "run", str(config), "--out"]
         command += [str(folder / "study"), "--no-progress", "--no-report"]
-        started = time.perf_counter()
-        child = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-        assert child.stdout is not None
-        out = child.stdout.read()
-        _, status, usage = os.wait4(child.pid, 0)  # this child's own peak, not the largest
-        child.returncode = os.waitstatus_to_exitcode(status)
-        elapsed = time.perf_counter() - started
-        if child.returncode != 0:
-            raise SystemExit(f"error: the study of {size} runs failed:\n{out[-2000:]}")
-        return repetitions * per_rep, usage.ru_maxrss / 1024, elapsed
+        done = run_measured(command, capture=True)  # its own peak, never this process's
+        if done.returncode != 0:
+            raise SystemExit(f"error: the study of {size} runs failed:\n{done.output[-2000:]}")
+        return repetitions * per_rep, done.peak_mib, done.seconds
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 

@@ -21,13 +21,13 @@ Usage: python benchmarks/pairs_scale.py [--simulations 100000] [--tmp DIR] [--ke
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from child_peak import run_measured  # benchmarks/child_peak.py
 
 from sscbench.testing.big_tau2 import write_big_tau2, write_pairs_study
 
@@ -52,18 +52,10 @@ def study_config(folder: Path, recording: Path) -> Path:
 
 def timed(args: list[str]) -> tuple[float, float]:
     """Run ``python -m sscbench ARGS`` in a child: (seconds, peak RSS MiB)."""
-    start = time.perf_counter()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "sscbench", *args],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - start
-    if os.waitstatus_to_exitcode(status) != 0:
-        error = child.stderr.read().decode() if child.stderr else ""
-        raise SystemExit(f"sscbench {' '.join(args)} failed:\n{error}")
-    return seconds, usage.ru_maxrss / 1024  # Linux: KiB
+    done = run_measured([sys.executable, "-m", "sscbench", *args], capture=True)
+    if done.returncode != 0:
+        raise SystemExit(f"sscbench {' '.join(args)} failed:\n{done.output}")
+    return done.seconds, done.peak_mib  # its own peak, never this process's
 
 
 def measure(label: str, recording: Path, tmp: Path) -> list[tuple[str, str, float, float]]:

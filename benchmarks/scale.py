@@ -15,8 +15,10 @@ it, in a child process per command, into a temporary folder that is removed afte
   ``--ray`` N Ray workers on a private local cluster, ``--executor ray``),
 * ``sscbench report``,
 
-and for each the child's own peak RSS (``ru_maxrss`` from ``wait4``), wall time and CPU
-time (user + system, with the child processes it waited for) are recorded; after ``run`` and again after ``report``, the files in the study folder and its
+and for each the child's own peak RSS (``ru_maxrss`` from ``wait4``, through a small
+launcher, ``benchmarks/child_peak.py``, so that this process's size is not inherited),
+wall time and CPU time (user + system, with the child processes it waited for) are
+recorded; after ``run`` and again after ``report``, the files in the study folder and its
 bytes on disk per run (allocated blocks, as ``du`` counts them). Sizes:
 ×1 and ×10 of ``--repetitions`` (default 3: 3,486 runs, then 34,860); ``--big`` adds ×100
 and one million runs. Every size is printed against the smallest; a size that was not run
@@ -33,13 +35,12 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from child_peak import run_measured  # benchmarks/child_peak.py
 from memory import runs_per_repetition, study_config  # benchmarks/memory.py
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -72,17 +73,12 @@ class Size:
 
 
 def run_child(command: list[str]) -> Step:
-    """Run one sscbench command in a child; its wall time and its own peak RSS."""
-    started = time.perf_counter()
-    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert child.stdout is not None
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)  # this child's peak, not the largest so far
-    elapsed = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"error: {' '.join(command[2:4])} failed:\n{out[-3000:]}")
-    cpu = usage.ru_utime + usage.ru_stime
-    return Step(seconds=elapsed, peak_mib=usage.ru_maxrss / 1024, cpu_s=cpu)
+    """Run one sscbench command in a child; its wall time and its own peak RSS (through
+    :func:`child_peak.run_measured`: never this process's size, which it would inherit)."""
+    done = run_measured(command, capture=True)
+    if done.returncode != 0:
+        raise SystemExit(f"error: {' '.join(command[2:4])} failed:\n{done.output[-3000:]}")
+    return Step(seconds=done.seconds, peak_mib=done.peak_mib, cpu_s=done.cpu_s)
 
 
 def folder_size(folder: Path) -> tuple[int, int]:

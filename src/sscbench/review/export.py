@@ -39,9 +39,10 @@ from sscbench.study.study import Study
 STRATA_KEYS = ("operator", "stratum", "config")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Candidate:
-    """A run that can be reviewed, with the keys it is sampled by (never shown)."""
+    """A run that can be reviewed, with the keys it is sampled by (never shown). Slotted:
+    a study's population holds one per completed faulted run."""
 
     run_id: str
     case: Case
@@ -59,17 +60,19 @@ def _run_strata(study: Study) -> dict[str, tuple[str, int | None]]:
     """Each faulted run's stratum and unread-mark count, from the rows ``measure`` wrote
     from this study (checked against their seal) streamed a row at a time, or measured
     now when the study has none yet: two small values a run, not its row (the rows of a
-    million runs held 1.9 GB)."""
+    million runs held 1.9 GB), each distinct pair kept once."""
     rows: Iterable[MeasurementRow]
     if study.measurements_path.exists():
         rows = study.iter_measurements()
     else:
         rows = measure_entries(study.store, study.cases)
-    return {
-        row.run_id: (str(row.Z_S) if row.has("Z_S") else "unmeasured", row.unread_count())
-        for row in rows
-        if row.kind == "faulted"
-    }
+    pairs: dict[tuple[str, int | None], tuple[str, int | None]] = {}
+    strata: dict[str, tuple[str, int | None]] = {}
+    for row in rows:
+        if row.kind == "faulted":
+            pair = (str(row.Z_S) if row.has("Z_S") else "unmeasured", row.unread_count())
+            strata[row.run_id] = pairs.setdefault(pair, pair)
+    return strata
 
 
 def candidates(study: str | Path | Study) -> list[Candidate]:
@@ -85,16 +88,18 @@ def candidates(study: str | Path | Study) -> list[Candidate]:
     )  # reviewers see only runs whose files match the index
     cases = loaded.cases
     strata = _run_strata(loaded)
+    configs: dict[str, str] = {}  # one copy of each configuration's id
     out: list[Candidate] = []
     for entry, case in contract_runs(store, cases):
-        stratum, unread = strata.get(entry.run_id, ("unmeasured", None))
+        # popped: the run id read from the index is kept, the measurement's copy freed
+        stratum, unread = strata.pop(entry.run_id, ("unmeasured", None))
         out.append(
             Candidate(
                 run_id=entry.run_id,
                 case=case,
                 operator=case.operator,
                 stratum=stratum,
-                config=entry.config_id,
+                config=configs.setdefault(entry.config_id, entry.config_id),
                 unread=unread,
             )
         )

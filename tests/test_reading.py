@@ -10,6 +10,7 @@ import ast
 import csv
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -17,11 +18,13 @@ import pytest
 import sscbench
 from sscbench.errors import DataError
 from sscbench.reading import (
+    MAX_BYTES,
     MAX_DEPTH,
     JSONTooDeep,
     csv_cell,
     loads_json,
     loads_toml,
+    read_at_most,
     read_csv,
     read_json,
     read_text,
@@ -108,6 +111,42 @@ def test_files_are_utf8_whole_bounded_in_size_and_named(tmp_path):
     digits.write_text('{"a": ' + "1" * 5_000 + "}", "utf-8")
     with pytest.raises(DataError, match="4,300 digits"):
         read_json(digits)
+
+
+class _Requests(io.RawIOBase):
+    """A file's handle that records how many bytes each read asks for."""
+
+    def __init__(self, handle):
+        self.handle, self.asked = handle, []
+
+    def fileno(self):
+        return self.handle.fileno()
+
+    def read(self, size=-1):
+        self.asked.append(size)
+        return self.handle.read(size)
+
+
+def test_a_file_is_read_in_requests_the_size_of_what_it_holds(tmp_path):
+    # a small file read against the 1 GiB limit asked for a GiB at once (address space
+    # a ``ulimit -v`` refuses); now the first request is its size and one byte more
+    small = tmp_path / "config.json"
+    small.write_text('{"config": {}}', "utf-8")
+    with small.open("rb") as raw:
+        reads = _Requests(raw)
+        assert read_at_most(reads, MAX_BYTES + 1) == small.read_bytes()
+    assert max(reads.asked) == small.stat().st_size + 1
+    assert read_json(small) == {"config": {}}
+    # a pipe says it holds nothing: read a chunk at a time up to the limit, whole
+    inbound, outbound = os.pipe()
+    os.write(outbound, b"y" * 60_000)  # within the pipe's buffer
+    os.close(outbound)
+    with os.fdopen(inbound, "rb") as pipe:
+        reads = _Requests(pipe)
+        assert read_at_most(reads, 100_000) == b"y" * 60_000
+    assert max(reads.asked) <= 1 << 20
+    with small.open("rb") as raw:  # the limit still cuts
+        assert read_at_most(raw, 5) == small.read_bytes()[:5]
 
 
 def test_toml_is_bounded_before_tomllib_recurses(tmp_path):

@@ -19,13 +19,14 @@ import codecs
 import csv
 import io
 import json
+import os
 import re
 import sys
 import tomllib
 from array import array
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, BinaryIO
 
 from sscbench.errors import DataError
 from sscbench.json_types import JsonValue
@@ -35,6 +36,8 @@ MAX_DEPTH = 200
 
 MAX_BYTES = 1 << 30
 """Largest file read (1 GiB): far above any study file, below what exhausts memory."""
+_READ_CHUNK = 1 << 20
+"""Bytes asked for at a time once a file has given what its size said (1 MiB)."""
 
 
 class JSONTooDeep(ValueError):
@@ -95,6 +98,27 @@ def json_reason(exc: ValueError) -> str:
     return text
 
 
+def read_at_most(handle: BinaryIO, limit: int) -> bytes:
+    """Up to ``limit`` bytes of an open file, to its end. A regular file is read in one
+    request the size of what it holds (and one byte more: what it grew by since is read
+    after, a chunk at a time), never in one of ``limit`` bytes: Python sets aside the
+    whole request before reading, and a study's small ``config.json`` read against the
+    1 GiB limit asked for a GiB of address space (refused under ``ulimit -v``)."""
+    size = os.fstat(handle.fileno()).st_size
+    chunks: list[bytes] = []
+    want = size + 1 if size else _READ_CHUNK  # a pipe or /proc file says 0
+    while limit > 0:
+        chunk = handle.read(min(limit, want))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        limit -= len(chunk)
+        if want == size + 1 and len(chunk) <= size:
+            break  # the regular file gave no more than it holds: its end
+        want = _READ_CHUNK
+    return b"".join(chunks)
+
+
 def read_text(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
     """A study or input file's text, checked whole as UTF-8; an unreadable file, one over
     ``max_bytes``, or bytes that are not UTF-8 raise :class:`DataError` naming the file
@@ -102,7 +126,7 @@ def read_text(path: str | Path, max_bytes: int = MAX_BYTES) -> str:
     path = Path(path)
     try:
         with path.open("rb") as handle:
-            data = handle.read(max_bytes + 1)
+            data = read_at_most(handle, max_bytes + 1)
     except FileNotFoundError as exc:
         raise DataError(path, None, "cannot read: file not found") from exc
     except OSError as exc:

@@ -49,6 +49,9 @@ def test_ids_of_one_hash_are_told_apart_by_their_lines(tmp_path, key):
         assert all(run_id in table for run_id in ids)
         assert _run_id(300) not in table and _run_id(0, "clean") not in table
         assert 7 not in table  # not a string: not a run id
+        # each id's place is the order it was first kept in, whatever its hash
+        assert [table.place(run_id) for run_id in ids] == list(range(300))
+        assert table.place(_run_id(300)) is None
 
 
 def test_line_at_reads_a_line_longer_than_one_block(tmp_path):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 from sscbench.core.files import replace_folder
@@ -97,11 +98,13 @@ def _write(ctx: ReportContext) -> None:
         status(f"report: {part.TITLE}")
         built[part.ID] = part.build(ctx)
     sections = [built[part.ID] for part in SECTIONS if part is not SUMMARY]
-    csvs: dict[str, list[Entry]] = {}
+    csvs: dict[str, list[Sequence[Entry]]] = {}
     for section in [built[part.ID] for part in SECTIONS]:  # page order
         for name, rows in section.csvs.items():
-            csvs.setdefault(name, []).extend(rows)
-    for name, rows in csvs.items():
+            csvs.setdefault(name, []).append(rows)
+    for name, parts in csvs.items():
+        # one section's rows are written as they are (rows made when read stay so)
+        rows = parts[0] if len(parts) == 1 else [row for part in parts for row in part]
         write_csv(ctx.out / "tables" / f"{name}.csv", rows)
     html = (
         environment()

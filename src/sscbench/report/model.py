@@ -30,6 +30,12 @@ class RunSets:
         # index holds those, not a string per run of its own
         self._names = {name: name for name in names}
 
+    def name(self, run_id: str) -> str:
+        """The one copy of ``run_id`` these sets keep (the measurement row's), or
+        ``run_id`` itself: what a reader holding ids until it counts them keeps instead
+        of the string it read (a plan or index line's, one more string per run)."""
+        return self._names.get(run_id, run_id)
+
     @property
     def sets(self) -> list[list[str]]:
         """The sets in their numbers' order (made when asked: each set is kept once)."""

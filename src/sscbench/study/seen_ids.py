@@ -77,6 +77,17 @@ class LineIds:
     def __contains__(self, run_id: object) -> bool:
         return isinstance(run_id, str) and self._find(run_id, self._key(run_id) & _MASK) >= 0
 
+    def place(self, run_id: str) -> int | None:
+        """The order in which ``run_id`` was first kept (0: the first id), None when it
+        is not here: a place in a file's order without a string per id."""
+        slot = self._find(run_id, self._key(run_id) & _MASK)
+        return None if slot < 0 else self._slots[slot] - 1
+
+    def offset(self, run_id: str) -> int | None:
+        """The offset of the line ``run_id`` was first kept from, None when it is not here."""
+        place = self.place(run_id)
+        return None if place is None else self._offsets[place]
+
     def add(self, run_id: str, offset: int) -> bool:
         """Keep ``run_id``, read from the line at ``offset``; False (nothing kept) when
         it is already here."""

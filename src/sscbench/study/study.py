@@ -24,14 +24,14 @@ from sscbench.core.ledger import EvaluatorEvent, LedgerEvent
 from sscbench.errors import DataError
 from sscbench.faults.case import Case
 from sscbench.json_types import JsonObject, JsonValue
-from sscbench.jsonl import iter_jsonl
-from sscbench.reading import loads_json, read_json
+from sscbench.reading import read_json
 from sscbench.study.cases import read_cases
 from sscbench.study.compact import Compactor
 from sscbench.study.config import StudyConfig, config_from_record
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.ledgers import read_ledger, read_run_evaluator
 from sscbench.study.marker import read_marker
+from sscbench.study.plan_lines import iter_plan_lines
 from sscbench.study.rows import MeasurementRow, iter_rows, rows_by_run
 from sscbench.study.seal import check_measurements
 from sscbench.study.verify import require_study
@@ -135,20 +135,11 @@ class Study:
     def iter_plan(self) -> Iterator[JsonObject]:
         """Stream ``plan.jsonl``'s lines (none without a plan), read anew and never kept,
         refusing a faulted run listed twice as :attr:`plan` does (when the line repeating
-        it is reached): a reader passing over the plan once holds no line per run."""
+        it is reached): a reader passing over the plan once holds no line per run, nor a
+        string per run (:func:`~sscbench.study.plan_lines.iter_plan_lines`)."""
         if not self.store.plan.exists():
             return
-        first: dict[object, int] = {}
-        for number, line in enumerate(iter_jsonl(self.store.plan, _object), start=1):
-            run_id = line.get("faulted_run_id")
-            if run_id is not None and first.setdefault(run_id, number) != number:
-                raise DataError(
-                    self.store.plan,
-                    "faulted_run_id",
-                    f"{run_id!r} is planned twice (plan lines {first[run_id]} and {number}, "
-                    "blank lines not counted): a run is planned once",
-                )
-            yield line
+        yield from iter_plan_lines(self.store.plan)
 
     def check_plan(self) -> None:
         """Read ``plan.jsonl`` through once, keeping nothing: a bad plan is reported now."""
@@ -199,15 +190,6 @@ class Study:
     def evaluator(self, run_id: str) -> list[EvaluatorEvent]:
         """A run's evaluator-only log."""
         return read_run_evaluator(self.store, run_id)
-
-
-def _object(line: str) -> JsonObject:
-    """A JSONL line's object (a line holding anything else is an error, as in
-    :func:`~sscbench.jsonl.read_objects`)."""
-    value = loads_json(line)
-    if not isinstance(value, dict):
-        raise ValueError("expected a JSON object")
-    return value
 
 
 __all__ = ["MEASUREMENTS", "Study"]

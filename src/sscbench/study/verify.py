@@ -30,6 +30,7 @@ from sscbench.reading import loads_json
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.index_search import IndexSearch, search_index
 from sscbench.study.marker import read_marker
+from sscbench.study.plan_lines import plan_object
 from sscbench.study.seen_ids import LineIds, line_at
 
 
@@ -261,20 +262,13 @@ class _Planned:
         return isinstance(run_id, str) and self.test(run_id)
 
 
-def _plan_object(line: str) -> dict[str, Any]:
-    value = loads_json(line)
-    if not isinstance(value, dict):
-        raise ValueError("expected a JSON object")
-    return value
-
-
 def _unit_ids(row: dict[str, Any]) -> tuple[object, object]:
     """The run ids a plan line names: its clean and its faulted run."""
     return row.get("clean_run_id", ""), row.get("faulted_run_id", "")
 
 
 @contextmanager
-def plan_ids(store: StudyDir) -> Iterator[Container[str]]:
+def plan_ids(store: StudyDir) -> Iterator[LineIds]:
     """Every run id ``plan.jsonl`` names (clean and faulted), as an exact membership test
     that keeps no string per unit (:class:`LineIds`: each id's hash and its line's offset,
     confirmed by reading the line again), open while the ``with`` block runs. The plan is
@@ -283,10 +277,10 @@ def plan_ids(store: StudyDir) -> Iterator[Container[str]]:
     try:
 
         def names(offset: int) -> tuple[object, ...]:
-            return _unit_ids(_plan_object(line_at(fd, offset).decode("utf-8")))
+            return _unit_ids(plan_object(line_at(fd, offset).decode("utf-8")))
 
         ids = LineIds(names)
-        for offset, row in iter_jsonl_at(store.plan, _plan_object):
+        for offset, row in iter_jsonl_at(store.plan, plan_object):
             for run_id in _unit_ids(row):
                 if isinstance(run_id, str):
                     ids.add(run_id, offset)

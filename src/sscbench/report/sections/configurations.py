@@ -9,7 +9,7 @@ end), never an outcome; a faulted run its clean run did not qualify is counted a
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -44,11 +44,12 @@ TITLE = "Table I — Configurations"
 
 @dataclass
 class Scale:
-    """One configuration's realized scale: run ids by what became of them."""
+    """One configuration's realized scale: run ids by what became of them (the
+    scheduled faulted runs counted: no count links to them)."""
 
-    clean: set[str] = field(default_factory=set)  # scheduled shared clean runs
+    clean: set[str] = field(default_factory=set)  # scheduled (shared) clean runs
     clean_run: list[str] = field(default_factory=list)
-    faulted: list[str] = field(default_factory=list)  # scheduled faulted runs
+    faulted: int = 0  # scheduled faulted runs
     faulted_run: list[str] = field(default_factory=list)
     qualified: list[str] = field(default_factory=list)
     not_qualified: list[str] = field(default_factory=list)
@@ -71,19 +72,21 @@ def _planned(study: Study) -> Iterator[JsonMapping]:
             }
 
 
-def realized_scale(study: Study) -> dict[str, Scale]:
+def realized_scale(study: Study, name: Callable[[str], str] = str) -> dict[str, Scale]:
     """Per configuration: what the plan scheduled and what became of each run (the index
-    read as each run's status only, the plan streamed)."""
-    status = {e.run_id: e.status for e in study.iter_entries()}
+    read as each run's status only, the plan streamed). ``name`` gives the one copy of
+    a run id to keep (:meth:`~sscbench.report.model.RunSets.name`): the plan's and the
+    index's strings are then dropped as they are read."""
+    status = {name(e.run_id): e.status for e in study.iter_entries()}
     scales: dict[str, Scale] = defaultdict(Scale)
     for line in _planned(study):
         scale = scales[str(line["config_id"])]
         scale.repetitions.add(int_at(line, "repetition"))
-        faulted, clean_id = str(line["faulted_run_id"]), line.get("clean_run_id")
+        faulted, clean_id = name(str(line["faulted_run_id"])), line.get("clean_run_id")
         clean = status.get(clean_id) if isinstance(clean_id, str) else None
         if isinstance(clean_id, str):
-            scale.clean.add(clean_id)
-        scale.faulted.append(faulted)
+            scale.clean.add(name(clean_id))
+        scale.faulted += 1
         mine = status.get(faulted)
         if mine == "not-qualified":
             scale.not_qualified.append(faulted)
@@ -126,9 +129,10 @@ def _settings(agent: JsonMapping) -> CsvRow:
     return row
 
 
-def configuration_rows(study: Study) -> list[CsvRow]:
+def configuration_rows(study: Study, name: Callable[[str], str] = str) -> list[CsvRow]:
     """Table I's rows: the recorded configurations in config order (then any other
-    configuration the plan names), each with its planned and realized scale."""
+    configuration the plan names), each with its planned and realized scale (run ids
+    kept as ``name`` gives them, :func:`realized_scale`)."""
     config = recorded_config(study)
     study_table = _table(config.get("study"))
     default = int_at(study_table, "repetitions") if "repetitions" in study_table else 1
@@ -138,7 +142,7 @@ def configuration_rows(study: Study) -> list[CsvRow]:
         for a in (listed if isinstance(listed, list) else [])
         if isinstance(a, dict)
     }
-    scales = realized_scale(study)
+    scales = realized_scale(study, name)
     rows: list[CsvRow] = []
     for config_id in [*agents, *sorted(set(scales) - set(agents))]:
         agent: JsonMapping = agents.get(config_id, {})
@@ -155,10 +159,10 @@ def configuration_rows(study: Study) -> list[CsvRow]:
                 "clean_run": len(scale.clean_run),
                 "clean_missing": len(scale.clean) - len(scale.clean_run),
                 "qualified": len(scale.qualified),
-                "faulted_scheduled": len(scale.faulted),
+                "faulted_scheduled": scale.faulted,
                 "faulted_run": len(scale.faulted_run),
                 "not_qualified": len(scale.not_qualified),
-                "faulted_missing": len(scale.faulted)
+                "faulted_missing": scale.faulted
                 - len(scale.faulted_run)
                 - len(scale.not_qualified),
                 "_scale": scale,
@@ -190,7 +194,7 @@ def build(ctx: ReportContext) -> Section:
 def configurations_section(study: Study, sets: RunSets) -> Section:
     """Table I and its CSV rows (``tables/configurations.csv``)."""
     section = Section(ID, TITLE)
-    rows = configuration_rows(study)
+    rows = configuration_rows(study, sets.name)
     if not rows:
         section.reason = "the study recorded no configuration and no plan"
         section.csvs["configurations"] = []

@@ -5,15 +5,18 @@ clean run qualified which faulted runs (``tables/clean_runs.csv``: one row per c
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Sequence
-from dataclasses import dataclass
+from array import array
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from sscbench.llm.usage import RunUsage
 from sscbench.reading import loads_json
 from sscbench.report.context import ReportContext
 from sscbench.report.entries import CsvRow, Entry, int_at, text_at
 from sscbench.report.model import RunSets, Section, Table
+from sscbench.report.sections.cost_clean_rows import CleanRows
 from sscbench.study.compact import Compactor
 from sscbench.study.cost import (
     cost_by_config,
@@ -24,9 +27,12 @@ from sscbench.study.cost import (
     stored_local_free_models,
 )
 from sscbench.study.folder import IndexEntry, StudyDir
+from sscbench.study.seen_ids import LineIds
 from sscbench.study.study import Study
+from sscbench.study.verify import plan_ids
 from sscbench.terminal import count
 
+N = TypeVar("N")
 ID = "cost"
 TITLE = "Cost and qualification"
 COST_COLUMNS = [
@@ -59,51 +65,107 @@ class Run:
     usage: RunUsage | None
 
     @classmethod
-    def of(cls, e: IndexEntry, usages: dict[str, RunUsage], words: Compactor) -> Run:
-        """The fields of ``e`` the section reads (its usage shared through ``usages``, by
-        its JSON: equal usages give equal sums; its repeated words through ``words``)."""
+    def of(cls, e: IndexEntry, shared: _Shared) -> Run:
+        """The fields of ``e`` the section reads, each repeated value kept once
+        (:class:`_Shared`)."""
         served = len(e.served_cases()) if e.kind == "clean" else 0
-        usage = None if e.usage is None else usages.setdefault(e.usage.model_dump_json(), e.usage)
-        share = words.value
+        words, name, number = shared.words.value, shared.name, shared.number
+        usage = e.usage
+        if usage is not None:  # by its JSON: equal usages give equal sums
+            usage = shared.usages.setdefault(usage.model_dump_json(), usage)
+        clean_run_id = None if e.clean_run_id is None else name(e.clean_run_id)
         return cls(
-            *(e.run_id, share(e.case_id), share(e.config_id), e.repetition),
-            *(share(e.kind), share(e.status)),
-            reward=e.reward,
-            task=share(e.task),
+            *(name(e.run_id), words(e.case_id), words(e.config_id), number(e.repetition)),
+            *(words(e.kind), words(e.status)),
+            reward=number(e.reward),
+            task=words(e.task),
             served=served,
-            clean_run_id=share(e.clean_run_id),
+            clean_run_id=clean_run_id,
             usage=usage,
         )
 
 
-def plan_ordered(study: Study) -> list[Run]:
+@dataclass
+class _Shared:
+    """One copy of each repeated value of the runs: a usage (a scripted run's), a word,
+    a number (a reward, a repetition: each a new object as read), and a run id as
+    ``name`` gives it (the report's one copy, :meth:`~sscbench.report.model.RunSets.name`)."""
+
+    name: Callable[[str], str] = str
+    usages: dict[str, RunUsage] = field(default_factory=dict)
+    words: Compactor = field(default_factory=Compactor)
+    numbers: dict[tuple[type, object], Any] = field(default_factory=dict)
+
+    def number(self, value: N) -> N:
+        """``value``'s shared copy (kept apart by type: 1 and 1.0 stay themselves)."""
+        return self.numbers.setdefault((type(value), value), value)
+
+
+def plan_ordered(study: Study, name: Callable[[str], str] = str) -> list[Run]:
     """The index's runs in the study's plan order (a clean run where the plan first names
     it, then its faulted runs), not the index's completion order: the tables read the
     same whichever executor (local, Ray) ran the study and in whatever order runs ended.
     Runs the plan does not name follow, by run id. Index and plan are streamed: only a
-    :class:`Run` is kept per run."""
-    position: dict[str, int] = {}
-    for row in study.iter_plan():  # streamed: only each run's place is kept
-        for key in ("clean_run_id", "faulted_run_id"):
-            run_id = row.get(key)
-            if isinstance(run_id, str):
-                position.setdefault(run_id, len(position))
-    unplanned = len(position)
-    usages: dict[str, RunUsage] = {}  # one copy of each distinct usage (a scripted run's)
-    words = Compactor()  # one copy of each repeated word (the entries are not compacted)
-    runs = [Run.of(e, usages, words) for e in study.iter_entries()]
-    return sorted(runs, key=lambda e: (position.get(e.run_id, unplanned), e.run_id))
+    :class:`Run` is kept per run (its run ids as ``name`` gives them), and each planned
+    id's place as its hash and line offset (:func:`~sscbench.study.verify.plan_ids`), not
+    a string."""
+    shared = _Shared(name)
+    runs = [Run.of(e, shared) for e in study.iter_entries()]
+    if not study.has_plan():
+        return sorted(runs, key=lambda run: run.run_id)
+    with plan_ids(study.store) as places:  # -1: a run the plan does not name
+        place = array("q", (_place_of(places.place(run.run_id)) for run in runs))
+    planned = [n for n, at in enumerate(place) if at >= 0]
+    planned.sort(key=place.__getitem__)  # a place is one run's: no tie
+    unplanned = [n for n, at in enumerate(place) if at < 0]
+    unplanned.sort(key=lambda n: runs[n].run_id)
+    return [runs[n] for n in planned + unplanned]
 
 
-def _timings(store: StudyDir, runs: list[Run]) -> dict[str, float]:
+def _place_of(place: int | None) -> int:
+    """A place in the plan, -1 for none."""
+    return -1 if place is None else place
+
+
+class _Walls(Mapping[str, float]):
+    """The runs' wall times by run id, held in an array by the runs' order and found
+    through their ids' places (no string or float object per run)."""
+
+    def __init__(self, runs: Sequence[Run]) -> None:
+        self._ids = LineIds(lambda n: (runs[n].run_id,))
+        for n, run in enumerate(runs):
+            self._ids.add(run.run_id, n)
+        self._walls = array("d", bytes(8 * len(runs)))
+        self._known = array("B", bytes(len(runs)))
+
+    def record(self, run_id: str, wall_s: float) -> None:
+        """A run's wall time (a later line of the same run replaces it); an id that is
+        not one of the runs is dropped."""
+        at = self._ids.place(run_id)
+        if at is not None:
+            self._walls[at], self._known[at] = wall_s, 1
+
+    def __getitem__(self, run_id: str) -> float:
+        at = self._ids.place(run_id)
+        if at is None or not self._known[at]:
+            raise KeyError(run_id)
+        return self._walls[at]
+
+    def __iter__(self) -> Iterator[str]:
+        raise TypeError("the wall times are looked up by run id, not listed")
+
+    def __len__(self) -> int:
+        return sum(self._known)
+
+
+def _timings(store: StudyDir, runs: Sequence[Run]) -> Mapping[str, float]:
     """The wall times of ``runs`` that ``timings.jsonl`` gives, as
     :meth:`~sscbench.study.folder.StudyDir.read_timings` reads them (a run's last line;
-    a cut or bad line skipped), read a line at a time and keyed by the runs' own ids:
-    nothing is kept for a line but its run's time."""
-    names = {run.run_id: run.run_id for run in runs}
-    timings: dict[str, float] = {}
+    a cut or bad line skipped), read a line at a time: nothing is kept for a line but its
+    run's time, in an array by the runs' order."""
+    walls = _Walls(runs)
     if not store.timings.exists():
-        return timings
+        return walls
     with store.timings.open("rb") as handle:
         for raw in handle:
             try:
@@ -111,42 +173,8 @@ def _timings(store: StudyDir, runs: list[Run]) -> dict[str, float]:
                 run_id, wall_s = str(row["run_id"]), float(row["wall_s"])
             except (ValueError, KeyError, TypeError):
                 continue
-            name = names.get(run_id)
-            if name is not None:
-                timings[name] = wall_s
-    return timings
-
-
-def _clean_rows(entries: list[Run]) -> list[CsvRow]:
-    """One row per clean run: its task, result and the faulted runs it decided."""
-    decided: dict[str, Counter] = defaultdict(Counter)
-    faulted_ids: dict[str, list[str]] = defaultdict(list)
-    for entry in entries:
-        if entry.kind == "faulted" and entry.clean_run_id:
-            state = "qualified" if entry.status == "completed" else entry.status
-            decided[entry.clean_run_id][state] += 1
-            faulted_ids[entry.clean_run_id].append(entry.run_id)
-    rows = []
-    for entry in entries:
-        if entry.kind != "clean":
-            continue
-        counts = decided.get(entry.run_id, Counter())
-        rows.append(
-            {
-                "clean_run_id": entry.run_id,
-                "config_id": entry.config_id,
-                "repetition": entry.repetition,
-                "task": entry.task or entry.case_id,
-                "status": entry.status,
-                "reward": entry.reward,
-                "cases": entry.served,
-                "qualified": counts["qualified"],
-                "not_qualified": counts["not-qualified"],
-                "missing": counts["missing"],
-                "faulted_run_ids": " ".join(faulted_ids.get(entry.run_id, [])),
-            }
-        )
-    return rows
+            walls.record(run_id, wall_s)
+    return walls
 
 
 def build(ctx: ReportContext) -> Section:
@@ -158,7 +186,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
     """The section and its CSV rows (``cost``, ``pass_k``, ``clean_runs``)."""
     store = study.store
     section = Section(ID, TITLE)
-    entries = plan_ordered(study)
+    entries = plan_ordered(study, sets.name)
     if not entries:
         section.reason = "the study's index holds no run"
         return section
@@ -195,7 +223,7 @@ def cost_section(study: Study, sets: RunSets) -> Section:
         cells = [row[c] if c != "price_usd" else totals.words(local, called) for c in COST_COLUMNS]
         table.add(config_id, *cells)
     qualification, pass_rows = _pass_k_table(entries)
-    clean_rows = _clean_rows(entries)
+    clean_rows = CleanRows(entries)
     section.tables += [table, qualification, _shared_table(clean_rows, sets)]
     section.csvs = {"cost": cost_rows, "pass_k": pass_rows, "clean_runs": clean_rows}
     return section
@@ -226,8 +254,9 @@ def _pass_k_table(entries: list[Run]) -> tuple[Table, list[CsvRow]]:
     return qualification, pass_rows
 
 
-def _shared_table(clean_rows: Sequence[Entry], sets: RunSets) -> Table:
-    """The shared clean runs by configuration: which qualified which faulted runs."""
+def _shared_table(clean_rows: Iterable[Entry], sets: RunSets) -> Table:
+    """The shared clean runs by configuration: which qualified which faulted runs (the
+    rows read once, one at a time: each configuration's ids and sums are kept)."""
     shared = Table(
         "clean-runs-table",
         "Shared clean runs: which qualified which faulted runs",
@@ -241,16 +270,16 @@ def _shared_table(clean_rows: Sequence[Entry], sets: RunSets) -> Table:
             "missing (clean run missing)",
         ],
     )
-    by_cfg: dict[str, list[Entry]] = defaultdict(list)
+    ids: dict[str, list[str]] = defaultdict(list)
+    sums: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for row in clean_rows:
-        by_cfg[text_at(row, "config_id")].append(row)
-    for config_id, rows in sorted(by_cfg.items()):
-        shared.add(
-            config_id,
-            sets.count([text_at(r, "clean_run_id") for r in rows]),
-            sum(r["reward"] == 1.0 for r in rows),
-            sum(int_at(r, "qualified") for r in rows),
-            sum(int_at(r, "not_qualified") for r in rows),
-            sum(int_at(r, "missing") for r in rows),
-        )
+        config_id = text_at(row, "config_id")
+        ids[config_id].append(text_at(row, "clean_run_id"))
+        counts = sums[config_id]
+        counts[0] += row["reward"] == 1.0
+        counts[1] += int_at(row, "qualified")
+        counts[2] += int_at(row, "not_qualified")
+        counts[3] += int_at(row, "missing")
+    for config_id in sorted(ids):
+        shared.add(config_id, sets.count(ids[config_id]), *sums[config_id])
     return shared

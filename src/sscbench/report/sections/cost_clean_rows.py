@@ -15,38 +15,17 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol, overload
 
 from sscbench.report.entries import CsvRow
+from sscbench.study.cost import CostedRun
 
 
-class CleanRunFacts(Protocol):
-    """What a row reads of a run (the cost section's per-run record), read-only."""
-
-    @property
-    def run_id(self) -> str: ...
-
-    @property
-    def config_id(self) -> str: ...
+class CleanRunFacts(CostedRun, Protocol):
+    """What a row reads of a run (the cost section's per-run record), read-only: what
+    the cost figures read, and its repetition, served cases and clean run."""
 
     @property
     def repetition(self) -> int: ...
-
-    @property
-    def kind(self) -> str: ...
-
-    @property
-    def status(self) -> str: ...
-
-    @property
-    def reward(self) -> float | None: ...
-
-    @property
-    def task(self) -> str | None: ...
-
-    @property
-    def case_id(self) -> str: ...
-
     @property
     def served(self) -> int: ...
-
     @property
     def clean_run_id(self) -> str | None: ...
 

@@ -3,9 +3,10 @@ runs it decided), made when read instead of held.
 
 A study of a million runs has ~280,000 clean runs; their rows held as dicts, with their
 faulted runs' ids joined and counted per clean run, took ~1.2 KB each until the report
-was written. :class:`CleanRows` keeps, over the section's plan-ordered runs, where each
-clean run is and its faulted runs grouped behind it (a counting sort into two arrays of
-run numbers, ~12 bytes a run), and makes a row each time one is read.
+was written. :class:`CleanRows` keeps the clean runs' records and, grouped behind each
+(a counting sort), its faulted runs' ids and status codes (a faulted run's record is not
+held: its id, shared with the report's one copy, and two bytes), and makes a row each
+time one is read.
 """
 
 from __future__ import annotations
@@ -32,33 +33,38 @@ class CleanRunFacts(CostedRun, Protocol):
 
 class CleanRows(Sequence[CsvRow]):
     """The rows of the clean runs among ``runs``, in their order; each clean run's
-    faulted runs (those naming it as their clean run) in their order too."""
+    faulted runs (those naming it as their clean run) in their order too. Kept: the
+    clean runs' records, and each faulted run's id and a status code, grouped behind its
+    clean run (the faulted runs' records are not held)."""
 
     def __init__(self, runs: Sequence[CleanRunFacts]) -> None:
-        self._runs = runs
-        self._clean = array("I", (n for n, run in enumerate(runs) if run.kind == "clean"))
-        number = {runs[n].run_id: k for k, n in enumerate(self._clean)}
-        owners = array("i")  # per faulted run (in order), its clean run's number or -1
-        faulted = array("I")
-        for n, run in enumerate(runs):
-            if run.kind == "faulted" and run.clean_run_id:
-                faulted.append(n)
-                owners.append(number.get(run.clean_run_id, -1))
+        self._clean = [run for run in runs if run.kind == "clean"]
+        number = {run.run_id: k for k, run in enumerate(self._clean)}
+        owners = array("I")  # per faulted run of a clean run here, in order: its number
+        faulted: list[CleanRunFacts] = []
+        for run in runs:
+            owner = number.get(run.clean_run_id or "", -1) if run.kind == "faulted" else -1
+            if owner >= 0:
+                owners.append(owner)
+                faulted.append(run)
         del number
         # a counting sort of the faulted runs by their clean run's number (stable: each
         # clean run's faulted runs keep their order)
         self._starts = array("I", bytes(4 * (len(self._clean) + 1)))
         for owner in owners:
-            if owner >= 0:
-                self._starts[owner + 1] += 1
+            self._starts[owner + 1] += 1
         for k in range(len(self._clean)):
             self._starts[k + 1] += self._starts[k]
         filled = array("I", self._starts[:-1])
-        self._members = array("I", bytes(4 * self._starts[-1]))
-        for n, owner in zip(faulted, owners, strict=True):
-            if owner >= 0:
-                self._members[filled[owner]] = n
-                filled[owner] += 1
+        self._ids: list[str] = [""] * len(faulted)
+        self._codes = array("H", bytes(2 * len(faulted)))  # status, by _statuses
+        codes: dict[str, int] = {}
+        for run, owner in zip(faulted, owners, strict=True):
+            at = filled[owner]
+            filled[owner] += 1
+            self._ids[at] = run.run_id
+            self._codes[at] = codes.setdefault(run.status, len(codes))
+        self._statuses: list[str] = list(codes)
 
     def __len__(self) -> int:
         return len(self._clean)
@@ -91,9 +97,9 @@ class CleanRows(Sequence[CsvRow]):
 
     def _row(self, k: int) -> CsvRow:
         """The ``k``-th clean run's row."""
-        runs = self._runs
-        entry = runs[self._clean[k]]
-        faulted = [runs[n] for n in self._members[self._starts[k] : self._starts[k + 1]]]
+        entry = self._clean[k]
+        start, end = self._starts[k], self._starts[k + 1]
+        statuses = [self._statuses[code] for code in self._codes[start:end]]
         return {
             "clean_run_id": entry.run_id,
             "config_id": entry.config_id,
@@ -102,10 +108,10 @@ class CleanRows(Sequence[CsvRow]):
             "status": entry.status,
             "reward": entry.reward,
             "cases": entry.served,
-            "qualified": sum(run.status == "completed" for run in faulted),
-            "not_qualified": sum(run.status == "not-qualified" for run in faulted),
-            "missing": sum(run.status == "missing" for run in faulted),
-            "faulted_run_ids": " ".join(run.run_id for run in faulted),
+            "qualified": statuses.count("completed"),
+            "not_qualified": statuses.count("not-qualified"),
+            "missing": statuses.count("missing"),
+            "faulted_run_ids": " ".join(self._ids[start:end]),
         }
 
 

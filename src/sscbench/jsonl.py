@@ -242,16 +242,18 @@ def iter_jsonl_at(
                 raise DataError(path, f"line {number}", reason.splitlines()[0]) from exc
 
 
+def loads_object(line: str) -> dict[str, Any]:
+    """One JSONL line's object; a line holding anything else is a ``ValueError`` (which
+    the line readers turn into an error naming the file and line)."""
+    value = loads_json(line)
+    if not isinstance(value, dict):
+        raise ValueError("expected a JSON object")
+    return value
+
+
 def read_objects(path: str | Path) -> list[dict[str, Any]]:
     """JSON objects, one per line (a line holding anything else is an error)."""
-
-    def parse(line: str) -> dict[str, Any]:
-        value = loads_json(line)
-        if not isinstance(value, dict):
-            raise ValueError("expected a JSON object")
-        return value
-
-    return read_jsonl(path, parse)
+    return read_jsonl(path, loads_object)
 
 
 def read_json_model(path: str | Path, model: type[M], schema: str | None = None) -> M:

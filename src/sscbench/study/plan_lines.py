@@ -16,18 +16,8 @@ from pathlib import Path
 
 from sscbench.errors import DataError
 from sscbench.json_types import JsonObject
-from sscbench.jsonl import iter_jsonl_at
-from sscbench.reading import loads_json
+from sscbench.jsonl import iter_jsonl_at, loads_object
 from sscbench.study.seen_ids import LineIds, line_at
-
-
-def plan_object(line: str) -> JsonObject:
-    """A JSONL line's object (a line holding anything else is an error, as in
-    :func:`~sscbench.jsonl.read_objects`)."""
-    value = loads_json(line)
-    if not isinstance(value, dict):
-        raise ValueError("expected a JSON object")
-    return value
 
 
 def iter_plan_lines(plan: Path) -> Iterator[JsonObject]:
@@ -38,11 +28,11 @@ def iter_plan_lines(plan: Path) -> Iterator[JsonObject]:
     try:
 
         def names(offset: int) -> tuple[object, ...]:
-            return (plan_object(line_at(fd, offset).decode("utf-8")).get("faulted_run_id"),)
+            return (loads_object(line_at(fd, offset).decode("utf-8")).get("faulted_run_id"),)
 
         seen = LineIds(names)
         other: dict[object, int] = {}  # a faulted id that is not a string (a bad plan)
-        for number, (offset, line) in enumerate(iter_jsonl_at(plan, plan_object), start=1):
+        for number, (offset, line) in enumerate(iter_jsonl_at(plan, loads_object), start=1):
             run_id = line.get("faulted_run_id")
             if isinstance(run_id, str):
                 if not seen.add(run_id, offset):
@@ -78,4 +68,4 @@ def _planned_twice(plan: Path, run_id: object, first: int, number: int) -> DataE
     )
 
 
-__all__ = ["iter_plan_lines", "plan_object"]
+__all__ = ["iter_plan_lines"]

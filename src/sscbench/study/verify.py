@@ -24,13 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from sscbench.errors import DataError
-from sscbench.jsonl import iter_jsonl_at, read_jsonl, read_objects
+from sscbench.jsonl import iter_jsonl_at, loads_object, read_jsonl, read_objects
 from sscbench.progress import progress
 from sscbench.reading import loads_json
 from sscbench.study.folder import IndexEntry, StudyDir
 from sscbench.study.index_search import IndexSearch, search_index
 from sscbench.study.marker import read_marker
-from sscbench.study.plan_lines import plan_object
 from sscbench.study.seen_ids import LineIds, line_at
 
 
@@ -277,10 +276,10 @@ def plan_ids(store: StudyDir) -> Iterator[LineIds]:
     try:
 
         def names(offset: int) -> tuple[object, ...]:
-            return _unit_ids(plan_object(line_at(fd, offset).decode("utf-8")))
+            return _unit_ids(loads_object(line_at(fd, offset).decode("utf-8")))
 
         ids = LineIds(names)
-        for offset, row in iter_jsonl_at(store.plan, plan_object):
+        for offset, row in iter_jsonl_at(store.plan, loads_object):
             for run_id in _unit_ids(row):
                 if isinstance(run_id, str):
                     ids.add(run_id, offset)
